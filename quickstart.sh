@@ -1,0 +1,87 @@
+#!/bin/sh
+# ripple-kiosk quick start on Debian 12:
+#   ./quickstart.sh run [OPTIONS...]   install what is needed, build, run the kiosk
+#   ./quickstart.sh test               install what is needed, build, run every test
+set -eu
+
+here=$(cd "$(dirname "$0")" && pwd)
+build="$here/build"
+what="${1:-run}"
+[ $# -gt 0 ] && shift
+
+install_packages() {
+	pkgs=$(grep -v '^#' "$here/.ci/packages" | tr '\n' ' ')
+	if ! command -v apt-get >/dev/null 2>&1; then
+		echo "quickstart: no apt-get here; install these yourself: $pkgs" >&2
+		return 0
+	fi
+	sudo=""
+	if [ "$(id -u)" != 0 ]; then
+		if ! command -v sudo >/dev/null 2>&1; then
+			echo "quickstart: need root (or sudo) to install: $pkgs" >&2
+			exit 1
+		fi
+		sudo=sudo
+	fi
+	# Skip the slow update when everything is there already.
+	# shellcheck disable=SC2086
+	if dpkg-query -W -f='${Status}\n' $pkgs 2>/dev/null | grep -qv 'install ok installed' ||
+	   [ "$(dpkg-query -W $pkgs 2>/dev/null | wc -l)" -lt "$(echo $pkgs | wc -w)" ]; then
+		$sudo apt-get update
+		# shellcheck disable=SC2086
+		DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y --no-install-recommends $pkgs
+	fi
+}
+
+build() {
+	[ -x "$here/configure" ] || (cd "$here" && ./autogen.sh >/dev/null)
+	mkdir -p "$build"
+	if [ ! -f "$build/Makefile" ]; then
+		(cd "$build" && "$here/configure" --quiet)
+	fi
+	make -C "$build" -j"$(nproc)"
+}
+
+summary() {
+	# automake's harness keeps the counts in test-suite.log
+	log="$build/test-suite.log"
+	p=$(sed -n 's/^# PASS: *//p' "$log" | head -n1)
+	f=$(sed -n 's/^# FAIL: *//p' "$log" | head -n1)
+	e=$(sed -n 's/^# ERROR: *//p' "$log" | head -n1)
+	x=$(sed -n 's/^# XPASS: *//p' "$log" | head -n1)
+	s=$(sed -n 's/^# SKIP: *//p' "$log" | head -n1)
+	echo "$((${p:-0})) passed, $((${f:-0} + ${e:-0} + ${x:-0})) failed, $((${s:-0})) skipped"
+}
+
+case "$what" in
+run)
+	install_packages
+	build
+	exec "$build/src/ripple-kiosk" "$@"
+	;;
+test)
+	install_packages
+	build
+	rc=0
+	make -C "$build" -j"$(nproc)" check || rc=$?
+	if [ $rc -ne 0 ]; then
+		# the failing tests' logs, so CI output says why
+		for l in $(grep -l -E '^(FAIL|ERROR)' $(find "$build/tests" -name '*.log')); do
+			echo "==== $l"; tail -n 60 "$l"
+		done
+	fi
+	if [ $rc -eq 0 ]; then
+		make -C "$build" distcheck >"$build/distcheck.log" 2>&1 || {
+			tail -n 60 "$build/distcheck.log"
+			echo "quickstart: make distcheck failed (log: $build/distcheck.log)" >&2
+			rc=1
+		}
+	fi
+	summary
+	exit $rc
+	;;
+*)
+	echo "usage: $0 run [OPTIONS...] | test" >&2
+	exit 2
+	;;
+esac

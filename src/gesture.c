@@ -1,0 +1,109 @@
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+#include "gesture.h"
+#include "ripple.h"
+
+struct slot {
+	bool down;
+	int x, y;
+	int radius, weight;
+};
+
+struct gesture {
+	struct ripple *ripple;
+	int radius, weight;
+	struct slot slots[GESTURE_MAX_SLOTS];
+};
+
+struct gesture *gesture_create(struct ripple *r, int radius, int weight)
+{
+	struct gesture *g;
+
+	if (!r || radius < 1 || weight < 1) {
+		errno = EINVAL;
+		return NULL;
+	}
+	g = calloc(1, sizeof(*g));
+	if (!g)
+		return NULL;
+	g->ripple = r;
+	g->radius = radius;
+	g->weight = weight;
+	return g;
+}
+
+void gesture_destroy(struct gesture *g)
+{
+	free(g);
+}
+
+static struct slot *get_slot(struct gesture *g, int slot)
+{
+	if (slot < 0 || slot >= GESTURE_MAX_SLOTS)
+		return NULL;
+	return &g->slots[slot];
+}
+
+int gesture_down(struct gesture *g, int slot, int x, int y, int radius, int weight)
+{
+	struct slot *s = get_slot(g, slot);
+
+	if (!s)
+		return -EINVAL;
+	s->down = true;
+	s->x = x;
+	s->y = y;
+	s->radius = radius > 0 ? radius : g->radius;
+	s->weight = weight > 0 ? weight : g->weight;
+	ripple_drop(g->ripple, x, y, s->radius, s->weight);
+	return 0;
+}
+
+int gesture_move(struct gesture *g, int slot, int x, int y)
+{
+	struct slot *s = get_slot(g, slot);
+
+	if (!s || !s->down)
+		return -EINVAL;
+	if (x == s->x && y == s->y)
+		return 0;
+	/* A finger dragging leaves a wake: stones all along the way from
+	 * where it was, which it already marked. */
+	ripple_stroke(g->ripple, s->x, s->y, x, y, s->radius, s->weight);
+	s->x = x;
+	s->y = y;
+	return 0;
+}
+
+int gesture_up(struct gesture *g, int slot)
+{
+	struct slot *s = get_slot(g, slot);
+
+	if (!s || !s->down)
+		return -EINVAL;
+	s->down = false;
+	return 0;
+}
+
+void gesture_cancel_all(struct gesture *g)
+{
+	for (int i = 0; i < GESTURE_MAX_SLOTS; i++)
+		g->slots[i].down = false;
+}
+
+bool gesture_slot_down(const struct gesture *g, int slot)
+{
+	return slot >= 0 && slot < GESTURE_MAX_SLOTS && g->slots[slot].down;
+}
+
+int gesture_active(const struct gesture *g)
+{
+	int n = 0;
+
+	for (int i = 0; i < GESTURE_MAX_SLOTS; i++)
+		n += g->slots[i].down;
+	return n;
+}

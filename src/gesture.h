@@ -1,0 +1,29 @@
+/*
+ * Fingers to stones: one state machine per slot. Touch scripts and (later)
+ * touchscreens both feed it, in water coordinates.
+ */
+#ifndef GESTURE_H
+#define GESTURE_H
+
+#include <stdbool.h>
+
+#define GESTURE_MAX_SLOTS 16
+
+struct gesture;
+struct ripple;
+
+struct gesture *gesture_create(struct ripple *r, int radius, int weight);
+void gesture_destroy(struct gesture *g);
+
+/* radius/weight <= 0 take the defaults given at creation.
+ * Return 0, or -EINVAL for a slot outside 0..GESTURE_MAX_SLOTS-1. */
+int gesture_down(struct gesture *g, int slot, int x, int y, int radius, int weight);
+/* A stroke from the slot's last point; -EINVAL if the slot is not down. */
+int gesture_move(struct gesture *g, int slot, int x, int y);
+int gesture_up(struct gesture *g, int slot);
+/* End every touch without a stone (device gone). */
+void gesture_cancel_all(struct gesture *g);
+bool gesture_slot_down(const struct gesture *g, int slot);
+int gesture_active(const struct gesture *g);
+
+#endif

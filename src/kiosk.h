@@ -1,0 +1,41 @@
+/*
+ * The exhibit's state, independent of any backend: the water, rain, touches,
+ * the background for each output size, and the fixed-rate step clock.
+ * The loop (main.c, per backend) feeds it time and touches and asks it to
+ * render into whatever buffer the display hands out.
+ */
+#ifndef KIOSK_H
+#define KIOSK_H
+
+#include <stdint.h>
+
+#include "options.h"
+#include "render.h"
+
+struct kiosk;
+struct gesture;
+struct ripple;
+
+/*
+ * Creates the water at sim_width x sim_height (the logical, i.e. rotated,
+ * size of the output) and loads the background and obstacles named in o.
+ * A bad picture is logged and replaced by the built-in one unless o->strict.
+ * Returns 0 or a negative errno.
+ */
+int kiosk_create(const struct options *o, int sim_width, int sim_height, struct kiosk **out);
+void kiosk_destroy(struct kiosk *k);
+
+/* Run every step due by now_ns (monotonic, first call sets time zero).
+ * After a long stall at most KIOSK_MAX_CATCHUP_STEPS run; the rest is dropped. */
+#define KIOSK_MAX_CATCHUP_STEPS 4
+int kiosk_advance(struct kiosk *k, uint64_t now_ns);
+
+/* Render the current water into a target. target's physical size must be the
+ * logical size turned by the rotation given in options. */
+int kiosk_render(struct kiosk *k, const struct render_target *target);
+
+struct gesture *kiosk_gesture(struct kiosk *k);
+struct ripple *kiosk_ripple(struct kiosk *k);
+uint64_t kiosk_steps(const struct kiosk *k);
+
+#endif

@@ -1,0 +1,142 @@
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "display-headless.h"
+#include "kiosk.h"
+#include "log.h"
+#include "options.h"
+#include "render.h"
+#include "touch-script.h"
+
+#define NSEC_PER_SEC 1000000000ull
+#define ERR_LEN 512
+#define DEMO_SCRIPT_MAX 4096
+/* The demo is a wet day: this much rain when none was asked for. */
+#define DEMO_RAIN_PER_MINUTE 90
+#define DEMO_STROKE_POINTS 24
+
+/* A finger drawing a line across the pool and a second one tapping,
+ * scaled to the frame: what the headless demo shows when nobody scripted
+ * anything. Same parser as --touch-script, so it is checked the same way. */
+static int demo_script(int w, int h, struct touch_script **out)
+{
+	char text[DEMO_SCRIPT_MAX], err[ERR_LEN];
+	size_t n = 0;
+	int ret;
+
+	n += (size_t)snprintf(text + n, sizeof(text) - n, "5 down 0 %d %d\n", w / 4, h / 2);
+	for (int i = 1; i <= DEMO_STROKE_POINTS; i++)
+		n += (size_t)snprintf(text + n, sizeof(text) - n, "%d move 0 %d %d\n", 5 + 2 * i,
+				      w / 4 + (w / 2) * i / DEMO_STROKE_POINTS,
+				      h / 2 + (h / 6) * (i % 6 < 3 ? i % 3 : 3 - i % 3) / 3);
+	n += (size_t)snprintf(text + n, sizeof(text) - n, "%d up 0\n", 6 + 2 * DEMO_STROKE_POINTS);
+	n += (size_t)snprintf(text + n, sizeof(text) - n, "70 down 1 %d %d\n70 up 1\n",
+			      w / 2, h / 4);
+	ret = touch_script_parse(text, n, "built-in demo", out, err, sizeof(err));
+	if (ret < 0)
+		log_error("%s", err);
+	return ret;
+}
+
+static int run_headless(struct options *o)
+{
+	struct display *d = NULL;
+	struct kiosk *k = NULL;
+	struct touch_script *script = NULL;
+	struct display_output_info info;
+	char err[ERR_LEN];
+	int lw, lh, ret;
+
+	if (o->touch_script) {
+		ret = touch_script_load(o->touch_script, &script, err, sizeof(err));
+		if (ret < 0) {
+			log_error("touch script %s", err);
+			return ret;
+		}
+	}
+
+	ret = display_headless_create(o, &d);
+	if (ret < 0)
+		goto out;
+	ret = d->ops->output_info(d, 0, &info);
+	if (ret < 0)
+		goto out;
+	/* The water lies the way the viewer sees it: turned back from the
+	 * physical frame by the rotation. */
+	render_physical_size((int)o->rotate, info.width, info.height, &lw, &lh);
+	ret = kiosk_create(o, lw, lh, &k);
+	if (ret < 0)
+		goto out;
+	if (!script && o->backend_fell_back) {
+		ret = demo_script(lw, lh, &script);
+		if (ret < 0)
+			goto out;
+	}
+
+	for (int frame = 0; frame < o->frames; frame++) {
+		uint64_t now = (uint64_t)frame * NSEC_PER_SEC / (uint64_t)o->refresh_hz;
+		struct render_target t;
+
+		/* Touches read before a step are in that step. */
+		if (script)
+			touch_script_play(script, (uint64_t)frame, kiosk_gesture(k));
+		kiosk_advance(k, now);
+		if (frame % o->every)
+			continue;
+		ret = d->ops->acquire(d, 0, &t);
+		if (ret < 0)
+			goto out;
+		ret = kiosk_render(k, &t);
+		if (ret < 0) {
+			log_error("frame %d: the water does not fit the %dx%d output", frame,
+				  t.width, t.height);
+			goto out;
+		}
+		ret = d->ops->present(d, 0, (uint64_t)frame);
+		if (ret < 0)
+			goto out;
+	}
+	if (o->verbose || o->backend_fell_back)
+		log_info("wrote %d frame%s of %dx%d to %s/", (o->frames + o->every - 1) / o->every,
+			 o->frames > 1 ? "s" : "", info.width, info.height, o->output_dir);
+	ret = 0;
+out:
+	kiosk_destroy(k);
+	display_destroy(d);
+	touch_script_destroy(script);
+	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	struct options o;
+	int ret;
+
+	switch (options_parse(&o, argc, argv)) {
+	case OPTIONS_EXIT_OK:
+		return EXIT_SUCCESS;
+	case OPTIONS_ERROR:
+		return EXIT_FAILURE;
+	case OPTIONS_RUN:
+		break;
+	}
+
+	if (o.backend == BACKEND_DRM) {
+		log_error("this build has no DRM display backend; use --backend headless");
+		return EXIT_FAILURE;
+	}
+	if (o.backend == BACKEND_AUTO) {
+		o.backend_fell_back = true;
+		log_info("no display found (no KMS device); rendering the built-in demo "
+			 "to PNG frames in %s/ instead", o.output_dir);
+		if (o.rain == 0)
+			o.rain = DEMO_RAIN_PER_MINUTE;
+	}
+
+	ret = run_headless(&o);
+	return ret < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+}

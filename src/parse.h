@@ -1,0 +1,16 @@
+/* Strict parsing of numbers and sizes from the command line and config. */
+#ifndef PARSE_H
+#define PARSE_H
+
+#include <stdint.h>
+
+/* The whole string must be a decimal integer within lo..hi.
+ * 0, -EINVAL (not a number), or -ERANGE (outside lo..hi). */
+int parse_int(const char *s, int lo, int hi, int *out);
+int parse_u64(const char *s, uint64_t *out);
+/* "WxH" with both in lo..hi. */
+int parse_size(const char *s, int lo, int hi, int *w, int *h);
+/* "WxH" or "WxH@Hz"; *hz is 0 when not given. */
+int parse_mode(const char *s, int *w, int *h, int *hz);
+
+#endif

@@ -1,0 +1,128 @@
+#include "config.h"
+
+#include <errno.h>
+
+#include "render.h"
+
+/*
+ * Refraction as the seeds do it: the slope of the surface, approximated by
+ * the height differences of the neighbours, shifts which background pixel
+ * is seen. Heights outside the plane count as zero (the frame is a wall at
+ * rest anyway). Flat water has no slope and shows the background exactly.
+ *
+ * The destination may be a write-combined scanout buffer: each pixel is
+ * written once, in order along a logical row, and never read back.
+ */
+
+/* --light N scales the slope by N / 2^LIGHT_SCALE_SHIFT into brightness. */
+#define LIGHT_SCALE_SHIFT 3
+
+static inline int clampi(int v, int lo, int hi)
+{
+	return v < lo ? lo : v > hi ? hi : v;
+}
+
+static inline uint32_t shade(uint32_t p, int b)
+{
+	int r = clampi((int)((p >> 16) & 0xff) + b, 0, 255);
+	int g = clampi((int)((p >> 8) & 0xff) + b, 0, 255);
+	int bl = clampi((int)(p & 0xff) + b, 0, 255);
+
+	return 0xff000000u | (uint32_t)r << 16 | (uint32_t)g << 8 | (uint32_t)bl;
+}
+
+void render_physical_size(int rotation, int width, int height, int *pw, int *ph)
+{
+	if (rotation == 90 || rotation == 270) {
+		*pw = height;
+		*ph = width;
+	} else {
+		*pw = width;
+		*ph = height;
+	}
+}
+
+/*
+ * Where logical pixel (0, y) lands in the physical buffer and how far one
+ * step in x moves, both in bytes. Turning clockwise by 90 puts logical
+ * (x, y) at physical (H-1-y, x).
+ */
+static void row_layout(const struct render_target *dst, int rotation, int width, int height,
+		       int y, ptrdiff_t *start, ptrdiff_t *step)
+{
+	const ptrdiff_t bpp = pixel_format_bpp(dst->format);
+	const ptrdiff_t stride = (ptrdiff_t)dst->stride;
+
+	switch (rotation) {
+	case 90:
+		*start = (ptrdiff_t)(height - 1 - y) * bpp;
+		*step = stride;
+		break;
+	case 180:
+		*start = (ptrdiff_t)(height - 1 - y) * stride + (ptrdiff_t)(width - 1) * bpp;
+		*step = -bpp;
+		break;
+	case 270:
+		*start = (ptrdiff_t)(width - 1) * stride + (ptrdiff_t)y * bpp;
+		*step = -stride;
+		break;
+	default:
+		*start = (ptrdiff_t)y * stride;
+		*step = bpp;
+		break;
+	}
+}
+
+int render_rows(const struct render_params *p,
+		const int16_t *heights, int width, int height,
+		const uint32_t *bg, size_t bg_stride,
+		const struct render_target *dst, int y0, int y1)
+{
+	const size_t bg_pitch = bg_stride / sizeof(uint32_t);
+	const int shift = p->shift;
+	const int light = p->light;
+	int pw, ph;
+
+	render_physical_size(p->rotation, width, height, &pw, &ph);
+	if (dst->width != pw || dst->height != ph || width < 1 || height < 1)
+		return -EINVAL;
+	if (p->rotation != 0 && p->rotation != 90 && p->rotation != 180 && p->rotation != 270)
+		return -EINVAL;
+	if (y0 < 0)
+		y0 = 0;
+	if (y1 > height)
+		y1 = height;
+
+	for (int y = y0; y < y1; y++) {
+		const int16_t *mid = heights + (size_t)y * width;
+		const int16_t *up = y > 0 ? mid - width : NULL;
+		const int16_t *down = y < height - 1 ? mid + width : NULL;
+		ptrdiff_t start, step;
+		uint8_t *row;
+
+		row_layout(dst, p->rotation, width, height, y, &start, &step);
+		row = (uint8_t *)dst->pixels + start;
+
+		for (int x = 0; x < width; x++) {
+			uint8_t *out = row + (ptrdiff_t)x * step;
+			int hl = x > 0 ? mid[x - 1] : 0;
+			int hr = x < width - 1 ? mid[x + 1] : 0;
+			int hu = up ? up[x] : 0;
+			int hd = down ? down[x] : 0;
+			int dx = hl - hr;
+			int dy = hu - hd;
+			int sx = clampi(x + (dx >> shift), 0, width - 1);
+			int sy = clampi(y + (dy >> shift), 0, height - 1);
+			uint32_t px = bg[(size_t)sy * bg_pitch + (size_t)sx];
+
+			if (light)
+				px = shade(px, ((dx + dy) * light) >> LIGHT_SCALE_SHIFT);
+
+			if (dst->format == PIXEL_RGB565)
+				*(uint16_t *)out = pixel_xrgb_to_rgb565(px);
+			else
+				*(uint32_t *)out = px | 0xff000000u;
+		}
+	}
+	return 0;
+}

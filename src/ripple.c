@@ -1,0 +1,326 @@
+#include "config.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ripple.h"
+
+/*
+ * The step is the seeds' rule,
+ *
+ *	next = ((N + S + E + W) >> 1) - prev
+ *	next -= next >> damping
+ *
+ * computed in 32 bits. ">>" on a negative int is implementation-defined in
+ * C11; configure checks that it is an arithmetic shift (floor division by a
+ * power of two), as it is on GCC and clang: -3 >> 1 == -2, and the damping
+ * term of a negative height is at most -1, so troughs decay to zero while
+ * crests below 2^damping are left for the wave to swing negative. The result is saturated to int16: with stones near
+ * INT16_MAX the sum of four neighbours exceeds int16 and a wrapped value
+ * would flip the sign of a crest into a trough.
+ *
+ * Cells of the one-cell border frame and solid obstacle cells are never
+ * written and stay zero, so waves reflect off them (a fixed-end boundary)
+ * and no cell ever reads a neighbour from the adjacent row.
+ */
+
+_Static_assert((-3 >> 1) == -2, "arithmetic right shift of negative ints required");
+
+struct ripple {
+	int width;
+	int height;
+	int damping;
+	int16_t *cur;   /* heights now */
+	int16_t *prev;  /* heights one step ago; becomes next */
+	/* Per cell 0xffff where water may move, 0 where solid; NULL when
+	 * there are no obstacles. A mask instead of a branch keeps the inner
+	 * loop straight for the SIMD paths that will share this layout. */
+	uint16_t *keep;
+};
+
+static inline int16_t saturate16(int32_t v)
+{
+	if (v > INT16_MAX)
+		return INT16_MAX;
+	if (v < INT16_MIN)
+		return INT16_MIN;
+	return (int16_t)v;
+}
+
+struct ripple *ripple_create(int width, int height)
+{
+	struct ripple *r;
+	size_t cells;
+
+	if (width < RIPPLE_MIN_SIZE || height < RIPPLE_MIN_SIZE ||
+	    width > RIPPLE_MAX_SIZE || height > RIPPLE_MAX_SIZE) {
+		errno = EINVAL;
+		return NULL;
+	}
+
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return NULL;
+
+	cells = (size_t)width * (size_t)height;
+	r->width = width;
+	r->height = height;
+	r->damping = RIPPLE_DAMPING_DEFAULT;
+	r->cur = calloc(cells, sizeof(*r->cur));
+	r->prev = calloc(cells, sizeof(*r->prev));
+	if (!r->cur || !r->prev) {
+		ripple_destroy(r);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return r;
+}
+
+void ripple_destroy(struct ripple *r)
+{
+	if (!r)
+		return;
+	free(r->cur);
+	free(r->prev);
+	free(r->keep);
+	free(r);
+}
+
+int ripple_width(const struct ripple *r)
+{
+	return r->width;
+}
+
+int ripple_height(const struct ripple *r)
+{
+	return r->height;
+}
+
+int ripple_set_damping(struct ripple *r, int shift)
+{
+	if (shift < RIPPLE_DAMPING_MIN || shift > RIPPLE_DAMPING_MAX)
+		return -EINVAL;
+	r->damping = shift;
+	return 0;
+}
+
+int ripple_damping(const struct ripple *r)
+{
+	return r->damping;
+}
+
+static inline bool is_border(const struct ripple *r, int x, int y)
+{
+	return x <= 0 || y <= 0 || x >= r->width - 1 || y >= r->height - 1;
+}
+
+bool ripple_is_solid(const struct ripple *r, int x, int y)
+{
+	if (is_border(r, x, y))
+		return true;
+	return r->keep && !r->keep[(size_t)y * r->width + x];
+}
+
+int ripple_set_obstacles(struct ripple *r, const uint8_t *mask)
+{
+	size_t cells = (size_t)r->width * r->height;
+	uint16_t *keep;
+
+	if (!mask) {
+		free(r->keep);
+		r->keep = NULL;
+		return 0;
+	}
+
+	keep = malloc(cells * sizeof(*keep));
+	if (!keep)
+		return -ENOMEM;
+	for (size_t i = 0; i < cells; i++) {
+		keep[i] = mask[i] ? 0 : 0xffff;
+		if (mask[i]) {
+			/* Water already there vanishes into the rock. */
+			r->cur[i] = 0;
+			r->prev[i] = 0;
+		}
+	}
+	free(r->keep);
+	r->keep = keep;
+	return 0;
+}
+
+void ripple_step_rows(struct ripple *r, int y0, int y1)
+{
+	const int w = r->width;
+	const int shift = r->damping;
+
+	/* The frame rows are walls and never written. */
+	if (y0 < 1)
+		y0 = 1;
+	if (y1 > r->height - 1)
+		y1 = r->height - 1;
+
+	for (int y = y0; y < y1; y++) {
+		const int16_t *up = r->cur + (size_t)(y - 1) * w;
+		const int16_t *mid = r->cur + (size_t)y * w;
+		const int16_t *down = r->cur + (size_t)(y + 1) * w;
+		int16_t *out = r->prev + (size_t)y * w;
+		const uint16_t *keep = r->keep ? r->keep + (size_t)y * w : NULL;
+
+		for (int x = 1; x < w - 1; x++) {
+			int32_t v = ((up[x] + down[x] + mid[x - 1] + mid[x + 1]) >> 1) - out[x];
+
+			v -= v >> shift;
+			int16_t h = saturate16(v);
+			out[x] = keep ? (int16_t)(h & keep[x]) : h;
+		}
+	}
+}
+
+void ripple_step_finish(struct ripple *r)
+{
+	int16_t *t = r->cur;
+
+	r->cur = r->prev;
+	r->prev = t;
+}
+
+void ripple_step(struct ripple *r)
+{
+	ripple_step_rows(r, 1, r->height - 1);
+	ripple_step_finish(r);
+}
+
+static inline int clampi(int v, int lo, int hi)
+{
+	return v < lo ? lo : v > hi ? hi : v;
+}
+
+void ripple_drop(struct ripple *r, int x, int y, int radius, int weight)
+{
+	int64_t x0, x1, y0, y1, r2;
+	int16_t h;
+
+	if (radius < 1)
+		radius = 1;
+	if (radius > RIPPLE_RADIUS_MAX)
+		radius = RIPPLE_RADIUS_MAX;
+	weight = clampi(weight, 0, RIPPLE_WEIGHT_MAX);
+	h = (int16_t)-weight;
+
+	/* A disc of radius 1 is the centre cell alone: dx^2 + dy^2 < r^2,
+	 * the seeds' test. 64-bit bounds: a nonsense centre cannot overflow.
+	 * Clipped to the interior: the frame stays a wall, and a stone half
+	 * off the edge still makes its part of the wave. */
+	r2 = (int64_t)radius * radius;
+	x0 = (int64_t)x - radius + 1;
+	x1 = (int64_t)x + radius - 1;
+	y0 = (int64_t)y - radius + 1;
+	y1 = (int64_t)y + radius - 1;
+	if (x0 < 1)
+		x0 = 1;
+	if (y0 < 1)
+		y0 = 1;
+	if (x1 > r->width - 2)
+		x1 = r->width - 2;
+	if (y1 > r->height - 2)
+		y1 = r->height - 2;
+
+	for (int64_t py = y0; py <= y1; py++) {
+		int64_t dy = py - y;
+		size_t row = (size_t)py * r->width;
+
+		for (int64_t px = x0; px <= x1; px++) {
+			int64_t dx = px - x;
+
+			if (dx * dx + dy * dy >= r2)
+				continue;
+			if (r->keep && !r->keep[row + px])
+				continue;
+			r->cur[row + px] = h;
+		}
+	}
+}
+
+void ripple_stroke(struct ripple *r, int x0, int y0, int x1, int y1, int radius, int weight)
+{
+	/* Bresenham, as seed 001 drags a finger; every point of the line
+	 * gets a stone so a fast drag leaves an unbroken wake. Ends are
+	 * clamped far outside the water first so the walk is bounded. */
+	const int lim_x = r->width + RIPPLE_RADIUS_MAX;
+	const int lim_y = r->height + RIPPLE_RADIUS_MAX;
+
+	x0 = clampi(x0, -RIPPLE_RADIUS_MAX, lim_x);
+	x1 = clampi(x1, -RIPPLE_RADIUS_MAX, lim_x);
+	y0 = clampi(y0, -RIPPLE_RADIUS_MAX, lim_y);
+	y1 = clampi(y1, -RIPPLE_RADIUS_MAX, lim_y);
+
+	int dx = abs(x1 - x0), sx = x0 < x1 ? 1 : -1;
+	int dy = -abs(y1 - y0), sy = y0 < y1 ? 1 : -1;
+	int err = dx + dy;
+
+	for (;;) {
+		ripple_drop(r, x0, y0, radius, weight);
+		if (x0 == x1 && y0 == y1)
+			break;
+		int e2 = 2 * err;
+		if (e2 >= dy) {
+			err += dy;
+			x0 += sx;
+		}
+		if (e2 <= dx) {
+			err += dx;
+			y0 += sy;
+		}
+	}
+}
+
+void ripple_clear(struct ripple *r)
+{
+	size_t cells = (size_t)r->width * r->height;
+
+	memset(r->cur, 0, cells * sizeof(*r->cur));
+	memset(r->prev, 0, cells * sizeof(*r->prev));
+}
+
+const int16_t *ripple_heights(const struct ripple *r)
+{
+	return r->cur;
+}
+
+const int16_t *ripple_previous(const struct ripple *r)
+{
+	return r->prev;
+}
+
+void ripple_set_height(struct ripple *r, int x, int y, int16_t current, int16_t previous)
+{
+	size_t i;
+
+	if (ripple_is_solid(r, x, y))
+		return;
+	i = (size_t)y * r->width + x;
+	r->cur[i] = current;
+	r->prev[i] = previous;
+}
+
+bool ripple_is_flat(const struct ripple *r)
+{
+	size_t cells = (size_t)r->width * r->height;
+
+	for (size_t i = 0; i < cells; i++)
+		if (r->cur[i] | r->prev[i])
+			return false;
+	return true;
+}
+
+uint64_t ripple_energy(const struct ripple *r)
+{
+	size_t cells = (size_t)r->width * r->height;
+	uint64_t e = 0;
+
+	for (size_t i = 0; i < cells; i++)
+		e += (uint64_t)((int32_t)r->cur[i] * r->cur[i]);
+	return e;
+}

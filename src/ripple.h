@@ -1,0 +1,73 @@
+/* The wave engine: the classic two-buffer ripple on int16 height planes. */
+#ifndef RIPPLE_H
+#define RIPPLE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stddef.h>
+
+/* The seeds' attenuation of 1/32 per step. */
+#define RIPPLE_DAMPING_DEFAULT 5
+#define RIPPLE_DAMPING_MIN 1
+#define RIPPLE_DAMPING_MAX 15
+
+/* The water needs at least one cell of interior inside its wall frame. */
+#define RIPPLE_MIN_SIZE 3
+/* Keeps every plane size and index within 31 bits. */
+#define RIPPLE_MAX_SIZE 16384
+
+/* A stone of weight 32..128 makes the waves the seeds were tuned for. */
+#define RIPPLE_WEIGHT_MAX INT16_MAX
+#define RIPPLE_RADIUS_MAX 1024
+
+struct ripple;
+
+/* Returns NULL (errno set) when the size is out of range or memory is short. */
+struct ripple *ripple_create(int width, int height);
+void ripple_destroy(struct ripple *r);
+
+int ripple_width(const struct ripple *r);
+int ripple_height(const struct ripple *r);
+
+/* 0 or -EINVAL when shift is outside RIPPLE_DAMPING_MIN..MAX. */
+int ripple_set_damping(struct ripple *r, int shift);
+int ripple_damping(const struct ripple *r);
+
+/*
+ * mask: width*height bytes, non-zero = solid (held at zero, reflects waves),
+ * or NULL to remove every obstacle. The border frame is always solid.
+ * Returns 0 or -ENOMEM.
+ */
+int ripple_set_obstacles(struct ripple *r, const uint8_t *mask);
+bool ripple_is_solid(const struct ripple *r, int x, int y);
+
+/* Advance the water one step. */
+void ripple_step(struct ripple *r);
+
+/* Rows y0 <= y < y1 of one step into the plane that will become current;
+ * ripple_step_finish() swaps. Lets callers split the work into bands. */
+void ripple_step_rows(struct ripple *r, int y0, int y1);
+void ripple_step_finish(struct ripple *r);
+
+/* A disc of radius cells around (x, y) set to -weight, clipped to the water
+ * (walls and solid cells are left at zero). Radius 1 is one cell. */
+void ripple_drop(struct ripple *r, int x, int y, int radius, int weight);
+/* Stones at every point of the line from (x0,y0) to (x1,y1), ends included. */
+void ripple_stroke(struct ripple *r, int x0, int y0, int x1, int y1, int radius, int weight);
+
+/* Flatten the water. */
+void ripple_clear(struct ripple *r);
+
+/* The current height plane, width*height values, row stride = width. */
+const int16_t *ripple_heights(const struct ripple *r);
+/* The previous plane (the one the next step overwrites). */
+const int16_t *ripple_previous(const struct ripple *r);
+/* Direct write access for tests and for restoring state. */
+void ripple_set_height(struct ripple *r, int x, int y, int16_t current, int16_t previous);
+
+/* True when both planes are zero everywhere. */
+bool ripple_is_flat(const struct ripple *r);
+/* Sum of squares of the current plane (a measure of wave energy). */
+uint64_t ripple_energy(const struct ripple *r);
+
+#endif

@@ -1,0 +1,95 @@
+#!/bin/sh
+# End to end through the real program and the headless backend.
+set -u
+prog="$(cd "${top_builddir:-.}" && pwd)/src/ripple-kiosk"
+data="${top_srcdir:-.}/tests/data"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+
+bad() {
+	echo "FAIL: $*" >&2
+	fail=1
+}
+
+common="--backend headless --size 160x120 --frames 30 --every 10 --rain 300 --seed 7 \
+	--touch-script $data/drag.script"
+
+# Same inputs, byte-identical frames.
+"$prog" $common --output "$tmp/a" || bad "headless run failed"
+"$prog" $common --output "$tmp/b" || bad "second headless run failed"
+for f in frame-00000.png frame-00010.png frame-00020.png; do
+	[ -s "$tmp/a/$f" ] || bad "$f missing"
+	cmp -s "$tmp/a/$f" "$tmp/b/$f" || bad "$f differs between identical runs"
+done
+[ "$(ls "$tmp/a" | wc -l)" -eq 3 ] || bad "--every 10 of 30 frames should write 3 files"
+# The water moves: frames differ from one another.
+cmp -s "$tmp/a/frame-00010.png" "$tmp/a/frame-00020.png" && bad "frames 10 and 20 are identical"
+
+# The stored checksum: the engine, the renderer and the default picture
+# together. Update only for an intended change of the picture:
+#   RK_PRINT_CHECKSUM=1 make check TESTS=tests/headless.sh
+sum=$(cat "$tmp/a"/frame-*.png | sha256sum | cut -d' ' -f1)
+expected=$(cat "$data/headless.sha256")
+if [ "${RK_PRINT_CHECKSUM:-}" = 1 ]; then
+	echo "checksum: $sum"
+elif [ "$sum" != "$expected" ]; then
+	bad "frames' checksum $sum, expected $expected"
+fi
+
+# rgb565 renders and differs from xrgb8888 only by the precision.
+"$prog" $common --format rgb565 --output "$tmp/c" || bad "rgb565 run failed"
+[ -s "$tmp/c/frame-00020.png" ] || bad "rgb565 frame missing"
+
+# Rotation: a 120x160 portrait frame of the same water.
+"$prog" $common --rotate 90 --size 120x160 --output "$tmp/r" || bad "rotated run failed"
+[ -s "$tmp/r/frame-00020.png" ] || bad "rotated frame missing"
+
+# A broken touch script names file:line and exits non-zero.
+if "$prog" --backend headless --frames 1 --output "$tmp/d" \
+	--touch-script "$data/bad.script" 2>"$tmp/err"; then
+	bad "a bad touch script was accepted"
+fi
+grep -q "bad.script:3: unknown action 'wiggle'" "$tmp/err" || bad "no file:line in: $(cat "$tmp/err")"
+
+# A broken background: one line naming it, then the built-in picture.
+printf '\211PNG\r\n\032\n\0\0\0\rIHDR' >"$tmp/broken.png"
+"$prog" --backend headless --frames 1 --size 64x48 --output "$tmp/e" \
+	--background "$tmp/broken.png" 2>"$tmp/err" || bad "a broken background was fatal"
+grep -q "background '$tmp/broken.png': " "$tmp/err" || bad "no line naming the background: $(cat "$tmp/err")"
+[ "$(wc -l <"$tmp/err")" -eq 1 ] || bad "more than one line for a broken background: $(cat "$tmp/err")"
+"$prog" --backend headless --frames 1 --size 64x48 --output "$tmp/f" 2>/dev/null
+cmp -s "$tmp/e/frame-00000.png" "$tmp/f/frame-00000.png" || bad "broken background did not give the default picture"
+# ... and fatal with --strict
+if "$prog" --backend headless --frames 1 --size 64x48 --output "$tmp/g" --strict \
+	--background "$tmp/broken.png" 2>/dev/null; then
+	bad "--strict accepted a broken background"
+fi
+
+# A good background is used (and differs from the default).
+"$prog" --backend headless --frames 1 --size 64x48 --output "$tmp/h" \
+	--background "$data/stripes.ppm" || bad "PPM background failed"
+cmp -s "$tmp/h/frame-00000.png" "$tmp/f/frame-00000.png" && bad "background ignored"
+
+# Obstacles load; bad values are refused with the allowed range.
+"$prog" --backend headless --frames 5 --size 64x48 --output "$tmp/i" \
+	--obstacles "$data/stripes.ppm" --rain 6000 || bad "obstacles failed"
+"$prog" --damping 99 2>"$tmp/err" && bad "--damping 99 accepted"
+grep -q "from 1 to 15" "$tmp/err" || bad "damping error lacks the range: $(cat "$tmp/err")"
+
+# --help documents every option the program takes; --version.
+"$prog" --help >"$tmp/help" || bad "--help failed"
+for opt in backend size frames every output refresh format background fit obstacles \
+	strict damping steps-per-second refraction light stone-radius stone-weight rain \
+	seed touch-script device connector mode rotate flip-timeout verbose help version; do
+	grep -q -- "--$opt" "$tmp/help" || bad "--help lacks --$opt"
+done
+"$prog" --version | grep -q "^ripple-kiosk " || bad "--version"
+
+# With no display and no arguments: says so and renders the demo.
+mkdir "$tmp/demo"
+(cd "$tmp/demo" && "$prog" --frames 3 2>"$tmp/err") || bad "the demo failed"
+grep -q "no display" "$tmp/err" || bad "the demo did not say why: $(cat "$tmp/err")"
+[ -s "$tmp/demo/ripple-demo/frame-00002.png" ] || bad "the demo wrote no frames"
+
+exit $fail

@@ -1,0 +1,105 @@
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "check.h"
+#include "options.h"
+#include "parse.h"
+
+static void test_int(void)
+{
+	int v = -7;
+
+	CHECK_EQ(parse_int("42", 0, 100, &v), 0);
+	CHECK_EQ(v, 42);
+	CHECK_EQ(parse_int("-3", -5, 5, &v), 0);
+	CHECK_EQ(v, -3);
+	CHECK_EQ(parse_int("101", 0, 100, &v), -ERANGE);
+	CHECK_EQ(parse_int("99999999999999999999", 0, 100, &v), -ERANGE);
+	CHECK_EQ(parse_int("", 0, 100, &v), -EINVAL);
+	CHECK_EQ(parse_int("12abc", 0, 100, &v), -EINVAL);
+	CHECK_EQ(parse_int(" 12", 0, 100, &v), -EINVAL);
+	CHECK_EQ(parse_int("+12", 0, 100, &v), -EINVAL);
+	CHECK_EQ(parse_int("12 ", 0, 100, &v), -EINVAL);
+	CHECK_EQ(parse_int(NULL, 0, 100, &v), -EINVAL);
+	CHECK_EQ(v, -3);  /* untouched on failure */
+}
+
+static void test_size_and_mode(void)
+{
+	int w = 0, h = 0, hz = -1;
+
+	CHECK_EQ(parse_size("640x480", 3, 16384, &w, &h), 0);
+	CHECK_EQ(w, 640);
+	CHECK_EQ(h, 480);
+	CHECK_EQ(parse_size("640X480", 3, 16384, &w, &h), -EINVAL);
+	CHECK_EQ(parse_size("640x", 3, 16384, &w, &h), -EINVAL);
+	CHECK_EQ(parse_size("x480", 3, 16384, &w, &h), -EINVAL);
+	CHECK_EQ(parse_size("2x480", 3, 16384, &w, &h), -ERANGE);
+	CHECK_EQ(parse_size("640x480x3", 3, 16384, &w, &h), -EINVAL);
+	CHECK_EQ(parse_mode("1024x768", &w, &h, &hz), 0);
+	CHECK_EQ(w, 1024);
+	CHECK_EQ(hz, 0);
+	CHECK_EQ(parse_mode("1920x1080@60", &w, &h, &hz), 0);
+	CHECK_EQ(hz, 60);
+	CHECK_EQ(parse_mode("1920x1080@", &w, &h, &hz), -EINVAL);
+	CHECK_EQ(parse_mode("1920x1080@0", &w, &h, &hz), -ERANGE);
+	CHECK_EQ(parse_mode("1920x1080-60", &w, &h, &hz), -EINVAL);
+}
+
+static enum options_result run(struct options *o, const char *a, const char *b)
+{
+	char *argv[] = { (char *)"ripple-kiosk", (char *)a, (char *)b, NULL };
+
+	return options_parse(o, b ? 3 : (a ? 2 : 1), argv);
+}
+
+static void test_options(void)
+{
+	struct options o;
+
+	CHECK_EQ(run(&o, NULL, NULL), OPTIONS_RUN);
+	CHECK_EQ(o.backend, BACKEND_AUTO);
+	CHECK_EQ(o.damping, 5);
+	CHECK_EQ(o.steps_per_second, 30);
+	CHECK_EQ(run(&o, "--damping", "15"), OPTIONS_RUN);
+	CHECK_EQ(o.damping, 15);
+	CHECK_EQ(run(&o, "--damping", "16"), OPTIONS_ERROR);
+	CHECK_EQ(run(&o, "--damping", "0"), OPTIONS_ERROR);
+	CHECK_EQ(run(&o, "--damping=abc", NULL), OPTIONS_ERROR);
+	CHECK_EQ(run(&o, "--size", "800x600"), OPTIONS_RUN);
+	CHECK_EQ(o.width, 800);
+	CHECK_EQ(run(&o, "--size", "0x600"), OPTIONS_ERROR);
+	CHECK_EQ(run(&o, "--rotate", "90"), OPTIONS_RUN);
+	CHECK_EQ(o.rotate, ROTATE_90);
+	CHECK_EQ(run(&o, "--rotate", "45"), OPTIONS_ERROR);
+	CHECK_EQ(run(&o, "--fit", "contain"), OPTIONS_RUN);
+	CHECK_EQ(o.fit, IMAGE_FIT_CONTAIN);
+	CHECK_EQ(run(&o, "--fit", "zoom"), OPTIONS_ERROR);
+	CHECK_EQ(run(&o, "--backend", "headless"), OPTIONS_RUN);
+	CHECK_EQ(o.backend, BACKEND_HEADLESS);
+	CHECK_EQ(run(&o, "--backend", "x11"), OPTIONS_ERROR);
+	CHECK_EQ(run(&o, "--format", "rgb565"), OPTIONS_RUN);
+	CHECK_EQ(o.format, PIXEL_RGB565);
+	CHECK_EQ(run(&o, "--mode", "1024x768@75"), OPTIONS_RUN);
+	CHECK_EQ(o.mode_width, 1024);
+	CHECK_EQ(o.mode_refresh_hz, 75);
+	CHECK_EQ(run(&o, "--mode", "big"), OPTIONS_ERROR);
+	CHECK_EQ(run(&o, "--seed", "18446744073709551615"), OPTIONS_RUN);
+	CHECK_EQ(o.seed == UINT64_MAX, 1);
+	CHECK_EQ(run(&o, "--seed", "-1"), OPTIONS_ERROR);
+	CHECK_EQ(run(&o, "--steps-per-second", "1001"), OPTIONS_ERROR);
+	CHECK_EQ(run(&o, "--no-such-option", NULL), OPTIONS_ERROR);
+	CHECK_EQ(run(&o, "stray", NULL), OPTIONS_ERROR);
+	CHECK_EQ(run(&o, "--version", NULL), OPTIONS_EXIT_OK);
+}
+
+int main(void)
+{
+	RUN(test_int);
+	RUN(test_size_and_mode);
+	RUN(test_options);
+	return CHECK_EXIT();
+}

@@ -1,0 +1,424 @@
+#include "config.h"
+
+#include <limits.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "ripple.h"
+
+static int16_t at(const struct ripple *r, int x, int y)
+{
+	return ripple_heights(r)[(size_t)y * ripple_width(r) + x];
+}
+
+static void check_walls_zero(const struct ripple *r)
+{
+	int w = ripple_width(r), h = ripple_height(r);
+	int bad = 0;
+
+	for (int x = 0; x < w; x++)
+		bad += at(r, x, 0) != 0 || at(r, x, h - 1) != 0;
+	for (int y = 0; y < h; y++)
+		bad += at(r, 0, y) != 0 || at(r, w - 1, y) != 0;
+	CHECK_EQ(bad, 0);
+}
+
+/* Rightmost column (from the centre) still disturbed on the centre row. */
+static int front(const struct ripple *r, int cx, int cy)
+{
+	int f = 0;
+
+	for (int x = cx; x < ripple_width(r); x++)
+		if (at(r, x, cy))
+			f = x - cx;
+	return f;
+}
+
+static void test_create_limits(void)
+{
+	CHECK(ripple_create(2, 10) == NULL);
+	CHECK(ripple_create(10, 0) == NULL);
+	CHECK(ripple_create(-5, 10) == NULL);
+	CHECK(ripple_create(RIPPLE_MAX_SIZE + 1, 3) == NULL);
+	struct ripple *r = ripple_create(3, 3);
+	CHECK(r != NULL);
+	CHECK(ripple_is_flat(r));
+	CHECK_EQ(ripple_set_damping(r, 0), -22);
+	CHECK_EQ(ripple_set_damping(r, 16), -22);
+	CHECK_EQ(ripple_set_damping(r, 15), 0);
+	ripple_destroy(r);
+	ripple_destroy(NULL);
+}
+
+static void test_ring_round_and_growing(void)
+{
+	const int n = 121, c = 60;
+	struct ripple *r = ripple_create(n, n);
+	int f10 = 0, f30 = 0;
+
+	ripple_drop(r, c, c, 4, 100);
+	for (int s = 1; s <= 30; s++) {
+		ripple_step(r);
+		if (s == 10)
+			f10 = front(r, c, c);
+		if (s == 30)
+			f30 = front(r, c, c);
+	}
+	/* The stencil and the disc are symmetric under the 8 symmetries of
+	 * the square, so the ring must be exactly so. */
+	int asym = 0;
+	for (int dy = -c + 1; dy < c; dy++)
+		for (int dx = -c + 1; dx < c; dx++) {
+			int16_t v = at(r, c + dx, c + dy);
+			asym += v != at(r, c - dx, c + dy);
+			asym += v != at(r, c + dx, c - dy);
+			asym += v != at(r, c + dy, c + dx);
+		}
+	CHECK_EQ(asym, 0);
+	CHECK(f10 > 4);
+	CHECK(f30 > f10 + 10);
+	/* still well inside: the ring has not reached the walls */
+	CHECK(f30 < c - 1);
+	/* Round, not square: the wave reaches about as far along the
+	 * diagonal as along the axis (a square ring would be 1.41x). */
+	int diag = 0;
+	for (int d = 1; d < c; d++)
+		if (at(r, c + d, c + d))
+			diag = d;
+	CHECK(diag * 100 / f30 > 55);
+	CHECK(diag * 100 / f30 < 90);
+	check_walls_zero(r);
+	ripple_destroy(r);
+}
+
+static void test_no_row_wrap(void)
+{
+	const int w = 20, h = 10;
+	struct ripple *r = ripple_create(w, h);
+
+	/* The seed's flat loop reads buf[i-1] at x = 0, which is the last
+	 * cell of the row above. Here the last interior cell of row 4 and
+	 * the first of row 5 must not feel each other through a wrap. */
+	ripple_set_height(r, w - 2, 4, 1000, 0);
+	ripple_step(r);
+	CHECK_EQ(at(r, 1, 5), 0);
+	CHECK_EQ(at(r, 1, 4), 0);
+	CHECK(at(r, w - 3, 4) != 0);  /* the real neighbour moved */
+	CHECK(at(r, w - 2, 5) != 0);
+	check_walls_zero(r);
+
+	ripple_clear(r);
+	ripple_set_height(r, 1, 5, 1000, 0);
+	ripple_step(r);
+	CHECK_EQ(at(r, w - 2, 4), 0);
+	check_walls_zero(r);
+	ripple_destroy(r);
+}
+
+static void test_saturation(void)
+{
+	struct ripple *r = ripple_create(5, 5);
+
+	for (int y = 1; y < 4; y++)
+		for (int x = 1; x < 4; x++)
+			ripple_set_height(r, x, y, INT16_MAX, INT16_MIN);
+	ripple_step(r);
+	/* (4 * 32767 >> 1) + 32768 overflows int16; it must clamp, not wrap. */
+	CHECK_EQ(at(r, 2, 2), INT16_MAX);
+	check_walls_zero(r);
+
+	ripple_clear(r);
+	for (int y = 1; y < 4; y++)
+		for (int x = 1; x < 4; x++)
+			ripple_set_height(r, x, y, INT16_MIN, INT16_MAX);
+	ripple_step(r);
+	CHECK_EQ(at(r, 2, 2), INT16_MIN);
+
+	/* One known value by hand: N+S+E+W = 400, >> 1 = 200, - prev 8 =
+	 * 192, damping 5: 192 - 6 = 186. Negative: -400 >> 1 = -200,
+	 * -200 - 8 = -208, -208 >> 5 = -7, -208 + 7 = -201. */
+	ripple_clear(r);
+	ripple_set_height(r, 2, 1, 100, 0);
+	ripple_set_height(r, 2, 3, 100, 0);
+	ripple_set_height(r, 1, 2, 100, 0);
+	ripple_set_height(r, 3, 2, 100, 0);
+	ripple_set_height(r, 2, 2, 0, 8);
+	ripple_step(r);
+	CHECK_EQ(at(r, 2, 2), 186);
+	ripple_clear(r);
+	ripple_set_height(r, 2, 1, -100, 0);
+	ripple_set_height(r, 2, 3, -100, 0);
+	ripple_set_height(r, 1, 2, -100, 0);
+	ripple_set_height(r, 3, 2, -100, 0);
+	ripple_set_height(r, 2, 2, 0, 8);
+	ripple_step(r);
+	CHECK_EQ(at(r, 2, 2), -201);
+	ripple_destroy(r);
+}
+
+static uint64_t region_energy(const struct ripple *r, int x0, int x1)
+{
+	uint64_t e = 0;
+
+	for (int y = 0; y < ripple_height(r); y++)
+		for (int x = x0; x < x1; x++)
+			e += (uint64_t)((int)at(r, x, y) * at(r, x, y));
+	return e;
+}
+
+static void test_wall_reflects(void)
+{
+	/* A channel with a solid wall across it at x = 60; a stone at 30.
+	 * Beyond the wall nothing may move; in front of it the reflected
+	 * wave adds to what an open channel would hold. */
+	const int w = 200, h = 40;
+	struct ripple *open = ripple_create(w, h), *walled = ripple_create(w, h);
+	uint8_t *mask = calloc((size_t)w * h, 1);
+
+	for (int y = 0; y < h; y++)
+		mask[(size_t)y * w + 60] = 1;
+	CHECK_EQ(ripple_set_obstacles(walled, mask), 0);
+	CHECK(ripple_is_solid(walled, 60, 20));
+	CHECK(!ripple_is_solid(walled, 59, 20));
+	ripple_set_damping(open, 10);
+	ripple_set_damping(walled, 10);
+	ripple_drop(open, 30, 20, 3, 120);
+	ripple_drop(walled, 30, 20, 3, 120);
+	for (int s = 0; s < 60; s++) {
+		ripple_step(open);
+		ripple_step(walled);
+	}
+	CHECK(region_energy(open, 61, w) > 0);
+	CHECK_EQ(region_energy(walled, 60, w), 0);
+	CHECK(region_energy(walled, 30, 60) > region_energy(open, 30, 60));
+	/* the screen edge is a wall too */
+	check_walls_zero(walled);
+	ripple_destroy(open);
+	ripple_destroy(walled);
+	free(mask);
+}
+
+static void test_diffraction_through_gap(void)
+{
+	/* A wall with a gap of 11 cells: the wave passes the gap and spreads
+	 * sideways behind it, into the wall's shadow 16 rows off the axis
+	 * (the gap ends 5 off it). Without the gap nothing gets through. */
+	const int w = 160, h = 121, wall = 50, gap = 60, half = 5, off = 16;
+	struct ripple *r = ripple_create(w, h), *closed = ripple_create(w, h);
+	uint8_t *mask = calloc((size_t)w * h, 1), *full = calloc((size_t)w * h, 1);
+
+	for (int y = 0; y < h; y++) {
+		full[(size_t)y * w + wall] = 1;
+		if (y < gap - half || y > gap + half)
+			mask[(size_t)y * w + wall] = 1;
+	}
+	ripple_set_obstacles(r, mask);
+	ripple_set_obstacles(closed, full);
+	ripple_set_damping(r, 6);
+	ripple_set_damping(closed, 6);
+	ripple_drop(r, 35, gap, 6, 128);
+	ripple_drop(closed, 35, gap, 6, 128);
+	for (int s = 0; s < 50; s++) {
+		ripple_step(r);
+		ripple_step(closed);
+	}
+	int above = 0, below = 0, sym = 0;
+	for (int x = wall + 1; x < wall + 16; x++) {
+		above += at(r, x, gap - off) != 0;
+		below += at(r, x, gap + off) != 0;
+		sym += at(r, x, gap - off) != at(r, x, gap + off);
+	}
+	CHECK(above > 3);
+	CHECK(below > 3);
+	CHECK_EQ(sym, 0);
+	CHECK_EQ(region_energy(closed, wall, w), 0);
+	for (int y = 0; y < h; y++)
+		if (mask[(size_t)y * w + wall])
+			CHECK_EQ(at(r, wall, y), 0);
+	ripple_destroy(r);
+	ripple_destroy(closed);
+	free(mask);
+	free(full);
+}
+
+static void test_damping_to_flat(void)
+{
+	struct ripple *r = ripple_create(64, 48);
+	uint64_t e[4];
+	int s;
+
+	ripple_drop(r, 30, 20, 5, 128);
+	for (s = 0; s < 10; s++)
+		ripple_step(r);
+	e[0] = ripple_energy(r);
+	for (; s < 50; s++)
+		ripple_step(r);
+	e[1] = ripple_energy(r);
+	for (; s < 150; s++)
+		ripple_step(r);
+	e[2] = ripple_energy(r);
+	CHECK(e[0] > 0);
+	CHECK(e[1] < e[0]);
+	CHECK(e[2] < e[1]);
+	for (; s < 5000 && !ripple_is_flat(r); s++)
+		ripple_step(r);
+	e[3] = ripple_energy(r);
+	CHECK(ripple_is_flat(r));
+	CHECK_EQ(e[3], 0);
+
+	/* Stronger damping calms faster. */
+	struct ripple *a = ripple_create(64, 48), *b = ripple_create(64, 48);
+	ripple_set_damping(a, 2);
+	ripple_set_damping(b, 8);
+	ripple_drop(a, 30, 20, 5, 128);
+	ripple_drop(b, 30, 20, 5, 128);
+	for (s = 0; s < 30; s++) {
+		ripple_step(a);
+		ripple_step(b);
+	}
+	CHECK(ripple_energy(a) < ripple_energy(b));
+	ripple_destroy(a);
+	ripple_destroy(b);
+	ripple_destroy(r);
+}
+
+static int count_value(const struct ripple *r, int16_t v)
+{
+	int n = 0;
+
+	for (int y = 0; y < ripple_height(r); y++)
+		for (int x = 0; x < ripple_width(r); x++)
+			n += at(r, x, y) == v;
+	return n;
+}
+
+static void test_drop_disc_and_clipping(void)
+{
+	const int w = 40, h = 30;
+	struct ripple *r = ripple_create(w, h);
+
+	/* radius 1 is one cell; radius 2 is the cell and its 4 neighbours
+	 * plus the diagonals (1 + 1 < 4): 9 cells; radius 3: 29 - 4 = 25. */
+	ripple_drop(r, 20, 15, 1, 50);
+	CHECK_EQ(count_value(r, -50), 1);
+	ripple_clear(r);
+	ripple_drop(r, 20, 15, 2, 50);
+	CHECK_EQ(count_value(r, -50), 9);
+	ripple_clear(r);
+	ripple_drop(r, 20, 15, 3, 50);
+	CHECK_EQ(count_value(r, -50), 25);
+
+	/* A stone on each edge and corner still makes a wave inside. */
+	const int pts[][2] = {
+		{ 0, 15 }, { w - 1, 15 }, { 20, 0 }, { 20, h - 1 },
+		{ 0, 0 }, { w - 1, 0 }, { 0, h - 1 }, { w - 1, h - 1 },
+		{ -2, 15 }, { w + 1, 15 }, { 20, -2 }, { 20, h + 1 },
+	};
+	for (size_t i = 0; i < sizeof(pts) / sizeof(pts[0]); i++) {
+		ripple_clear(r);
+		ripple_drop(r, pts[i][0], pts[i][1], 5, 60);
+		CHECK(count_value(r, -60) > 0);
+		check_walls_zero(r);
+	}
+	/* Far away: nothing, and no crash. */
+	ripple_clear(r);
+	ripple_drop(r, INT_MAX, INT_MIN, RIPPLE_RADIUS_MAX, 60);
+	ripple_drop(r, -1000, 15, 5, 60);
+	ripple_drop(r, w + 5, 15, 5, 60);
+	CHECK(ripple_is_flat(r));
+	/* Weight out of range is clamped, never wraps into a crest. */
+	ripple_drop(r, 20, 15, 1, 1000000);
+	CHECK_EQ(at(r, 20, 15), -RIPPLE_WEIGHT_MAX);
+	ripple_destroy(r);
+}
+
+static void test_stroke_clipping(void)
+{
+	const int w = 50, h = 40;
+	struct ripple *r = ripple_create(w, h);
+
+	ripple_stroke(r, -100, -100, h + 100, h + 100, 1, 70);
+	check_walls_zero(r);
+	CHECK_EQ(at(r, 10, 10), -70);
+	CHECK_EQ(at(r, 30, 30), -70);
+
+	ripple_clear(r);
+	ripple_stroke(r, 5, 20, 44, 20, 1, 70);
+	CHECK_EQ(count_value(r, -70), 40);  /* ends included */
+	ripple_clear(r);
+	ripple_stroke(r, 44, 3, 44, 36, 2, 70);  /* vertical, radius 2 */
+	for (int y = 3; y <= 36; y++)
+		CHECK_EQ(at(r, 44, y), -70);
+	CHECK_EQ(at(r, 44, 2), -70);
+	CHECK_EQ(at(r, 44, 38), 0);
+	ripple_clear(r);
+	ripple_stroke(r, INT_MIN, INT_MIN, INT_MAX, INT_MAX, 3, 70);
+	check_walls_zero(r);
+	ripple_destroy(r);
+}
+
+static void test_obstacles_stay_zero(void)
+{
+	const int w = 30, h = 30;
+	struct ripple *r = ripple_create(w, h);
+	uint8_t *mask = calloc((size_t)w * h, 1);
+
+	for (int y = 10; y < 20; y++)
+		for (int x = 10; x < 20; x++)
+			mask[(size_t)y * w + x] = 1;
+	ripple_drop(r, 15, 15, 4, 90);  /* before: then the rock arrives */
+	ripple_set_obstacles(r, mask);
+	CHECK_EQ(at(r, 15, 15), 0);
+	ripple_drop(r, 15, 15, 8, 90);  /* lands on rock and water */
+	CHECK_EQ(at(r, 15, 15), 0);
+	CHECK_EQ(at(r, 8, 15), -90);
+	for (int s = 0; s < 40; s++)
+		ripple_step(r);
+	int bad = 0;
+	for (int y = 10; y < 20; y++)
+		for (int x = 10; x < 20; x++)
+			bad += at(r, x, y) != 0;
+	CHECK_EQ(bad, 0);
+	CHECK(!ripple_is_flat(r));
+	CHECK_EQ(ripple_set_obstacles(r, NULL), 0);
+	CHECK(!ripple_is_solid(r, 15, 15));
+	ripple_destroy(r);
+	free(mask);
+}
+
+static void test_steps_by_bands_match(void)
+{
+	/* Split into row bands (as threads will) gives the same water. */
+	struct ripple *a = ripple_create(37, 23), *b = ripple_create(37, 23);
+
+	ripple_drop(a, 10, 10, 3, 100);
+	ripple_drop(b, 10, 10, 3, 100);
+	for (int s = 0; s < 25; s++) {
+		ripple_step(a);
+		ripple_step_rows(b, 0, 7);
+		ripple_step_rows(b, 7, 8);
+		ripple_step_rows(b, 8, 23);
+		ripple_step_finish(b);
+	}
+	CHECK(memcmp(ripple_heights(a), ripple_heights(b), 37 * 23 * sizeof(int16_t)) == 0);
+	ripple_destroy(a);
+	ripple_destroy(b);
+}
+
+int main(void)
+{
+	RUN(test_create_limits);
+	RUN(test_ring_round_and_growing);
+	RUN(test_no_row_wrap);
+	RUN(test_saturation);
+	RUN(test_wall_reflects);
+	RUN(test_diffraction_through_gap);
+	RUN(test_damping_to_flat);
+	RUN(test_drop_disc_and_clipping);
+	RUN(test_stroke_clipping);
+	RUN(test_obstacles_stay_zero);
+	RUN(test_steps_by_bands_match);
+	return CHECK_EXIT();
+}

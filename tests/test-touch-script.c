@@ -1,0 +1,158 @@
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "gesture.h"
+#include "ripple.h"
+#include "touch-script.h"
+
+static int parse(const char *text, struct touch_script **s, char *err, size_t n)
+{
+	return touch_script_parse(text, strlen(text), "t.script", s, err, n);
+}
+
+static void test_good_script(void)
+{
+	const char *text =
+		"# a finger drags, another taps\n"
+		"\n"
+		"12 down 0 320 240   # lands\n"
+		"14 move 0 330 240\n"
+		"  14\tmove 0 340 -5\r\n"
+		"20 up 0\n"
+		"20 down 3 1 2\n"
+		"21 up 3";  /* no final newline */
+	struct touch_script *s = NULL;
+	char err[256] = "";
+
+	CHECK_EQ(parse(text, &s, err, sizeof(err)), 0);
+	if (!s)
+		return;
+	CHECK_EQ(touch_script_count(s), 6);
+	const struct touch_event *e = touch_script_event(s, 0);
+	CHECK_EQ(e->frame, 12);
+	CHECK_EQ(e->action, TOUCH_DOWN);
+	CHECK_EQ(e->finger, 0);
+	CHECK_EQ(e->x, 320);
+	CHECK_EQ(e->y, 240);
+	e = touch_script_event(s, 2);
+	CHECK_EQ(e->y, -5);
+	CHECK_EQ(touch_script_event(s, 3)->action, TOUCH_UP);
+	CHECK_EQ(touch_script_event(s, 4)->finger, 3);
+	CHECK(touch_script_event(s, 6) == NULL);
+	touch_script_destroy(s);
+}
+
+static void test_bad_lines(void)
+{
+	static const struct {
+		const char *text;
+		const char *want;  /* in the message */
+	} cases[] = {
+		{ "12 down 0 320\n", "t.script:1:" },
+		{ "\n\nx down 0 1 2\n", "t.script:3: frame 'x'" },
+		{ "1 press 0 1 2\n", "unknown action 'press'" },
+		{ "1 down 99 1 2\n", "finger '99'" },
+		{ "1 down -1 1 2\n", "finger '-1'" },
+		{ "1 down 0 1 2 3\n", "t.script:1:" },
+		{ "1 down 0 1 2\n1 up 0 5 5\n", "t.script:2: 'up' takes" },
+		{ "1 down 0 1e3 2\n", "coordinates" },
+		{ "1 down 0 99999999999 2\n", "coordinates" },
+		{ "5 down 0 1 2\n3 up 0\n", "t.script:2: frame 3 comes after frame 5" },
+		{ "1 move 0 1 2\n", "finger 0 is not down" },
+		{ "1 down 0 1 2\n2 down 0 1 2\n", "t.script:2: finger 0 is already down" },
+		{ "1 up 2\n", "finger 2 is not down" },
+		{ "-1 down 0 1 2\n", "frame '-1'" },
+		{ "1 down 0 +1 2\n", "coordinates" },
+		{ "1 down 0 1 2 # ok\n2 move 0 0x10 2\n", "t.script:2: coordinates" },
+		{ "down\n", "t.script:1: expected" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct touch_script *s = NULL;
+		char err[256] = "";
+		int ret = parse(cases[i].text, &s, err, sizeof(err));
+
+		CHECK_EQ(ret, -EINVAL);
+		CHECK(s == NULL);
+		if (!strstr(err, cases[i].want)) {
+			fprintf(stderr, "case %zu: '%s' lacks '%s'\n", i, err, cases[i].want);
+			CHECK(0);
+		}
+	}
+	/* a NUL byte inside */
+	struct touch_script *s = NULL;
+	char err[256];
+	CHECK_EQ(touch_script_parse("1 down 0 1 2\n\0\n", 15, "t.script", &s, err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, "t.script:2: contains a NUL") != NULL);
+}
+
+static void test_load_file(void)
+{
+	char path[] = "/tmp/rk-touch-XXXXXX";
+	int fd = mkstemp(path);
+	struct touch_script *s = NULL;
+	char err[512];
+
+	CHECK(fd >= 0);
+	CHECK(write(fd, "0 down 1 5 5\n", 13) == 13);
+	close(fd);
+	CHECK_EQ(touch_script_load(path, &s, err, sizeof(err)), 0);
+	CHECK_EQ(touch_script_count(s), 1);
+	touch_script_destroy(s);
+	unlink(path);
+	CHECK_EQ(touch_script_load(path, &s, err, sizeof(err)), -ENOENT);
+	CHECK(strstr(err, path) != NULL);
+	CHECK_EQ(touch_script_load("/tmp", &s, err, sizeof(err)), -EINVAL);
+	touch_script_destroy(NULL);
+}
+
+static void test_play_through_gestures(void)
+{
+	struct ripple *r = ripple_create(60, 40);
+	struct gesture *g = gesture_create(r, 1, 50);
+	struct touch_script *s = NULL;
+	char err[256];
+	const char *text = "2 down 0 10 10\n4 move 0 20 10\n6 up 0\n6 down 1 30 30\n";
+	const int16_t *h;
+
+	CHECK_EQ(parse(text, &s, err, sizeof(err)), 0);
+	CHECK_EQ(touch_script_play(s, 1, g), 0);
+	CHECK(ripple_is_flat(r));
+	CHECK_EQ(touch_script_play(s, 3, g), 1);
+	h = ripple_heights(r);
+	CHECK_EQ(h[10 * 60 + 10], -50);
+	CHECK_EQ(h[10 * 60 + 15], 0);
+	CHECK(gesture_slot_down(g, 0));
+	CHECK_EQ(touch_script_play(s, 4, g), 1);  /* the drag leaves a wake */
+	for (int x = 10; x <= 20; x++)
+		CHECK_EQ(h[10 * 60 + x], -50);
+	CHECK_EQ(touch_script_play(s, 100, g), 2);
+	CHECK(!gesture_slot_down(g, 0));
+	CHECK(gesture_slot_down(g, 1));
+	CHECK_EQ(gesture_active(g), 1);
+	CHECK_EQ(touch_script_play(s, 100, g), 0);
+	/* the state machine refuses nonsense without side effects */
+	CHECK_EQ(gesture_move(g, 5, 1, 1), -EINVAL);
+	CHECK_EQ(gesture_up(g, 5), -EINVAL);
+	CHECK_EQ(gesture_down(g, GESTURE_MAX_SLOTS, 1, 1, 0, 0), -EINVAL);
+	gesture_cancel_all(g);
+	CHECK_EQ(gesture_active(g), 0);
+	touch_script_destroy(s);
+	gesture_destroy(g);
+	ripple_destroy(r);
+}
+
+int main(void)
+{
+	RUN(test_good_script);
+	RUN(test_bad_lines);
+	RUN(test_load_file);
+	RUN(test_play_through_gestures);
+	return CHECK_EXIT();
+}
