@@ -10,6 +10,7 @@
 #include "log.h"
 #include "options.h"
 #include "render.h"
+#include "simd.h"
 #include "touch-script.h"
 
 #define NSEC_PER_SEC 1000000000ull
@@ -124,6 +125,12 @@ int main(int argc, char **argv)
 	case OPTIONS_RUN:
 		break;
 	}
+
+	/* A forced SIMD path that cannot run is an error, not a surprise. */
+	if (simd_check_env() < 0)
+		return EXIT_FAILURE;
+	if (o.verbose)
+		log_info("SIMD path: %s", simd_kernels()->name);
 
 	if (o.backend == BACKEND_DRM) {
 		log_error("this build has no DRM display backend; use --backend headless");

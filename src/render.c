@@ -2,7 +2,9 @@
 
 #include <errno.h>
 
+#include "kernels.h"
 #include "render.h"
+#include "simd.h"
 
 /*
  * Refraction as the seeds do it: the slope of the surface, approximated by
@@ -13,9 +15,6 @@
  * The destination may be a write-combined scanout buffer: each pixel is
  * written once, in order along a logical row, and never read back.
  */
-
-/* --light N scales the slope by N / 2^LIGHT_SCALE_SHIFT into brightness. */
-#define LIGHT_SCALE_SHIFT 3
 
 static inline int clampi(int v, int lo, int hi)
 {
@@ -29,6 +28,38 @@ static inline uint32_t shade(uint32_t p, int b)
 	int bl = clampi((int)(p & 0xff) + b, 0, 255);
 
 	return 0xff000000u | (uint32_t)r << 16 | (uint32_t)g << 8 | (uint32_t)bl;
+}
+
+void render_span_scalar(const struct render_row *r, int x0, int x1)
+{
+	const int16_t *mid = r->mid, *up = r->up, *down = r->down;
+	const int width = r->width, height = r->height, y = r->y;
+
+	for (int x = x0; x < x1; x++) {
+		uint8_t *out = r->out + (ptrdiff_t)x * r->step;
+		int hl = x > 0 ? mid[x - 1] : 0;
+		int hr = x < width - 1 ? mid[x + 1] : 0;
+		int hu = up ? up[x] : 0;
+		int hd = down ? down[x] : 0;
+		int dx = hl - hr;
+		int dy = hu - hd;
+		int sx = clampi(x + (dx >> r->shift), 0, width - 1);
+		int sy = clampi(y + (dy >> r->shift), 0, height - 1);
+		uint32_t px = r->bg[(size_t)sy * r->bg_pitch + (size_t)sx];
+
+		if (r->light)
+			px = shade(px, ((dx + dy) * r->light) >> LIGHT_SCALE_SHIFT);
+
+		if (r->format == PIXEL_RGB565)
+			*(uint16_t *)out = pixel_xrgb_to_rgb565(px);
+		else
+			*(uint32_t *)out = px | 0xff000000u;
+	}
+}
+
+void render_row_scalar(const struct render_row *r)
+{
+	render_span_scalar(r, 0, r->width);
 }
 
 void render_physical_size(int rotation, int width, int height, int *pw, int *ph)
@@ -81,6 +112,7 @@ int render_rows(const struct render_params *p,
 	const size_t bg_pitch = bg_stride / sizeof(uint32_t);
 	const int shift = p->shift;
 	const int light = p->light;
+	const struct kernels *k = p->kernels ? p->kernels : simd_kernels();
 	int pw, ph;
 
 	render_physical_size(p->rotation, width, height, &pw, &ph);
@@ -95,34 +127,30 @@ int render_rows(const struct render_params *p,
 
 	for (int y = y0; y < y1; y++) {
 		const int16_t *mid = heights + (size_t)y * width;
-		const int16_t *up = y > 0 ? mid - width : NULL;
-		const int16_t *down = y < height - 1 ? mid + width : NULL;
 		ptrdiff_t start, step;
-		uint8_t *row;
+		struct render_row row = {
+			.up = y > 0 ? mid - width : NULL,
+			.mid = mid,
+			.down = y < height - 1 ? mid + width : NULL,
+			.bg = bg,
+			.bg_pitch = bg_pitch,
+			.width = width,
+			.height = height,
+			.y = y,
+			.shift = shift,
+			.light = light,
+			.format = dst->format,
+		};
 
 		row_layout(dst, p->rotation, width, height, y, &start, &step);
-		row = (uint8_t *)dst->pixels + start;
-
-		for (int x = 0; x < width; x++) {
-			uint8_t *out = row + (ptrdiff_t)x * step;
-			int hl = x > 0 ? mid[x - 1] : 0;
-			int hr = x < width - 1 ? mid[x + 1] : 0;
-			int hu = up ? up[x] : 0;
-			int hd = down ? down[x] : 0;
-			int dx = hl - hr;
-			int dy = hu - hd;
-			int sx = clampi(x + (dx >> shift), 0, width - 1);
-			int sy = clampi(y + (dy >> shift), 0, height - 1);
-			uint32_t px = bg[(size_t)sy * bg_pitch + (size_t)sx];
-
-			if (light)
-				px = shade(px, ((dx + dy) * light) >> LIGHT_SCALE_SHIFT);
-
-			if (dst->format == PIXEL_RGB565)
-				*(uint16_t *)out = pixel_xrgb_to_rgb565(px);
-			else
-				*(uint32_t *)out = px | 0xff000000u;
-		}
+		row.out = (uint8_t *)dst->pixels + start;
+		row.step = step;
+		/* The first and last rows read outside the plane: the
+		 * reference handles them, the fast paths the rest. */
+		if (row.up && row.down)
+			k->render_row(&row);
+		else
+			render_row_scalar(&row);
 	}
 	return 0;
 }

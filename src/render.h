@@ -16,10 +16,14 @@
 /* --light N: 0 is off; the slope is scaled by N/8 into brightness. */
 #define RENDER_LIGHT_MAX 16
 
+struct kernels;
+
 struct render_params {
 	int shift;     /* RENDER_SHIFT_* */
 	int light;     /* 0..RENDER_LIGHT_MAX */
 	int rotation;  /* 0, 90, 180, 270: degrees the picture turns clockwise */
+	/* The instruction set to render with; NULL: simd_kernels(). */
+	const struct kernels *kernels;
 };
 
 /* Where pixels go: never read, each pixel written exactly once. */

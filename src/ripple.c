@@ -5,7 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernels.h"
 #include "ripple.h"
+#include "simd.h"
 
 /*
  * The step is the seeds' rule,
@@ -38,16 +40,8 @@ struct ripple {
 	 * there are no obstacles. A mask instead of a branch keeps the inner
 	 * loop straight for the SIMD paths that will share this layout. */
 	uint16_t *keep;
+	const struct kernels *kernels;
 };
-
-static inline int16_t saturate16(int32_t v)
-{
-	if (v > INT16_MAX)
-		return INT16_MAX;
-	if (v < INT16_MIN)
-		return INT16_MIN;
-	return (int16_t)v;
-}
 
 struct ripple *ripple_create(int width, int height)
 {
@@ -68,6 +62,7 @@ struct ripple *ripple_create(int width, int height)
 	r->width = width;
 	r->height = height;
 	r->damping = RIPPLE_DAMPING_DEFAULT;
+	r->kernels = simd_kernels();
 	r->cur = calloc(cells, sizeof(*r->cur));
 	r->prev = calloc(cells, sizeof(*r->prev));
 	if (!r->cur || !r->prev) {
@@ -86,6 +81,11 @@ void ripple_destroy(struct ripple *r)
 	free(r->prev);
 	free(r->keep);
 	free(r);
+}
+
+void ripple_set_kernels(struct ripple *r, const struct kernels *k)
+{
+	r->kernels = k;
 }
 
 int ripple_width(const struct ripple *r)
@@ -150,10 +150,19 @@ int ripple_set_obstacles(struct ripple *r, const uint8_t *mask)
 	return 0;
 }
 
+void step_row_scalar(const int16_t *up, const int16_t *mid, const int16_t *down,
+		     int16_t *out, const uint16_t *keep, int width, int shift)
+{
+	for (int x = 1; x < width - 1; x++) {
+		int16_t h = step_cell(up[x], down[x], mid[x - 1], mid[x + 1], out[x], shift);
+
+		out[x] = keep ? (int16_t)(h & keep[x]) : h;
+	}
+}
+
 void ripple_step_rows(struct ripple *r, int y0, int y1)
 {
 	const int w = r->width;
-	const int shift = r->damping;
 
 	/* The frame rows are walls and never written. */
 	if (y0 < 1)
@@ -162,19 +171,10 @@ void ripple_step_rows(struct ripple *r, int y0, int y1)
 		y1 = r->height - 1;
 
 	for (int y = y0; y < y1; y++) {
-		const int16_t *up = r->cur + (size_t)(y - 1) * w;
-		const int16_t *mid = r->cur + (size_t)y * w;
-		const int16_t *down = r->cur + (size_t)(y + 1) * w;
-		int16_t *out = r->prev + (size_t)y * w;
-		const uint16_t *keep = r->keep ? r->keep + (size_t)y * w : NULL;
+		size_t row = (size_t)y * w;
 
-		for (int x = 1; x < w - 1; x++) {
-			int32_t v = ((up[x] + down[x] + mid[x - 1] + mid[x + 1]) >> 1) - out[x];
-
-			v -= v >> shift;
-			int16_t h = saturate16(v);
-			out[x] = keep ? (int16_t)(h & keep[x]) : h;
-		}
+		r->kernels->step_row(r->cur + row - w, r->cur + row, r->cur + row + w,
+				     r->prev + row, r->keep ? r->keep + row : NULL, w, r->damping);
 	}
 }
 

@@ -41,6 +41,11 @@ int ripple_damping(const struct ripple *r);
 int ripple_set_obstacles(struct ripple *r, const uint8_t *mask);
 bool ripple_is_solid(const struct ripple *r, int x, int y);
 
+/* Which instruction set steps this water (tests and the benchmark compare
+ * them); by default the one simd_kernels() chose. */
+struct kernels;
+void ripple_set_kernels(struct ripple *r, const struct kernels *k);
+
 /* Advance the water one step. */
 void ripple_step(struct ripple *r);
 

@@ -934,6 +934,21 @@ static bool test_scale(const struct ctx *c)
 	CHECK_INT(o[299 * 100 + 99], BLACK);
 	image_destroy(out);
 
+	/* contain into 600x100: pillarboxed, bars left and right. */
+	out = image_scale(src, 600, 100, IMAGE_FIT_CONTAIN);
+	CHECK(out);
+	o = image_const_data(out);
+	for (y = 0; y < 100; y++) {
+		CHECK_INT(o[y * 600 + 0], BLACK);
+		CHECK_INT(o[y * 600 + 199], BLACK);
+		CHECK(near(o[y * 600 + 210], red, 1));
+		CHECK(near(o[y * 600 + 300], green, 1));
+		CHECK(near(o[y * 600 + 390], blue, 1));
+		CHECK_INT(o[y * 600 + 400], BLACK);
+		CHECK_INT(o[y * 600 + 599], BLACK);
+	}
+	image_destroy(out);
+
 	/* cover into 100x100: the centre 200x200 (all green) fills it. */
 	out = image_scale(src, 100, 100, IMAGE_FIT_COVER);
 	CHECK(out);

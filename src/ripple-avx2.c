@@ -1,0 +1,150 @@
+#include "config.h"
+
+#include <immintrin.h>
+
+#include "kernels.h"
+#include "simd.h"
+
+/*
+ * AVX2 kernels: 16 cells a step, sums in 32-bit lanes as in the scalar code,
+ * packs_epi32 for the int16 saturation (it packs within 128-bit halves, so a
+ * permute puts the cells back in order), and a hardware gather for the
+ * refraction's background fetch.
+ */
+
+#define LANES 16  /* int16 cells per register */
+
+static inline __m256i widen(const int16_t *p)
+{
+	return _mm256_cvtepi16_epi32(_mm_loadu_si128((const __m128i *)p));
+}
+
+static inline __m256i step8(const int16_t *up, const int16_t *mid, const int16_t *down,
+			    const int16_t *out, int x, __m128i cnt)
+{
+	__m256i v = _mm256_add_epi32(_mm256_add_epi32(widen(up + x), widen(down + x)),
+				     _mm256_add_epi32(widen(mid + x - 1), widen(mid + x + 1)));
+
+	v = _mm256_sub_epi32(_mm256_srai_epi32(v, 1), widen(out + x));
+	return _mm256_sub_epi32(v, _mm256_sra_epi32(v, cnt));
+}
+
+static void step_row_avx2(const int16_t *up, const int16_t *mid, const int16_t *down,
+			  int16_t *out, const uint16_t *keep, int width, int shift)
+{
+	const __m128i cnt = _mm_cvtsi32_si128(shift);
+	int x = 1;
+
+	for (; x + LANES <= width - 1; x += LANES) {
+		__m256i lo = step8(up, mid, down, out, x, cnt);
+		__m256i hi = step8(up, mid, down, out, x + 8, cnt);
+		__m256i h = _mm256_permute4x64_epi64(_mm256_packs_epi32(lo, hi), _MM_SHUFFLE(3, 1, 2, 0));
+
+		if (keep)
+			h = _mm256_and_si256(h, _mm256_loadu_si256((const __m256i *)(keep + x)));
+		_mm256_storeu_si256((__m256i *)(out + x), h);
+	}
+	for (; x < width - 1; x++) {
+		int16_t h = step_cell(up[x], down[x], mid[x - 1], mid[x + 1], out[x], shift);
+
+		out[x] = keep ? (int16_t)(h & keep[x]) : h;
+	}
+}
+
+/* clamp(channel + b, 0, 255) for R, G and B of 8 pixels. */
+static inline __m256i shade8(__m256i px, __m256i b)
+{
+	const __m256i lim = _mm256_set1_epi32(255), zero = _mm256_setzero_si256();
+	const __m256i rep = _mm256_set1_epi32(0x010101);
+	__m256i pos = _mm256_min_epi32(_mm256_max_epi32(b, zero), lim);
+	__m256i neg = _mm256_min_epi32(_mm256_max_epi32(_mm256_sub_epi32(zero, b), zero), lim);
+
+	pos = _mm256_mullo_epi32(pos, rep);
+	neg = _mm256_mullo_epi32(neg, rep);
+	return _mm256_subs_epu8(_mm256_adds_epu8(px, pos), neg);
+}
+
+static inline __m256i render8(const struct render_row *rr, int x, __m128i cnt)
+{
+	const __m256i wmax = _mm256_set1_epi32(rr->width - 1);
+	const __m256i hmax = _mm256_set1_epi32(rr->height - 1);
+	const __m256i zero = _mm256_setzero_si256();
+	__m256i dx = _mm256_sub_epi32(widen(rr->mid + x - 1), widen(rr->mid + x + 1));
+	__m256i dy = _mm256_sub_epi32(widen(rr->up + x), widen(rr->down + x));
+	__m256i xs = _mm256_add_epi32(_mm256_set1_epi32(x), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+	__m256i sx = _mm256_min_epi32(_mm256_max_epi32(
+		_mm256_add_epi32(xs, _mm256_sra_epi32(dx, cnt)), zero), wmax);
+	__m256i sy = _mm256_min_epi32(_mm256_max_epi32(
+		_mm256_add_epi32(_mm256_set1_epi32(rr->y), _mm256_sra_epi32(dy, cnt)), zero), hmax);
+	__m256i idx = _mm256_add_epi32(_mm256_mullo_epi32(sy, _mm256_set1_epi32((int)rr->bg_pitch)), sx);
+	__m256i px = _mm256_i32gather_epi32((const int *)rr->bg, idx, 4);
+
+	if (rr->light) {
+		__m256i b = _mm256_mullo_epi32(_mm256_add_epi32(dx, dy), _mm256_set1_epi32(rr->light));
+
+		px = shade8(px, _mm256_srai_epi32(b, LIGHT_SCALE_SHIFT));
+	}
+	return _mm256_or_si256(px, _mm256_set1_epi32((int)0xff000000u));
+}
+
+static inline __m256i to_rgb565x8(__m256i p)
+{
+	__m256i r = _mm256_and_si256(_mm256_srli_epi32(p, 8), _mm256_set1_epi32(0xf800));
+	__m256i g = _mm256_and_si256(_mm256_srli_epi32(p, 5), _mm256_set1_epi32(0x07e0));
+	__m256i b = _mm256_and_si256(_mm256_srli_epi32(p, 3), _mm256_set1_epi32(0x001f));
+
+	return _mm256_or_si256(_mm256_or_si256(r, g), b);
+}
+
+static void render_row_avx2(const struct render_row *rr)
+{
+	const __m128i cnt = _mm_cvtsi32_si128(rr->shift);
+	const int bpp = pixel_format_bpp(rr->format);
+	const int contiguous = rr->step == bpp;
+	int x = 1;
+
+	/* The gather's index is a signed 32-bit element offset. */
+	if ((uint64_t)rr->bg_pitch * (uint64_t)rr->height > INT32_MAX) {
+		render_row_scalar(rr);
+		return;
+	}
+	render_span_scalar(rr, 0, 1);
+	for (; x + LANES <= rr->width - 1; x += LANES) {
+		__m256i p0 = render8(rr, x, cnt);
+		__m256i p1 = render8(rr, x + 8, cnt);
+		uint8_t *out = rr->out + (ptrdiff_t)x * rr->step;
+
+		if (rr->format == PIXEL_RGB565) {
+			__m256i v = _mm256_permute4x64_epi64(
+				_mm256_packus_epi32(to_rgb565x8(p0), to_rgb565x8(p1)),
+				_MM_SHUFFLE(3, 1, 2, 0));
+
+			if (contiguous) {
+				_mm256_storeu_si256((__m256i *)out, v);
+			} else {
+				uint16_t tmp[LANES];
+
+				_mm256_storeu_si256((__m256i *)tmp, v);
+				for (int i = 0; i < LANES; i++)
+					*(uint16_t *)(out + (ptrdiff_t)i * rr->step) = tmp[i];
+			}
+		} else if (contiguous) {
+			_mm256_storeu_si256((__m256i *)out, p0);
+			_mm256_storeu_si256((__m256i *)(out + 32), p1);
+		} else {
+			uint32_t tmp[LANES];
+
+			_mm256_storeu_si256((__m256i *)tmp, p0);
+			_mm256_storeu_si256((__m256i *)(tmp + 8), p1);
+			for (int i = 0; i < LANES; i++)
+				*(uint32_t *)(out + (ptrdiff_t)i * rr->step) = tmp[i];
+		}
+	}
+	render_span_scalar(rr, x, rr->width);
+}
+
+const struct kernels kernels_avx2 = {
+	.name = "avx2",
+	.step_row = step_row_avx2,
+	.render_row = render_row_avx2,
+};

@@ -1,0 +1,151 @@
+#include "config.h"
+
+#include <arm_neon.h>
+
+#include "kernels.h"
+#include "simd.h"
+
+/*
+ * NEON kernels for aarch64 (Raspberry Pi 4/5 class kiosks). Sums in 32-bit
+ * lanes as in the scalar code; vqmovn is the int16 saturation; vshl by a
+ * negative count is the arithmetic right shift by the damping.
+ */
+
+#define LANES 8
+
+static inline int32x4_t step4(int16x4_t u, int16x4_t d, int16x4_t l, int16x4_t r,
+			      int16x4_t p, int32x4_t neg_shift)
+{
+	int32x4_t v = vaddq_s32(vaddq_s32(vmovl_s16(u), vmovl_s16(d)),
+				vaddq_s32(vmovl_s16(l), vmovl_s16(r)));
+
+	v = vsubq_s32(vshrq_n_s32(v, 1), vmovl_s16(p));
+	return vsubq_s32(v, vshlq_s32(v, neg_shift));
+}
+
+static void step_row_neon(const int16_t *up, const int16_t *mid, const int16_t *down,
+			  int16_t *out, const uint16_t *keep, int width, int shift)
+{
+	const int32x4_t neg_shift = vdupq_n_s32(-shift);
+	int x = 1;
+
+	for (; x + LANES <= width - 1; x += LANES) {
+		int16x8_t u = vld1q_s16(up + x), d = vld1q_s16(down + x);
+		int16x8_t l = vld1q_s16(mid + x - 1), r = vld1q_s16(mid + x + 1);
+		int16x8_t p = vld1q_s16(out + x);
+		int32x4_t lo = step4(vget_low_s16(u), vget_low_s16(d), vget_low_s16(l),
+				     vget_low_s16(r), vget_low_s16(p), neg_shift);
+		int32x4_t hi = step4(vget_high_s16(u), vget_high_s16(d), vget_high_s16(l),
+				     vget_high_s16(r), vget_high_s16(p), neg_shift);
+		int16x8_t h = vcombine_s16(vqmovn_s32(lo), vqmovn_s32(hi));
+
+		if (keep)
+			h = vandq_s16(h, vreinterpretq_s16_u16(vld1q_u16(keep + x)));
+		vst1q_s16(out + x, h);
+	}
+	for (; x < width - 1; x++) {
+		int16_t h = step_cell(up[x], down[x], mid[x - 1], mid[x + 1], out[x], shift);
+
+		out[x] = keep ? (int16_t)(h & keep[x]) : h;
+	}
+}
+
+static inline uint32x4_t shade4(uint32x4_t px, int32x4_t b)
+{
+	const int32x4_t lim = vdupq_n_s32(255), zero = vdupq_n_s32(0);
+	uint32x4_t pos = vreinterpretq_u32_s32(vminq_s32(vmaxq_s32(b, zero), lim));
+	uint32x4_t neg = vreinterpretq_u32_s32(vminq_s32(vmaxq_s32(vnegq_s32(b), zero), lim));
+	uint8x16_t p8 = vreinterpretq_u8_u32(px);
+
+	pos = vmulq_n_u32(pos, 0x010101);
+	neg = vmulq_n_u32(neg, 0x010101);
+	p8 = vqsubq_u8(vqaddq_u8(p8, vreinterpretq_u8_u32(pos)), vreinterpretq_u8_u32(neg));
+	return vreinterpretq_u32_u8(p8);
+}
+
+static inline uint32x4_t render4(const struct render_row *rr, int x, int32x4_t dx, int32x4_t dy,
+				 int32x4_t neg_shift)
+{
+	static const int32_t ramp[4] = { 0, 1, 2, 3 };
+	const int32x4_t zero = vdupq_n_s32(0);
+	int32x4_t xs = vaddq_s32(vdupq_n_s32(x), vld1q_s32(ramp));
+	int32x4_t sx = vminq_s32(vmaxq_s32(vaddq_s32(xs, vshlq_s32(dx, neg_shift)), zero),
+				 vdupq_n_s32(rr->width - 1));
+	int32x4_t sy = vminq_s32(vmaxq_s32(vaddq_s32(vdupq_n_s32(rr->y), vshlq_s32(dy, neg_shift)),
+					   zero), vdupq_n_s32(rr->height - 1));
+	uint32_t ix[4], iy[4], v[4];
+	uint32x4_t px;
+
+	vst1q_u32(ix, vreinterpretq_u32_s32(sx));
+	vst1q_u32(iy, vreinterpretq_u32_s32(sy));
+	for (int i = 0; i < 4; i++)
+		v[i] = rr->bg[(size_t)iy[i] * rr->bg_pitch + ix[i]];
+	px = vld1q_u32(v);
+	if (rr->light) {
+		int32x4_t b = vmulq_n_s32(vaddq_s32(dx, dy), rr->light);
+
+		px = shade4(px, vshrq_n_s32(b, LIGHT_SCALE_SHIFT));
+	}
+	return vorrq_u32(px, vdupq_n_u32(0xff000000u));
+}
+
+static inline uint16x4_t to_rgb565x4(uint32x4_t p)
+{
+	uint32x4_t r = vandq_u32(vshrq_n_u32(p, 8), vdupq_n_u32(0xf800));
+	uint32x4_t g = vandq_u32(vshrq_n_u32(p, 5), vdupq_n_u32(0x07e0));
+	uint32x4_t b = vandq_u32(vshrq_n_u32(p, 3), vdupq_n_u32(0x001f));
+
+	return vmovn_u32(vorrq_u32(vorrq_u32(r, g), b));
+}
+
+static void render_row_neon(const struct render_row *rr)
+{
+	const int32x4_t neg_shift = vdupq_n_s32(-rr->shift);
+	const int bpp = pixel_format_bpp(rr->format);
+	const int contiguous = rr->step == bpp;
+	int x = 1;
+
+	render_span_scalar(rr, 0, 1);
+	for (; x + LANES <= rr->width - 1; x += LANES) {
+		int16x8_t l = vld1q_s16(rr->mid + x - 1), r = vld1q_s16(rr->mid + x + 1);
+		int16x8_t u = vld1q_s16(rr->up + x), d = vld1q_s16(rr->down + x);
+		int32x4_t dx0 = vsubl_s16(vget_low_s16(l), vget_low_s16(r));
+		int32x4_t dx1 = vsubl_s16(vget_high_s16(l), vget_high_s16(r));
+		int32x4_t dy0 = vsubl_s16(vget_low_s16(u), vget_low_s16(d));
+		int32x4_t dy1 = vsubl_s16(vget_high_s16(u), vget_high_s16(d));
+		uint32x4_t p0 = render4(rr, x, dx0, dy0, neg_shift);
+		uint32x4_t p1 = render4(rr, x + 4, dx1, dy1, neg_shift);
+		uint8_t *out = rr->out + (ptrdiff_t)x * rr->step;
+
+		if (rr->format == PIXEL_RGB565) {
+			uint16x8_t v = vcombine_u16(to_rgb565x4(p0), to_rgb565x4(p1));
+
+			if (contiguous) {
+				vst1q_u16((uint16_t *)out, v);
+			} else {
+				uint16_t tmp[LANES];
+
+				vst1q_u16(tmp, v);
+				for (int i = 0; i < LANES; i++)
+					*(uint16_t *)(out + (ptrdiff_t)i * rr->step) = tmp[i];
+			}
+		} else if (contiguous) {
+			vst1q_u32((uint32_t *)out, p0);
+			vst1q_u32((uint32_t *)(out + 16), p1);
+		} else {
+			uint32_t tmp[LANES];
+
+			vst1q_u32(tmp, p0);
+			vst1q_u32(tmp + 4, p1);
+			for (int i = 0; i < LANES; i++)
+				*(uint32_t *)(out + (ptrdiff_t)i * rr->step) = tmp[i];
+		}
+	}
+	render_span_scalar(rr, x, rr->width);
+}
+
+const struct kernels kernels_neon = {
+	.name = "neon",
+	.step_row = step_row_neon,
+	.render_row = render_row_neon,
+};

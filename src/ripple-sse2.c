@@ -1,0 +1,196 @@
+#include "config.h"
+
+#include <emmintrin.h>
+
+#include "kernels.h"
+#include "simd.h"
+
+/*
+ * SSE2 kernels. Sums and differences of int16 heights are taken in 32-bit
+ * lanes, exactly like the scalar code; packs_epi32 is the int16 saturation.
+ * SSE2 has no 32-bit min/max/multiply nor a gather: those are built from
+ * compares, madd and scalar loads, so that only SSE2 is needed.
+ */
+
+#define LANES 8  /* int16 cells per register */
+
+static inline __m128i sext_lo(__m128i v)
+{
+	return _mm_srai_epi32(_mm_unpacklo_epi16(v, v), 16);
+}
+
+static inline __m128i sext_hi(__m128i v)
+{
+	return _mm_srai_epi32(_mm_unpackhi_epi16(v, v), 16);
+}
+
+static inline __m128i loadu(const void *p)
+{
+	return _mm_loadu_si128((const __m128i *)p);
+}
+
+static inline __m128i step_half(__m128i u, __m128i d, __m128i l, __m128i r, __m128i p,
+				__m128i cnt)
+{
+	__m128i v = _mm_add_epi32(_mm_add_epi32(u, d), _mm_add_epi32(l, r));
+
+	v = _mm_sub_epi32(_mm_srai_epi32(v, 1), p);
+	return _mm_sub_epi32(v, _mm_sra_epi32(v, cnt));
+}
+
+static void step_row_sse2(const int16_t *up, const int16_t *mid, const int16_t *down,
+			  int16_t *out, const uint16_t *keep, int width, int shift)
+{
+	const __m128i cnt = _mm_cvtsi32_si128(shift);
+	int x = 1;
+
+	for (; x + LANES <= width - 1; x += LANES) {
+		__m128i u = loadu(up + x), d = loadu(down + x);
+		__m128i l = loadu(mid + x - 1), r = loadu(mid + x + 1);
+		__m128i p = loadu(out + x);
+		__m128i lo = step_half(sext_lo(u), sext_lo(d), sext_lo(l), sext_lo(r), sext_lo(p), cnt);
+		__m128i hi = step_half(sext_hi(u), sext_hi(d), sext_hi(l), sext_hi(r), sext_hi(p), cnt);
+		__m128i h = _mm_packs_epi32(lo, hi);
+
+		if (keep)
+			h = _mm_and_si128(h, loadu(keep + x));
+		_mm_storeu_si128((__m128i *)(out + x), h);
+	}
+	for (; x < width - 1; x++) {
+		int16_t h = step_cell(up[x], down[x], mid[x - 1], mid[x + 1], out[x], shift);
+
+		out[x] = keep ? (int16_t)(h & keep[x]) : h;
+	}
+}
+
+static inline __m128i min32(__m128i a, __m128i b)
+{
+	__m128i gt = _mm_cmpgt_epi32(a, b);
+
+	return _mm_or_si128(_mm_and_si128(gt, b), _mm_andnot_si128(gt, a));
+}
+
+static inline __m128i max32(__m128i a, __m128i b)
+{
+	__m128i gt = _mm_cmpgt_epi32(a, b);
+
+	return _mm_or_si128(_mm_and_si128(gt, a), _mm_andnot_si128(gt, b));
+}
+
+/* Low 32 bits of a 32x32 product, signed or not alike. */
+static inline __m128i mullo32(__m128i a, __m128i b)
+{
+	__m128i even = _mm_mul_epu32(a, b);
+	__m128i odd = _mm_mul_epu32(_mm_srli_si128(a, 4), _mm_srli_si128(b, 4));
+
+	return _mm_unpacklo_epi32(_mm_shuffle_epi32(even, _MM_SHUFFLE(0, 0, 2, 0)),
+				  _mm_shuffle_epi32(odd, _MM_SHUFFLE(0, 0, 2, 0)));
+}
+
+/* clamp(channel + b, 0, 255) for each of R, G, B; X set. */
+static inline __m128i shade4(__m128i px, __m128i b)
+{
+	const __m128i lim = _mm_set1_epi32(255), zero = _mm_setzero_si128();
+	__m128i pos = min32(max32(b, zero), lim);
+	__m128i neg = min32(max32(_mm_sub_epi32(zero, b), zero), lim);
+
+	pos = _mm_or_si128(_mm_or_si128(pos, _mm_slli_epi32(pos, 8)), _mm_slli_epi32(pos, 16));
+	neg = _mm_or_si128(_mm_or_si128(neg, _mm_slli_epi32(neg, 8)), _mm_slli_epi32(neg, 16));
+	return _mm_subs_epu8(_mm_adds_epu8(px, pos), neg);
+}
+
+static inline __m128i to_rgb565x4(__m128i p)
+{
+	__m128i r = _mm_and_si128(_mm_srli_epi32(p, 8), _mm_set1_epi32(0xf800));
+	__m128i g = _mm_and_si128(_mm_srli_epi32(p, 5), _mm_set1_epi32(0x07e0));
+	__m128i b = _mm_and_si128(_mm_srli_epi32(p, 3), _mm_set1_epi32(0x001f));
+
+	return _mm_or_si128(_mm_or_si128(r, g), b);
+}
+
+/* Four pixels from x on: displacement, fetch, shading. */
+static inline __m128i render4(const struct render_row *rr, int x, __m128i dx, __m128i dy,
+			      __m128i cnt)
+{
+	const __m128i wmax = _mm_set1_epi32(rr->width - 1);
+	const __m128i hmax = _mm_set1_epi32(rr->height - 1);
+	const __m128i zero = _mm_setzero_si128();
+	__m128i xs = _mm_add_epi32(_mm_set1_epi32(x), _mm_setr_epi32(0, 1, 2, 3));
+	__m128i sx = min32(max32(_mm_add_epi32(xs, _mm_sra_epi32(dx, cnt)), zero), wmax);
+	__m128i sy = min32(max32(_mm_add_epi32(_mm_set1_epi32(rr->y), _mm_sra_epi32(dy, cnt)),
+				 zero), hmax);
+	/* sx, sy < 16384 and the pitch <= 16384 (the image caps): one madd. */
+	__m128i pair = _mm_or_si128(sx, _mm_slli_epi32(sy, 16));
+	__m128i idx = _mm_madd_epi16(pair, _mm_set1_epi32(1 | (int)((uint32_t)rr->bg_pitch << 16)));
+	uint32_t i[4];
+	__m128i px;
+
+	_mm_storeu_si128((__m128i *)i, idx);
+	px = _mm_setr_epi32((int)rr->bg[i[0]], (int)rr->bg[i[1]], (int)rr->bg[i[2]],
+			    (int)rr->bg[i[3]]);
+	if (rr->light) {
+		__m128i b = mullo32(_mm_add_epi32(dx, dy), _mm_set1_epi32(rr->light));
+
+		px = shade4(px, _mm_srai_epi32(b, LIGHT_SCALE_SHIFT));
+	}
+	return _mm_or_si128(px, _mm_set1_epi32((int)0xff000000u));
+}
+
+static void render_row_sse2(const struct render_row *rr)
+{
+	const __m128i cnt = _mm_cvtsi32_si128(rr->shift);
+	const int bpp = pixel_format_bpp(rr->format);
+	const int contiguous = rr->step == bpp;
+	int x = 1;
+
+	/* The madd index needs the pitch in 16 bits. */
+	if (rr->bg_pitch > INT16_MAX) {
+		render_row_scalar(rr);
+		return;
+	}
+	render_span_scalar(rr, 0, 1);
+	for (; x + LANES <= rr->width - 1; x += LANES) {
+		__m128i l = loadu(rr->mid + x - 1), r = loadu(rr->mid + x + 1);
+		__m128i u = loadu(rr->up + x), d = loadu(rr->down + x);
+		__m128i p0 = render4(rr, x, _mm_sub_epi32(sext_lo(l), sext_lo(r)),
+				     _mm_sub_epi32(sext_lo(u), sext_lo(d)), cnt);
+		__m128i p1 = render4(rr, x + 4, _mm_sub_epi32(sext_hi(l), sext_hi(r)),
+				     _mm_sub_epi32(sext_hi(u), sext_hi(d)), cnt);
+		uint8_t *out = rr->out + (ptrdiff_t)x * rr->step;
+
+		if (rr->format == PIXEL_RGB565) {
+			/* packs is signed: bias to make 0..0xffff fit, then undo */
+			const __m128i bias = _mm_set1_epi32(0x8000);
+			__m128i v = _mm_packs_epi32(_mm_sub_epi32(to_rgb565x4(p0), bias),
+						    _mm_sub_epi32(to_rgb565x4(p1), bias));
+
+			v = _mm_xor_si128(v, _mm_set1_epi16((short)0x8000));
+			if (contiguous) {
+				_mm_storeu_si128((__m128i *)out, v);
+			} else {
+				uint16_t tmp[LANES];
+
+				_mm_storeu_si128((__m128i *)tmp, v);
+				for (int i = 0; i < LANES; i++)
+					*(uint16_t *)(out + (ptrdiff_t)i * rr->step) = tmp[i];
+			}
+		} else if (contiguous) {
+			_mm_storeu_si128((__m128i *)out, p0);
+			_mm_storeu_si128((__m128i *)(out + 16), p1);
+		} else {
+			uint32_t tmp[LANES];
+
+			_mm_storeu_si128((__m128i *)tmp, p0);
+			_mm_storeu_si128((__m128i *)(tmp + 4), p1);
+			for (int i = 0; i < LANES; i++)
+				*(uint32_t *)(out + (ptrdiff_t)i * rr->step) = tmp[i];
+		}
+	}
+	render_span_scalar(rr, x, rr->width);
+}
+
+const struct kernels kernels_sse2 = {
+	.name = "sse2",
+	.step_row = step_row_sse2,
+	.render_row = render_row_sse2,
+};
