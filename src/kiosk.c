@@ -11,6 +11,7 @@
 #include "log.h"
 #include "rain.h"
 #include "ripple.h"
+#include "workers.h"
 
 #define NSEC_PER_SEC 1000000000ull
 #define ERR_LEN 256
@@ -20,6 +21,7 @@ struct kiosk {
 	struct rain *rain;
 	struct gesture *gesture;
 	struct image *background;  /* logical size, what lies under the water */
+	struct workers *workers;
 	struct render_params params;
 	int steps_per_second;
 
@@ -125,6 +127,13 @@ int kiosk_create(const struct options *o, int sim_width, int sim_height, struct 
 	if (ret < 0)
 		goto fail;
 
+	k->workers = workers_create(o->threads > 0 ? o->threads : workers_default_count());
+	if (!k->workers) {
+		ret = -errno;
+		log_error("cannot start %d threads: %s", o->threads, strerror(errno));
+		goto fail;
+	}
+
 	k->params.shift = o->shift;
 	k->params.light = o->light;
 	k->params.rotation = (int)o->rotate;
@@ -141,11 +150,66 @@ void kiosk_destroy(struct kiosk *k)
 {
 	if (!k)
 		return;
+	workers_destroy(k->workers);
 	gesture_destroy(k->gesture);
 	rain_destroy(k->rain);
 	image_destroy(k->background);
 	ripple_destroy(k->ripple);
 	free(k);
+}
+
+/* Below this many rows a band is not worth waking a thread for. */
+#define MIN_ROWS_PER_BAND 32
+
+static int bands_for(const struct kiosk *k, int rows)
+{
+	int n = workers_count(k->workers);
+	int most = rows / MIN_ROWS_PER_BAND;
+
+	if (most < 1)
+		most = 1;
+	return n < most ? n : most;
+}
+
+struct band_job {
+	struct kiosk *k;
+	int y0, y1;
+	int bands;
+	const struct render_target *target;
+	int result;
+};
+
+static void band_rows(const struct band_job *j, int index, int *y0, int *y1)
+{
+	int rows = j->y1 - j->y0;
+
+	*y0 = j->y0 + (int)((int64_t)rows * index / j->bands);
+	*y1 = j->y0 + (int)((int64_t)rows * (index + 1) / j->bands);
+}
+
+static void step_band(void *ctx, int index, int count)
+{
+	const struct band_job *j = ctx;
+	int y0, y1;
+
+	if (index >= j->bands)
+		return;
+	band_rows(j, index, &y0, &y1);
+	ripple_step_rows(j->k->ripple, y0, y1);
+}
+
+static void step(struct kiosk *k)
+{
+	struct band_job j = { .k = k };
+
+	rain_step(k->rain, k->ripple);
+	ripple_step_span(k->ripple, &j.y0, &j.y1);
+	j.bands = bands_for(k, j.y1 - j.y0);
+	if (j.bands > 1)
+		workers_run(k->workers, step_band, &j);
+	else
+		ripple_step_rows(k->ripple, j.y0, j.y1);
+	ripple_step_finish(k->ripple);
 }
 
 /* Steps due after d ns, without overflowing 64 bits for centuries. */
@@ -171,8 +235,7 @@ int kiosk_advance(struct kiosk *k, uint64_t now_ns)
 	if (due > k->steps_done + KIOSK_MAX_CATCHUP_STEPS)
 		k->steps_done = due - KIOSK_MAX_CATCHUP_STEPS;
 	while (k->steps_done < due) {
-		rain_step(k->rain, k->ripple);
-		ripple_step(k->ripple);
+		step(k);
 		k->steps_done++;
 		k->steps_run++;
 		n++;
@@ -180,12 +243,36 @@ int kiosk_advance(struct kiosk *k, uint64_t now_ns)
 	return n;
 }
 
-int kiosk_render(struct kiosk *k, const struct render_target *target)
+static int render_band(struct kiosk *k, const struct render_target *target, int y0, int y1)
 {
 	return render_rows(&k->params, ripple_heights(k->ripple),
 			   ripple_width(k->ripple), ripple_height(k->ripple),
 			   image_const_data(k->background), image_stride(k->background),
-			   target, 0, ripple_height(k->ripple));
+			   target, y0, y1);
+}
+
+static void render_job(void *ctx, int index, int count)
+{
+	struct band_job *j = ctx;
+	int y0, y1;
+
+	if (index >= j->bands)
+		return;
+	band_rows(j, index, &y0, &y1);
+	/* Every band checks the same sizes: they fail alike or not at all. */
+	if (render_band(j->k, j->target, y0, y1) < 0)
+		j->result = -EINVAL;
+}
+
+int kiosk_render(struct kiosk *k, const struct render_target *target)
+{
+	struct band_job j = { .k = k, .y0 = 0, .y1 = ripple_height(k->ripple), .target = target };
+
+	j.bands = bands_for(k, j.y1);
+	if (j.bands == 1)
+		return render_band(k, target, j.y0, j.y1);
+	workers_run(k->workers, render_job, &j);
+	return j.result;
 }
 
 struct gesture *kiosk_gesture(struct kiosk *k)

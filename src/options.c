@@ -10,6 +10,7 @@
 #include "parse.h"
 #include "render.h"
 #include "ripple.h"
+#include "workers.h"
 
 enum {
 	OPT_BACKEND = 0x100,
@@ -37,6 +38,8 @@ enum {
 	OPT_MODE,
 	OPT_ROTATE,
 	OPT_FLIP_TIMEOUT,
+	OPT_THREADS,
+	OPT_SIM_SCALE,
 };
 
 static const struct option long_options[] = {
@@ -65,6 +68,8 @@ static const struct option long_options[] = {
 	{ "mode", required_argument, NULL, OPT_MODE },
 	{ "rotate", required_argument, NULL, OPT_ROTATE },
 	{ "flip-timeout", required_argument, NULL, OPT_FLIP_TIMEOUT },
+	{ "threads", required_argument, NULL, OPT_THREADS },
+	{ "sim-scale", required_argument, NULL, OPT_SIM_SCALE },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -110,6 +115,11 @@ static void usage(FILE *f)
 "  --seed N                seed of the rain (default %d)\n"
 "  --touch-script FILE     scripted fingers: lines 'FRAME down|move|up FINGER [X Y]'\n"
 "\n"
+"Speed:\n"
+"  --threads N             threads for step and render (default: online CPUs, 1..%d)\n"
+"  --sim-scale N           simulate the water at 1/N size, render full size (default 1, 1..%d)\n"
+"  (RIPPLE_SIMD=scalar|sse2|avx2|neon in the environment forces an instruction set)\n"
+"\n"
 "  -v, --verbose           more messages\n"
 "  -h, --help              this text\n"
 "  -V, --version           the version\n",
@@ -120,7 +130,7 @@ static void usage(FILE *f)
 		OPTIONS_DEFAULT_STEPS_PER_SECOND,
 		RENDER_SHIFT_DEFAULT, RENDER_SHIFT_MIN, RENDER_SHIFT_MAX, RENDER_LIGHT_MAX,
 		OPTIONS_DEFAULT_STONE_RADIUS, OPTIONS_DEFAULT_STONE_WEIGHT, RIPPLE_WEIGHT_MAX,
-		OPTIONS_DEFAULT_RAIN, OPTIONS_DEFAULT_SEED);
+		OPTIONS_DEFAULT_RAIN, OPTIONS_DEFAULT_SEED, WORKERS_MAX, OPTIONS_MAX_SIM_SCALE);
 }
 
 void options_defaults(struct options *o)
@@ -145,6 +155,8 @@ void options_defaults(struct options *o)
 	o->format = PIXEL_XRGB8888;
 	o->rotate = ROTATE_0;
 	o->flip_timeout_ms = OPTIONS_DEFAULT_FLIP_TIMEOUT_MS;
+	o->threads = 0;
+	o->sim_scale = 1;
 }
 
 static bool bad_int(const char *opt, const char *arg, int lo, int hi, int *out)
@@ -257,6 +269,10 @@ static bool parse_one(struct options *o, int c, const char *arg)
 	case OPT_FLIP_TIMEOUT:
 		return bad_int("flip-timeout", arg, 1, OPTIONS_MAX_FLIP_TIMEOUT_MS,
 			       &o->flip_timeout_ms);
+	case OPT_THREADS:
+		return bad_int("threads", arg, 1, WORKERS_MAX, &o->threads);
+	case OPT_SIM_SCALE:
+		return bad_int("sim-scale", arg, 1, OPTIONS_MAX_SIM_SCALE, &o->sim_scale);
 	case 'v':
 		o->verbose = true;
 		return false;

@@ -37,6 +37,7 @@ enum rotation {
 #define OPTIONS_MAX_FRAMES 100000000
 #define OPTIONS_DEFAULT_FLIP_TIMEOUT_MS 1000
 #define OPTIONS_MAX_FLIP_TIMEOUT_MS 60000
+#define OPTIONS_MAX_SIM_SCALE 4
 
 struct options {
 	enum backend_kind backend;
@@ -56,6 +57,8 @@ struct options {
 	int rain;                     /* drops per minute, 0 = none */
 	uint64_t seed;
 	const char *touch_script;
+	int threads;                  /* 0: one per online CPU */
+	int sim_scale;                /* the water is simulated at 1/sim_scale size */
 
 	/* headless */
 	int width, height;

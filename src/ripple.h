@@ -50,7 +50,13 @@ void ripple_set_kernels(struct ripple *r, const struct kernels *k);
 void ripple_step(struct ripple *r);
 
 /* Rows y0 <= y < y1 of one step into the plane that will become current;
- * ripple_step_finish() swaps. Lets callers split the work into bands. */
+ * ripple_step_finish() swaps. Lets callers split the work into bands:
+ * ripple_step_span() gives the rows the next step must compute (the water
+ * elsewhere is flat and stays so); y0 == y1 when it is all flat. */
+void ripple_step_span(const struct ripple *r, int *y0, int *y1);
+/* Calm rows are skipped by default; the benchmark turns that off to measure
+ * the full cost of a step whatever the water does. */
+void ripple_set_skip_calm(struct ripple *r, bool skip);
 void ripple_step_rows(struct ripple *r, int y0, int y1);
 void ripple_step_finish(struct ripple *r);
 
@@ -70,7 +76,8 @@ const int16_t *ripple_previous(const struct ripple *r);
 /* Direct write access for tests and for restoring state. */
 void ripple_set_height(struct ripple *r, int x, int y, int16_t current, int16_t previous);
 
-/* True when both planes are zero everywhere. */
+/* True when both planes are zero everywhere (kept up to date by every
+ * step and stone: no scan). */
 bool ripple_is_flat(const struct ripple *r);
 /* Sum of squares of the current plane (a measure of wave energy). */
 uint64_t ripple_energy(const struct ripple *r);

@@ -37,6 +37,18 @@ elif [ "$sum" != "$expected" ]; then
 	bad "frames' checksum $sum, expected $expected"
 fi
 
+# Threads and instruction sets change nothing: bit-exact with one thread
+# and with the scalar reference.
+"$prog" $common --threads 3 --output "$tmp/t3" || bad "--threads 3 failed"
+RIPPLE_SIMD=scalar "$prog" $common --threads 1 --output "$tmp/t1" || bad "scalar run failed"
+for f in frame-00000.png frame-00010.png frame-00020.png; do
+	cmp -s "$tmp/a/$f" "$tmp/t3/$f" || bad "$f differs with --threads 3"
+	cmp -s "$tmp/a/$f" "$tmp/t1/$f" || bad "$f differs on the scalar path"
+done
+RIPPLE_SIMD=mmx "$prog" --backend headless --frames 1 --output "$tmp/x" 2>"$tmp/err" &&
+	bad "RIPPLE_SIMD=mmx accepted"
+grep -q "RIPPLE_SIMD=mmx" "$tmp/err" || bad "no clear error for RIPPLE_SIMD=mmx"
+
 # rgb565 renders and differs from xrgb8888 only by the precision.
 "$prog" $common --format rgb565 --output "$tmp/c" || bad "rgb565 run failed"
 [ -s "$tmp/c/frame-00020.png" ] || bad "rgb565 frame missing"
@@ -81,7 +93,8 @@ grep -q "from 1 to 15" "$tmp/err" || bad "damping error lacks the range: $(cat "
 "$prog" --help >"$tmp/help" || bad "--help failed"
 for opt in backend size frames every output refresh format background fit obstacles \
 	strict damping steps-per-second refraction light stone-radius stone-weight rain \
-	seed touch-script device connector mode rotate flip-timeout verbose help version; do
+	seed touch-script device connector mode rotate flip-timeout threads sim-scale \
+	verbose help version; do
 	grep -q -- "--$opt" "$tmp/help" || bad "--help lacks --$opt"
 done
 "$prog" --version | grep -q "^ripple-kiosk " || bad "--version"

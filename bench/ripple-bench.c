@@ -1,0 +1,338 @@
+/*
+ * ripple-bench: the kiosk's per-frame work (stones, one water step, one
+ * render) into a plain memory buffer, timed; one line of key=value fields
+ * with per-frame medians. Not a test: run it with `make bench`.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "kiosk.h"
+#include "options.h"
+#include "parse.h"
+#include "pixel.h"
+#include "render.h"
+#include "ripple.h"
+#include "seed.h"
+#include "simd.h"
+
+#define NSEC_PER_SEC 1000000000ull
+#define MAX_FRAMES 100000
+#define WARMUP_FRAMES 5
+/* Rain heavy enough that the whole surface is choppy within a second. */
+#define CHOPPY_RAIN_PER_MINUTE 6000
+#define PREFILL_STEPS 60
+
+enum mode { MODE_KIOSK, MODE_SEED_O2, MODE_SEED_NATIVE, MODE_FLOOR };
+
+struct bench {
+	int width, height, frames, threads, sim_scale;
+	enum pixel_format format;
+	const char *impl;
+	enum mode mode;
+	bool calm, idle;
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double median_ms(uint64_t *v, int n)
+{
+	qsort(v, (size_t)n, sizeof(*v), cmp_u64);
+	return (n % 2 ? (double)v[n / 2] : ((double)v[n / 2 - 1] + (double)v[n / 2]) / 2) / 1e6;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"Usage: ripple-bench [--size WxH] [--frames N] [--impl auto|scalar|sse2|avx2|neon|seed-o2|seed-native]\n"
+"                    [--threads T] [--format xrgb8888|rgb565] [--sim-scale S] [--water choppy|calm]\n"
+"                    [--idle] [--floor]\n"
+"Times the kiosk's per-frame work (stones, one step, one render) into memory and\n"
+"prints impl= threads= size= frames= step_ms= render_ms= frame_ms= fps= (medians).\n"
+"  --impl seed-o2|seed-native  the seeds' own loops, compiled -O2 / -O3 -march=native\n"
+"  --floor         memcpy the bytes a frame must move (2 planes + picture read,\n"
+"                  plane + output written: 8 bytes a pixel copied) -- the memory floor\n"
+"  --idle          let calm rows and flat water be skipped, as the kiosk does\n");
+}
+
+static int parse_args(struct bench *b, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "size", required_argument, NULL, 's' },
+		{ "frames", required_argument, NULL, 'n' },
+		{ "impl", required_argument, NULL, 'i' },
+		{ "threads", required_argument, NULL, 't' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "sim-scale", required_argument, NULL, 'S' },
+		{ "water", required_argument, NULL, 'w' },
+		{ "idle", no_argument, NULL, 'I' },
+		{ "floor", no_argument, NULL, 'F' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			if (parse_size(optarg, RIPPLE_MIN_SIZE, 16384, &b->width, &b->height) < 0)
+				goto bad;
+			break;
+		case 'n':
+			if (parse_int(optarg, 1, MAX_FRAMES, &b->frames) < 0)
+				goto bad;
+			break;
+		case 'i':
+			b->impl = optarg;
+			break;
+		case 't':
+			if (parse_int(optarg, 1, 16, &b->threads) < 0)
+				goto bad;
+			break;
+		case 'f':
+			if (pixel_format_from_name(optarg, &b->format) < 0)
+				goto bad;
+			break;
+		case 'S':
+			if (parse_int(optarg, 1, OPTIONS_MAX_SIM_SCALE, &b->sim_scale) < 0)
+				goto bad;
+			break;
+		case 'w':
+			if (strcmp(optarg, "calm") && strcmp(optarg, "choppy"))
+				goto bad;
+			b->calm = strcmp(optarg, "calm") == 0;
+			break;
+		case 'I':
+			b->idle = true;
+			break;
+		case 'F':
+			b->mode = MODE_FLOOR;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			usage(stderr);
+			return -EINVAL;
+		}
+	}
+	if (optind < argc) {
+		usage(stderr);
+		return -EINVAL;
+	}
+	if (strcmp(b->impl, "seed-o2") == 0)
+		b->mode = MODE_SEED_O2;
+	else if (strcmp(b->impl, "seed-native") == 0)
+		b->mode = MODE_SEED_NATIVE;
+	return 0;
+bad:
+	fprintf(stderr, "ripple-bench: bad value '%s' for --%s\n", optarg, opts[0].name);
+	return -EINVAL;
+}
+
+static void print_line(const struct bench *b, const char *impl, int threads, double step,
+		       double render, double frame)
+{
+	printf("impl=%s threads=%d size=%dx%d frames=%d format=%s sim_scale=%d water=%s "
+	       "step_ms=%.3f render_ms=%.3f frame_ms=%.3f fps=%.1f\n",
+	       impl, threads, b->width, b->height, b->frames, pixel_format_name(b->format),
+	       b->sim_scale, b->calm ? "calm" : "choppy", step, render, frame,
+	       frame > 0 ? 1000.0 / frame : 0.0);
+}
+
+static int run_floor(const struct bench *b, uint64_t *t_frame)
+{
+	size_t bytes = (size_t)b->width * b->height * 8;
+	uint8_t *src = malloc(bytes), *dst = malloc(bytes);
+
+	if (!src || !dst) {
+		free(src);
+		free(dst);
+		return -ENOMEM;
+	}
+	memset(src, 1, bytes);
+	memset(dst, 2, bytes);
+	for (int f = -WARMUP_FRAMES; f < b->frames; f++) {
+		uint64_t t0 = now_ns();
+
+		memcpy(dst, src, bytes);
+		__asm__ volatile("" : : "r"(dst) : "memory");
+		if (f >= 0)
+			t_frame[f] = now_ns() - t0;
+	}
+	free(src);
+	free(dst);
+	printf("impl=floor threads=1 size=%dx%d frames=%d bytes=%zu floor_ms=%.3f\n",
+	       b->width, b->height, b->frames, bytes, median_ms(t_frame, b->frames));
+	return 0;
+}
+
+static int run_seed(const struct bench *b, uint64_t *t_step, uint64_t *t_render, uint64_t *t_frame)
+{
+	size_t n = (size_t)b->width * b->height;
+	int16_t *buf1 = calloc(n, 2), *buf2 = calloc(n, 2);
+	uint32_t *src = malloc(n * 4), *dst = malloc(n * 4);
+	uint64_t rng = 1;
+	bool o2 = b->mode == MODE_SEED_O2;
+
+	if (!buf1 || !buf2 || !src || !dst) {
+		free(buf1); free(buf2); free(src); free(dst);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++)
+		src[i] = 0xff000000u | (uint32_t)(i * 2654435761u);
+	for (int f = -PREFILL_STEPS; f < b->frames; f++) {
+		uint64_t t0, t1, t2;
+
+		/* the seeds' stone: a disc set to -weight, away from the edges */
+		rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+		if (!b->calm) {
+			int x = 8 + (int)((rng >> 33) % (uint64_t)(b->width - 16));
+			int y = 8 + (int)((rng >> 17) % (uint64_t)(b->height - 16));
+
+			for (int py = y - 4; py < y + 4; py++)
+				for (int px = x - 4; px < x + 4; px++)
+					buf1[(size_t)py * b->width + px] = -96;
+		}
+		t0 = now_ns();
+		if (o2)
+			seed_spread_o2(&buf1, &buf2, b->width, b->height);
+		else
+			seed_spread_native(&buf1, &buf2, b->width, b->height);
+		t1 = now_ns();
+		if (o2)
+			seed_render_o2(buf1, src, dst, b->width, b->height);
+		else
+			seed_render_native(buf1, src, dst, b->width, b->height);
+		t2 = now_ns();
+		if (f >= 0) {
+			t_step[f] = t1 - t0;
+			t_render[f] = t2 - t1;
+			t_frame[f] = t2 - t0;
+		}
+	}
+	free(buf1); free(buf2); free(src); free(dst);
+	print_line(b, o2 ? "seed-o2" : "seed-native", 1, median_ms(t_step, b->frames),
+		   median_ms(t_render, b->frames), median_ms(t_frame, b->frames));
+	return 0;
+}
+
+static int run_kiosk(const struct bench *b, uint64_t *t_step, uint64_t *t_render, uint64_t *t_frame)
+{
+	struct options o;
+	struct kiosk *k = NULL;
+	struct render_target t;
+	int pw, ph, ret;
+
+	options_defaults(&o);
+	o.threads = b->threads;
+	o.sim_scale = b->sim_scale;
+	o.rain = b->calm ? 0 : CHOPPY_RAIN_PER_MINUTE;
+	o.steps_per_second = OPTIONS_DEFAULT_STEPS_PER_SECOND;
+	ret = kiosk_create(&o, b->width, b->height, &k);
+	if (ret < 0)
+		return ret;
+	ripple_set_skip_calm(kiosk_ripple(k), b->idle);
+
+	render_physical_size(0, b->width, b->height, &pw, &ph);
+	t.width = pw;
+	t.height = ph;
+	t.format = b->format;
+	t.stride = (size_t)pw * pixel_format_bpp(b->format);
+	t.pixels = malloc(t.stride * (size_t)ph);
+	if (!t.pixels) {
+		kiosk_destroy(k);
+		return -ENOMEM;
+	}
+	/* One step per frame: the step clock is fed exactly one period. */
+	const uint64_t period = NSEC_PER_SEC / (uint64_t)o.steps_per_second + 1;
+	uint64_t clock = 0;
+
+	kiosk_advance(k, clock);
+	for (int f = -PREFILL_STEPS; f < b->frames; f++) {
+		uint64_t t0, t1, t2;
+
+		clock += period;
+		t0 = now_ns();
+		kiosk_advance(k, clock);
+		t1 = now_ns();
+		kiosk_render(k, &t);
+		t2 = now_ns();
+		if (f >= 0) {
+			t_step[f] = t1 - t0;
+			t_render[f] = t2 - t1;
+			t_frame[f] = t2 - t0;
+		}
+	}
+	print_line(b, simd_kernels()->name, o.threads, median_ms(t_step, b->frames),
+		   median_ms(t_render, b->frames), median_ms(t_frame, b->frames));
+	free(t.pixels);
+	kiosk_destroy(k);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct bench b = {
+		.width = 1920, .height = 1080, .frames = 100, .threads = 1, .sim_scale = 1,
+		.format = PIXEL_XRGB8888, .impl = "auto", .mode = MODE_KIOSK,
+	};
+	uint64_t *t_step, *t_render, *t_frame;
+	int ret;
+
+	if (parse_args(&b, argc, argv) < 0)
+		return 2;
+	if (b.mode == MODE_KIOSK && strcmp(b.impl, "auto") != 0) {
+		const struct kernels *k;
+
+		if (simd_kernels_by_name(b.impl, &k) < 0) {
+			fprintf(stderr, "ripple-bench: --impl %s is not available here\n", b.impl);
+			return 1;
+		}
+		/* The dispatch point is decided once, from the environment. */
+		setenv(SIMD_ENV, b.impl, 1);
+	}
+	t_step = calloc((size_t)b.frames, sizeof(uint64_t));
+	t_render = calloc((size_t)b.frames, sizeof(uint64_t));
+	t_frame = calloc((size_t)b.frames, sizeof(uint64_t));
+	if (!t_step || !t_render || !t_frame)
+		return 1;
+	switch (b.mode) {
+	case MODE_FLOOR:
+		ret = run_floor(&b, t_frame);
+		break;
+	case MODE_SEED_O2:
+	case MODE_SEED_NATIVE:
+		ret = run_seed(&b, t_step, t_render, t_frame);
+		break;
+	default:
+		ret = run_kiosk(&b, t_step, t_render, t_frame);
+		break;
+	}
+	free(t_step);
+	free(t_render);
+	free(t_frame);
+	if (ret < 0) {
+		fprintf(stderr, "ripple-bench: %s\n", strerror(-ret));
+		return 1;
+	}
+	return 0;
+}

@@ -1,0 +1,23 @@
+/* A small pool of threads that split a frame's rows into bands. */
+#ifndef WORKERS_H
+#define WORKERS_H
+
+/* More threads than this only fight over memory bandwidth. */
+#define WORKERS_MAX 16
+
+struct workers;
+
+/* count threads in all, the caller included: count - 1 are started.
+ * NULL + errno on failure. */
+struct workers *workers_create(int count);
+void workers_destroy(struct workers *w);
+int workers_count(const struct workers *w);
+
+/* fn(ctx, i, n) for every i in 0..n-1 at once, n = workers_count();
+ * returns when all are done. The caller runs i = 0. */
+void workers_run(struct workers *w, void (*fn)(void *ctx, int index, int count), void *ctx);
+
+/* Online CPUs, at least 1, at most WORKERS_MAX. */
+int workers_default_count(void);
+
+#endif
