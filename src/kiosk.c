@@ -275,6 +275,16 @@ int kiosk_render(struct kiosk *k, const struct render_target *target)
 	return j.result;
 }
 
+uint64_t kiosk_generation(const struct kiosk *k)
+{
+	return ripple_generation(k->ripple);
+}
+
+bool kiosk_busy(const struct kiosk *k)
+{
+	return !ripple_is_flat(k->ripple) || rain_rate(k->rain) > 0;
+}
+
 struct gesture *kiosk_gesture(struct kiosk *k)
 {
 	return k->gesture;

@@ -7,6 +7,7 @@
 #ifndef KIOSK_H
 #define KIOSK_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "options.h"
@@ -33,6 +34,15 @@ int kiosk_advance(struct kiosk *k, uint64_t now_ns);
 /* Render the current water into a target. target's physical size must be the
  * logical size turned by the rotation given in options. */
 int kiosk_render(struct kiosk *k, const struct render_target *target);
+
+/*
+ * Idle when flat: the picture of the water changes only when this number
+ * does. A display that already shows a generation need not render or flip
+ * again; with kiosk_busy() false nothing will change until a touch comes,
+ * so the loop may sleep without a timer.
+ */
+uint64_t kiosk_generation(const struct kiosk *k);
+bool kiosk_busy(const struct kiosk *k);
 
 struct gesture *kiosk_gesture(struct kiosk *k);
 struct ripple *kiosk_ripple(struct kiosk *k);

@@ -69,6 +69,11 @@ void rain_set_rate(struct rain *rain, int drops_per_minute)
 	rain->drops_per_minute = drops_per_minute < 0 ? 0 : drops_per_minute;
 }
 
+int rain_rate(const struct rain *rain)
+{
+	return rain->drops_per_minute;
+}
+
 int rain_step(struct rain *rain, struct ripple *r)
 {
 	const int64_t per_drop = (int64_t)rain->steps_per_second * SECONDS_PER_MINUTE;

@@ -96,6 +96,14 @@ static inline __m256i to_rgb565x8(__m256i p)
 	return _mm256_or_si256(_mm256_or_si256(r, g), b);
 }
 
+/*
+ * Rows go out with streaming stores: the destination is often a
+ * write-combined scanout buffer, and even in ordinary memory a frame is
+ * far larger than the cache, so reading its lines in before writing them
+ * (what a plain store does) only doubles the traffic.
+ */
+#define STREAM_ALIGN 32
+
 static void render_row_avx2(const struct render_row *rr)
 {
 	const __m128i cnt = _mm_cvtsi32_si128(rr->shift);
@@ -108,7 +116,10 @@ static void render_row_avx2(const struct render_row *rr)
 		render_row_scalar(rr);
 		return;
 	}
-	render_span_scalar(rr, 0, 1);
+	/* Scalar head up to an aligned destination. */
+	while (contiguous && x < rr->width && ((uintptr_t)(rr->out + (ptrdiff_t)x * bpp) & (STREAM_ALIGN - 1)))
+		x++;
+	render_span_scalar(rr, 0, x);
 	for (; x + LANES <= rr->width - 1; x += LANES) {
 		__m256i p0 = render8(rr, x, cnt);
 		__m256i p1 = render8(rr, x + 8, cnt);
@@ -120,7 +131,7 @@ static void render_row_avx2(const struct render_row *rr)
 				_MM_SHUFFLE(3, 1, 2, 0));
 
 			if (contiguous) {
-				_mm256_storeu_si256((__m256i *)out, v);
+				_mm256_stream_si256((__m256i *)out, v);
 			} else {
 				uint16_t tmp[LANES];
 
@@ -129,8 +140,8 @@ static void render_row_avx2(const struct render_row *rr)
 					*(uint16_t *)(out + (ptrdiff_t)i * rr->step) = tmp[i];
 			}
 		} else if (contiguous) {
-			_mm256_storeu_si256((__m256i *)out, p0);
-			_mm256_storeu_si256((__m256i *)(out + 32), p1);
+			_mm256_stream_si256((__m256i *)out, p0);
+			_mm256_stream_si256((__m256i *)(out + 32), p1);
 		} else {
 			uint32_t tmp[LANES];
 
@@ -141,6 +152,8 @@ static void render_row_avx2(const struct render_row *rr)
 		}
 	}
 	render_span_scalar(rr, x, rr->width);
+	/* Streamed stores are weakly ordered: done before the flip. */
+	_mm_sfence();
 }
 
 const struct kernels kernels_avx2 = {

@@ -148,7 +148,12 @@ static void render_row_sse2(const struct render_row *rr)
 		render_row_scalar(rr);
 		return;
 	}
-	render_span_scalar(rr, 0, 1);
+	/* Scalar head up to an aligned destination, then streaming stores:
+	 * the destination may be write-combined scanout memory, and a frame
+	 * is larger than the cache anyway (see ripple-avx2.c). */
+	while (contiguous && x < rr->width && ((uintptr_t)(rr->out + (ptrdiff_t)x * bpp) & 15))
+		x++;
+	render_span_scalar(rr, 0, x);
 	for (; x + LANES <= rr->width - 1; x += LANES) {
 		__m128i l = loadu(rr->mid + x - 1), r = loadu(rr->mid + x + 1);
 		__m128i u = loadu(rr->up + x), d = loadu(rr->down + x);
@@ -166,7 +171,7 @@ static void render_row_sse2(const struct render_row *rr)
 
 			v = _mm_xor_si128(v, _mm_set1_epi16((short)0x8000));
 			if (contiguous) {
-				_mm_storeu_si128((__m128i *)out, v);
+				_mm_stream_si128((__m128i *)out, v);
 			} else {
 				uint16_t tmp[LANES];
 
@@ -175,8 +180,8 @@ static void render_row_sse2(const struct render_row *rr)
 					*(uint16_t *)(out + (ptrdiff_t)i * rr->step) = tmp[i];
 			}
 		} else if (contiguous) {
-			_mm_storeu_si128((__m128i *)out, p0);
-			_mm_storeu_si128((__m128i *)(out + 16), p1);
+			_mm_stream_si128((__m128i *)out, p0);
+			_mm_stream_si128((__m128i *)(out + 16), p1);
 		} else {
 			uint32_t tmp[LANES];
 
@@ -187,6 +192,7 @@ static void render_row_sse2(const struct render_row *rr)
 		}
 	}
 	render_span_scalar(rr, x, rr->width);
+	_mm_sfence();
 }
 
 const struct kernels kernels_sse2 = {

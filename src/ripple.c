@@ -50,6 +50,7 @@ struct ripple {
 	 */
 	int live0, live1;
 	bool step_all;  /* the benchmark measures full steps */
+	uint64_t generation;  /* counts changes: a display redraws only on news */
 };
 
 struct ripple *ripple_create(int width, int height)
@@ -244,6 +245,8 @@ void ripple_step_finish(struct ripple *r)
 	r->cur = r->prev;
 	r->prev = t;
 	ripple_step_span(r, &y0, &y1);
+	if (y0 < y1)
+		r->generation++;
 	r->live0 = y0;
 	r->live1 = y1;
 	/* Trim rows that have calmed, from both ends; usually the first row
@@ -303,6 +306,7 @@ void ripple_drop(struct ripple *r, int x, int y, int radius, int weight)
 	if (x0 > x1 || y0 > y1)
 		return;
 	mark_live(r, (int)y0, (int)y1 + 1);
+	r->generation++;
 
 	for (int64_t py = y0; py <= y1; py++) {
 		int64_t dy = py - y;
@@ -360,6 +364,7 @@ void ripple_clear(struct ripple *r)
 	memset(r->cur, 0, cells * sizeof(*r->cur));
 	memset(r->prev, 0, cells * sizeof(*r->prev));
 	r->live0 = r->live1 = 0;
+	r->generation++;
 }
 
 const int16_t *ripple_heights(const struct ripple *r)
@@ -382,6 +387,12 @@ void ripple_set_height(struct ripple *r, int x, int y, int16_t current, int16_t 
 	r->cur[i] = current;
 	r->prev[i] = previous;
 	mark_live(r, y, y + 1);
+	r->generation++;
+}
+
+uint64_t ripple_generation(const struct ripple *r)
+{
+	return r->generation;
 }
 
 bool ripple_is_flat(const struct ripple *r)

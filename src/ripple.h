@@ -79,6 +79,9 @@ void ripple_set_height(struct ripple *r, int x, int y, int16_t current, int16_t 
 /* True when both planes are zero everywhere (kept up to date by every
  * step and stone: no scan). */
 bool ripple_is_flat(const struct ripple *r);
+/* Changes whenever the heights may have: a step of water that was not flat,
+ * a stone, a set height, a clear. Equal generations, equal heights. */
+uint64_t ripple_generation(const struct ripple *r);
 /* Sum of squares of the current plane (a measure of wave energy). */
 uint64_t ripple_energy(const struct ripple *r);
 

@@ -469,6 +469,31 @@ static void test_matches_plain_rule(void)
 	ripple_destroy(r);
 }
 
+static void test_generation_and_idle(void)
+{
+	struct ripple *r = ripple_create(40, 30);
+	uint64_t g0 = ripple_generation(r), g;
+
+	ripple_step(r);  /* flat water: nothing new to show */
+	CHECK_EQ(ripple_generation(r), g0);
+	ripple_drop(r, 20, 15, 3, 80);
+	g = ripple_generation(r);
+	CHECK(g != g0);
+	CHECK(!ripple_is_flat(r));
+	ripple_step(r);
+	CHECK(ripple_generation(r) != g);
+	for (int s = 0; s < 5000 && !ripple_is_flat(r); s++)
+		ripple_step(r);
+	CHECK(ripple_is_flat(r));
+	g = ripple_generation(r);
+	for (int s = 0; s < 10; s++)
+		ripple_step(r);
+	CHECK_EQ(ripple_generation(r), g);
+	ripple_drop(r, -50, -50, 3, 80);  /* wholly outside: no news */
+	CHECK_EQ(ripple_generation(r), g);
+	ripple_destroy(r);
+}
+
 int main(void)
 {
 	RUN(test_create_limits);
@@ -483,5 +508,6 @@ int main(void)
 	RUN(test_obstacles_stay_zero);
 	RUN(test_steps_by_bands_match);
 	RUN(test_matches_plain_rule);
+	RUN(test_generation_and_idle);
 	return CHECK_EXIT();
 }
