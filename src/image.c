@@ -698,6 +698,8 @@ static int read_file(int fd, uint8_t **out, size_t *outlen, char *err, size_t er
 	}
 	if (S_ISDIR(st.st_mode))
 		return fail(err, errlen, -EISDIR, "is a directory");
+	if (!S_ISREG(st.st_mode))
+		return fail(err, errlen, -EINVAL, "not a regular file");
 	if (S_ISREG(st.st_mode) && (uint64_t)st.st_size > IMAGE_MAX_FILE_SIZE)
 		return fail(err, errlen, -EFBIG, "file is %llu bytes, more than the %zu MiB allowed",
 			    (unsigned long long)st.st_size, IMAGE_MAX_FILE_MIB);
@@ -759,7 +761,9 @@ int image_load(const char *path, struct image **out, char *err, size_t errlen)
 	if (!path)
 		return fail(err, errlen, -EINVAL, "no file name");
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	/* O_NONBLOCK: a FIFO with no writer must not hang the kiosk at open;
+	 * read_file() then refuses anything but a regular file. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0) {
 		r = -errno;
 		return fail(err, errlen, r, "cannot open: %s", strerror(-r));

@@ -78,6 +78,12 @@ if "$prog" --backend headless --frames 1 --size 64x48 --output "$tmp/g" --strict
 	bad "--strict accepted a broken background"
 fi
 
+# A FIFO with no writer must not hang the kiosk.
+mkfifo "$tmp/fifo"
+timeout 10 "$prog" --backend headless --frames 1 --size 64x48 --output "$tmp/p" \
+	--background "$tmp/fifo" 2>"$tmp/err" || bad "a FIFO background hung or failed"
+grep -q "not a regular file" "$tmp/err" || bad "no reason for a FIFO background: $(cat "$tmp/err")"
+
 # A good background is used (and differs from the default).
 "$prog" --backend headless --frames 1 --size 64x48 --output "$tmp/h" \
 	--background "$data/stripes.ppm" || bad "PPM background failed"
