@@ -111,11 +111,22 @@ static bool driver_is_firmware(const char *name)
 	return false;
 }
 
+/* The kernel's names (/sys/class/drm/card0-HDMI-A-1), indexed by
+ * DRM_MODE_CONNECTOR_*; the same as libdrm's drmModeGetConnectorTypeName(),
+ * which is newer than the libdrm 2.4.100 configure asks for. */
+static const char *const connector_types[] = {
+	"Unknown", "VGA", "DVI-I", "DVI-D", "DVI-A", "Composite", "SVIDEO", "LVDS",
+	"Component", "DIN", "DP", "HDMI-A", "HDMI-B", "TV", "eDP", "Virtual", "DSI",
+	"DPI", "Writeback", "SPI", "USB",
+};
+
 static void connector_name(const drmModeConnector *c, char *buf, size_t len)
 {
-	const char *type = drmModeGetConnectorTypeName(c->connector_type);
+	const char *type = "Unknown";
 
-	snprintf(buf, len, "%s-%u", type ? type : "Unknown", c->connector_type_id);
+	if (c->connector_type < sizeof(connector_types) / sizeof(connector_types[0]))
+		type = connector_types[c->connector_type];
+	snprintf(buf, len, "%s-%u", type, c->connector_type_id);
 }
 
 static int mode_refresh_mhz(const drmModeModeInfo *m)

@@ -6,10 +6,14 @@
 #include <string.h>
 
 #include "display-headless.h"
+#ifdef HAVE_DRM
+#include "display-drm.h"
+#endif
 #include "kiosk.h"
 #include "log.h"
 #include "options.h"
 #include "render.h"
+#include "run-live.h"
 #include "simd.h"
 #include "touch-script.h"
 
@@ -115,7 +119,7 @@ out:
 int main(int argc, char **argv)
 {
 	struct options o;
-	int ret;
+	int ret = 0;
 
 	switch (options_parse(&o, argc, argv)) {
 	case OPTIONS_EXIT_OK:
@@ -132,14 +136,39 @@ int main(int argc, char **argv)
 	if (o.verbose)
 		log_info("SIMD path: %s", simd_kernels()->name);
 
+#ifdef HAVE_DRM
+	if (o.backend != BACKEND_HEADLESS) {
+		struct display *d = NULL;
+
+		/* Before any thread exists: it blocks the VT switch signals,
+		 * which every thread must inherit. */
+		ret = display_drm_create(&o, o.backend == BACKEND_DRM, &d);
+		if (ret == 0) {
+			ret = run_live(&o, d);
+			/* Waits for the flip in flight, restores the CRTCs and
+			 * the console, drops master. */
+			display_destroy(d);
+			return ret < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+		}
+		/* --backend auto on a machine whose screen can't be had
+		 * (none, or a desktop holds it, or no permission: said
+		 * above) still shows what it does, as PNG frames. */
+		if (o.backend == BACKEND_DRM ||
+		    (ret != -ENODEV && ret != -EBUSY && ret != -EACCES))
+			return EXIT_FAILURE;
+	}
+#else
 	if (o.backend == BACKEND_DRM) {
-		log_error("this build has no DRM display backend; use --backend headless");
+		log_error("this build has no DRM display backend (configure found no libdrm); "
+			  "use --backend headless");
 		return EXIT_FAILURE;
 	}
+#endif
 	if (o.backend == BACKEND_AUTO) {
 		o.backend_fell_back = true;
-		log_info("no display found (no KMS device); rendering the built-in demo "
-			 "to PNG frames in %s/ instead", o.output_dir);
+		log_info("no display to use%s; rendering the built-in demo to PNG frames in %s/ "
+			 "instead", ret == -ENODEV || ret == 0 ? " (no KMS device)" : "",
+			 o.output_dir);
 		if (o.rain == 0)
 			o.rain = DEMO_RAIN_PER_MINUTE;
 	}

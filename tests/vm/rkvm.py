@@ -1,0 +1,1042 @@
+"""Boot a throw-away QEMU VM with real kernel DRM/input drivers for tests.
+
+Python 3 standard library only.  Typical use:
+
+    import rkvm
+    with rkvm.boot(devices=["bochs-display"],
+                   programs=[rkvm.ripple_kiosk()]) as vm:
+        vm.start("rk", "ripple-kiosk")
+        vm.sleep_guest(2)
+        img = vm.qmp.screendump()
+        assert rkvm.is_not_black(img)
+        rc, ms = vm.stop("rk")
+
+See README.md beside this file.  Nothing here downloads anything but the
+Debian kernel package (through fetch-kernel.sh, which uses apt-get).
+"""
+
+import base64
+import contextlib
+import json
+import operator
+import os
+import re
+import shlex
+import shutil
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import zlib
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+SKIP = 77      # automake: test skipped
+HARD_ERROR = 99  # automake: the test itself broke (not used for skips)
+
+QEMU = os.environ.get("RKVM_QEMU", "qemu-system-x86_64")
+
+# Default wall-clock limits (seconds).  TCG is slow; keep them generous.
+BOOT_TIMEOUT = float(os.environ.get("RKVM_BOOT_TIMEOUT", "120"))
+GLOBAL_TIMEOUT = float(os.environ.get("RKVM_TIMEOUT", "600"))
+
+
+class VMError(Exception):
+    """The VM did not do what was expected (timeout, died, bad reply)."""
+
+
+class QMPError(VMError):
+    """QEMU answered a QMP command with an error."""
+
+
+# --------------------------------------------------------------------------
+# Skip rules
+# --------------------------------------------------------------------------
+
+def in_ci():
+    return os.environ.get("CI") == "true"
+
+
+def skip_or_fail(reason):
+    """Exit 77 (skip) locally; under CI=true a missing tool is exit 1."""
+    if in_ci():
+        sys.stderr.write("FAIL: %s (CI=true: required, not skipping)\n" % reason)
+        sys.stderr.flush()
+        sys.exit(1)
+    sys.stderr.write("SKIP: %s\n" % reason)
+    sys.stderr.flush()
+    sys.exit(SKIP)
+
+
+def require_tools(*tools):
+    """Skip (or fail under CI) unless every tool is on PATH."""
+    for tool in tools:
+        if shutil.which(tool) is None:
+            skip_or_fail("%s not found (apt-get install %s)" % (tool, _package_hint(tool)))
+
+
+def _package_hint(tool):
+    return {
+        "qemu-system-x86_64": "qemu-system-x86",
+        "busybox": "busybox-static",
+        "modetest": "libdrm-tests",
+        "xz": "xz-utils",
+        "dpkg": "dpkg",
+        "apt-get": "apt",
+        "ldd": "libc-bin",
+    }.get(tool, tool)
+
+
+def require_file(path, what):
+    """Skip (or fail under CI) unless path exists."""
+    if not path or not os.path.exists(path):
+        skip_or_fail("%s not found: %s" % (what, path))
+    return path
+
+
+def ripple_kiosk():
+    """Path of the built ripple-kiosk: $RIPPLE_KIOSK, else
+    $top_builddir/src/ripple-kiosk, else ../../src/ripple-kiosk."""
+    path = os.environ.get("RIPPLE_KIOSK")
+    if not path:
+        top = os.environ.get("top_builddir") or os.path.join(HERE, "..", "..")
+        path = os.path.join(top, "src", "ripple-kiosk")
+    path = os.path.abspath(path)
+    if not os.access(path, os.X_OK):
+        skip_or_fail("ripple-kiosk not built: %s (set RIPPLE_KIOSK)" % path)
+    return path
+
+
+# --------------------------------------------------------------------------
+# Kernel
+# --------------------------------------------------------------------------
+
+_kernel_dir = None
+
+
+def kernel_dir():
+    """Run fetch-kernel.sh (cached) and return the kernel directory."""
+    global _kernel_dir
+    if _kernel_dir:
+        return _kernel_dir
+    require_tools("dpkg", "xz")
+    res = subprocess.run(["sh", os.path.join(HERE, "fetch-kernel.sh")],
+                         stdout=subprocess.PIPE, universal_newlines=True)
+    lines = res.stdout.strip().splitlines()
+    if res.returncode != 0 or not lines or not os.path.isdir(lines[-1]):
+        skip_or_fail("could not get the Debian kernel (fetch-kernel.sh failed)")
+    _kernel_dir = lines[-1]
+    return _kernel_dir
+
+
+def _ko_depends(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    m = re.search(rb"depends=([A-Za-z0-9_,-]*)\0", data)
+    if not m or not m.group(1):
+        return []
+    return [d.decode().replace("-", "_") for d in m.group(1).split(b",")]
+
+
+def module_order(kdir, wanted=None):
+    """Load order of the cached modules: all of them, or `wanted` and their
+    dependencies (names with - or _)."""
+    with open(os.path.join(kdir, "modules.load")) as f:
+        order = [l.strip() for l in f if l.strip()]
+    if wanted is None:
+        return order
+    need = set()
+    todo = [w.replace("-", "_") for w in wanted]
+    while todo:
+        name = todo.pop()
+        if name in need:
+            continue
+        if name not in order:
+            raise VMError("module %s is not in the cache; add it to "
+                          "fetch-kernel.sh's DEFAULT_MODULES" % name)
+        need.add(name)
+        todo.extend(_ko_depends(os.path.join(kdir, "modules", name + ".ko")))
+    return [m for m in order if m in need]
+
+
+def kernel_image(kdir):
+    """The uncompressed PVH vmlinux when available (about twice as fast to
+    boot under TCG), else the bzImage.  RKVM_BZIMAGE=1 forces the bzImage."""
+    vmlinux = os.path.join(kdir, "vmlinux")
+    if os.path.exists(vmlinux) and os.environ.get("RKVM_BZIMAGE") != "1":
+        return vmlinux
+    return os.path.join(kdir, "vmlinuz")
+
+
+# --------------------------------------------------------------------------
+# Initramfs
+# --------------------------------------------------------------------------
+
+class Cpio:
+    """Writes an uncompressed newc cpio archive (what the kernel unpacks)."""
+
+    def __init__(self, path):
+        self.f = open(path, "wb")
+        self.ino = 1
+        self.names = set()
+
+    def _entry(self, name, mode, data=b"", rdev=(0, 0)):
+        name = name.lstrip("/")
+        if name in self.names:
+            return
+        self.names.add(name)
+        # Parents first (the kernel does not create missing directories).
+        parent = os.path.dirname(name)
+        if parent and parent not in self.names:
+            self.dir(parent)
+        nameb = name.encode() + b"\0"
+        hdr = "070701" + "".join("%08X" % v for v in (
+            self.ino, mode, 0, 0, 1, 0, len(data), 0, 0,
+            rdev[0], rdev[1], len(nameb), 0))
+        self.ino += 1
+        self.f.write(hdr.encode() + nameb)
+        self.f.write(b"\0" * (-(110 + len(nameb)) % 4))
+        self.f.write(data)
+        self.f.write(b"\0" * (-len(data) % 4))
+
+    def dir(self, name, mode=0o755):
+        self._entry(name, 0o040000 | mode)
+
+    def file(self, name, data, mode=0o644):
+        if isinstance(data, str):
+            data = data.encode()
+        self._entry(name, 0o100000 | mode, data)
+
+    def host_file(self, name, host_path, mode=None):
+        with open(host_path, "rb") as f:
+            data = f.read()
+        if mode is None:
+            mode = os.stat(host_path).st_mode & 0o7777
+        self._entry(name, 0o100000 | mode, data)
+
+    def symlink(self, name, target):
+        self._entry(name, 0o120000 | 0o777, target.encode())
+
+    def chardev(self, name, major, minor, mode=0o600):
+        self._entry(name, 0o020000 | mode, rdev=(major, minor))
+
+    def close(self):
+        self._entry("TRAILER!!!", 0)
+        self.f.close()
+
+
+def shared_libs(program):
+    """Absolute paths of the shared libraries and loader a program needs."""
+    res = subprocess.run(["ldd", program], stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, universal_newlines=True)
+    if res.returncode != 0:
+        if "not a dynamic executable" in res.stdout or "statically linked" in res.stdout:
+            return []
+        raise VMError("ldd %s failed: %s" % (program, res.stdout.strip()))
+    libs = []
+    for line in res.stdout.splitlines():
+        line = line.strip()
+        if "=> not found" in line:
+            raise VMError("%s: missing library: %s" % (program, line))
+        m = re.match(r"\S+ => (/\S+) \(0x", line) or re.match(r"(/\S+) \(0x", line)
+        if m:
+            libs.append(m.group(1))
+    return libs
+
+
+def build_initramfs(path, kdir, script=None, programs=(), extra_files=None,
+                    env=None, modules=None):
+    """Write an uncompressed initramfs to path.
+
+    programs:    host executables, copied to /usr/local/bin/<name> with all
+                 their shared libraries; or (host_path, guest_path) pairs.
+    extra_files: {guest_path: host_path | bytes | str}; a host directory is
+                 copied recursively.
+    script:      guest shell script (text) run by /init after RK-READY.
+    env:         {NAME: value} exported for the script and commands.
+    modules:     module names to load (plus dependencies); None = all cached.
+    """
+    busybox = shutil.which("busybox") or "/bin/busybox"
+    if not os.path.exists(busybox):
+        skip_or_fail("busybox not found (apt-get install busybox-static)")
+    cpio = Cpio(path)
+    for d in ("bin", "sbin", "usr/bin", "usr/sbin", "usr/local/bin", "lib",
+              "lib64", "proc", "sys", "dev", "tmp", "root", "rk", "etc",
+              "run", "var", "lib/modules/rk"):
+        cpio.dir(d)
+    cpio.chardev("dev/console", 5, 1)
+    cpio.chardev("dev/null", 1, 3, 0o666)
+    cpio.host_file("bin/busybox", busybox, 0o755)
+    cpio.symlink("bin/sh", "busybox")
+    cpio.host_file("init", os.path.join(HERE, "guest-init.sh"), 0o755)
+    cpio.host_file("rk/lib.sh", os.path.join(HERE, "guest-lib.sh"), 0o644)
+    cpio.file("etc/passwd", "root:x:0:0:root:/root:/bin/sh\n")
+    cpio.file("etc/group", "root:x:0:\nvideo:x:44:\ninput:x:101:\n")
+
+    order = module_order(kdir, modules)
+    for m in order:
+        cpio.host_file("lib/modules/rk/%s.ko" % m,
+                       os.path.join(kdir, "modules", m + ".ko"), 0o644)
+    cpio.file("rk/modules.load", "".join(m + "\n" for m in order))
+
+    libs = []
+    for lib in shared_libs(busybox):
+        libs.append(lib)
+    for prog in programs:
+        if isinstance(prog, (tuple, list)):
+            host, guest = prog
+        else:
+            host, guest = prog, "/usr/local/bin/" + os.path.basename(prog)
+        if not os.path.exists(host):
+            raise VMError("program not found: %s" % host)
+        cpio.host_file(guest, host, 0o755)
+        libs.extend(shared_libs(host))
+    for lib in libs:
+        cpio.host_file(lib, lib, 0o755)
+
+    for guest, src in sorted((extra_files or {}).items()):
+        if isinstance(src, (bytes, str)) and not (isinstance(src, str) and os.path.isabs(src) and os.path.exists(src)):
+            cpio.file(guest, src)
+        elif os.path.isdir(src):
+            for root, dirs, files in os.walk(src):
+                rel = os.path.relpath(root, src)
+                gdir = os.path.normpath(os.path.join(guest, rel))
+                cpio.dir(gdir)
+                for fn in sorted(files):
+                    cpio.host_file(os.path.join(gdir, fn), os.path.join(root, fn))
+        else:
+            cpio.host_file(guest, src)
+
+    if env:
+        cpio.file("rk/env", "".join("export %s=%s\n" % (k, shlex.quote(str(v)))
+                                    for k, v in sorted(env.items())))
+    if script is not None:
+        cpio.file("rk/script", script, 0o755)
+    cpio.close()
+
+
+# --------------------------------------------------------------------------
+# QMP
+# --------------------------------------------------------------------------
+
+def _connect_unix(path, timeout, proc=None):
+    deadline = time.monotonic() + timeout
+    while True:
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            s.connect(path)
+            return s
+        except OSError:
+            s.close()
+            if proc is not None and proc.poll() is not None:
+                raise VMError("QEMU exited (%s) before %s appeared" % (proc.returncode, path))
+            if time.monotonic() > deadline:
+                raise VMError("cannot connect to %s" % path)
+            time.sleep(0.05)
+
+
+class QMP:
+    """Minimal QMP client: JSON lines over a unix socket."""
+
+    # Range of the virtio tablet's ABS_X/ABS_Y.
+    ABS_MAX = 32767
+
+    def __init__(self, path, proc=None, timeout=30, workdir=None):
+        self.sock = _connect_unix(path, timeout, proc)
+        self.sock.settimeout(timeout)
+        self.f = self.sock.makefile("rwb")
+        self.events = []
+        self.workdir = workdir or tempfile.gettempdir()
+        self._id = 0
+        self._dumps = 0
+        greeting = self._read()
+        if "QMP" not in greeting:
+            raise VMError("unexpected QMP greeting: %r" % greeting)
+        self.command("qmp_capabilities")
+
+    def _read(self):
+        line = self.f.readline()
+        if not line:
+            raise VMError("QMP connection closed (QEMU died?)")
+        return json.loads(line.decode())
+
+    def command(self, name, **arguments):
+        """Run a QMP command; returns its "return" value, raises QMPError."""
+        self._id += 1
+        msg = {"execute": name, "id": self._id}
+        if arguments:
+            msg["arguments"] = arguments
+        self.f.write(json.dumps(msg).encode() + b"\n")
+        self.f.flush()
+        while True:
+            reply = self._read()
+            if "event" in reply:
+                self.events.append(reply)
+                continue
+            if reply.get("id") != self._id:
+                continue
+            if "error" in reply:
+                raise QMPError("%s: %s" % (name, reply["error"].get("desc", reply["error"])))
+            return reply.get("return")
+
+    def screendump(self, filename=None, device=None, head=None):
+        """Dump what the display scans out; returns an Image.  device is a
+        QOM id (give the -device an id=...), head the output index."""
+        if filename is None:
+            self._dumps += 1
+            filename = os.path.join(self.workdir, "screendump-%03d.ppm" % self._dumps)
+        args = {"filename": os.path.abspath(filename)}
+        if device is not None:
+            args["device"] = device
+        if head is not None:
+            args["head"] = head
+        self.command("screendump", **args)
+        return read_ppm(filename)
+
+    def input_events(self, events, device=None):
+        args = {"events": events}
+        if device is not None:
+            args["device"] = device
+        return self.command("input-send-event", **args)
+
+    def tablet(self, x=None, y=None, button=None, down=None, device=None):
+        """Absolute pointer: x, y in 0..32767; button "left"/"right"/... with
+        down=True/False.  Needs -device virtio-tablet-pci (or usb-tablet)."""
+        ev = []
+        if x is not None:
+            ev.append({"type": "abs", "data": {"axis": "x", "value": int(x)}})
+        if y is not None:
+            ev.append({"type": "abs", "data": {"axis": "y", "value": int(y)}})
+        if button is not None:
+            ev.append({"type": "btn", "data": {"button": button, "down": bool(down)}})
+        return self.input_events(ev, device)
+
+    def tablet_px(self, x, y, width, height, button=None, down=None, device=None):
+        """Like tablet() with screen pixel coordinates."""
+        ax = round(x * self.ABS_MAX / max(width - 1, 1))
+        ay = round(y * self.ABS_MAX / max(height - 1, 1))
+        return self.tablet(ax, ay, button, down, device)
+
+    def touch_tap(self, x, y, device=None):
+        """Press and release the left button at raw (x, y)."""
+        self.tablet(x, y, "left", True, device)
+        self.tablet(button="left", down=False, device=device)
+
+    def close(self):
+        with contextlib.suppress(OSError):
+            self.f.close()
+            self.sock.close()
+
+
+# --------------------------------------------------------------------------
+# Command channel (second serial port, guest side: rk_serve in guest-lib.sh)
+# --------------------------------------------------------------------------
+
+class CommandChannel:
+    def __init__(self, path, proc=None, timeout=30):
+        self.sock = _connect_unix(path, timeout, proc)
+        self.buf = b""
+        self.seq = 0
+        self.lock = threading.Lock()
+
+    def _read_until(self, regex, timeout):
+        deadline = time.monotonic() + timeout
+        while True:
+            m = regex.search(self.buf)
+            if m:
+                out = self.buf[:m.start()]
+                self.buf = self.buf[m.end():]
+                return out, m
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise VMError("command channel: timed out waiting for %r; got %r"
+                              % (regex.pattern, self.buf[-500:]))
+            self.sock.settimeout(min(left, 1.0))
+            try:
+                data = self.sock.recv(65536)
+            except socket.timeout:
+                continue
+            if not data:
+                raise VMError("command channel closed (guest powered off?)")
+            self.buf += data
+
+    def wait_ready(self, timeout):
+        self._read_until(re.compile(rb"RK-CMD-READY\r?\n"), timeout)
+
+    def run(self, command, timeout=60):
+        """Run shell text in the guest; returns (rc, output)."""
+        with self.lock:
+            self.seq += 1
+            b64 = base64.b64encode(command.encode()).decode()
+            self.sock.sendall(("%d %s\n" % (self.seq, b64)).encode())
+            out, m = self._read_until(
+                re.compile(rb"RK-CMD-END %d (\d+)\r?\n" % self.seq), timeout)
+            return int(m.group(1)), out.decode(errors="replace").replace("\r\n", "\n")
+
+    def send_only(self, command):
+        with self.lock:
+            self.seq += 1
+            b64 = base64.b64encode(command.encode()).decode()
+            self.sock.sendall(("%d %s\n" % (self.seq, b64)).encode())
+
+    def close(self):
+        with contextlib.suppress(OSError):
+            self.sock.close()
+
+
+# --------------------------------------------------------------------------
+# The VM
+# --------------------------------------------------------------------------
+
+def _set_pdeathsig():
+    # QEMU dies with the test, even on SIGKILL of the test.
+    try:
+        import ctypes
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except Exception:
+        pass
+
+
+class VM:
+    def __init__(self, workdir):
+        self.workdir = workdir
+        self.serial_path = os.path.join(workdir, "serial.log")
+        self.proc = None
+        self.qmp = None
+        self.cmd = None
+        self.boot_seconds = None
+        self.timed_out = False
+        self._serial_pos = 0
+
+    # -- serial console -----------------------------------------------------
+    def serial(self):
+        """The whole serial console log so far."""
+        try:
+            with open(self.serial_path, "rb") as f:
+                return f.read().decode(errors="replace")
+        except FileNotFoundError:
+            return ""
+
+    def wait_for_serial(self, pattern, timeout=30, from_start=False):
+        """Wait until regex pattern appears on the console after the end of
+        the previous match (or anywhere, with from_start); returns the match."""
+        regex = re.compile(pattern)
+        deadline = time.monotonic() + timeout
+        while True:
+            text = self.serial()
+            m = regex.search(text, 0 if from_start else self._serial_pos)
+            if m:
+                self._serial_pos = m.end()
+                return m
+            if self.proc.poll() is not None:
+                raise VMError("QEMU exited (%s)%s while waiting for %r"
+                              % (self.proc.returncode,
+                                 " on timeout" if self.timed_out else "", pattern))
+            if time.monotonic() > deadline:
+                raise VMError("timed out after %ss waiting for %r on the serial console"
+                              % (timeout, pattern))
+            time.sleep(0.05)
+
+    def wait_exit(self, timeout=120):
+        """Wait for the guest script's RK-EXIT; returns its exit code."""
+        return int(self.wait_for_serial(r"RK-EXIT (\d+)", timeout).group(1))
+
+    def wait_poweroff(self, timeout=30):
+        try:
+            return self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            raise VMError("guest did not power off within %ss" % timeout)
+
+    # -- commands -----------------------------------------------------------
+    def _need_cmd(self):
+        if self.cmd is None:
+            raise VMError("no command channel (boot(..., command_channel=True))")
+
+    def run(self, command, timeout=60, check=True):
+        """Run shell text in the guest (a subshell of busybox sh with /rk/lib.sh
+        sourced).  Returns (rc, output); with check, rc != 0 raises."""
+        self._need_cmd()
+        rc, out = self.cmd.run(command, timeout)
+        if check and rc != 0:
+            raise VMError("guest command failed (rc=%d): %s\n%s" % (rc, command, out))
+        return rc, out
+
+    def start(self, name, *argv, stdin=False):
+        """Start argv in the background in the guest under the given name."""
+        self.run("rk_start %s%s %s" % ("-i " if stdin else "", name,
+                                       " ".join(shlex.quote(a) for a in argv)))
+
+    def send(self, name, text):
+        """Write a line to the stdin of a program started with stdin=True."""
+        self.run("rk_send %s %s" % (name, shlex.quote(text)))
+
+    def running(self, name):
+        return self.run("rk_running %s" % name, check=False)[0] == 0
+
+    def wait(self, name, timeout=30):
+        """Wait for the named program to exit; returns its exit code (None on
+        timeout).  128+N means killed by signal N."""
+        rc, out = self.run("rk_wait %s %d" % (name, timeout), timeout + 30, check=False)
+        m = re.search(r"RK-RC \S+ (\d+)", out)
+        return int(m.group(1)) if m else None
+
+    def stop(self, name, sig="TERM", timeout=10):
+        """Signal the named program and wait; returns (exit code, ms from the
+        signal to the exit, measured in the guest), rc None on timeout."""
+        rc, out = self.run("rk_stop %s %s %d" % (name, sig, timeout), timeout + 30, check=False)
+        m = re.search(r"RK-STOP \S+ rc=(\d+) ms=(\d+)", out)
+        if not m:
+            raise VMError("rk_stop: unexpected output %r" % out)
+        code = int(m.group(1))
+        return (None if code == 124 else code), int(m.group(2))
+
+    def log(self, name):
+        """Output (stdout and stderr) of the named program so far."""
+        return self.run("rk_log %s" % name, check=False)[1]
+
+    def sleep_guest(self, seconds):
+        """Sleep on the host (the guest runs on); a plain time.sleep."""
+        time.sleep(seconds)
+
+    def poweroff(self, timeout=30):
+        if self.cmd is not None and self.proc.poll() is None:
+            with contextlib.suppress(OSError):
+                self.cmd.send_only("sync; poweroff -f")
+        return self.wait_poweroff(timeout)
+
+    # -- teardown -----------------------------------------------------------
+    def kill(self):
+        for c in (self.qmp, self.cmd):
+            if c is not None:
+                c.close()
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+@contextlib.contextmanager
+def boot(devices=(), guest_script=None, programs=(), extra_files=None,
+         append="", env=None, modules=None, memory=512, qemu_args=(),
+         command_channel=True, boot_timeout=BOOT_TIMEOUT,
+         timeout=GLOBAL_TIMEOUT, keep=None):
+    """Boot a VM; yields a VM once the guest printed RK-READY (and, with the
+    command channel, its command server answered).
+
+    devices:      -device arguments, e.g. ["bochs-display", "virtio-tablet-pci"]
+    guest_script: shell text run by /init (then RK-EXIT <rc> and poweroff);
+                  None = just serve commands until vm.poweroff()
+    programs, extra_files, env, modules: see build_initramfs()
+    append:       extra kernel command line
+    timeout:      wall-clock limit for the whole VM; QEMU is killed after it
+    keep:         keep the work dir (serial log, screendumps); default: keep
+                  when RKVM_KEEP=1 or on an exception.
+    QEMU is always killed when the block is left."""
+    require_tools(QEMU, "ldd")
+    kdir = kernel_dir()
+    base = os.environ.get("RKVM_WORKDIR")
+    if base:
+        os.makedirs(base, exist_ok=True)
+    workdir = tempfile.mkdtemp(prefix="rkvm-", dir=base)
+    if keep is None:
+        keep = os.environ.get("RKVM_KEEP") == "1"
+    vm = VM(workdir)
+    failed = True
+    watchdog = None
+    old_term = None
+    try:
+        initrd = os.path.join(workdir, "initramfs.cpio")
+        build_initramfs(initrd, kdir, guest_script, programs, extra_files,
+                        env, modules)
+        qmp_sock = os.path.join(workdir, "qmp.sock")
+        cmd_sock = os.path.join(workdir, "cmd.sock")
+        cmdline = "console=ttyS0 quiet panic=-1 rdinit=/init"
+        if command_channel:
+            cmdline += " rk.cmd=/dev/ttyS1"
+        if append:
+            cmdline += " " + append
+        argv = [QEMU, "-accel", "tcg", "-m", str(memory), "-nodefaults",
+                "-no-reboot", "-display", "none",
+                "-serial", "file:" + vm.serial_path]
+        if command_channel:
+            argv += ["-chardev", "socket,id=rkcmd,path=%s,server=on,wait=off" % cmd_sock,
+                     "-serial", "chardev:rkcmd"]
+        argv += ["-qmp", "unix:%s,server=on,wait=off" % qmp_sock,
+                 "-kernel", kernel_image(kdir), "-initrd", initrd,
+                 "-append", cmdline]
+        for d in devices:
+            argv += ["-device", d]
+        argv += list(qemu_args)
+        with open(os.path.join(workdir, "qemu.cmd"), "w") as f:
+            f.write(" ".join(shlex.quote(a) for a in argv) + "\n")
+
+        # Turn SIGTERM (make check killed, CI timeout) into a clean exit so
+        # the finally below kills QEMU.
+        def on_term(signum, frame):
+            raise SystemExit(128 + signum)
+        if threading.current_thread() is threading.main_thread():
+            old_term = signal.signal(signal.SIGTERM, on_term)
+
+        t0 = time.monotonic()
+        qlog = open(os.path.join(workdir, "qemu.log"), "wb")
+        vm.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=qlog,
+                                   stderr=subprocess.STDOUT,
+                                   preexec_fn=_set_pdeathsig)
+        qlog.close()
+
+        def expire():
+            vm.timed_out = True
+            sys.stderr.write("rkvm: global timeout (%ss): killing QEMU\n" % timeout)
+            vm.kill()
+        watchdog = threading.Timer(timeout, expire)
+        watchdog.daemon = True
+        watchdog.start()
+
+        vm.qmp = QMP(qmp_sock, vm.proc, workdir=workdir)
+        if command_channel:
+            vm.cmd = CommandChannel(cmd_sock, vm.proc)
+        vm.wait_for_serial(r"RK-READY", boot_timeout)
+        if command_channel:
+            vm.cmd.wait_ready(max(5.0, boot_timeout - (time.monotonic() - t0)))
+        vm.boot_seconds = time.monotonic() - t0
+        mods = re.findall(r"RK-MODULE-FAIL (\S+)", vm.serial())
+        if mods:
+            raise VMError("modules failed to load in the guest: %s" % " ".join(mods))
+        yield vm
+        failed = False
+    finally:
+        if watchdog is not None:
+            watchdog.cancel()
+        vm.kill()
+        if old_term is not None:
+            signal.signal(signal.SIGTERM, old_term)
+        if failed:
+            sys.stderr.write("rkvm: --- serial console (last 60 lines) ---\n")
+            sys.stderr.write("\n".join(vm.serial().splitlines()[-60:]) + "\n")
+            try:
+                with open(os.path.join(workdir, "qemu.log")) as f:
+                    qemu_out = f.read().strip()
+                if qemu_out:
+                    sys.stderr.write("rkvm: --- qemu output ---\n%s\n" % qemu_out)
+            except OSError:
+                pass
+        if keep or failed:
+            sys.stderr.write("rkvm: work dir kept: %s\n" % workdir)
+        else:
+            shutil.rmtree(workdir, ignore_errors=True)
+
+
+# --------------------------------------------------------------------------
+# Images
+# --------------------------------------------------------------------------
+
+def _recvn(sock, n):
+    data = b""
+    while len(data) < n:
+        chunk = sock.recv(n - len(data))
+        if not chunk:
+            raise VMError("VNC server closed the connection")
+        data += chunk
+    return data
+
+
+def vnc_set_desktop_size(path, width, height, timeout=10):
+    """Plug a screen into a virtio-gpu head: QEMU 7.2 enables head N of
+    virtio-gpu only when a display UI asks for a size, so a VNC server bound
+    to that head (qemu_args ["-vnc", "unix:SOCK,display=ID,head=N"]) is
+    asked, in RFB 3.8 with the ExtendedDesktopSize encoding, for
+    width x height. The guest then sees the connector connected (a HOTPLUG
+    uevent). Returns the socket: keep it open while the head should stay."""
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(timeout)
+    s.connect(path)
+    _recvn(s, 12)                        # server's ProtocolVersion
+    s.sendall(b"RFB 003.008\n")
+    n = _recvn(s, 1)[0]
+    if 1 not in _recvn(s, n):            # security type None
+        raise VMError("VNC server wants authentication")
+    s.sendall(b"\x01")
+    if struct.unpack(">I", _recvn(s, 4))[0] != 0:
+        raise VMError("VNC security handshake failed")
+    s.sendall(b"\x01")                   # ClientInit: shared
+    _recvn(s, 4 + 16)                    # size and pixel format
+    _recvn(s, struct.unpack(">I", _recvn(s, 4))[0])  # name
+    # SetEncodings: ExtendedDesktopSize (-308), then SetDesktopSize (251)
+    s.sendall(struct.pack(">BxHi", 2, 1, -308))
+    s.sendall(struct.pack(">BxHHBx", 251, width, height, 1) +
+              struct.pack(">IHHHHI", 0, 0, 0, width, height, 0))
+    return s
+
+
+class Image:
+    """8-bit RGB image: width, height, data (bytes, row-major, 3 per pixel)."""
+
+    def __init__(self, width, height, data):
+        if len(data) != width * height * 3:
+            raise ValueError("image data size %d != %dx%dx3" % (len(data), width, height))
+        self.width = width
+        self.height = height
+        self.data = bytes(data)
+
+    @property
+    def size(self):
+        return (self.width, self.height)
+
+    def pixel(self, x, y):
+        i = (y * self.width + x) * 3
+        return tuple(self.data[i:i + 3])
+
+    def crop(self, x, y, w, h):
+        rows = []
+        for row in range(y, y + h):
+            i = (row * self.width + x) * 3
+            rows.append(self.data[i:i + w * 3])
+        return Image(w, h, b"".join(rows))
+
+    def save_png(self, path):
+        write_png(path, self)
+
+    def __repr__(self):
+        return "<Image %dx%d>" % (self.width, self.height)
+
+
+def _ppm_tokens(data, count):
+    tokens, i = [], 0
+    while len(tokens) < count:
+        while data[i:i + 1].isspace():
+            i += 1
+        if data[i:i + 1] == b"#":
+            while data[i:i + 1] not in (b"\n", b""):
+                i += 1
+            continue
+        j = i
+        while not data[j:j + 1].isspace():
+            j += 1
+        tokens.append(data[i:j])
+        i = j
+    return tokens, i + 1  # one whitespace byte after maxval
+
+
+def read_ppm(path):
+    """Read a binary PPM (P6, maxval 255), as QEMU's screendump writes."""
+    with open(path, "rb") as f:
+        data = f.read()
+    (magic, w, h, maxval), start = _ppm_tokens(data, 4)
+    if magic != b"P6" or int(maxval) != 255:
+        raise ValueError("%s: not an 8-bit P6 PPM" % path)
+    w, h = int(w), int(h)
+    return Image(w, h, data[start:start + w * h * 3])
+
+
+def write_ppm(path, img):
+    with open(path, "wb") as f:
+        f.write(b"P6\n%d %d\n255\n" % (img.width, img.height))
+        f.write(img.data)
+
+
+def _paeth(a, b, c):
+    p = a + b - c
+    pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+    if pa <= pb and pa <= pc:
+        return a
+    return b if pb <= pc else c
+
+
+def read_png(path):
+    """Read an 8-bit, non-interlaced grey/RGB/RGBA PNG into an RGB Image
+    (alpha dropped)."""
+    with open(path, "rb") as f:
+        data = f.read()
+    if data[:8] != b"\x89PNG\r\n\x1a\n":
+        raise ValueError("%s: not a PNG" % path)
+    pos, idat, ihdr = 8, [], None
+    while pos < len(data):
+        length, ctype = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + length]
+        pos += 12 + length
+        if ctype == b"IHDR":
+            ihdr = struct.unpack(">IIBBBBB", body)
+        elif ctype == b"IDAT":
+            idat.append(body)
+        elif ctype == b"IEND":
+            break
+    if ihdr is None:
+        raise ValueError("%s: no IHDR" % path)
+    w, h, depth, ctype, _comp, _filt, interlace = ihdr
+    channels = {0: 1, 2: 3, 4: 2, 6: 4}.get(ctype)
+    if depth != 8 or channels is None or interlace:
+        raise ValueError("%s: unsupported PNG (depth %d, colour type %d, interlace %d)"
+                         % (path, depth, ctype, interlace))
+    raw = zlib.decompress(b"".join(idat))
+    bpp, stride = channels, w * channels
+    out = bytearray(h * stride)
+    prev = bytearray(stride)
+    i = 0
+    for y in range(h):
+        ftype = raw[i]
+        line = bytearray(raw[i + 1:i + 1 + stride])
+        i += 1 + stride
+        if ftype == 1:
+            for x in range(bpp, stride):
+                line[x] = (line[x] + line[x - bpp]) & 0xFF
+        elif ftype == 2:
+            line = bytearray(map(lambda a, b: (a + b) & 0xFF, line, prev))
+        elif ftype == 3:
+            for x in range(stride):
+                left = line[x - bpp] if x >= bpp else 0
+                line[x] = (line[x] + ((left + prev[x]) >> 1)) & 0xFF
+        elif ftype == 4:
+            for x in range(stride):
+                if x >= bpp:
+                    line[x] = (line[x] + _paeth(line[x - bpp], prev[x], prev[x - bpp])) & 0xFF
+                else:
+                    line[x] = (line[x] + prev[x]) & 0xFF
+        elif ftype != 0:
+            raise ValueError("%s: bad PNG filter %d" % (path, ftype))
+        out[y * stride:(y + 1) * stride] = line
+        prev = line
+    if channels == 3:
+        rgb = bytes(out)
+    else:
+        rgb = bytearray(w * h * 3)
+        if channels >= 3:
+            for c in range(3):
+                rgb[c::3] = out[c::channels]
+        else:
+            for c in range(3):
+                rgb[c::3] = out[0::channels]
+        rgb = bytes(rgb)
+    return Image(w, h, rgb)
+
+
+def write_png(path, img):
+    """Write an RGB Image as PNG (for looking at screendumps)."""
+    def chunk(t, body):
+        return (struct.pack(">I", len(body)) + t + body +
+                struct.pack(">I", zlib.crc32(t + body) & 0xFFFFFFFF))
+    stride = img.width * 3
+    raw = b"".join(b"\0" + img.data[y * stride:(y + 1) * stride]
+                   for y in range(img.height))
+    with open(path, "wb") as f:
+        f.write(b"\x89PNG\r\n\x1a\n")
+        f.write(chunk(b"IHDR", struct.pack(">IIBBBBB", img.width, img.height, 8, 2, 0, 0, 0)))
+        f.write(chunk(b"IDAT", zlib.compress(raw, 6)))
+        f.write(chunk(b"IEND", b""))
+
+
+def read_image(path):
+    """PNG or PPM, by content."""
+    with open(path, "rb") as f:
+        magic = f.read(2)
+    return read_png(path) if magic == b"\x89P" else read_ppm(path)
+
+
+# -- comparisons (all on 8-bit RGB, fast paths through C-level builtins) ------
+
+def _same_size(a, b):
+    if a.size != b.size:
+        raise ValueError("image sizes differ: %dx%d vs %dx%d" % (a.size + b.size))
+
+
+def abs_diff_bytes(a, b):
+    """Per-channel |a - b| as bytes."""
+    _same_size(a, b)
+    return bytes(map(abs, map(operator.sub, a.data, b.data)))
+
+
+def mean_abs_diff(a, b):
+    """Mean absolute per-channel difference, 0 (same) .. 255."""
+    _same_size(a, b)
+    if not a.data:
+        return 0.0
+    return sum(map(abs, map(operator.sub, a.data, b.data))) / len(a.data)
+
+
+def _pixel_mask(channel_bytes, threshold):
+    """bytes with 1 per pixel where any channel byte > threshold."""
+    table = bytes(1 if v > threshold else 0 for v in range(256))
+    flags = channel_bytes.translate(table)
+    n = len(flags) // 3
+    r = int.from_bytes(flags[0::3], "little")
+    g = int.from_bytes(flags[1::3], "little")
+    b = int.from_bytes(flags[2::3], "little")
+    return (r | g | b).to_bytes(n, "little")
+
+
+def diff_fraction(a, b, threshold=16):
+    """Fraction of pixels where some channel differs by more than threshold."""
+    mask = _pixel_mask(abs_diff_bytes(a, b), threshold)
+    return (len(mask) - mask.count(0)) / max(len(mask), 1)
+
+
+def region_diff(a, b, x, y, w, h):
+    """mean_abs_diff of the same rectangle of both images."""
+    return mean_abs_diff(a.crop(x, y, w, h), b.crop(x, y, w, h))
+
+
+def nonblack_fraction(img, threshold=16):
+    """Fraction of pixels with some channel above threshold."""
+    mask = _pixel_mask(img.data, threshold)
+    return (len(mask) - mask.count(0)) / max(len(mask), 1)
+
+
+def is_not_black(img, threshold=16, min_fraction=0.05):
+    """True when at least min_fraction of the pixels are visibly not black."""
+    return nonblack_fraction(img, threshold) >= min_fraction
+
+
+def mean_color(img):
+    n = img.width * img.height or 1
+    return tuple(sum(img.data[c::3]) / n for c in range(3))
+
+
+def compare(shot, ref, max_mean=8.0, max_fraction=0.05, threshold=32):
+    """Compare a screendump with a reference image (PNG/PPM path or Image).
+    Returns (ok, description)."""
+    if isinstance(ref, str):
+        ref = read_image(ref)
+    if shot.size != ref.size:
+        return False, "size %dx%d, expected %dx%d" % (shot.size + ref.size)
+    mad = mean_abs_diff(shot, ref)
+    frac = diff_fraction(shot, ref, threshold)
+    ok = mad <= max_mean and frac <= max_fraction
+    return ok, "mean abs diff %.2f (max %.2f), %.2f%% pixels differ by >%d (max %.2f%%)" % (
+        mad, max_mean, 100 * frac, threshold, 100 * max_fraction)
+
+
+# --------------------------------------------------------------------------
+# Small helpers for test scripts
+# --------------------------------------------------------------------------
+
+class Checks:
+    """Collects check results; exit() ends the test with 0 or 1."""
+
+    def __init__(self):
+        self.failures = 0
+        self.count = 0
+
+    def check(self, cond, what, detail=""):
+        self.count += 1
+        detail = str(detail).strip()
+        if cond:
+            # Short details only; failures get everything.
+            if "\n" in detail or len(detail) > 100:
+                detail = ""
+            print("ok %d - %s%s" % (self.count, what, (": " + detail) if detail else ""),
+                  flush=True)
+        else:
+            self.failures += 1
+            print("FAIL %d - %s%s" % (self.count, what, (":\n" + detail) if detail else ""),
+                  flush=True)
+        return cond
+
+    def exit(self):
+        print("%d passed, %d failed" % (self.count - self.failures, self.failures), flush=True)
+        sys.exit(1 if self.failures else 0)

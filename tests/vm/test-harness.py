@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+"""End-to-end check of the VM harness with a program that is already on the
+host: modetest's colour bars on bochs-display and on virtio-gpu-pci must
+reach QMP screendumps; the command channel, exit codes, SIGTERM timing and
+QMP tablet input must work.  Skips (77) without QEMU unless CI=true."""
+
+import os
+import re
+import sys
+import time
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import rkvm  # noqa: E402
+
+rkvm.require_tools("qemu-system-x86_64", "busybox", "modetest")
+modetest = rkvm.shutil.which("modetest")
+
+t = rkvm.Checks()
+
+
+def colour_bars(vm, driver, label):
+    rc, out = vm.run("modetest -M %s -c" % driver)
+    m = re.search(r"^(\d+)\s+\d+\s+connected\s+(\S+)", out, re.M)
+    if not t.check(m is not None, "%s: modetest finds a connected connector" % label, out[-300:]):
+        return
+    conn = m.group(1)
+    # -i: modetest waits on stdin ("press enter") while the mode is shown.
+    vm.start("mt", "modetest", "-M", driver, "-s", "%s:1280x800" % conn, stdin=True)
+    shot = None
+    for _ in range(50):
+        if "setting mode" in vm.log("mt") or not vm.running("mt"):
+            break
+        time.sleep(0.1)
+    time.sleep(0.5)
+    shot = vm.qmp.screendump()
+    shot.save_png(os.path.join(vm.workdir, "%s.png" % label))
+    t.check(shot.size == (1280, 800), "%s: screendump is 1280x800" % label,
+            "%dx%d" % shot.size)
+    frac = rkvm.nonblack_fraction(shot)
+    t.check(frac > 0.5, "%s: screendump shows the colour bars" % label,
+            "%.0f%% not black" % (100 * frac))
+    vm.send("mt", "")
+    rc = vm.wait("mt", 20)
+    t.check(rc == 0, "%s: modetest exits 0 after enter" % label, "rc=%s\n%s" % (rc, vm.log("mt")))
+
+
+# ---- bochs-display + tablet + command channel ----------------------------
+t0 = time.monotonic()
+with rkvm.boot(devices=["bochs-display", "virtio-tablet-pci"],
+               programs=[modetest]) as vm:
+    print("# bochs-display boot to RK-READY: %.1f s (wall %.1f s incl. initramfs)"
+          % (vm.boot_seconds, time.monotonic() - t0), flush=True)
+    rc, out = vm.run("ls /dev/dri")
+    t.check("card0" in out, "bochs: /dev/dri/card0 exists", out)
+    colour_bars(vm, "bochs-drm", "bochs")
+
+    # Command channel: exit codes and SIGTERM timing.
+    rc, out = vm.run("echo hello; exit 3", check=False)
+    t.check(rc == 3 and out == "hello\n", "command channel: output and exit code",
+            "rc=%d out=%r" % (rc, out))
+    vm.start("sl", "sleep", "1000")
+    t.check(vm.running("sl"), "rk_start: program runs")
+    rc, ms = vm.stop("sl", "TERM", 5)
+    t.check(rc == 143, "rk_stop: SIGTERM gives 128+15", "rc=%s ms=%d" % (rc, ms))
+    t.check(ms < 1000, "rk_stop: exit measured within 1 s", "%d ms" % ms)
+
+    # QMP tablet input reaches the guest's evdev node.
+    rc, out = vm.run("grep -l -i tablet /sys/class/input/event*/device/name", check=False)
+    ev = re.search(r"(event\d+)", out)
+    if t.check(ev is not None, "virtio tablet has an evdev node", out):
+        vm.start("ev", "cat", "/dev/input/" + ev.group(1))
+        time.sleep(0.3)
+        vm.qmp.tablet(16384, 8000, "left", True)
+        vm.qmp.tablet(button="left", down=False)
+        time.sleep(0.5)
+        rc, out = vm.run("wc -c < /tmp/rk-ev.log")
+        t.check(int(out.strip() or 0) > 0, "QMP input-send-event produces evdev events",
+                "%s bytes" % out.strip())
+        vm.stop("ev", "TERM", 5)
+    vm.poweroff()
+
+# ---- virtio-gpu-pci ------------------------------------------------------
+t0 = time.monotonic()
+with rkvm.boot(devices=["virtio-gpu-pci"], programs=[modetest]) as vm:
+    print("# virtio-gpu boot to RK-READY: %.1f s (wall %.1f s)"
+          % (vm.boot_seconds, time.monotonic() - t0), flush=True)
+    colour_bars(vm, "virtio_gpu", "virtio-gpu")
+    vm.poweroff()
+
+# ---- guest script mode: RK-EXIT and poweroff ----------------------------
+with rkvm.boot(guest_script="echo from-script; exit 5", command_channel=False) as vm:
+    code = vm.wait_exit(60)
+    t.check(code == 5, "guest script: RK-EXIT carries the exit code", "got %d" % code)
+    vm.wait_for_serial("from-script", from_start=True)
+    t.check(vm.wait_poweroff(30) == 0, "guest script: VM powers off")
+
+t.exit()
