@@ -54,6 +54,7 @@ struct drm_output {
 	struct drm_fb fb[2];
 	int back;                 /* the buffer rendered into next */
 	bool modeset_needed;      /* next present is a drmModeSetCrtc */
+	uint64_t serial;          /* counts the times its picture was lost */
 	bool flip_pending;
 	uint64_t flip_sent_ns;
 	bool seen;                /* scratch for rescans */
@@ -908,8 +909,10 @@ static int vt_acquire(void *data)
 	ret = drm_scan(dd, false);
 	if (ret < 0)
 		return ret;
-	for (int i = 0; i < dd->n_outputs; i++)
+	for (int i = 0; i < dd->n_outputs; i++) {
 		dd->outputs[i]->modeset_needed = true;
+		dd->outputs[i]->serial++;
+	}
 	return 0;
 }
 
@@ -1107,6 +1110,7 @@ static int drm_output_info(struct display *d, int idx, struct display_output_inf
 	info->height = out->mode.vdisplay;
 	info->refresh_mhz = out->refresh_mhz;
 	info->format = dd->dev->format;
+	info->serial = out->serial;
 	return 0;
 }
 

@@ -15,6 +15,9 @@ struct display_output_info {
 	int height;
 	int refresh_mhz;              /* 60000 for 60 Hz */
 	enum pixel_format format;
+	/* Changes when the output lost its picture (set up again after a VT
+	 * switch, say): whatever it showed must be drawn again. */
+	uint64_t serial;
 };
 
 struct display;

@@ -15,6 +15,7 @@ struct slot {
 struct gesture {
 	struct ripple *ripple;
 	int radius, weight;
+	int in_w, in_h;  /* the size coordinates come in; the water's by default */
 	struct slot slots[GESTURE_MAX_SLOTS];
 };
 
@@ -32,7 +33,37 @@ struct gesture *gesture_create(struct ripple *r, int radius, int weight)
 	g->ripple = r;
 	g->radius = radius;
 	g->weight = weight;
+	g->in_w = ripple_width(r);
+	g->in_h = ripple_height(r);
 	return g;
+}
+
+int gesture_set_input_size(struct gesture *g, int width, int height)
+{
+	if (width < 1 || height < 1)
+		return -EINVAL;
+	g->in_w = width;
+	g->in_h = height;
+	return 0;
+}
+
+/* Input pixels to water cells: the same place when the water is simulated
+ * smaller than the screen (a stone as big as the finger, too). */
+static int to_water_x(const struct gesture *g, int x)
+{
+	return (int)((int64_t)x * ripple_width(g->ripple) / g->in_w);
+}
+
+static int to_water_y(const struct gesture *g, int y)
+{
+	return (int)((int64_t)y * ripple_height(g->ripple) / g->in_h);
+}
+
+static int to_water_radius(const struct gesture *g, int radius)
+{
+	int r = (int)((int64_t)radius * ripple_width(g->ripple) / g->in_w);
+
+	return r > 0 ? r : 1;
 }
 
 void gesture_destroy(struct gesture *g)
@@ -58,7 +89,8 @@ int gesture_down(struct gesture *g, int slot, int x, int y, int radius, int weig
 	s->y = y;
 	s->radius = radius > 0 ? radius : g->radius;
 	s->weight = weight > 0 ? weight : g->weight;
-	ripple_drop(g->ripple, x, y, s->radius, s->weight);
+	ripple_drop(g->ripple, to_water_x(g, x), to_water_y(g, y),
+		    to_water_radius(g, s->radius), s->weight);
 	return 0;
 }
 
@@ -72,7 +104,8 @@ int gesture_move(struct gesture *g, int slot, int x, int y)
 		return 0;
 	/* A finger dragging leaves a wake: stones all along the way from
 	 * where it was, which it already marked. */
-	ripple_stroke(g->ripple, s->x, s->y, x, y, s->radius, s->weight);
+	ripple_stroke(g->ripple, to_water_x(g, s->x), to_water_y(g, s->y),
+		      to_water_x(g, x), to_water_y(g, y), to_water_radius(g, s->radius), s->weight);
 	s->x = x;
 	s->y = y;
 	return 0;

@@ -1,6 +1,6 @@
 /*
- * Fingers to stones: one state machine per slot. Touch scripts and (later)
- * touchscreens both feed it, in water coordinates.
+ * Fingers to stones: one state machine per slot. Touch scripts and
+ * touchscreens both feed it, in the coordinates of gesture_set_input_size().
  */
 #ifndef GESTURE_H
 #define GESTURE_H
@@ -14,6 +14,10 @@ struct ripple;
 
 struct gesture *gesture_create(struct ripple *r, int radius, int weight);
 void gesture_destroy(struct gesture *g);
+
+/* Coordinates (and radii) come in for an area of width x height and are
+ * scaled to the water's size; by default they are water cells. */
+int gesture_set_input_size(struct gesture *g, int width, int height);
 
 /* radius/weight <= 0 take the defaults given at creation.
  * Return 0, or -EINVAL for a slot outside 0..GESTURE_MAX_SLOTS-1. */

@@ -18,12 +18,14 @@ struct gesture;
 struct ripple;
 
 /*
- * Creates the water at sim_width x sim_height (the logical, i.e. rotated,
- * size of the output) and loads the background and obstacles named in o.
- * A bad picture is logged and replaced by the built-in one unless o->strict.
+ * Creates the water for an output of width x height logical (rotated back)
+ * pixels, simulated at 1/o->sim_scale of that, and loads the background
+ * and obstacles named in o (kept by pointer: o must outlive the kiosk).
+ * A bad picture is logged and replaced by the built-in one unless
+ * o->strict. Touches are given in this output's logical pixels.
  * Returns 0 or a negative errno.
  */
-int kiosk_create(const struct options *o, int sim_width, int sim_height, struct kiosk **out);
+int kiosk_create(const struct options *o, int width, int height, struct kiosk **out);
 void kiosk_destroy(struct kiosk *k);
 
 /* Run every step due by now_ns (monotonic, first call sets time zero).
@@ -31,9 +33,14 @@ void kiosk_destroy(struct kiosk *k);
 #define KIOSK_MAX_CATCHUP_STEPS 4
 int kiosk_advance(struct kiosk *k, uint64_t now_ns);
 
-/* Render the current water into a target. target's physical size must be the
- * logical size turned by the rotation given in options. */
+/* Render the current water into a target of any size (a second screen of
+ * another size gets the same water scaled, and its own picture); target is
+ * the physical buffer, turned by the rotation given in options. */
 int kiosk_render(struct kiosk *k, const struct render_target *target);
+
+/* When the next step is due (monotonic ns), or 0 when the water is flat
+ * and dry and nothing will change until a touch. */
+uint64_t kiosk_next_step_ns(const struct kiosk *k);
 
 /*
  * Idle when flat: the picture of the water changes only when this number

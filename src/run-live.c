@@ -19,6 +19,7 @@
 #include "render.h"
 #include "ripple.h"
 #include "run-live.h"
+#include "touch-script.h"
 
 #define NSEC_PER_SEC 1000000000ull
 #define LIVE_MAX_OUTPUTS 8
@@ -41,32 +42,21 @@ struct live_source {
 	void *data;
 };
 
-/*
- * An output whose logical size differs from the water's: it gets its own
- * background and a bilinear copy of the heights at its size.
- */
-struct view {
-	int width, height;        /* logical */
-	int16_t *heights;
-	struct image *background;
-	int *x0, *xw;             /* per column: source cell and weight of the next */
-	int *y0, *yw;
-};
-
 struct live_output {
 	struct display_output_info info;
 	uint64_t next_ns;         /* the earliest the next frame may start */
 	uint64_t frames;
 	uint64_t first_ns;        /* when it appeared, for the frame rate */
-	struct view *view;        /* NULL: same size as the water */
+	uint64_t shown;           /* the water's generation on screen */
+	bool showing;             /* shown is valid */
 };
 
 struct live {
 	const struct options *o;
 	struct display *d;
 	struct kiosk *k;
-	int sim_width, sim_height;
-	struct render_params params;
+	struct touch_script *script;
+	uint64_t script_t0;
 
 	struct live_output outputs[LIVE_MAX_OUTPUTS];
 	int n_outputs;
@@ -95,100 +85,6 @@ static int live_add_source(struct live *l, int fd, int (*dispatch)(struct live *
 	return 0;
 }
 
-/* ---- outputs of another size ---- */
-
-static void view_destroy(struct view *v)
-{
-	if (!v)
-		return;
-	free(v->heights);
-	image_destroy(v->background);
-	free(v->x0);
-	free(v->xw);
-	free(v->y0);
-	free(v->yw);
-	free(v);
-}
-
-/* Source index and fraction for each destination cell, centres aligned. */
-static void view_axis(int src, int dst, int *idx, int *w)
-{
-	for (int i = 0; i < dst; i++) {
-		int64_t pos = ((int64_t)(2 * i + 1) * src * VIEW_FRAC_ONE) / (2 * dst) -
-			      VIEW_FRAC_ONE / 2;
-		int s;
-
-		if (pos < 0)
-			pos = 0;
-		s = (int)(pos >> VIEW_FRAC_BITS);
-		if (s >= src - 1) {
-			idx[i] = src - 1;
-			w[i] = 0;
-		} else {
-			idx[i] = s;
-			w[i] = (int)(pos & (VIEW_FRAC_ONE - 1));
-		}
-	}
-}
-
-/* The picture for this size, the way kiosk.c makes it (it has already
- * reported a broken picture once; here it quietly becomes the default). */
-static struct image *view_background(const struct options *o, int w, int h)
-{
-	struct image *src = NULL, *img;
-	char err[ERR_LEN];
-
-	if (o->background && image_load(o->background, &src, err, sizeof(err)) == 0) {
-		img = image_scale(src, w, h, o->fit);
-		image_destroy(src);
-		return img;
-	}
-	return image_default(w, h);
-}
-
-static struct view *view_create(const struct options *o, int w, int h, int sim_w, int sim_h)
-{
-	struct view *v = calloc(1, sizeof(*v));
-
-	if (!v)
-		return NULL;
-	v->width = w;
-	v->height = h;
-	v->heights = calloc((size_t)w * (size_t)h, sizeof(*v->heights));
-	v->x0 = calloc((size_t)w, sizeof(int));
-	v->xw = calloc((size_t)w, sizeof(int));
-	v->y0 = calloc((size_t)h, sizeof(int));
-	v->yw = calloc((size_t)h, sizeof(int));
-	v->background = view_background(o, w, h);
-	if (!v->heights || !v->x0 || !v->xw || !v->y0 || !v->yw || !v->background) {
-		view_destroy(v);
-		return NULL;
-	}
-	view_axis(sim_w, w, v->x0, v->xw);
-	view_axis(sim_h, h, v->y0, v->yw);
-	return v;
-}
-
-static void view_update(struct view *v, const int16_t *src, int sim_w)
-{
-	for (int y = 0; y < v->height; y++) {
-		const int16_t *r0 = src + (size_t)v->y0[y] * (size_t)sim_w;
-		const int16_t *r1 = v->yw[y] ? r0 + sim_w : r0;
-		int wy = v->yw[y];
-		int16_t *dst = v->heights + (size_t)y * (size_t)v->width;
-
-		for (int x = 0; x < v->width; x++) {
-			int sx = v->x0[x], wx = v->xw[x];
-			int sx1 = wx ? sx + 1 : sx;
-			int top = r0[sx] * (VIEW_FRAC_ONE - wx) + r0[sx1] * wx;
-			int bottom = r1[sx] * (VIEW_FRAC_ONE - wx) + r1[sx1] * wx;
-
-			dst[x] = (int16_t)((top * (VIEW_FRAC_ONE - wy) + bottom * wy) >>
-					   (2 * VIEW_FRAC_BITS));
-		}
-	}
-}
-
 /* ---- the output list ---- */
 
 static void output_gone(struct live_output *out, uint64_t now)
@@ -197,7 +93,6 @@ static void output_gone(struct live_output *out, uint64_t now)
 		log_debug("%s: %llu frames in %.1f s (%.1f per second)", out->info.name,
 			  (unsigned long long)out->frames, (double)(now - out->first_ns) / 1e9,
 			  (double)out->frames * 1e9 / (double)(now - out->first_ns));
-	view_destroy(out->view);
 }
 
 static void logical_size(const struct live *l, const struct display_output_info *info, int *w,
@@ -209,14 +104,14 @@ static void logical_size(const struct live *l, const struct display_output_info 
 
 static int create_water(struct live *l, const struct display_output_info *info)
 {
-	int ret;
+	int w, h, ret;
 
-	logical_size(l, info, &l->sim_width, &l->sim_height);
-	ret = kiosk_create(l->o, l->sim_width, l->sim_height, &l->k);
+	logical_size(l, info, &w, &h);
+	ret = kiosk_create(l->o, w, h, &l->k);
 	if (ret < 0)
 		return ret;
-	log_info("water: %dx%d (from %s%s)", l->sim_width, l->sim_height, info->name,
-		 l->o->rotate ? ", rotated" : "");
+	log_info("water: %dx%d (from %s%s%s)", w, h, info->name, l->o->rotate ? ", rotated" : "",
+		 l->o->sim_scale > 1 ? ", simulated smaller" : "");
 	return 0;
 }
 
@@ -224,7 +119,7 @@ static bool same_output(const struct display_output_info *a, const struct displa
 {
 	return strcmp(a->name, b->name) == 0 && a->width == b->width &&
 	       a->height == b->height && a->refresh_mhz == b->refresh_mhz &&
-	       a->format == b->format;
+	       a->format == b->format && a->serial == b->serial;
 }
 
 /* Follow the display's outputs (hotplug, VT switches); keep the pacing of
@@ -241,7 +136,6 @@ static int sync_outputs(struct live *l, uint64_t now)
 	memset(next, 0, sizeof(next));
 	for (int i = 0; i < n; i++) {
 		struct live_output *lo = &next[count];
-		int lw, lh;
 
 		if (l->d->ops->output_info(l->d, i, &lo->info) < 0)
 			continue;
@@ -261,17 +155,6 @@ static int sync_outputs(struct live *l, uint64_t now)
 				if (ret < 0)
 					return ret;
 			}
-			logical_size(l, &lo->info, &lw, &lh);
-			if (lw != l->sim_width || lh != l->sim_height) {
-				lo->view = view_create(l->o, lw, lh, l->sim_width, l->sim_height);
-				if (!lo->view) {
-					log_error("%s: no memory for a %dx%d view of the water",
-						  lo->info.name, lw, lh);
-					return -ENOMEM;
-				}
-				log_info("%s shows the %dx%d water scaled to %dx%d", lo->info.name,
-					 l->sim_width, l->sim_height, lw, lh);
-			}
 		}
 		count++;
 	}
@@ -283,6 +166,41 @@ static int sync_outputs(struct live *l, uint64_t now)
 	return 0;
 }
 
+/* ---- scripted touches ---- */
+
+/*
+ * A touch script's frames are those of a display at --refresh Hz (60 by
+ * default), as in the headless backend, counted from the first output's
+ * first frame: the same script gives the same stones on any screen.
+ */
+static uint64_t script_frame(const struct live *l, uint64_t now)
+{
+	uint64_t d = now - l->script_t0;
+
+	return (d / NSEC_PER_SEC) * (uint64_t)l->o->refresh_hz +
+	       (d % NSEC_PER_SEC) * (uint64_t)l->o->refresh_hz / NSEC_PER_SEC;
+}
+
+static void play_script(struct live *l, uint64_t now)
+{
+	if (!l->script)
+		return;
+	if (!l->script_t0)
+		l->script_t0 = now;
+	touch_script_play(l->script, script_frame(l, now), kiosk_gesture(l->k));
+}
+
+static uint64_t script_next_ns(const struct live *l)
+{
+	uint64_t frame;
+
+	if (!l->script || !l->script_t0 || touch_script_next_frame(l->script, &frame) < 0)
+		return 0;
+	return l->script_t0 + (frame / (uint64_t)l->o->refresh_hz) * NSEC_PER_SEC +
+	       ((frame % (uint64_t)l->o->refresh_hz) * NSEC_PER_SEC + (uint64_t)l->o->refresh_hz - 1) /
+	       (uint64_t)l->o->refresh_hz;
+}
+
 /* ---- frames ---- */
 
 static uint64_t period_ns(const struct display_output_info *info)
@@ -290,18 +208,6 @@ static uint64_t period_ns(const struct display_output_info *info)
 	int mhz = info->refresh_mhz > 0 ? info->refresh_mhz : OPTIONS_DEFAULT_REFRESH_HZ * 1000;
 
 	return NSEC_PER_SEC * 1000u / (uint64_t)mhz;
-}
-
-static int render_output(struct live *l, struct live_output *out, const struct render_target *t)
-{
-	struct view *v = out->view;
-
-	if (!v)
-		return kiosk_render(l->k, t);
-	view_update(v, ripple_heights(kiosk_ripple(l->k)), l->sim_width);
-	return render_rows(&l->params, v->heights, v->width, v->height,
-			   image_const_data(v->background), image_stride(v->background), t, 0,
-			   v->height);
 }
 
 /*
@@ -321,7 +227,13 @@ static uint64_t frames(struct live *l, uint64_t now, int *err)
 		uint64_t when;
 		int ret;
 
-		if (now >= out->next_ns) {
+		if (now >= out->next_ns && out->showing &&
+		    out->shown == kiosk_generation(l->k)) {
+			/* Idle when flat, and between steps: the screen already
+			 * shows this water. Look again when the next step or
+			 * touch may change it. */
+			continue;
+		} else if (now >= out->next_ns) {
 			ret = l->d->ops->acquire(l->d, i, &t);
 			if (ret == -EBUSY) {
 				/* The flip event wakes us; look again a period on
@@ -331,7 +243,9 @@ static uint64_t frames(struct live *l, uint64_t now, int *err)
 				*err = ret;
 				return 0;
 			} else {
-				ret = render_output(l, out, &t);
+				out->shown = kiosk_generation(l->k);
+				out->showing = true;
+				ret = kiosk_render(l->k, &t);
 				if (ret < 0) {
 					log_error("%s: the water does not fit the %dx%d output",
 						  out->info.name, t.width, t.height);
@@ -431,9 +345,15 @@ int run_live(const struct options *o, struct display *d)
 	sigset_t quit_signals;
 	int ret, display_fd;
 
-	l.params.shift = o->shift;
-	l.params.light = o->light;
-	l.params.rotation = (int)o->rotate;
+	if (o->touch_script) {
+		char err[ERR_LEN];
+
+		ret = touch_script_load(o->touch_script, &l.script, err, sizeof(err));
+		if (ret < 0) {
+			log_error("touch script %s", err);
+			return ret;
+		}
+	}
 
 	/* Blocked before any thread exists (the kiosk may start some). */
 	sigemptyset(&quit_signals);
@@ -463,10 +383,20 @@ int run_live(const struct options *o, struct display *d)
 		if (ret < 0)
 			goto out;
 		if (l.k && l.n_outputs > 0) {
+			uint64_t step_at;
+
+			/* Touches read before a step are in that step. */
+			play_script(&l, now);
 			kiosk_advance(l.k, now);
 			wake = frames(&l, now, &ret);
 			if (ret < 0)
 				goto out;
+			step_at = kiosk_next_step_ns(l.k);
+			if (step_at && (wake == 0 || step_at < wake))
+				wake = step_at;
+			step_at = script_next_ns(&l);
+			if (step_at && (wake == 0 || step_at < wake))
+				wake = step_at;
 		} else {
 			/* No screen: no steps, no frames, sleep until one comes. */
 			wake = 0;
@@ -484,6 +414,7 @@ out:
 	for (int i = 0; i < l.n_outputs; i++)
 		output_gone(&l.outputs[i], now_ns());
 	kiosk_destroy(l.k);
+	touch_script_destroy(l.script);
 	if (l.timer_fd >= 0)
 		close(l.timer_fd);
 	if (l.signal_fd >= 0)

@@ -254,6 +254,14 @@ const struct touch_event *touch_script_event(const struct touch_script *s, size_
 	return i < s->count ? &s->events[i] : NULL;
 }
 
+int touch_script_next_frame(const struct touch_script *s, uint64_t *frame)
+{
+	if (s->played >= s->count)
+		return -ENOENT;
+	*frame = s->events[s->played].frame;
+	return 0;
+}
+
 int touch_script_play(struct touch_script *s, uint64_t frame, struct gesture *g)
 {
 	int n = 0;

@@ -42,6 +42,9 @@ void touch_script_destroy(struct touch_script *s);
 size_t touch_script_count(const struct touch_script *s);
 const struct touch_event *touch_script_event(const struct touch_script *s, size_t i);
 
+/* The frame of the next event not played yet, or -ENOENT at the end. */
+int touch_script_next_frame(const struct touch_script *s, uint64_t *frame);
+
 /* Feed every not yet played event of a frame <= frame to the gestures.
  * Returns the number of events played. */
 int touch_script_play(struct touch_script *s, uint64_t frame, struct gesture *g);
