@@ -122,6 +122,52 @@ def rain_moves(vm, label, size, **dump):
     vm.stop("rk", "TERM", 10)
 
 
+def changed_box(a, b, threshold=8):
+    """Bounding box (x0, y0, x1, y1) of the pixels that differ by more than
+    threshold in some channel, and how many; None when none do."""
+    box, n = None, 0
+    stride = a.width * 3
+    for y in range(a.height):
+        ra = a.data[y * stride:(y + 1) * stride]
+        rb = b.data[y * stride:(y + 1) * stride]
+        if ra == rb:
+            continue
+        for x in range(a.width):
+            i = x * 3
+            if max(abs(ra[i + c] - rb[i + c]) for c in range(3)) > threshold:
+                n += 1
+                if box is None:
+                    box = [x, y, x, y]
+                box = [min(box[0], x), min(box[1], y), max(box[2], x), max(box[3], y)]
+    return (tuple(box), n) if box else (None, 0)
+
+
+STONE_AT = (640, 400)
+# Waves travel about 0.7 px a step at 30 steps a second: within the few
+# seconds of this check a ring stays well inside this distance.
+STONE_REACH = 250
+
+
+def stone_moves_only_there(vm, label, size, **dump):
+    """A scripted stone, no rain: two screendumps a moment apart differ
+    around the stone and nowhere else."""
+    vm.run("printf '30 down 0 %d %d\\n31 up 0\\n' > /tmp/stone.script" % STONE_AT)
+    vm.start("rk", "ripple-kiosk", "--touch-script", "/tmp/stone.script")
+    wait_picture(vm, "rk", size, label + "-stone-0", **dump)
+    time.sleep(2)
+    first = shot(vm, label + "-stone-1", **dump)
+    time.sleep(0.7)
+    second = shot(vm, label + "-stone-2", **dump)
+    box, n = changed_box(first, second) if first.size == second.size else (None, 0)
+    if t.check(n > 100, "%s: a scripted stone: two screendumps a moment apart differ" % label,
+               "%d pixels changed" % n):
+        far = max(abs(box[0] - STONE_AT[0]), abs(box[2] - STONE_AT[0]),
+                  abs(box[1] - STONE_AT[1]), abs(box[3] - STONE_AT[1]))
+        t.check(far <= STONE_REACH, "%s: ... only around the stone at %s" % (label, STONE_AT),
+                "changes within %s, %d px from the stone at most" % (box, far))
+    vm.stop("rk", "TERM", 10)
+
+
 # ---- bochs-display -----------------------------------------------------------
 with rkvm.boot(devices=["bochs-display"], programs=[(prog, "/usr/local/bin/ripple-kiosk")]) as vm:
     print("# boot: %.1f s" % vm.boot_seconds, flush=True)
@@ -143,6 +189,7 @@ with rkvm.boot(devices=["bochs-display"], programs=[(prog, "/usr/local/bin/rippl
             "bochs: --mode 123x45 names the mode and lists the available ones", log)
 
     rain_moves(vm, "bochs", (1280, 800))
+    stone_moves_only_there(vm, "bochs", (1280, 800))
     vm.poweroff()
 
 # ---- virtio-gpu-pci ----------------------------------------------------------
@@ -151,6 +198,7 @@ with rkvm.boot(devices=["virtio-gpu-pci"], programs=[(prog, "/usr/local/bin/ripp
     running = default_run(vm, "virtio-gpu")
     sigterm(vm, "virtio-gpu", running)
     rain_moves(vm, "virtio-gpu", (1280, 800))
+    stone_moves_only_there(vm, "virtio-gpu", (1280, 800))
     vm.poweroff()
 
 # ---- virtio-gpu-pci, two outputs ---------------------------------------------
