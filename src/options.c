@@ -10,6 +10,7 @@
 #include "parse.h"
 #include "render.h"
 #include "ripple.h"
+#include "touch-map.h"
 #include "workers.h"
 
 enum {
@@ -40,6 +41,16 @@ enum {
 	OPT_FLIP_TIMEOUT,
 	OPT_THREADS,
 	OPT_SIM_SCALE,
+	/* ---- touch input ---- */
+	OPT_TOUCH_DEVICE,
+	OPT_GRAB,
+	OPT_TOUCH_INVERT_X,
+	OPT_TOUCH_INVERT_Y,
+	OPT_CALIBRATION,
+	OPT_TOUCH_OUTPUT,
+	OPT_TOUCH_RADIUS,
+	OPT_TOUCH_WEIGHT,
+	/* ---- end touch input ---- */
 };
 
 static const struct option long_options[] = {
@@ -70,6 +81,16 @@ static const struct option long_options[] = {
 	{ "flip-timeout", required_argument, NULL, OPT_FLIP_TIMEOUT },
 	{ "threads", required_argument, NULL, OPT_THREADS },
 	{ "sim-scale", required_argument, NULL, OPT_SIM_SCALE },
+	/* ---- touch input ---- */
+	{ "touch-device", required_argument, NULL, OPT_TOUCH_DEVICE },
+	{ "grab", no_argument, NULL, OPT_GRAB },
+	{ "touch-invert-x", no_argument, NULL, OPT_TOUCH_INVERT_X },
+	{ "touch-invert-y", no_argument, NULL, OPT_TOUCH_INVERT_Y },
+	{ "calibration", required_argument, NULL, OPT_CALIBRATION },
+	{ "touch-output", required_argument, NULL, OPT_TOUCH_OUTPUT },
+	{ "touch-radius", required_argument, NULL, OPT_TOUCH_RADIUS },
+	{ "touch-weight", required_argument, NULL, OPT_TOUCH_WEIGHT },
+	/* ---- end touch input ---- */
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -115,6 +136,19 @@ static void usage(FILE *f)
 "  --seed N                seed of the rain (default %d)\n"
 "  --touch-script FILE     scripted fingers: lines 'FRAME down|move|up FINGER [X Y]'\n"
 "\n"
+"Touch (touchscreens, absolute pointers, a mouse with its button held):\n"
+"  --touch-device PATH|NAME  use only this input device (default: every one found)\n"
+"  --touch-output NAME     the connector the touchscreen is on (default: the first)\n"
+"  --touch-invert-x        mirror the touch x axis\n"
+"  --touch-invert-y        mirror the touch y axis\n"
+"  --calibration \"a b c d e f\"  libinput calibration matrix on the 0..1 range\n"
+"                          (default: the device's LIBINPUT_CALIBRATION_MATRIX, if any)\n"
+"  --touch-radius MIN:MAX  stone radius from a fingertip to a flat hand, where the\n"
+"                          device reports contact size (default stone-radius x1:x%d)\n"
+"  --touch-weight MIN:MAX  stone weight from the lightest to the firmest press, where\n"
+"                          the device reports pressure (default stone-weight /%d:x%d)\n"
+"  --grab                  take the input devices for this program alone (EVIOCGRAB)\n"
+"\n"
 "Speed:\n"
 "  --threads N             threads for step and render (default: online CPUs, 1..%d)\n"
 "  --sim-scale N           simulate the water at 1/N size, render full size (default 1, 1..%d)\n"
@@ -130,7 +164,9 @@ static void usage(FILE *f)
 		OPTIONS_DEFAULT_STEPS_PER_SECOND,
 		RENDER_SHIFT_DEFAULT, RENDER_SHIFT_MIN, RENDER_SHIFT_MAX, RENDER_LIGHT_MAX,
 		OPTIONS_DEFAULT_STONE_RADIUS, OPTIONS_DEFAULT_STONE_WEIGHT, RIPPLE_WEIGHT_MAX,
-		OPTIONS_DEFAULT_RAIN, OPTIONS_DEFAULT_SEED, WORKERS_MAX, OPTIONS_MAX_SIM_SCALE);
+		OPTIONS_DEFAULT_RAIN, OPTIONS_DEFAULT_SEED,
+		OPTIONS_TOUCH_RADIUS_SPREAD, OPTIONS_TOUCH_WEIGHT_SPREAD, OPTIONS_TOUCH_WEIGHT_SPREAD,
+		WORKERS_MAX, OPTIONS_MAX_SIM_SCALE);
 }
 
 void options_defaults(struct options *o)
@@ -175,6 +211,66 @@ static bool bad_choice(const char *opt, const char *arg, const char *allowed)
 	log_error("--%s: '%s' is not one of %s", opt, arg, allowed);
 	return true;
 }
+
+/* ---- touch input ---- */
+/* "MIN:MAX" with lo <= MIN <= MAX <= hi. */
+static bool bad_bounds(const char *opt, const char *arg, int lo, int hi, int *min, int *max)
+{
+	char buf[64];
+	char *colon;
+
+	if (strlen(arg) >= sizeof(buf))
+		goto bad;
+	strcpy(buf, arg);
+	colon = strchr(buf, ':');
+	if (!colon)
+		goto bad;
+	*colon = '\0';
+	if (parse_int(buf, lo, hi, min) < 0 || parse_int(colon + 1, lo, hi, max) < 0 ||
+	    *min > *max)
+		goto bad;
+	return false;
+bad:
+	log_error("--%s: '%s' is not MIN:MAX with %d <= MIN <= MAX <= %d", opt, arg, lo, hi);
+	return true;
+}
+
+static bool parse_touch(struct options *o, int c, const char *arg)
+{
+	switch (c) {
+	case OPT_TOUCH_DEVICE:
+		o->touch_device = arg;
+		return false;
+	case OPT_GRAB:
+		o->grab = true;
+		return false;
+	case OPT_TOUCH_INVERT_X:
+		o->touch_invert_x = true;
+		return false;
+	case OPT_TOUCH_INVERT_Y:
+		o->touch_invert_y = true;
+		return false;
+	case OPT_CALIBRATION:
+		if (touch_matrix_parse(arg, o->calibration) < 0) {
+			log_error("--calibration: '%s' is not six numbers \"a b c d e f\"", arg);
+			return true;
+		}
+		o->has_calibration = true;
+		return false;
+	case OPT_TOUCH_OUTPUT:
+		o->touch_output = arg;
+		return false;
+	case OPT_TOUCH_RADIUS:
+		return bad_bounds("touch-radius", arg, 1, RIPPLE_RADIUS_MAX, &o->touch_radius_min,
+				  &o->touch_radius_max);
+	case OPT_TOUCH_WEIGHT:
+		return bad_bounds("touch-weight", arg, 1, RIPPLE_WEIGHT_MAX, &o->touch_weight_min,
+				  &o->touch_weight_max);
+	default:
+		return true;
+	}
+}
+/* ---- end touch input ---- */
 
 /* Returns true (and has said why) when the argument is wrong. */
 static bool parse_one(struct options *o, int c, const char *arg)
@@ -277,7 +373,7 @@ static bool parse_one(struct options *o, int c, const char *arg)
 		o->verbose = true;
 		return false;
 	default:
-		return true;
+		return parse_touch(o, c, arg);
 	}
 }
 

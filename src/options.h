@@ -39,6 +39,13 @@ enum rotation {
 #define OPTIONS_MAX_FLIP_TIMEOUT_MS 60000
 #define OPTIONS_MAX_SIM_SCALE 4
 
+/* ---- touch input ---- */
+/* --touch-radius/--touch-weight bounds when not given: from the stone's
+ * size and weight, so a fingertip and a flat hand differ by these factors. */
+#define OPTIONS_TOUCH_RADIUS_SPREAD 4
+#define OPTIONS_TOUCH_WEIGHT_SPREAD 2
+/* ---- end touch input ---- */
+
 struct options {
 	enum backend_kind backend;
 	bool backend_fell_back;       /* auto chose headless: say so */
@@ -75,6 +82,19 @@ struct options {
 	int mode_refresh_hz;          /* 0: any */
 	enum rotation rotate;
 	int flip_timeout_ms;
+
+	/* ---- touch input ---- */
+	const char *touch_device;     /* NULL: every touchscreen, tablet and mouse */
+	const char *touch_output;     /* NULL: the first output */
+	bool grab;                    /* EVIOCGRAB the devices used */
+	bool touch_invert_x, touch_invert_y;
+	bool has_calibration;         /* else the udev property, else identity */
+	double calibration[6];        /* libinput's a b c d e f */
+	/* Contact size and pressure scale a stone within these; 0: derived
+	 * from stone_radius/stone_weight. */
+	int touch_radius_min, touch_radius_max;
+	int touch_weight_min, touch_weight_max;
+	/* ---- end touch input ---- */
 
 	bool verbose;
 };

@@ -13,6 +13,9 @@
 
 #include "display.h"
 #include "image.h"
+#ifdef HAVE_TOUCH
+#include "input.h"
+#endif
 #include "kiosk.h"
 #include "log.h"
 #include "options.h"
@@ -49,6 +52,7 @@ struct live_output {
 	uint64_t first_ns;        /* when it appeared, for the frame rate */
 	uint64_t shown;           /* the water's generation on screen */
 	bool showing;             /* shown is valid */
+	uint64_t touch_ns;        /* the oldest touch in the frame being flipped */
 };
 
 struct live {
@@ -63,6 +67,12 @@ struct live {
 
 	struct live_source sources[LIVE_MAX_SOURCES];
 	int n_sources;
+#ifdef HAVE_TOUCH
+	struct input *input;
+	int water_w, water_h;     /* the size touches are given in */
+	int touch_output;         /* index in outputs, -1: none */
+	uint64_t display_ns;      /* when the display's events were last read */
+#endif
 	int signal_fd;
 	int timer_fd;
 	bool quit;
@@ -110,6 +120,10 @@ static int create_water(struct live *l, const struct display_output_info *info)
 	ret = kiosk_create(l->o, w, h, &l->k);
 	if (ret < 0)
 		return ret;
+#ifdef HAVE_TOUCH
+	l->water_w = w;
+	l->water_h = h;
+#endif
 	log_info("water: %dx%d (from %s%s%s)", w, h, info->name, l->o->rotate ? ", rotated" : "",
 		 l->o->sim_scale > 1 ? ", simulated smaller" : "");
 	return 0;
@@ -165,6 +179,58 @@ static int sync_outputs(struct live *l, uint64_t now)
 	l->n_outputs = count;
 	return 0;
 }
+
+/* ---- touch input ---- */
+
+#ifdef HAVE_TOUCH
+/* The touchscreen belongs to --touch-output, else the first output; its
+ * touches land in the water through that output's size and rotation. */
+static void touch_follow_outputs(struct live *l)
+{
+	int idx = l->n_outputs > 0 ? 0 : -1;
+
+	if (!l->input)
+		return;
+	if (l->o->touch_output) {
+		idx = -1;
+		for (int i = 0; i < l->n_outputs; i++)
+			if (strcmp(l->outputs[i].info.name, l->o->touch_output) == 0)
+				idx = i;
+	}
+	if (idx < 0 || !l->k)
+		input_set_target(l->input, NULL, 0, 0, 0, 0);
+	else
+		input_set_target(l->input, kiosk_gesture(l->k), l->outputs[idx].info.width,
+				 l->outputs[idx].info.height, l->water_w, l->water_h);
+	if (idx != l->touch_output && l->o->touch_output && idx < 0)
+		log_info("touch output %s is not connected: touches are ignored until it is",
+			 l->o->touch_output);
+	l->touch_output = idx;
+}
+
+static int on_input(struct live *l, void *data)
+{
+	(void)data;
+	return input_dispatch(l->input);
+}
+
+/* Touch-to-photon: a frame of the touch output was rendered ... */
+static void touch_frame_rendered(struct live *l, int idx)
+{
+	if (l->input && idx == l->touch_output && !l->outputs[idx].touch_ns)
+		l->outputs[idx].touch_ns = input_take_touch_time(l->input);
+}
+
+/* ... and its flip is done when the output takes a frame again: it
+ * completed when the display's events were last read. */
+static void touch_frame_shown(struct live *l, int idx)
+{
+	if (l->input && l->outputs[idx].touch_ns) {
+		input_frame_shown(l->input, l->outputs[idx].touch_ns, l->display_ns);
+		l->outputs[idx].touch_ns = 0;
+	}
+}
+#endif
 
 /* ---- scripted touches ---- */
 
@@ -243,6 +309,9 @@ static uint64_t frames(struct live *l, uint64_t now, int *err)
 				*err = ret;
 				return 0;
 			} else {
+#ifdef HAVE_TOUCH
+				touch_frame_shown(l, i);
+#endif
 				out->shown = kiosk_generation(l->k);
 				out->showing = true;
 				ret = kiosk_render(l->k, &t);
@@ -257,6 +326,9 @@ static uint64_t frames(struct live *l, uint64_t now, int *err)
 					*err = ret;
 					return 0;
 				}
+#ifdef HAVE_TOUCH
+				touch_frame_rendered(l, i);
+#endif
 				out->frames++;
 				/* Stay on the refresh grid; after a stall start a new one. */
 				out->next_ns += period;
@@ -314,6 +386,9 @@ static int on_timer(struct live *l, void *data)
 static int on_display(struct live *l, void *data)
 {
 	(void)data;
+#ifdef HAVE_TOUCH
+	l->display_ns = now_ns();
+#endif
 	return l->d->ops->dispatch(l->d);
 }
 
@@ -375,6 +450,15 @@ int run_live(const struct options *o, struct display *d)
 	display_fd = d->ops->get_fd(d);
 	if (display_fd >= 0)
 		live_add_source(&l, display_fd, on_display, NULL);
+#ifdef HAVE_TOUCH
+	/* Without touch input the water still shows: a warning, not an exit. */
+	l.touch_output = -1;
+	ret = input_create(o, true, &l.input);
+	if (ret < 0)
+		log_warn("no touch input: %s", strerror(-ret));
+	else
+		live_add_source(&l, input_get_fd(l.input), on_input, NULL);
+#endif
 
 	while (!l.quit) {
 		uint64_t now = now_ns(), wake;
@@ -382,6 +466,9 @@ int run_live(const struct options *o, struct display *d)
 		ret = sync_outputs(&l, now);
 		if (ret < 0)
 			goto out;
+#ifdef HAVE_TOUCH
+		touch_follow_outputs(&l);
+#endif
 		if (l.k && l.n_outputs > 0) {
 			uint64_t step_at;
 
@@ -413,6 +500,9 @@ int run_live(const struct options *o, struct display *d)
 out:
 	for (int i = 0; i < l.n_outputs; i++)
 		output_gone(&l.outputs[i], now_ns());
+#ifdef HAVE_TOUCH
+	input_destroy(l.input);
+#endif
 	kiosk_destroy(l.k);
 	touch_script_destroy(l.script);
 	if (l.timer_fd >= 0)

@@ -100,7 +100,9 @@ grep -q "from 1 to 15" "$tmp/err" || bad "damping error lacks the range: $(cat "
 for opt in backend size frames every output refresh format background fit obstacles \
 	strict damping steps-per-second refraction light stone-radius stone-weight rain \
 	seed touch-script device connector mode rotate flip-timeout threads sim-scale \
-	verbose help version; do
+	verbose help version \
+	touch-device grab touch-invert-x touch-invert-y calibration touch-output \
+	touch-radius touch-weight; do
 	grep -q -- "--$opt" "$tmp/help" || bad "--help lacks --$opt"
 done
 "$prog" --version | grep -q "^ripple-kiosk " || bad "--version"

@@ -1,0 +1,99 @@
+/*
+ * Touch input: every touchscreen, absolute pointer (QEMU's tablet, many USB
+ * controllers) and relative mouse (button held = finger) under /dev/input,
+ * found at start and on hotplug, read with libevdev, and fed to the water's
+ * gesture state machine in water coordinates.
+ *
+ * The loop polls one fd (an epoll set of the devices and the hotplug
+ * sources) and calls input_dispatch() when it is readable.
+ */
+#ifndef INPUT_H
+#define INPUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct gesture;
+struct input;
+struct input_event;
+struct libevdev;
+struct options;
+
+/* What a device is, decided like udev's input_id and libinput do. */
+enum input_kind {
+	INPUT_IGNORED,        /* keyboard, touchpad, tablet, joystick, ... */
+	INPUT_TOUCH_MT,       /* protocol B: ABS_MT_SLOT */
+	INPUT_TOUCH_MT_A,     /* protocol A: SYN_MT_REPORT, no slots */
+	INPUT_TOUCH_SINGLE,   /* ABS_X/Y + BTN_TOUCH */
+	INPUT_ABS_POINTER,    /* ABS_X/Y + BTN_LEFT: button down = finger down */
+	INPUT_REL_MOUSE,      /* REL_X/Y + BTN_LEFT: a cursor, button held = finger */
+};
+
+enum input_kind input_classify(const struct libevdev *dev);
+const char *input_kind_name(enum input_kind kind);
+
+/* o must outlive the input. Without discover, no device is opened and no
+ * hotplug source is set up (tests add devices by hand). 0 or negative errno. */
+int input_create(const struct options *o, bool discover, struct input **out);
+void input_destroy(struct input *in);
+
+/* The fd to poll (readable: call input_dispatch). */
+int input_get_fd(const struct input *in);
+/* Read everything pending. 0, or a negative errno only for a broken epoll
+ * set; device errors are handled (the device is dropped) and not returned. */
+int input_dispatch(struct input *in);
+
+/*
+ * Where touches go: g is the water's gesture machine (NULL: touches are
+ * read and dropped), phys_w x phys_h the touch output as scanned out (see
+ * --touch-output), water_w x water_h the water. A new g ends every touch.
+ */
+void input_set_target(struct input *in, struct gesture *g, int phys_w, int phys_h,
+		      int water_w, int water_h);
+
+int input_device_count(const struct input *in);
+
+/*
+ * Touch-to-photon latency. The loop takes the event time (CLOCK_MONOTONIC
+ * ns) of the oldest touch not yet in a rendered frame when it renders (0:
+ * none), and hands it back with the time the flip showing that frame
+ * completed; the latency is logged at debug level and summed up at exit.
+ */
+uint64_t input_take_touch_time(struct input *in);
+void input_frame_shown(struct input *in, uint64_t touch_ns, uint64_t flip_ns);
+
+/* ---- seams for tests (and debug logs) ---- */
+
+enum input_action { INPUT_DOWN, INPUT_MOVE, INPUT_UP, INPUT_CANCEL };
+
+struct input_touch {
+	enum input_action action;
+	int device;          /* as returned by input_add_libevdev */
+	int slot;            /* the gesture slot */
+	int x, y;            /* water cells (DOWN, MOVE) */
+	int radius, weight;  /* 0: the gesture's defaults (DOWN) */
+};
+
+/* Called for every touch handed to the gesture machine. */
+void input_set_observer(struct input *in, void (*fn)(void *data, const struct input_touch *t),
+			void *data);
+
+/*
+ * Use a device built in memory (libevdev_new, libevdev_enable_event_code)
+ * without an fd; the input takes dev over, also on failure. Returns the
+ * device's id, -ENOTSUP for a device that is not used (dev freed), or
+ * another negative errno.
+ */
+int input_add_libevdev(struct input *in, struct libevdev *dev, const char *path);
+/*
+ * Handle events as if read from that device. A SYN_DROPPED resyncs from the
+ * libevdev's state, which the test sets first (libevdev_set_slot_value,
+ * libevdev_set_event_value) as the kernel would have it, then skips the
+ * rest of the frame. 0 or -ENOENT.
+ */
+int input_feed(struct input *in, int id, const struct input_event *ev, size_t n);
+/* As if the device was unplugged (-ENODEV): its touches end. 0 or -ENOENT. */
+int input_remove(struct input *in, int id);
+
+#endif

@@ -1,0 +1,60 @@
+/*
+ * Touch coordinates to water coordinates: pure arithmetic, no devices.
+ *
+ * The panel is mounted with the screen, so a device position first becomes
+ * a pixel of the output as scanned out (physical); --rotate only decides
+ * where that pixel is in the picture (logical), which the water may hold at
+ * another size (--sim-scale, mirrored outputs).
+ *
+ *   device value -> [0, 1) across the axis (ranges need not start at 0)
+ *                -> --touch-invert-x/y
+ *                -> calibration matrix (libinput's 6 numbers, on [0, 1))
+ *                -> physical pixel, clamped to the output (real panels
+ *                   report values outside their own range)
+ *                -> logical pixel (turned back by the rotation)
+ *                -> water cell
+ */
+#ifndef TOUCH_MAP_H
+#define TOUCH_MAP_H
+
+#include <stdbool.h>
+
+#define TOUCH_MATRIX_LEN 6
+
+/* How the panel sits on the output; shared by all touch devices. */
+struct touch_transform {
+	int rotation;          /* 0, 90, 180, 270 as --rotate */
+	bool invert_x, invert_y;
+	bool has_matrix;
+	double matrix[TOUCH_MATRIX_LEN];  /* a b c d e f: x' = ax+by+c, y' = dx+ey+f */
+};
+
+struct touch_map {
+	int x_min, x_max, y_min, y_max;  /* device units, inclusive */
+	struct touch_transform t;
+	int phys_w, phys_h;              /* the output as scanned out */
+	int log_w, log_h;                /* as the viewer sees it */
+	int water_w, water_h;
+};
+
+/*
+ * Returns 0, or -EINVAL for an axis with min >= max (libinput rejects those
+ * too), sizes below 1, or a rotation that is not a multiple of 90 in 0..270.
+ */
+int touch_map_init(struct touch_map *m, int x_min, int x_max, int y_min, int y_max,
+		   const struct touch_transform *t, int phys_w, int phys_h,
+		   int water_w, int water_h);
+
+/* A device position to a water cell, always inside the water. */
+void touch_map_apply(const struct touch_map *m, int dx, int dy, int *wx, int *wy);
+
+/* The physical pixel only (for tests and logs). */
+void touch_map_physical(const struct touch_map *m, int dx, int dy, int *px, int *py);
+
+/*
+ * "a b c d e f": six finite numbers separated by blanks, as libinput's
+ * LIBINPUT_CALIBRATION_MATRIX. Returns 0 or -EINVAL.
+ */
+int touch_matrix_parse(const char *s, double matrix[TOUCH_MATRIX_LEN]);
+
+#endif

@@ -1,0 +1,239 @@
+/* Touch coordinates to water cells: rotation, inversion, calibration and
+ * odd ranges. The rotation is checked against the renderer itself. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "render.h"
+#include "touch-map.h"
+
+#define COORD_BITS 12
+#define COORD_MASK ((1u << COORD_BITS) - 1)
+
+static const struct touch_transform plain = { 0 };
+
+static void map(const struct touch_map *m, int dx, int dy, int *x, int *y)
+{
+	touch_map_apply(m, dx, dy, x, y);
+}
+
+/* The water's cell (x, y) as the renderer shows it: render a flat pool
+ * whose picture encodes each logical pixel's coordinates, then read the
+ * physical pixel the touch landed on. */
+static void check_against_renderer(int rotation, int lw, int lh)
+{
+	struct touch_transform t = { .rotation = rotation };
+	struct render_params p = { .shift = RENDER_SHIFT_DEFAULT, .rotation = rotation };
+	struct render_target dst;
+	struct touch_map m;
+	int16_t *heights = calloc((size_t)lw * (size_t)lh, sizeof(*heights));
+	uint32_t *bg = malloc((size_t)lw * (size_t)lh * sizeof(*bg));
+	uint32_t *phys;
+	int pw, ph;
+
+	render_physical_size(rotation, lw, lh, &pw, &ph);
+	phys = malloc((size_t)pw * (size_t)ph * sizeof(*phys));
+	for (int y = 0; y < lh; y++)
+		for (int x = 0; x < lw; x++)
+			bg[y * lw + x] = ((uint32_t)x << COORD_BITS) | (uint32_t)y;
+	dst = (struct render_target){ phys, pw, ph, (size_t)pw * sizeof(*phys), PIXEL_XRGB8888 };
+	CHECK_EQ(render_rows(&p, heights, lw, lh, bg, (size_t)lw * sizeof(*bg), &dst, 0, lh), 0);
+
+	/* The device covers the physical panel: one unit per pixel here. */
+	CHECK_EQ(touch_map_init(&m, 0, pw - 1, 0, ph - 1, &t, pw, ph, lw, lh), 0);
+	for (int py = 0; py < ph; py += 7) {
+		for (int px = 0; px < pw; px += 5) {
+			uint32_t want = phys[py * pw + px] & 0xffffff;
+			int x, y, qx, qy;
+
+			touch_map_physical(&m, px, py, &qx, &qy);
+			CHECK_EQ(qx, px);
+			CHECK_EQ(qy, py);
+			map(&m, px, py, &x, &y);
+			CHECK_EQ(x, (int)(want >> COORD_BITS));
+			CHECK_EQ(y, (int)(want & COORD_MASK));
+		}
+	}
+	free(heights);
+	free(bg);
+	free(phys);
+}
+
+static void test_rotations(void)
+{
+	for (int r = 0; r < 360; r += 90)
+		check_against_renderer(r, 64, 40);
+}
+
+/* Corners for --rotate 90 by hand: a 100x60 physical panel, portrait water. */
+static void test_rotate_90_corners(void)
+{
+	struct touch_transform t = { .rotation = 90 };
+	struct touch_map m;
+	int x, y;
+
+	CHECK_EQ(touch_map_init(&m, 0, 999, 0, 599, &t, 100, 60, 60, 100), 0);
+	map(&m, 0, 0, &x, &y);          /* physical top left = logical bottom left */
+	CHECK_EQ(x, 0);
+	CHECK_EQ(y, 99);
+	map(&m, 999, 0, &x, &y);        /* physical top right = logical top left */
+	CHECK_EQ(x, 0);
+	CHECK_EQ(y, 0);
+	map(&m, 999, 599, &x, &y);      /* physical bottom right = logical top right */
+	CHECK_EQ(x, 59);
+	CHECK_EQ(y, 0);
+}
+
+/* libinput's touchscreen-invalid-range: x 1000..2500, y 2000..4500. */
+static void test_odd_ranges(void)
+{
+	struct touch_map m;
+	int x, y;
+
+	CHECK_EQ(touch_map_init(&m, 1000, 2500, 2000, 4500, &plain, 300, 500, 300, 500), 0);
+	map(&m, 1000, 2000, &x, &y);
+	CHECK_EQ(x, 0);
+	CHECK_EQ(y, 0);
+	map(&m, 2500, 4500, &x, &y);
+	CHECK_EQ(x, 299);
+	CHECK_EQ(y, 499);
+	map(&m, 1750, 3250, &x, &y);
+	CHECK_EQ(x, 150);
+	CHECK_EQ(y, 250);
+	/* Out of range (real panels do it): clamped to the edge. */
+	map(&m, 4000, -500, &x, &y);
+	CHECK_EQ(x, 299);
+	CHECK_EQ(y, 0);
+	map(&m, -500, 99999, &x, &y);
+	CHECK_EQ(x, 0);
+	CHECK_EQ(y, 499);
+	map(&m, INT32_MIN, INT32_MAX, &x, &y);
+	CHECK_EQ(x, 0);
+	CHECK_EQ(y, 499);
+
+	/* generic-singletouch: y -2000..2000 */
+	CHECK_EQ(touch_map_init(&m, 10000, 20000, -2000, 2000, &plain, 100, 100, 100, 100), 0);
+	map(&m, 15000, 0, &x, &y);
+	CHECK_EQ(x, 50);
+	CHECK_EQ(y, 50);
+	map(&m, 10000, -2000, &x, &y);
+	CHECK_EQ(x, 0);
+	CHECK_EQ(y, 0);
+}
+
+static void test_rejects(void)
+{
+	struct touch_transform bad = { .rotation = 45 };
+	struct touch_map m;
+
+	CHECK_EQ(touch_map_init(&m, 5, 5, 0, 10, &plain, 10, 10, 10, 10), -EINVAL);
+	CHECK_EQ(touch_map_init(&m, 0, 10, 7, 7, &plain, 10, 10, 10, 10), -EINVAL);
+	CHECK_EQ(touch_map_init(&m, 10, 0, 0, 10, &plain, 10, 10, 10, 10), -EINVAL);
+	CHECK_EQ(touch_map_init(&m, 0, 10, 0, 10, &plain, 0, 10, 10, 10), -EINVAL);
+	CHECK_EQ(touch_map_init(&m, 0, 10, 0, 10, &plain, 10, 10, 10, 0), -EINVAL);
+	CHECK_EQ(touch_map_init(&m, 0, 10, 0, 10, &bad, 10, 10, 10, 10), -EINVAL);
+}
+
+static void test_invert_and_matrix(void)
+{
+	struct touch_transform inv = { .invert_x = true };
+	struct touch_transform invy = { .invert_y = true };
+	struct touch_transform mat = { .has_matrix = true, .matrix = { -1, 0, 1, 0, 1, 0 } };
+	struct touch_transform swap = { .has_matrix = true, .matrix = { 0, 1, 0, 1, 0, 0 } };
+	struct touch_transform half = { .has_matrix = true, .matrix = { 0.5, 0, 0.5, 0, 1, 0 } };
+	struct touch_transform both = { .invert_x = true, .has_matrix = true,
+					.matrix = { -1, 0, 1, 0, 1, 0 } };
+	struct touch_map a, b, m;
+	int x, y, x2, y2;
+
+	CHECK_EQ(touch_map_init(&a, 0, 1023, 0, 767, &inv, 200, 100, 200, 100), 0);
+	CHECK_EQ(touch_map_init(&b, 0, 1023, 0, 767, &mat, 200, 100, 200, 100), 0);
+	for (int dx = 0; dx < 1024; dx += 31) {
+		for (int dy = 0; dy < 768; dy += 37) {
+			map(&a, dx, dy, &x, &y);
+			map(&b, dx, dy, &x2, &y2);
+			CHECK_EQ(x, x2);
+			CHECK_EQ(y, y2);
+			CHECK_EQ(y, (2 * dy + 1) * 100 / (2 * 768));
+		}
+	}
+	map(&a, 0, 0, &x, &y);
+	CHECK_EQ(x, 199);
+	map(&a, 1023, 0, &x, &y);
+	CHECK_EQ(x, 0);
+
+	CHECK_EQ(touch_map_init(&m, 0, 1023, 0, 767, &invy, 200, 100, 200, 100), 0);
+	map(&m, 0, 0, &x, &y);
+	CHECK_EQ(x, 0);
+	CHECK_EQ(y, 99);
+
+	/* Inverting twice is the identity. */
+	CHECK_EQ(touch_map_init(&m, 0, 1023, 0, 767, &both, 200, 100, 200, 100), 0);
+	map(&m, 100, 700, &x, &y);
+	CHECK_EQ(x, 100 * 200 / 1024);
+	CHECK_EQ(y, 700 * 100 / 768);
+
+	/* Swapped axes (a panel wired sideways). */
+	CHECK_EQ(touch_map_init(&m, 0, 999, 0, 999, &swap, 100, 100, 100, 100), 0);
+	map(&m, 100, 900, &x, &y);
+	CHECK_EQ(x, 90);
+	CHECK_EQ(y, 10);
+
+	/* The panel covers the right half of the output. */
+	CHECK_EQ(touch_map_init(&m, 0, 999, 0, 999, &half, 100, 100, 100, 100), 0);
+	map(&m, 0, 0, &x, &y);
+	CHECK_EQ(x, 50);
+	map(&m, 999, 0, &x, &y);
+	CHECK_EQ(x, 99);
+}
+
+/* A water smaller than the output (--sim-scale 2), turned. */
+static void test_water_scale(void)
+{
+	struct touch_transform t = { .rotation = 270 };
+	struct touch_map m;
+	int x, y;
+
+	CHECK_EQ(touch_map_init(&m, 0, 3999, 0, 1999, &t, 400, 200, 100, 200), 0);
+	map(&m, 0, 0, &x, &y);  /* physical top left: logical top right for 270 */
+	CHECK_EQ(x, 99);
+	CHECK_EQ(y, 0);
+	map(&m, 3999, 1999, &x, &y);
+	CHECK_EQ(x, 0);
+	CHECK_EQ(y, 199);
+}
+
+static void test_matrix_parse(void)
+{
+	double m[TOUCH_MATRIX_LEN];
+
+	CHECK_EQ(touch_matrix_parse("1 0 0 0 1 0", m), 0);
+	CHECK(m[0] == 1 && m[4] == 1 && m[2] == 0);
+	CHECK_EQ(touch_matrix_parse("  -1 0 1\t0 1.5e0 -0.25  ", m), 0);
+	CHECK(m[0] == -1 && m[2] == 1 && m[4] == 1.5 && m[5] == -0.25);
+	CHECK_EQ(touch_matrix_parse("1 0 0 0 1", m), -EINVAL);
+	CHECK_EQ(touch_matrix_parse("1 0 0 0 1 0 0", m), -EINVAL);
+	CHECK_EQ(touch_matrix_parse("1 0 0 0 1 x", m), -EINVAL);
+	CHECK_EQ(touch_matrix_parse("1,0,0,0,1,0", m), -EINVAL);
+	CHECK_EQ(touch_matrix_parse("nan 0 0 0 1 0", m), -EINVAL);
+	CHECK_EQ(touch_matrix_parse("inf 0 0 0 1 0", m), -EINVAL);
+	CHECK_EQ(touch_matrix_parse("1e999 0 0 0 1 0", m), -EINVAL);
+	CHECK_EQ(touch_matrix_parse("", m), -EINVAL);
+	CHECK_EQ(touch_matrix_parse("1 0 0 0 1 0x", m), -EINVAL);
+}
+
+int main(void)
+{
+	RUN(test_rotations);
+	RUN(test_rotate_90_corners);
+	RUN(test_odd_ranges);
+	RUN(test_rejects);
+	RUN(test_invert_and_matrix);
+	RUN(test_water_scale);
+	RUN(test_matrix_parse);
+	return CHECK_EXIT();
+}
