@@ -2,14 +2,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/netlink.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/mman.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <time.h>
@@ -23,6 +21,7 @@
 #include "display-drm.h"
 #include "log.h"
 #include "options.h"
+#include "uevent.h"
 #include "vt.h"
 
 #define DRM_MAX_OUTPUTS 8
@@ -30,8 +29,6 @@
 #define DRM_PATH_MAX 64
 /* On exit or unplug: how long to wait for a flip still in flight. */
 #define DRM_FLIP_DRAIN_MS 300
-#define UEVENT_BUFFER_SIZE 8192
-#define UEVENT_RCVBUF (1024 * 1024)
 #define MODE_LIST_MAX 1024
 
 /* epoll tags */
@@ -918,104 +915,41 @@ static int vt_acquire(void *data)
 
 /* ---- kernel uevents ---- */
 
-static int uevent_open(void)
-{
-	struct sockaddr_nl addr = { .nl_family = AF_NETLINK, .nl_groups = 1 };
-	int fd, size = UEVENT_RCVBUF;
-
-	fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_KOBJECT_UEVENT);
-	if (fd < 0)
-		return -errno;
-	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size)) < 0)
-		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
-	if (bind(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0) {
-		int ret = -errno;
-
-		close(fd);
-		return ret;
-	}
-	return fd;
-}
-
 struct uevent_actions {
+	const struct drm_display *dd;
 	bool rescan;     /* HOTPLUG=1 on our device */
 	bool lost;       /* our device was removed */
 	bool probe;      /* a DRM device appeared */
 };
 
-static void uevent_parse(const struct drm_display *dd, const char *buf, size_t len,
-			 struct uevent_actions *act)
+static void on_uevent(const struct uevent *ev, void *data)
 {
-	const char *action = NULL, *subsystem = NULL, *devname = NULL;
-	bool hotplug = false;
-	long major_nr = -1, minor_nr = -1;
+	struct uevent_actions *act = data;
+	const struct drm_display *dd = act->dd;
 
-	/* "action@devpath\0KEY=VALUE\0..."; libudev's own format starts "libudev". */
-	for (size_t pos = strnlen(buf, len) + 1; pos < len;) {
-		const char *kv = buf + pos;
-		size_t n = strnlen(kv, len - pos);
-
-		if (strncmp(kv, "ACTION=", 7) == 0)
-			action = kv + 7;
-		else if (strncmp(kv, "SUBSYSTEM=", 10) == 0)
-			subsystem = kv + 10;
-		else if (strncmp(kv, "DEVNAME=", 8) == 0)
-			devname = kv + 8;
-		else if (strcmp(kv, "HOTPLUG=1") == 0)
-			hotplug = true;
-		else if (strncmp(kv, "MAJOR=", 6) == 0)
-			major_nr = strtol(kv + 6, NULL, 10);
-		else if (strncmp(kv, "MINOR=", 6) == 0)
-			minor_nr = strtol(kv + 6, NULL, 10);
-		pos += n + 1;
-	}
-	if (!action || !subsystem || strcmp(subsystem, "drm") != 0)
+	if (strcmp(ev->subsystem, "drm") != 0)
 		return;
-	log_debug("uevent: %s drm %s%s", action, devname ? devname : "?",
-		  hotplug ? " HOTPLUG=1" : "");
+	log_debug("uevent: %s drm %s%s", ev->action, ev->devname ? ev->devname : "?",
+		  ev->hotplug ? " HOTPLUG=1" : "");
 
-	if (dd->dev && major_nr == (long)major(dd->dev->rdev) &&
-	    minor_nr == (long)minor(dd->dev->rdev)) {
-		if (strcmp(action, "change") == 0 && hotplug)
+	if (dd->dev && ev->major == (long)major(dd->dev->rdev) &&
+	    ev->minor == (long)minor(dd->dev->rdev)) {
+		if (strcmp(ev->action, "change") == 0 && ev->hotplug)
 			act->rescan = true;
-		else if (strcmp(action, "remove") == 0)
+		else if (strcmp(ev->action, "remove") == 0)
 			act->lost = true;
-	} else if (strcmp(action, "add") == 0 && devname && strncmp(devname, "dri/card", 8) == 0) {
+	} else if (strcmp(ev->action, "add") == 0 && ev->devname &&
+		   strncmp(ev->devname, "dri/card", 8) == 0) {
 		act->probe = true;
 	}
 }
 
-static void uevent_read(struct drm_display *dd, struct uevent_actions *act)
+static void read_uevents(struct drm_display *dd, struct uevent_actions *act)
 {
-	char buf[UEVENT_BUFFER_SIZE];
-
-	for (;;) {
-		struct sockaddr_nl sender;
-		struct iovec iov = { .iov_base = buf, .iov_len = sizeof(buf) - 1 };
-		struct msghdr msg = {
-			.msg_name = &sender,
-			.msg_namelen = sizeof(sender),
-			.msg_iov = &iov,
-			.msg_iovlen = 1,
-		};
-		ssize_t n = recvmsg(dd->uevent_fd, &msg, 0);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			if (errno == ENOBUFS) {
-				/* Missed some: look at everything again. */
-				act->rescan = act->probe = true;
-				continue;
-			}
-			break;
-		}
-		/* Only the kernel speaks on this group. */
-		if (sender.nl_pid != 0 || n == 0)
-			continue;
-		buf[n] = '\0';
-		uevent_parse(dd, buf, (size_t)n, act);
-	}
+	act->dd = dd;
+	/* Missed some: look at everything again. */
+	if (uevent_read(dd->uevent_fd, on_uevent, act) == -ENOBUFS)
+		act->rescan = act->probe = true;
 }
 
 /* ---- the ops ---- */
@@ -1058,7 +992,7 @@ static int drm_dispatch(struct display *d)
 			}
 			break;
 		case SOURCE_UEVENT:
-			uevent_read(dd, &act);
+			read_uevents(dd, &act);
 			break;
 		case SOURCE_VT:
 			ret = vt_dispatch(dd->vt);
