@@ -21,6 +21,7 @@
 #include <jerror.h>
 #endif
 
+#include "file.h"
 #include "image.h"
 
 #define IMAGE_BPP 4
@@ -30,9 +31,6 @@
 
 /* The largest file read at all; an 8192x8192 PPM (the pixel cap) is 192 MiB. */
 #define IMAGE_MAX_FILE_SIZE ((size_t)256 << 20)
-#define IMAGE_MAX_FILE_MIB (IMAGE_MAX_FILE_SIZE >> 20)
-/* First read buffer when the size is not known in advance (pipes). */
-#define READ_CHUNK ((size_t)64 << 10)
 /* Big enough for any libpng/libjpeg message plus our own prefix. */
 #define MESSAGE_MAX 200
 
@@ -683,77 +681,11 @@ int image_load_memory(const void *data, size_t len, struct image **out, char *er
 	return fail(err, errlen, -EINVAL, "not a PNG, JPEG or PPM file (unknown magic bytes)");
 }
 
-/* Reads the whole file, refusing more than IMAGE_MAX_FILE_SIZE bytes. */
-static int read_file(int fd, uint8_t **out, size_t *outlen, char *err, size_t errlen)
-{
-	struct stat st;
-	uint8_t *buf, *grown;
-	size_t cap, len = 0;
-	ssize_t n;
-	int r;
-
-	if (fstat(fd, &st) < 0) {
-		r = -errno;
-		return fail(err, errlen, r, "cannot stat: %s", strerror(-r));
-	}
-	if (S_ISDIR(st.st_mode))
-		return fail(err, errlen, -EISDIR, "is a directory");
-	if (!S_ISREG(st.st_mode))
-		return fail(err, errlen, -EINVAL, "not a regular file");
-	if (S_ISREG(st.st_mode) && (uint64_t)st.st_size > IMAGE_MAX_FILE_SIZE)
-		return fail(err, errlen, -EFBIG, "file is %llu bytes, more than the %zu MiB allowed",
-			    (unsigned long long)st.st_size, IMAGE_MAX_FILE_MIB);
-
-	/* One spare byte so that EOF is seen without growing the buffer. */
-	cap = S_ISREG(st.st_mode) && st.st_size > 0 ? (size_t)st.st_size + 1 : READ_CHUNK;
-	buf = malloc(cap);
-	if (!buf)
-		return fail(err, errlen, -ENOMEM, "out of memory");
-
-	for (;;) {
-		if (len > IMAGE_MAX_FILE_SIZE) {
-			r = fail(err, errlen, -EFBIG, "file is more than the %zu MiB allowed",
-				 IMAGE_MAX_FILE_MIB);
-			goto error;
-		}
-		if (len == cap) {
-			size_t want = cap > IMAGE_MAX_FILE_SIZE / 2 ? IMAGE_MAX_FILE_SIZE + 1
-								    : cap * 2;
-
-			grown = realloc(buf, want);
-			if (!grown) {
-				r = fail(err, errlen, -ENOMEM, "out of memory");
-				goto error;
-			}
-			buf = grown;
-			cap = want;
-		}
-		n = read(fd, buf + len, cap - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			r = -errno;
-			fail(err, errlen, r, "read error: %s", strerror(-r));
-			goto error;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	*out = buf;
-	*outlen = len;
-	return 0;
-
-error:
-	free(buf);
-	return r;
-}
-
 int image_load(const char *path, struct image **out, char *err, size_t errlen)
 {
-	uint8_t *buf = NULL;
+	char *buf = NULL;
 	size_t len = 0;
-	int fd, r;
+	int r;
 
 	if (!out)
 		return fail(err, errlen, -EINVAL, "no place for the image");
@@ -761,18 +693,9 @@ int image_load(const char *path, struct image **out, char *err, size_t errlen)
 	if (!path)
 		return fail(err, errlen, -EINVAL, "no file name");
 
-	/* O_NONBLOCK: a FIFO with no writer must not hang the kiosk at open;
-	 * read_file() then refuses anything but a regular file. */
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd < 0) {
-		r = -errno;
-		return fail(err, errlen, r, "cannot open: %s", strerror(-r));
-	}
-	r = read_file(fd, &buf, &len, err, errlen);
-	close(fd);
+	r = file_read_all(path, IMAGE_MAX_FILE_SIZE, &buf, &len, err, errlen);
 	if (r < 0)
 		return r;
-
 	r = image_load_memory(buf, len, out, err, errlen);
 	free(buf);
 	return r;

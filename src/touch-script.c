@@ -2,16 +2,14 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
+#include "file.h"
 #include "gesture.h"
 #include "parse.h"
 #include "touch-script.h"
@@ -188,51 +186,17 @@ fail:
 
 int touch_script_load(const char *path, struct touch_script **out, char *err, size_t errlen)
 {
-	struct stat st;
-	char *buf = NULL;
+	char *buf = NULL, why[256];
 	size_t len = 0;
-	int fd, ret;
+	int ret;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		ret = -errno;
-		snprintf(err, errlen, "%s: %s", path, strerror(-ret));
+	ret = file_read_all(path, TOUCH_SCRIPT_MAX_BYTES, &buf, &len, why, sizeof(why));
+	if (ret < 0) {
+		snprintf(err, errlen, "%s: %s", path, why);
 		return ret;
 	}
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		ret = -EINVAL;
-		snprintf(err, errlen, "%s: not a regular file", path);
-		goto out;
-	}
-	if (st.st_size > (off_t)TOUCH_SCRIPT_MAX_BYTES) {
-		ret = -EFBIG;
-		snprintf(err, errlen, "%s: larger than %u bytes", path, TOUCH_SCRIPT_MAX_BYTES);
-		goto out;
-	}
-	buf = malloc((size_t)st.st_size + 1);
-	if (!buf) {
-		ret = -ENOMEM;
-		snprintf(err, errlen, "%s: out of memory", path);
-		goto out;
-	}
-	while (len < (size_t)st.st_size) {
-		ssize_t n = read(fd, buf + len, (size_t)st.st_size - len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			ret = -errno;
-			snprintf(err, errlen, "%s: %s", path, strerror(-ret));
-			goto out;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
 	ret = touch_script_parse(buf, len, path, out, err, errlen);
-out:
 	free(buf);
-	close(fd);
 	return ret;
 }
 

@@ -108,7 +108,7 @@ static void test_load_file(void)
 	unlink(path);
 	CHECK_EQ(touch_script_load(path, &s, err, sizeof(err)), -ENOENT);
 	CHECK(strstr(err, path) != NULL);
-	CHECK_EQ(touch_script_load("/tmp", &s, err, sizeof(err)), -EINVAL);
+	CHECK_EQ(touch_script_load("/tmp", &s, err, sizeof(err)), -EISDIR);
 	touch_script_destroy(NULL);
 }
 
