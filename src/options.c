@@ -51,6 +51,12 @@ enum {
 	OPT_TOUCH_RADIUS,
 	OPT_TOUCH_WEIGHT,
 	/* ---- end touch input ---- */
+	OPT_CONFIG,
+	OPT_ATTRACT,
+	OPT_ATTRACT_RAIN,
+	OPT_OPENING_HOURS,
+	OPT_STATS_INTERVAL,
+	OPT_STATE_DIR,
 };
 
 static const struct option long_options[] = {
@@ -91,6 +97,12 @@ static const struct option long_options[] = {
 	{ "touch-radius", required_argument, NULL, OPT_TOUCH_RADIUS },
 	{ "touch-weight", required_argument, NULL, OPT_TOUCH_WEIGHT },
 	/* ---- end touch input ---- */
+	{ "config", required_argument, NULL, OPT_CONFIG },
+	{ "attract", required_argument, NULL, OPT_ATTRACT },
+	{ "attract-rain", required_argument, NULL, OPT_ATTRACT_RAIN },
+	{ "opening-hours", required_argument, NULL, OPT_OPENING_HOURS },
+	{ "stats-interval", required_argument, NULL, OPT_STATS_INTERVAL },
+	{ "state-dir", required_argument, NULL, OPT_STATE_DIR },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -149,6 +161,16 @@ static void usage(FILE *f)
 "                          the device reports pressure (default stone-weight /%d:x%d)\n"
 "  --grab                  take the input devices for this program alone (EVIOCGRAB)\n"
 "\n"
+"The exhibit:\n"
+"  --config FILE           settings file (default %s if it exists)\n"
+"  --attract SECONDS       after this long without a touch it rains (default %d, 0 never)\n"
+"  --attract-rain N        raindrops per minute then (default %d)\n"
+"  --opening-hours HH:MM-HH:MM  outside them the screen goes dark when idle, a touch\n"
+"                          wakes it (default: always open)\n"
+"  --stats-interval SECONDS  a stats line this often (default %d, 0 never)\n"
+"  --state-dir DIR         where SIGUSR1 writes a PNG of the screen (default\n"
+"                          $STATE_DIRECTORY, else %s)\n"
+"\n"
 "Speed:\n"
 "  --threads N             threads for step and render (default: online CPUs, 1..%d)\n"
 "  --sim-scale N           simulate the water at 1/N size, render full size (default 1, 1..%d)\n"
@@ -166,6 +188,8 @@ static void usage(FILE *f)
 		OPTIONS_DEFAULT_STONE_RADIUS, OPTIONS_DEFAULT_STONE_WEIGHT, RIPPLE_WEIGHT_MAX,
 		OPTIONS_DEFAULT_RAIN, OPTIONS_DEFAULT_SEED,
 		OPTIONS_TOUCH_RADIUS_SPREAD, OPTIONS_TOUCH_WEIGHT_SPREAD, OPTIONS_TOUCH_WEIGHT_SPREAD,
+		OPTIONS_DEFAULT_CONFIG, OPTIONS_DEFAULT_ATTRACT_S, OPTIONS_DEFAULT_ATTRACT_RAIN,
+		OPTIONS_DEFAULT_STATS_INTERVAL_S, OPTIONS_DEFAULT_STATE_DIR,
 		WORKERS_MAX, OPTIONS_MAX_SIM_SCALE);
 }
 
@@ -193,6 +217,9 @@ void options_defaults(struct options *o)
 	o->flip_timeout_ms = OPTIONS_DEFAULT_FLIP_TIMEOUT_MS;
 	o->threads = 0;
 	o->sim_scale = 1;
+	o->attract_s = OPTIONS_DEFAULT_ATTRACT_S;
+	o->attract_rain = OPTIONS_DEFAULT_ATTRACT_RAIN;
+	o->stats_interval_s = OPTIONS_DEFAULT_STATS_INTERVAL_S;
 }
 
 static bool bad_int(const char *opt, const char *arg, int lo, int hi, int *out)
@@ -369,6 +396,31 @@ static bool parse_one(struct options *o, int c, const char *arg)
 		return bad_int("threads", arg, 1, WORKERS_MAX, &o->threads);
 	case OPT_SIM_SCALE:
 		return bad_int("sim-scale", arg, 1, OPTIONS_MAX_SIM_SCALE, &o->sim_scale);
+	case OPT_CONFIG:
+		o->config = arg;
+		return false;
+	case OPT_ATTRACT:
+		return bad_int("attract", arg, 0, OPTIONS_MAX_ATTRACT_S, &o->attract_s);
+	case OPT_ATTRACT_RAIN:
+		return bad_int("attract-rain", arg, 0, OPTIONS_MAX_RAIN, &o->attract_rain);
+	case OPT_OPENING_HOURS:
+		if (strcmp(arg, "always") == 0) {
+			o->has_opening_hours = false;
+			return false;
+		}
+		if (parse_hours(arg, &o->open_min, &o->close_min) < 0) {
+			log_error("--opening-hours: '%s' is not HH:MM-HH:MM (e.g. 09:00-18:00) or 'always'",
+				  arg);
+			return true;
+		}
+		o->has_opening_hours = true;
+		return false;
+	case OPT_STATS_INTERVAL:
+		return bad_int("stats-interval", arg, 0, OPTIONS_MAX_STATS_INTERVAL_S,
+			       &o->stats_interval_s);
+	case OPT_STATE_DIR:
+		o->state_dir = arg;
+		return false;
 	case 'v':
 		o->verbose = true;
 		return false;

@@ -38,6 +38,13 @@ enum rotation {
 #define OPTIONS_DEFAULT_FLIP_TIMEOUT_MS 1000
 #define OPTIONS_MAX_FLIP_TIMEOUT_MS 60000
 #define OPTIONS_MAX_SIM_SCALE 4
+#define OPTIONS_DEFAULT_CONFIG "/etc/ripple-kiosk.conf"
+#define OPTIONS_DEFAULT_ATTRACT_S 20
+#define OPTIONS_MAX_ATTRACT_S 86400
+#define OPTIONS_DEFAULT_ATTRACT_RAIN 120
+#define OPTIONS_DEFAULT_STATS_INTERVAL_S 600
+#define OPTIONS_MAX_STATS_INTERVAL_S 86400
+#define OPTIONS_DEFAULT_STATE_DIR "/var/lib/ripple-kiosk"
 
 /* ---- touch input ---- */
 /* --touch-radius/--touch-weight bounds when not given: from the stone's
@@ -95,6 +102,16 @@ struct options {
 	int touch_radius_min, touch_radius_max;
 	int touch_weight_min, touch_weight_max;
 	/* ---- end touch input ---- */
+
+	/* ---- the exhibit ---- */
+	const char *config;           /* --config FILE; NULL: the default if it exists */
+	int attract_s;                /* idle seconds before the attract rain, 0 = never */
+	int attract_rain;             /* its drops per minute */
+	bool has_opening_hours;
+	int open_min, close_min;      /* minutes after midnight, local time */
+	int stats_interval_s;         /* a stats line this often, 0 = never */
+	const char *state_dir;        /* NULL: $STATE_DIRECTORY, else OPTIONS_DEFAULT_STATE_DIR */
+	/* ---- end the exhibit ---- */
 
 	bool verbose;
 };

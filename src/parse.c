@@ -110,3 +110,41 @@ int parse_mode(const char *s, int *w, int *h, int *hz)
 		return -EINVAL;
 	return parse_int(rest + 1, 1, MODE_MAX_HZ, hz);
 }
+
+#define MINUTES_PER_HOUR 60
+#define HOURS_PER_DAY 24
+
+/* "HH:MM" with two digits each. */
+static int parse_clock(const char *s, int *minutes)
+{
+	int h, m;
+
+	if (!isdigit((unsigned char)s[0]) || !isdigit((unsigned char)s[1]) || s[2] != ':' ||
+	    !isdigit((unsigned char)s[3]) || !isdigit((unsigned char)s[4]))
+		return -EINVAL;
+	h = (s[0] - '0') * 10 + (s[1] - '0');
+	m = (s[3] - '0') * 10 + (s[4] - '0');
+	if (h >= HOURS_PER_DAY || m >= MINUTES_PER_HOUR)
+		return -ERANGE;
+	*minutes = h * MINUTES_PER_HOUR + m;
+	return 0;
+}
+
+int parse_hours(const char *s, int *open_min, int *close_min)
+{
+	int a, b, ret;
+
+	if (!s || strlen(s) != 11 || s[5] != '-')
+		return -EINVAL;
+	ret = parse_clock(s, &a);
+	if (ret < 0)
+		return ret;
+	ret = parse_clock(s + 6, &b);
+	if (ret < 0)
+		return ret;
+	if (a == b)
+		return -EINVAL;
+	*open_min = a;
+	*close_min = b;
+	return 0;
+}

@@ -13,4 +13,8 @@ int parse_size(const char *s, int lo, int hi, int *w, int *h);
 /* "WxH" or "WxH@Hz"; *hz is 0 when not given. */
 int parse_mode(const char *s, int *w, int *h, int *hz);
 
+/* "HH:MM-HH:MM" (a span may pass midnight: 18:00-02:00); minutes after
+ * midnight. -EINVAL or -ERANGE. */
+int parse_hours(const char *s, int *open_min, int *close_min);
+
 #endif
