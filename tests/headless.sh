@@ -97,12 +97,10 @@ grep -q "from 1 to 15" "$tmp/err" || bad "damping error lacks the range: $(cat "
 
 # --help documents every option the program takes; --version.
 "$prog" --help >"$tmp/help" || bad "--help failed"
-for opt in backend size frames every output refresh format background fit obstacles \
-	strict damping steps-per-second refraction light stone-radius stone-weight rain \
-	seed touch-script device connector mode rotate flip-timeout threads sim-scale \
-	verbose help version \
-	touch-device grab touch-invert-x touch-invert-y calibration touch-output \
-	touch-radius touch-weight; do
+# Every option in the program's getopt table, so a new one can't be missed.
+opts=$(sed -n 's/^	{ "\([a-z0-9-]*\)", .*/\1/p' "${top_srcdir:-.}/src/options.c")
+[ "$(echo "$opts" | wc -w)" -gt 40 ] || bad "could not read the option table: $opts"
+for opt in $opts; do
 	grep -q -- "--$opt" "$tmp/help" || bad "--help lacks --$opt"
 done
 "$prog" --version | grep -q "^ripple-kiosk " || bad "--version"
