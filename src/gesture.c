@@ -16,6 +16,7 @@ struct gesture {
 	struct ripple *ripple;
 	int radius, weight;
 	int in_w, in_h;  /* the size coordinates come in; the water's by default */
+	uint64_t activity;
 	struct slot slots[GESTURE_MAX_SLOTS];
 };
 
@@ -36,6 +37,19 @@ struct gesture *gesture_create(struct ripple *r, int radius, int weight)
 	g->in_w = ripple_width(r);
 	g->in_h = ripple_height(r);
 	return g;
+}
+
+void gesture_set_defaults(struct gesture *g, int radius, int weight)
+{
+	if (radius > 0)
+		g->radius = radius;
+	if (weight > 0)
+		g->weight = weight;
+}
+
+uint64_t gesture_activity(const struct gesture *g)
+{
+	return g->activity;
 }
 
 int gesture_set_input_size(struct gesture *g, int width, int height)
@@ -84,6 +98,7 @@ int gesture_down(struct gesture *g, int slot, int x, int y, int radius, int weig
 
 	if (!s)
 		return -EINVAL;
+	g->activity++;
 	s->down = true;
 	s->x = x;
 	s->y = y;
@@ -102,6 +117,7 @@ int gesture_move(struct gesture *g, int slot, int x, int y)
 		return -EINVAL;
 	if (x == s->x && y == s->y)
 		return 0;
+	g->activity++;
 	/* A finger dragging leaves a wake: stones all along the way from
 	 * where it was, which it already marked. */
 	ripple_stroke(g->ripple, to_water_x(g, s->x), to_water_y(g, s->y),

@@ -6,6 +6,7 @@
 #define GESTURE_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #define GESTURE_MAX_SLOTS 16
 
@@ -14,6 +15,11 @@ struct ripple;
 
 struct gesture *gesture_create(struct ripple *r, int radius, int weight);
 void gesture_destroy(struct gesture *g);
+
+/* The stone of a finger that brings no pressure or size of its own. */
+void gesture_set_defaults(struct gesture *g, int radius, int weight);
+/* Counts fingers landing and moving: visitors are around while it changes. */
+uint64_t gesture_activity(const struct gesture *g);
 
 /* Coordinates (and radii) come in for an area of width x height and are
  * scaled to the water's size; by default they are water cells. */

@@ -4,6 +4,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "gesture.h"
 #include "image.h"
@@ -37,7 +38,6 @@ struct view {
 };
 
 struct kiosk {
-	const struct options *o;
 	struct ripple *ripple;
 	struct rain *rain;
 	struct gesture *gesture;
@@ -45,7 +45,21 @@ struct kiosk {
 	struct render_params params;
 	int steps_per_second;
 	int width, height;         /* the logical size touches are given in */
-	bool background_broken;    /* said once; the built-in picture from then on */
+	int sim_scale;
+	struct image *source;      /* the picture as decoded; NULL: the built-in one */
+	enum image_fit fit;
+
+	/* the exhibit: attract rain after idle seconds, dark outside hours */
+	int base_rain;             /* --rain: always */
+	int attract_s, attract_rain;
+	bool has_hours;
+	int open_min, close_min;
+	uint64_t touches_seen;     /* gesture_activity() when last looked */
+	uint64_t last_touch_ns;
+	uint64_t now_ns;           /* the last time kiosk_advance() was given */
+	bool attracting;
+	bool dark;
+	uint64_t extra_generation; /* picture changes the water's count misses */
 
 	struct view views[KIOSK_MAX_VIEWS];
 	uint64_t view_clock;
@@ -56,40 +70,43 @@ struct kiosk {
 	uint64_t steps_run;
 };
 
-/* The background at a size: the named picture, or the built-in one when
- * there is none or it is broken. The first failure is reported (fatal with
- * --strict); later views of a broken picture quietly get the built-in one. */
-static int load_background(struct kiosk *k, int w, int h, struct image **out)
+/* Decodes the named picture; NULL (and 0) when none is named. */
+static int load_source(const char *path, bool strict, bool reload, struct image **out)
 {
-	const struct options *o = k->o;
-	struct image *src = NULL, *scaled;
 	char err[ERR_LEN];
 	int ret;
 
-	if (o->background && !k->background_broken) {
-		ret = image_load(o->background, &src, err, sizeof(err));
-		if (ret < 0) {
-			if (o->strict) {
-				log_error("background '%s': %s", o->background, err);
-				return ret;
-			}
-			log_warn("background '%s': %s; showing the built-in picture instead",
-				 o->background, err);
-			k->background_broken = true;
-		}
+	*out = NULL;
+	if (!path)
+		return 0;
+	ret = image_load(path, out, err, sizeof(err));
+	if (ret == 0)
+		return 0;
+	if (reload) {
+		log_warn("background '%s': %s; keeping the picture shown now", path, err);
+		return ret;
 	}
-	if (src) {
-		scaled = image_scale(src, w, h, o->fit);
-		image_destroy(src);
-	} else {
-		scaled = image_default(w, h);
+	if (strict) {
+		log_error("background '%s': %s", path, err);
+		return ret;
 	}
-	if (!scaled) {
+	log_warn("background '%s': %s; showing the built-in picture instead", path, err);
+	return 0;
+}
+
+/* The picture at a size: the decoded one scaled, or the built-in one. */
+static int make_background(struct kiosk *k, int w, int h, struct image **out)
+{
+	struct image *img;
+	int ret;
+
+	img = k->source ? image_scale(k->source, w, h, k->fit) : image_default(w, h);
+	if (!img) {
 		ret = errno ? -errno : -ENOMEM;
 		log_error("cannot make a %dx%d background: %s", w, h, strerror(-ret));
 		return ret;
 	}
-	*out = scaled;
+	*out = img;
 	return 0;
 }
 
@@ -132,7 +149,7 @@ static int view_init(struct kiosk *k, struct view *v, int w, int h)
 
 	v->width = w;
 	v->height = h;
-	ret = load_background(k, w, h, &v->background);
+	ret = make_background(k, w, h, &v->background);
 	if (ret < 0)
 		return ret;
 	if (w == sw && h == sh)
@@ -200,7 +217,9 @@ static void view_resample_rows(struct view *v, const int16_t *src, int sim_w, in
 	}
 }
 
-static int load_obstacles(const struct options *o, struct ripple *r)
+/* The obstacle mask from a picture (dark = solid). At start a broken one is
+ * skipped (fatal with --strict); on reload the current mask stays. */
+static int load_obstacles(const struct options *o, struct ripple *r, bool reload)
 {
 	struct image *img = NULL;
 	uint8_t *mask;
@@ -208,9 +227,13 @@ static int load_obstacles(const struct options *o, struct ripple *r)
 	int ret;
 
 	if (!o->obstacles)
-		return 0;
+		return ripple_set_obstacles(r, NULL);
 	ret = image_load(o->obstacles, &img, err, sizeof(err));
 	if (ret < 0) {
+		if (reload) {
+			log_warn("obstacles '%s': %s; keeping the obstacles there are", o->obstacles, err);
+			return 0;
+		}
 		if (o->strict) {
 			log_error("obstacles '%s': %s", o->obstacles, err);
 			return ret;
@@ -225,6 +248,25 @@ static int load_obstacles(const struct options *o, struct ripple *r)
 	ret = ripple_set_obstacles(r, mask);
 	free(mask);
 	return ret;
+}
+
+/* What can change without new water: everything but its size. */
+static void apply_settings(struct kiosk *k, const struct options *o)
+{
+	k->params.shift = o->shift;
+	k->params.light = o->light;
+	k->params.rotation = (int)o->rotate;
+	k->fit = o->fit;
+	k->base_rain = o->rain;
+	k->attract_s = o->attract_s;
+	k->attract_rain = o->attract_rain;
+	k->has_hours = o->has_opening_hours;
+	k->open_min = o->open_min;
+	k->close_min = o->close_min;
+	ripple_set_damping(k->ripple, o->damping);
+	gesture_set_defaults(k->gesture, o->stone_radius, o->stone_weight);
+	/* Touches and rain decide the rate; this is the quiet one. */
+	rain_set_rate(k->rain, k->attracting ? k->base_rain + k->attract_rain : k->base_rain);
 }
 
 int kiosk_create(const struct options *o, int width, int height, struct kiosk **out)
@@ -243,9 +285,9 @@ int kiosk_create(const struct options *o, int width, int height, struct kiosk **
 	k = calloc(1, sizeof(*k));
 	if (!k)
 		return -ENOMEM;
-	k->o = o;
 	k->width = width;
 	k->height = height;
+	k->sim_scale = scale;
 
 	k->ripple = ripple_create(sim_w, sim_h);
 	if (!k->ripple) {
@@ -267,7 +309,10 @@ int kiosk_create(const struct options *o, int width, int height, struct kiosk **
 	}
 	/* Touches come in logical output pixels, the water may be smaller. */
 	gesture_set_input_size(k->gesture, width, height);
-	ret = load_obstacles(o, k->ripple);
+	ret = load_obstacles(o, k->ripple, false);
+	if (ret < 0)
+		goto fail;
+	ret = load_source(o->background, o->strict, false, &k->source);
 	if (ret < 0)
 		goto fail;
 
@@ -278,12 +323,10 @@ int kiosk_create(const struct options *o, int width, int height, struct kiosk **
 		goto fail;
 	}
 
-	k->params.shift = o->shift;
-	k->params.light = o->light;
-	k->params.rotation = (int)o->rotate;
 	k->steps_per_second = o->steps_per_second;
-	/* The first output's view now: a broken picture is reported (or
-	 * fatal with --strict) at start, not at the first frame. */
+	apply_settings(k, o);
+	/* The first output's view now: the first frame need not wait for
+	 * the picture to be scaled. */
 	ret = get_view(k, width, height, &v);
 	if (ret < 0)
 		goto fail;
@@ -305,6 +348,7 @@ void kiosk_destroy(struct kiosk *k)
 	gesture_destroy(k->gesture);
 	rain_destroy(k->rain);
 	ripple_destroy(k->ripple);
+	image_destroy(k->source);
 	free(k);
 }
 
@@ -369,6 +413,62 @@ static uint64_t steps_due(uint64_t d, int sps)
 	return (d / NSEC_PER_SEC) * (uint64_t)sps + (d % NSEC_PER_SEC) * (uint64_t)sps / NSEC_PER_SEC;
 }
 
+#define MINUTES_PER_DAY (24 * 60)
+
+/* Opening hours in local time; a span may pass midnight. */
+static bool is_open(const struct kiosk *k)
+{
+	struct tm tm;
+	time_t now = time(NULL);
+	int m;
+
+	if (!k->has_hours || !localtime_r(&now, &tm))
+		return true;
+	m = tm.tm_hour * 60 + tm.tm_min;
+	if (k->open_min < k->close_min)
+		return m >= k->open_min && m < k->close_min;
+	return m >= k->open_min || m < k->close_min;
+}
+
+static uint64_t attract_at(const struct kiosk *k)
+{
+	return k->last_touch_ns + (uint64_t)k->attract_s * NSEC_PER_SEC;
+}
+
+/*
+ * The exhibit's moods. A touch wakes everything and stops the attract rain.
+ * After attract_s seconds without one: rain, to draw visitors, while open;
+ * outside opening hours the screen goes dark instead (no steps, no frames)
+ * until the next touch.
+ */
+static void follow_visitors(struct kiosk *k, uint64_t now)
+{
+	uint64_t seen = gesture_activity(k->gesture);
+	bool idle, dark;
+
+	if (seen != k->touches_seen) {
+		k->touches_seen = seen;
+		k->last_touch_ns = now;
+	}
+	idle = k->attract_s > 0 && now >= attract_at(k);
+	dark = idle && !is_open(k);
+	if (dark != k->dark) {
+		k->dark = dark;
+		k->extra_generation++;
+		if (dark)
+			ripple_clear(k->ripple);
+		log_info(dark ? "closed and nobody around: the screen goes dark until a touch"
+			      : "a touch: the water is back");
+	}
+	if (idle && !dark && !k->attracting) {
+		k->attracting = true;
+		rain_set_rate(k->rain, k->base_rain + k->attract_rain);
+	} else if ((!idle || dark) && k->attracting) {
+		k->attracting = false;
+		rain_set_rate(k->rain, k->base_rain);
+	}
+}
+
 int kiosk_advance(struct kiosk *k, uint64_t now_ns)
 {
 	uint64_t due;
@@ -377,14 +477,21 @@ int kiosk_advance(struct kiosk *k, uint64_t now_ns)
 	if (!k->clock_started) {
 		k->clock_started = true;
 		k->t0 = now_ns;
+		k->last_touch_ns = now_ns;
 	}
 	if (now_ns < k->t0)
 		return 0;
+	k->now_ns = now_ns;
+	follow_visitors(k, now_ns);
 	due = steps_due(now_ns - k->t0, k->steps_per_second);
 	/* After a stall (VT switched away, a hiccup) the water does not race
 	 * to catch up; it resumes at its normal pace. */
 	if (due > k->steps_done + KIOSK_MAX_CATCHUP_STEPS)
 		k->steps_done = due - KIOSK_MAX_CATCHUP_STEPS;
+	if (k->dark) {
+		k->steps_done = due;
+		return 0;
+	}
 	while (k->steps_done < due) {
 		step(k);
 		k->steps_done++;
@@ -429,10 +536,32 @@ static void render_job(void *ctx, int index, int count)
 		j->result = -EINVAL;
 }
 
+/* Closed: black, row by row, written once like any frame. */
+static void render_black(const struct render_target *t)
+{
+	size_t row = (size_t)t->width * pixel_format_bpp(t->format);
+
+	for (int y = 0; y < t->height; y++) {
+		uint8_t *p = (uint8_t *)t->pixels + (size_t)y * t->stride;
+
+		if (t->format == PIXEL_RGB565) {
+			memset(p, 0, row);
+		} else {
+			for (int x = 0; x < t->width; x++)
+				((uint32_t *)p)[x] = 0xff000000u;
+		}
+	}
+}
+
 int kiosk_render(struct kiosk *k, const struct render_target *target)
 {
 	struct band_job j = { .k = k, .target = target };
 	int lw, lh, ret;
+
+	if (k->dark) {
+		render_black(target);
+		return 0;
+	}
 
 	/* Turning a physical size back is the same swap as turning forward. */
 	render_physical_size(k->params.rotation, target->width, target->height, &lw, &lh);
@@ -456,26 +585,82 @@ int kiosk_render(struct kiosk *k, const struct render_target *target)
 	return j.result;
 }
 
-uint64_t kiosk_next_step_ns(const struct kiosk *k)
-{
-	uint64_t next = k->steps_done + 1;
+/* Opening hours are looked at this often while idle. */
+#define HOURS_CHECK_NS (30 * NSEC_PER_SEC)
 
-	if (!kiosk_busy(k) || !k->clock_started)
+uint64_t kiosk_next_wake_ns(const struct kiosk *k)
+{
+	uint64_t next = k->steps_done + 1, wake = 0;
+
+	if (!k->clock_started)
 		return 0;
-	/* The first ns at which steps_due() reaches next. */
-	return k->t0 + (next / (uint64_t)k->steps_per_second) * NSEC_PER_SEC +
-	       ((next % (uint64_t)k->steps_per_second) * NSEC_PER_SEC + (uint64_t)k->steps_per_second - 1) /
-	       (uint64_t)k->steps_per_second;
+	if (kiosk_busy(k))
+		/* The first ns at which steps_due() reaches next. */
+		wake = k->t0 + (next / (uint64_t)k->steps_per_second) * NSEC_PER_SEC +
+		       ((next % (uint64_t)k->steps_per_second) * NSEC_PER_SEC +
+			(uint64_t)k->steps_per_second - 1) / (uint64_t)k->steps_per_second;
+	if (k->attract_s > 0 && !k->attracting && !k->dark &&
+	    (wake == 0 || attract_at(k) < wake))
+		wake = attract_at(k);
+	if (k->has_hours && (wake == 0 || k->now_ns + HOURS_CHECK_NS < wake))
+		wake = k->now_ns + HOURS_CHECK_NS;
+	return wake;
 }
 
 uint64_t kiosk_generation(const struct kiosk *k)
 {
-	return ripple_generation(k->ripple);
+	return ripple_generation(k->ripple) + k->extra_generation;
 }
 
 bool kiosk_busy(const struct kiosk *k)
 {
-	return !ripple_is_flat(k->ripple) || rain_rate(k->rain) > 0;
+	return !k->dark && (!ripple_is_flat(k->ripple) || rain_rate(k->rain) > 0);
+}
+
+bool kiosk_raining(const struct kiosk *k)
+{
+	return !k->dark && rain_rate(k->rain) > 0;
+}
+
+bool kiosk_dark(const struct kiosk *k)
+{
+	return k->dark;
+}
+
+int kiosk_reconfigure(struct kiosk *k, const struct options *o)
+{
+	struct image *source = NULL;
+	struct workers *w;
+	int ret;
+
+	/* A turned screen or another scale needs new water. */
+	if (o->sim_scale != k->sim_scale || (int)o->rotate != k->params.rotation)
+		return -ENOTSUP;
+	ret = load_source(o->background, o->strict, true, &source);
+	if (ret == 0) {
+		/* The old views keep showing until the new ones are made at
+		 * the next frame: no black frame in between. */
+		image_destroy(k->source);
+		k->source = source;
+	}
+	load_obstacles(o, k->ripple, true);
+	if (o->steps_per_second != k->steps_per_second) {
+		/* The step clock starts over at the new rate from now. */
+		k->steps_per_second = o->steps_per_second;
+		k->t0 = k->now_ns;
+		k->steps_done = 0;
+		rain_set_steps_per_second(k->rain, o->steps_per_second);
+	}
+	w = workers_create(o->threads > 0 ? o->threads : workers_default_count());
+	if (w) {
+		workers_destroy(k->workers);
+		k->workers = w;
+	}
+	apply_settings(k, o);
+	for (int i = 0; i < KIOSK_MAX_VIEWS; i++)
+		view_clear(&k->views[i]);
+	k->extra_generation++;
+	return 0;
 }
 
 struct gesture *kiosk_gesture(struct kiosk *k)

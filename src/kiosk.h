@@ -38,9 +38,24 @@ int kiosk_advance(struct kiosk *k, uint64_t now_ns);
  * the physical buffer, turned by the rotation given in options. */
 int kiosk_render(struct kiosk *k, const struct render_target *target);
 
-/* When the next step is due (monotonic ns), or 0 when the water is flat
- * and dry and nothing will change until a touch. */
-uint64_t kiosk_next_step_ns(const struct kiosk *k);
+/* When something may next change by itself (a step, the attract rain,
+ * opening hours): monotonic ns, or 0 when nothing will until a touch. */
+uint64_t kiosk_next_wake_ns(const struct kiosk *k);
+
+/* Rain falls: --rain, or the attract rain after idle seconds. */
+bool kiosk_raining(const struct kiosk *k);
+
+/* Outside opening hours with nobody around: the screen shows black. */
+bool kiosk_dark(const struct kiosk *k);
+
+/*
+ * Take new settings (SIGHUP) without new water: picture, obstacles,
+ * damping, rain, stones, refraction, light, attract, hours, threads, steps
+ * per second. A picture or mask that can't be read is logged and the
+ * current one stays. -ENOTSUP when the new settings need new water
+ * (another --sim-scale or --rotate): the caller makes a new kiosk.
+ */
+int kiosk_reconfigure(struct kiosk *k, const struct options *o);
 
 /*
  * Idle when flat: the picture of the water changes only when this number

@@ -69,6 +69,14 @@ void rain_set_rate(struct rain *rain, int drops_per_minute)
 	rain->drops_per_minute = drops_per_minute < 0 ? 0 : drops_per_minute;
 }
 
+void rain_set_steps_per_second(struct rain *rain, int steps_per_second)
+{
+	if (steps_per_second > 0) {
+		rain->steps_per_second = steps_per_second;
+		rain->owed = 0;
+	}
+}
+
 int rain_rate(const struct rain *rain)
 {
 	return rain->drops_per_minute;

@@ -13,6 +13,7 @@ struct rain *rain_create(uint64_t seed, int drops_per_minute, int steps_per_seco
 void rain_destroy(struct rain *rain);
 void rain_set_rate(struct rain *rain, int drops_per_minute);
 int rain_rate(const struct rain *rain);
+void rain_set_steps_per_second(struct rain *rain, int steps_per_second);
 /* Call once per water step: drops the stones that fall in it. Returns how many. */
 int rain_step(struct rain *rain, struct ripple *r);
 

@@ -478,7 +478,7 @@ int run_live(const struct options *o, struct display *d)
 			wake = frames(&l, now, &ret);
 			if (ret < 0)
 				goto out;
-			step_at = kiosk_next_step_ns(l.k);
+			step_at = kiosk_next_wake_ns(l.k);
 			if (step_at && (wake == 0 || step_at < wake))
 				wake = step_at;
 			step_at = script_next_ns(&l);

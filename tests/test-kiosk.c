@@ -1,0 +1,181 @@
+#include "config.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "gesture.h"
+#include "kiosk.h"
+#include "options.h"
+#include "ripple.h"
+
+#define SEC 1000000000ull
+
+static void base_options(struct options *o)
+{
+	options_defaults(o);
+	o->threads = 1;
+	o->attract_s = 5;
+	o->attract_rain = 600;
+}
+
+static void test_idle_until_attract(void)
+{
+	struct options o;
+	struct kiosk *k;
+	uint64_t t = 1000 * SEC;
+
+	base_options(&o);
+	CHECK_EQ(kiosk_create(&o, 80, 60, &k), 0);
+	kiosk_advance(k, t);
+	/* Flat and dry: nothing to do until the attract rain is due. */
+	CHECK(!kiosk_busy(k));
+	CHECK_EQ(kiosk_next_wake_ns(k), t + 5 * SEC);
+	uint64_t g = kiosk_generation(k);
+	kiosk_advance(k, t + 4 * SEC);
+	CHECK_EQ(kiosk_generation(k), g);
+	CHECK(ripple_is_flat(kiosk_ripple(k)));
+	/* Five idle seconds: rain. */
+	CHECK(!kiosk_raining(k));
+	kiosk_advance(k, t + 5 * SEC);
+	CHECK(kiosk_raining(k));
+	for (uint64_t i = 1; i <= 60; i++)
+		kiosk_advance(k, t + 5 * SEC + i * SEC / 30);
+	CHECK(!ripple_is_flat(kiosk_ripple(k)));
+	/* A touch stops the rain: from then on the water only calms. */
+	gesture_down(kiosk_gesture(k), 0, 40, 30, 0, 0);
+	gesture_up(kiosk_gesture(k), 0);
+	uint64_t now = t + 8 * SEC;
+	kiosk_advance(k, now);
+	CHECK(!kiosk_raining(k));
+	for (int i = 0; i < 4 * 30; i++) {
+		now += SEC / 30;
+		kiosk_advance(k, now);
+	}
+	CHECK(!kiosk_raining(k));
+	/* ... and the next attract is five seconds after that touch. */
+	CHECK(kiosk_next_wake_ns(k) <= t + 8 * SEC + 5 * SEC);
+	kiosk_advance(k, t + 13 * SEC);
+	CHECK(kiosk_raining(k));
+	kiosk_destroy(k);
+}
+
+static void test_attract_off(void)
+{
+	struct options o;
+	struct kiosk *k;
+
+	base_options(&o);
+	o.attract_s = 0;
+	CHECK_EQ(kiosk_create(&o, 40, 30, &k), 0);
+	kiosk_advance(k, SEC);
+	kiosk_advance(k, 100 * SEC);
+	CHECK(!kiosk_busy(k));
+	CHECK_EQ(kiosk_next_wake_ns(k), 0);
+	kiosk_destroy(k);
+}
+
+static void test_dark_outside_hours(void)
+{
+	struct options o;
+	struct kiosk *k;
+	struct tm tm;
+	time_t now = time(NULL);
+	uint32_t px[40 * 30];
+	struct render_target t = { px, 40, 30, 40 * 4, PIXEL_XRGB8888 };
+
+	/* Open in two hours, for an hour: closed now. */
+	localtime_r(&now, &tm);
+	base_options(&o);
+	o.has_opening_hours = true;
+	o.open_min = (tm.tm_hour * 60 + tm.tm_min + 120) % 1440;
+	o.close_min = (o.open_min + 60) % 1440;
+	CHECK_EQ(kiosk_create(&o, 40, 30, &k), 0);
+	kiosk_advance(k, SEC);
+	CHECK(!kiosk_dark(k));  /* someone may be there: not idle yet */
+	uint64_t g = kiosk_generation(k);
+	kiosk_advance(k, 7 * SEC);
+	CHECK(kiosk_dark(k));
+	CHECK(kiosk_generation(k) != g);  /* the screen must be drawn black */
+	CHECK(!kiosk_busy(k));
+	CHECK_EQ(kiosk_render(k, &t), 0);
+	int black = 1;
+	for (int i = 0; i < 40 * 30; i++)
+		black &= px[i] == 0xff000000u;
+	CHECK(black);
+	/* A touch wakes it. */
+	gesture_down(kiosk_gesture(k), 0, 20, 15, 0, 0);
+	kiosk_advance(k, 8 * SEC);
+	CHECK(!kiosk_dark(k));
+	CHECK_EQ(kiosk_render(k, &t), 0);
+	int still_black = 1;
+	for (int i = 0; i < 40 * 30; i++)
+		still_black &= px[i] == 0xff000000u;
+	CHECK(!still_black);
+	kiosk_destroy(k);
+}
+
+static void test_reconfigure(void)
+{
+	struct options o;
+	struct kiosk *k;
+	uint32_t a[64 * 48], b[64 * 48];
+	struct render_target ta = { a, 64, 48, 64 * 4, PIXEL_XRGB8888 };
+	struct render_target tb = { b, 64, 48, 64 * 4, PIXEL_XRGB8888 };
+	char dir[] = "/tmp/rk-kiosk-XXXXXX", path[64];
+
+	base_options(&o);
+	CHECK_EQ(kiosk_create(&o, 64, 48, &k), 0);
+	kiosk_advance(k, SEC);
+	gesture_down(kiosk_gesture(k), 0, 30, 20, 0, 0);
+	kiosk_advance(k, 2 * SEC);
+	CHECK(!ripple_is_flat(kiosk_ripple(k)));
+	CHECK_EQ(kiosk_render(k, &ta), 0);
+
+	/* A new picture: the water keeps moving, the picture changes. */
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/red.ppm", dir);
+	FILE *f = fopen(path, "wb");
+	fprintf(f, "P6\n2 2\n255\n");
+	for (int i = 0; i < 4; i++)
+		fputc(200, f), fputc(0, f), fputc(0, f);
+	fclose(f);
+	o.background = path;
+	o.damping = 7;
+	uint64_t g = kiosk_generation(k);
+	CHECK_EQ(kiosk_reconfigure(k, &o), 0);
+	CHECK(kiosk_generation(k) != g);
+	CHECK(!ripple_is_flat(kiosk_ripple(k)));
+	CHECK_EQ(ripple_damping(kiosk_ripple(k)), 7);
+	CHECK_EQ(kiosk_render(k, &tb), 0);
+	CHECK(memcmp(a, b, sizeof(a)) != 0);
+	CHECK_EQ(b[0] & 0xffffff, 200u << 16);
+
+	/* A broken picture on reload: the current one stays. */
+	f = fopen(path, "wb");
+	fputs("P6\n2 2\n255\n", f);  /* truncated */
+	fclose(f);
+	CHECK_EQ(kiosk_reconfigure(k, &o), 0);
+	CHECK_EQ(kiosk_render(k, &tb), 0);
+	CHECK_EQ(b[0] & 0xffffff, 200u << 16);
+	unlink(path);
+	rmdir(dir);
+
+	/* Another scale needs new water. */
+	o.sim_scale = 2;
+	CHECK_EQ(kiosk_reconfigure(k, &o), -ENOTSUP);
+	kiosk_destroy(k);
+}
+
+int main(void)
+{
+	RUN(test_idle_until_attract);
+	RUN(test_attract_off);
+	RUN(test_dark_outside_hours);
+	RUN(test_reconfigure);
+	return CHECK_EXIT();
+}
