@@ -260,6 +260,7 @@ static int run_kiosk(const struct bench *b, uint64_t *t_step, uint64_t *t_render
 	t.pixels = malloc(t.stride * (size_t)ph);
 	if (!t.pixels) {
 		kiosk_destroy(k);
+		options_free(&o);
 		return -ENOMEM;
 	}
 	/* One step per frame: the step clock is fed exactly one period. */
@@ -294,6 +295,7 @@ static int run_kiosk(const struct bench *b, uint64_t *t_step, uint64_t *t_render
 		   median_ms(t_render, b->frames), median_ms(t_frame, b->frames));
 	free(t.pixels);
 	kiosk_destroy(k);
+	options_free(&o);
 	return 0;
 }
 

@@ -52,6 +52,7 @@ struct drm_output {
 	int back;                 /* the buffer rendered into next */
 	bool modeset_needed;      /* next present is a drmModeSetCrtc */
 	uint64_t serial;          /* counts the times its picture was lost */
+	uint64_t presented;       /* modesets done and flips completed */
 	bool flip_pending;
 	uint64_t flip_sent_ns;
 	bool seen;                /* scratch for rescans */
@@ -224,9 +225,12 @@ static void flip_done(int fd, unsigned int sequence, unsigned int tv_sec, unsign
 	(void)tv_usec;
 	/* Outputs are drained before they are removed; an event for a CRTC
 	 * no output uses any more is dropped. */
-	for (int i = 0; i < dd->n_outputs; i++)
-		if (dd->outputs[i]->crtc_id == crtc_id)
+	for (int i = 0; i < dd->n_outputs; i++) {
+		if (dd->outputs[i]->crtc_id == crtc_id && dd->outputs[i]->flip_pending) {
 			dd->outputs[i]->flip_pending = false;
+			dd->outputs[i]->presented++;
+		}
+	}
 }
 
 static int drm_handle_events(struct drm_display *dd)
@@ -836,6 +840,8 @@ static int drm_open(struct drm_display *dd, bool startup)
 
 	save_crtcs(dev);
 	dd->dev = dev;
+	snprintf(dd->base.description, sizeof(dd->base.description), "%s (%s)", dev->path,
+		 dev->driver);
 	log_info("display device %s (driver %s%s)", dev->path, dev->driver,
 		 driver_is_firmware(dev->driver) ? ", a firmware framebuffer" : "");
 
@@ -1045,6 +1051,7 @@ static int drm_output_info(struct display *d, int idx, struct display_output_inf
 	info->refresh_mhz = out->refresh_mhz;
 	info->format = dd->dev->format;
 	info->serial = out->serial;
+	info->presented = out->presented;
 	return 0;
 }
 
@@ -1101,6 +1108,7 @@ static int drm_present(struct display *d, int idx, uint64_t frame)
 		/* No hardware cursor over a touch screen. */
 		drmModeSetCursor(fd, out->crtc_id, 0, 0, 0);
 		out->modeset_needed = false;
+		out->presented++;
 	} else {
 		ret = drmModePageFlip(fd, out->crtc_id, out->fb[out->back].fb_id,
 				      DRM_MODE_PAGE_FLIP_EVENT, dd);

@@ -93,6 +93,7 @@ static int headless_present(struct display *d, int idx, uint64_t frame)
 
 	if (idx != 0)
 		return -ENOENT;
+	h->info.presented++;
 	if (frame % (uint64_t)h->every)
 		return 0;
 
@@ -145,6 +146,8 @@ int display_headless_create(const struct options *o, struct display **out)
 		return -ENOMEM;
 	h->base.ops = &headless_ops;
 	h->base.backend_name = "headless";
+	snprintf(h->base.description, sizeof(h->base.description), "PNG frames in %s/",
+		 o->output_dir);
 	snprintf(h->info.name, sizeof(h->info.name), "headless-0");
 	h->info.width = o->width;
 	h->info.height = o->height;

@@ -18,6 +18,8 @@ struct display_output_info {
 	/* Changes when the output lost its picture (set up again after a VT
 	 * switch, say): whatever it showed must be drawn again. */
 	uint64_t serial;
+	/* Frames that reached the screen: modesets done and flips completed. */
+	uint64_t presented;
 };
 
 struct display;
@@ -42,6 +44,8 @@ struct display_ops {
 struct display {
 	const struct display_ops *ops;
 	const char *backend_name;
+	/* For the start-up line: "/dev/dri/card0 (bochs-drm)". */
+	char description[128];
 };
 
 static inline void display_destroy(struct display *d)

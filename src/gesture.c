@@ -17,6 +17,7 @@ struct gesture {
 	int radius, weight;
 	int in_w, in_h;  /* the size coordinates come in; the water's by default */
 	uint64_t activity;
+	uint64_t touches;
 	struct slot slots[GESTURE_MAX_SLOTS];
 };
 
@@ -45,6 +46,11 @@ void gesture_set_defaults(struct gesture *g, int radius, int weight)
 		g->radius = radius;
 	if (weight > 0)
 		g->weight = weight;
+}
+
+uint64_t gesture_touches(const struct gesture *g)
+{
+	return g->touches;
 }
 
 uint64_t gesture_activity(const struct gesture *g)
@@ -99,6 +105,7 @@ int gesture_down(struct gesture *g, int slot, int x, int y, int radius, int weig
 	if (!s)
 		return -EINVAL;
 	g->activity++;
+	g->touches++;
 	s->down = true;
 	s->x = x;
 	s->y = y;

@@ -20,6 +20,8 @@ void gesture_destroy(struct gesture *g);
 void gesture_set_defaults(struct gesture *g, int radius, int weight);
 /* Counts fingers landing and moving: visitors are around while it changes. */
 uint64_t gesture_activity(const struct gesture *g);
+/* Counts fingers landing. */
+uint64_t gesture_touches(const struct gesture *g);
 
 /* Coordinates (and radii) come in for an area of width x height and are
  * scaled to the water's size; by default they are water cells. */

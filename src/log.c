@@ -4,17 +4,46 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "log.h"
 
-static void log_v(const char *level, const char *fmt, va_list ap)
+/* sd-daemon(3) level prefixes, read by journald from a service's stderr. */
+#define SD_LEVEL_ERR "<3>"
+#define SD_LEVEL_WARNING "<4>"
+#define SD_LEVEL_INFO "<6>"
+#define SD_LEVEL_DEBUG "<7>"
+
+/*
+ * stderr is connected to the journal when JOURNAL_STREAM names its device
+ * and inode (systemd.exec(5)). Asked on every line rather than remembered:
+ * lines are rare, and the logger keeps no state.
+ */
+static bool stderr_is_journal(void)
+{
+	const char *env = getenv("JOURNAL_STREAM");
+	unsigned long long dev, ino;
+	struct stat st;
+
+	if (!env || sscanf(env, "%llu:%llu", &dev, &ino) != 2)
+		return false;
+	if (fstat(STDERR_FILENO, &st) < 0)
+		return false;
+	return (unsigned long long)st.st_dev == dev && (unsigned long long)st.st_ino == ino;
+}
+
+static void log_v(const char *sd_level, const char *level, const char *fmt, va_list ap)
 {
 	/* Callers log right after a failing call and may still read errno. */
 	int saved = errno;
 	char line[1024];
 
 	vsnprintf(line, sizeof(line), fmt, ap);
-	fprintf(stderr, "%s%s%s\n", LOG_PREFIX, level, line);
+	if (stderr_is_journal())
+		fprintf(stderr, "%s%s%s\n", sd_level, level, line);
+	else
+		fprintf(stderr, "%s%s%s\n", LOG_PREFIX, level, line);
 	errno = saved;
 }
 
@@ -23,7 +52,7 @@ void log_error(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	log_v("error: ", fmt, ap);
+	log_v(SD_LEVEL_ERR, "error: ", fmt, ap);
 	va_end(ap);
 }
 
@@ -32,7 +61,7 @@ void log_warn(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	log_v("warning: ", fmt, ap);
+	log_v(SD_LEVEL_WARNING, "warning: ", fmt, ap);
 	va_end(ap);
 }
 
@@ -41,7 +70,7 @@ void log_info(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	log_v("", fmt, ap);
+	log_v(SD_LEVEL_INFO, "", fmt, ap);
 	va_end(ap);
 }
 
@@ -59,6 +88,6 @@ void log_debug(const char *fmt, ...)
 	if (!log_debug_enabled())
 		return;
 	va_start(ap, fmt);
-	log_v("debug: ", fmt, ap);
+	log_v(SD_LEVEL_DEBUG, "debug: ", fmt, ap);
 	va_end(ap);
 }

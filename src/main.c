@@ -1,6 +1,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -116,35 +117,26 @@ out:
 	return ret;
 }
 
-int main(int argc, char **argv)
+/* What the options say, to the end; an exit status. */
+static int run(struct options *o)
 {
-	struct options o;
 	int ret = 0;
-
-	switch (options_parse(&o, argc, argv)) {
-	case OPTIONS_EXIT_OK:
-		return EXIT_SUCCESS;
-	case OPTIONS_ERROR:
-		return EXIT_FAILURE;
-	case OPTIONS_RUN:
-		break;
-	}
 
 	/* A forced SIMD path that cannot run is an error, not a surprise. */
 	if (simd_check_env() < 0)
 		return EXIT_FAILURE;
-	if (o.verbose)
+	if (o->verbose)
 		log_info("SIMD path: %s", simd_kernels()->name);
 
 #ifdef HAVE_DRM
-	if (o.backend != BACKEND_HEADLESS) {
+	if (o->backend != BACKEND_HEADLESS) {
 		struct display *d = NULL;
 
 		/* Before any thread exists: it blocks the VT switch signals,
 		 * which every thread must inherit. */
-		ret = display_drm_create(&o, o.backend == BACKEND_DRM, &d);
+		ret = display_drm_create(o, o->backend == BACKEND_DRM, &d);
 		if (ret == 0) {
-			ret = run_live(&o, d);
+			ret = run_live(o, d);
 			/* Waits for the flip in flight, restores the CRTCs and
 			 * the console, drops master. */
 			display_destroy(d);
@@ -153,26 +145,50 @@ int main(int argc, char **argv)
 		/* --backend auto on a machine whose screen can't be had
 		 * (none, or a desktop holds it, or no permission: said
 		 * above) still shows what it does, as PNG frames. */
-		if (o.backend == BACKEND_DRM ||
+		if (o->backend == BACKEND_DRM ||
 		    (ret != -ENODEV && ret != -EBUSY && ret != -EACCES))
 			return EXIT_FAILURE;
 	}
 #else
-	if (o.backend == BACKEND_DRM) {
+	if (o->backend == BACKEND_DRM) {
 		log_error("this build has no DRM display backend (configure found no libdrm); "
 			  "use --backend headless");
 		return EXIT_FAILURE;
 	}
 #endif
-	if (o.backend == BACKEND_AUTO) {
-		o.backend_fell_back = true;
+	if (o->backend == BACKEND_AUTO) {
+		o->backend_fell_back = true;
 		log_info("no display to use%s; rendering the built-in demo to PNG frames in %s/ "
 			 "instead", ret == -ENODEV || ret == 0 ? " (no KMS device)" : "",
-			 o.output_dir);
-		if (o.rain == 0)
-			o.rain = DEMO_RAIN_PER_MINUTE;
+			 o->output_dir);
+		if (o->rain == 0)
+			o->rain = DEMO_RAIN_PER_MINUTE;
 	}
 
-	ret = run_headless(&o);
+	ret = run_headless(o);
 	return ret < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+int main(int argc, char **argv)
+{
+	struct options_source src;
+	struct options o;
+	int status = EXIT_FAILURE;
+
+	/* The config file first, then the command line over it. */
+	if (options_source_init(&src, argc, argv, NULL) < 0)
+		return EXIT_FAILURE;
+	switch (options_load(&o, &src)) {
+	case OPTIONS_EXIT_OK:
+		status = EXIT_SUCCESS;
+		break;
+	case OPTIONS_ERROR:
+		break;
+	case OPTIONS_RUN:
+		status = run(&o);
+		break;
+	}
+	options_free(&o);
+	options_source_fini(&src);
+	return status;
 }

@@ -2,9 +2,13 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
+#include "config-file.h"
 #include "log.h"
 #include "options.h"
 #include "parse.h"
@@ -193,6 +197,9 @@ static void usage(FILE *f)
 		WORKERS_MAX, OPTIONS_MAX_SIM_SCALE);
 }
 
+/* The default output directory: the one string options_free leaves alone. */
+static const char default_output_dir[] = OPTIONS_DEFAULT_OUTPUT;
+
 void options_defaults(struct options *o)
 {
 	memset(o, 0, sizeof(*o));
@@ -211,7 +218,7 @@ void options_defaults(struct options *o)
 	o->frames = OPTIONS_DEFAULT_FRAMES;
 	o->every = 1;
 	o->refresh_hz = OPTIONS_DEFAULT_REFRESH_HZ;
-	o->output_dir = OPTIONS_DEFAULT_OUTPUT;
+	o->output_dir = default_output_dir;
 	o->format = PIXEL_XRGB8888;
 	o->rotate = ROTATE_0;
 	o->flip_timeout_ms = OPTIONS_DEFAULT_FLIP_TIMEOUT_MS;
@@ -222,26 +229,119 @@ void options_defaults(struct options *o)
 	o->stats_interval_s = OPTIONS_DEFAULT_STATS_INTERVAL_S;
 }
 
-static bool bad_int(const char *opt, const char *arg, int lo, int hi, int *out)
+static void free_string(const char **s)
+{
+	if (*s != default_output_dir)
+		free((char *)*s);
+	*s = NULL;
+}
+
+void options_free(struct options *o)
+{
+#define FREE_FIELD(f) free_string(&o->f);
+	OPTIONS_STRING_FIELDS(FREE_FIELD)
+#undef FREE_FIELD
+	memset(o, 0, sizeof(*o));
+}
+
+static int copy_string(const char **dst, const char *src)
+{
+	*dst = NULL;
+	if (!src || src == default_output_dir) {
+		*dst = src;
+		return 0;
+	}
+	*dst = strdup(src);
+	return *dst ? 0 : -ENOMEM;
+}
+
+int options_copy(struct options *dst, const struct options *src)
+{
+	int ret = 0;
+
+	*dst = *src;
+#define COPY_FIELD(f) if (copy_string(&dst->f, src->f) < 0) ret = -ENOMEM;
+	OPTIONS_STRING_FIELDS(COPY_FIELD)
+#undef COPY_FIELD
+	if (ret < 0)
+		options_free(dst);
+	return ret;
+}
+
+/*
+ * Where a value came from, for its message: "--damping: ..." from the
+ * command line, "FILE:LINE: damping: ..." from a config file.
+ */
+struct origin {
+	const char *name;     /* the long option */
+	const char *where;    /* "FILE:LINE"; NULL: the command line */
+};
+
+/* Logs one line about the value; returns true (the value is wrong). */
+__attribute__((format(printf, 2, 3)))
+static bool bad(const struct origin *from, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (from->where)
+		log_error("%s: %s: %s", from->where, from->name, msg);
+	else
+		log_error("--%s: %s", from->name, msg);
+	return true;
+}
+
+static bool bad_int(const struct origin *from, const char *arg, int lo, int hi, int *out)
 {
 	int ret = parse_int(arg, lo, hi, out);
 
 	if (ret == 0)
 		return false;
-	log_error("--%s: '%s' is %s; expected a whole number from %d to %d", opt, arg,
-		  ret == -ERANGE ? "out of range" : "not a number", lo, hi);
-	return true;
+	return bad(from, "'%s' is %s; expected a whole number from %d to %d", arg,
+		   ret == -ERANGE ? "out of range" : "not a number", lo, hi);
 }
 
-static bool bad_choice(const char *opt, const char *arg, const char *allowed)
+static bool bad_choice(const struct origin *from, const char *arg, const char *allowed)
 {
-	log_error("--%s: '%s' is not one of %s", opt, arg, allowed);
-	return true;
+	return bad(from, "'%s' is not one of %s", arg, allowed);
+}
+
+/* An owned copy of a non-empty string; the old one is released. */
+static bool set_string(const struct origin *from, const char **field, const char *arg)
+{
+	char *copy;
+
+	if (!*arg)
+		return bad(from, "the value is empty; expected %s",
+			   from->where ? "a value (comment the line out for the default)" :
+			   "a value");
+	copy = strdup(arg);
+	if (!copy)
+		return bad(from, "out of memory");
+	free_string(field);
+	*field = copy;
+	return false;
+}
+
+/* yes/no/true/false/1/0, any case. */
+static int parse_flag(const char *s, bool *on)
+{
+	if (strcasecmp(s, "yes") == 0 || strcasecmp(s, "true") == 0 || strcmp(s, "1") == 0)
+		*on = true;
+	else if (strcasecmp(s, "no") == 0 || strcasecmp(s, "false") == 0 || strcmp(s, "0") == 0)
+		*on = false;
+	else
+		return -EINVAL;
+	return 0;
 }
 
 /* ---- touch input ---- */
 /* "MIN:MAX" with lo <= MIN <= MAX <= hi. */
-static bool bad_bounds(const char *opt, const char *arg, int lo, int hi, int *min, int *max)
+static bool bad_bounds(const struct origin *from, const char *arg, int lo, int hi, int *min,
+		       int *max)
 {
 	char buf[64];
 	char *colon;
@@ -258,53 +358,64 @@ static bool bad_bounds(const char *opt, const char *arg, int lo, int hi, int *mi
 		goto bad;
 	return false;
 bad:
-	log_error("--%s: '%s' is not MIN:MAX with %d <= MIN <= MAX <= %d", opt, arg, lo, hi);
-	return true;
+	return bad(from, "'%s' is not MIN:MAX with %d <= MIN <= MAX <= %d", arg, lo, hi);
 }
 
-static bool parse_touch(struct options *o, int c, const char *arg)
+static bool parse_touch(struct options *o, int c, const char *arg, bool on,
+			const struct origin *from)
 {
 	switch (c) {
 	case OPT_TOUCH_DEVICE:
-		o->touch_device = arg;
-		return false;
+		return set_string(from, &o->touch_device, arg);
 	case OPT_GRAB:
-		o->grab = true;
+		o->grab = on;
 		return false;
 	case OPT_TOUCH_INVERT_X:
-		o->touch_invert_x = true;
+		o->touch_invert_x = on;
 		return false;
 	case OPT_TOUCH_INVERT_Y:
-		o->touch_invert_y = true;
+		o->touch_invert_y = on;
 		return false;
 	case OPT_CALIBRATION:
-		if (touch_matrix_parse(arg, o->calibration) < 0) {
-			log_error("--calibration: '%s' is not six numbers \"a b c d e f\"", arg);
-			return true;
-		}
+		if (touch_matrix_parse(arg, o->calibration) < 0)
+			return bad(from, "'%s' is not six numbers \"a b c d e f\"", arg);
 		o->has_calibration = true;
 		return false;
 	case OPT_TOUCH_OUTPUT:
-		o->touch_output = arg;
-		return false;
+		return set_string(from, &o->touch_output, arg);
 	case OPT_TOUCH_RADIUS:
-		return bad_bounds("touch-radius", arg, 1, RIPPLE_RADIUS_MAX, &o->touch_radius_min,
+		return bad_bounds(from, arg, 1, RIPPLE_RADIUS_MAX, &o->touch_radius_min,
 				  &o->touch_radius_max);
 	case OPT_TOUCH_WEIGHT:
-		return bad_bounds("touch-weight", arg, 1, RIPPLE_WEIGHT_MAX, &o->touch_weight_min,
+		return bad_bounds(from, arg, 1, RIPPLE_WEIGHT_MAX, &o->touch_weight_min,
 				  &o->touch_weight_max);
 	default:
-		return true;
+		return bad(from, "not a setting this program knows");
 	}
 }
 /* ---- end touch input ---- */
 
-/* Returns true (and has said why) when the argument is wrong. */
-static bool parse_one(struct options *o, int c, const char *arg)
+/*
+ * One option, from the command line (where NULL; arg NULL for a flag) or
+ * a config file (where "FILE:LINE"; a flag's arg is yes/no/...). Returns
+ * true (and has said why) when the argument is wrong.
+ */
+static bool parse_one(struct options *o, const struct option *opt, const char *arg,
+		      const char *where)
 {
+	const struct origin from = { opt->name, where };
+	const struct origin *f = &from;
+	bool on = true;
 	int v;
 
-	switch (c) {
+	if (opt->has_arg == no_argument) {
+		if (arg && parse_flag(arg, &on) < 0)
+			return bad(f, "'%s' is not yes, no, true, false, 1 or 0", arg);
+	} else if (!arg) {
+		return bad(f, "needs a value");
+	}
+
+	switch (opt->val) {
 	case OPT_BACKEND:
 		if (strcmp(arg, "auto") == 0)
 			o->backend = BACKEND_AUTO;
@@ -313,128 +424,118 @@ static bool parse_one(struct options *o, int c, const char *arg)
 		else if (strcmp(arg, "headless") == 0)
 			o->backend = BACKEND_HEADLESS;
 		else
-			return bad_choice("backend", arg, "auto, drm, headless");
+			return bad_choice(f, arg, "auto, drm, headless");
 		return false;
 	case OPT_SIZE:
-		if (parse_size(arg, RIPPLE_MIN_SIZE, IMAGE_MAX_DIMENSION, &o->width, &o->height) < 0) {
-			log_error("--size: '%s' is not WIDTHxHEIGHT with both from %d to %d",
-				  arg, RIPPLE_MIN_SIZE, IMAGE_MAX_DIMENSION);
-			return true;
-		}
+		if (parse_size(arg, RIPPLE_MIN_SIZE, IMAGE_MAX_DIMENSION, &o->width, &o->height) < 0)
+			return bad(f, "'%s' is not WIDTHxHEIGHT with both from %d to %d",
+				   arg, RIPPLE_MIN_SIZE, IMAGE_MAX_DIMENSION);
 		return false;
 	case OPT_FRAMES:
-		return bad_int("frames", arg, 1, OPTIONS_MAX_FRAMES, &o->frames);
+		return bad_int(f, arg, 1, OPTIONS_MAX_FRAMES, &o->frames);
 	case OPT_EVERY:
-		return bad_int("every", arg, 1, OPTIONS_MAX_FRAMES, &o->every);
+		return bad_int(f, arg, 1, OPTIONS_MAX_FRAMES, &o->every);
 	case OPT_OUTPUT:
-		o->output_dir = arg;
-		return false;
+		return set_string(f, &o->output_dir, arg);
 	case OPT_REFRESH:
-		return bad_int("refresh", arg, 1, OPTIONS_MAX_REFRESH_HZ, &o->refresh_hz);
+		return bad_int(f, arg, 1, OPTIONS_MAX_REFRESH_HZ, &o->refresh_hz);
 	case OPT_FORMAT:
 		if (pixel_format_from_name(arg, &o->format) < 0)
-			return bad_choice("format", arg, "xrgb8888, rgb565");
+			return bad_choice(f, arg, "xrgb8888, rgb565");
 		return false;
 	case OPT_BACKGROUND:
-		o->background = arg;
-		return false;
+		return set_string(f, &o->background, arg);
 	case OPT_FIT:
 		if (image_fit_from_name(arg, &o->fit) < 0)
-			return bad_choice("fit", arg, "cover, contain, stretch");
+			return bad_choice(f, arg, "cover, contain, stretch");
 		return false;
 	case OPT_OBSTACLES:
-		o->obstacles = arg;
-		return false;
+		return set_string(f, &o->obstacles, arg);
 	case OPT_STRICT:
-		o->strict = true;
+		o->strict = on;
 		return false;
 	case OPT_DAMPING:
-		return bad_int("damping", arg, RIPPLE_DAMPING_MIN, RIPPLE_DAMPING_MAX, &o->damping);
+		return bad_int(f, arg, RIPPLE_DAMPING_MIN, RIPPLE_DAMPING_MAX, &o->damping);
 	case OPT_STEPS:
-		return bad_int("steps-per-second", arg, 1, OPTIONS_MAX_STEPS_PER_SECOND,
-			       &o->steps_per_second);
+		return bad_int(f, arg, 1, OPTIONS_MAX_STEPS_PER_SECOND, &o->steps_per_second);
 	case OPT_REFRACTION:
-		return bad_int("refraction", arg, RENDER_SHIFT_MIN, RENDER_SHIFT_MAX, &o->shift);
+		return bad_int(f, arg, RENDER_SHIFT_MIN, RENDER_SHIFT_MAX, &o->shift);
 	case OPT_LIGHT:
-		return bad_int("light", arg, 0, RENDER_LIGHT_MAX, &o->light);
+		return bad_int(f, arg, 0, RENDER_LIGHT_MAX, &o->light);
 	case OPT_STONE_RADIUS:
-		return bad_int("stone-radius", arg, 1, RIPPLE_RADIUS_MAX, &o->stone_radius);
+		return bad_int(f, arg, 1, RIPPLE_RADIUS_MAX, &o->stone_radius);
 	case OPT_STONE_WEIGHT:
-		return bad_int("stone-weight", arg, 1, RIPPLE_WEIGHT_MAX, &o->stone_weight);
+		return bad_int(f, arg, 1, RIPPLE_WEIGHT_MAX, &o->stone_weight);
 	case OPT_RAIN:
-		return bad_int("rain", arg, 0, OPTIONS_MAX_RAIN, &o->rain);
+		return bad_int(f, arg, 0, OPTIONS_MAX_RAIN, &o->rain);
 	case OPT_SEED:
-		if (parse_u64(arg, &o->seed) < 0) {
-			log_error("--seed: '%s' is not a whole number from 0 to 2^64-1", arg);
-			return true;
-		}
+		if (parse_u64(arg, &o->seed) < 0)
+			return bad(f, "'%s' is not a whole number from 0 to 2^64-1", arg);
 		return false;
 	case OPT_TOUCH_SCRIPT:
-		o->touch_script = arg;
-		return false;
+		return set_string(f, &o->touch_script, arg);
 	case OPT_DEVICE:
-		o->device = arg;
-		return false;
+		return set_string(f, &o->device, arg);
 	case OPT_CONNECTOR:
-		o->connector = arg;
-		return false;
+		return set_string(f, &o->connector, arg);
 	case OPT_MODE:
-		if (parse_mode(arg, &o->mode_width, &o->mode_height, &o->mode_refresh_hz) < 0) {
-			log_error("--mode: '%s' is not WIDTHxHEIGHT or WIDTHxHEIGHT@HZ", arg);
-			return true;
-		}
+		if (parse_mode(arg, &o->mode_width, &o->mode_height, &o->mode_refresh_hz) < 0)
+			return bad(f, "'%s' is not WIDTHxHEIGHT or WIDTHxHEIGHT@HZ", arg);
 		return false;
 	case OPT_ROTATE:
 		if (parse_int(arg, 0, 270, &v) < 0 || v % 90)
-			return bad_choice("rotate", arg, "0, 90, 180, 270");
+			return bad_choice(f, arg, "0, 90, 180, 270");
 		o->rotate = (enum rotation)v;
 		return false;
 	case OPT_FLIP_TIMEOUT:
-		return bad_int("flip-timeout", arg, 1, OPTIONS_MAX_FLIP_TIMEOUT_MS,
-			       &o->flip_timeout_ms);
+		return bad_int(f, arg, 1, OPTIONS_MAX_FLIP_TIMEOUT_MS, &o->flip_timeout_ms);
 	case OPT_THREADS:
-		return bad_int("threads", arg, 1, WORKERS_MAX, &o->threads);
+		return bad_int(f, arg, 1, WORKERS_MAX, &o->threads);
 	case OPT_SIM_SCALE:
-		return bad_int("sim-scale", arg, 1, OPTIONS_MAX_SIM_SCALE, &o->sim_scale);
+		return bad_int(f, arg, 1, OPTIONS_MAX_SIM_SCALE, &o->sim_scale);
 	case OPT_CONFIG:
-		o->config = arg;
-		return false;
+		return set_string(f, &o->config, arg);
 	case OPT_ATTRACT:
-		return bad_int("attract", arg, 0, OPTIONS_MAX_ATTRACT_S, &o->attract_s);
+		return bad_int(f, arg, 0, OPTIONS_MAX_ATTRACT_S, &o->attract_s);
 	case OPT_ATTRACT_RAIN:
-		return bad_int("attract-rain", arg, 0, OPTIONS_MAX_RAIN, &o->attract_rain);
+		return bad_int(f, arg, 0, OPTIONS_MAX_RAIN, &o->attract_rain);
 	case OPT_OPENING_HOURS:
 		if (strcmp(arg, "always") == 0) {
 			o->has_opening_hours = false;
 			return false;
 		}
-		if (parse_hours(arg, &o->open_min, &o->close_min) < 0) {
-			log_error("--opening-hours: '%s' is not HH:MM-HH:MM (e.g. 09:00-18:00) or 'always'",
-				  arg);
-			return true;
-		}
+		if (parse_hours(arg, &o->open_min, &o->close_min) < 0)
+			return bad(f, "'%s' is not HH:MM-HH:MM (e.g. 09:00-18:00) or 'always'", arg);
 		o->has_opening_hours = true;
 		return false;
 	case OPT_STATS_INTERVAL:
-		return bad_int("stats-interval", arg, 0, OPTIONS_MAX_STATS_INTERVAL_S,
-			       &o->stats_interval_s);
+		return bad_int(f, arg, 0, OPTIONS_MAX_STATS_INTERVAL_S, &o->stats_interval_s);
 	case OPT_STATE_DIR:
-		o->state_dir = arg;
-		return false;
+		return set_string(f, &o->state_dir, arg);
 	case 'v':
-		o->verbose = true;
+		o->verbose = on;
 		return false;
 	default:
-		return parse_touch(o, c, arg);
+		return parse_touch(o, opt->val, arg, on, f);
 	}
 }
 
-enum options_result options_parse(struct options *o, int argc, char **argv)
+static const struct option *option_by_val(int c)
 {
+	for (const struct option *opt = long_options; opt->name; opt++)
+		if (opt->val == c)
+			return opt;
+	return NULL;
+}
+
+/* The command line on top of what o holds. */
+static enum options_result parse_argv(struct options *o, int argc, char **argv)
+{
+	const struct option *opt;
 	int c;
 
-	options_defaults(o);
-	optind = 1;
+	/* 0, not 1: glibc and musl then forget a previous scan entirely. */
+	optind = 0;
 	opterr = 1;
 	while ((c = getopt_long(argc, argv, "vhV", long_options, NULL)) != -1) {
 		switch (c) {
@@ -448,7 +549,10 @@ enum options_result options_parse(struct options *o, int argc, char **argv)
 			fprintf(stderr, "Try 'ripple-kiosk --help' for the options.\n");
 			return OPTIONS_ERROR;
 		default:
-			if (parse_one(o, c, optarg))
+			/* A flag's optarg may be stale: getopt leaves it. */
+			opt = option_by_val(c);
+			if (!opt || parse_one(o, opt, opt->has_arg == no_argument ? NULL : optarg,
+					      NULL))
 				return OPTIONS_ERROR;
 		}
 	}
@@ -459,3 +563,161 @@ enum options_result options_parse(struct options *o, int argc, char **argv)
 	}
 	return OPTIONS_RUN;
 }
+
+enum options_result options_parse(struct options *o, int argc, char **argv)
+{
+	options_defaults(o);
+	return parse_argv(o, argc, argv);
+}
+
+/* ---- config file and reload ---- */
+
+/* Long options that are not config keys. */
+static bool is_key(const struct option *opt)
+{
+	return opt->val != 'h' && opt->val != 'V' && opt->val != OPT_CONFIG;
+}
+
+static const struct option *key_option(int key)
+{
+	int i = 0;
+
+	if (key < 0)
+		return NULL;
+	for (const struct option *opt = long_options; opt->name; opt++) {
+		if (!is_key(opt))
+			continue;
+		if (i++ == key)
+			return opt;
+	}
+	return NULL;
+}
+
+int options_key_count(void)
+{
+	int n = 0;
+
+	for (const struct option *opt = long_options; opt->name; opt++)
+		n += is_key(opt);
+	return n;
+}
+
+const char *options_key_name(int key)
+{
+	const struct option *opt = key_option(key);
+
+	return opt ? opt->name : NULL;
+}
+
+bool options_key_is_flag(int key)
+{
+	const struct option *opt = key_option(key);
+
+	return opt && opt->has_arg == no_argument;
+}
+
+int options_key_find(const char *name)
+{
+	int i = 0;
+
+	for (const struct option *opt = long_options; opt->name; opt++) {
+		if (!is_key(opt))
+			continue;
+		if (strcmp(opt->name, name) == 0)
+			return i;
+		i++;
+	}
+	return -ENOENT;
+}
+
+int options_set_key(struct options *o, int key, const char *value, const char *where)
+{
+	const struct option *opt = key_option(key);
+
+	if (!opt)
+		return -ENOENT;
+	return parse_one(o, opt, value, where) ? -EINVAL : 0;
+}
+
+void options_source_fini(struct options_source *src)
+{
+	if (src->argv) {
+		for (int i = 0; i < src->argc; i++)
+			free(src->argv[i]);
+		free(src->argv);
+	}
+	free(src->config_path);
+	memset(src, 0, sizeof(*src));
+}
+
+int options_source_init(struct options_source *src, int argc, char *const *argv,
+			const char *default_config)
+{
+	const char *config = NULL;
+	int c;
+
+	memset(src, 0, sizeof(*src));
+	src->argv = calloc((size_t)argc + 1, sizeof(*src->argv));
+	if (!src->argv)
+		goto nomem;
+	for (int i = 0; i < argc; i++) {
+		src->argv[i] = strdup(argv[i]);
+		if (!src->argv[i])
+			goto nomem;
+		src->argc = i + 1;
+	}
+
+	/* Only --config, --help and --version matter now; the real pass
+	 * (after the file) reports whatever else is wrong. getopt_long may
+	 * reorder the copy, which the second pass reads the same way. */
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(src->argc, src->argv, "vhV", long_options, NULL)) != -1) {
+		if (c == OPT_CONFIG)
+			config = optarg;
+		else if (c == 'h' || c == 'V')
+			src->skip_config = true;
+	}
+	opterr = 1;
+
+	src->config_required = config != NULL;
+	src->config_path = strdup(config ? config : default_config ? default_config :
+				  OPTIONS_DEFAULT_CONFIG);
+	if (!src->config_path)
+		goto nomem;
+	return 0;
+nomem:
+	log_error("out of memory");
+	options_source_fini(src);
+	return -ENOMEM;
+}
+
+enum options_result options_load(struct options *o, const struct options_source *src)
+{
+	enum options_result r;
+
+	options_defaults(o);
+	if (!src->skip_config &&
+	    config_parse_file(src->config_path, src->config_required, o) < 0) {
+		r = OPTIONS_ERROR;
+		goto out;
+	}
+	r = parse_argv(o, src->argc, src->argv);
+out:
+	if (r != OPTIONS_RUN)
+		options_free(o);
+	return r;
+}
+
+int options_reload(const struct options_source *src, struct options *out)
+{
+	struct options o;
+
+	memset(out, 0, sizeof(*out));
+	/* --help and --version ended the program at the start: RUN or ERROR. */
+	if (options_load(&o, src) != OPTIONS_RUN)
+		return -EINVAL;
+	*out = o;
+	return 0;
+}
+/* ---- end config file and reload ---- */

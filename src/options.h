@@ -1,4 +1,4 @@
-/* Every setting of the kiosk, from the command line (later: the config file). */
+/* Every setting of the kiosk: defaults, then the config file, then the command line. */
 #ifndef OPTIONS_H
 #define OPTIONS_H
 
@@ -53,6 +53,12 @@ enum rotation {
 #define OPTIONS_TOUCH_WEIGHT_SPREAD 2
 /* ---- end touch input ---- */
 
+/*
+ * The string options are owned copies (options_free releases them), except
+ * that output_dir may point to a static default. Code that assigns its own
+ * pointer to one of them must not call options_free on that struct.
+ * A new string option goes into OPTIONS_STRING_FIELDS below.
+ */
 struct options {
 	enum backend_kind backend;
 	bool backend_fell_back;       /* auto chose headless: say so */
@@ -104,7 +110,7 @@ struct options {
 	/* ---- end touch input ---- */
 
 	/* ---- the exhibit ---- */
-	const char *config;           /* --config FILE; NULL: the default if it exists */
+	const char *config;           /* --config FILE as given; NULL: none */
 	int attract_s;                /* idle seconds before the attract rain, 0 = never */
 	int attract_rain;             /* its drops per minute */
 	bool has_opening_hours;
@@ -116,14 +122,81 @@ struct options {
 	bool verbose;
 };
 
+/* X(field) for every string field of struct options: freed and copied. */
+#define OPTIONS_STRING_FIELDS(X) \
+	X(background) X(obstacles) X(touch_script) X(output_dir) X(device) X(connector) \
+	X(touch_device) X(touch_output) X(config) X(state_dir)
+
 enum options_result {
 	OPTIONS_RUN,      /* go on */
 	OPTIONS_EXIT_OK,  /* --help / --version printed */
 	OPTIONS_ERROR,    /* message printed */
 };
 
+/* The defaults. Allocates nothing: options_free afterwards is optional. */
 void options_defaults(struct options *o);
-/* Parse argv into o (defaults first). Messages go to stderr, help to stdout. */
+/*
+ * Parse argv into o (defaults first; no config file). Messages go to
+ * stderr, help to stdout. Whatever the result, o holds only what
+ * options_free releases.
+ */
 enum options_result options_parse(struct options *o, int argc, char **argv);
+/* Releases the strings and zeroes o. Accepts a zeroed struct. */
+void options_free(struct options *o);
+/* dst: a deep copy of src. 0, or -ENOMEM with dst zeroed. */
+int options_copy(struct options *dst, const struct options *src);
+
+/* ---- config file and reload ---- */
+/*
+ * What the options are made of, kept so that SIGHUP can make them again:
+ * a copy of the command line and the config file it names.
+ */
+struct options_source {
+	int argc;
+	char **argv;              /* owned copy, NULL-terminated */
+	char *config_path;        /* --config FILE, else the default path */
+	bool config_required;     /* --config given: the file must exist */
+	bool skip_config;         /* --help or --version: do not read it */
+};
+
+/*
+ * Copies argv and finds --config in it (the file is read before the rest
+ * of the command line, which overrides it). default_config: the file read
+ * when it exists and no --config is given; NULL: OPTIONS_DEFAULT_CONFIG.
+ * 0 or -ENOMEM (logged).
+ */
+int options_source_init(struct options_source *src, int argc, char *const *argv,
+			const char *default_config);
+/* Accepts a zeroed struct. */
+void options_source_fini(struct options_source *src);
+/*
+ * Defaults, then the config file, then the command line, into o. Messages
+ * go to stderr (a config error names FILE:LINE and the key), help to
+ * stdout. Whatever the result, o holds only what options_free releases.
+ */
+enum options_result options_load(struct options *o, const struct options_source *src);
+/*
+ * For SIGHUP: the same as options_load, into *out (free it with
+ * options_free). 0, or a negative errno with one line logged and *out
+ * zeroed: the caller keeps the options it has.
+ */
+int options_reload(const struct options_source *src, struct options *out);
+
+/*
+ * The config file's view of the option table (config-file.c, tests): every
+ * long option except help, version and config is a key of the same name.
+ * Keys are numbered 0..options_key_count()-1.
+ */
+int options_key_count(void);
+const char *options_key_name(int key);     /* NULL when out of range */
+bool options_key_is_flag(int key);         /* takes yes/no/true/false/1/0 */
+/* The key called name, or -ENOENT. */
+int options_key_find(const char *name);
+/*
+ * Sets key from value, with the command line's handler. where ("FILE:LINE")
+ * starts the message. 0, or -EINVAL after logging one line.
+ */
+int options_set_key(struct options *o, int key, const char *value, const char *where);
+/* ---- end config file and reload ---- */
 
 #endif

@@ -1,8 +1,10 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,13 +18,19 @@
 #ifdef HAVE_TOUCH
 #include "input.h"
 #endif
+#include "gesture.h"
+#include "image.h"
 #include "kiosk.h"
 #include "log.h"
+#include "notify.h"
+#include "simd.h"
+#include "stats.h"
 #include "options.h"
 #include "render.h"
 #include "ripple.h"
 #include "run-live.h"
 #include "touch-script.h"
+#include "workers.h"
 
 #define NSEC_PER_SEC 1000000000ull
 #define LIVE_MAX_OUTPUTS 8
@@ -76,6 +84,18 @@ struct live {
 	int signal_fd;
 	int timer_fd;
 	bool quit;
+
+	/* health: READY=1 after the first frame shown, WATCHDOG=1 only while
+	 * frames keep reaching the screen */
+	bool ready;
+	uint64_t presented_total;  /* frames shown, all outputs */
+	uint64_t presented_ns;     /* when that last grew */
+	uint64_t watchdog_ns;      /* how often to say WATCHDOG=1; 0: no watchdog */
+	uint64_t watchdog_sent_ns;
+
+	struct stats *stats;
+	uint64_t stats_ns;         /* the next stats line */
+	bool screenshot;           /* SIGUSR1 asked for one */
 };
 
 static uint64_t now_ns(void)
@@ -151,11 +171,15 @@ static int sync_outputs(struct live *l, uint64_t now)
 	for (int i = 0; i < n; i++) {
 		struct live_output *lo = &next[count];
 
+		uint64_t presented;
+
 		if (l->d->ops->output_info(l->d, i, &lo->info) < 0)
 			continue;
+		presented = lo->info.presented;
 		for (int j = 0; j < l->n_outputs; j++) {
 			if (!kept[j] && same_output(&l->outputs[j].info, &lo->info)) {
 				*lo = l->outputs[j];
+				lo->info.presented = presented;
 				kept[j] = true;
 				break;
 			}
@@ -232,6 +256,140 @@ static void touch_frame_shown(struct live *l, int idx)
 }
 #endif
 
+/* ---- health, stats, screenshots ---- */
+
+static void start_line(struct live *l)
+{
+	char outs[256] = "";
+	size_t n = 0;
+
+	for (int i = 0; i < l->n_outputs && n < sizeof(outs); i++) {
+		const struct display_output_info *in = &l->outputs[i].info;
+
+		n += (size_t)snprintf(outs + n, sizeof(outs) - n, "%s%s %dx%d@%.2f", i ? ", " : "",
+				      in->name, in->width, in->height, in->refresh_mhz / 1000.0);
+	}
+	log_info("version %s on %s: %s; touch devices: %d; SIMD %s; %d threads", VERSION,
+		 l->d->description[0] ? l->d->description : l->d->backend_name,
+		 l->n_outputs ? outs : "no screen connected",
+#ifdef HAVE_TOUCH
+		 l->input ? input_device_count(l->input) : 0,
+#else
+		 0,
+#endif
+		 simd_kernels()->name, l->o->threads > 0 ? l->o->threads : workers_default_count());
+}
+
+/*
+ * READY=1 once the first frame is on the screen (or when there is no screen
+ * to show one on: waiting for one is working as meant). WATCHDOG=1 only
+ * while frames reach the screen, so a stuck display or a stuck loop gets
+ * the service restarted; calm water shows no new frames, so then one is
+ * drawn again for the watchdog's sake (see health_wake).
+ */
+static void health(struct live *l, uint64_t now)
+{
+	uint64_t total = 0;
+
+	for (int i = 0; i < l->n_outputs; i++)
+		total += l->outputs[i].info.presented;
+	if (total != l->presented_total) {
+		l->presented_total = total;
+		l->presented_ns = now;
+	}
+	if (!l->ready && (total > 0 || (l->n_outputs == 0 && l->d->description[0]))) {
+		char status[128];
+
+		l->ready = true;
+		start_line(l);
+		snprintf(status, sizeof(status), "showing water on %d screen%s", l->n_outputs,
+			 l->n_outputs == 1 ? "" : "s");
+		notify_ready(status);
+	}
+	if (l->watchdog_ns && l->ready &&
+	    (l->presented_ns > l->watchdog_sent_ns || l->n_outputs == 0) &&
+	    now >= l->watchdog_sent_ns + l->watchdog_ns) {
+		notify_watchdog();
+		l->watchdog_sent_ns = now;
+	}
+	if (l->watchdog_ns && now >= l->presented_ns + l->watchdog_ns)
+		for (int i = 0; i < l->n_outputs; i++)
+			l->outputs[i].showing = false;
+	if (l->o->stats_interval_s > 0 && l->k && now >= l->stats_ns) {
+		char line[200];
+
+		stats_line(l->stats, now, gesture_touches(kiosk_gesture(l->k)), line, sizeof(line));
+		if (l->stats_ns)
+			log_info("stats: %s", line);
+		l->stats_ns = now + (uint64_t)l->o->stats_interval_s * NSEC_PER_SEC;
+	}
+}
+
+static uint64_t earliest(uint64_t a, uint64_t b)
+{
+	return a == 0 ? b : b == 0 ? a : a < b ? a : b;
+}
+
+static uint64_t health_wake(const struct live *l)
+{
+	uint64_t wake = 0;
+
+	if (l->watchdog_ns && l->ready) {
+		wake = l->watchdog_sent_ns + l->watchdog_ns;
+		wake = earliest(wake, l->presented_ns + l->watchdog_ns);
+	}
+	if (l->o->stats_interval_s > 0 && l->stats_ns)
+		wake = earliest(wake, l->stats_ns);
+	return wake;
+}
+
+/* SIGUSR1: what the first screen shows, as a PNG in the state directory,
+ * for an operator far away. Written beside and renamed: never half a file. */
+static void screenshot(struct live *l)
+{
+	const char *dir = l->o->state_dir, *env = getenv("STATE_DIRECTORY");
+	char first[PATH_MAX], path[PATH_MAX + 32], tmp[PATH_MAX + 32];
+	struct render_target t;
+	int ret;
+
+	l->screenshot = false;
+	if (!l->k || l->n_outputs == 0) {
+		log_warn("SIGUSR1: no screen to take a picture of");
+		return;
+	}
+	if (!dir && env && *env) {
+		/* $STATE_DIRECTORY may list several, colon-separated. */
+		snprintf(first, sizeof(first), "%.*s", (int)strcspn(env, ":"), env);
+		dir = first;
+	}
+	if (!dir)
+		dir = OPTIONS_DEFAULT_STATE_DIR;
+	t.width = l->outputs[0].info.width;
+	t.height = l->outputs[0].info.height;
+	t.format = PIXEL_XRGB8888;
+	t.stride = (size_t)t.width * sizeof(uint32_t);
+	t.pixels = malloc(t.stride * (size_t)t.height);
+	if (!t.pixels) {
+		log_warn("SIGUSR1: no memory for a %dx%d picture", t.width, t.height);
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/screen.png", dir);
+	snprintf(tmp, sizeof(tmp), "%s/.screen.png.tmp", dir);
+	ret = kiosk_render(l->k, &t);
+	if (ret == 0)
+		ret = image_write_png_pixels(t.pixels, t.width, t.height, t.stride, tmp);
+	if (ret == 0 && rename(tmp, path) < 0)
+		ret = -errno;
+	if (ret < 0) {
+		log_warn("SIGUSR1: cannot write '%s': %s", path, strerror(-ret));
+		unlink(tmp);
+	} else {
+		log_info("SIGUSR1: wrote %s (%dx%d, %s)", path, t.width, t.height,
+			 l->outputs[0].info.name);
+	}
+	free(t.pixels);
+}
+
 /* ---- scripted touches ---- */
 
 /*
@@ -304,6 +462,7 @@ static uint64_t frames(struct live *l, uint64_t now, int *err)
 			if (ret == -EBUSY) {
 				/* The flip event wakes us; look again a period on
 				 * to catch a flip that never completes. */
+				stats_missed_flip(l->stats);
 				when = now + period;
 			} else if (ret < 0) {
 				*err = ret;
@@ -312,9 +471,12 @@ static uint64_t frames(struct live *l, uint64_t now, int *err)
 #ifdef HAVE_TOUCH
 				touch_frame_shown(l, i);
 #endif
+				uint64_t t0 = now_ns();
+
 				out->shown = kiosk_generation(l->k);
 				out->showing = true;
 				ret = kiosk_render(l->k, &t);
+				stats_frame(l->stats, now_ns() - t0);
 				if (ret < 0) {
 					log_error("%s: the water does not fit the %dx%d output",
 						  out->info.name, t.width, t.height);
@@ -367,7 +529,12 @@ static int on_signal(struct live *l, void *data)
 
 	(void)data;
 	while (read(l->signal_fd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		if (si.ssi_signo == SIGUSR1) {
+			l->screenshot = true;
+			continue;
+		}
 		log_info("%s: giving the screen back", strsignal((int)si.ssi_signo));
+		notify_stopping();
 		l->quit = true;
 	}
 	return 0;
@@ -435,6 +602,7 @@ int run_live(const struct options *o, struct display *d)
 	sigaddset(&quit_signals, SIGTERM);
 	sigaddset(&quit_signals, SIGINT);
 	sigaddset(&quit_signals, SIGHUP);
+	sigaddset(&quit_signals, SIGUSR1);
 	ret = -pthread_sigmask(SIG_BLOCK, &quit_signals, NULL);
 	if (ret < 0)
 		return ret;
@@ -443,6 +611,12 @@ int run_live(const struct options *o, struct display *d)
 	if (l.signal_fd < 0 || l.timer_fd < 0) {
 		ret = -errno;
 		log_error("cannot set up the main loop: %s", strerror(errno));
+		goto out;
+	}
+	l.watchdog_ns = notify_watchdog_period_ns();
+	l.stats = stats_create();
+	if (!l.stats) {
+		ret = -ENOMEM;
 		goto out;
 	}
 	live_add_source(&l, l.signal_fd, on_signal, NULL);
@@ -469,6 +643,9 @@ int run_live(const struct options *o, struct display *d)
 #ifdef HAVE_TOUCH
 		touch_follow_outputs(&l);
 #endif
+		health(&l, now);
+		if (l.screenshot)
+			screenshot(&l);
 		if (l.k && l.n_outputs > 0) {
 			uint64_t step_at;
 
@@ -488,6 +665,7 @@ int run_live(const struct options *o, struct display *d)
 			/* No screen: no steps, no frames, sleep until one comes. */
 			wake = 0;
 		}
+		wake = earliest(wake, health_wake(&l));
 		ret = arm_timer(&l, wake);
 		if (ret < 0)
 			goto out;
@@ -505,6 +683,7 @@ out:
 #endif
 	kiosk_destroy(l.k);
 	touch_script_destroy(l.script);
+	stats_destroy(l.stats);
 	if (l.timer_fd >= 0)
 		close(l.timer_fd);
 	if (l.signal_fd >= 0)

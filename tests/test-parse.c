@@ -53,12 +53,13 @@ static enum options_result run(struct options *o, const char *a, const char *b)
 {
 	char *argv[] = { (char *)"ripple-kiosk", (char *)a, (char *)b, NULL };
 
+	options_free(o);
 	return options_parse(o, b ? 3 : (a ? 2 : 1), argv);
 }
 
 static void test_options(void)
 {
-	struct options o;
+	struct options o = { 0 };
 
 	CHECK_EQ(run(&o, NULL, NULL), OPTIONS_RUN);
 	CHECK_EQ(o.backend, BACKEND_AUTO);
@@ -94,6 +95,7 @@ static void test_options(void)
 	CHECK_EQ(run(&o, "--no-such-option", NULL), OPTIONS_ERROR);
 	CHECK_EQ(run(&o, "stray", NULL), OPTIONS_ERROR);
 	CHECK_EQ(run(&o, "--version", NULL), OPTIONS_EXIT_OK);
+	options_free(&o);
 }
 
 int main(void)

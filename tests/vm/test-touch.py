@@ -5,11 +5,8 @@
                      water changes around that point and not far from it,
                      with --rotate 0 and --rotate 90 (the place touched does
                      not move when the picture turns).
-  /dev/uhid          (when tests/vm/uhid-touch is built) a real panel's HID
-                     report descriptor becomes an evdev node through the
-                     kernel's hid-multitouch: two fingers, one drags; the
-                     device is destroyed mid-touch and created again; a
-                     flood makes SYN_DROPPED.
+  Multitouch (a real panel through /dev/uhid and hid-multitouch, and
+  uinput) is in test-multitouch.py.
 
 The binary: $RIPPLE_KIOSK, else $top_builddir/src/ripple-kiosk.
 Skips (77) without QEMU/busybox/binary unless CI=true."""
@@ -24,8 +21,6 @@ import rkvm  # noqa: E402
 
 rkvm.require_tools("qemu-system-x86_64", "busybox")
 prog = rkvm.ripple_kiosk()
-builddir = os.environ.get("top_builddir", os.path.dirname(os.path.dirname(prog)))
-uhid_helper = os.path.join(builddir, "tests", "vm", "uhid-touch")
 
 SCREEN = (1280, 800)
 FIRST_FRAME_S = 30
@@ -93,7 +88,9 @@ def tablet_run(vm, rotate):
     after.save_png(os.path.join(vm.workdir, label + "-after.png"))
     near = changed(before, after, around(px, py))
     far = changed(before, after, around(SCREEN[0] - px, SCREEN[1] - py))
-    t.check(near > 0.01, "%s: the water moves around the touched point" % label,
+    # A ring of a few tens of pixels in a NEAR-sized square: a fraction of
+    # a percent; nothing at all is what a missed touch gives.
+    t.check(near > 0.002, "%s: the water moves around the touched point" % label,
             "%.2f%% changed near (%d,%d)\n%s" % (100 * near, px, py, vm.log("rk")))
     t.check(far == 0, "%s: and not far from it" % label,
             "%.2f%% changed at the opposite corner" % (100 * far))

@@ -1,0 +1,786 @@
+#include "config.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "config-file.h"
+#include "file.h"
+#include "options.h"
+
+#define NAME "test.conf"
+#define CAPTURE_MAX 16384
+#define PATH_LEN 4096
+
+/* ---- what a call writes to stderr (or stdout) ---- */
+static char captured[CAPTURE_MAX];
+
+struct capture {
+	FILE *file;
+	int fd, saved;
+};
+
+static void capture_begin(struct capture *c, int fd)
+{
+	fflush(fd == STDOUT_FILENO ? stdout : stderr);
+	c->file = tmpfile();
+	if (!c->file) {
+		perror("tmpfile");
+		exit(EXIT_FAILURE);
+	}
+	c->fd = fd;
+	c->saved = dup(fd);
+	dup2(fileno(c->file), fd);
+}
+
+/* Into captured[]. */
+static const char *capture_end(struct capture *c)
+{
+	size_t n;
+
+	fflush(c->fd == STDOUT_FILENO ? stdout : stderr);
+	dup2(c->saved, c->fd);
+	close(c->saved);
+	rewind(c->file);
+	n = fread(captured, 1, sizeof(captured) - 1, c->file);
+	captured[n] = '\0';
+	fclose(c->file);
+	return captured;
+}
+
+static int count_lines(const char *s)
+{
+	int n = 0;
+
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+/* ---- helpers ---- */
+
+/* Equal settings: strings by content, the rest byte for byte. */
+static bool same(const struct options *a, const struct options *b)
+{
+	struct options x, y;
+
+	memcpy(&x, a, sizeof(x));
+	memcpy(&y, b, sizeof(y));
+#define CMP_FIELD(f) \
+	if ((x.f == NULL) != (y.f == NULL) || (x.f && strcmp(x.f, y.f) != 0)) \
+		return false; \
+	x.f = y.f = NULL;
+	OPTIONS_STRING_FIELDS(CMP_FIELD)
+#undef CMP_FIELD
+	return memcmp(&x, &y, sizeof(x)) == 0;
+}
+
+static bool is_zero(const void *p, size_t n)
+{
+	const unsigned char *b = p;
+
+	for (size_t i = 0; i < n; i++)
+		if (b[i])
+			return false;
+	return true;
+}
+
+/* Defaults, then text; stderr captured into captured[]. */
+static int parse_len(const char *text, size_t len, struct options *o)
+{
+	struct capture cap;
+	int ret;
+
+	options_defaults(o);
+	capture_begin(&cap, STDERR_FILENO);
+	ret = config_parse_buffer(text, len, NAME, o);
+	capture_end(&cap);
+	return ret;
+}
+
+static int parse(const char *text, struct options *o)
+{
+	return parse_len(text, strlen(text), o);
+}
+
+/* text is refused with one line holding each of want1 and want2. */
+static void check_bad_len(const char *text, size_t len, const char *want1, const char *want2)
+{
+	struct options o;
+	int ret = parse_len(text, len, &o);
+
+	CHECK(ret < 0);
+	CHECK(strstr(captured, want1) != NULL);
+	CHECK(!want2 || strstr(captured, want2) != NULL);
+	CHECK_EQ(count_lines(captured), 1);
+	if (ret >= 0 || !strstr(captured, want1) || (want2 && !strstr(captured, want2)) ||
+	    count_lines(captured) != 1)
+		fprintf(stderr, "  for %s\n  said: %s", text, captured);
+	options_free(&o);
+}
+
+static void check_bad(const char *text, const char *want1, const char *want2)
+{
+	check_bad_len(text, strlen(text), want1, want2);
+}
+
+static char tmpdir[] = "/tmp/test-config-XXXXXX";
+
+static void tmp_path(char *out, const char *name)
+{
+	snprintf(out, PATH_LEN, "%s/%s", tmpdir, name);
+}
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f) {
+		perror(path);
+		exit(EXIT_FAILURE);
+	}
+	fputs(text, f);
+	fclose(f);
+}
+
+/* ---- every key ---- */
+
+/*
+ * A value for every key, not the default. A new option fails the test
+ * until it has one here. cmdline: its spelling on the command line when
+ * not the same (the quotes are the file's).
+ */
+static const struct sample {
+	const char *key;
+	const char *value;
+	const char *cmdline;
+} samples[] = {
+	{ "backend", "headless", NULL },
+	{ "size", "800x600", NULL },
+	{ "frames", "5", NULL },
+	{ "every", "2", NULL },
+	{ "output", "/var/tmp/frames", NULL },
+	{ "refresh", "50", NULL },
+	{ "format", "rgb565", NULL },
+	{ "background", "/srv/pictures/#1.png", NULL },
+	{ "fit", "contain", NULL },
+	{ "obstacles", "\"/srv/pictures/rocks and reeds.png\"",
+	  "/srv/pictures/rocks and reeds.png" },
+	{ "strict", "yes", NULL },
+	{ "damping", "7", NULL },
+	{ "steps-per-second", "60", NULL },
+	{ "refraction", "3", NULL },
+	{ "light", "4", NULL },
+	{ "stone-radius", "8", NULL },
+	{ "stone-weight", "50", NULL },
+	{ "rain", "30", NULL },
+	{ "seed", "18446744073709551615", NULL },
+	{ "touch-script", "/srv/demo.script", NULL },
+	{ "device", "/dev/dri/card1", NULL },
+	{ "connector", "HDMI-A-1", NULL },
+	{ "mode", "1024x768@75", NULL },
+	{ "rotate", "270", NULL },
+	{ "flip-timeout", "500", NULL },
+	{ "threads", "2", NULL },
+	{ "sim-scale", "2", NULL },
+	{ "touch-device", "ILITEK Multi-Touch", NULL },
+	{ "grab", "true", NULL },
+	{ "touch-invert-x", "1", NULL },
+	{ "touch-invert-y", "YES", NULL },
+	{ "calibration", "\"0 1 0 -1 0 1\"", "0 1 0 -1 0 1" },
+	{ "touch-output", "DP-1", NULL },
+	{ "touch-radius", "2:10", NULL },
+	{ "touch-weight", "10:200", NULL },
+	{ "attract", "45", NULL },
+	{ "attract-rain", "60", NULL },
+	{ "opening-hours", "09:30-18:00", NULL },
+	{ "stats-interval", "60", NULL },
+	{ "state-dir", "/run/ripple", NULL },
+	{ "verbose", "yes", NULL },
+};
+
+static const struct sample *find_sample(const char *key)
+{
+	for (size_t i = 0; i < sizeof(samples) / sizeof(samples[0]); i++)
+		if (strcmp(samples[i].key, key) == 0)
+			return &samples[i];
+	return NULL;
+}
+
+/* Each key in a file sets what its option sets on the command line. */
+static void test_every_key(void)
+{
+	int n = options_key_count();
+
+	CHECK(n > 40);
+	CHECK(options_key_find("help") < 0);
+	CHECK(options_key_find("version") < 0);
+	CHECK(options_key_find("config") < 0);
+	CHECK(options_key_name(n) == NULL);
+	CHECK(options_key_name(-1) == NULL);
+	for (size_t i = 0; i < sizeof(samples) / sizeof(samples[0]); i++)
+		CHECK(options_key_find(samples[i].key) >= 0);
+
+	for (int k = 0; k < n; k++) {
+		const char *key = options_key_name(k);
+		const struct sample *s = find_sample(key);
+		struct options def, file, cmd;
+		char text[512], opt[128];
+		char *argv[] = { (char *)"ripple-kiosk", opt, NULL, NULL };
+
+		CHECK(s != NULL);
+		if (!s) {
+			fprintf(stderr, "  key '%s' has no sample value in test-config.c\n", key);
+			continue;
+		}
+		CHECK_EQ(options_key_find(key), k);
+		snprintf(text, sizeof(text), "%s = %s\n", key, s->value);
+		snprintf(opt, sizeof(opt), "--%s", key);
+		if (!options_key_is_flag(k))
+			argv[2] = (char *)(s->cmdline ? s->cmdline : s->value);
+
+		CHECK_EQ(parse(text, &file), 0);
+		CHECK_EQ(options_parse(&cmd, argv[2] ? 3 : 2, argv), OPTIONS_RUN);
+		options_defaults(&def);
+		CHECK(same(&file, &cmd));
+		CHECK(!same(&file, &def));
+		if (!same(&file, &cmd) || same(&file, &def))
+			fprintf(stderr, "  key '%s'\n", key);
+		options_free(&file);
+		options_free(&cmd);
+	}
+}
+
+/* ---- values ---- */
+
+static void test_flags(void)
+{
+	static const char *const yes[] = { "yes", "true", "1", "Yes", "TRUE" };
+	static const char *const no[] = { "no", "false", "0", "No", "FALSE" };
+	int flags = 0;
+
+	for (int k = 0; k < options_key_count(); k++) {
+		const char *key = options_key_name(k);
+		struct options o, def;
+		char text[256];
+
+		if (!options_key_is_flag(k))
+			continue;
+		flags++;
+		options_defaults(&def);
+		for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
+			snprintf(text, sizeof(text), "%s = %s", key, yes[i]);
+			CHECK_EQ(parse(text, &o), 0);
+			CHECK(!same(&o, &def));
+			options_free(&o);
+			snprintf(text, sizeof(text), "%s = %s", key, no[i]);
+			CHECK_EQ(parse(text, &o), 0);
+			CHECK(same(&o, &def));
+			options_free(&o);
+		}
+		snprintf(text, sizeof(text), "%s = maybe", key);
+		check_bad(text, NAME ":1: ", "'maybe' is not yes, no, true, false, 1 or 0");
+		snprintf(text, sizeof(text), "%s =", key);
+		check_bad(text, NAME ":1: ", key);
+	}
+	CHECK_EQ(flags, 5);
+
+}
+
+static void test_quoting(void)
+{
+	struct options o;
+
+	CHECK_EQ(parse("calibration = \"1 0 0 0 1 0\"\n", &o), 0);
+	CHECK(o.has_calibration);
+	CHECK(o.calibration[0] == 1.0 && o.calibration[4] == 1.0 && o.calibration[5] == 0.0);
+	options_free(&o);
+	/* unquoted, the blanks inside stay too */
+	CHECK_EQ(parse("calibration = 0 1 0 -1 0 1", &o), 0);
+	CHECK(o.calibration[1] == 1.0 && o.calibration[3] == -1.0);
+	options_free(&o);
+	CHECK_EQ(parse("background = \"/srv/a # b.png\"  # the quotes keep the '#'", &o), 0);
+	CHECK(o.background && strcmp(o.background, "/srv/a # b.png") == 0);
+	options_free(&o);
+	CHECK_EQ(parse("background = \"  /srv/x.png \"", &o), 0);
+	CHECK(o.background && strcmp(o.background, "  /srv/x.png ") == 0);
+	options_free(&o);
+	CHECK_EQ(parse("connector=\"DP-1\"", &o), 0);
+	CHECK(o.connector && strcmp(o.connector, "DP-1") == 0);
+	options_free(&o);
+	/* a quote not at the start is an ordinary character */
+	CHECK_EQ(parse("background = /srv/it's \"a\".png", &o), 0);
+	CHECK(o.background && strcmp(o.background, "/srv/it's \"a\".png") == 0);
+	options_free(&o);
+
+	check_bad("calibration = \"1 0 0 0 1 0\n", NAME ":1: calibration: ", "no closing");
+	check_bad("background = \"/x.png\"junk", NAME ":1: background: ", "after the closing");
+	check_bad("background = \"/x.png\"#junk", NAME ":1: background: ", "after the closing");
+	check_bad("background = \"\"", NAME ":1: background: ", "empty");
+	check_bad("background =", NAME ":1: background: ", "empty");
+}
+
+static void test_comments(void)
+{
+	struct options o;
+
+	CHECK_EQ(parse("# a comment\n"
+		       "   # an indented one\n"
+		       "\t#\n"
+		       "damping = 7 # softer\n"
+		       "rain = 12\t# and a tab\n"
+		       "background = /srv/pictures/#3.png\n"
+		       "connector = HDMI-A-1#2\n", &o), 0);
+	CHECK_EQ(o.damping, 7);
+	CHECK_EQ(o.rain, 12);
+	CHECK(o.background && strcmp(o.background, "/srv/pictures/#3.png") == 0);
+	CHECK(o.connector && strcmp(o.connector, "HDMI-A-1#2") == 0);
+	options_free(&o);
+	/* "key=#x": the '#' follows no blank, so it is the value */
+	CHECK_EQ(parse("connector=#x", &o), 0);
+	CHECK(o.connector && strcmp(o.connector, "#x") == 0);
+	options_free(&o);
+	/* a '#' glued to a number is part of it, and wrong */
+	check_bad("damping = 7# softer", NAME ":1: damping: '7# softer' is not a number", NULL);
+	/* a value that is all comment is empty */
+	check_bad("background = # none", NAME ":1: background: ", "empty");
+}
+
+static void test_layout(void)
+{
+	static const char bom[] = "\xef\xbb\xbf" "damping = 3\n";
+	struct options o;
+
+	CHECK_EQ(parse("damping = 7\r\nrain = 5\r\n\r\ncalibration = \"1 0 0 0 1 0\"\r\n", &o), 0);
+	CHECK_EQ(o.damping, 7);
+	CHECK_EQ(o.rain, 5);
+	CHECK(o.has_calibration);
+	options_free(&o);
+	CHECK_EQ(parse("background = /a.png\r\n", &o), 0);
+	CHECK(o.background && strcmp(o.background, "/a.png") == 0);
+	options_free(&o);
+	CHECK_EQ(parse("\t damping\t=\t9 \t\n\n   \n", &o), 0);
+	CHECK_EQ(o.damping, 9);
+	options_free(&o);
+	CHECK_EQ(parse("rain = 7", &o), 0);      /* no newline at the end */
+	CHECK_EQ(o.rain, 7);
+	options_free(&o);
+	CHECK_EQ(parse(bom, &o), 0);
+	CHECK_EQ(o.damping, 3);
+	options_free(&o);
+	CHECK_EQ(parse("", &o), 0);
+	options_free(&o);
+	CHECK_EQ(parse_len(NULL, 0, &o), 0);
+	options_free(&o);
+	/* the line count goes on across CRLF and blank lines */
+	check_bad("\r\n# x\r\n\r\ndamping = 0\r\n", NAME ":4: damping: ", NULL);
+}
+
+static void test_bad_lines(void)
+{
+	static const char nul[] = "damping = 5\nra\0in = 3\n";
+
+	check_bad("\n\ndamping = 99\n",
+		  NAME ":3: damping: '99' is out of range; expected a whole number from 1 to 15",
+		  NULL);
+	check_bad("damping = abc", NAME ":1: damping: 'abc' is not a number", "from 1 to 15");
+	check_bad("damping", NAME ":1: 'damping' is not a 'key = value' line", NULL);
+	check_bad("damping 5", NAME ":1: 'damping 5' is not a 'key = value' line", NULL);
+	check_bad("= 5", NAME ":1: no key before '='", NULL);
+	check_bad("dampening = 5", NAME ":1: unknown key 'dampening'", "ripple-kiosk.conf(5)");
+	check_bad("stone_radius = 5", NAME ":1: unknown key 'stone_radius'",
+		  "did you mean 'stone-radius'?");
+	check_bad("--rain = 5", NAME ":1: unknown key '--rain'", "did you mean 'rain'?");
+	check_bad("Touch Device = x", NAME ":1: unknown key 'Touch Device'",
+		  "did you mean 'touch-device'?");
+	check_bad("config = /etc/other.conf", NAME ":1: config: only a command-line option", NULL);
+	check_bad("help = yes", NAME ":1: help: ", NULL);
+	check_bad("version = yes", NAME ":1: version: ", NULL);
+	check_bad("damping = 5\nrain = 3\ndamping = 6\n",
+		  NAME ":3: damping: set again (first on line 1)", NULL);
+	check_bad("fit = zoom", NAME ":1: fit: 'zoom' is not one of cover, contain, stretch", NULL);
+	check_bad("backend = x11", NAME ":1: backend: 'x11' is not one of auto, drm, headless",
+		  NULL);
+	check_bad("format = rgb888", NAME ":1: format: ", "xrgb8888, rgb565");
+	check_bad("rotate = 45", NAME ":1: rotate: '45' is not one of 0, 90, 180, 270", NULL);
+	check_bad("mode = big", NAME ":1: mode: 'big' is not WIDTHxHEIGHT", NULL);
+	check_bad("size = 1x1", NAME ":1: size: ", "WIDTHxHEIGHT with both from 3 to");
+	check_bad("opening-hours = 9-5", NAME ":1: opening-hours: ", "HH:MM-HH:MM");
+	check_bad("calibration = 1 2 3", NAME ":1: calibration: ", "six numbers");
+	check_bad("touch-radius = 5:2", NAME ":1: touch-radius: ", "MIN:MAX");
+	check_bad("seed = -1", NAME ":1: seed: ", "0 to 2^64-1");
+	check_bad_len(nul, sizeof(nul) - 1, NAME ":2: ", "NUL");
+	/* the first error stops the file */
+	check_bad("damping = 0\nrain = -1\n", NAME ":1: damping: ", NULL);
+}
+
+static void check_range(const char *key, int lo, int hi)
+{
+	struct options o;
+	char text[128], want[128];
+
+	snprintf(want, sizeof(want), "expected a whole number from %d to %d", lo, hi);
+	snprintf(text, sizeof(text), "%s = %d", key, lo);
+	CHECK_EQ(parse(text, &o), 0);
+	options_free(&o);
+	snprintf(text, sizeof(text), "%s = %d", key, hi);
+	CHECK_EQ(parse(text, &o), 0);
+	options_free(&o);
+	snprintf(text, sizeof(text), "%s = %d", key, lo - 1);
+	check_bad(text, "is out of range", want);
+	snprintf(text, sizeof(text), "%s = %lld", key, (long long)hi + 1);
+	check_bad(text, "is out of range", want);
+	snprintf(text, sizeof(text), "%s = 99999999999999999999", key);
+	check_bad(text, "is out of range", want);
+}
+
+static void test_ranges(void)
+{
+	struct options o;
+
+	check_range("damping", 1, 15);
+	check_range("rain", 0, OPTIONS_MAX_RAIN);
+	check_range("steps-per-second", 1, OPTIONS_MAX_STEPS_PER_SECOND);
+	check_range("attract", 0, OPTIONS_MAX_ATTRACT_S);
+	check_range("attract-rain", 0, OPTIONS_MAX_RAIN);
+	check_range("stats-interval", 0, OPTIONS_MAX_STATS_INTERVAL_S);
+	check_range("threads", 1, 16);
+	check_range("sim-scale", 1, OPTIONS_MAX_SIM_SCALE);
+	check_range("flip-timeout", 1, OPTIONS_MAX_FLIP_TIMEOUT_MS);
+	CHECK_EQ(parse("attract = 0\nopening-hours = always\n", &o), 0);
+	CHECK_EQ(o.attract_s, 0);
+	CHECK(!o.has_opening_hours);
+	options_free(&o);
+	CHECK_EQ(parse("opening-hours = 18:00-02:00\n", &o), 0);
+	CHECK(o.has_opening_hours);
+	CHECK_EQ(o.open_min, 18 * 60);
+	CHECK_EQ(o.close_min, 2 * 60);
+	options_free(&o);
+}
+
+/* ---- the file with the command line ---- */
+
+static enum options_result load(struct options *o, const char *default_config,
+				const char *const *args)
+{
+	struct options_source src;
+	struct capture cap;
+	char *argv[16];
+	int argc = 0;
+	enum options_result r;
+
+	argv[argc++] = (char *)"ripple-kiosk";
+	for (; *args; args++)
+		argv[argc++] = (char *)*args;
+	argv[argc] = NULL;
+	CHECK_EQ(options_source_init(&src, argc, argv, default_config), 0);
+	capture_begin(&cap, STDERR_FILENO);
+	r = options_load(o, &src);
+	capture_end(&cap);
+	options_source_fini(&src);
+	return r;
+}
+
+static void test_command_line_wins(void)
+{
+	char path[PATH_LEN], arg[PATH_LEN + 16];
+	struct options o;
+
+	tmp_path(path, "a.conf");
+	write_file(path, "damping = 7\nbackground = /a.png\nstrict = yes\nrain = 20\n");
+
+	CHECK_EQ(load(&o, NULL, (const char *[]){ "--config", path, "--damping", "9",
+						  "--background", "/b.png", NULL }), OPTIONS_RUN);
+	CHECK_EQ(o.damping, 9);
+	CHECK(o.background && strcmp(o.background, "/b.png") == 0);
+	CHECK(o.strict);
+	CHECK_EQ(o.rain, 20);
+	CHECK(o.config && strcmp(o.config, path) == 0);
+	options_free(&o);
+
+	/* --config anywhere, --config=FILE, an abbreviation */
+	CHECK_EQ(load(&o, NULL, (const char *[]){ "--damping", "9", "--config", path, NULL }),
+		 OPTIONS_RUN);
+	CHECK_EQ(o.damping, 9);
+	CHECK_EQ(o.rain, 20);
+	options_free(&o);
+	snprintf(arg, sizeof(arg), "--config=%s", path);
+	CHECK_EQ(load(&o, NULL, (const char *[]){ arg, NULL }), OPTIONS_RUN);
+	CHECK_EQ(o.damping, 7);
+	options_free(&o);
+	CHECK_EQ(load(&o, NULL, (const char *[]){ "--conf", path, NULL }), OPTIONS_RUN);
+	CHECK_EQ(o.damping, 7);
+	options_free(&o);
+
+	/* a bad command line after a good file */
+	CHECK_EQ(load(&o, NULL, (const char *[]){ "--config", path, "--damping", "99", NULL }),
+		 OPTIONS_ERROR);
+	CHECK(strstr(captured, "--damping: '99' is out of range") != NULL);
+	CHECK(is_zero(&o, sizeof(o)));
+	options_free(&o);
+
+	/* a bad file is an error even where the command line would override */
+	write_file(path, "damping = 99\n");
+	CHECK_EQ(load(&o, NULL, (const char *[]){ "--config", path, "--damping", "9", NULL }),
+		 OPTIONS_ERROR);
+	CHECK(strstr(captured, ":1: damping: '99' is out of range") != NULL);
+	CHECK(strstr(captured, path) != NULL);
+	CHECK_EQ(count_lines(captured), 1);
+	options_free(&o);
+
+	/* --help and --version do not read it */
+	struct capture out;
+
+	capture_begin(&out, STDOUT_FILENO);
+	CHECK_EQ(load(&o, NULL, (const char *[]){ "--config", path, "--help", NULL }),
+		 OPTIONS_EXIT_OK);
+	capture_end(&out);
+	options_free(&o);
+	unlink(path);
+}
+
+static void test_which_file(void)
+{
+	char path[PATH_LEN], missing[PATH_LEN];
+	struct options o, def;
+
+	tmp_path(path, "default.conf");
+	tmp_path(missing, "missing.conf");
+	options_defaults(&def);
+
+	/* --config FILE must exist */
+	CHECK_EQ(load(&o, NULL, (const char *[]){ "--config", missing, NULL }), OPTIONS_ERROR);
+	CHECK(strstr(captured, missing) != NULL);
+	CHECK(strstr(captured, "No such file") != NULL);
+	CHECK_EQ(count_lines(captured), 1);
+	options_free(&o);
+	/* a directory is no config */
+	CHECK_EQ(load(&o, NULL, (const char *[]){ "--config", tmpdir, NULL }), OPTIONS_ERROR);
+	options_free(&o);
+
+	/* the default may be absent */
+	CHECK_EQ(load(&o, missing, (const char *[]){ NULL }), OPTIONS_RUN);
+	CHECK(same(&o, &def));
+	CHECK_EQ(captured[0], '\0');
+	options_free(&o);
+
+	/* ... and is read when there */
+	write_file(path, "rain = 33\n");
+	CHECK_EQ(load(&o, path, (const char *[]){ NULL }), OPTIONS_RUN);
+	CHECK_EQ(o.rain, 33);
+	options_free(&o);
+	/* --config replaces it */
+	CHECK_EQ(load(&o, path, (const char *[]){ "--config", missing, NULL }), OPTIONS_ERROR);
+	options_free(&o);
+	unlink(path);
+}
+
+static void test_reload(void)
+{
+	struct options_source src;
+	struct options first, second, third;
+	struct capture cap;
+	char path[PATH_LEN];
+	char *argv[] = { (char *)"ripple-kiosk", (char *)"--config", path, (char *)"--rain",
+			 (char *)"5", NULL };
+
+	tmp_path(path, "reload.conf");
+	write_file(path, "background = /a.png\ndamping = 7\n");
+	CHECK_EQ(options_source_init(&src, 5, argv, NULL), 0);
+	/* the source keeps its own copy of argv */
+	argv[4] = (char *)"6";
+	CHECK_EQ(options_load(&first, &src), OPTIONS_RUN);
+	CHECK_EQ(first.rain, 5);
+	CHECK_EQ(first.damping, 7);
+
+	write_file(path, "background = /b.png\ndamping = 8\nrain = 100\n");
+	CHECK_EQ(options_reload(&src, &second), 0);
+	CHECK(second.background && strcmp(second.background, "/b.png") == 0);
+	CHECK_EQ(second.damping, 8);
+	CHECK_EQ(second.rain, 5);       /* the command line still wins */
+	CHECK(first.background && strcmp(first.background, "/a.png") == 0);
+	CHECK(second.background != first.background);
+
+	/* broken: an error naming the line, nothing new, the old ones intact */
+	write_file(path, "background = /c.png\n\nfit = zoom\n");
+	capture_begin(&cap, STDERR_FILENO);
+	CHECK(options_reload(&src, &third) < 0);
+	capture_end(&cap);
+	CHECK(strstr(captured, ":3: fit: 'zoom' is not one of") != NULL);
+	CHECK(strstr(captured, path) != NULL);
+	CHECK_EQ(count_lines(captured), 1);
+	CHECK(is_zero(&third, sizeof(third)));
+	CHECK(strcmp(second.background, "/b.png") == 0);
+	options_free(&third);
+
+	/* gone: --config required it */
+	unlink(path);
+	capture_begin(&cap, STDERR_FILENO);
+	CHECK(options_reload(&src, &third) < 0);
+	capture_end(&cap);
+	CHECK(strstr(captured, "No such file") != NULL);
+	CHECK(is_zero(&third, sizeof(third)));
+
+	options_free(&first);
+	options_free(&second);
+	options_source_fini(&src);
+	options_source_fini(&src);      /* zeroed: fine twice */
+}
+
+static void test_copy_and_free(void)
+{
+	struct options a, b, zero;
+
+	memset(&zero, 0, sizeof(zero));
+	options_free(&zero);
+	CHECK(is_zero(&zero, sizeof(zero)));
+
+	CHECK_EQ(parse("background = /a.png\nconnector = DP-2\noutput = /tmp/x\n"
+		       "state-dir = /s\ndamping = 9\n", &a), 0);
+	CHECK_EQ(options_copy(&b, &a), 0);
+	CHECK(same(&a, &b));
+	CHECK(a.background != b.background);
+	options_free(&a);
+	CHECK(is_zero(&a, sizeof(a)));
+	CHECK(strcmp(b.background, "/a.png") == 0 && strcmp(b.output_dir, "/tmp/x") == 0);
+	CHECK_EQ(b.damping, 9);
+	options_free(&b);
+
+	/* the defaults: the static output directory is copied and left alone */
+	options_defaults(&a);
+	CHECK_EQ(options_copy(&b, &a), 0);
+	CHECK(same(&a, &b));
+	options_free(&b);
+	options_free(&a);
+	/* setting a string twice frees the first */
+	CHECK_EQ(parse("output = /x\n", &a), 0);
+	char *argv[] = { (char *)"ripple-kiosk", (char *)"--output", (char *)"/y", NULL };
+	options_free(&a);
+	CHECK_EQ(options_parse(&a, 3, argv), OPTIONS_RUN);
+	CHECK(strcmp(a.output_dir, "/y") == 0);
+	options_free(&a);
+}
+
+/* ---- the example config and the man page know every key ---- */
+
+static char *read_src(const char *rel, size_t *len)
+{
+	const char *top = getenv("top_srcdir");
+	char path[PATH_LEN], err[256];
+	char *text = NULL;
+
+	snprintf(path, sizeof(path), "%s/%s", top ? top : ".", rel);
+	if (file_read_all(path, CONFIG_MAX_BYTES, &text, len, err, sizeof(err)) < 0) {
+		fprintf(stderr, "  %s: %s\n", path, err);
+		return NULL;
+	}
+	return text;
+}
+
+static void test_example_config(void)
+{
+	struct options o, def;
+	size_t len;
+	char *text = read_src("systemd/ripple-kiosk.conf", &len);
+	char *active, *out;
+	int n = options_key_count();
+
+	CHECK(text != NULL);
+	if (!text)
+		return;
+	/* as shipped: all commented out, the defaults */
+	options_defaults(&def);
+	CHECK_EQ(parse(text, &o), 0);
+	CHECK(same(&o, &def));
+	options_free(&o);
+
+	/* "#key = value" lines are the settings; with the '#' gone each key
+	 * is there once and every value is good */
+	active = malloc(len + 1);
+	out = active;
+	for (char *line = text; *line;) {
+		char *nl = strchr(line, '\n');
+		size_t l = nl ? (size_t)(nl - line + 1) : strlen(line);
+
+		if (line[0] == '#' && line[1] >= 'a' && line[1] <= 'z' && memchr(line, '=', l)) {
+			line++;
+			l--;
+		}
+		memcpy(out, line, l);
+		out += l;
+		line += l;
+	}
+	*out = '\0';
+	CHECK_EQ(parse(active, &o), 0);
+	if (captured[0])
+		fprintf(stderr, "  %s", captured);
+	options_free(&o);
+	for (int k = 0; k < n; k++) {
+		char want[128];
+
+		snprintf(want, sizeof(want), "\n#%s = ", options_key_name(k));
+		CHECK(strstr(text, want) != NULL);
+		if (!strstr(text, want))
+			fprintf(stderr, "  systemd/ripple-kiosk.conf lacks '#%s = '\n",
+				options_key_name(k));
+	}
+	free(active);
+	free(text);
+}
+
+static void test_man_page(void)
+{
+	size_t len;
+	char *text = read_src("doc/ripple-kiosk.conf.5", &len);
+	int n = options_key_count();
+
+	CHECK(text != NULL);
+	if (!text)
+		return;
+	for (int k = 0; k < n; k++) {
+		const char *key = options_key_name(k);
+		char want[128] = "\n.B ";
+		size_t w = strlen(want);
+
+		/* troff spells '-' as "\-" */
+		for (; *key && w < sizeof(want) - 4; key++) {
+			if (*key == '-')
+				want[w++] = '\\';
+			want[w++] = *key;
+		}
+		want[w++] = '\n';
+		want[w] = '\0';
+		CHECK(strstr(text, want) != NULL);
+		if (!strstr(text, want))
+			fprintf(stderr, "  doc/ripple-kiosk.conf.5 lacks '.B %s'\n",
+				options_key_name(k));
+	}
+	free(text);
+}
+
+int main(void)
+{
+	if (!mkdtemp(tmpdir)) {
+		perror("mkdtemp");
+		return EXIT_FAILURE;
+	}
+	RUN(test_every_key);
+	RUN(test_flags);
+	RUN(test_quoting);
+	RUN(test_comments);
+	RUN(test_layout);
+	RUN(test_bad_lines);
+	RUN(test_ranges);
+	RUN(test_command_line_wins);
+	RUN(test_which_file);
+	RUN(test_reload);
+	RUN(test_copy_and_free);
+	RUN(test_example_config);
+	RUN(test_man_page);
+	rmdir(tmpdir);
+	return CHECK_EXIT();
+}
