@@ -118,7 +118,7 @@ out:
 }
 
 /* What the options say, to the end; an exit status. */
-static int run(struct options *o)
+static int run(struct options *o, const struct options_source *src)
 {
 	int ret = 0;
 
@@ -136,7 +136,7 @@ static int run(struct options *o)
 		 * which every thread must inherit. */
 		ret = display_drm_create(o, o->backend == BACKEND_DRM, &d);
 		if (ret == 0) {
-			ret = run_live(o, d);
+			ret = run_live(o, src, d);
 			/* Waits for the flip in flight, restores the CRTCs and
 			 * the console, drops master. */
 			display_destroy(d);
@@ -185,7 +185,7 @@ int main(int argc, char **argv)
 	case OPTIONS_ERROR:
 		break;
 	case OPTIONS_RUN:
-		status = run(&o);
+		status = run(&o, &src);
 		break;
 	}
 	options_free(&o);

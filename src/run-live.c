@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stddef.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -64,7 +65,9 @@ struct live_output {
 };
 
 struct live {
-	const struct options *o;
+	struct options *o;
+	const struct options_source *src;
+	bool reload;               /* SIGHUP asked for one */
 	struct display *d;
 	struct kiosk *k;
 	struct touch_script *script;
@@ -390,6 +393,72 @@ static void screenshot(struct live *l)
 	free(t.pixels);
 }
 
+/* Settings only a restart takes: the display and input devices were
+ * chosen with them. Said, so nobody wonders why a change did nothing. */
+static void warn_restart_only(const struct options *a, const struct options *b)
+{
+	static const struct {
+		const char *key;
+		size_t offset;
+	} strings[] = {
+		{ "device", offsetof(struct options, device) },
+		{ "connector", offsetof(struct options, connector) },
+		{ "touch-device", offsetof(struct options, touch_device) },
+		{ "touch-output", offsetof(struct options, touch_output) },
+	};
+
+	for (size_t i = 0; i < sizeof(strings) / sizeof(strings[0]); i++) {
+		const char *x = *(const char *const *)((const char *)a + strings[i].offset);
+		const char *y = *(const char *const *)((const char *)b + strings[i].offset);
+
+		if ((x || y) && (!x || !y || strcmp(x, y) != 0))
+			log_warn("reload: %s changes at the next restart", strings[i].key);
+	}
+	if (a->backend != b->backend || a->mode_width != b->mode_width ||
+	    a->mode_height != b->mode_height || a->mode_refresh_hz != b->mode_refresh_hz)
+		log_warn("reload: backend and mode change at the next restart");
+	if (a->grab != b->grab)
+		log_warn("reload: grab changes at the next restart");
+}
+
+/*
+ * SIGHUP: the config file and the picture read again, the water keeps
+ * running and the screen keeps showing it (the old picture until the new
+ * one is ready: never a black frame). A broken config changes nothing.
+ */
+static void reload(struct live *l)
+{
+	struct options next;
+	int ret;
+
+	l->reload = false;
+	notify_reloading();
+	if (!l->src || options_reload(l->src, &next) < 0) {
+		log_warn("reload failed: the settings in force stay");
+		notify_status("reload failed; the settings in force stay");
+		return;
+	}
+	warn_restart_only(l->o, &next);
+	if (l->k) {
+		ret = kiosk_reconfigure(l->k, &next);
+		if (ret == -ENOTSUP) {
+			/* Another scale or rotation: new water at once. */
+			kiosk_destroy(l->k);
+			l->k = NULL;
+		}
+	}
+	/* In place: the display and the input keep a pointer to it. */
+	options_free(l->o);
+	*l->o = next;
+	if (!l->k && l->n_outputs > 0 && create_water(l, &l->outputs[0].info) < 0)
+		log_error("reload: no water for the new settings");
+	for (int i = 0; i < l->n_outputs; i++)
+		l->outputs[i].showing = false;
+	log_info("reloaded the settings%s%s", l->src->config_path ? " from " : "",
+		 l->src->config_path ? l->src->config_path : "");
+	notify_status("reloaded");
+}
+
 /* ---- scripted touches ---- */
 
 /*
@@ -533,6 +602,10 @@ static int on_signal(struct live *l, void *data)
 			l->screenshot = true;
 			continue;
 		}
+		if (si.ssi_signo == SIGHUP) {
+			l->reload = true;
+			continue;
+		}
 		log_info("%s: giving the screen back", strsignal((int)si.ssi_signo));
 		notify_stopping();
 		l->quit = true;
@@ -581,9 +654,9 @@ static int poll_sources(struct live *l)
 	return 0;
 }
 
-int run_live(const struct options *o, struct display *d)
+int run_live(struct options *o, const struct options_source *src, struct display *d)
 {
-	struct live l = { .o = o, .d = d, .signal_fd = -1, .timer_fd = -1 };
+	struct live l = { .o = o, .src = src, .d = d, .signal_fd = -1, .timer_fd = -1 };
 	sigset_t quit_signals;
 	int ret, display_fd;
 
@@ -643,6 +716,8 @@ int run_live(const struct options *o, struct display *d)
 #ifdef HAVE_TOUCH
 		touch_follow_outputs(&l);
 #endif
+		if (l.reload)
+			reload(&l);
 		health(&l, now);
 		if (l.screenshot)
 			screenshot(&l);

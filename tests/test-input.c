@@ -3,6 +3,8 @@
  * libinput's test device descriptions (tests/data/evemu), events as the
  * kernel sends them. Then, where /dev/uinput exists and we are root, the
  * same through real kernel devices and libevdev (else that part skips).
+ * --uinput-only runs just that part, and fails where it cannot run (the VM
+ * test runs it so in a guest with the uinput module).
  */
 #include "config.h"
 
@@ -10,6 +12,7 @@
 #include <fcntl.h>
 #include <linux/input.h>
 #include <poll.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -772,9 +775,38 @@ static int test_uinput(void)
 	return 0;
 }
 
-int main(void)
+static void usage(const char *argv0)
 {
+	fprintf(stderr, "usage: %s [--uinput-only]\n"
+		"  --uinput-only  only the part through the kernel (uinput and libevdev);\n"
+		"                 without /dev/uinput (or root) that is a failure, not a skip\n",
+		argv0);
+}
+
+int main(int argc, char **argv)
+{
+	bool uinput_only = false;
 	int uinput;
+
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--uinput-only") == 0) {
+			uinput_only = true;
+		} else {
+			usage(argv[0]);
+			return EXIT_FAILURE;
+		}
+	}
+	if (uinput_only) {
+		int before = check_failures;
+
+		uinput = test_uinput();
+		if (uinput == EXIT_SKIP) {
+			fprintf(stderr, "FAIL test_uinput: could not run (--uinput-only)\n");
+			return EXIT_FAILURE;
+		}
+		fprintf(stderr, "%s test_uinput\n", check_failures == before ? "ok  " : "FAIL");
+		return CHECK_EXIT();
+	}
 
 	RUN(test_classify);
 	RUN(test_ignored_and_bad_axes);

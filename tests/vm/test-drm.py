@@ -168,8 +168,42 @@ def stone_moves_only_there(vm, label, size, **dump):
     vm.stop("rk", "TERM", 10)
 
 
+def reload_and_screenshot(vm, label, size):
+    """SIGHUP reads the config again: a new picture, same process; a broken
+    config is refused and the water stays. SIGUSR1 writes screen.png."""
+    vm.run("echo 'damping = 6' > /tmp/rk.conf")
+    vm.start("rk", "ripple-kiosk", "--config", "/tmp/rk.conf", "--state-dir", "/tmp")
+    before = wait_picture(vm, "rk", size, label + "-reload-0")
+    pid = vm.run("pidof ripple-kiosk")[1].strip()
+    vm.run("echo 'background = /tmp/stripes.ppm' >> /tmp/rk.conf; kill -HUP %s" % pid)
+    time.sleep(4)
+    after = shot(vm, label + "-reload-1")
+    t.check(rkvm.diff_fraction(before, after, 16) > 0.5,
+            "%s: SIGHUP with a new background changes the picture" % label,
+            "%.1f%% changed" % (100 * rkvm.diff_fraction(before, after, 16)))
+    t.check(vm.running("rk") and vm.run("pidof ripple-kiosk")[1].strip() == pid,
+            "%s: ... without a restart" % label, vm.log("rk"))
+    vm.run("echo 'damping = 99' >> /tmp/rk.conf; kill -HUP %s" % pid)
+    time.sleep(3)
+    kept = shot(vm, label + "-reload-2")
+    log = vm.log("rk")
+    t.check("/tmp/rk.conf:3: damping" in log and vm.running("rk"),
+            "%s: a broken config on reload is refused, naming file:line" % label, log)
+    t.check(rkvm.diff_fraction(after, kept, 16) < 0.05,
+            "%s: ... and the water keeps its picture" % label)
+    vm.run("kill -USR1 %s" % pid)
+    time.sleep(3)
+    rc, out = vm.run("ls /tmp/screen.png", check=False)
+    t.check(rc == 0 and "SIGUSR1: wrote /tmp/screen.png" in vm.log("rk"),
+            "%s: SIGUSR1 writes a PNG of the screen" % label, vm.log("rk"))
+    vm.stop("rk", "TERM", 10)
+
+
 # ---- bochs-display -----------------------------------------------------------
-with rkvm.boot(devices=["bochs-display"], programs=[(prog, "/usr/local/bin/ripple-kiosk")]) as vm:
+STRIPES = os.path.join(os.environ.get("top_srcdir", os.path.dirname(os.path.dirname(
+    os.path.dirname(os.path.abspath(__file__))))), "tests", "data", "stripes.ppm")
+with rkvm.boot(devices=["bochs-display"], programs=[(prog, "/usr/local/bin/ripple-kiosk")],
+               extra_files={"/tmp/stripes.ppm": STRIPES}) as vm:
     print("# boot: %.1f s" % vm.boot_seconds, flush=True)
     running = default_run(vm, "bochs")
     sigterm(vm, "bochs", running)
@@ -190,6 +224,7 @@ with rkvm.boot(devices=["bochs-display"], programs=[(prog, "/usr/local/bin/rippl
 
     rain_moves(vm, "bochs", (1280, 800))
     stone_moves_only_there(vm, "bochs", (1280, 800))
+    reload_and_screenshot(vm, "bochs", (1280, 800))
     vm.poweroff()
 
 # ---- virtio-gpu-pci ----------------------------------------------------------
