@@ -2,6 +2,7 @@
 # ripple-kiosk quick start on Debian 12:
 #   ./quickstart.sh run [OPTIONS...]   install what is needed, build, run the kiosk
 #   ./quickstart.sh test               install what is needed, build, run every test
+#                                      (make check, make distcheck, the fuzz targets)
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -43,14 +44,15 @@ build() {
 }
 
 summary() {
-	# automake's harness keeps the counts in test-suite.log
+	# automake's harness keeps the counts in test-suite.log; the fuzz
+	# targets and distcheck count as one test each.
 	log="$build/test-suite.log"
 	p=$(sed -n 's/^# PASS: *//p' "$log" | head -n1)
 	f=$(sed -n 's/^# FAIL: *//p' "$log" | head -n1)
 	e=$(sed -n 's/^# ERROR: *//p' "$log" | head -n1)
 	x=$(sed -n 's/^# XPASS: *//p' "$log" | head -n1)
 	s=$(sed -n 's/^# SKIP: *//p' "$log" | head -n1)
-	echo "$((${p:-0})) passed, $((${f:-0} + ${e:-0} + ${x:-0})) failed, $((${s:-0})) skipped"
+	echo "$((${p:-0} + extra_pass)) passed, $((${f:-0} + ${e:-0} + ${x:-0} + extra_fail)) failed, $((${s:-0})) skipped"
 }
 
 case "$what" in
@@ -70,12 +72,30 @@ test)
 			echo "==== $l"; tail -n 60 "$l"
 		done
 	fi
-	if [ $rc -eq 0 ]; then
-		make -C "$build" distcheck >"$build/distcheck.log" 2>&1 || {
-			tail -n 60 "$build/distcheck.log"
-			echo "quickstart: make distcheck failed (log: $build/distcheck.log)" >&2
-			rc=1
-		}
+	extra_pass=0
+	extra_fail=0
+	if make -C "$build" distcheck >"$build/distcheck.log" 2>&1; then
+		echo "PASS: make distcheck"
+		extra_pass=$((extra_pass + 1))
+	else
+		tail -n 60 "$build/distcheck.log"
+		echo "FAIL: make distcheck (log: $build/distcheck.log)"
+		extra_fail=$((extra_fail + 1))
+		rc=1
+	fi
+	# Each fuzz target (ASan + UBSan) for a bounded time: a minute in CI.
+	if [ "${CI:-}" = true ]; then
+		seconds=${FUZZ_SECONDS:-60}
+	else
+		seconds=${FUZZ_SECONDS:-15}
+	fi
+	FUZZ_SECONDS=$seconds FUZZ_BUILD="$here/build-fuzz" "$here/fuzz/run.sh" \
+		>"$build/fuzz.log" 2>&1 || rc=1
+	cat "$build/fuzz.log"
+	extra_pass=$((extra_pass + $(grep -c '^PASS: ' "$build/fuzz.log")))
+	extra_fail=$((extra_fail + $(grep -c '^FAIL' "$build/fuzz.log")))
+	if ! grep -q '^PASS: \|^FAIL' "$build/fuzz.log"; then
+		extra_fail=$((extra_fail + 1))  # the fuzz build itself failed
 	fi
 	summary
 	exit $rc

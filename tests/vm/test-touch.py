@@ -101,8 +101,39 @@ def tablet_run(vm, rotate):
     t.check("touch-to-photon" in log, "%s: touch-to-photon latency is logged" % label, log)
 
 
+def cpu_ticks(vm):
+    """utime + stime of ripple-kiosk in clock ticks (1/100 s)."""
+    out = vm.run("cut -d' ' -f14,15 /proc/$(pidof ripple-kiosk)/stat")[1].split()
+    return int(out[0]) + int(out[1])
+
+
+def idle_when_flat(vm):
+    """Flat water, no rain, no attract: no steps, no frames, no CPU; the
+    first touch wakes it."""
+    label = "idle"
+    vm.start("rk", "ripple-kiosk", "--attract", "0")
+    wait_picture(vm, "rk", label + "-0")
+    settle(vm, label + "-settled")
+    time.sleep(1)
+    a = cpu_ticks(vm)
+    time.sleep(4)
+    b = cpu_ticks(vm)
+    t.check(b - a <= 4, "%s: flat water takes no CPU" % label,
+            "%d ticks of 1/100 s in 4 s" % (b - a))
+    before = vm.qmp.screendump()
+    vm.qmp.tablet_px(640, 400, SCREEN[0], SCREEN[1], "left", True)
+    time.sleep(0.3)
+    vm.qmp.tablet(button="left", down=False)
+    time.sleep(1.5)
+    after = vm.qmp.screendump()
+    t.check(changed(before, after, around(640, 400)) > 0.002,
+            "%s: a touch wakes it" % label)
+    vm.stop("rk", "TERM", 10)
+
+
 with rkvm.boot(devices=["bochs-display", "virtio-tablet-pci"], programs=[prog]) as vm:
     tablet_run(vm, 0)
     tablet_run(vm, 90)
+    idle_when_flat(vm)
 
 t.exit()
