@@ -26,7 +26,7 @@ CACHE=${VM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ripple-kiosk-vm}
 DEFAULT_MODULES="virtio virtio_ring virtio_pci_modern_dev virtio_pci_legacy_dev
 virtio_pci drm drm_kms_helper ttm drm_ttm_helper drm_vram_helper bochs evdev
 virtio_input uinput drm_shmem_helper virtio-gpu uhid hid hid-generic
-hid-multitouch"
+hid-multitouch virtio_blk ext4 crc32c_generic"
 
 die() { echo "fetch-kernel: $*" >&2; exit 1; }
 log() { echo "fetch-kernel: $*" >&2; }

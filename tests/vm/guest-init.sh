@@ -39,6 +39,10 @@ done
 
 [ -f /rk/env ] && . /rk/env
 
+# A boot hook (test-systemd.py: mount a root disk and switch_root to systemd;
+# it then prints RK-READY itself).  Runs in this PID 1 shell.
+[ -f /rk/pivot ] && . /rk/pivot
+
 echo "RK-READY"
 
 server=

@@ -1,0 +1,508 @@
+#!/usr/bin/env python3
+"""ripple-kiosk as a systemd service, under real systemd, in QEMU.
+
+A minimal Debian root filesystem (build-rootfs.sh: debootstrap, cached as an
+ext4 image) boots Debian's kernel under TCG with bochs-display.  The busybox
+initramfs of rkvm loads the modules, mounts the image (QEMU snapshot=on: the
+cached image is never written), copies in what `make install DESTDIR=...`
+installed (program, unit, sysusers file), a config and two pictures, enables
+the unit and switch_root's to systemd.  A small service runs rkvm's command
+channel on ttyS1.  Checks, in one boot:
+
+  the unit is active, runs as its own user, water on screen like the
+  headless render;  systemctl kill -s KILL -> a new PID on screen within
+  seconds;  systemctl kill -s STOP -> the watchdog restarts it (journal says
+  so);  systemctl reload with a new background -> new picture, same PID, no
+  black screen in between;  a broken config on reload -> rejected with
+  file:line in the journal, same PID, still the water;  systemctl stop -> the
+  text console is back (text written to tty1 shows).
+
+The build: $top_builddir (make check), else the directory above the binary's
+src/ ($RIPPLE_KIOSK).  RKVM_SERVICE_UNIT / RKVM_SYSUSERS use another unit or
+sysusers file than the installed ones.  Skips (77) without QEMU, busybox,
+debootstrap or root unless CI=true.  The first run builds the root
+filesystem (about a minute with a near mirror); later runs reuse it."""
+
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import rkvm  # noqa: E402
+
+T_START = time.monotonic()
+
+rkvm.require_tools("qemu-system-x86_64", "busybox", "debootstrap", "mke2fs", "dpkg", "make")
+if os.geteuid() != 0:
+    rkvm.skip_or_fail("debootstrap needs root")
+prog = rkvm.ripple_kiosk()
+top_builddir = os.path.abspath(os.environ.get("top_builddir") or
+                               os.path.join(os.path.dirname(prog), ".."))
+
+SIZE = (1280, 800)                 # bochs-display's preferred mode
+MAX_MEAN, MAX_FRACTION, THRESHOLD = 12.0, 0.10, 48   # as test-drm.py
+CONF = "/etc/ripple-kiosk.conf"
+PICS = "/usr/local/share/rkvm"
+UNIT = "ripple-kiosk.service"
+# Runtime libraries every build may need (sd_notify, optional ones): the
+# image then rarely changes when the program gains a library.
+BASE_LIBS = ["libpng16-16", "libjpeg62-turbo", "libpixman-1-0", "libdrm2",
+             "libevdev2", "libsystemd0"]
+
+t = rkvm.Checks()
+tmp = tempfile.mkdtemp(prefix="rk-systemd-")
+
+
+def note(msg):
+    print("# [%5.1f s] %s" % (time.monotonic() - T_START, msg), flush=True)
+
+
+def die(msg):
+    print("ERROR: " + msg, flush=True)
+    sys.exit(rkvm.HARD_ERROR)
+
+
+# ---- what to install ------------------------------------------------------------
+
+def make_install():
+    dest = os.path.join(tmp, "dest")
+    env = dict(os.environ)
+    for var in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL"):   # not make check's jobserver
+        env.pop(var, None)
+    res = subprocess.run(["make", "-C", top_builddir, "install", "DESTDIR=" + dest],
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                         universal_newlines=True, env=env)
+    if res.returncode != 0:
+        die("make install DESTDIR=%s failed:\n%s" % (dest, res.stdout[-3000:]))
+    return dest
+
+
+def find_installed(dest, name, env_var):
+    """Path (host) and guest path of an installed file, or $env_var's file."""
+    override = os.environ.get(env_var)
+    if override:
+        return os.path.abspath(override), None
+    for root, _dirs, files in os.walk(dest):
+        if name in files:
+            host = os.path.join(root, name)
+            return host, "/" + os.path.relpath(host, dest)
+    return None, None
+
+
+def library_packages(binary):
+    """Debian packages of the binary's shared libraries (ldd + dpkg -S)."""
+    pkgs = set(BASE_LIBS)
+    for lib in rkvm.shared_libs(binary):
+        for path in (lib, os.path.realpath(lib)):
+            res = subprocess.run(["dpkg", "-S", path], stdout=subprocess.PIPE,
+                                 stderr=subprocess.DEVNULL, universal_newlines=True)
+            if res.returncode == 0 and res.stdout:
+                pkgs.add(res.stdout.split(":")[0].strip())
+                break
+        else:
+            note("no package owns %s (not from Debian?); hoping the image has it" % lib)
+    return sorted(pkgs)
+
+
+def build_rootfs(packages):
+    t0 = time.monotonic()
+    res = subprocess.run(["sh", os.path.join(HERE, "build-rootfs.sh")] + packages,
+                         stdout=subprocess.PIPE, universal_newlines=True)
+    lines = res.stdout.strip().splitlines()
+    if res.returncode != 0 or not lines or not os.path.isfile(lines[-1]):
+        rkvm.skip_or_fail("could not build the Debian root filesystem (build-rootfs.sh "
+                          "failed; debootstrap needs the mirror apt uses)")
+    secs = time.monotonic() - t0
+    note("root filesystem %s (%s)" % (lines[-1], "built in %.0f s" % secs if secs > 5
+                                      else "cached"))
+    return lines[-1]
+
+
+# ---- pictures and their headless renders -----------------------------------------
+
+def picture(path, kind):
+    """A 320x200 test picture, unlike the built-in pool and each other."""
+    w, h = 320, 200
+    px = bytearray()
+    for y in range(h):
+        for x in range(w):
+            if kind == 1:     # green-yellow diagonal stripes
+                on = ((x + y) // 20) % 2
+                px += bytes((60 + 150 * on, 200, 40)) if on else bytes((20, 110, 30))
+            else:             # magenta/white checkerboard
+                on = (x // 40 + y // 40) % 2
+                px += bytes((250, 250, 250)) if on else bytes((170, 20, 140))
+    rkvm.write_png(path, rkvm.Image(w, h, bytes(px)))
+    return path
+
+
+def headless(background, label):
+    out = os.path.join(tmp, "ref-" + label)
+    res = subprocess.run([prog, "--backend", "headless", "--size", "%dx%d" % SIZE,
+                          "--frames", "1", "--output", out, "--background", background],
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                         universal_newlines=True)
+    path = os.path.join(out, "frame-00000.png")
+    if res.returncode != 0 or not os.path.exists(path):
+        die("headless render failed (rc=%d):\n%s" % (res.returncode, res.stdout))
+    return rkvm.read_png(path)
+
+
+def config(background, extra=""):
+    return ("# ripple-kiosk.conf written by tests/vm/test-systemd.py\n"
+            "background = %s\n"
+            "attract = 0\n"          # still water: comparable with frame 0
+            "%s" % (background, extra))
+
+
+# ---- the guest -------------------------------------------------------------------
+
+# Runs in the initramfs's PID 1 shell after the modules are loaded.
+PIVOT = r"""
+rk_pivot_fail() {
+	echo "RK-PIVOT-FAIL $*"
+	sync
+	poweroff -f
+}
+i=0
+while [ ! -b /dev/vda ] && [ $i -lt 100 ]; do usleep 100000; i=$((i + 1)); done
+mkdir -p /newroot
+mount -t ext4 /dev/vda /newroot || rk_pivot_fail "mount /dev/vda"
+cp -a /payload/. /newroot/ || rk_pivot_fail "copying the payload"
+ln -sf /lib/systemd/system/graphical.target /newroot/etc/systemd/system/default.target
+for d in dev proc sys run; do mount --move /$d /newroot/$d; done
+chroot /newroot systemctl enable rk-cmd.service %(unit)s ||
+	rk_pivot_fail "systemctl enable rk-cmd.service %(unit)s"
+echo "RK-PIVOT switch_root"
+exec switch_root /newroot /sbin/init
+"""
+
+# The command channel under systemd: rkvm's rk_serve, in busybox sh.
+CMD_UNIT = """[Unit]
+Description=rkvm test command channel on ttyS1
+DefaultDependencies=no
+After=systemd-remount-fs.service
+
+[Service]
+Environment=PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:/rk/bin
+Environment=SYSTEMD_PAGER=cat SYSTEMD_COLORS=0 COLUMNS=300 TERM=dumb
+ExecStartPre=/rk/busybox mkdir -p /rk/bin
+ExecStartPre=/rk/busybox --install -s /rk/bin
+ExecStart=/rk/busybox sh -c '. /rk/lib.sh; echo RK-READY > /dev/ttyS0; rk_serve /dev/ttyS1'
+
+[Install]
+WantedBy=sysinit.target
+"""
+
+
+def sh(vm, command, timeout=60):
+    """Output of a guest command (stripped); rc ignored."""
+    return vm.run(command, timeout, check=False)[1].strip()
+
+
+def show(vm, prop):
+    return sh(vm, "systemctl show -p %s --value %s" % (prop, UNIT))
+
+
+def main_pid(vm):
+    try:
+        return int(show(vm, "MainPID"))
+    except ValueError:
+        return 0
+
+
+def state(vm):
+    return sh(vm, "systemctl is-active %s" % UNIT)
+
+
+def journal(vm, since=None):
+    cmd = "journalctl --no-pager -o short-monotonic -u %s" % UNIT
+    if since is not None:
+        cmd += " --since @%d" % since
+    return sh(vm, cmd, 60)
+
+
+def guest_now(vm):
+    return int(sh(vm, "date +%s"))
+
+
+def shot(vm, label):
+    img = vm.qmp.screendump()
+    img.save_png(os.path.join(vm.workdir, label + ".png"))
+    return img
+
+
+def looks_like(img, ref):
+    if img.size != ref.size:
+        return False, "screen is %dx%d" % img.size
+    return rkvm.compare(img, ref, MAX_MEAN, MAX_FRACTION, THRESHOLD)
+
+
+def wait_for(what, cond, timeout, step=0.5):
+    """Poll cond() (returning a true value when done) until timeout;
+    returns (value, seconds)."""
+    t0 = time.monotonic()
+    while True:
+        v = cond()
+        if v or time.monotonic() - t0 > timeout:
+            return v, time.monotonic() - t0
+        time.sleep(step)
+
+
+def wait_water(vm, ref, label, timeout, old_pid=None):
+    """Wait until the unit is active (with a PID other than old_pid) and the
+    screen looks like ref.  Returns (pid, image, seconds, why)."""
+    last = {"img": None, "why": "", "pid": 0}
+
+    def ready():
+        pid = main_pid(vm)
+        last["pid"] = pid
+        if pid == 0 or pid == old_pid:
+            return False
+        img = vm.qmp.screendump()
+        ok, why = looks_like(img, ref)
+        last["img"], last["why"] = img, why
+        return ok
+    ok, secs = wait_for(label, ready, timeout)
+    if last["img"] is not None:
+        last["img"].save_png(os.path.join(vm.workdir, label + ".png"))
+    return last["pid"] if ok else 0, last["img"], secs, last["why"]
+
+
+def unit_seconds(vm, prop, default):
+    """A time property of the unit (systemctl show prints e.g. 10s, 1min 30s)."""
+    v = show(vm, prop)
+    total, found = 0.0, False
+    for num, unit in re.findall(r"([\d.]+)\s*(min|ms|us|s|h)?", v):
+        found = True
+        total += float(num) * {"min": 60, "ms": 1e-3, "us": 1e-6, "h": 3600}.get(unit, 1)
+    return total if found and total > 0 else default
+
+
+def main():
+    note("make install")
+    dest = make_install()
+    binary = os.path.join(dest, "usr", "bin", "ripple-kiosk")
+    if not os.path.exists(binary):
+        found = [os.path.join(r, f) for r, _d, fs in os.walk(dest) for f in fs
+                 if f == "ripple-kiosk"]
+        if not found:
+            die("make install put no ripple-kiosk under %s" % dest)
+        binary = found[0]
+    unit_host, unit_guest = find_installed(dest, UNIT, "RKVM_SERVICE_UNIT")
+    if not unit_host:
+        rkvm.skip_or_fail("make install installed no %s (systemd/ripple-kiosk.service.in "
+                          "not there yet?)" % UNIT)
+    sysusers_host, sysusers_guest = find_installed(dest, "ripple-kiosk.conf",
+                                                   "RKVM_SYSUSERS")
+    # The config file of the same name in /etc is ours, not the sysusers one.
+    if sysusers_guest and "sysusers.d" not in sysusers_guest:
+        sysusers_host = sysusers_guest = None
+        for root, _dirs, files in os.walk(dest):
+            if "sysusers.d" in root and "ripple-kiosk.conf" in files:
+                sysusers_host = os.path.join(root, "ripple-kiosk.conf")
+                sysusers_guest = "/" + os.path.relpath(sysusers_host, dest)
+    if not sysusers_host:
+        rkvm.skip_or_fail("make install installed no sysusers.d/ripple-kiosk.conf")
+
+    image = build_rootfs(library_packages(binary))
+
+    bg1 = picture(os.path.join(tmp, "bg1.png"), 1)
+    bg2 = picture(os.path.join(tmp, "bg2.png"), 2)
+    ref1, ref2 = headless(bg1, "bg1"), headless(bg2, "bg2")
+    if looks_like(ref1, ref2)[0]:
+        die("the two test pictures render alike")
+
+    # What the initramfs copies over the root filesystem: the installed
+    # tree, then ours on top.
+    payload = os.path.join(tmp, "payload")
+    shutil.copytree(dest, payload, symlinks=True)
+    # Debian 12 has merged /usr (/lib -> usr/lib, ...): a real /lib in the
+    # payload (e.g. the unit in /lib/systemd/system) goes under usr/.
+    for d in ("bin", "sbin", "lib", "lib64"):
+        top = os.path.join(payload, d)
+        if os.path.isdir(top) and not os.path.islink(top):
+            shutil.copytree(top, os.path.join(payload, "usr", d), symlinks=True,
+                            dirs_exist_ok=True)
+            shutil.rmtree(top)
+    ours = {
+        "/rk/busybox": shutil.which("busybox"),
+        "/rk/lib.sh": os.path.join(HERE, "guest-lib.sh"),
+        "/etc/systemd/system/rk-cmd.service": CMD_UNIT,
+        CONF: config(PICS + "/bg1.png"),
+        PICS + "/bg1.png": bg1,
+        PICS + "/bg2.png": bg2,
+    }
+    if os.environ.get("RKVM_SERVICE_UNIT"):
+        ours["/etc/systemd/system/" + UNIT] = unit_host
+    if os.environ.get("RKVM_SYSUSERS"):
+        ours["/etc/sysusers.d/ripple-kiosk.conf"] = sysusers_host
+    for guest, src in ours.items():
+        path = payload + guest
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        if src.startswith("/") and os.path.isfile(src):
+            shutil.copy(src, path)
+        else:
+            with open(path, "w") as f:
+                f.write(src)
+    files = {"/rk/pivot": PIVOT % {"unit": UNIT}, "/payload": payload}
+
+    note("booting Debian with systemd")
+    with rkvm.boot(devices=["bochs-display"], extra_files=files, memory=1024,
+                   modules=["bochs", "virtio_pci", "virtio_blk", "ext4", "crc32c_generic",
+                            "evdev"],
+                   qemu_args=["-drive", "file=%s,if=virtio,format=raw,snapshot=on" % image],
+                   boot_timeout=240, timeout=float(os.environ.get("RKVM_TIMEOUT", "720"))) as vm:
+        note("systemd up, command channel ready (%.1f s)" % vm.boot_seconds)
+        if "RK-PIVOT-FAIL" in vm.serial():
+            die("the initramfs could not switch to the root filesystem:\n" + vm.serial()[-3000:])
+        run_checks(vm, ref1, ref2)
+        vm.poweroff(60)
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
+def run_checks(vm, ref1, ref2):
+    # ---- 1. active, own user, water ------------------------------------------
+    st, secs = wait_for("active", lambda: state(vm) in ("active", "failed") and state(vm),
+                        120, 1.0)
+    t.check(st == "active", "the unit reaches active at boot",
+            "state %r after %.0f s\n%s\n%s" % (st, secs, sh(vm, "systemctl status %s" % UNIT),
+                                              journal(vm)))
+    note("unit %s after %.0f s more" % (st, secs))
+    pid, img, secs, why = wait_water(vm, ref1, "1-active", 60)
+    t.check(img is not None and rkvm.is_not_black(img), "water on screen (not black)",
+            "%.1f%% not black" % (100 * rkvm.nonblack_fraction(img)) if img else "no screendump")
+    t.check(pid != 0, "... and it looks like the headless render of the configured picture",
+            "%s\n%s" % (why, journal(vm)))
+    pid = pid or main_pid(vm)
+    user = sh(vm, "stat -c %%U /proc/%d" % pid) if pid else "?"
+    t.check(user == "ripple-kiosk", "runs as user ripple-kiosk, not root", "user %r" % user)
+    groups = sh(vm, "grep ^Groups: /proc/%d/status; getent group video render input" % pid)
+    note("groups: %s" % " | ".join(groups.splitlines()))
+
+    # ---- 2. SIGKILL -> restarted, on screen again --------------------------------
+    old = pid
+    t0 = time.monotonic()
+    sh(vm, "systemctl kill -s KILL %s" % UNIT)
+    restart = unit_seconds(vm, "RestartUSec", 0.1)
+    new, img, secs, why = wait_water(vm, ref1, "2-after-kill", 30 + restart, old_pid=old)
+    secs = time.monotonic() - t0
+    t.check(new not in (0, old), "systemctl kill -s KILL: restarted with a new PID, water again",
+            "pid %d -> %d; %s\n%s" % (old, new, why, journal(vm)))
+    limit = restart + 10       # "a few seconds", plus TCG's slow start
+    t.check(new not in (0, old) and secs <= limit,
+            "... back on screen within %.0f s (RestartSec %.1f s + 10 s)" % (limit, restart),
+            "%.1f s" % secs)
+    note("SIGKILL -> back on screen in %.1f s" % secs)
+    pid = new or main_pid(vm)
+
+    # ---- 3. SIGSTOP -> the watchdog restarts it -------------------------------
+    wd = unit_seconds(vm, "WatchdogUSec", 0)
+    t.check(wd > 0, "the unit has a watchdog (WatchdogSec)", show(vm, "WatchdogUSec"))
+    if wd > 0:
+        # Alive and feeding the watchdog: no restart for longer than WatchdogSec.
+        time.sleep(wd + 3)
+        now = main_pid(vm)
+        t.check(now == pid and state(vm) == "active",
+                "running for WatchdogSec + 3 s: no watchdog restart (WATCHDOG=1 keeps coming)",
+                "pid %d -> %d\n%s" % (pid, now, journal(vm)))
+        pid = now or pid
+        old = pid
+        since = guest_now(vm)
+        t0 = time.monotonic()
+        sh(vm, "systemctl kill -s STOP %s" % UNIT)
+        timeout = wd + restart + unit_seconds(vm, "TimeoutAbortUSec", 90) + 30
+        new, img, secs, why = wait_water(vm, ref1, "3-after-stop", min(timeout, 150), old_pid=old)
+        secs = time.monotonic() - t0
+        log = journal(vm, since)
+        t.check(new not in (0, old), "SIGSTOP: restarted with a new PID, water again",
+                "pid %d -> %d after %.0f s; %s\n%s" % (old, new, secs, why, log))
+        m = re.search(r".*[Ww]atchdog timeout.*", log)
+        t.check(m is not None, "... the journal shows a watchdog timeout",
+                m.group(0).split("]: ", 1)[-1] if m else log)
+        note("SIGSTOP -> watchdog restart, on screen in %.1f s (WatchdogSec %.0f s)" % (secs, wd))
+        pid = new or main_pid(vm)
+
+    # ---- 4. reload with a new background: new picture, same PID ----------------
+    old = pid
+    since = guest_now(vm)
+    sh(vm, "sed -i 's|^background = .*|background = %s/bg2.png|' %s" % (PICS, CONF))
+    sh(vm, "systemctl reload %s" % UNIT)
+    # Screendumps until the new picture shows and for at least 2 s: none black.
+    seen = {"black": 0, "dumps": 0, "img": None, "at": None}
+    t0 = time.monotonic()
+
+    def new_picture():
+        img = vm.qmp.screendump()
+        seen["dumps"] += 1
+        if not rkvm.is_not_black(img):
+            seen["black"] += 1
+            img.save_png(os.path.join(vm.workdir, "4-black-%d.png" % seen["black"]))
+        if seen["img"] is None and looks_like(img, ref2)[0]:
+            seen["img"], seen["at"] = img, time.monotonic() - t0
+        return seen["img"] is not None and time.monotonic() - t0 > 2
+    wait_for("bg2", new_picture, 30, 0.1)
+    img, secs, black, dumps = seen["img"], seen["at"] or 0, seen["black"], seen["dumps"]
+    img = img or shot(vm, "4-after-reload")
+    t.check(looks_like(img, ref2)[0], "systemctl reload with a new background: the new picture",
+            "%s\n%s" % (looks_like(img, ref2)[1], journal(vm, since)))
+    now = main_pid(vm)
+    t.check(now == old and state(vm) == "active", "... with no restart (same MainPID)",
+            "pid %d -> %d" % (old, now))
+    t.check(black == 0, "... and no black screen during the reload",
+            "%d of %d screendumps black" % (black, dumps))
+    note("reload -> new picture after %.1f s (%d screendumps)" % (secs, dumps))
+
+    # ---- 5. broken config on reload: rejected, water keeps running --------------
+    since = guest_now(vm)
+    bad = config(PICS + "/bg1.png", "no-such-key = 1\n")     # line 4
+    sh(vm, "printf '%%s' %s > %s" % (shlex.quote(bad), CONF))
+    sh(vm, "systemctl reload %s" % UNIT)
+    time.sleep(3)
+    log, secs = wait_for("file:line", lambda: (lambda l: CONF + ":4" in l and l)(journal(vm, since)),
+                         20, 1.0)
+    log = log or journal(vm, since)
+    m = re.search(r".*%s:4.*" % re.escape(CONF), log)
+    t.check(m is not None, "a broken config on reload: the journal names %s:4" % CONF,
+            m.group(0).split("]: ", 1)[-1] if m else log)
+    if m:
+        note("journal: " + m.group(0).split("]: ", 1)[-1][:200])
+    now = main_pid(vm)
+    t.check(now == old and state(vm) == "active", "... still active, same MainPID",
+            "pid %d -> %d, %s" % (old, now, state(vm)))
+    img = shot(vm, "5-after-bad-reload")
+    ok, why = looks_like(img, ref2)
+    t.check(ok, "... the water keeps running with the old settings", why)
+
+    # ---- 6. stop: the console is back ---------------------------------------
+    sh(vm, "systemctl stop %s" % UNIT, 60)
+    st = state(vm)
+    t.check(st in ("inactive", "unknown"), "systemctl stop: the unit is inactive", st)
+    time.sleep(1)
+    before = shot(vm, "6-after-stop")
+    ok, why = looks_like(before, ref2)
+    t.check(not ok, "... the water is gone from the screen", why)
+    sh(vm, "for i in $(seq 30); do echo '#### ripple-kiosk VM test: text console ####'; "
+           "done > /dev/tty1")
+    time.sleep(1)
+    after = shot(vm, "6-console-text")
+    changed = (rkvm.diff_fraction(before, after, 32) if before.size == after.size else 1.0)
+    t.check(changed > 0.01 and rkvm.nonblack_fraction(after) > 0.01,
+            "... the text console is back (text written to tty1 shows)",
+            "%.2f%% of the screen changed, %.2f%% not black, %dx%d" %
+            (100 * changed, 100 * rkvm.nonblack_fraction(after), after.width, after.height))
+
+
+try:
+    main()
+finally:
+    shutil.rmtree(tmp, ignore_errors=True)
+note("total")
+t.exit()
