@@ -110,6 +110,7 @@ static inline __m256i to_rgb565x8(__m256i p)
  * (what a plain store does) only doubles the traffic.
  */
 #define STREAM_ALIGN 32
+#define PREFETCH_ROWS 16
 
 static void render_row_avx2(const struct render_row *rr)
 {
@@ -123,14 +124,24 @@ static void render_row_avx2(const struct render_row *rr)
 		render_row_scalar(rr);
 		return;
 	}
+	/* Refraction reads picture rows above and below this one, dozens of
+	 * streams at once, more than the hardware prefetcher follows: the row
+	 * the farthest usual offset will need is asked for ahead, a cache
+	 * line per 16 pixels. */
+	const uint32_t *ahead = rr->bg + (size_t)(rr->y + PREFETCH_ROWS < rr->height ?
+						  rr->y + PREFETCH_ROWS : rr->height - 1) * rr->bg_pitch;
+
 	/* Scalar head up to an aligned destination. */
 	while (contiguous && x < rr->width && ((uintptr_t)(rr->out + (ptrdiff_t)x * bpp) & (STREAM_ALIGN - 1)))
 		x++;
 	render_span_scalar(rr, 0, x);
 	for (; x + LANES <= rr->width - 1; x += LANES) {
-		__m256i p0 = render8(rr, x, cnt);
-		__m256i p1 = render8(rr, x + 8, cnt);
+		__m256i p0, p1;
 		uint8_t *out = rr->out + (ptrdiff_t)x * rr->step;
+
+		_mm_prefetch((const char *)(ahead + x), _MM_HINT_T0);
+		p0 = render8(rr, x, cnt);
+		p1 = render8(rr, x + 8, cnt);
 
 		if (rr->format == PIXEL_RGB565) {
 			__m256i v = _mm256_permute4x64_epi64(

@@ -12,6 +12,8 @@
  */
 
 #define LANES 8
+/* The picture row the farthest usual refraction offset will need next. */
+#define PREFETCH_ROWS 16
 
 static inline int32x4_t step4(int16x4_t u, int16x4_t d, int16x4_t l, int16x4_t r,
 			      int16x4_t p, int32x4_t neg_shift)
@@ -105,8 +107,14 @@ static void render_row_neon(const struct render_row *rr)
 	const int contiguous = rr->step == bpp;
 	int x = 1;
 
+	const uint32_t *ahead = rr->bg + (size_t)(rr->y + PREFETCH_ROWS < rr->height ?
+						  rr->y + PREFETCH_ROWS : rr->height - 1) * rr->bg_pitch;
+
 	render_span_scalar(rr, 0, 1);
 	for (; x + LANES <= rr->width - 1; x += LANES) {
+		/* The row ahead, a cache line per 16 pixels (ripple-avx2.c). */
+		if (!(x & 8))
+			__builtin_prefetch(ahead + x);
 		int16x8_t l = vld1q_s16(rr->mid + x - 1), r = vld1q_s16(rr->mid + x + 1);
 		int16x8_t u = vld1q_s16(rr->up + x), d = vld1q_s16(rr->down + x);
 		int32x4_t dx0 = vsubl_s16(vget_low_s16(l), vget_low_s16(r));

@@ -13,6 +13,8 @@
  */
 
 #define LANES 8  /* int16 cells per register */
+/* The picture row the farthest usual refraction offset will need next. */
+#define PREFETCH_ROWS 16
 
 static inline __m128i sext_lo(__m128i v)
 {
@@ -148,6 +150,9 @@ static void render_row_sse2(const struct render_row *rr)
 		render_row_scalar(rr);
 		return;
 	}
+	const uint32_t *ahead = rr->bg + (size_t)(rr->y + PREFETCH_ROWS < rr->height ?
+						  rr->y + PREFETCH_ROWS : rr->height - 1) * rr->bg_pitch;
+
 	/* Scalar head up to an aligned destination, then streaming stores:
 	 * the destination may be write-combined scanout memory, and a frame
 	 * is larger than the cache anyway (see ripple-avx2.c). */
@@ -155,7 +160,13 @@ static void render_row_sse2(const struct render_row *rr)
 		x++;
 	render_span_scalar(rr, 0, x);
 	for (; x + LANES <= rr->width - 1; x += LANES) {
-		__m128i l = loadu(rr->mid + x - 1), r = loadu(rr->mid + x + 1);
+		__m128i l, r;
+
+		/* A cache line of the row ahead per 16 pixels (ripple-avx2.c). */
+		if (!(x & 8))
+			_mm_prefetch((const char *)(ahead + x), _MM_HINT_T0);
+		l = loadu(rr->mid + x - 1);
+		r = loadu(rr->mid + x + 1);
 		__m128i u = loadu(rr->up + x), d = loadu(rr->down + x);
 		__m128i p0 = render4(rr, x, _mm_sub_epi32(sext_lo(l), sext_lo(r)),
 				     _mm_sub_epi32(sext_lo(u), sext_lo(d)), cnt);
