@@ -10,8 +10,20 @@ cpus=$(nproc)
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 
+# Each line is the best of REPEATS runs (each already a median over its
+# frames): a shared machine's neighbours only ever make a run slower.
+repeats="${REPEATS:-3}"
 run() {
-	$bench "$@" | tee -a "$out"
+	best=""
+	for _ in $(seq "$repeats"); do
+		line=$($bench "$@")
+		ms=$(echo "$line" | sed -n 's/.*\(frame_ms\|floor_ms\)=\([0-9.]*\).*/\2/p')
+		if [ -z "$best" ] || awk -v a="$ms" -v b="$best_ms" 'BEGIN { exit !(a < b) }'; then
+			best=$line
+			best_ms=$ms
+		fi
+	done
+	echo "$best" | tee -a "$out"
 }
 echo "# $(uname -m), $(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2- | sed 's/^ //'), $cpus CPUs"
 run --size 1920x1080 --frames "$frames" --floor

@@ -153,9 +153,8 @@ static void render_row_sse2(const struct render_row *rr)
 	const uint32_t *ahead = rr->bg + (size_t)(rr->y + PREFETCH_ROWS < rr->height ?
 						  rr->y + PREFETCH_ROWS : rr->height - 1) * rr->bg_pitch;
 
-	/* Scalar head up to an aligned destination, then streaming stores:
-	 * the destination may be write-combined scanout memory, and a frame
-	 * is larger than the cache anyway (see ripple-avx2.c). */
+	/* Scalar head up to an aligned destination, then whole aligned
+	 * stores in order (see ripple-avx2.c). */
 	while (contiguous && x < rr->width && ((uintptr_t)(rr->out + (ptrdiff_t)x * bpp) & 15))
 		x++;
 	render_span_scalar(rr, 0, x);
@@ -182,7 +181,7 @@ static void render_row_sse2(const struct render_row *rr)
 
 			v = _mm_xor_si128(v, _mm_set1_epi16((short)0x8000));
 			if (contiguous) {
-				_mm_stream_si128((__m128i *)out, v);
+				_mm_store_si128((__m128i *)out, v);
 			} else {
 				uint16_t tmp[LANES];
 
@@ -191,8 +190,8 @@ static void render_row_sse2(const struct render_row *rr)
 					*(uint16_t *)(out + (ptrdiff_t)i * rr->step) = tmp[i];
 			}
 		} else if (contiguous) {
-			_mm_stream_si128((__m128i *)out, p0);
-			_mm_stream_si128((__m128i *)(out + 16), p1);
+			_mm_store_si128((__m128i *)out, p0);
+			_mm_store_si128((__m128i *)(out + 16), p1);
 		} else {
 			uint32_t tmp[LANES];
 
@@ -203,7 +202,6 @@ static void render_row_sse2(const struct render_row *rr)
 		}
 	}
 	render_span_scalar(rr, x, rr->width);
-	_mm_sfence();
 }
 
 const struct kernels kernels_sse2 = {
