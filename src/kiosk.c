@@ -22,6 +22,7 @@
 /* Bilinear weights of the height resampling, in 1/256. */
 #define VIEW_FRAC_BITS 8
 #define VIEW_FRAC_ONE (1 << VIEW_FRAC_BITS)
+#define QUARTER (VIEW_FRAC_ONE / 4)
 
 /*
  * The water seen at one logical output size: the picture scaled to it and,
@@ -195,26 +196,49 @@ static int get_view(struct kiosk *k, int w, int h, struct view **out)
 	return 0;
 }
 
+/*
+ * Bilinear, rows first: the two source rows blended into one (a straight,
+ * vectorisable loop), then each output pixel from its two neighbours in
+ * that row. The same exact sum as blending columns first, floored once.
+ * int32 suffices: |h| * 256 * 256 <= 2^31 at the extremes.
+ */
 static void view_resample_rows(struct view *v, const int16_t *src, int sim_w, int y0, int y1)
 {
+	int32_t *row = malloc((size_t)sim_w * sizeof(*row));
+
+	if (!row)
+		return;  /* the heights of the last frame stay: a stale frame, no crash */
 	for (int y = y0; y < y1; y++) {
 		const int16_t *r0 = src + (size_t)v->y0[y] * (size_t)sim_w;
 		const int16_t *r1 = v->yw[y] ? r0 + sim_w : r0;
-		int wy = v->yw[y];
+		const int32_t wy = v->yw[y], wy0 = VIEW_FRAC_ONE - wy;
 		int16_t *dst = v->heights + (size_t)y * (size_t)v->width;
 
+		for (int x = 0; x < sim_w; x++)
+			row[x] = r0[x] * wy0 + r1[x] * wy;
+		if (v->width == 2 * sim_w && sim_w > 1) {
+			/* --sim-scale 2: the table's weights are 1/4 and 3/4 in
+			 * turn; the same sums without looking them up. */
+			dst[0] = (int16_t)((row[0] * VIEW_FRAC_ONE) >> (2 * VIEW_FRAC_BITS));
+			for (int k = 1; k < sim_w; k++) {
+				dst[2 * k - 1] = (int16_t)((row[k - 1] * 3 * QUARTER + row[k] * QUARTER) >>
+							   (2 * VIEW_FRAC_BITS));
+				dst[2 * k] = (int16_t)((row[k - 1] * QUARTER + row[k] * 3 * QUARTER) >>
+						       (2 * VIEW_FRAC_BITS));
+			}
+			dst[2 * sim_w - 1] = (int16_t)((row[sim_w - 1] * VIEW_FRAC_ONE) >>
+						       (2 * VIEW_FRAC_BITS));
+			continue;
+		}
 		for (int x = 0; x < v->width; x++) {
 			int sx = v->x0[x], wx = v->xw[x];
 			int sx1 = wx ? sx + 1 : sx;
-			int top = r0[sx] * (VIEW_FRAC_ONE - wx) + r0[sx1] * wx;
-			int bottom = r1[sx] * (VIEW_FRAC_ONE - wx) + r1[sx1] * wx;
 
-			/* int64: two int16 products of 1/256 weights overflow
-			 * 32 bits at the extremes. */
-			dst[x] = (int16_t)(((int64_t)top * (VIEW_FRAC_ONE - wy) + (int64_t)bottom * wy) >>
+			dst[x] = (int16_t)((row[sx] * (VIEW_FRAC_ONE - wx) + row[sx1] * wx) >>
 					   (2 * VIEW_FRAC_BITS));
 		}
 	}
+	free(row);
 }
 
 /* The obstacle mask from a picture (dark = solid). At start a broken one is
