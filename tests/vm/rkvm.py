@@ -602,6 +602,44 @@ class VM:
         """Sleep on the host (the guest runs on); a plain time.sleep."""
         time.sleep(seconds)
 
+    # ---- screendumps, shared by the tests ----
+
+    def shot(self, label, **dump):
+        """A screendump, kept as LABEL.png in the work dir (kept on failure)."""
+        img = self.qmp.screendump(**dump)
+        img.save_png(os.path.join(self.workdir, label + ".png"))
+        return img
+
+    def wait_picture(self, name, size, label, timeout=30, **dump):
+        """Screendumps until one has the size and is not black (the program
+        named name has set its mode and shown a frame), or name exits, or
+        timeout; returns the last one."""
+        deadline = time.monotonic() + timeout
+        img = None
+        while time.monotonic() < deadline:
+            img = self.qmp.screendump(**dump)
+            if img.size == tuple(size) and is_not_black(img):
+                break
+            if not self.running(name):
+                break
+            time.sleep(0.5)
+        img.save_png(os.path.join(self.workdir, label + ".png"))
+        return img
+
+    def settle(self, label, timeout=30, gap=1.0, threshold=8, **dump):
+        """Screendumps gap apart until two are the same (the water is still);
+        returns (image, True), or (last image, False) after timeout."""
+        deadline = time.monotonic() + timeout
+        prev = self.qmp.screendump(**dump)
+        while True:
+            time.sleep(gap)
+            cur = self.qmp.screendump(**dump)
+            still = diff_fraction(prev, cur, threshold) == 0
+            if still or time.monotonic() > deadline:
+                cur.save_png(os.path.join(self.workdir, label + ".png"))
+                return cur, still
+            prev = cur
+
     def poweroff(self, timeout=30):
         if self.cmd is not None and self.proc.poll() is None:
             with contextlib.suppress(OSError):
@@ -979,6 +1017,21 @@ def diff_fraction(a, b, threshold=16):
 def region_diff(a, b, x, y, w, h):
     """mean_abs_diff of the same rectangle of both images."""
     return mean_abs_diff(a.crop(x, y, w, h), b.crop(x, y, w, h))
+
+
+def region_changed(a, b, rect, threshold=8):
+    """diff_fraction of a rectangle (x, y, w, h) of both images, clipped to
+    them."""
+    x, y, w, h = rect
+    x0, y0 = max(x, 0), max(y, 0)
+    x1, y1 = min(x + w, a.width), min(y + h, a.height)
+    return diff_fraction(a.crop(x0, y0, x1 - x0, y1 - y0),
+                         b.crop(x0, y0, x1 - x0, y1 - y0), threshold)
+
+
+def box(x, y, r):
+    """The square of side 2r around (x, y), as (x, y, w, h)."""
+    return (x - r, y - r, 2 * r, 2 * r)
 
 
 def nonblack_fraction(img, threshold=16):

@@ -57,25 +57,12 @@ REF = {(1280, 800): headless(1280, 800), (1024, 768): headless(1024, 768)}
 
 
 def shot(vm, label, **kw):
-    img = vm.qmp.screendump(**kw)
-    img.save_png(os.path.join(vm.workdir, label + ".png"))
-    return img
+    return vm.shot(label, **kw)
 
 
 def wait_picture(vm, name, size, label, **kw):
-    """Screendumps until one has the size and is not black (the program has
-    set its mode and presented a frame); returns it, or the last one."""
-    deadline = time.monotonic() + FIRST_FRAME_S
-    img = None
-    while time.monotonic() < deadline:
-        img = vm.qmp.screendump(**kw)
-        if img.size == size and rkvm.is_not_black(img):
-            break
-        if not vm.running(name):
-            break
-        time.sleep(0.5)
-    img.save_png(os.path.join(vm.workdir, label + ".png"))
-    return img
+    """The program has set its mode and shown a frame (or gave up)."""
+    return vm.wait_picture(name, size, label, FIRST_FRAME_S, **kw)
 
 
 def looks_like(img, ref, label):

@@ -127,52 +127,24 @@ class Panel:
 
 
 def shot(vm, label):
-    img = vm.qmp.screendump()
-    img.save_png(os.path.join(vm.workdir, label + ".png"))
-    return img
+    return vm.shot(label)
 
 
 def wait_picture(vm, label):
-    deadline = time.monotonic() + FIRST_FRAME_S
-    img = None
-    while time.monotonic() < deadline:
-        img = vm.qmp.screendump()
-        if img.size == SCREEN and rkvm.is_not_black(img):
-            break
-        if not vm.running("rk"):
-            break
-        time.sleep(0.5)
-    img.save_png(os.path.join(vm.workdir, label + ".png"))
-    return img
+    return vm.wait_picture("rk", SCREEN, label, FIRST_FRAME_S)
 
 
 def box(pt, r):
-    return (pt[0] - r, pt[1] - r, 2 * r, 2 * r)
+    return rkvm.box(pt[0], pt[1], r)
 
 
 def changed(a, b, rect):
-    x, y, w, h = rect
-    x0, y0 = max(x, 0), max(y, 0)
-    x1, y1 = min(x + w, a.width), min(y + h, a.height)
-    return rkvm.diff_fraction(a.crop(x0, y0, x1 - x0, y1 - y0),
-                              b.crop(x0, y0, x1 - x0, y1 - y0), THRESHOLD)
+    return rkvm.region_changed(a, b, rect, THRESHOLD)
 
 
 def settle(vm, label, timeout=30, gap=1.0):
-    """Screendumps gap apart until two are the same (the water is still);
-    returns (image, True) or (last image, False) after timeout."""
-    deadline = time.monotonic() + timeout
-    prev = vm.qmp.screendump()
-    while True:
-        time.sleep(gap)
-        cur = vm.qmp.screendump()
-        if rkvm.diff_fraction(prev, cur, THRESHOLD) == 0:
-            cur.save_png(os.path.join(vm.workdir, label + ".png"))
-            return cur, True
-        if time.monotonic() > deadline:
-            cur.save_png(os.path.join(vm.workdir, label + ".png"))
-            return cur, False
-        prev = cur
+    """(image, True) once the water is still, else (last image, False)."""
+    return vm.settle(label, timeout=timeout, gap=gap, threshold=THRESHOLD)
 
 
 def wait_change(vm, before, points, label, timeout=10):

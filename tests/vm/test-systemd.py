@@ -234,9 +234,7 @@ def guest_now(vm):
 
 
 def shot(vm, label):
-    img = vm.qmp.screendump()
-    img.save_png(os.path.join(vm.workdir, label + ".png"))
-    return img
+    return vm.shot(label)
 
 
 def looks_like(img, ref):

@@ -33,42 +33,20 @@ t = rkvm.Checks()
 
 
 def wait_picture(vm, name, label):
-    deadline = time.monotonic() + FIRST_FRAME_S
-    img = None
-    while time.monotonic() < deadline:
-        img = vm.qmp.screendump()
-        if img.size == SCREEN and rkvm.is_not_black(img):
-            break
-        if not vm.running(name):
-            break
-        time.sleep(0.5)
-    img.save_png(os.path.join(vm.workdir, label + ".png"))
-    return img
+    return vm.wait_picture(name, SCREEN, label, FIRST_FRAME_S)
 
 
-def changed(a, b, box):
-    x, y, w, h = box
-    x0, y0 = max(x, 0), max(y, 0)
-    x1, y1 = min(x + w, a.width), min(y + h, a.height)
-    return rkvm.diff_fraction(a.crop(x0, y0, x1 - x0, y1 - y0),
-                              b.crop(x0, y0, x1 - x0, y1 - y0), THRESHOLD)
+def changed(a, b, rect):
+    return rkvm.region_changed(a, b, rect, THRESHOLD)
 
 
 def around(px, py, r=NEAR):
-    return (px - r, py - r, 2 * r, 2 * r)
+    return rkvm.box(px, py, r)
 
 
 def settle(vm, label):
-    """Two screendumps apart until nothing moves (the picture is still)."""
-    prev = vm.qmp.screendump()
-    for _ in range(10):
-        time.sleep(0.5)
-        cur = vm.qmp.screendump()
-        if rkvm.diff_fraction(prev, cur, THRESHOLD) == 0:
-            break
-        prev = cur
-    cur.save_png(os.path.join(vm.workdir, label + ".png"))
-    return cur
+    """Until nothing moves (the picture is still), at most 5 s."""
+    return vm.settle(label, timeout=5, gap=0.5, threshold=THRESHOLD)[0]
 
 
 def tablet_run(vm, rotate):
