@@ -1,5 +1,5 @@
 #!/bin/sh
-# The manual pages: ripple-kiosk(1) documents every long option in the
+# The manual pages (and the README): ripple-kiosk(1) documents every long option in the
 # program's getopt table and names none that does not exist, and groff
 # formats both pages without a warning. Without groff the format check
 # skips, except in CI (CI=true; Debian package: groff-base).
@@ -23,7 +23,11 @@ text=$(sed 's/\\-/-/g' "$page")
 for opt in $opts; do
 	echo "$text" | grep -q -E -- "--$opt([^a-z0-9-]|\$)" || bad "ripple-kiosk.1 lacks --$opt"
 done
-# ... and its OPTIONS section names none that does not exist.
+# The README's options table too: a technician reads that first.
+for opt in $opts; do
+	grep -q -- "--$opt" "$src/README.md" || bad "README.md lacks --$opt"
+done
+# ... and the page's OPTIONS section names none that does not exist.
 for opt in $(echo "$text" | sed -n '/^\.SH OPTIONS/,/^\.SH [^O]/p' |
 	     grep -o -E -- '--[a-z0-9-]+' | sed 's/^--//' | sort -u); do
 	echo "$opts" | grep -q -x -- "$opt" || bad "ripple-kiosk.1 names --$opt, which the program does not take"
