@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "clock.h"
 #include "kiosk.h"
 #include "options.h"
 #include "parse.h"
@@ -21,7 +22,6 @@
 #include "seed.h"
 #include "simd.h"
 
-#define NSEC_PER_SEC 1000000000ull
 #define MAX_FRAMES 100000
 #define WARMUP_FRAMES 5
 /* Rain heavy enough that the whole surface is choppy within a second. */
@@ -37,14 +37,6 @@ struct bench {
 	enum mode mode;
 	bool calm, idle;
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
-}
 
 static int cmp_u64(const void *a, const void *b)
 {
@@ -178,12 +170,12 @@ static int run_floor(const struct bench *b, uint64_t *t_frame)
 	memset(src, 1, bytes);
 	memset(dst, 2, bytes);
 	for (int f = -WARMUP_FRAMES; f < b->frames; f++) {
-		uint64_t t0 = now_ns();
+		uint64_t t0 = clock_now_ns();
 
 		memcpy(dst, src, bytes);
 		__asm__ volatile("" : : "r"(dst) : "memory");
 		if (f >= 0)
-			t_frame[f] = now_ns() - t0;
+			t_frame[f] = clock_now_ns() - t0;
 	}
 	free(src);
 	free(dst);
@@ -219,17 +211,17 @@ static int run_seed(const struct bench *b, uint64_t *t_step, uint64_t *t_render,
 				for (int px = x - 4; px < x + 4; px++)
 					buf1[(size_t)py * b->width + px] = -96;
 		}
-		t0 = now_ns();
+		t0 = clock_now_ns();
 		if (o2)
 			seed_spread_o2(&buf1, &buf2, b->width, b->height);
 		else
 			seed_spread_native(&buf1, &buf2, b->width, b->height);
-		t1 = now_ns();
+		t1 = clock_now_ns();
 		if (o2)
 			seed_render_o2(buf1, src, dst, b->width, b->height);
 		else
 			seed_render_native(buf1, src, dst, b->width, b->height);
-		t2 = now_ns();
+		t2 = clock_now_ns();
 		if (f >= 0) {
 			t_step[f] = t1 - t0;
 			t_render[f] = t2 - t1;
@@ -282,16 +274,16 @@ static int run_kiosk(const struct bench *b, uint64_t *t_step, uint64_t *t_render
 		uint64_t t0, t1, t2;
 
 		clock += period;
-		t0 = now_ns();
+		t0 = clock_now_ns();
 		kiosk_advance(k, clock);
-		t1 = now_ns();
+		t1 = clock_now_ns();
 		/* --idle: as the live loop, draw only what changed */
 		if (!b->idle || !showing || shown != kiosk_generation(k)) {
 			kiosk_render(k, &t);
 			shown = kiosk_generation(k);
 			showing = true;
 		}
-		t2 = now_ns();
+		t2 = clock_now_ns();
 		if (f >= 0) {
 			t_step[f] = t1 - t0;
 			t_render[f] = t2 - t1;

@@ -17,6 +17,7 @@
 
 #include <libevdev/libevdev.h>
 
+#include "clock.h"
 #include "gesture.h"
 #include "input.h"
 #include "log.h"
@@ -25,7 +26,6 @@
 #include "touch-map.h"
 #include "uevent.h"
 
-#define NSEC_PER_SEC 1000000000ull
 #define NSEC_PER_USEC 1000ull
 #define INPUT_DIR "/dev/input"
 #define UDEV_DATA_DIR "/run/udev/data"
@@ -118,18 +118,10 @@ struct input {
 	uint64_t latency_n, latency_sum_ns, latency_max_ns;
 };
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
-}
-
 /* true: say it. The last allowed line says that more are muted. */
 static bool ratelimit_pass(struct ratelimit *r, bool *last)
 {
-	uint64_t now = now_ns();
+	uint64_t now = clock_now_ns();
 
 	if (r->start == 0 || now - r->start > RATELIMIT_INTERVAL_NS) {
 		r->start = now;
@@ -822,7 +814,7 @@ static int device_add(struct input *in, struct libevdev *dev, int fd, const char
 	log_info("%s: %s '%s'%s", path, input_kind_name(d->kind), libevdev_get_name(dev),
 		 d->major_code || d->pressure_code ? " (stones scale with the contact)" : "");
 	/* A finger may be down already (replugged while touched). */
-	resync(in, d, now_ns());
+	resync(in, d, clock_now_ns());
 	return idx;
 }
 

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "clock.h"
 #include "gesture.h"
 #include "image.h"
 #include "kiosk.h"
@@ -14,7 +15,6 @@
 #include "ripple.h"
 #include "workers.h"
 
-#define NSEC_PER_SEC 1000000000ull
 #define ERR_LEN 256
 /* Outputs of different sizes each need a view; more than a handful of
  * sizes at once is not a kiosk. The least recently used one is replaced. */
@@ -431,12 +431,6 @@ static void step(struct kiosk *k)
 	ripple_step_finish(k->ripple);
 }
 
-/* Steps due after d ns, without overflowing 64 bits for centuries. */
-static uint64_t steps_due(uint64_t d, int sps)
-{
-	return (d / NSEC_PER_SEC) * (uint64_t)sps + (d % NSEC_PER_SEC) * (uint64_t)sps / NSEC_PER_SEC;
-}
-
 #define MINUTES_PER_DAY (24 * 60)
 
 /* Opening hours in local time; a span may pass midnight. */
@@ -507,7 +501,7 @@ int kiosk_advance(struct kiosk *k, uint64_t now_ns)
 		return 0;
 	k->now_ns = now_ns;
 	follow_visitors(k, now_ns);
-	due = steps_due(now_ns - k->t0, k->steps_per_second);
+	due = clock_ticks(now_ns - k->t0, (unsigned)k->steps_per_second);
 	/* After a stall (VT switched away, a hiccup) the water does not race
 	 * to catch up; it resumes at its normal pace. */
 	if (due > k->steps_done + KIOSK_MAX_CATCHUP_STEPS)
@@ -619,10 +613,7 @@ uint64_t kiosk_next_wake_ns(const struct kiosk *k)
 	if (!k->clock_started)
 		return 0;
 	if (kiosk_busy(k))
-		/* The first ns at which steps_due() reaches next. */
-		wake = k->t0 + (next / (uint64_t)k->steps_per_second) * NSEC_PER_SEC +
-		       ((next % (uint64_t)k->steps_per_second) * NSEC_PER_SEC +
-			(uint64_t)k->steps_per_second - 1) / (uint64_t)k->steps_per_second;
+		wake = k->t0 + clock_tick_ns(next, (unsigned)k->steps_per_second);
 	if (k->attract_s > 0 && !k->attracting && !k->dark &&
 	    (wake == 0 || attract_at(k) < wake))
 		wake = attract_at(k);

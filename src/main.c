@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clock.h"
 #include "display-headless.h"
 #ifdef HAVE_DRM
 #include "display-drm.h"
@@ -18,7 +19,6 @@
 #include "simd.h"
 #include "touch-script.h"
 
-#define NSEC_PER_SEC 1000000000ull
 #define ERR_LEN 512
 #define DEMO_SCRIPT_MAX 4096
 /* The demo is a wet day: this much rain when none was asked for. */

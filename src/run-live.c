@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "display.h"
 #include "image.h"
 #ifdef HAVE_TOUCH
@@ -33,7 +34,6 @@
 #include "touch-script.h"
 #include "workers.h"
 
-#define NSEC_PER_SEC 1000000000ull
 #define LIVE_MAX_OUTPUTS 8
 /* signalfd, timerfd, display, and room for the input devices. */
 #define LIVE_MAX_SOURCES 32
@@ -100,14 +100,6 @@ struct live {
 	uint64_t stats_ns;         /* the next stats line */
 	bool screenshot;           /* SIGUSR1 asked for one */
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
-}
 
 static int live_add_source(struct live *l, int fd, int (*dispatch)(struct live *, void *),
 			   void *data)
@@ -468,10 +460,7 @@ static void reload(struct live *l)
  */
 static uint64_t script_frame(const struct live *l, uint64_t now)
 {
-	uint64_t d = now - l->script_t0;
-
-	return (d / NSEC_PER_SEC) * (uint64_t)l->o->refresh_hz +
-	       (d % NSEC_PER_SEC) * (uint64_t)l->o->refresh_hz / NSEC_PER_SEC;
+	return clock_ticks(now - l->script_t0, (unsigned)l->o->refresh_hz);
 }
 
 static void play_script(struct live *l, uint64_t now)
@@ -489,9 +478,7 @@ static uint64_t script_next_ns(const struct live *l)
 
 	if (!l->script || !l->script_t0 || touch_script_next_frame(l->script, &frame) < 0)
 		return 0;
-	return l->script_t0 + (frame / (uint64_t)l->o->refresh_hz) * NSEC_PER_SEC +
-	       ((frame % (uint64_t)l->o->refresh_hz) * NSEC_PER_SEC + (uint64_t)l->o->refresh_hz - 1) /
-	       (uint64_t)l->o->refresh_hz;
+	return l->script_t0 + clock_tick_ns(frame, (unsigned)l->o->refresh_hz);
 }
 
 /* ---- frames ---- */
@@ -540,12 +527,12 @@ static uint64_t frames(struct live *l, uint64_t now, int *err)
 #ifdef HAVE_TOUCH
 				touch_frame_shown(l, i);
 #endif
-				uint64_t t0 = now_ns();
+				uint64_t t0 = clock_now_ns();
 
 				out->shown = kiosk_generation(l->k);
 				out->showing = true;
 				ret = kiosk_render(l->k, &t);
-				stats_frame(l->stats, now_ns() - t0);
+				stats_frame(l->stats, clock_now_ns() - t0);
 				if (ret < 0) {
 					log_error("%s: the water does not fit the %dx%d output",
 						  out->info.name, t.width, t.height);
@@ -627,7 +614,7 @@ static int on_display(struct live *l, void *data)
 {
 	(void)data;
 #ifdef HAVE_TOUCH
-	l->display_ns = now_ns();
+	l->display_ns = clock_now_ns();
 #endif
 	return l->d->ops->dispatch(l->d);
 }
@@ -708,7 +695,7 @@ int run_live(struct options *o, const struct options_source *src, struct display
 #endif
 
 	while (!l.quit) {
-		uint64_t now = now_ns(), wake;
+		uint64_t now = clock_now_ns(), wake;
 
 		ret = sync_outputs(&l, now);
 		if (ret < 0)
@@ -752,7 +739,7 @@ int run_live(struct options *o, const struct options_source *src, struct display
 
 out:
 	for (int i = 0; i < l.n_outputs; i++)
-		output_gone(&l.outputs[i], now_ns());
+		output_gone(&l.outputs[i], clock_now_ns());
 #ifdef HAVE_TOUCH
 	input_destroy(l.input);
 #endif

@@ -3,13 +3,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "clock.h"
 #include "stats.h"
 
 /* Frame times in buckets of 0.1 ms up to 100 ms; slower ones in the last.
  * A histogram keeps p50/p99 exact to a bucket without storing frames. */
 #define BUCKET_NS 100000ull
 #define BUCKETS 1000
-#define NSEC_PER_SEC 1000000000ull
 #define PERCENT 100
 
 struct stats {
