@@ -10,8 +10,7 @@
  * AVX2 kernels: 16 cells a step, sums in 32-bit lanes as in the scalar code,
  * packs_epi32 for the int16 saturation (it packs within 128-bit halves, so a
  * permute puts the cells back in order). The refraction's background fetch
- * is eight scalar loads, not vpgatherdd: measured on Zen 4 with
- * bench/ripple-bench at 1920x1080, the gather made the render 1.5x slower.
+ * is scalar loads, not vpgatherdd (see fetch8 for why).
  */
 
 #define LANES 16  /* int16 cells per register */
@@ -102,6 +101,27 @@ static inline __m256i shade8(__m256i px, __m256i b)
 	return _mm256_subs_epu8(_mm256_adds_epu8(px, pos), neg);
 }
 
+/*
+ * Eight background pixels, at the indices in a (pixels 0-3) and b (4-7).
+ * The indices leave the vector unit two at a time (vmovq/vpextrq, then a
+ * shift), half the transfers of one vpextrd each, and the pixels come back
+ * as vmovd/vpinsrd loads. Measured on Zen 4 (bench/ripple-bench, 1080p):
+ * this render takes 0.78 the time of one vpextrd an index and 0.78 of
+ * vpgatherdd; storing the indices to memory to reload them as scalars is
+ * slower than either (the narrow reloads of a wide store stall).
+ */
+static inline __m256i fetch8(const uint32_t *bg, __m128i a, __m128i b)
+{
+	uint64_t a01 = (uint64_t)_mm_cvtsi128_si64(a), a23 = (uint64_t)_mm_extract_epi64(a, 1);
+	uint64_t b01 = (uint64_t)_mm_cvtsi128_si64(b), b23 = (uint64_t)_mm_extract_epi64(b, 1);
+
+	return _mm256_setr_epi32((int)bg[(uint32_t)a01], (int)bg[a01 >> 32],
+				 (int)bg[(uint32_t)a23], (int)bg[a23 >> 32],
+				 (int)bg[(uint32_t)b01], (int)bg[b01 >> 32],
+				 (int)bg[(uint32_t)b23], (int)bg[b23 >> 32]);
+}
+
+/* The general case: any shift, any picture pitch, and the light. */
 static inline __attribute__((always_inline)) __m256i render8(const struct render_row *rr, int x, __m128i cnt)
 {
 	const __m256i wmax = _mm256_set1_epi32(rr->width - 1);
@@ -115,13 +135,7 @@ static inline __attribute__((always_inline)) __m256i render8(const struct render
 	__m256i sy = _mm256_min_epi32(_mm256_max_epi32(
 		_mm256_add_epi32(_mm256_set1_epi32(rr->y), _mm256_sra_epi32(dy, cnt)), zero), hmax);
 	__m256i idx = _mm256_add_epi32(_mm256_mullo_epi32(sy, _mm256_set1_epi32((int)rr->bg_pitch)), sx);
-	uint32_t ix[8];
-	__m256i px;
-
-	_mm256_storeu_si256((__m256i *)ix, idx);
-	px = _mm256_setr_epi32((int)rr->bg[ix[0]], (int)rr->bg[ix[1]], (int)rr->bg[ix[2]],
-			       (int)rr->bg[ix[3]], (int)rr->bg[ix[4]], (int)rr->bg[ix[5]],
-			       (int)rr->bg[ix[6]], (int)rr->bg[ix[7]]);
+	__m256i px = fetch8(rr->bg, _mm256_castsi256_si128(idx), _mm256_extracti128_si256(idx, 1));
 
 	if (rr->light) {
 		__m256i b = _mm256_mullo_epi32(_mm256_add_epi32(dx, dy), _mm256_set1_epi32(rr->light));
@@ -129,6 +143,61 @@ static inline __attribute__((always_inline)) __m256i render8(const struct render
 		px = shade8(px, _mm256_srai_epi32(b, LIGHT_SCALE_SHIFT));
 	}
 	return _mm256_or_si256(px, _mm256_set1_epi32((int)0xff000000u));
+}
+
+/*
+ * floor((a - b) / 2) for any two int16, in 16-bit lanes: with a biased to
+ * unsigned and b negated and biased, vpavgw's (a' + b' + 1) >> 1 is the
+ * halved difference plus 32768, and no lane can overflow.
+ */
+static inline __m256i half_diff16(__m256i a, __m256i b)
+{
+	const __m256i bias = _mm256_set1_epi16((short)0x8000);
+
+	return _mm256_xor_si256(_mm256_avg_epu16(_mm256_xor_si256(a, bias),
+						 _mm256_xor_si256(b, _mm256_set1_epi16(0x7fff))),
+				bias);
+}
+
+/*
+ * The usual case, no light and a shift of at least 1 (the default is 2):
+ * (d >> shift) is (d >> 1) >> (shift - 1), and d >> 1 fits 16 bits, so the
+ * fetch position of 16 pixels is worked out in one register. Saturating
+ * adds clamp exactly as the 32-bit sums do, because a saturated lane lies
+ * beyond the picture either way; then row * pitch + column is one vpmaddwd
+ * (pitch below 32768). Pixels 0-7 come out in p[0], 8-15 in p[1].
+ */
+struct narrow {
+	__m256i wmax, hmax, ys, pitch1;
+	__m128i cnt;
+};
+
+static inline __attribute__((always_inline)) void render16_narrow(const struct render_row *rr,
+								   const struct narrow *n,
+								   int x, __m256i p[2])
+{
+	const __m256i zero = _mm256_setzero_si256();
+	const __m256i alpha = _mm256_set1_epi32((int)0xff000000u);
+	__m256i xs = _mm256_add_epi16(_mm256_set1_epi16((short)x),
+				      _mm256_setr_epi16(0, 1, 2, 3, 4, 5, 6, 7,
+							8, 9, 10, 11, 12, 13, 14, 15));
+	__m256i l = _mm256_loadu_si256((const __m256i *)(rr->mid + x - 1));
+	__m256i r = _mm256_loadu_si256((const __m256i *)(rr->mid + x + 1));
+	__m256i u = _mm256_loadu_si256((const __m256i *)(rr->up + x));
+	__m256i d = _mm256_loadu_si256((const __m256i *)(rr->down + x));
+	__m256i sx = _mm256_adds_epi16(xs, _mm256_sra_epi16(half_diff16(l, r), n->cnt));
+	__m256i sy = _mm256_adds_epi16(n->ys, _mm256_sra_epi16(half_diff16(u, d), n->cnt));
+	__m256i lo, hi;
+
+	sx = _mm256_min_epi16(_mm256_max_epi16(sx, zero), n->wmax);
+	sy = _mm256_min_epi16(_mm256_max_epi16(sy, zero), n->hmax);
+	/* Within each 128-bit half: pixels 0-3 and 8-11 in lo, 4-7 and 12-15 in hi. */
+	lo = _mm256_madd_epi16(_mm256_unpacklo_epi16(sx, sy), n->pitch1);
+	hi = _mm256_madd_epi16(_mm256_unpackhi_epi16(sx, sy), n->pitch1);
+	p[0] = _mm256_or_si256(fetch8(rr->bg, _mm256_castsi256_si128(lo),
+				      _mm256_castsi256_si128(hi)), alpha);
+	p[1] = _mm256_or_si256(fetch8(rr->bg, _mm256_extracti128_si256(lo, 1),
+				      _mm256_extracti128_si256(hi, 1)), alpha);
 }
 
 static inline __m256i to_rgb565x8(__m256i p)
@@ -141,73 +210,103 @@ static inline __m256i to_rgb565x8(__m256i p)
 }
 
 /*
- * Rows go out with aligned plain stores, whole lines in order: a
- * write-combined scanout buffer combines them as well as streaming stores,
- * and in ordinary memory the frame stays in the last-level cache for
- * whoever reads it next (measured with bench/ripple-bench: streaming
- * stores made the 1080p render 15 % slower on Zen 4).
+ * Rows go out with plain stores, whole lines in order: a write-combined
+ * scanout buffer combines them as well as streaming stores, and in
+ * ordinary memory the frame stays in the last-level cache for whoever
+ * reads it next (measured with bench/ripple-bench: streaming stores made
+ * the 1080p render 15 % slower on Zen 4).
  */
-#define STREAM_ALIGN 32
+static inline __attribute__((always_inline)) void put16(const struct render_row *rr, int x,
+							 const __m256i p[2])
+{
+	uint8_t *out = rr->out + (ptrdiff_t)x * rr->step;
+
+	if (rr->format == PIXEL_RGB565) {
+		__m256i v = _mm256_permute4x64_epi64(
+			_mm256_packus_epi32(to_rgb565x8(p[0]), to_rgb565x8(p[1])),
+			_MM_SHUFFLE(3, 1, 2, 0));
+
+		if (rr->step == 2) {
+			_mm256_storeu_si256((__m256i *)out, v);
+		} else {
+			uint16_t tmp[LANES];
+
+			_mm256_storeu_si256((__m256i *)tmp, v);
+			for (int i = 0; i < LANES; i++)
+				*(uint16_t *)(out + (ptrdiff_t)i * rr->step) = tmp[i];
+		}
+	} else if (rr->step == 4) {
+		_mm256_storeu_si256((__m256i *)out, p[0]);
+		_mm256_storeu_si256((__m256i *)(out + 32), p[1]);
+	} else {
+		uint32_t tmp[LANES];
+
+		_mm256_storeu_si256((__m256i *)tmp, p[0]);
+		_mm256_storeu_si256((__m256i *)(tmp + 8), p[1]);
+		for (int i = 0; i < LANES; i++)
+			*(uint32_t *)(out + (ptrdiff_t)i * rr->step) = tmp[i];
+	}
+}
+
+/*
+ * Refraction reads picture rows above and below this one, dozens of
+ * streams at once, more than the hardware prefetcher follows: the row the
+ * farthest usual offset will need is asked for ahead, a cache line per 16
+ * pixels (without it the 1080p render takes 1.5 times as long on Zen 4).
+ */
 #define PREFETCH_ROWS 16
+
+/* One row, specialised by the compiler for each value of narrow. */
+static inline __attribute__((always_inline)) void render_row_loop(const struct render_row *rr,
+								   bool narrow)
+{
+	const int last = rr->width - 1 - LANES;  /* the last x a whole group fits at */
+	const __m128i cnt = _mm_cvtsi32_si128(rr->shift);
+	const struct narrow n = {
+		.wmax = _mm256_set1_epi16((short)(rr->width - 1)),
+		.hmax = _mm256_set1_epi16((short)(rr->height - 1)),
+		.ys = _mm256_set1_epi16((short)rr->y),
+		.pitch1 = _mm256_set1_epi32((int)(rr->bg_pitch << 16 | 1)),
+		.cnt = _mm_cvtsi32_si128(rr->shift - 1),
+	};
+	const uint32_t *ahead = rr->bg + (size_t)(rr->y + PREFETCH_ROWS < rr->height ?
+						  rr->y + PREFETCH_ROWS : rr->height - 1) * rr->bg_pitch;
+	__m256i p[2];
+
+	/* Pixel 0 and width-1 read outside the plane: the reference does them.
+	 * The groups start at x = 1 and the last one ends at width - 2,
+	 * overlapping its neighbour where the width is not a multiple of 16;
+	 * the overlap is written twice with the same values. */
+	render_span_scalar(rr, 0, 1);
+	for (int x = 1;; x += LANES) {
+		if (x > last)
+			x = last;
+		_mm_prefetch((const char *)(ahead + x), _MM_HINT_T0);
+		if (narrow) {
+			render16_narrow(rr, &n, x, p);
+		} else {
+			p[0] = render8(rr, x, cnt);
+			p[1] = render8(rr, x + 8, cnt);
+		}
+		put16(rr, x, p);
+		if (x == last)
+			break;
+	}
+	render_span_scalar(rr, rr->width - 1, rr->width);
+}
 
 static void render_row_avx2(const struct render_row *rr)
 {
-	const __m128i cnt = _mm_cvtsi32_si128(rr->shift);
-	const int bpp = pixel_format_bpp(rr->format);
-	const int contiguous = rr->step == bpp;
-	int x = 1;
-
-	/* The fetch index is computed in 32-bit lanes. */
-	if ((uint64_t)rr->bg_pitch * (uint64_t)rr->height > INT32_MAX) {
+	/* The fetch index is computed in 32-bit lanes; the row needs one
+	 * whole group. */
+	if ((uint64_t)rr->bg_pitch * (uint64_t)rr->height > INT32_MAX || rr->width < LANES + 2) {
 		render_row_scalar(rr);
 		return;
 	}
-	/* Refraction reads picture rows above and below this one, dozens of
-	 * streams at once, more than the hardware prefetcher follows: the row
-	 * the farthest usual offset will need is asked for ahead, a cache
-	 * line per 16 pixels. */
-	const uint32_t *ahead = rr->bg + (size_t)(rr->y + PREFETCH_ROWS < rr->height ?
-						  rr->y + PREFETCH_ROWS : rr->height - 1) * rr->bg_pitch;
-
-	/* Scalar head up to an aligned destination. */
-	while (contiguous && x < rr->width && ((uintptr_t)(rr->out + (ptrdiff_t)x * bpp) & (STREAM_ALIGN - 1)))
-		x++;
-	render_span_scalar(rr, 0, x);
-	for (; x + LANES <= rr->width - 1; x += LANES) {
-		__m256i p0, p1;
-		uint8_t *out = rr->out + (ptrdiff_t)x * rr->step;
-
-		_mm_prefetch((const char *)(ahead + x), _MM_HINT_T0);
-		p0 = render8(rr, x, cnt);
-		p1 = render8(rr, x + 8, cnt);
-
-		if (rr->format == PIXEL_RGB565) {
-			__m256i v = _mm256_permute4x64_epi64(
-				_mm256_packus_epi32(to_rgb565x8(p0), to_rgb565x8(p1)),
-				_MM_SHUFFLE(3, 1, 2, 0));
-
-			if (contiguous) {
-				_mm256_store_si256((__m256i *)out, v);
-			} else {
-				uint16_t tmp[LANES];
-
-				_mm256_storeu_si256((__m256i *)tmp, v);
-				for (int i = 0; i < LANES; i++)
-					*(uint16_t *)(out + (ptrdiff_t)i * rr->step) = tmp[i];
-			}
-		} else if (contiguous) {
-			_mm256_store_si256((__m256i *)out, p0);
-			_mm256_store_si256((__m256i *)(out + 32), p1);
-		} else {
-			uint32_t tmp[LANES];
-
-			_mm256_storeu_si256((__m256i *)tmp, p0);
-			_mm256_storeu_si256((__m256i *)(tmp + 8), p1);
-			for (int i = 0; i < LANES; i++)
-				*(uint32_t *)(out + (ptrdiff_t)i * rr->step) = tmp[i];
-		}
-	}
-	render_span_scalar(rr, x, rr->width);
+	if (rr->light == 0 && rr->shift >= 1 && rr->bg_pitch <= INT16_MAX)
+		render_row_loop(rr, true);
+	else
+		render_row_loop(rr, false);
 }
 
 const struct kernels kernels_avx2 = {

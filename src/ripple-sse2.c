@@ -1,6 +1,7 @@
 #include "config.h"
 
 #include <emmintrin.h>
+#include <stdbool.h>
 
 #include "kernels.h"
 #include "simd.h"
@@ -110,6 +111,27 @@ static inline __m128i to_rgb565x4(__m128i p)
 	return _mm_or_si128(_mm_or_si128(r, g), b);
 }
 
+/*
+ * Four background pixels at the indices in idx. On x86-64 they leave the
+ * vector unit two at a time (see fetch8 in ripple-avx2.c for the numbers);
+ * 32-bit x86 has no 64-bit move, so there they go through memory.
+ */
+static inline __m128i fetch4(const uint32_t *bg, __m128i idx)
+{
+#ifdef __x86_64__
+	uint64_t i01 = (uint64_t)_mm_cvtsi128_si64(idx);
+	uint64_t i23 = (uint64_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(idx, idx));
+
+	return _mm_setr_epi32((int)bg[(uint32_t)i01], (int)bg[i01 >> 32],
+			      (int)bg[(uint32_t)i23], (int)bg[i23 >> 32]);
+#else
+	uint32_t i[4];
+
+	_mm_storeu_si128((__m128i *)i, idx);
+	return _mm_setr_epi32((int)bg[i[0]], (int)bg[i[1]], (int)bg[i[2]], (int)bg[i[3]]);
+#endif
+}
+
 /* Four pixels from x on: displacement, fetch, shading. */
 static inline __m128i render4(const struct render_row *rr, int x, __m128i dx, __m128i dy,
 			      __m128i cnt)
@@ -124,12 +146,8 @@ static inline __m128i render4(const struct render_row *rr, int x, __m128i dx, __
 	/* sx, sy < 16384 and the pitch <= 16384 (the image caps): one madd. */
 	__m128i pair = _mm_or_si128(sx, _mm_slli_epi32(sy, 16));
 	__m128i idx = _mm_madd_epi16(pair, _mm_set1_epi32(1 | (int)((uint32_t)rr->bg_pitch << 16)));
-	uint32_t i[4];
-	__m128i px;
+	__m128i px = fetch4(rr->bg, idx);
 
-	_mm_storeu_si128((__m128i *)i, idx);
-	px = _mm_setr_epi32((int)rr->bg[i[0]], (int)rr->bg[i[1]], (int)rr->bg[i[2]],
-			    (int)rr->bg[i[3]]);
 	if (rr->light) {
 		__m128i b = mullo32(_mm_add_epi32(dx, dy), _mm_set1_epi32(rr->light));
 
@@ -138,9 +156,43 @@ static inline __m128i render4(const struct render_row *rr, int x, __m128i dx, __
 	return _mm_or_si128(px, _mm_set1_epi32((int)0xff000000u));
 }
 
+/* floor((a - b) / 2) of int16 lanes without overflow (ripple-avx2.c). */
+static inline __m128i half_diff16(__m128i a, __m128i b)
+{
+	const __m128i bias = _mm_set1_epi16((short)0x8000);
+
+	return _mm_xor_si128(_mm_avg_epu16(_mm_xor_si128(a, bias),
+					   _mm_xor_si128(b, _mm_set1_epi16(0x7fff))), bias);
+}
+
+/*
+ * Eight pixels without light at a shift of at least 1, the fetch position
+ * in 16-bit lanes as in render16_narrow of ripple-avx2.c: p0 gets pixels
+ * 0-3, p1 4-7.
+ */
+static inline void render8_narrow(const struct render_row *rr, int x, __m128i l, __m128i r,
+				  __m128i u, __m128i d, __m128i cnt1, __m128i pitch1,
+				  __m128i *p0, __m128i *p1)
+{
+	const __m128i zero = _mm_setzero_si128();
+	const __m128i alpha = _mm_set1_epi32((int)0xff000000u);
+	__m128i xs = _mm_add_epi16(_mm_set1_epi16((short)x), _mm_setr_epi16(0, 1, 2, 3, 4, 5, 6, 7));
+	__m128i sx = _mm_adds_epi16(xs, _mm_sra_epi16(half_diff16(l, r), cnt1));
+	__m128i sy = _mm_adds_epi16(_mm_set1_epi16((short)rr->y),
+				    _mm_sra_epi16(half_diff16(u, d), cnt1));
+
+	sx = _mm_min_epi16(_mm_max_epi16(sx, zero), _mm_set1_epi16((short)(rr->width - 1)));
+	sy = _mm_min_epi16(_mm_max_epi16(sy, zero), _mm_set1_epi16((short)(rr->height - 1)));
+	*p0 = _mm_or_si128(fetch4(rr->bg, _mm_madd_epi16(_mm_unpacklo_epi16(sx, sy), pitch1)), alpha);
+	*p1 = _mm_or_si128(fetch4(rr->bg, _mm_madd_epi16(_mm_unpackhi_epi16(sx, sy), pitch1)), alpha);
+}
+
 static void render_row_sse2(const struct render_row *rr)
 {
 	const __m128i cnt = _mm_cvtsi32_si128(rr->shift);
+	const __m128i cnt1 = _mm_cvtsi32_si128(rr->shift - 1);
+	const __m128i pitch1 = _mm_set1_epi32(1 | (int)((uint32_t)rr->bg_pitch << 16));
+	const bool narrow = rr->light == 0 && rr->shift >= 1;
 	const int bpp = pixel_format_bpp(rr->format);
 	const int contiguous = rr->step == bpp;
 	int x = 1;
@@ -167,10 +219,16 @@ static void render_row_sse2(const struct render_row *rr)
 		l = loadu(rr->mid + x - 1);
 		r = loadu(rr->mid + x + 1);
 		__m128i u = loadu(rr->up + x), d = loadu(rr->down + x);
-		__m128i p0 = render4(rr, x, _mm_sub_epi32(sext_lo(l), sext_lo(r)),
+		__m128i p0, p1;
+
+		if (narrow) {
+			render8_narrow(rr, x, l, r, u, d, cnt1, pitch1, &p0, &p1);
+		} else {
+			p0 = render4(rr, x, _mm_sub_epi32(sext_lo(l), sext_lo(r)),
 				     _mm_sub_epi32(sext_lo(u), sext_lo(d)), cnt);
-		__m128i p1 = render4(rr, x + 4, _mm_sub_epi32(sext_hi(l), sext_hi(r)),
+			p1 = render4(rr, x + 4, _mm_sub_epi32(sext_hi(l), sext_hi(r)),
 				     _mm_sub_epi32(sext_hi(u), sext_hi(d)), cnt);
+		}
 		uint8_t *out = rr->out + (ptrdiff_t)x * rr->step;
 
 		if (rr->format == PIXEL_RGB565) {

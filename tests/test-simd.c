@@ -80,18 +80,26 @@ static int compare_path(const struct kernels *k, int w, int h, int steps)
 		fprintf(stderr, "%s: %dx%d heights differ from scalar after step %d\n",
 			k->name, w, h, bad_step);
 
-	/* Render those heights every way. */
-	uint32_t *bg = malloc((size_t)w * h * 4);
-	for (size_t i = 0; i < (size_t)w * h; i++)
-		bg[i] = 0xff000000u | rnd();
+	/* Render those heights every way: each rotation, format, shift and
+	 * light, from a picture whose rows are longer than the view's and
+	 * whose alpha bytes are anything (the output's are always 0xff). */
+	static const int shifts[] = { 0, 1, 2, 3, RENDER_SHIFT_MAX };
+	const size_t bg_pitch = (size_t)w + 3;
+	uint32_t *bg = malloc(bg_pitch * h * 4);
+	for (size_t i = 0; i < bg_pitch * h; i++)
+		bg[i] = rnd() ^ rnd() << 16;
 	int bad_render = 0;
 	for (int rot = 0; rot < 360; rot += 90) {
-		for (int f = 0; f < 2; f++) {
-			enum pixel_format fmt = f ? PIXEL_RGB565 : PIXEL_XRGB8888;
+		for (int combo = 0; combo < 2 * 2 * (int)(sizeof(shifts) / sizeof(shifts[0])); combo++) {
+			enum pixel_format fmt = combo & 1 ? PIXEL_RGB565 : PIXEL_XRGB8888;
 			struct render_target ta, tb;
 			int pw, ph;
-			struct render_params pa = { .shift = (int)(rnd() % 4), .light = (int)(rnd() % 2 ? 0 : rnd() % 17),
-						    .rotation = rot, .kernels = &kernels_scalar };
+			struct render_params pa = {
+				.shift = shifts[combo >> 2],
+				.light = combo & 2 ? 1 + (int)(rnd() % RENDER_LIGHT_MAX) : 0,
+				.rotation = rot,
+				.kernels = &kernels_scalar,
+			};
 			struct render_params pb = pa;
 
 			pb.kernels = k;
@@ -104,8 +112,8 @@ static int compare_path(const struct kernels *k, int w, int h, int steps)
 			tb.pixels = malloc(tb.stride * ph);
 			memset(ta.pixels, 0x5a, ta.stride * ph);
 			memset(tb.pixels, 0x5a, tb.stride * ph);
-			render_rows(&pa, ripple_heights(ref), w, h, bg, (size_t)w * 4, &ta, 0, h);
-			render_rows(&pb, ripple_heights(ref), w, h, bg, (size_t)w * 4, &tb, 0, h);
+			render_rows(&pa, ripple_heights(ref), w, h, bg, bg_pitch * 4, &ta, 0, h);
+			render_rows(&pb, ripple_heights(ref), w, h, bg, bg_pitch * 4, &tb, 0, h);
 			if (memcmp(ta.pixels, tb.pixels, ta.stride * ph)) {
 				fprintf(stderr, "%s: %dx%d render differs (rotation %d, %s, shift %d, light %d)\n",
 					k->name, w, h, rot, pixel_format_name(fmt), pa.shift, pa.light);
