@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bigmem.h"
 #include "clock.h"
 #include "kiosk.h"
 #include "options.h"
@@ -160,7 +161,7 @@ static int run_floor(const struct bench *b, uint64_t *t_frame)
 {
 	size_t bytes = (size_t)b->width * b->height *
 		       (FRAME_PLANE_BYTES + PICTURE_BYTES + (size_t)pixel_format_bpp(b->format));
-	uint8_t *src = malloc(bytes), *dst = malloc(bytes);
+	uint8_t *src = bigmem_alloc(bytes), *dst = bigmem_alloc(bytes);
 
 	if (!src || !dst) {
 		free(src);
@@ -187,8 +188,9 @@ static int run_floor(const struct bench *b, uint64_t *t_frame)
 static int run_seed(const struct bench *b, uint64_t *t_step, uint64_t *t_render, uint64_t *t_frame)
 {
 	size_t n = (size_t)b->width * b->height;
-	int16_t *buf1 = calloc(n, 2), *buf2 = calloc(n, 2);
-	uint32_t *src = malloc(n * 4), *dst = malloc(n * 4);
+	/* The same kind of memory as the kiosk's planes and pictures. */
+	int16_t *buf1 = bigmem_calloc(n, 2), *buf2 = bigmem_calloc(n, 2);
+	uint32_t *src = bigmem_alloc(n * 4), *dst = bigmem_alloc(n * 4);
 	uint64_t rng = 1;
 	bool o2 = b->mode == MODE_SEED_O2;
 
@@ -256,7 +258,7 @@ static int run_kiosk(const struct bench *b, uint64_t *t_step, uint64_t *t_render
 	t.height = ph;
 	t.format = b->format;
 	t.stride = (size_t)pw * pixel_format_bpp(b->format);
-	t.pixels = malloc(t.stride * (size_t)ph);
+	t.pixels = bigmem_alloc(t.stride * (size_t)ph);
 	if (!t.pixels) {
 		kiosk_destroy(k);
 		options_free(&o);

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "bigmem.h"
 #include "display-headless.h"
 #include "image.h"
 #include "log.h"
@@ -158,7 +159,7 @@ int display_headless_create(const struct options *o, struct display **out)
 
 	h->stride = (size_t)o->width * pixel_format_bpp(o->format);
 	bytes = h->stride * (size_t)o->height;
-	h->pixels = malloc(bytes);
+	h->pixels = bigmem_alloc(bytes);
 	if (o->format == PIXEL_RGB565)
 		h->png_row_buf = malloc((size_t)o->width * o->height * sizeof(uint32_t));
 	if (!h->pixels || (o->format == PIXEL_RGB565 && !h->png_row_buf)) {

@@ -21,6 +21,7 @@
 #include <jerror.h>
 #endif
 
+#include "bigmem.h"
 #include "file.h"
 #include "image.h"
 
@@ -155,7 +156,7 @@ struct image *image_create(int width, int height)
 
 	/* At most 16384^2 * 4 = 1 GiB: fits a 32-bit size_t. */
 	n = (size_t)width * (size_t)height;
-	img->data = malloc(n * IMAGE_BPP);
+	img->data = bigmem_alloc(n * IMAGE_BPP);
 	if (!img->data) {
 		free(img);
 		errno = ENOMEM;

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bigmem.h"
 #include "clock.h"
 #include "gesture.h"
 #include "image.h"
@@ -155,7 +156,7 @@ static int view_init(struct kiosk *k, struct view *v, int w, int h)
 		return ret;
 	if (w == sw && h == sh)
 		return 0;
-	v->heights = calloc((size_t)w * (size_t)h, sizeof(*v->heights));
+	v->heights = bigmem_calloc((size_t)w * (size_t)h, sizeof(*v->heights));
 	v->x0 = calloc((size_t)w, sizeof(int));
 	v->xw = calloc((size_t)w, sizeof(int));
 	v->y0 = calloc((size_t)h, sizeof(int));

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bigmem.h"
 #include "kernels.h"
 #include "ripple.h"
 #include "simd.h"
@@ -73,8 +74,8 @@ struct ripple *ripple_create(int width, int height)
 	r->height = height;
 	r->damping = RIPPLE_DAMPING_DEFAULT;
 	r->kernels = simd_kernels();
-	r->cur = calloc(cells, sizeof(*r->cur));
-	r->prev = calloc(cells, sizeof(*r->prev));
+	r->cur = bigmem_calloc(cells, sizeof(*r->cur));
+	r->prev = bigmem_calloc(cells, sizeof(*r->prev));
 	if (!r->cur || !r->prev) {
 		ripple_destroy(r);
 		errno = ENOMEM;
@@ -173,7 +174,7 @@ int ripple_set_obstacles(struct ripple *r, const uint8_t *mask)
 		return 0;
 	}
 
-	keep = malloc(cells * sizeof(*keep));
+	keep = bigmem_alloc(cells * sizeof(*keep));
 	if (!keep)
 		return -ENOMEM;
 	for (size_t i = 0; i < cells; i++) {
