@@ -1,6 +1,7 @@
 #include "config.h"
 
 #include <arm_neon.h>
+#include <stdbool.h>
 
 #include "kernels.h"
 #include "simd.h"
@@ -25,16 +26,37 @@ static inline int32x4_t step4(int16x4_t u, int16x4_t d, int16x4_t l, int16x4_t r
 	return vsubq_s32(v, vshlq_s32(v, neg_shift));
 }
 
+/*
+ * While the five heights a cell reads are within +-8191 the step in 16-bit
+ * lanes is exactly the 32-bit one with nothing to saturate (see
+ * step16_narrow in ripple-avx2.c), at twice the cells an instruction.
+ * vabs of -32768 stays -32768, whose top bits are set: it counts as big.
+ */
+#define NARROW_BITS 0xe000
+
 static void step_row_neon(const int16_t *up, const int16_t *mid, const int16_t *down,
 			  int16_t *out, const uint16_t *keep, int width, int shift)
 {
 	const int32x4_t neg_shift = vdupq_n_s32(-shift);
+	const int16x8_t neg_shift16 = vdupq_n_s16((int16_t)-shift);
 	int x = 1;
 
 	for (; x + LANES <= width - 1; x += LANES) {
 		int16x8_t u = vld1q_s16(up + x), d = vld1q_s16(down + x);
 		int16x8_t l = vld1q_s16(mid + x - 1), r = vld1q_s16(mid + x + 1);
 		int16x8_t p = vld1q_s16(out + x);
+		int16x8_t big = vorrq_s16(vorrq_s16(vabsq_s16(u), vabsq_s16(d)),
+					  vorrq_s16(vorrq_s16(vabsq_s16(l), vabsq_s16(r)), vabsq_s16(p)));
+
+		if (!(vmaxvq_u16(vreinterpretq_u16_s16(big)) & NARROW_BITS)) {
+			int16x8_t v = vsubq_s16(vshrq_n_s16(vaddq_s16(vaddq_s16(u, d), vaddq_s16(l, r)), 1), p);
+
+			v = vsubq_s16(v, vshlq_s16(v, neg_shift16));
+			if (keep)
+				v = vandq_s16(v, vreinterpretq_s16_u16(vld1q_u16(keep + x)));
+			vst1q_s16(out + x, v);
+			continue;
+		}
 		int32x4_t lo = step4(vget_low_s16(u), vget_low_s16(d), vget_low_s16(l),
 				     vget_low_s16(r), vget_low_s16(p), neg_shift);
 		int32x4_t hi = step4(vget_high_s16(u), vget_high_s16(d), vget_high_s16(l),
@@ -100,9 +122,43 @@ static inline uint16x4_t to_rgb565x4(uint32x4_t p)
 	return vmovn_u32(vorrq_u32(vorrq_u32(r, g), b));
 }
 
+/*
+ * No light and a shift of at least 1 (the default): the fetch position in
+ * 16-bit lanes, as render16_narrow in ripple-avx2.c. vhsub is (a - b) >> 1
+ * without overflow, so (d >> shift) is vhsub then a shift by shift - 1;
+ * saturating adds clamp like the 32-bit sums; row * pitch + column is a
+ * widening multiply-accumulate. Pixels 0-3 go to p[0], 4-7 to p[1].
+ */
+static inline void render8_narrow(const struct render_row *rr, int x, int16x8_t l, int16x8_t r,
+				  int16x8_t u, int16x8_t d, int16x8_t neg_shift1, uint32x4_t p[2])
+{
+	static const int16_t ramp[LANES] = { 0, 1, 2, 3, 4, 5, 6, 7 };
+	const int16x8_t zero = vdupq_n_s16(0);
+	const uint16_t pitch = (uint16_t)rr->bg_pitch;
+	int16x8_t xs = vaddq_s16(vdupq_n_s16((int16_t)x), vld1q_s16(ramp));
+	int16x8_t sx = vqaddq_s16(xs, vshlq_s16(vhsubq_s16(l, r), neg_shift1));
+	int16x8_t sy = vqaddq_s16(vdupq_n_s16((int16_t)rr->y), vshlq_s16(vhsubq_s16(u, d), neg_shift1));
+	uint16x8_t ux, uy;
+	uint32_t i[LANES], v[LANES];
+
+	ux = vreinterpretq_u16_s16(vminq_s16(vmaxq_s16(sx, zero), vdupq_n_s16((int16_t)(rr->width - 1))));
+	uy = vreinterpretq_u16_s16(vminq_s16(vmaxq_s16(sy, zero), vdupq_n_s16((int16_t)(rr->height - 1))));
+	vst1q_u32(i, vmlal_n_u16(vmovl_u16(vget_low_u16(ux)), vget_low_u16(uy), pitch));
+	vst1q_u32(i + 4, vmlal_n_u16(vmovl_u16(vget_high_u16(ux)), vget_high_u16(uy), pitch));
+	for (int k = 0; k < LANES; k++)
+		v[k] = rr->bg[i[k]];
+	p[0] = vorrq_u32(vld1q_u32(v), vdupq_n_u32(0xff000000u));
+	p[1] = vorrq_u32(vld1q_u32(v + 4), vdupq_n_u32(0xff000000u));
+}
+
 static void render_row_neon(const struct render_row *rr)
 {
 	const int32x4_t neg_shift = vdupq_n_s32(-rr->shift);
+	const int16x8_t neg_shift1 = vdupq_n_s16((int16_t)(1 - rr->shift));
+	/* 16-bit positions: columns and rows below 32768 (the size caps), the
+	 * pitch below 65536 for the 16x16 multiply. */
+	const bool narrow = rr->light == 0 && rr->shift >= 1 && rr->bg_pitch <= UINT16_MAX &&
+			    rr->width <= INT16_MAX && rr->height <= INT16_MAX;
 	const int bpp = pixel_format_bpp(rr->format);
 	const int contiguous = rr->step == bpp;
 	int x = 1;
@@ -117,12 +173,23 @@ static void render_row_neon(const struct render_row *rr)
 			__builtin_prefetch(ahead + x);
 		int16x8_t l = vld1q_s16(rr->mid + x - 1), r = vld1q_s16(rr->mid + x + 1);
 		int16x8_t u = vld1q_s16(rr->up + x), d = vld1q_s16(rr->down + x);
-		int32x4_t dx0 = vsubl_s16(vget_low_s16(l), vget_low_s16(r));
-		int32x4_t dx1 = vsubl_s16(vget_high_s16(l), vget_high_s16(r));
-		int32x4_t dy0 = vsubl_s16(vget_low_s16(u), vget_low_s16(d));
-		int32x4_t dy1 = vsubl_s16(vget_high_s16(u), vget_high_s16(d));
-		uint32x4_t p0 = render4(rr, x, dx0, dy0, neg_shift);
-		uint32x4_t p1 = render4(rr, x + 4, dx1, dy1, neg_shift);
+		uint32x4_t p0, p1;
+
+		if (narrow) {
+			uint32x4_t p[2];
+
+			render8_narrow(rr, x, l, r, u, d, neg_shift1, p);
+			p0 = p[0];
+			p1 = p[1];
+		} else {
+			int32x4_t dx0 = vsubl_s16(vget_low_s16(l), vget_low_s16(r));
+			int32x4_t dx1 = vsubl_s16(vget_high_s16(l), vget_high_s16(r));
+			int32x4_t dy0 = vsubl_s16(vget_low_s16(u), vget_low_s16(d));
+			int32x4_t dy1 = vsubl_s16(vget_high_s16(u), vget_high_s16(d));
+
+			p0 = render4(rr, x, dx0, dy0, neg_shift);
+			p1 = render4(rr, x + 4, dx1, dy1, neg_shift);
+		}
 		uint8_t *out = rr->out + (ptrdiff_t)x * rr->step;
 
 		if (rr->format == PIXEL_RGB565) {
