@@ -32,10 +32,23 @@ struct render_row {
 };
 typedef void (*render_row_fn)(const struct render_row *r);
 
+/*
+ * One row of heights at twice the water's width (--sim-scale 2), bilinear
+ * with the centres aligned: the two source rows blended (UPSAMPLE_ONE - wy)
+ * : wy into row[], then dst[0] = row[0], dst[2k-1] and dst[2k] 3:1 and 1:3
+ * between row[k-1] and row[k], dst[2w-1] = row[w-1], each floored once.
+ * int32 suffices: |h| * 256 * 256 <= 2^31 at the extremes.
+ */
+typedef void (*upsample2_row_fn)(const int16_t *r0, const int16_t *r1, int wy,
+				 int16_t *dst, int sim_w);
+#define UPSAMPLE_BITS 8
+#define UPSAMPLE_ONE (1 << UPSAMPLE_BITS)
+
 struct kernels {
 	const char *name;
 	step_row_fn step_row;
 	render_row_fn render_row;
+	upsample2_row_fn upsample2_row;
 };
 
 static inline int16_t kernel_saturate16(int32_t v)
@@ -58,6 +71,17 @@ void step_row_scalar(const int16_t *up, const int16_t *mid, const int16_t *down,
 void render_row_scalar(const struct render_row *r);
 /* Pixels x0 <= x < x1 of a row, for the SIMD paths' heads and tails. */
 void render_span_scalar(const struct render_row *r, int x0, int x1);
+void upsample2_row_scalar(const int16_t *r0, const int16_t *r1, int wy, int16_t *dst, int sim_w);
+/* The first output cell, row[0] itself (the SIMD paths' heads). */
+static inline int16_t upsample2_first(const int16_t *r0, const int16_t *r1, int wy)
+{
+	return (int16_t)(((r0[0] * (UPSAMPLE_ONE - wy) + r1[0] * wy) * UPSAMPLE_ONE) >>
+			 (2 * UPSAMPLE_BITS));
+}
+/* Output cells 2k-1 and 2k for k0 <= k < sim_w, and the last cell; prev is
+ * row[k0 - 1]. The SIMD paths' tails. */
+void upsample2_tail_scalar(const int16_t *r0, const int16_t *r1, int wy, int16_t *dst,
+			   int sim_w, int k0);
 
 /* --light N scales the slope by N / 2^LIGHT_SCALE_SHIFT into brightness. */
 #define LIGHT_SCALE_SHIFT 3

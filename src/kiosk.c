@@ -10,20 +10,21 @@
 #include "clock.h"
 #include "gesture.h"
 #include "image.h"
+#include "kernels.h"
 #include "kiosk.h"
 #include "log.h"
 #include "rain.h"
 #include "ripple.h"
+#include "simd.h"
 #include "workers.h"
 
 #define ERR_LEN 256
 /* Outputs of different sizes each need a view; more than a handful of
  * sizes at once is not a kiosk. The least recently used one is replaced. */
 #define KIOSK_MAX_VIEWS 8
-/* Bilinear weights of the height resampling, in 1/256. */
-#define VIEW_FRAC_BITS 8
-#define VIEW_FRAC_ONE (1 << VIEW_FRAC_BITS)
-#define QUARTER (VIEW_FRAC_ONE / 4)
+/* Bilinear weights of the height resampling, in 1/256, as the kernels'. */
+#define VIEW_FRAC_BITS UPSAMPLE_BITS
+#define VIEW_FRAC_ONE UPSAMPLE_ONE
 
 /*
  * The water seen at one logical output size: the picture scaled to it and,
@@ -205,9 +206,13 @@ static int get_view(struct kiosk *k, int w, int h, struct view **out)
  */
 static void view_resample_rows(struct view *v, const int16_t *src, int sim_w, int y0, int y1)
 {
-	int32_t *row = malloc((size_t)sim_w * sizeof(*row));
+	/* --sim-scale 2: the table's weights are 1/4 and 3/4 in turn, the
+	 * same sums without looking them up, in the SIMD kernels. */
+	const bool twice = v->width == 2 * sim_w && sim_w > 1;
+	const upsample2_row_fn upsample2 = simd_kernels()->upsample2_row;
+	int32_t *row = twice ? NULL : malloc((size_t)sim_w * sizeof(*row));
 
-	if (!row)
+	if (!twice && !row)
 		return;  /* the heights of the last frame stay: a stale frame, no crash */
 	for (int y = y0; y < y1; y++) {
 		const int16_t *r0 = src + (size_t)v->y0[y] * (size_t)sim_w;
@@ -215,22 +220,12 @@ static void view_resample_rows(struct view *v, const int16_t *src, int sim_w, in
 		const int32_t wy = v->yw[y], wy0 = VIEW_FRAC_ONE - wy;
 		int16_t *dst = v->heights + (size_t)y * (size_t)v->width;
 
-		for (int x = 0; x < sim_w; x++)
-			row[x] = r0[x] * wy0 + r1[x] * wy;
-		if (v->width == 2 * sim_w && sim_w > 1) {
-			/* --sim-scale 2: the table's weights are 1/4 and 3/4 in
-			 * turn; the same sums without looking them up. */
-			dst[0] = (int16_t)((row[0] * VIEW_FRAC_ONE) >> (2 * VIEW_FRAC_BITS));
-			for (int k = 1; k < sim_w; k++) {
-				dst[2 * k - 1] = (int16_t)((row[k - 1] * 3 * QUARTER + row[k] * QUARTER) >>
-							   (2 * VIEW_FRAC_BITS));
-				dst[2 * k] = (int16_t)((row[k - 1] * QUARTER + row[k] * 3 * QUARTER) >>
-						       (2 * VIEW_FRAC_BITS));
-			}
-			dst[2 * sim_w - 1] = (int16_t)((row[sim_w - 1] * VIEW_FRAC_ONE) >>
-						       (2 * VIEW_FRAC_BITS));
+		if (twice) {
+			upsample2(r0, r1, wy, dst, sim_w);
 			continue;
 		}
+		for (int x = 0; x < sim_w; x++)
+			row[x] = r0[x] * wy0 + r1[x] * wy;
 		for (int x = 0; x < v->width; x++) {
 			int sx = v->x0[x], wx = v->xw[x];
 			int sx1 = wx ? sx + 1 : sx;

@@ -62,6 +62,36 @@ void render_row_scalar(const struct render_row *r)
 	render_span_scalar(r, 0, r->width);
 }
 
+#define UPSAMPLE_QUARTER (UPSAMPLE_ONE / 4)
+
+static inline int32_t upsample_blend(const int16_t *r0, const int16_t *r1, int wy, int k)
+{
+	return r0[k] * (UPSAMPLE_ONE - wy) + r1[k] * wy;
+}
+
+void upsample2_tail_scalar(const int16_t *r0, const int16_t *r1, int wy, int16_t *dst,
+			   int sim_w, int k0)
+{
+	int32_t prev = upsample_blend(r0, r1, wy, k0 - 1);
+
+	for (int k = k0; k < sim_w; k++) {
+		int32_t cur = upsample_blend(r0, r1, wy, k);
+
+		dst[2 * k - 1] = (int16_t)((prev * 3 * UPSAMPLE_QUARTER + cur * UPSAMPLE_QUARTER) >>
+					   (2 * UPSAMPLE_BITS));
+		dst[2 * k] = (int16_t)((prev * UPSAMPLE_QUARTER + cur * 3 * UPSAMPLE_QUARTER) >>
+				       (2 * UPSAMPLE_BITS));
+		prev = cur;
+	}
+	dst[2 * sim_w - 1] = (int16_t)((prev * UPSAMPLE_ONE) >> (2 * UPSAMPLE_BITS));
+}
+
+void upsample2_row_scalar(const int16_t *r0, const int16_t *r1, int wy, int16_t *dst, int sim_w)
+{
+	dst[0] = upsample2_first(r0, r1, wy);
+	upsample2_tail_scalar(r0, r1, wy, dst, sim_w, 1);
+}
+
 void render_physical_size(int rotation, int width, int height, int *pw, int *ph)
 {
 	if (rotation == 90 || rotation == 270) {

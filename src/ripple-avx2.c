@@ -309,8 +309,40 @@ static void render_row_avx2(const struct render_row *rr)
 		render_row_loop(rr, false);
 }
 
+/*
+ * --sim-scale 2: eight source cells make sixteen output cells. The blend
+ * of the two rows is one vpmaddwd of interleaved (r0, r1) pairs with
+ * (256 - wy, wy); then (a * 192 + b * 64) >> 16 is exactly (3a + b) >> 10,
+ * as 64 divides both sides. Each output pair (2k-1, 2k) is one 32-bit lane.
+ */
+static inline __m256i blend8(const int16_t *r0, const int16_t *r1, int k, __m256i w)
+{
+	__m128i a = _mm_loadu_si128((const __m128i *)(r0 + k));
+	__m128i b = _mm_loadu_si128((const __m128i *)(r1 + k));
+
+	return _mm256_madd_epi16(_mm256_set_m128i(_mm_unpackhi_epi16(a, b), _mm_unpacklo_epi16(a, b)), w);
+}
+
+static void upsample2_row_avx2(const int16_t *r0, const int16_t *r1, int wy, int16_t *dst, int sim_w)
+{
+	const __m256i w = _mm256_set1_epi32((int)((uint32_t)wy << 16 | (uint32_t)(UPSAMPLE_ONE - wy)));
+	int k = 1;
+
+	dst[0] = upsample2_first(r0, r1, wy);
+	for (; k + 8 <= sim_w; k += 8) {
+		__m256i a = blend8(r0, r1, k - 1, w), b = blend8(r0, r1, k, w);
+		__m256i odd = _mm256_srai_epi32(_mm256_add_epi32(_mm256_add_epi32(a, a), _mm256_add_epi32(a, b)), 10);
+		__m256i even = _mm256_srai_epi32(_mm256_add_epi32(_mm256_add_epi32(b, b), _mm256_add_epi32(a, b)), 10);
+
+		_mm256_storeu_si256((__m256i *)(dst + 2 * k - 1),
+				    _mm256_blend_epi16(odd, _mm256_slli_epi32(even, 16), 0xaa));
+	}
+	upsample2_tail_scalar(r0, r1, wy, dst, sim_w, k);
+}
+
 const struct kernels kernels_avx2 = {
 	.name = "avx2",
 	.step_row = step_row_avx2,
 	.render_row = render_row_avx2,
+	.upsample2_row = upsample2_row_avx2,
 };

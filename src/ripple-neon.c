@@ -219,8 +219,40 @@ static void render_row_neon(const struct render_row *rr)
 	render_span_scalar(rr, x, rr->width);
 }
 
+/* --sim-scale 2, eight source cells at a time (upsample2_row_avx2 in
+ * ripple-avx2.c explains); vst2 interleaves the output pairs. */
+static inline int32x4_t blend4(const int16_t *r0, const int16_t *r1, int k, int16_t wy)
+{
+	return vmlal_n_s16(vmull_n_s16(vld1_s16(r0 + k), (int16_t)(UPSAMPLE_ONE - wy)),
+			   vld1_s16(r1 + k), wy);
+}
+
+static inline int16x4_t mix(int32x4_t a, int32x4_t b)
+{
+	return vmovn_s32(vshrq_n_s32(vmlaq_n_s32(b, a, 3), 10));
+}
+
+static void upsample2_row_neon(const int16_t *r0, const int16_t *r1, int wy, int16_t *dst, int sim_w)
+{
+	int k = 1;
+
+	dst[0] = upsample2_first(r0, r1, wy);
+	for (; k + 8 <= sim_w; k += 8) {
+		int32x4_t a0 = blend4(r0, r1, k - 1, (int16_t)wy), a1 = blend4(r0, r1, k + 3, (int16_t)wy);
+		int32x4_t b0 = blend4(r0, r1, k, (int16_t)wy), b1 = blend4(r0, r1, k + 4, (int16_t)wy);
+		int16x8x2_t out = { {
+			vcombine_s16(mix(a0, b0), mix(a1, b1)),
+			vcombine_s16(mix(b0, a0), mix(b1, a1)),
+		} };
+
+		vst2q_s16(dst + 2 * k - 1, out);
+	}
+	upsample2_tail_scalar(r0, r1, wy, dst, sim_w, k);
+}
+
 const struct kernels kernels_neon = {
 	.name = "neon",
 	.step_row = step_row_neon,
 	.render_row = render_row_neon,
+	.upsample2_row = upsample2_row_neon,
 };

@@ -262,8 +262,34 @@ static void render_row_sse2(const struct render_row *rr)
 	render_span_scalar(rr, x, rr->width);
 }
 
+/* --sim-scale 2, four source cells at a time (upsample2_row_avx2 explains). */
+static inline __m128i blend4(const int16_t *r0, const int16_t *r1, int k, __m128i w)
+{
+	return _mm_madd_epi16(_mm_unpacklo_epi16(_mm_loadl_epi64((const __m128i *)(r0 + k)),
+						 _mm_loadl_epi64((const __m128i *)(r1 + k))), w);
+}
+
+static void upsample2_row_sse2(const int16_t *r0, const int16_t *r1, int wy, int16_t *dst, int sim_w)
+{
+	const __m128i w = _mm_set1_epi32((int)((uint32_t)wy << 16 | (uint32_t)(UPSAMPLE_ONE - wy)));
+	const __m128i low = _mm_set1_epi32(0xffff);
+	int k = 1;
+
+	dst[0] = upsample2_first(r0, r1, wy);
+	for (; k + 4 <= sim_w; k += 4) {
+		__m128i a = blend4(r0, r1, k - 1, w), b = blend4(r0, r1, k, w);
+		__m128i odd = _mm_srai_epi32(_mm_add_epi32(_mm_add_epi32(a, a), _mm_add_epi32(a, b)), 10);
+		__m128i even = _mm_srai_epi32(_mm_add_epi32(_mm_add_epi32(b, b), _mm_add_epi32(a, b)), 10);
+
+		_mm_storeu_si128((__m128i *)(dst + 2 * k - 1),
+				 _mm_or_si128(_mm_and_si128(odd, low), _mm_slli_epi32(even, 16)));
+	}
+	upsample2_tail_scalar(r0, r1, wy, dst, sim_w, k);
+}
+
 const struct kernels kernels_sse2 = {
 	.name = "sse2",
 	.step_row = step_row_sse2,
 	.render_row = render_row_sse2,
+	.upsample2_row = upsample2_row_sse2,
 };

@@ -12,6 +12,7 @@ const struct kernels kernels_scalar = {
 	.name = "scalar",
 	.step_row = step_row_scalar,
 	.render_row = render_row_scalar,
+	.upsample2_row = upsample2_row_scalar,
 };
 
 struct path {

@@ -129,6 +129,46 @@ static int compare_path(const struct kernels *k, int w, int h, int steps)
 	return bad_step < 0 && bad_render == 0;
 }
 
+/* --sim-scale 2 rows: random heights with the extremes mixed in, every
+ * weight the view uses and then some, widths around each vector length. */
+static int compare_upsample(const struct kernels *k)
+{
+	static const int widths[] = { 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 33, 960, 1921 };
+	int bad = 0;
+
+	for (size_t i = 0; i < sizeof(widths) / sizeof(widths[0]); i++) {
+		const int w = widths[i];
+		int16_t *r0 = malloc((size_t)w * 2), *r1 = malloc((size_t)w * 2);
+		int16_t *a = malloc((size_t)w * 4 + 2), *b = malloc((size_t)w * 4 + 2);
+
+		for (int trial = 0; trial < 40; trial++) {
+			int wy = trial < 4 ? (int[]){ 0, 64, 192, UPSAMPLE_ONE - 1 }[trial]
+					   : (int)(rnd() % UPSAMPLE_ONE);
+
+			for (int x = 0; x < w; x++) {
+				uint32_t c = rnd() % 8;
+
+				r0[x] = (int16_t)(c == 0 ? INT16_MIN : c == 1 ? INT16_MAX : (int)(rnd() & 0xffff) - 32768);
+				r1[x] = (int16_t)(c == 2 ? INT16_MIN : c == 3 ? INT16_MAX : (int)(rnd() % 601) - 300);
+			}
+			/* a sentinel after the row: nobody writes past 2w */
+			a[2 * w] = b[2 * w] = 0x1234;
+			upsample2_row_scalar(r0, r1, wy, a, w);
+			k->upsample2_row(r0, r1, wy, b, w);
+			if (memcmp(a, b, (size_t)w * 4 + 2)) {
+				fprintf(stderr, "%s: upsample of width %d, wy %d differs\n", k->name, w, wy);
+				bad++;
+				break;
+			}
+		}
+		free(r0);
+		free(r1);
+		free(a);
+		free(b);
+	}
+	return bad == 0;
+}
+
 int main(void)
 {
 	const char *const *names = simd_names();
@@ -147,6 +187,7 @@ int main(void)
 
 			CHECK(compare_path(k, w, h, steps));
 		}
+		CHECK(compare_upsample(k));
 		fprintf(stderr, "%s: bit-exact with scalar at %zu sizes\n", k->name, N_SIZES);
 		tested++;
 	}
