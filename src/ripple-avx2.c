@@ -112,6 +112,7 @@ static inline __m256i shade8(__m256i px, __m256i b)
  */
 static inline __m256i fetch8(const uint32_t *bg, __m128i a, __m128i b)
 {
+#ifdef __x86_64__
 	uint64_t a01 = (uint64_t)_mm_cvtsi128_si64(a), a23 = (uint64_t)_mm_extract_epi64(a, 1);
 	uint64_t b01 = (uint64_t)_mm_cvtsi128_si64(b), b23 = (uint64_t)_mm_extract_epi64(b, 1);
 
@@ -119,6 +120,17 @@ static inline __m256i fetch8(const uint32_t *bg, __m128i a, __m128i b)
 				 (int)bg[(uint32_t)a23], (int)bg[a23 >> 32],
 				 (int)bg[(uint32_t)b01], (int)bg[b01 >> 32],
 				 (int)bg[(uint32_t)b23], (int)bg[b23 >> 32]);
+#else
+	/* 32-bit x86 has no 64-bit moves: one index at a time. */
+	return _mm256_setr_epi32((int)bg[(uint32_t)_mm_cvtsi128_si32(a)],
+				 (int)bg[(uint32_t)_mm_extract_epi32(a, 1)],
+				 (int)bg[(uint32_t)_mm_extract_epi32(a, 2)],
+				 (int)bg[(uint32_t)_mm_extract_epi32(a, 3)],
+				 (int)bg[(uint32_t)_mm_cvtsi128_si32(b)],
+				 (int)bg[(uint32_t)_mm_extract_epi32(b, 1)],
+				 (int)bg[(uint32_t)_mm_extract_epi32(b, 2)],
+				 (int)bg[(uint32_t)_mm_extract_epi32(b, 3)]);
+#endif
 }
 
 /* The general case: any shift, any picture pitch, and the light. */
