@@ -16,11 +16,15 @@ import rkvm  # noqa: E402  (its PNG reader and Checks; no VM here)
 prog = os.path.join(os.environ.get("top_builddir", "."), "src", "ripple-kiosk")
 t = rkvm.Checks()
 tmp = tempfile.mkdtemp(prefix="rk-pixels-")
+# An installed /etc/ripple-kiosk.conf must not change what is tested.
+empty_conf = os.path.join(tmp, "empty.conf")
+open(empty_conf, "w").close()
 
 
 def run(name, *args, frames=24, size="200x150", script=None):
     out = os.path.join(tmp, name)
-    argv = [prog, "--backend", "headless", "--size", size, "--frames", str(frames),
+    argv = [prog, "--config", empty_conf, "--backend", "headless", "--size", size,
+            "--frames", str(frames),
             "--every", str(frames - 1), "--output", out] + list(args)
     if script is not None:
         path = os.path.join(tmp, name + ".script")

@@ -1,10 +1,16 @@
 #!/bin/sh
 # End to end through the real program and the headless backend.
 set -u
-prog="$(cd "${top_builddir:-.}" && pwd)/src/ripple-kiosk"
+real="$(cd "${top_builddir:-.}" && pwd)/src/ripple-kiosk"
 data="${top_srcdir:-.}/tests/data"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# An installed /etc/ripple-kiosk.conf (on the kiosk itself) must not change
+# what is tested: an empty settings file first; a --config later wins.
+: >"$tmp/empty.conf"
+printf '#!/bin/sh\nexec "%s" --config "%s" "$@"\n' "$real" "$tmp/empty.conf" >"$tmp/ripple-kiosk"
+chmod +x "$tmp/ripple-kiosk"
+prog="$tmp/ripple-kiosk"
 fail=0
 
 bad() {
