@@ -315,7 +315,9 @@ static void render_row_avx2(const struct render_row *rr)
 		render_row_scalar(rr);
 		return;
 	}
-	if (rr->light == 0 && rr->shift >= 1 && rr->bg_pitch <= INT16_MAX)
+	/* Positions in 16 bits: the sizes and the pitch below 32768. */
+	if (rr->light == 0 && rr->shift >= 1 && rr->bg_pitch <= INT16_MAX &&
+	    rr->width <= INT16_MAX && rr->height <= INT16_MAX)
 		render_row_loop(rr, true);
 	else
 		render_row_loop(rr, false);

@@ -192,7 +192,8 @@ static void render_row_sse2(const struct render_row *rr)
 	const __m128i cnt = _mm_cvtsi32_si128(rr->shift);
 	const __m128i cnt1 = _mm_cvtsi32_si128(rr->shift - 1);
 	const __m128i pitch1 = _mm_set1_epi32(1 | (int)((uint32_t)rr->bg_pitch << 16));
-	const bool narrow = rr->light == 0 && rr->shift >= 1;
+	const bool narrow = rr->light == 0 && rr->shift >= 1 &&
+			    rr->width <= INT16_MAX && rr->height <= INT16_MAX;
 	const int bpp = pixel_format_bpp(rr->format);
 	const int contiguous = rr->step == bpp;
 	int x = 1;
