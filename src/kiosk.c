@@ -22,9 +22,6 @@
 /* Outputs of different sizes each need a view; more than a handful of
  * sizes at once is not a kiosk. The least recently used one is replaced. */
 #define KIOSK_MAX_VIEWS 8
-/* Bilinear weights of the height resampling, in 1/256, as the kernels'. */
-#define VIEW_FRAC_BITS UPSAMPLE_BITS
-#define VIEW_FRAC_ONE UPSAMPLE_ONE
 
 /*
  * The water seen at one logical output size: the picture scaled to it and,
@@ -128,19 +125,19 @@ static void view_clear(struct view *v)
 static void view_axis(int src, int dst, int *idx, int *w)
 {
 	for (int i = 0; i < dst; i++) {
-		int64_t pos = ((int64_t)(2 * i + 1) * src * VIEW_FRAC_ONE) / (2 * dst) -
-			      VIEW_FRAC_ONE / 2;
+		int64_t pos = ((int64_t)(2 * i + 1) * src * UPSAMPLE_ONE) / (2 * dst) -
+			      UPSAMPLE_ONE / 2;
 		int s;
 
 		if (pos < 0)
 			pos = 0;
-		s = (int)(pos >> VIEW_FRAC_BITS);
+		s = (int)(pos >> UPSAMPLE_BITS);
 		if (s >= src - 1) {
 			idx[i] = src - 1;
 			w[i] = 0;
 		} else {
 			idx[i] = s;
-			w[i] = (int)(pos & (VIEW_FRAC_ONE - 1));
+			w[i] = (int)(pos & (UPSAMPLE_ONE - 1));
 		}
 	}
 }
@@ -217,7 +214,7 @@ static void view_resample_rows(struct view *v, const int16_t *src, int sim_w, in
 	for (int y = y0; y < y1; y++) {
 		const int16_t *r0 = src + (size_t)v->y0[y] * (size_t)sim_w;
 		const int16_t *r1 = v->yw[y] ? r0 + sim_w : r0;
-		const int32_t wy = v->yw[y], wy0 = VIEW_FRAC_ONE - wy;
+		const int wy = v->yw[y];
 		int16_t *dst = v->heights + (size_t)y * (size_t)v->width;
 
 		if (twice) {
@@ -225,13 +222,13 @@ static void view_resample_rows(struct view *v, const int16_t *src, int sim_w, in
 			continue;
 		}
 		for (int x = 0; x < sim_w; x++)
-			row[x] = r0[x] * wy0 + r1[x] * wy;
+			row[x] = upsample_blend(r0, r1, wy, x);
 		for (int x = 0; x < v->width; x++) {
 			int sx = v->x0[x], wx = v->xw[x];
 			int sx1 = wx ? sx + 1 : sx;
 
-			dst[x] = (int16_t)((row[sx] * (VIEW_FRAC_ONE - wx) + row[sx1] * wx) >>
-					   (2 * VIEW_FRAC_BITS));
+			dst[x] = (int16_t)((row[sx] * (UPSAMPLE_ONE - wx) + row[sx1] * wx) >>
+					   (2 * UPSAMPLE_BITS));
 		}
 	}
 	free(row);

@@ -64,11 +64,6 @@ void render_row_scalar(const struct render_row *r)
 
 #define UPSAMPLE_QUARTER (UPSAMPLE_ONE / 4)
 
-static inline int32_t upsample_blend(const int16_t *r0, const int16_t *r1, int wy, int k)
-{
-	return r0[k] * (UPSAMPLE_ONE - wy) + r1[k] * wy;
-}
-
 void upsample2_tail_scalar(const int16_t *r0, const int16_t *r1, int wy, int16_t *dst,
 			   int sim_w, int k0)
 {

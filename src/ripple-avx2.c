@@ -81,11 +81,7 @@ static void step_row_avx2(const int16_t *up, const int16_t *mid, const int16_t *
 			h = _mm256_and_si256(h, _mm256_loadu_si256((const __m256i *)(keep + x)));
 		_mm256_storeu_si256((__m256i *)(out + x), h);
 	}
-	for (; x < width - 1; x++) {
-		int16_t h = step_cell(up[x], down[x], mid[x - 1], mid[x + 1], out[x], shift);
-
-		out[x] = keep ? (int16_t)(h & keep[x]) : h;
-	}
+	step_span_scalar(up, mid, down, out, keep, x, width - 1, shift);
 }
 
 /* clamp(channel + b, 0, 255) for R, G and B of 8 pixels. */
@@ -260,14 +256,6 @@ static inline __attribute__((always_inline)) void put16(const struct render_row 
 	}
 }
 
-/*
- * Refraction reads picture rows above and below this one, dozens of
- * streams at once, more than the hardware prefetcher follows: the row the
- * farthest usual offset will need is asked for ahead, a cache line per 16
- * pixels (without it the 1080p render takes 1.5 times as long on Zen 4).
- */
-#define PREFETCH_ROWS 16
-
 /* One row, specialised by the compiler for each value of narrow. */
 static inline __attribute__((always_inline)) void render_row_loop(const struct render_row *rr,
 								   bool narrow)
@@ -281,8 +269,7 @@ static inline __attribute__((always_inline)) void render_row_loop(const struct r
 		.pitch1 = _mm256_set1_epi32((int)(rr->bg_pitch << 16 | 1)),
 		.cnt = _mm_cvtsi32_si128(rr->shift - 1),
 	};
-	const uint32_t *ahead = rr->bg + (size_t)(rr->y + PREFETCH_ROWS < rr->height ?
-						  rr->y + PREFETCH_ROWS : rr->height - 1) * rr->bg_pitch;
+	const uint32_t *ahead = render_row_ahead(rr);
 	__m256i p[2];
 
 	/* Pixel 0 and width-1 read outside the plane: the reference does them.

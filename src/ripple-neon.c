@@ -13,8 +13,6 @@
  */
 
 #define LANES 8
-/* The picture row the farthest usual refraction offset will need next. */
-#define PREFETCH_ROWS 16
 
 static inline int32x4_t step4(int16x4_t u, int16x4_t d, int16x4_t l, int16x4_t r,
 			      int16x4_t p, int32x4_t neg_shift)
@@ -67,11 +65,7 @@ static void step_row_neon(const int16_t *up, const int16_t *mid, const int16_t *
 			h = vandq_s16(h, vreinterpretq_s16_u16(vld1q_u16(keep + x)));
 		vst1q_s16(out + x, h);
 	}
-	for (; x < width - 1; x++) {
-		int16_t h = step_cell(up[x], down[x], mid[x - 1], mid[x + 1], out[x], shift);
-
-		out[x] = keep ? (int16_t)(h & keep[x]) : h;
-	}
+	step_span_scalar(up, mid, down, out, keep, x, width - 1, shift);
 }
 
 static inline uint32x4_t shade4(uint32x4_t px, int32x4_t b)
@@ -163,12 +157,11 @@ static void render_row_neon(const struct render_row *rr)
 	const int contiguous = rr->step == bpp;
 	int x = 1;
 
-	const uint32_t *ahead = rr->bg + (size_t)(rr->y + PREFETCH_ROWS < rr->height ?
-						  rr->y + PREFETCH_ROWS : rr->height - 1) * rr->bg_pitch;
+	const uint32_t *ahead = render_row_ahead(rr);
 
 	render_span_scalar(rr, 0, 1);
 	for (; x + LANES <= rr->width - 1; x += LANES) {
-		/* The row ahead, a cache line per 16 pixels (ripple-avx2.c). */
+		/* The row ahead, a cache line per 16 pixels (kernels.h). */
 		if (!(x & 8))
 			__builtin_prefetch(ahead + x);
 		int16x8_t l = vld1q_s16(rr->mid + x - 1), r = vld1q_s16(rr->mid + x + 1);

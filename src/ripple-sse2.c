@@ -14,8 +14,6 @@
  */
 
 #define LANES 8  /* int16 cells per register */
-/* The picture row the farthest usual refraction offset will need next. */
-#define PREFETCH_ROWS 16
 
 static inline __m128i sext_lo(__m128i v)
 {
@@ -59,11 +57,7 @@ static void step_row_sse2(const int16_t *up, const int16_t *mid, const int16_t *
 			h = _mm_and_si128(h, loadu(keep + x));
 		_mm_storeu_si128((__m128i *)(out + x), h);
 	}
-	for (; x < width - 1; x++) {
-		int16_t h = step_cell(up[x], down[x], mid[x - 1], mid[x + 1], out[x], shift);
-
-		out[x] = keep ? (int16_t)(h & keep[x]) : h;
-	}
+	step_span_scalar(up, mid, down, out, keep, x, width - 1, shift);
 }
 
 static inline __m128i min32(__m128i a, __m128i b)
@@ -203,8 +197,7 @@ static void render_row_sse2(const struct render_row *rr)
 		render_row_scalar(rr);
 		return;
 	}
-	const uint32_t *ahead = rr->bg + (size_t)(rr->y + PREFETCH_ROWS < rr->height ?
-						  rr->y + PREFETCH_ROWS : rr->height - 1) * rr->bg_pitch;
+	const uint32_t *ahead = render_row_ahead(rr);
 
 	/* Scalar head up to an aligned destination, then whole aligned
 	 * stores in order (see ripple-avx2.c). */
@@ -214,7 +207,7 @@ static void render_row_sse2(const struct render_row *rr)
 	for (; x + LANES <= rr->width - 1; x += LANES) {
 		__m128i l, r;
 
-		/* A cache line of the row ahead per 16 pixels (ripple-avx2.c). */
+		/* A cache line of the row ahead per 16 pixels (kernels.h). */
 		if (!(x & 8))
 			_mm_prefetch((const char *)(ahead + x), _MM_HINT_T0);
 		l = loadu(rr->mid + x - 1);

@@ -190,14 +190,20 @@ int ripple_set_obstacles(struct ripple *r, const uint8_t *mask)
 	return 0;
 }
 
-void step_row_scalar(const int16_t *up, const int16_t *mid, const int16_t *down,
-		     int16_t *out, const uint16_t *keep, int width, int shift)
+void step_span_scalar(const int16_t *up, const int16_t *mid, const int16_t *down,
+		      int16_t *out, const uint16_t *keep, int x0, int x1, int shift)
 {
-	for (int x = 1; x < width - 1; x++) {
+	for (int x = x0; x < x1; x++) {
 		int16_t h = step_cell(up[x], down[x], mid[x - 1], mid[x + 1], out[x], shift);
 
 		out[x] = keep ? (int16_t)(h & keep[x]) : h;
 	}
+}
+
+void step_row_scalar(const int16_t *up, const int16_t *mid, const int16_t *down,
+		     int16_t *out, const uint16_t *keep, int width, int shift)
+{
+	step_span_scalar(up, mid, down, out, keep, 1, width - 1, shift);
 }
 
 void ripple_step_rows(struct ripple *r, int y0, int y1)
