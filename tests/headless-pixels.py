@@ -5,7 +5,6 @@ lands where it was dropped and nowhere else, with every rotation and with
 the picture exactly."""
 
 import os
-import subprocess
 import sys
 import tempfile
 
@@ -16,23 +15,15 @@ import rkvm  # noqa: E402  (its PNG reader and Checks; no VM here)
 prog = os.path.join(os.environ.get("top_builddir", "."), "src", "ripple-kiosk")
 t = rkvm.Checks()
 tmp = tempfile.mkdtemp(prefix="rk-pixels-")
-# An installed /etc/ripple-kiosk.conf must not change what is tested.
-empty_conf = os.path.join(tmp, "empty.conf")
-open(empty_conf, "w").close()
 
 
-def run(name, *args, frames=24, size="200x150", script=None):
-    out = os.path.join(tmp, name)
-    argv = [prog, "--config", empty_conf, "--backend", "headless", "--size", size,
-            "--frames", str(frames),
-            "--every", str(frames - 1), "--output", out] + list(args)
+def run(name, *args, frames=24, size=(200, 150), script=None):
     if script is not None:
         path = os.path.join(tmp, name + ".script")
         with open(path, "w") as f:
             f.write(script)
-        argv += ["--touch-script", path]
-    subprocess.run(argv, check=True)
-    return rkvm.read_png(os.path.join(out, "frame-%05d.png" % (frames - 1)))
+        args += ("--touch-script", path)
+    return rkvm.headless_frame(prog, os.path.join(tmp, name), size, *args, frames=frames)
 
 
 def changed(a, b):
@@ -68,9 +59,9 @@ if t.check(len(pts) > 50, "a stone changes the picture", "%d pixels" % len(pts))
 # Rotation: logical (x, y) lands at physical (H-1-y, x) for 90 degrees
 # clockwise, (W-1-x, H-1-y) for 180, (y, W-1-x) for 270. W x H = 200 x 150.
 W, H = 200, 150
-for rot, size, where in ((90, "150x200", (H - 1 - 40, 60)),
-                         (180, "200x150", (W - 1 - 60, H - 1 - 40)),
-                         (270, "150x200", (40, W - 1 - 60))):
+for rot, size, where in ((90, (150, 200), (H - 1 - 40, 60)),
+                         (180, (200, 150), (W - 1 - 60, H - 1 - 40)),
+                         (270, (150, 200), (40, W - 1 - 60))):
     a = run("flat%d" % rot, "--rotate", str(rot), size=size)
     b = run("stone%d" % rot, "--rotate", str(rot), size=size, script=STONE)
     pts = changed(a, b)

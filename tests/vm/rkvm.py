@@ -978,6 +978,25 @@ def read_image(path):
 
 # -- comparisons (all on 8-bit RGB, fast paths through C-level builtins) ------
 
+def headless_frame(prog, out, size, *args, frames=1):
+    """The last of `frames` frames of a headless render at size (w, h), as an
+    Image; VMError with the program's output if it failed. The program gets
+    an empty settings file first, so that an installed
+    /etc/ripple-kiosk.conf (on the kiosk itself) does not change the
+    reference; a --config in args still wins."""
+    conf = out + ".conf"
+    open(conf, "w").close()
+    argv = [prog, "--config", conf, "--backend", "headless", "--size", "%dx%d" % size,
+            "--frames", str(frames), "--every", str(max(frames - 1, 1)),
+            "--output", out] + list(args)
+    res = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                         universal_newlines=True)
+    path = os.path.join(out, "frame-%05d.png" % (frames - 1))
+    if res.returncode != 0 or not os.path.exists(path):
+        raise VMError("headless render failed (rc=%d):\n%s" % (res.returncode, res.stdout))
+    return read_png(path)
+
+
 def _same_size(a, b):
     if a.size != b.size:
         raise ValueError("image sizes differ: %dx%d vs %dx%d" % (a.size + b.size))

@@ -15,7 +15,6 @@ Skips (77) without QEMU/busybox/binary unless CI=true."""
 
 import os
 import re
-import subprocess
 import sys
 import tempfile
 import time
@@ -41,16 +40,12 @@ tmp = tempfile.mkdtemp(prefix="rk-drm-")
 
 
 def headless(width, height):
-    out = os.path.join(tmp, "%dx%d" % (width, height))
-    res = subprocess.run([prog, "--backend", "headless", "--size", "%dx%d" % (width, height),
-                          "--frames", "1", "--output", out],
-                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                         universal_newlines=True)
-    path = os.path.join(out, "frame-00000.png")
-    if res.returncode != 0 or not os.path.exists(path):
-        print("headless render failed (rc=%d):\n%s" % (res.returncode, res.stdout))
+    try:
+        return rkvm.headless_frame(prog, os.path.join(tmp, "%dx%d" % (width, height)),
+                                   (width, height))
+    except rkvm.VMError as e:
+        print(e)
         sys.exit(1)
-    return rkvm.read_png(path)
 
 
 REF = {(1280, 800): headless(1280, 800), (1024, 768): headless(1024, 768)}

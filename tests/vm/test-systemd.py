@@ -144,15 +144,11 @@ def picture(path, kind):
 
 
 def headless(background, label):
-    out = os.path.join(tmp, "ref-" + label)
-    res = subprocess.run([prog, "--backend", "headless", "--size", "%dx%d" % SIZE,
-                          "--frames", "1", "--output", out, "--background", background],
-                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                         universal_newlines=True)
-    path = os.path.join(out, "frame-00000.png")
-    if res.returncode != 0 or not os.path.exists(path):
-        die("headless render failed (rc=%d):\n%s" % (res.returncode, res.stdout))
-    return rkvm.read_png(path)
+    try:
+        return rkvm.headless_frame(prog, os.path.join(tmp, "ref-" + label), SIZE,
+                                   "--background", background)
+    except rkvm.VMError as e:
+        die(str(e))
 
 
 def config(background, extra=""):
