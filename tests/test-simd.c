@@ -1,5 +1,6 @@
 #include "config.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -176,7 +177,10 @@ int main(void)
 
 	for (size_t n = 0; names[n]; n++) {
 		const struct kernels *k;
+		bool same = true;
 
+		if (strcmp(names[n], kernels_scalar.name) == 0)
+			continue;  /* the reference itself */
 		if (simd_kernels_by_name(names[n], &k) < 0) {
 			fprintf(stderr, "skip %s: not built or not on this CPU\n", names[n]);
 			continue;
@@ -185,13 +189,19 @@ int main(void)
 			int w = sizes[i][0], h = sizes[i][1];
 			int steps = (size_t)w * h > 100000 ? 40 : 3000;
 
-			CHECK(compare_path(k, w, h, steps));
+			same = compare_path(k, w, h, steps) && same;
 		}
-		CHECK(compare_upsample(k));
-		fprintf(stderr, "%s: bit-exact with scalar at %zu sizes\n", k->name, N_SIZES);
+		same = compare_upsample(k) && same;
+		CHECK(same);
+		if (same)
+			fprintf(stderr, "%s: bit-exact with scalar at %zu sizes\n", k->name, N_SIZES);
 		tested++;
 	}
+	/* A build with fast paths has one this CPU runs: x86-64 always has
+	 * SSE2, aarch64 always NEON. Otherwise this test proves nothing. */
+#if defined(HAVE_SSE2) || defined(HAVE_AVX2) || defined(HAVE_NEON)
 	CHECK(tested >= 1);
+#endif
 	/* The dispatch point: a forced path is honoured, a bad one refused. */
 	const struct kernels *k;
 	CHECK(simd_kernels_by_name("scalar", &k) == 0 && k == &kernels_scalar);
