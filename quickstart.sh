@@ -38,7 +38,19 @@ build() {
 	[ -x "$here/configure" ] || (cd "$here" && ./autogen.sh >/dev/null)
 	mkdir -p "$build"
 	if [ ! -f "$build/Makefile" ]; then
-		(cd "$build" && "$here/configure" --quiet)
+		# In CI every feature must build: a missing library is an
+		# error there, not a feature quietly left out (and its tests
+		# with it).
+		features=""
+		if [ "${CI:-}" = true ]; then
+			features="--with-jpeg=yes --enable-drm=yes --enable-touch=yes --with-libsystemd=yes"
+			case "$(uname -m)" in
+			x86_64) features="$features --enable-sse2=yes --enable-avx2=yes" ;;
+			aarch64) features="$features --enable-neon=yes" ;;
+			esac
+		fi
+		# shellcheck disable=SC2086
+		(cd "$build" && "$here/configure" --quiet $features)
 	fi
 	make -C "$build" -j"$(nproc)"
 }
