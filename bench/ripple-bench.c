@@ -82,9 +82,9 @@ static int parse_args(struct bench *b, int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c;
+	int c, which = 0;
 
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "h", opts, &which)) != -1) {
 		switch (c) {
 		case 's':
 			if (parse_size(optarg, RIPPLE_MIN_SIZE, 16384, &b->width, &b->height) < 0)
@@ -138,7 +138,7 @@ static int parse_args(struct bench *b, int argc, char **argv)
 		b->mode = MODE_SEED_NATIVE;
 	return 0;
 bad:
-	fprintf(stderr, "ripple-bench: bad value '%s' for --%s\n", optarg, opts[0].name);
+	fprintf(stderr, "ripple-bench: bad value '%s' for --%s\n", optarg, opts[which].name);
 	return -EINVAL;
 }
 

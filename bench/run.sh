@@ -62,7 +62,6 @@ function field(line, key,   re) {
 /size=960x540/ && !/impl=seed/ { quarter = field($0, "frame_ms") }
 /size=3840x2160/ && /threads=1 / && !/impl=seed/ { single4k = field($0, "frame_ms") }
 /size=3840x2160/ && /water=choppy/ && !/threads=1 / { fps4k = field($0, "fps") }
-/size=3840x2160/ && /water=calm/ { calm4k = field($0, "frame_ms"); choppy4k_ms = "" }
 END {
 	printf "# best 1080p frame %.3f ms: %.2fx of seeds -O2 (target <= 0.25), %.2fx of seeds -O3 -march=native (<= 0.33), %.2fx of the copy floor (<= 1.5)\n", best, best / o2, best / native, best / floor
 	printf "# choppy/calm at 1080p: %.2f (target within 10%%); 4 times the pixels: 2160p/1080p %.2f, 1080p/540p %.2f (4.00 is linear; the seeds\047 loops: %.2f, %.2f)\n", best / calm, single4k / best, best / quarter, o2_4k / o2, o2 / o2_quarter
