@@ -700,11 +700,13 @@ int run_live(struct options *o, const struct options_source *src, struct display
 		ret = sync_outputs(&l, now);
 		if (ret < 0)
 			goto out;
+		/* Before the touch target is set: a reload may replace the
+		 * water, and with it the gesture machine input writes to. */
+		if (l.reload)
+			reload(&l);
 #ifdef HAVE_TOUCH
 		touch_follow_outputs(&l);
 #endif
-		if (l.reload)
-			reload(&l);
 		health(&l, now);
 		if (l.screenshot)
 			screenshot(&l);
