@@ -67,7 +67,6 @@ struct kiosk {
 	bool clock_started;
 	uint64_t t0;
 	uint64_t steps_done;       /* since t0, counting skipped ones */
-	uint64_t steps_run;
 };
 
 /* Decodes the named picture; NULL (and 0) when none is named. */
@@ -506,7 +505,6 @@ int kiosk_advance(struct kiosk *k, uint64_t now_ns)
 	while (k->steps_done < due) {
 		step(k);
 		k->steps_done++;
-		k->steps_run++;
 		n++;
 	}
 	return n;
@@ -679,9 +677,4 @@ struct gesture *kiosk_gesture(struct kiosk *k)
 struct ripple *kiosk_ripple(struct kiosk *k)
 {
 	return k->ripple;
-}
-
-uint64_t kiosk_steps(const struct kiosk *k)
-{
-	return k->steps_run;
 }

@@ -68,6 +68,5 @@ bool kiosk_busy(const struct kiosk *k);
 
 struct gesture *kiosk_gesture(struct kiosk *k);
 struct ripple *kiosk_ripple(struct kiosk *k);
-uint64_t kiosk_steps(const struct kiosk *k);
 
 #endif
