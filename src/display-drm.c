@@ -17,6 +17,7 @@
 #include <xf86drm.h>
 #include <xf86drmMode.h>
 
+#include "clock.h"
 #include "display.h"
 #include "display-drm.h"
 #include "log.h"
@@ -86,14 +87,6 @@ struct drm_display {
 	struct drm_output *outputs[DRM_MAX_OUTPUTS];
 	int n_outputs;
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 static struct drm_display *to_drm(struct display *d)
 {
@@ -263,10 +256,10 @@ static bool any_flip_pending(const struct drm_display *dd)
 /* Bounded wait for every flip in flight. */
 static void drain_flips(struct drm_display *dd, int timeout_ms)
 {
-	uint64_t deadline = now_ns() + (uint64_t)timeout_ms * 1000000u;
+	uint64_t deadline = clock_now_ns() + (uint64_t)timeout_ms * 1000000u;
 
 	while (dd->dev && any_flip_pending(dd)) {
-		uint64_t now = now_ns();
+		uint64_t now = clock_now_ns();
 		struct pollfd pfd = { .fd = dd->dev->fd, .events = POLLIN };
 		int ret;
 
@@ -1064,7 +1057,7 @@ static int drm_acquire(struct display *d, int idx, struct render_target *target)
 		return -ENOENT;
 	out = dd->outputs[idx];
 	if (out->flip_pending) {
-		uint64_t waited = now_ns() - out->flip_sent_ns;
+		uint64_t waited = clock_now_ns() - out->flip_sent_ns;
 
 		if (waited > (uint64_t)dd->opts->flip_timeout_ms * 1000000u) {
 			log_error("%s: page flip on %s did not complete within %d ms "
@@ -1119,7 +1112,7 @@ static int drm_present(struct display *d, int idx, uint64_t frame)
 			return ret;
 		}
 		out->flip_pending = true;
-		out->flip_sent_ns = now_ns();
+		out->flip_sent_ns = clock_now_ns();
 	}
 	/* The buffer just shown is scanout now; the other one is rendered
 	 * into next, once the flip has completed. */

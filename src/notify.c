@@ -22,14 +22,6 @@ static void notify_send(const char *msg)
 #endif
 }
 
-void notify_ready(const char *status)
-{
-	char msg[STATUS_MAX];
-
-	snprintf(msg, sizeof(msg), "READY=1\nSTATUS=%s", status);
-	notify_send(msg);
-}
-
 void notify_reloading(void)
 {
 	notify_send("RELOADING=1");

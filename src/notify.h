@@ -4,9 +4,9 @@
 
 #include <stdint.h>
 
-/* READY=1 with a STATUS= line. */
-void notify_ready(const char *status);
 void notify_reloading(void);
+/* READY=1 with a STATUS= line: at the first frame shown, and again to end
+ * a RELOADING=1. */
 void notify_status(const char *status);
 void notify_stopping(void);
 void notify_watchdog(void);

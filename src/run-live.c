@@ -21,7 +21,6 @@
 #include "input.h"
 #endif
 #include "gesture.h"
-#include "image.h"
 #include "kiosk.h"
 #include "log.h"
 #include "notify.h"
@@ -299,7 +298,7 @@ static void health(struct live *l, uint64_t now)
 		start_line(l);
 		snprintf(status, sizeof(status), "showing water on %d screen%s", l->n_outputs,
 			 l->n_outputs == 1 ? "" : "s");
-		notify_ready(status);
+		notify_status(status);
 	}
 	if (l->watchdog_ns && l->ready &&
 	    (l->presented_ns > l->watchdog_sent_ns || l->n_outputs == 0) &&
@@ -570,8 +569,6 @@ static int arm_timer(struct live *l, uint64_t when)
 	/* it_value 0 disarms: nothing to wait for but the sources. */
 	its.it_value.tv_sec = (time_t)(when / NSEC_PER_SEC);
 	its.it_value.tv_nsec = (long)(when % NSEC_PER_SEC);
-	if (when == 0)
-		its.it_value.tv_nsec = 0;
 	if (timerfd_settime(l->timer_fd, TFD_TIMER_ABSTIME, &its, NULL) < 0)
 		return -errno;
 	return 0;
