@@ -106,9 +106,12 @@ static int run_headless(struct options *o)
 		if (ret < 0)
 			goto out;
 	}
-	if (o->verbose || o->backend_fell_back)
-		log_info("wrote %d frame%s of %dx%d to %s/", (o->frames + o->every - 1) / o->every,
-			 o->frames > 1 ? "s" : "", info.width, info.height, o->output_dir);
+	if (o->verbose || o->backend_fell_back) {
+		int written = (o->frames + o->every - 1) / o->every;
+
+		log_info("wrote %d frame%s of %dx%d to %s/", written, written > 1 ? "s" : "",
+			 info.width, info.height, o->output_dir);
+	}
 	ret = 0;
 out:
 	kiosk_destroy(k);

@@ -1,12 +1,14 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <linux/netlink.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "parse.h"
 #include "uevent.h"
 
 #define UEVENT_BUFFER_SIZE 8192
@@ -34,16 +36,12 @@ int uevent_open(void)
 	return fd;
 }
 
+/* A device number, or -1 when it is not one. */
 static long number(const char *s)
 {
-	char *end;
-	long v;
+	int v;
 
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < 0)
-		return -1;
-	return v;
+	return parse_int(s, 0, INT_MAX, &v) == 0 ? v : -1;
 }
 
 int uevent_parse(const char *buf, size_t len, struct uevent *ev)
