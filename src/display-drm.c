@@ -725,6 +725,10 @@ static int find_device(const struct options *o, char *path, size_t path_len)
 	n = drmGetDevices2(0, devices, DRM_MAX_DEVICES);
 	if (n <= 0)
 		return -ENODEV;
+	/* Some libdrm versions return how many there are, not how many
+	 * they filled in. */
+	if (n > DRM_MAX_DEVICES)
+		n = DRM_MAX_DEVICES;
 	for (int i = 0; i < n; i++) {
 		const char *node;
 		char drv[32];

@@ -1109,6 +1109,8 @@ static void png_write_file(png_structp png, png_bytep data, size_t len)
 {
 	struct png_writer *wr = png_get_io_ptr(png);
 
+	/* fwrite need not set errno: a stale one must not be reported. */
+	errno = 0;
 	if (fwrite(data, 1, len, wr->file) != len) {
 		wr->errnum = errno ? errno : EIO;
 		png_error(png, "write error");
