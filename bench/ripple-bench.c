@@ -22,17 +22,22 @@
 #include "ripple.h"
 #include "seed.h"
 #include "simd.h"
+#include "water-units.h"
 
 #define MAX_FRAMES 100000
 #define WARMUP_FRAMES 5
-/* Rain heavy enough that the whole surface is choppy within a second. */
-#define CHOPPY_RAIN_PER_MINUTE 6000
-#define PREFILL_STEPS 60
+/* A downpour, ten times the attract rain: after PREFILL_S seconds the
+ * whole surface is choppy. */
+#define CHOPPY_RAIN_PER_M2_MINUTE 3000
+#define PREFILL_S 3
+#define DEFAULT_REFRESH_HZ 60
 
 enum mode { MODE_KIOSK, MODE_SEED_O2, MODE_SEED_NATIVE, MODE_FLOOR };
 
 struct bench {
 	int width, height, frames, threads, sim_scale;
+	int steps_per_second, refresh_hz;   /* 0: the look decides */
+	int mm_width, mm_height;            /* 0: the default screen */
 	enum pixel_format format;
 	const char *impl;
 	enum mode mode;
@@ -56,10 +61,15 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 "Usage: ripple-bench [--size WxH] [--frames N] [--impl auto|scalar|sse2|avx2|neon|seed-o2|seed-native]\n"
-"                    [--threads T] [--format xrgb8888|rgb565] [--sim-scale S] [--water choppy|calm]\n"
-"                    [--idle] [--floor]\n"
-"Times the kiosk's per-frame work (stones, one step, one render) into memory and\n"
-"prints impl= threads= size= frames= step_ms= render_ms= frame_ms= fps= (medians).\n"
+"                    [--threads T] [--format xrgb8888|rgb565] [--water choppy|calm]\n"
+"                    [--screen-mm WxH] [--refresh HZ] [--sim-scale auto|S]\n"
+"                    [--steps-per-second auto|N] [--idle] [--floor]\n"
+"Times the kiosk's per-frame work (rain, the steps due in one frame at --refresh\n"
+"Hz, one render) into memory and prints impl= threads= size= frames= step_ms=\n"
+"render_ms= frame_ms= fps= (medians). Without --sim-scale or --steps-per-second\n"
+"it measures the kiosk's defaults for a screen of --screen-mm (default: the\n"
+"kiosk's default size); --sim-scale 1 --steps-per-second 60 is one full-size\n"
+"step a 60 Hz frame, as the seeds did.\n"
 "  --impl seed-o2|seed-native  the seeds' own loops, compiled -O2 / -O3 -march=native\n"
 "  --floor         memcpy as many bytes as a frame must move: two height planes and\n"
 "                  the picture read, a plane and the output written (14 bytes a pixel\n"
@@ -76,6 +86,9 @@ static int parse_args(struct bench *b, int argc, char **argv)
 		{ "threads", required_argument, NULL, 't' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "sim-scale", required_argument, NULL, 'S' },
+		{ "steps-per-second", required_argument, NULL, 'R' },
+		{ "refresh", required_argument, NULL, 'r' },
+		{ "screen-mm", required_argument, NULL, 'm' },
 		{ "water", required_argument, NULL, 'w' },
 		{ "idle", no_argument, NULL, 'I' },
 		{ "floor", no_argument, NULL, 'F' },
@@ -106,7 +119,25 @@ static int parse_args(struct bench *b, int argc, char **argv)
 				goto bad;
 			break;
 		case 'S':
-			if (parse_int(optarg, 1, OPTIONS_MAX_SIM_SCALE, &b->sim_scale) < 0)
+			if (strcmp(optarg, "auto") == 0)
+				b->sim_scale = 0;
+			else if (parse_int(optarg, 1, OPTIONS_MAX_SIM_SCALE, &b->sim_scale) < 0)
+				goto bad;
+			break;
+		case 'R':
+			if (strcmp(optarg, "auto") == 0)
+				b->steps_per_second = 0;
+			else if (parse_int(optarg, 1, OPTIONS_MAX_STEPS_PER_SECOND,
+					   &b->steps_per_second) < 0)
+				goto bad;
+			break;
+		case 'r':
+			if (parse_int(optarg, 1, OPTIONS_MAX_REFRESH_HZ, &b->refresh_hz) < 0)
+				goto bad;
+			break;
+		case 'm':
+			if (parse_size(optarg, SCREEN_MM_MIN, SCREEN_MM_MAX, &b->mm_width,
+				       &b->mm_height) < 0)
 				goto bad;
 			break;
 		case 'w':
@@ -145,10 +176,18 @@ bad:
 static void print_line(const struct bench *b, const char *impl, int threads, double step,
 		       double render, double frame)
 {
-	printf("impl=%s threads=%d size=%dx%d frames=%d format=%s sim_scale=%d water=%s "
-	       "step_ms=%.3f render_ms=%.3f frame_ms=%.3f fps=%.1f\n",
+	char scale[16] = "auto", sps[16] = "auto", screen[32] = "default";
+
+	if (b->sim_scale > 0)
+		snprintf(scale, sizeof(scale), "%d", b->sim_scale);
+	if (b->steps_per_second > 0)
+		snprintf(sps, sizeof(sps), "%d", b->steps_per_second);
+	if (b->mm_width > 0)
+		snprintf(screen, sizeof(screen), "%dx%dmm", b->mm_width, b->mm_height);
+	printf("impl=%s threads=%d size=%dx%d frames=%d format=%s screen=%s sim_scale=%s sps=%s "
+	       "water=%s step_ms=%.3f render_ms=%.3f frame_ms=%.3f fps=%.1f\n",
 	       impl, threads, b->width, b->height, b->frames, pixel_format_name(b->format),
-	       b->sim_scale, b->calm ? "calm" : "choppy", step, render, frame,
+	       screen, scale, sps, b->calm ? "calm" : "choppy", step, render, frame,
 	       frame > 0 ? 1000.0 / frame : 0.0);
 }
 
@@ -200,7 +239,7 @@ static int run_seed(const struct bench *b, uint64_t *t_step, uint64_t *t_render,
 	}
 	for (size_t i = 0; i < n; i++)
 		src[i] = 0xff000000u | (uint32_t)(i * 2654435761u);
-	for (int f = -PREFILL_STEPS; f < b->frames; f++) {
+	for (int f = -PREFILL_S * b->refresh_hz; f < b->frames; f++) {
 		uint64_t t0, t1, t2;
 
 		/* the seeds' stone: a disc set to -weight, away from the edges */
@@ -246,9 +285,12 @@ static int run_kiosk(const struct bench *b, uint64_t *t_step, uint64_t *t_render
 	options_defaults(&o);
 	o.threads = b->threads;
 	o.sim_scale = b->sim_scale;
-	o.rain = b->calm ? 0 : CHOPPY_RAIN_PER_MINUTE;
-	o.steps_per_second = OPTIONS_DEFAULT_STEPS_PER_SECOND;
-	ret = kiosk_create(&o, b->width, b->height, &k);
+	o.steps_per_second = b->steps_per_second;
+	o.screen_mm_width = b->mm_width;
+	o.screen_mm_height = b->mm_height;
+	o.rain = b->calm ? 0 : CHOPPY_RAIN_PER_M2_MINUTE;
+	o.attract_s = 0;
+	ret = kiosk_create(&o, b->width, b->height, 0, 0, &k);
 	if (ret < 0)
 		return ret;
 	ripple_set_skip_calm(kiosk_ripple(k), b->idle);
@@ -264,15 +306,16 @@ static int run_kiosk(const struct bench *b, uint64_t *t_step, uint64_t *t_render
 		options_free(&o);
 		return -ENOMEM;
 	}
-	/* One step per frame: the step clock is fed exactly one period. */
-	const uint64_t period = NSEC_PER_SEC / (uint64_t)o.steps_per_second + 1;
+	/* The frames of a display at refresh_hz: each runs the steps due
+	 * by then, as the live loop does. */
+	const uint64_t period = NSEC_PER_SEC / (uint64_t)b->refresh_hz;
 	uint64_t clock = 0;
 
 	kiosk_advance(k, clock);
 	uint64_t shown = 0;
 	bool showing = false;
 
-	for (int f = -PREFILL_STEPS; f < b->frames; f++) {
+	for (int f = -PREFILL_S * b->refresh_hz; f < b->frames; f++) {
 		uint64_t t0, t1, t2;
 
 		clock += period;
@@ -292,6 +335,13 @@ static int run_kiosk(const struct bench *b, uint64_t *t_step, uint64_t *t_render
 			t_frame[f] = t2 - t0;
 		}
 	}
+	{
+		char units[256];
+
+		/* What was measured, in the look's terms (stderr: run.sh reads stdout). */
+		water_units_describe(kiosk_units(k), units, sizeof(units));
+		fprintf(stderr, "ripple-bench: %s\n", units);
+	}
 	print_line(b, simd_kernels()->name, o.threads, median_ms(t_step, b->frames),
 		   median_ms(t_render, b->frames), median_ms(t_frame, b->frames));
 	free(t.pixels);
@@ -303,7 +353,8 @@ static int run_kiosk(const struct bench *b, uint64_t *t_step, uint64_t *t_render
 int main(int argc, char **argv)
 {
 	struct bench b = {
-		.width = 1920, .height = 1080, .frames = 100, .threads = 1, .sim_scale = 1,
+		.width = 1920, .height = 1080, .frames = 100, .threads = 1, .sim_scale = 0,
+		.refresh_hz = DEFAULT_REFRESH_HZ,
 		.format = PIXEL_XRGB8888, .impl = "auto", .mode = MODE_KIOSK,
 	};
 	uint64_t *t_step, *t_render, *t_frame;

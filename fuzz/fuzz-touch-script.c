@@ -25,7 +25,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static void play(struct touch_script *s)
 {
 	struct ripple *r = ripple_create(WATER_W, WATER_H);
-	struct gesture *g = r ? gesture_create(r, 3, 64) : NULL;
+	struct gesture *g = r ? gesture_create(r) : NULL;
 	size_t n = touch_script_count(s);
 	uint64_t frame;
 

@@ -49,6 +49,7 @@ struct drm_output {
 	uint32_t crtc_id;
 	drmModeModeInfo mode;
 	int refresh_mhz;
+	int mm_width, mm_height;  /* the connector's physical size, 0: unknown */
 	struct drm_fb fb[2];
 	int back;                 /* the buffer rendered into next */
 	bool modeset_needed;      /* next present is a drmModeSetCrtc */
@@ -412,8 +413,21 @@ static uint32_t choose_crtc(struct drm_display *dd, const drmModeRes *res,
 	return found;
 }
 
+/* The connector's physical size in mm, both 0 when either is unknown: a
+ * size with one side is no size. */
+static void connector_mm(const drmModeConnector *c, int *mm_width, int *mm_height)
+{
+	*mm_width = *mm_height = 0;
+	if (c->mmWidth > 0 && c->mmHeight > 0) {
+		*mm_width = (int)c->mmWidth;
+		*mm_height = (int)c->mmHeight;
+	}
+}
+
+/* serial: what the output replaced had (0 for a new one), so a changed
+ * output on the same connector never looks like the one before it. */
 static int output_create(struct drm_display *dd, const drmModeRes *res, const drmModeConnector *c,
-			 const char *name, const drmModeModeInfo *mode)
+			 const char *name, const drmModeModeInfo *mode, uint64_t serial)
 {
 	struct drm_output *out;
 	int ret;
@@ -430,6 +444,8 @@ static int output_create(struct drm_display *dd, const drmModeRes *res, const dr
 	out->connector_id = c->connector_id;
 	out->mode = *mode;
 	out->refresh_mhz = mode_refresh_mhz(mode);
+	connector_mm(c, &out->mm_width, &out->mm_height);
+	out->serial = serial;
 	out->modeset_needed = true;
 	out->crtc_id = choose_crtc(dd, res, c);
 	if (!out->crtc_id) {
@@ -449,6 +465,12 @@ static int output_create(struct drm_display *dd, const drmModeRes *res, const dr
 	log_info("output %s: %ux%u@%d.%03d Hz, %s", name, mode->hdisplay, mode->vdisplay,
 		 out->refresh_mhz / 1000, out->refresh_mhz % 1000,
 		 pixel_format_name(dd->dev->format));
+	if (out->mm_width > 0)
+		log_debug("output %s: the connector reports %dx%d mm", name, out->mm_width,
+			  out->mm_height);
+	else
+		log_debug("output %s: the connector reports no physical size (%ux%u mm)", name,
+			  c->mmWidth, c->mmHeight);
 	return 0;
 }
 
@@ -488,6 +510,8 @@ static int drm_scan(struct drm_display *dd, bool startup)
 		const drmModeModeInfo *mode;
 		struct drm_output *out;
 		char name[DISPLAY_NAME_MAX];
+		uint64_t serial = 0;
+		int mm_width, mm_height;
 		bool connected;
 
 		if (!c)
@@ -525,16 +549,21 @@ static int drm_scan(struct drm_display *dd, bool startup)
 			goto next;
 		}
 		out = output_by_connector(dd, c->connector_id);
-		if (out && memcmp(&out->mode, mode, sizeof(*mode)) == 0) {
+		connector_mm(c, &mm_width, &mm_height);
+		if (out && memcmp(&out->mode, mode, sizeof(*mode)) == 0 &&
+		    out->mm_width == mm_width && out->mm_height == mm_height) {
 			out->seen = true;
 			goto next;
 		}
+		/* Another mode or another screen behind the same connector
+		 * (a different physical size): set it up again. */
 		if (out) {
+			serial = out->serial + 1;
 			for (int k = 0; k < dd->n_outputs; k++)
 				if (dd->outputs[k] == out)
 					outputs_remove_at(dd, k, true);
 		}
-		ret = output_create(dd, res, c, name, mode);
+		ret = output_create(dd, res, c, name, mode, serial);
 		if (ret < 0 && startup) {
 			drmModeFreeConnector(c);
 			break;
@@ -1046,6 +1075,8 @@ static int drm_output_info(struct display *d, int idx, struct display_output_inf
 	info->width = out->mode.hdisplay;
 	info->height = out->mode.vdisplay;
 	info->refresh_mhz = out->refresh_mhz;
+	info->mm_width = out->mm_width;
+	info->mm_height = out->mm_height;
 	info->format = dd->dev->format;
 	info->serial = out->serial;
 	info->presented = out->presented;

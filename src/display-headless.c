@@ -154,6 +154,10 @@ int display_headless_create(const struct options *o, struct display **out)
 	h->info.height = o->height;
 	h->info.refresh_mhz = o->refresh_hz * 1000;
 	h->info.format = o->format;
+	/* No glass to measure: the physical size stays unknown (calloc'd to 0)
+	 * and the caller takes it from the options. */
+	h->info.mm_width = 0;
+	h->info.mm_height = 0;
 	h->every = o->every;
 	snprintf(h->dir, sizeof(h->dir), "%s", o->output_dir);
 

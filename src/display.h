@@ -14,6 +14,12 @@ struct display_output_info {
 	int width;
 	int height;
 	int refresh_mhz;              /* 60000 for 60 Hz */
+	/* The screen's physical size in millimetres, as the connector reports
+	 * it (EDID or the panel driver), in the orientation it is scanned out
+	 * (width goes with width, not rotated); 0 when unknown, as projectors,
+	 * some TVs and virtual GPUs without EDID report. Lets the water be
+	 * sized in millimetres on the real glass. */
+	int mm_width, mm_height;
 	enum pixel_format format;
 	/* Changes when the output lost its picture (set up again after a VT
 	 * switch, say): whatever it showed must be drawn again. */

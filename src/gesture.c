@@ -5,27 +5,34 @@
 
 #include "gesture.h"
 #include "ripple.h"
+#include "water-units.h"
 
 struct slot {
 	bool down;
 	int x, y;
-	int radius, weight;
+	long long radius;  /* 1/RIPPLE_SUBCELL cells */
+	int weight;        /* height units */
 };
 
 struct gesture {
 	struct ripple *ripple;
-	int radius, weight;
+	struct water_units units;
+	double radius_mm, weight_mm;
 	int in_w, in_h;  /* the size coordinates come in; the water's by default */
 	uint64_t activity;
 	uint64_t touches;
 	struct slot slots[GESTURE_MAX_SLOTS];
 };
 
-struct gesture *gesture_create(struct ripple *r, int radius, int weight)
+/* Before any units are given: a mm is a cell and a height unit. */
+#define GESTURE_DEFAULT_RADIUS 3
+#define GESTURE_DEFAULT_WEIGHT 64
+
+struct gesture *gesture_create(struct ripple *r)
 {
 	struct gesture *g;
 
-	if (!r || radius < 1 || weight < 1) {
+	if (!r) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -33,19 +40,26 @@ struct gesture *gesture_create(struct ripple *r, int radius, int weight)
 	if (!g)
 		return NULL;
 	g->ripple = r;
-	g->radius = radius;
-	g->weight = weight;
+	g->units.cells_per_mm = 1.0;
+	g->units.units_per_mm = 1.0;
+	g->radius_mm = GESTURE_DEFAULT_RADIUS;
+	g->weight_mm = GESTURE_DEFAULT_WEIGHT;
 	g->in_w = ripple_width(r);
 	g->in_h = ripple_height(r);
 	return g;
 }
 
-void gesture_set_defaults(struct gesture *g, int radius, int weight)
+void gesture_set_units(struct gesture *g, const struct water_units *u)
 {
-	if (radius > 0)
-		g->radius = radius;
-	if (weight > 0)
-		g->weight = weight;
+	g->units = *u;
+}
+
+void gesture_set_defaults(struct gesture *g, double radius_mm, double weight_mm)
+{
+	if (radius_mm > 0)
+		g->radius_mm = radius_mm;
+	if (weight_mm > 0)
+		g->weight_mm = weight_mm;
 }
 
 uint64_t gesture_touches(const struct gesture *g)
@@ -67,23 +81,22 @@ int gesture_set_input_size(struct gesture *g, int width, int height)
 	return 0;
 }
 
-/* Input pixels to water cells: the same place when the water is simulated
- * smaller than the screen (a stone as big as the finger, too). */
-static int to_water_x(const struct gesture *g, int x)
+/* An input pixel's centre in 1/RIPPLE_SUBCELL cells, the cells' centres
+ * on whole numbers: the same place the views' resampling shows it. */
+static int64_t to_cells(int v, int in, int cells)
 {
-	return (int)((int64_t)x * ripple_width(g->ripple) / g->in_w);
+	return (int64_t)(2 * (int64_t)v + 1) * cells * (RIPPLE_SUBCELL / 2) / in -
+	       RIPPLE_SUBCELL / 2;
 }
 
-static int to_water_y(const struct gesture *g, int y)
+static int64_t cell_x(const struct gesture *g, int x)
 {
-	return (int)((int64_t)y * ripple_height(g->ripple) / g->in_h);
+	return to_cells(x, g->in_w, ripple_width(g->ripple));
 }
 
-static int to_water_radius(const struct gesture *g, int radius)
+static int64_t cell_y(const struct gesture *g, int y)
 {
-	int r = (int)((int64_t)radius * ripple_width(g->ripple) / g->in_w);
-
-	return r > 0 ? r : 1;
+	return to_cells(y, g->in_h, ripple_height(g->ripple));
 }
 
 void gesture_destroy(struct gesture *g)
@@ -98,7 +111,7 @@ static struct slot *get_slot(struct gesture *g, int slot)
 	return &g->slots[slot];
 }
 
-int gesture_down(struct gesture *g, int slot, int x, int y, int radius, int weight)
+int gesture_down(struct gesture *g, int slot, int x, int y, double radius_mm, double weight_mm)
 {
 	struct slot *s = get_slot(g, slot);
 
@@ -109,10 +122,9 @@ int gesture_down(struct gesture *g, int slot, int x, int y, int radius, int weig
 	s->down = true;
 	s->x = x;
 	s->y = y;
-	s->radius = radius > 0 ? radius : g->radius;
-	s->weight = weight > 0 ? weight : g->weight;
-	ripple_drop(g->ripple, to_water_x(g, x), to_water_y(g, y),
-		    to_water_radius(g, s->radius), s->weight);
+	s->radius = water_units_radius(&g->units, radius_mm > 0 ? radius_mm : g->radius_mm);
+	s->weight = water_units_depth(&g->units, weight_mm > 0 ? weight_mm : g->weight_mm);
+	ripple_splash(g->ripple, cell_x(g, x), cell_y(g, y), s->radius, s->weight);
 	return 0;
 }
 
@@ -125,10 +137,10 @@ int gesture_move(struct gesture *g, int slot, int x, int y)
 	if (x == s->x && y == s->y)
 		return 0;
 	g->activity++;
-	/* A finger dragging leaves a wake: stones all along the way from
-	 * where it was, which it already marked. */
-	ripple_stroke(g->ripple, to_water_x(g, s->x), to_water_y(g, s->y),
-		      to_water_x(g, x), to_water_y(g, y), to_water_radius(g, s->radius), s->weight);
+	/* A finger dragging leaves a wake: one unbroken trough from where it
+	 * was, which it already marked. */
+	ripple_wake(g->ripple, cell_x(g, s->x), cell_y(g, s->y), cell_x(g, x), cell_y(g, y),
+		    s->radius, s->weight);
 	s->x = x;
 	s->y = y;
 	return 0;

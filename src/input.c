@@ -108,7 +108,7 @@ struct input {
 	int phys_w, phys_h, water_w, water_h;
 	int gslot_owner[GESTURE_MAX_SLOTS];  /* device id or -1 */
 
-	int radius_min, radius_max, weight_min, weight_max;
+	double radius_min, radius_max, weight_min, weight_max;  /* mm */
 
 	void (*observer)(void *data, const struct input_touch *t);
 	void *observer_data;
@@ -208,7 +208,7 @@ static int gslot_alloc(struct input *in, int device)
 }
 
 static void notify(struct input *in, enum input_action action, int device, int slot, int x,
-		   int y, int radius, int weight)
+		   int y, double radius, double weight)
 {
 	struct input_touch t = { action, device, slot, x, y, radius, weight };
 
@@ -216,19 +216,18 @@ static void notify(struct input *in, enum input_action action, int device, int s
 		in->observer(in->observer_data, &t);
 }
 
-static int scale_between(int v, int v_min, int v_max, int lo, int hi)
+static double scale_between(int v, int v_min, int v_max, double lo, double hi)
 {
-	long long num;
-
 	if (v <= v_min)
 		return lo;
 	if (v >= v_max)
 		return hi;
-	num = (long long)(v - v_min) * (hi - lo);
-	return lo + (int)(num / (v_max - v_min));
+	return lo + (double)(v - v_min) / (double)(v_max - v_min) * (hi - lo);
 }
 
-static int contact_radius(const struct input *in, const struct device *d, const struct contact *c)
+/* The stone's radius in mm from the contact's size; 0: the default. */
+static double contact_radius(const struct input *in, const struct device *d,
+			     const struct contact *c)
 {
 	double mm;
 
@@ -240,11 +239,12 @@ static int contact_radius(const struct input *in, const struct device *d, const 
 	if (mm >= HAND_MM)
 		return in->radius_max;
 	return in->radius_min +
-	       (int)((mm - FINGERTIP_MM) / (HAND_MM - FINGERTIP_MM) *
-		     (double)(in->radius_max - in->radius_min));
+	       (mm - FINGERTIP_MM) / (HAND_MM - FINGERTIP_MM) * (in->radius_max - in->radius_min);
 }
 
-static int contact_weight(const struct input *in, const struct device *d, const struct contact *c)
+/* How deep it pushes, in mm, from the pressure; 0: the default. */
+static double contact_weight(const struct input *in, const struct device *d,
+			     const struct contact *c)
 {
 	const struct input_absinfo *a;
 
@@ -272,7 +272,8 @@ static bool deliverable(const struct input *in, const struct device *d)
 
 static void touch_down(struct input *in, struct device *d, struct contact *c, uint64_t t)
 {
-	int x, y, radius, weight;
+	double radius, weight;
+	int x, y;
 
 	c->gslot = deliverable(in, d) ? gslot_alloc(in, d->id) : -1;
 	if (c->gslot < 0)
@@ -973,23 +974,15 @@ static void device_read(struct input *in, struct device *d)
 
 static void set_bounds(struct input *in, const struct options *o)
 {
-	in->radius_min = o->touch_radius_min ? o->touch_radius_min : o->stone_radius;
-	in->radius_max = o->touch_radius_max ? o->touch_radius_max
-					     : o->stone_radius * OPTIONS_TOUCH_RADIUS_SPREAD;
-	if (in->radius_max > RIPPLE_RADIUS_MAX)
-		in->radius_max = RIPPLE_RADIUS_MAX;
-	if (in->radius_min < 1)
-		in->radius_min = 1;
+	in->radius_min = o->touch_radius_min > 0 ? o->touch_radius_min : o->stone_radius_mm;
+	in->radius_max = o->touch_radius_max > 0 ? o->touch_radius_max
+						 : o->stone_radius_mm * OPTIONS_TOUCH_RADIUS_SPREAD;
 	if (in->radius_max < in->radius_min)
 		in->radius_max = in->radius_min;
-	in->weight_min = o->touch_weight_min ? o->touch_weight_min
-					     : o->stone_weight / OPTIONS_TOUCH_WEIGHT_SPREAD;
-	in->weight_max = o->touch_weight_max ? o->touch_weight_max
-					     : o->stone_weight * OPTIONS_TOUCH_WEIGHT_SPREAD;
-	if (in->weight_min < 1)
-		in->weight_min = 1;
-	if (in->weight_max > RIPPLE_WEIGHT_MAX)
-		in->weight_max = RIPPLE_WEIGHT_MAX;
+	in->weight_min = o->touch_weight_min > 0 ? o->touch_weight_min
+						 : o->stone_weight_mm / OPTIONS_TOUCH_WEIGHT_SPREAD;
+	in->weight_max = o->touch_weight_max > 0 ? o->touch_weight_max
+						 : o->stone_weight_mm * OPTIONS_TOUCH_WEIGHT_SPREAD;
 	if (in->weight_max < in->weight_min)
 		in->weight_max = in->weight_min;
 }

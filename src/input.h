@@ -71,8 +71,8 @@ struct input_touch {
 	enum input_action action;
 	int device;          /* as returned by input_add_libevdev */
 	int slot;            /* the gesture slot */
-	int x, y;            /* water cells (DOWN, MOVE) */
-	int radius, weight;  /* 0: the gesture's defaults (DOWN) */
+	int x, y;            /* the water's logical pixels (DOWN, MOVE) */
+	double radius, weight;  /* mm; 0: the gesture's defaults (DOWN) */
 };
 
 /* Called for every touch handed to the gesture machine. */

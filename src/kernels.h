@@ -19,6 +19,15 @@
 typedef void (*step_row_fn)(const int16_t *up, const int16_t *mid, const int16_t *down,
 			    int16_t *out, const uint16_t *keep, int width, int shift);
 
+/*
+ * The same row with damping by a multiplier (ripple_set_damping_mul):
+ * h = sat16(((up+down+mid[x-1]+mid[x+1]) >> 1) - out[x]),
+ * out[x] = (h - ((h * mul) >> 16)) & keep[x], mul 0..32767. Saturating
+ * before damping keeps every product within int32 (and is pmulhw's rule).
+ */
+typedef void (*step_row_mul_fn)(const int16_t *up, const int16_t *mid, const int16_t *down,
+				int16_t *out, const uint16_t *keep, int width, int mul);
+
 /* One logical row of a render whose rows above and below exist. */
 struct render_row {
 	const int16_t *up, *mid, *down;
@@ -47,6 +56,7 @@ typedef void (*upsample2_row_fn)(const int16_t *r0, const int16_t *r1, int wy,
 struct kernels {
 	const char *name;
 	step_row_fn step_row;
+	step_row_mul_fn step_row_mul;
 	render_row_fn render_row;
 	upsample2_row_fn upsample2_row;
 };
@@ -65,12 +75,24 @@ static inline int16_t step_cell(int up, int down, int left, int right, int prev,
 	return kernel_saturate16(v);
 }
 
+/* One cell of the step damped by a multiplier. */
+static inline int16_t step_cell_mul(int up, int down, int left, int right, int prev, int mul)
+{
+	int32_t h = kernel_saturate16(((up + down + left + right) >> 1) - prev);
+
+	return (int16_t)(h - ((h * mul) >> 16));
+}
+
 /* The reference. */
 /* Cells x0 <= x < x1 of a row, for the SIMD paths' tails. */
 void step_span_scalar(const int16_t *up, const int16_t *mid, const int16_t *down,
 		      int16_t *out, const uint16_t *keep, int x0, int x1, int shift);
 void step_row_scalar(const int16_t *up, const int16_t *mid, const int16_t *down,
 		     int16_t *out, const uint16_t *keep, int width, int shift);
+void step_span_mul_scalar(const int16_t *up, const int16_t *mid, const int16_t *down,
+			  int16_t *out, const uint16_t *keep, int x0, int x1, int mul);
+void step_row_mul_scalar(const int16_t *up, const int16_t *mid, const int16_t *down,
+			 int16_t *out, const uint16_t *keep, int width, int mul);
 void render_row_scalar(const struct render_row *r);
 /* Pixels x0 <= x < x1 of a row, for the SIMD paths' heads and tails. */
 void render_span_scalar(const struct render_row *r, int x0, int x1);

@@ -1,6 +1,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 #include "rain.h"
 #include "ripple.h"
 #include "simd.h"
+#include "water-units.h"
 #include "workers.h"
 
 #define ERR_LEN 256
@@ -23,16 +25,34 @@
  * sizes at once is not a kiosk. The least recently used one is replaced. */
 #define KIOSK_MAX_VIEWS 8
 
+/* 2x passes at the most: cells of up to 64 pixels. */
+#define VIEW_MAX_LEVELS 6
+
+/* One 2x pass: heights at twice the size of the level before. */
+struct level {
+	int width, height;
+	int16_t *heights;
+	int *y0, *yw;              /* source row and weight of the next, per row */
+};
+
 /*
  * The water seen at one logical output size: the picture scaled to it and,
- * when the water is simulated at another size (--sim-scale, or a second
- * screen of another size), the heights resampled bilinearly to it, so the
- * surface stays smooth, not blocky.
+ * when the water is simulated at another size (a coarser grid, or a second
+ * screen of another size), the heights resampled to it, so the surface
+ * stays smooth, not blocky. The screen the water was made for has cells
+ * of a power of two pixels: bilinear 2x passes, one after the other (each
+ * a SIMD kernel; the later ones also round off the kinks bilinear leaves
+ * at the cells' edges, which refraction would show as seams). Any other
+ * size: one bilinear pass, scalar.
  */
 struct view {
 	int width, height;
 	struct image *background;
-	int16_t *heights;          /* NULL: the water is this size */
+	const int16_t *heights;    /* what is rendered: NULL, the water itself */
+	size_t pitch;              /* of heights, in cells */
+	int levels;
+	struct level level[VIEW_MAX_LEVELS];
+	int16_t *resampled;        /* the one-pass resampling */
 	int *x0, *xw, *y0, *yw;    /* source cell and weight of the next, per column/row */
 	uint64_t used;
 };
@@ -43,9 +63,10 @@ struct kiosk {
 	struct gesture *gesture;
 	struct workers *workers;
 	struct render_params params;
+	struct water_units units;  /* the look in cells, steps and heights */
+	int mm_width, mm_height;   /* the connector's, logical orientation; 0: unknown */
 	int steps_per_second;
 	int width, height;         /* the logical size touches are given in */
-	int sim_scale;
 	struct image *source;      /* the picture as decoded; NULL: the built-in one */
 	enum image_fit fit;
 
@@ -112,7 +133,12 @@ static int make_background(struct kiosk *k, int w, int h, struct image **out)
 static void view_clear(struct view *v)
 {
 	image_destroy(v->background);
-	free(v->heights);
+	for (int i = 0; i < v->levels; i++) {
+		free(v->level[i].heights);
+		free(v->level[i].y0);
+		free(v->level[i].yw);
+	}
+	free(v->resampled);
 	free(v->x0);
 	free(v->xw);
 	free(v->y0);
@@ -141,9 +167,47 @@ static void view_axis(int src, int dst, int *idx, int *w)
 	}
 }
 
+/* The number of 2x passes from the water to the screen it was made for,
+ * or 0 where one bilinear pass must do. */
+static int view_levels(const struct kiosk *k, int w, int h)
+{
+	int n = 0;
+
+	if (w != k->width || h != k->height)
+		return 0;
+	while ((1 << n) < k->units.scale && n < VIEW_MAX_LEVELS)
+		n++;
+	return (1 << n) == k->units.scale ? n : 0;
+}
+
+static int view_init_levels(struct kiosk *k, struct view *v, int levels)
+{
+	int sw = ripple_width(k->ripple), sh = ripple_height(k->ripple);
+
+	for (int i = 0; i < levels; i++) {
+		struct level *l = &v->level[i];
+
+		v->levels = i + 1;
+		l->width = 2 * sw;
+		l->height = 2 * sh;
+		l->heights = bigmem_calloc((size_t)l->width * (size_t)l->height, sizeof(*l->heights));
+		l->y0 = calloc((size_t)l->height, sizeof(int));
+		l->yw = calloc((size_t)l->height, sizeof(int));
+		if (!l->heights || !l->y0 || !l->yw)
+			return -ENOMEM;
+		view_axis(sh, l->height, l->y0, l->yw);
+		sw = l->width;
+		sh = l->height;
+	}
+	v->heights = v->level[levels - 1].heights;
+	v->pitch = (size_t)sw;
+	return 0;
+}
+
 static int view_init(struct kiosk *k, struct view *v, int w, int h)
 {
 	int sw = ripple_width(k->ripple), sh = ripple_height(k->ripple);
+	int levels = view_levels(k, w, h);
 	int ret;
 
 	v->width = w;
@@ -151,17 +215,23 @@ static int view_init(struct kiosk *k, struct view *v, int w, int h)
 	ret = make_background(k, w, h, &v->background);
 	if (ret < 0)
 		return ret;
-	if (w == sw && h == sh)
+	if (w == sw && h == sh) {
+		v->pitch = (size_t)sw;
 		return 0;
-	v->heights = bigmem_calloc((size_t)w * (size_t)h, sizeof(*v->heights));
+	}
+	if (levels > 0)
+		return view_init_levels(k, v, levels);
+	v->resampled = bigmem_calloc((size_t)w * (size_t)h, sizeof(*v->resampled));
 	v->x0 = calloc((size_t)w, sizeof(int));
 	v->xw = calloc((size_t)w, sizeof(int));
 	v->y0 = calloc((size_t)h, sizeof(int));
 	v->yw = calloc((size_t)h, sizeof(int));
-	if (!v->heights || !v->x0 || !v->xw || !v->y0 || !v->yw)
+	if (!v->resampled || !v->x0 || !v->xw || !v->y0 || !v->yw)
 		return -ENOMEM;
 	view_axis(sw, w, v->x0, v->xw);
 	view_axis(sh, h, v->y0, v->yw);
+	v->heights = v->resampled;
+	v->pitch = (size_t)w;
 	return 0;
 }
 
@@ -194,6 +264,20 @@ static int get_view(struct kiosk *k, int w, int h, struct view **out)
 	return 0;
 }
 
+/* Rows y0 <= y < y1 of a 2x pass from src, src_w cells wide. The
+ * weights are 1/4 and 3/4 in turn: the SIMD kernels' fixed sums. */
+static void level_rows(const struct level *l, const int16_t *src, int src_w, int y0, int y1)
+{
+	const upsample2_row_fn upsample2 = simd_kernels()->upsample2_row;
+
+	for (int y = y0; y < y1; y++) {
+		const int16_t *r0 = src + (size_t)l->y0[y] * (size_t)src_w;
+		const int16_t *r1 = l->yw[y] ? r0 + src_w : r0;
+
+		upsample2(r0, r1, l->yw[y], l->heights + (size_t)y * (size_t)l->width, src_w);
+	}
+}
+
 /*
  * Bilinear, rows first: the two source rows blended into one (a straight,
  * vectorisable loop), then each output pixel from its two neighbours in
@@ -202,24 +286,16 @@ static int get_view(struct kiosk *k, int w, int h, struct view **out)
  */
 static void view_resample_rows(struct view *v, const int16_t *src, int sim_w, int y0, int y1)
 {
-	/* --sim-scale 2: the table's weights are 1/4 and 3/4 in turn, the
-	 * same sums without looking them up, in the SIMD kernels. */
-	const bool twice = v->width == 2 * sim_w && sim_w > 1;
-	const upsample2_row_fn upsample2 = simd_kernels()->upsample2_row;
-	int32_t *row = twice ? NULL : malloc((size_t)sim_w * sizeof(*row));
+	int32_t *row = malloc((size_t)sim_w * sizeof(*row));
 
-	if (!twice && !row)
+	if (!row)
 		return;  /* the heights of the last frame stay: a stale frame, no crash */
 	for (int y = y0; y < y1; y++) {
 		const int16_t *r0 = src + (size_t)v->y0[y] * (size_t)sim_w;
 		const int16_t *r1 = v->yw[y] ? r0 + sim_w : r0;
 		const int wy = v->yw[y];
-		int16_t *dst = v->heights + (size_t)y * (size_t)v->width;
+		int16_t *dst = v->resampled + (size_t)y * (size_t)v->width;
 
-		if (twice) {
-			upsample2(r0, r1, wy, dst, sim_w);
-			continue;
-		}
 		for (int x = 0; x < sim_w; x++)
 			row[x] = upsample_blend(r0, r1, wy, x);
 		for (int x = 0; x < v->width; x++) {
@@ -266,10 +342,20 @@ static int load_obstacles(const struct options *o, struct ripple *r, bool reload
 	return ret;
 }
 
-/* What can change without new water: everything but its size. */
-static void apply_settings(struct kiosk *k, const struct options *o)
+/* Drops per minute per square metre, on this screen, in thousandths. */
+static int64_t rain_on_screen(const struct kiosk *k, int per_m2)
 {
-	k->params.shift = o->shift;
+	const double mm2_per_m2 = 1e6;
+	double area = (double)k->units.mm_width * k->units.mm_height / mm2_per_m2;
+
+	return (int64_t)llround(per_m2 * area * RAIN_MILLI);
+}
+
+/* What can change without new water: everything but its grid. */
+static void apply_settings(struct kiosk *k, const struct options *o, const struct water_units *u)
+{
+	k->units = *u;
+	k->params.shift = u->refraction_shift;
 	k->params.light = o->light;
 	k->params.rotation = (int)o->rotate;
 	k->fit = o->fit;
@@ -279,52 +365,54 @@ static void apply_settings(struct kiosk *k, const struct options *o)
 	k->has_hours = o->has_opening_hours;
 	k->open_min = o->open_min;
 	k->close_min = o->close_min;
-	ripple_set_damping(k->ripple, o->damping);
-	gesture_set_defaults(k->gesture, o->stone_radius, o->stone_weight);
+	if (u->damping_shift > 0)
+		ripple_set_damping(k->ripple, u->damping_shift);
+	else
+		ripple_set_damping_mul(k->ripple, u->damping_mul);
+	gesture_set_units(k->gesture, u);
+	gesture_set_defaults(k->gesture, o->stone_radius_mm, o->stone_weight_mm);
+	rain_set_drops(k->rain, water_units_radius(u, o->rain_drop_mm),
+		       water_units_depth(u, o->stone_weight_mm));
 	/* Touches and rain decide the rate; this is the quiet one. */
-	rain_set_rate(k->rain, k->attracting ? k->base_rain + k->attract_rain : k->base_rain);
+	rain_set_rate(k->rain, rain_on_screen(k, k->attracting ? k->base_rain + k->attract_rain
+							     : k->base_rain));
 }
 
-int kiosk_create(const struct options *o, int width, int height, struct kiosk **out)
+int kiosk_create(const struct options *o, int width, int height, int mm_width, int mm_height,
+		 struct kiosk **out)
 {
+	struct water_units u;
 	struct kiosk *k;
 	struct view *v;
-	int scale = o->sim_scale > 0 ? o->sim_scale : 1;
-	int sim_w = (width + scale - 1) / scale, sim_h = (height + scale - 1) / scale;
-	int radius = o->stone_radius / scale > 0 ? o->stone_radius / scale : 1;
 	int ret = -ENOMEM;
 
-	if (sim_w < RIPPLE_MIN_SIZE)
-		sim_w = RIPPLE_MIN_SIZE;
-	if (sim_h < RIPPLE_MIN_SIZE)
-		sim_h = RIPPLE_MIN_SIZE;
+	water_units_compute(o, width, height, mm_width, mm_height, &u);
 	k = calloc(1, sizeof(*k));
 	if (!k)
 		return -ENOMEM;
 	k->width = width;
 	k->height = height;
-	k->sim_scale = scale;
+	k->mm_width = mm_width;
+	k->mm_height = mm_height;
+	k->units = u;
 
-	k->ripple = ripple_create(sim_w, sim_h);
+	k->ripple = ripple_create(u.sim_width, u.sim_height);
 	if (!k->ripple) {
 		ret = -errno;
-		log_error("cannot create %dx%d water: %s", sim_w, sim_h, strerror(errno));
+		log_error("cannot create %dx%d water: %s", u.sim_width, u.sim_height,
+			  strerror(errno));
 		goto fail;
 	}
-	ret = ripple_set_damping(k->ripple, o->damping);
-	if (ret < 0) {
-		log_error("damping %d is outside %d..%d", o->damping,
-			  RIPPLE_DAMPING_MIN, RIPPLE_DAMPING_MAX);
-		goto fail;
-	}
-	k->rain = rain_create(o->seed, o->rain, o->steps_per_second, radius, o->stone_weight);
-	k->gesture = gesture_create(k->ripple, o->stone_radius, o->stone_weight);
+	k->rain = rain_create(o->seed, u.steps_per_second);
+	k->gesture = gesture_create(k->ripple);
 	if (!k->rain || !k->gesture) {
 		ret = -ENOMEM;
 		goto fail;
 	}
-	/* Touches come in logical output pixels, the water may be smaller. */
-	gesture_set_input_size(k->gesture, width, height);
+	/* Touches come in logical output pixels; the grid covers a whole
+	 * number of cells, a little more than the screen where the cells do
+	 * not divide it. */
+	gesture_set_input_size(k->gesture, u.sim_width * u.scale, u.sim_height * u.scale);
 	ret = load_obstacles(o, k->ripple, false);
 	if (ret < 0)
 		goto fail;
@@ -339,8 +427,8 @@ int kiosk_create(const struct options *o, int width, int height, struct kiosk **
 		goto fail;
 	}
 
-	k->steps_per_second = o->steps_per_second;
-	apply_settings(k, o);
+	k->steps_per_second = u.steps_per_second;
+	apply_settings(k, o, &u);
 	/* The first output's view now: the first frame need not wait for
 	 * the picture to be scaled. */
 	ret = get_view(k, width, height, &v);
@@ -386,6 +474,7 @@ struct band_job {
 	int y0, y1;
 	int bands;
 	struct view *view;
+	int level;                 /* the 2x pass being made */
 	const struct render_target *target;
 	int result;
 };
@@ -472,10 +561,10 @@ static void follow_visitors(struct kiosk *k, uint64_t now)
 	}
 	if (idle && !dark && !k->attracting) {
 		k->attracting = true;
-		rain_set_rate(k->rain, k->base_rain + k->attract_rain);
+		rain_set_rate(k->rain, rain_on_screen(k, k->base_rain + k->attract_rain));
 	} else if ((!idle || dark) && k->attracting) {
 		k->attracting = false;
-		rain_set_rate(k->rain, k->base_rain);
+		rain_set_rate(k->rain, rain_on_screen(k, k->base_rain));
 	}
 }
 
@@ -515,21 +604,61 @@ static int render_band(struct band_job *j, int y0, int y1)
 	struct view *v = j->view;
 	const int16_t *h = v->heights ? v->heights : ripple_heights(j->k->ripple);
 
-	return render_rows(&j->k->params, h, v->width, v->height,
+	return render_rows(&j->k->params, h, v->pitch, v->width, v->height,
 			   image_const_data(v->background), image_stride(v->background),
 			   j->target, y0, y1);
+}
+
+/* The heights a 2x pass reads: the water's, or the pass before. */
+static const int16_t *level_source(const struct kiosk *k, const struct view *v, int level,
+				   int *width)
+{
+	if (level == 0) {
+		*width = ripple_width(k->ripple);
+		return ripple_heights(k->ripple);
+	}
+	*width = v->level[level - 1].width;
+	return v->level[level - 1].heights;
 }
 
 static void resample_job(void *ctx, int index, int count)
 {
 	struct band_job *j = ctx;
-	int y0, y1;
+	const int16_t *src;
+	int y0, y1, src_w;
 
 	if (index >= j->bands)
 		return;
 	band_rows(j, index, &y0, &y1);
-	view_resample_rows(j->view, ripple_heights(j->k->ripple), ripple_width(j->k->ripple),
-			   y0, y1);
+	if (j->view->levels == 0) {
+		view_resample_rows(j->view, ripple_heights(j->k->ripple),
+				   ripple_width(j->k->ripple), y0, y1);
+		return;
+	}
+	src = level_source(j->k, j->view, j->level, &src_w);
+	level_rows(&j->view->level[j->level], src, src_w, y0, y1);
+}
+
+/* The heights at the view's size, from the water as it is now. A pass
+ * reads one row beyond its bands: each is made whole before the next. */
+static void view_resample(struct kiosk *k, struct view *v)
+{
+	int passes = v->levels > 0 ? v->levels : 1;
+
+	for (int i = 0; i < passes; i++) {
+		struct band_job j = { .k = k, .view = v, .level = i };
+		bool last = i == passes - 1;
+
+		/* The last pass only as far as the screen reaches. */
+		j.y1 = v->levels == 0 || last ? v->height : v->level[i].height;
+		j.bands = bands_for(k, j.y1);
+		if (j.bands > 1) {
+			workers_run(k->workers, resample_job, &j);
+		} else {
+			j.bands = 1;
+			resample_job(&j, 0, 1);
+		}
+	}
 }
 
 static void render_job(void *ctx, int index, int count)
@@ -580,14 +709,8 @@ int kiosk_render(struct kiosk *k, const struct render_target *target)
 	j.y0 = 0;
 	j.y1 = lh;
 	j.bands = bands_for(k, lh);
-	if (j.view->heights) {
-		/* Resampled rows are read one row beyond each band: all of
-		 * them first, then the render. */
-		if (j.bands > 1)
-			workers_run(k->workers, resample_job, &j);
-		else
-			view_resample_rows(j.view, ripple_heights(k->ripple), ripple_width(k->ripple), 0, lh);
-	}
+	if (j.view->heights)
+		view_resample(k, j.view);
 	if (j.bands == 1)
 		return render_band(&j, 0, lh);
 	workers_run(k->workers, render_job, &j);
@@ -636,11 +759,14 @@ bool kiosk_dark(const struct kiosk *k)
 int kiosk_reconfigure(struct kiosk *k, const struct options *o)
 {
 	struct image *source = NULL;
+	struct water_units u;
 	struct workers *w;
 	int ret;
 
-	/* A turned screen or another scale needs new water. */
-	if (o->sim_scale != k->sim_scale || (int)o->rotate != k->params.rotation)
+	/* A turned screen or another grid needs new water. */
+	water_units_compute(o, k->width, k->height, k->mm_width, k->mm_height, &u);
+	if (u.scale != k->units.scale || u.sim_width != ripple_width(k->ripple) ||
+	    u.sim_height != ripple_height(k->ripple) || (int)o->rotate != k->params.rotation)
 		return -ENOTSUP;
 	ret = load_source(o->background, o->strict, true, &source);
 	if (ret == 0) {
@@ -650,23 +776,28 @@ int kiosk_reconfigure(struct kiosk *k, const struct options *o)
 		k->source = source;
 	}
 	load_obstacles(o, k->ripple, true);
-	if (o->steps_per_second != k->steps_per_second) {
+	if (u.steps_per_second != k->steps_per_second) {
 		/* The step clock starts over at the new rate from now. */
-		k->steps_per_second = o->steps_per_second;
+		k->steps_per_second = u.steps_per_second;
 		k->t0 = k->now_ns;
 		k->steps_done = 0;
-		rain_set_steps_per_second(k->rain, o->steps_per_second);
+		rain_set_steps_per_second(k->rain, u.steps_per_second);
 	}
 	w = workers_create(o->threads > 0 ? o->threads : workers_default_count());
 	if (w) {
 		workers_destroy(k->workers);
 		k->workers = w;
 	}
-	apply_settings(k, o);
+	apply_settings(k, o, &u);
 	for (int i = 0; i < KIOSK_MAX_VIEWS; i++)
 		view_clear(&k->views[i]);
 	k->extra_generation++;
 	return 0;
+}
+
+const struct water_units *kiosk_units(const struct kiosk *k)
+{
+	return &k->units;
 }
 
 struct gesture *kiosk_gesture(struct kiosk *k)

@@ -16,16 +16,19 @@
 struct kiosk;
 struct gesture;
 struct ripple;
+struct water_units;
 
 /*
  * Creates the water for an output of width x height logical (rotated back)
- * pixels, simulated at 1/o->sim_scale of that, and loads the background
- * and obstacles named in o (kept by pointer: o must outlive the kiosk).
- * A bad picture is logged and replaced by the built-in one unless
- * o->strict. Touches are given in this output's logical pixels.
- * Returns 0 or a negative errno.
+ * pixels whose connector reports mm_width x mm_height (the same
+ * orientation; 0: unknown), on the grid and at the step rate the look in
+ * o gives it there (water-units.h), and loads the background and
+ * obstacles named in o. A bad picture is logged and replaced by the
+ * built-in one unless o->strict. Touches are given in this output's
+ * logical pixels. Returns 0 or a negative errno.
  */
-int kiosk_create(const struct options *o, int width, int height, struct kiosk **out);
+int kiosk_create(const struct options *o, int width, int height, int mm_width, int mm_height,
+		 struct kiosk **out);
 void kiosk_destroy(struct kiosk *k);
 
 /* Run every step due by now_ns (monotonic, first call sets time zero).
@@ -53,7 +56,7 @@ bool kiosk_dark(const struct kiosk *k);
  * damping, rain, stones, refraction, light, attract, hours, threads, steps
  * per second. A picture or mask that can't be read is logged and the
  * current one stays. -ENOTSUP when the new settings need new water
- * (another --sim-scale or --rotate): the caller makes a new kiosk.
+ * (another grid, or --rotate): the caller makes a new kiosk.
  */
 int kiosk_reconfigure(struct kiosk *k, const struct options *o);
 
@@ -67,6 +70,8 @@ uint64_t kiosk_generation(const struct kiosk *k);
 bool kiosk_busy(const struct kiosk *k);
 
 struct gesture *kiosk_gesture(struct kiosk *k);
+/* The look in cells, steps and heights, for the screen the water is for. */
+const struct water_units *kiosk_units(const struct kiosk *k);
 struct ripple *kiosk_ripple(struct kiosk *k);
 
 #endif

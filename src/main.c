@@ -18,6 +18,7 @@
 #include "run-live.h"
 #include "simd.h"
 #include "touch-script.h"
+#include "water-units.h"
 
 #define ERR_LEN 512
 #define DEMO_SCRIPT_MAX 4096
@@ -74,9 +75,16 @@ static int run_headless(struct options *o)
 	/* The water lies the way the viewer sees it: turned back from the
 	 * physical frame by the rotation. */
 	render_physical_size((int)o->rotate, info.width, info.height, &lw, &lh);
-	ret = kiosk_create(o, lw, lh, &k);
+	/* No connector here: --screen-mm, else the default size. */
+	ret = kiosk_create(o, lw, lh, 0, 0, &k);
 	if (ret < 0)
 		goto out;
+	if (o->verbose || o->backend_fell_back) {
+		char units[256];
+
+		water_units_describe(kiosk_units(k), units, sizeof(units));
+		log_info("water: %s", units);
+	}
 	if (!script && o->backend_fell_back) {
 		ret = demo_script(lw, lh, &script);
 		if (ret < 0)

@@ -15,6 +15,7 @@
 #include "render.h"
 #include "ripple.h"
 #include "touch-map.h"
+#include "water-units.h"
 #include "workers.h"
 
 enum {
@@ -45,6 +46,11 @@ enum {
 	OPT_FLIP_TIMEOUT,
 	OPT_THREADS,
 	OPT_SIM_SCALE,
+	OPT_SCREEN_MM,
+	OPT_WAVE_SPEED,
+	OPT_FADE,
+	OPT_DEPTH,
+	OPT_RAIN_DROP,
 	/* ---- touch input ---- */
 	OPT_TOUCH_DEVICE,
 	OPT_GRAB,
@@ -91,6 +97,11 @@ static const struct option long_options[] = {
 	{ "flip-timeout", required_argument, NULL, OPT_FLIP_TIMEOUT },
 	{ "threads", required_argument, NULL, OPT_THREADS },
 	{ "sim-scale", required_argument, NULL, OPT_SIM_SCALE },
+	{ "screen-mm", required_argument, NULL, OPT_SCREEN_MM },
+	{ "wave-speed", required_argument, NULL, OPT_WAVE_SPEED },
+	{ "fade", required_argument, NULL, OPT_FADE },
+	{ "depth", required_argument, NULL, OPT_DEPTH },
+	{ "rain-drop", required_argument, NULL, OPT_RAIN_DROP },
 	/* ---- touch input ---- */
 	{ "touch-device", required_argument, NULL, OPT_TOUCH_DEVICE },
 	{ "grab", no_argument, NULL, OPT_GRAB },
@@ -137,20 +148,31 @@ static void usage(FILE *f)
 "  --refresh HZ            frames per second of the virtual display (default %d)\n"
 "  --format xrgb8888|rgb565  pixel format rendered (default xrgb8888)\n"
 "\n"
-"Picture and water:\n"
+"Picture:\n"
 "  --background FILE       PNG, JPEG or PPM under the water (default: built-in pool)\n"
 "  --fit cover|contain|stretch  how the picture fills the screen (default cover)\n"
 "  --obstacles FILE        image whose dark parts are solid walls in the water\n"
 "  --strict                a bad picture is fatal instead of replaced\n"
-"  --damping N             waves lose 1/2^N per step (default %d, %d..%d)\n"
-"  --steps-per-second N    water steps per second, whatever the refresh (default %d)\n"
-"  --refraction N          picture offset is slope >> N (default %d, %d..%d)\n"
 "  --light N               crests catch the light, 0 off (default 0, 0..%d)\n"
-"  --stone-radius N        radius of a finger's stone in pixels (default %d)\n"
-"  --stone-weight N        depth of a finger's stone (default %d, 1..%d)\n"
-"  --rain N                raindrops per minute, 0 for none (default %d)\n"
+"\n"
+"The water, in millimetres and seconds on the screen:\n"
+"  --screen-mm WxH         the screen's size in mm (default: the connector's, else\n"
+"                          a 24-inch screen)\n"
+"  --wave-speed CM_S       how fast ripples spread, cm per second (default %g)\n"
+"  --fade SECONDS          damping leaves a tenth of a wave after this (default %g)\n"
+"  --depth MM              how deep the picture lies: deeper bends it more (default %g)\n"
+"  --stone-radius MM       radius of a fingertip's stone (default %g)\n"
+"  --stone-weight MM       how deep a fingertip pushes the water (default %g)\n"
+"  --rain N                raindrops per minute per square metre, 0 none (default %d)\n"
+"  --rain-drop MM          raindrops' radius, from half this to this (default %g)\n"
 "  --seed N                seed of the rain (default %d)\n"
 "  --touch-script FILE     scripted fingers: lines 'FRAME down|move|up FINGER [X Y]'\n"
+"\n"
+"The same in the seeds' units, each 'auto' (the default) or forced:\n"
+"  --sim-scale auto|N      simulate the water at 1/N size, render full size (1..%d)\n"
+"  --steps-per-second auto|N  water steps per second, whatever the refresh (1..%d)\n"
+"  --damping auto|N        waves lose 1/2^N per step (%d..%d; the seeds used 5)\n"
+"  --refraction auto|N     picture offset is the height difference >> N (%d..%d)\n"
 "\n"
 "Touch (touchscreens, absolute pointers, a mouse with its button held):\n"
 "  --touch-device PATH|NAME  use only this input device (default: every one found)\n"
@@ -159,16 +181,16 @@ static void usage(FILE *f)
 "  --touch-invert-y        mirror the touch y axis\n"
 "  --calibration \"a b c d e f\"  libinput calibration matrix on the 0..1 range\n"
 "                          (default: the device's LIBINPUT_CALIBRATION_MATRIX, if any)\n"
-"  --touch-radius MIN:MAX  stone radius from a fingertip to a flat hand, where the\n"
-"                          device reports contact size (default stone-radius x1:x%d)\n"
-"  --touch-weight MIN:MAX  stone weight from the lightest to the firmest press, where\n"
-"                          the device reports pressure (default stone-weight /%d:x%d)\n"
+"  --touch-radius MIN:MAX  stone radius in mm from a fingertip to a flat hand, where\n"
+"                          the device reports contact size (default stone-radius x1:x%g)\n"
+"  --touch-weight MIN:MAX  stone weight in mm from the lightest to the firmest press,\n"
+"                          where the device reports pressure (default stone-weight /%g:x%g)\n"
 "  --grab                  take the input devices for this program alone (EVIOCGRAB)\n"
 "\n"
 "The exhibit:\n"
 "  --config FILE           settings file (default %s if it exists)\n"
 "  --attract SECONDS       after this long without a touch it rains (default %d, 0 never)\n"
-"  --attract-rain N        raindrops per minute then (default %d)\n"
+"  --attract-rain N        raindrops per minute per square metre then (default %d)\n"
 "  --opening-hours HH:MM-HH:MM  outside them the screen goes dark when idle, a touch\n"
 "                          wakes it (default: always open)\n"
 "  --stats-interval SECONDS  a stats line this often (default %d, 0 never)\n"
@@ -177,7 +199,6 @@ static void usage(FILE *f)
 "\n"
 "Speed:\n"
 "  --threads N             threads for step and render (default: online CPUs, 1..%d)\n"
-"  --sim-scale N           simulate the water at 1/N size, render full size (default 1, 1..%d)\n"
 "  (RIPPLE_SIMD=scalar|sse2|avx2|neon in the environment forces an instruction set)\n"
 "\n"
 "  -v, --verbose           more messages\n"
@@ -185,16 +206,16 @@ static void usage(FILE *f)
 "  -V, --version           the version\n",
 		OPTIONS_DEFAULT_FLIP_TIMEOUT_MS, OPTIONS_MAX_FLIP_TIMEOUT_MS,
 		OPTIONS_DEFAULT_WIDTH, OPTIONS_DEFAULT_HEIGHT, OPTIONS_DEFAULT_FRAMES,
-		OPTIONS_DEFAULT_OUTPUT, OPTIONS_DEFAULT_REFRESH_HZ,
-		RIPPLE_DAMPING_DEFAULT, RIPPLE_DAMPING_MIN, RIPPLE_DAMPING_MAX,
-		OPTIONS_DEFAULT_STEPS_PER_SECOND,
-		RENDER_SHIFT_DEFAULT, RENDER_SHIFT_MIN, RENDER_SHIFT_MAX, RENDER_LIGHT_MAX,
-		OPTIONS_DEFAULT_STONE_RADIUS, OPTIONS_DEFAULT_STONE_WEIGHT, RIPPLE_WEIGHT_MAX,
-		OPTIONS_DEFAULT_RAIN, OPTIONS_DEFAULT_SEED,
+		OPTIONS_DEFAULT_OUTPUT, OPTIONS_DEFAULT_REFRESH_HZ, RENDER_LIGHT_MAX,
+		OPTIONS_DEFAULT_WAVE_SPEED_CM_S, OPTIONS_DEFAULT_FADE_S, OPTIONS_DEFAULT_DEPTH_MM,
+		OPTIONS_DEFAULT_STONE_RADIUS_MM, OPTIONS_DEFAULT_STONE_WEIGHT_MM,
+		OPTIONS_DEFAULT_RAIN, OPTIONS_DEFAULT_RAIN_DROP_MM, OPTIONS_DEFAULT_SEED,
+		OPTIONS_MAX_SIM_SCALE, OPTIONS_MAX_STEPS_PER_SECOND,
+		RIPPLE_DAMPING_MIN, RIPPLE_DAMPING_MAX, RENDER_SHIFT_MIN, RENDER_SHIFT_MAX,
 		OPTIONS_TOUCH_RADIUS_SPREAD, OPTIONS_TOUCH_WEIGHT_SPREAD, OPTIONS_TOUCH_WEIGHT_SPREAD,
 		OPTIONS_DEFAULT_CONFIG, OPTIONS_DEFAULT_ATTRACT_S, OPTIONS_DEFAULT_ATTRACT_RAIN,
 		OPTIONS_DEFAULT_STATS_INTERVAL_S, OPTIONS_DEFAULT_STATE_DIR,
-		WORKERS_MAX, OPTIONS_MAX_SIM_SCALE);
+		WORKERS_MAX);
 }
 
 /* The default output directory: the one string options_free leaves alone. */
@@ -205,13 +226,19 @@ void options_defaults(struct options *o)
 	memset(o, 0, sizeof(*o));
 	o->backend = BACKEND_AUTO;
 	o->fit = IMAGE_FIT_COVER;
-	o->damping = RIPPLE_DAMPING_DEFAULT;
-	o->steps_per_second = OPTIONS_DEFAULT_STEPS_PER_SECOND;
-	o->shift = RENDER_SHIFT_DEFAULT;
-	o->light = 0;
-	o->stone_radius = OPTIONS_DEFAULT_STONE_RADIUS;
-	o->stone_weight = OPTIONS_DEFAULT_STONE_WEIGHT;
+	o->wave_speed_cm_s = OPTIONS_DEFAULT_WAVE_SPEED_CM_S;
+	o->fade_s = OPTIONS_DEFAULT_FADE_S;
+	o->depth_mm = OPTIONS_DEFAULT_DEPTH_MM;
+	o->stone_radius_mm = OPTIONS_DEFAULT_STONE_RADIUS_MM;
+	o->stone_weight_mm = OPTIONS_DEFAULT_STONE_WEIGHT_MM;
+	o->rain_drop_mm = OPTIONS_DEFAULT_RAIN_DROP_MM;
 	o->rain = OPTIONS_DEFAULT_RAIN;
+	/* the seeds' units follow from those */
+	o->damping = 0;
+	o->steps_per_second = 0;
+	o->shift = -1;
+	o->sim_scale = 0;
+	o->light = 0;
 	o->seed = OPTIONS_DEFAULT_SEED;
 	o->width = OPTIONS_DEFAULT_WIDTH;
 	o->height = OPTIONS_DEFAULT_HEIGHT;
@@ -223,7 +250,6 @@ void options_defaults(struct options *o)
 	o->rotate = ROTATE_0;
 	o->flip_timeout_ms = OPTIONS_DEFAULT_FLIP_TIMEOUT_MS;
 	o->threads = 0;
-	o->sim_scale = 1;
 	o->attract_s = OPTIONS_DEFAULT_ATTRACT_S;
 	o->attract_rain = OPTIONS_DEFAULT_ATTRACT_RAIN;
 	o->stats_interval_s = OPTIONS_DEFAULT_STATS_INTERVAL_S;
@@ -304,6 +330,34 @@ static bool bad_int(const struct origin *from, const char *arg, int lo, int hi, 
 		   ret == -ERANGE ? "out of range" : "not a number", lo, hi);
 }
 
+static bool bad_number(const struct origin *from, const char *arg, double lo, double hi,
+		       const char *unit, double *out)
+{
+	int ret = parse_double(arg, lo, hi, out);
+
+	if (ret == 0)
+		return false;
+	return bad(from, "'%s' is %s; expected %s from %g to %g", arg,
+		   ret == -ERANGE ? "out of range" : "not a number", unit, lo, hi);
+}
+
+/* A number in the seeds' units, or "auto" (auto_value): the look decides. */
+static bool bad_int_or_auto(const struct origin *from, const char *arg, int lo, int hi,
+			    int auto_value, int *out)
+{
+	int ret;
+
+	if (strcmp(arg, "auto") == 0) {
+		*out = auto_value;
+		return false;
+	}
+	ret = parse_int(arg, lo, hi, out);
+	if (ret == 0)
+		return false;
+	return bad(from, "'%s' is %s; expected auto or a whole number from %d to %d", arg,
+		   ret == -ERANGE ? "out of range" : "not a number", lo, hi);
+}
+
 static bool bad_choice(const struct origin *from, const char *arg, const char *allowed)
 {
 	return bad(from, "'%s' is not one of %s", arg, allowed);
@@ -339,9 +393,9 @@ static int parse_flag(const char *s, bool *on)
 }
 
 /* ---- touch input ---- */
-/* "MIN:MAX" with lo <= MIN <= MAX <= hi. */
-static bool bad_bounds(const struct origin *from, const char *arg, int lo, int hi, int *min,
-		       int *max)
+/* "MIN:MAX" in mm with lo <= MIN <= MAX <= hi. */
+static bool bad_bounds(const struct origin *from, const char *arg, double lo, double hi,
+		       double *min, double *max)
 {
 	char buf[64];
 	char *colon;
@@ -353,12 +407,12 @@ static bool bad_bounds(const struct origin *from, const char *arg, int lo, int h
 	if (!colon)
 		goto bad;
 	*colon = '\0';
-	if (parse_int(buf, lo, hi, min) < 0 || parse_int(colon + 1, lo, hi, max) < 0 ||
+	if (parse_double(buf, lo, hi, min) < 0 || parse_double(colon + 1, lo, hi, max) < 0 ||
 	    *min > *max)
 		goto bad;
 	return false;
 bad:
-	return bad(from, "'%s' is not MIN:MAX with %d <= MIN <= MAX <= %d", arg, lo, hi);
+	return bad(from, "'%s' is not MIN:MAX in mm with %g <= MIN <= MAX <= %g", arg, lo, hi);
 }
 
 static bool parse_touch(struct options *o, int c, const char *arg, bool on,
@@ -384,11 +438,11 @@ static bool parse_touch(struct options *o, int c, const char *arg, bool on,
 	case OPT_TOUCH_OUTPUT:
 		return set_string(from, &o->touch_output, arg);
 	case OPT_TOUCH_RADIUS:
-		return bad_bounds(from, arg, 1, RIPPLE_RADIUS_MAX, &o->touch_radius_min,
-				  &o->touch_radius_max);
+		return bad_bounds(from, arg, OPTIONS_MIN_LENGTH_MM, OPTIONS_MAX_RADIUS_MM,
+				  &o->touch_radius_min, &o->touch_radius_max);
 	case OPT_TOUCH_WEIGHT:
-		return bad_bounds(from, arg, 1, RIPPLE_WEIGHT_MAX, &o->touch_weight_min,
-				  &o->touch_weight_max);
+		return bad_bounds(from, arg, OPTIONS_MIN_LENGTH_MM, OPTIONS_MAX_WEIGHT_MM,
+				  &o->touch_weight_min, &o->touch_weight_max);
 	default:
 		return bad(from, "not a setting this program knows");
 	}
@@ -455,17 +509,38 @@ static bool parse_one(struct options *o, const struct option *opt, const char *a
 		o->strict = on;
 		return false;
 	case OPT_DAMPING:
-		return bad_int(f, arg, RIPPLE_DAMPING_MIN, RIPPLE_DAMPING_MAX, &o->damping);
+		return bad_int_or_auto(f, arg, RIPPLE_DAMPING_MIN, RIPPLE_DAMPING_MAX, 0, &o->damping);
 	case OPT_STEPS:
-		return bad_int(f, arg, 1, OPTIONS_MAX_STEPS_PER_SECOND, &o->steps_per_second);
+		return bad_int_or_auto(f, arg, 1, OPTIONS_MAX_STEPS_PER_SECOND, 0,
+				       &o->steps_per_second);
 	case OPT_REFRACTION:
-		return bad_int(f, arg, RENDER_SHIFT_MIN, RENDER_SHIFT_MAX, &o->shift);
+		return bad_int_or_auto(f, arg, RENDER_SHIFT_MIN, RENDER_SHIFT_MAX, -1, &o->shift);
 	case OPT_LIGHT:
 		return bad_int(f, arg, 0, RENDER_LIGHT_MAX, &o->light);
+	case OPT_SCREEN_MM:
+		if (parse_size(arg, SCREEN_MM_MIN, SCREEN_MM_MAX, &o->screen_mm_width,
+			       &o->screen_mm_height) < 0)
+			return bad(f, "'%s' is not WIDTHxHEIGHT in mm with both from %d to %d", arg,
+				   SCREEN_MM_MIN, SCREEN_MM_MAX);
+		return false;
+	case OPT_WAVE_SPEED:
+		return bad_number(f, arg, OPTIONS_MIN_WAVE_SPEED_CM_S, OPTIONS_MAX_WAVE_SPEED_CM_S,
+				  "cm per second", &o->wave_speed_cm_s);
+	case OPT_FADE:
+		return bad_number(f, arg, OPTIONS_MIN_FADE_S, OPTIONS_MAX_FADE_S, "seconds",
+				  &o->fade_s);
+	case OPT_DEPTH:
+		return bad_number(f, arg, OPTIONS_MIN_DEPTH_MM, OPTIONS_MAX_DEPTH_MM, "mm",
+				  &o->depth_mm);
 	case OPT_STONE_RADIUS:
-		return bad_int(f, arg, 1, RIPPLE_RADIUS_MAX, &o->stone_radius);
+		return bad_number(f, arg, OPTIONS_MIN_LENGTH_MM, OPTIONS_MAX_RADIUS_MM, "mm",
+				  &o->stone_radius_mm);
 	case OPT_STONE_WEIGHT:
-		return bad_int(f, arg, 1, RIPPLE_WEIGHT_MAX, &o->stone_weight);
+		return bad_number(f, arg, OPTIONS_MIN_LENGTH_MM, OPTIONS_MAX_WEIGHT_MM, "mm",
+				  &o->stone_weight_mm);
+	case OPT_RAIN_DROP:
+		return bad_number(f, arg, OPTIONS_MIN_LENGTH_MM, OPTIONS_MAX_RADIUS_MM, "mm",
+				  &o->rain_drop_mm);
 	case OPT_RAIN:
 		return bad_int(f, arg, 0, OPTIONS_MAX_RAIN, &o->rain);
 	case OPT_SEED:
@@ -492,7 +567,7 @@ static bool parse_one(struct options *o, const struct option *opt, const char *a
 	case OPT_THREADS:
 		return bad_int(f, arg, 1, WORKERS_MAX, &o->threads);
 	case OPT_SIM_SCALE:
-		return bad_int(f, arg, 1, OPTIONS_MAX_SIM_SCALE, &o->sim_scale);
+		return bad_int_or_auto(f, arg, 1, OPTIONS_MAX_SIM_SCALE, 0, &o->sim_scale);
 	case OPT_CONFIG:
 		return set_string(f, &o->config, arg);
 	case OPT_ATTRACT:

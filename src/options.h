@@ -25,23 +25,40 @@ enum rotation {
 #define OPTIONS_DEFAULT_HEIGHT 480
 #define OPTIONS_DEFAULT_FRAMES 120
 #define OPTIONS_DEFAULT_OUTPUT "ripple-demo"
-#define OPTIONS_DEFAULT_STEPS_PER_SECOND 30
 #define OPTIONS_MAX_STEPS_PER_SECOND 1000
 #define OPTIONS_DEFAULT_REFRESH_HZ 60
 #define OPTIONS_MAX_REFRESH_HZ 1000
-#define OPTIONS_DEFAULT_STONE_RADIUS 4
-#define OPTIONS_DEFAULT_STONE_WEIGHT 96
-#define OPTIONS_DEFAULT_RAIN 0           /* drops per minute */
+/*
+ * What a visitor sees, in millimetres and seconds on the panel (see
+ * water-units.h for how they become cells and steps).
+ */
+#define OPTIONS_DEFAULT_WAVE_SPEED_CM_S 23.0  /* the slowest ripples on real water */
+#define OPTIONS_MIN_WAVE_SPEED_CM_S 1.0
+#define OPTIONS_MAX_WAVE_SPEED_CM_S 500.0
+#define OPTIONS_DEFAULT_FADE_S 5.0      /* damping leaves a tenth of a wave by then */
+#define OPTIONS_MIN_FADE_S 0.2
+#define OPTIONS_MAX_FADE_S 120.0
+#define OPTIONS_DEFAULT_DEPTH_MM 150.0  /* the picture lies this deep under water */
+#define OPTIONS_MIN_DEPTH_MM 1.0
+#define OPTIONS_MAX_DEPTH_MM 1000.0
+#define OPTIONS_DEFAULT_STONE_RADIUS_MM 5.0  /* a fingertip: 1 cm across */
+#define OPTIONS_DEFAULT_STONE_WEIGHT_MM 8.0  /* how deep it pushes the water */
+#define OPTIONS_MIN_LENGTH_MM 0.1
+#define OPTIONS_MAX_RADIUS_MM 500.0
+#define OPTIONS_MAX_WEIGHT_MM 50.0
+#define OPTIONS_DEFAULT_RAIN_DROP_MM 3.0     /* raindrops: half to all of this radius */
+#define OPTIONS_DEFAULT_RAIN 0           /* drops per minute per square metre */
 #define OPTIONS_MAX_RAIN 60000
+#define OPTIONS_MAX_DAMPING_SHIFT 15     /* --damping in the seeds' units */
 #define OPTIONS_DEFAULT_SEED 1
 #define OPTIONS_MAX_FRAMES 100000000
 #define OPTIONS_DEFAULT_FLIP_TIMEOUT_MS 1000
 #define OPTIONS_MAX_FLIP_TIMEOUT_MS 60000
-#define OPTIONS_MAX_SIM_SCALE 4
+#define OPTIONS_MAX_SIM_SCALE 32
 #define OPTIONS_DEFAULT_CONFIG "/etc/ripple-kiosk.conf"
 #define OPTIONS_DEFAULT_ATTRACT_S 20
 #define OPTIONS_MAX_ATTRACT_S 86400
-#define OPTIONS_DEFAULT_ATTRACT_RAIN 120
+#define OPTIONS_DEFAULT_ATTRACT_RAIN 300  /* drops per minute per square metre */
 #define OPTIONS_DEFAULT_STATS_INTERVAL_S 600
 #define OPTIONS_MAX_STATS_INTERVAL_S 86400
 #define OPTIONS_DEFAULT_STATE_DIR "/var/lib/ripple-kiosk"
@@ -49,8 +66,8 @@ enum rotation {
 /* ---- touch input ---- */
 /* --touch-radius/--touch-weight bounds when not given: from the stone's
  * size and weight, so a fingertip and a flat hand differ by these factors. */
-#define OPTIONS_TOUCH_RADIUS_SPREAD 4
-#define OPTIONS_TOUCH_WEIGHT_SPREAD 2
+#define OPTIONS_TOUCH_RADIUS_SPREAD 4.0
+#define OPTIONS_TOUCH_WEIGHT_SPREAD 2.0
 /* ---- end touch input ---- */
 
 /*
@@ -68,17 +85,24 @@ struct options {
 	enum image_fit fit;
 	const char *obstacles;        /* NULL: none */
 	bool strict;                  /* a bad picture is fatal */
+	/* the look, in the visitor's units */
+	int screen_mm_width, screen_mm_height;  /* 0: the connector's, else the default */
+	double wave_speed_cm_s;
+	double fade_s;
+	double depth_mm;
+	double stone_radius_mm;
+	double stone_weight_mm;
+	double rain_drop_mm;
+	int rain;                     /* drops per minute per m^2, 0 = none */
+	/* the seeds' units, 0 (-1 for shift): follow from the look */
 	int damping;
 	int steps_per_second;
 	int shift;                    /* refraction shift */
+	int sim_scale;                /* the water is simulated at 1/sim_scale size */
 	int light;
-	int stone_radius;
-	int stone_weight;
-	int rain;                     /* drops per minute, 0 = none */
 	uint64_t seed;
 	const char *touch_script;
 	int threads;                  /* 0: one per online CPU */
-	int sim_scale;                /* the water is simulated at 1/sim_scale size */
 
 	/* headless */
 	int width, height;
@@ -103,16 +127,16 @@ struct options {
 	bool touch_invert_x, touch_invert_y;
 	bool has_calibration;         /* else the udev property, else identity */
 	double calibration[6];        /* libinput's a b c d e f */
-	/* Contact size and pressure scale a stone within these; 0: derived
-	 * from stone_radius/stone_weight. */
-	int touch_radius_min, touch_radius_max;
-	int touch_weight_min, touch_weight_max;
+	/* Contact size and pressure scale a stone within these (mm); 0:
+	 * derived from stone_radius_mm/stone_weight_mm. */
+	double touch_radius_min, touch_radius_max;
+	double touch_weight_min, touch_weight_max;
 	/* ---- end touch input ---- */
 
 	/* ---- the exhibit ---- */
 	const char *config;           /* --config FILE as given; NULL: none */
 	int attract_s;                /* idle seconds before the attract rain, 0 = never */
-	int attract_rain;             /* its drops per minute */
+	int attract_rain;             /* its drops per minute per m^2 */
 	bool has_opening_hours;
 	int open_min, close_min;      /* minutes after midnight, local time */
 	int stats_interval_s;         /* a stats line this often, 0 = never */

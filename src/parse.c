@@ -86,6 +86,31 @@ static int parse_dims(const char *s, int lo, int hi, int *w, int *h, const char 
 	return 0;
 }
 
+int parse_double(const char *s, double lo, double hi, double *out)
+{
+	const char *p = s;
+	char *end;
+	double v;
+
+	/* strtod would also take "1e3", "0x10", "inf" and the locale's
+	 * decimal separator: a settings file wants plain numbers. */
+	if (*p == '-' || *p == '+')
+		p++;
+	if (!(*p >= '0' && *p <= '9') && !(*p == '.' && p[1] >= '0' && p[1] <= '9'))
+		return -EINVAL;
+	for (; *p; p++)
+		if (!((*p >= '0' && *p <= '9') || *p == '.'))
+			return -EINVAL;
+	errno = 0;
+	v = strtod(s, &end);
+	if (*end || errno)
+		return -EINVAL;
+	if (!(v >= lo && v <= hi))
+		return -ERANGE;
+	*out = v;
+	return 0;
+}
+
 int parse_size(const char *s, int lo, int hi, int *w, int *h)
 {
 	const char *rest;

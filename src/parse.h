@@ -8,6 +8,9 @@
  * 0, -EINVAL (not a number), or -ERANGE (outside lo..hi). */
 int parse_int(const char *s, int lo, int hi, int *out);
 int parse_u64(const char *s, uint64_t *out);
+/* A plain decimal number ("5", "2.5"; no exponent, no hex, no inf/nan)
+ * within lo..hi. 0, -EINVAL or -ERANGE. */
+int parse_double(const char *s, double lo, double hi, double *out);
 /* "WxH" with both in lo..hi. */
 int parse_size(const char *s, int lo, int hi, int *w, int *h);
 /* "WxH" or "WxH@Hz"; *hz is 0 when not given. */

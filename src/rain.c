@@ -10,12 +10,12 @@
 
 struct rain {
 	uint64_t state;
-	int drops_per_minute;
+	int64_t rate;      /* thousandths of a drop a minute */
 	int steps_per_second;
-	int radius;
-	int weight;
-	/* Drops owed, in units of 1/(steps_per_second * 60) drop: integer
-	 * so the same seed gives the same rain on every machine. */
+	int64_t radius;    /* 1/RIPPLE_SUBCELL cells */
+	int depth;
+	/* Drops owed, in units of 1/(steps_per_second * 60 * RAIN_MILLI)
+	 * drop: integer so the same seed gives the same rain on every machine. */
 	int64_t owed;
 };
 
@@ -34,17 +34,20 @@ uint64_t rain_next_random(struct rain *rain)
 	return splitmix64(&rain->state);
 }
 
-static int random_below(struct rain *rain, int n)
+static int64_t random_below(struct rain *rain, int64_t n)
 {
-	return n <= 1 ? 0 : (int)(rain_next_random(rain) % (uint64_t)n);
+	return n <= 1 ? 0 : (int64_t)(rain_next_random(rain) % (uint64_t)n);
 }
 
-struct rain *rain_create(uint64_t seed, int drops_per_minute, int steps_per_second,
-			 int radius, int weight)
+/* Until told otherwise, drops of a few cells. */
+#define RAIN_DEFAULT_RADIUS (3 * RIPPLE_SUBCELL)
+#define RAIN_DEFAULT_DEPTH 64
+
+struct rain *rain_create(uint64_t seed, int steps_per_second)
 {
 	struct rain *rain;
 
-	if (drops_per_minute < 0 || steps_per_second < 1 || radius < 1 || weight < 1) {
+	if (steps_per_second < 1) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -52,10 +55,9 @@ struct rain *rain_create(uint64_t seed, int drops_per_minute, int steps_per_seco
 	if (!rain)
 		return NULL;
 	rain->state = seed;
-	rain->drops_per_minute = drops_per_minute;
 	rain->steps_per_second = steps_per_second;
-	rain->radius = radius;
-	rain->weight = weight;
+	rain->radius = RAIN_DEFAULT_RADIUS;
+	rain->depth = RAIN_DEFAULT_DEPTH;
 	return rain;
 }
 
@@ -64,9 +66,15 @@ void rain_destroy(struct rain *rain)
 	free(rain);
 }
 
-void rain_set_rate(struct rain *rain, int drops_per_minute)
+void rain_set_drops(struct rain *rain, int64_t radius, int depth)
 {
-	rain->drops_per_minute = drops_per_minute < 0 ? 0 : drops_per_minute;
+	rain->radius = radius > 1 ? radius : 1;
+	rain->depth = depth > 1 ? depth : 1;
+}
+
+void rain_set_rate(struct rain *rain, int64_t millidrops_per_minute)
+{
+	rain->rate = millidrops_per_minute < 0 ? 0 : millidrops_per_minute;
 }
 
 void rain_set_steps_per_second(struct rain *rain, int steps_per_second)
@@ -77,28 +85,29 @@ void rain_set_steps_per_second(struct rain *rain, int steps_per_second)
 	}
 }
 
-int rain_rate(const struct rain *rain)
+int64_t rain_rate(const struct rain *rain)
 {
-	return rain->drops_per_minute;
+	return rain->rate;
 }
 
 int rain_step(struct rain *rain, struct ripple *r)
 {
-	const int64_t per_drop = (int64_t)rain->steps_per_second * SECONDS_PER_MINUTE;
+	const int64_t per_drop = (int64_t)rain->steps_per_second * SECONDS_PER_MINUTE * RAIN_MILLI;
 	int n = 0;
 
-	rain->owed += rain->drops_per_minute;
+	rain->owed += rain->rate;
 	while (rain->owed >= per_drop) {
-		/* Raindrops are smaller and lighter than a fingertip, and
-		 * vary, so the rain does not look like a metronome. */
-		int rmin = rain->radius / 2 > 0 ? rain->radius / 2 : 1;
-		int wmin = rain->weight / 2 > 0 ? rain->weight / 2 : 1;
-		int radius = rmin + random_below(rain, rain->radius - rmin + 1);
-		int weight = wmin + random_below(rain, rain->weight - wmin + 1);
-		int x = 1 + random_below(rain, ripple_width(r) - 2);
-		int y = 1 + random_below(rain, ripple_height(r) - 2);
+		/* Raindrops vary, so the rain does not look like a metronome. */
+		int64_t rmin = rain->radius / 2 > 0 ? rain->radius / 2 : 1;
+		int dmin = rain->depth / 2 > 0 ? rain->depth / 2 : 1;
+		int64_t radius = rmin + random_below(rain, rain->radius - rmin + 1);
+		int depth = dmin + (int)random_below(rain, rain->depth - dmin + 1);
+		int64_t x = RIPPLE_SUBCELL +
+			    random_below(rain, (int64_t)(ripple_width(r) - 3) * RIPPLE_SUBCELL + 1);
+		int64_t y = RIPPLE_SUBCELL +
+			    random_below(rain, (int64_t)(ripple_height(r) - 3) * RIPPLE_SUBCELL + 1);
 
-		ripple_drop(r, x, y, radius, weight);
+		ripple_splash(r, x, y, radius, depth);
 		rain->owed -= per_drop;
 		n++;
 	}

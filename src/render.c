@@ -130,7 +130,7 @@ static void row_layout(const struct render_target *dst, int rotation, int width,
 }
 
 int render_rows(const struct render_params *p,
-		const int16_t *heights, int width, int height,
+		const int16_t *heights, size_t h_pitch, int width, int height,
 		const uint32_t *bg, size_t bg_stride,
 		const struct render_target *dst, int y0, int y1)
 {
@@ -141,7 +141,8 @@ int render_rows(const struct render_params *p,
 	int pw, ph;
 
 	render_physical_size(p->rotation, width, height, &pw, &ph);
-	if (dst->width != pw || dst->height != ph || width < 1 || height < 1)
+	if (dst->width != pw || dst->height != ph || width < 1 || height < 1 ||
+	    h_pitch < (size_t)width)
 		return -EINVAL;
 	if (p->rotation != 0 && p->rotation != 90 && p->rotation != 180 && p->rotation != 270)
 		return -EINVAL;
@@ -151,12 +152,12 @@ int render_rows(const struct render_params *p,
 		y1 = height;
 
 	for (int y = y0; y < y1; y++) {
-		const int16_t *mid = heights + (size_t)y * width;
+		const int16_t *mid = heights + (size_t)y * h_pitch;
 		ptrdiff_t start, step;
 		struct render_row row = {
-			.up = y > 0 ? mid - width : NULL,
+			.up = y > 0 ? mid - h_pitch : NULL,
 			.mid = mid,
-			.down = y < height - 1 ? mid + width : NULL,
+			.down = y < height - 1 ? mid + h_pitch : NULL,
 			.bg = bg,
 			.bg_pitch = bg_pitch,
 			.width = width,

@@ -36,14 +36,14 @@ struct render_target {
 };
 
 /*
- * Render logical rows y0 <= y < y1. heights is a width*height plane (row
- * stride width), bg an XRGB8888 picture of the same logical size with its
+ * Render logical rows y0 <= y < y1. heights is a width x height plane with
+ * rows h_pitch cells apart (>= width), bg an XRGB8888 picture of the same logical size with its
  * own stride in bytes. The target is the physical buffer: width x height,
  * or height x width when the rotation is 90 or 270.
  * Returns 0, or -EINVAL when the sizes do not fit together.
  */
 int render_rows(const struct render_params *p,
-		const int16_t *heights, int width, int height,
+		const int16_t *heights, size_t h_pitch, int width, int height,
 		const uint32_t *bg, size_t bg_stride,
 		const struct render_target *dst, int y0, int y1);
 

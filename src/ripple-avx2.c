@@ -20,28 +20,52 @@ static inline __m256i widen(const int16_t *p)
 	return _mm256_cvtepi16_epi32(_mm_loadu_si128((const __m128i *)p));
 }
 
-static inline __m256i step8(const int16_t *up, const int16_t *mid, const int16_t *down,
-			    const int16_t *out, int x, __m128i cnt)
+/* ((up + down + left + right) >> 1) - prev of 8 cells, in 32-bit lanes. */
+static inline __m256i sum8(const int16_t *up, const int16_t *mid, const int16_t *down,
+			   const int16_t *out, int x)
 {
 	__m256i v = _mm256_add_epi32(_mm256_add_epi32(widen(up + x), widen(down + x)),
 				     _mm256_add_epi32(widen(mid + x - 1), widen(mid + x + 1)));
 
-	v = _mm256_sub_epi32(_mm256_srai_epi32(v, 1), widen(out + x));
+	return _mm256_sub_epi32(_mm256_srai_epi32(v, 1), widen(out + x));
+}
+
+static inline __m256i step8(const int16_t *up, const int16_t *mid, const int16_t *down,
+			    const int16_t *out, int x, __m128i cnt)
+{
+	__m256i v = sum8(up, mid, down, out, x);
+
 	return _mm256_sub_epi32(v, _mm256_sra_epi32(v, cnt));
+}
+
+/* 16 cells of 32-bit lanes saturated to int16, in order (packs_epi32 packs
+ * within 128-bit halves). */
+static inline __m256i pack16(__m256i lo, __m256i hi)
+{
+	return _mm256_permute4x64_epi64(_mm256_packs_epi32(lo, hi), _MM_SHUFFLE(3, 1, 2, 0));
+}
+
+static inline void store16(int16_t *out, const uint16_t *keep, int x, __m256i h)
+{
+	if (keep)
+		h = _mm256_and_si256(h, _mm256_loadu_si256((const __m256i *)(keep + x)));
+	_mm256_storeu_si256((__m256i *)(out + x), h);
 }
 
 /*
  * When the five heights a cell reads are all within +-8191 (waves usually
  * are), the sum of four fits int16 and so does every later value: the step
  * in 16-bit lanes is then exactly the 32-bit one, with no saturation to do,
- * for twice the cells a register. One test of the group decides.
+ * for twice the cells a register. One test of the group decides: false,
+ * or true with ((up + down + left + right) >> 1) - prev of 16 cells in *v.
  */
 #define NARROW_MASK ((short)0xe000)  /* bits of |h| >= 8192 */
 
-static inline __attribute__((always_inline)) bool step16_narrow(const int16_t *up,
-								 const int16_t *mid,
-								 const int16_t *down, int16_t *out,
-								 const uint16_t *keep, int x, __m128i cnt)
+static inline __attribute__((always_inline)) bool sum16_narrow(const int16_t *up,
+								const int16_t *mid,
+								const int16_t *down,
+								const int16_t *out, int x,
+								__m256i *v)
 {
 	__m256i u = _mm256_loadu_si256((const __m256i *)(up + x));
 	__m256i d = _mm256_loadu_si256((const __m256i *)(down + x));
@@ -50,17 +74,12 @@ static inline __attribute__((always_inline)) bool step16_narrow(const int16_t *u
 	__m256i p = _mm256_loadu_si256((const __m256i *)(out + x));
 	__m256i big = _mm256_or_si256(_mm256_or_si256(_mm256_abs_epi16(u), _mm256_abs_epi16(d)),
 				      _mm256_or_si256(_mm256_abs_epi16(l), _mm256_abs_epi16(r)));
-	__m256i v;
 
 	big = _mm256_or_si256(big, _mm256_abs_epi16(p));
 	if (!_mm256_testz_si256(big, _mm256_set1_epi16(NARROW_MASK)))
 		return false;
-	v = _mm256_add_epi16(_mm256_add_epi16(u, d), _mm256_add_epi16(l, r));
-	v = _mm256_sub_epi16(_mm256_srai_epi16(v, 1), p);
-	v = _mm256_sub_epi16(v, _mm256_sra_epi16(v, cnt));
-	if (keep)
-		v = _mm256_and_si256(v, _mm256_loadu_si256((const __m256i *)(keep + x)));
-	_mm256_storeu_si256((__m256i *)(out + x), v);
+	*v = _mm256_add_epi16(_mm256_add_epi16(u, d), _mm256_add_epi16(l, r));
+	*v = _mm256_sub_epi16(_mm256_srai_epi16(*v, 1), p);
 	return true;
 }
 
@@ -71,17 +90,38 @@ static void step_row_avx2(const int16_t *up, const int16_t *mid, const int16_t *
 	int x = 1;
 
 	for (; x + LANES <= width - 1; x += LANES) {
-		if (step16_narrow(up, mid, down, out, keep, x, cnt))
-			continue;
-		__m256i lo = step8(up, mid, down, out, x, cnt);
-		__m256i hi = step8(up, mid, down, out, x + 8, cnt);
-		__m256i h = _mm256_permute4x64_epi64(_mm256_packs_epi32(lo, hi), _MM_SHUFFLE(3, 1, 2, 0));
+		__m256i v;
 
-		if (keep)
-			h = _mm256_and_si256(h, _mm256_loadu_si256((const __m256i *)(keep + x)));
-		_mm256_storeu_si256((__m256i *)(out + x), h);
+		if (sum16_narrow(up, mid, down, out, x, &v))
+			v = _mm256_sub_epi16(v, _mm256_sra_epi16(v, cnt));
+		else
+			v = pack16(step8(up, mid, down, out, x, cnt),
+				   step8(up, mid, down, out, x + 8, cnt));
+		store16(out, keep, x, v);
 	}
 	step_span_scalar(up, mid, down, out, keep, x, width - 1, shift);
+}
+
+/*
+ * Damping by a multiplier: the height saturated first (in 16-bit lanes
+ * either way), then h - ((h * mul) >> 16), which for int16 h and
+ * 0 <= mul <= 32767 is vpmulhw exactly (the high half of the signed
+ * product is the floored shift) and never leaves int16.
+ */
+static void step_row_mul_avx2(const int16_t *up, const int16_t *mid, const int16_t *down,
+			      int16_t *out, const uint16_t *keep, int width, int mul)
+{
+	const __m256i m = _mm256_set1_epi16((short)mul);
+	int x = 1;
+
+	for (; x + LANES <= width - 1; x += LANES) {
+		__m256i h;
+
+		if (!sum16_narrow(up, mid, down, out, x, &h))
+			h = pack16(sum8(up, mid, down, out, x), sum8(up, mid, down, out, x + 8));
+		store16(out, keep, x, _mm256_sub_epi16(h, _mm256_mulhi_epi16(h, m)));
+	}
+	step_span_mul_scalar(up, mid, down, out, keep, x, width - 1, mul);
 }
 
 /* clamp(channel + b, 0, 255) for R, G and B of 8 pixels. */
@@ -344,6 +384,7 @@ static void upsample2_row_avx2(const int16_t *r0, const int16_t *r1, int wy, int
 const struct kernels kernels_avx2 = {
 	.name = "avx2",
 	.step_row = step_row_avx2,
+	.step_row_mul = step_row_mul_avx2,
 	.render_row = render_row_avx2,
 	.upsample2_row = upsample2_row_avx2,
 };

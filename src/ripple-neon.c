@@ -14,23 +14,52 @@
 
 #define LANES 8
 
-static inline int32x4_t step4(int16x4_t u, int16x4_t d, int16x4_t l, int16x4_t r,
-			      int16x4_t p, int32x4_t neg_shift)
+/* ((up + down + left + right) >> 1) - prev of 4 cells, in 32-bit lanes. */
+static inline int32x4_t sum4(int16x4_t u, int16x4_t d, int16x4_t l, int16x4_t r, int16x4_t p)
 {
 	int32x4_t v = vaddq_s32(vaddq_s32(vmovl_s16(u), vmovl_s16(d)),
 				vaddq_s32(vmovl_s16(l), vmovl_s16(r)));
 
-	v = vsubq_s32(vshrq_n_s32(v, 1), vmovl_s16(p));
+	return vsubq_s32(vshrq_n_s32(v, 1), vmovl_s16(p));
+}
+
+static inline int32x4_t step4(int16x4_t u, int16x4_t d, int16x4_t l, int16x4_t r,
+			      int16x4_t p, int32x4_t neg_shift)
+{
+	int32x4_t v = sum4(u, d, l, r, p);
+
 	return vsubq_s32(v, vshlq_s32(v, neg_shift));
 }
 
 /*
  * While the five heights a cell reads are within +-8191 the step in 16-bit
  * lanes is exactly the 32-bit one with nothing to saturate (see
- * step16_narrow in ripple-avx2.c), at twice the cells an instruction.
+ * sum16_narrow in ripple-avx2.c), at twice the cells an instruction.
  * vabs of -32768 stays -32768, whose top bits are set: it counts as big.
  */
 #define NARROW_BITS 0xe000
+
+static inline bool narrow8(int16x8_t u, int16x8_t d, int16x8_t l, int16x8_t r, int16x8_t p)
+{
+	int16x8_t big = vorrq_s16(vorrq_s16(vabsq_s16(u), vabsq_s16(d)),
+				  vorrq_s16(vorrq_s16(vabsq_s16(l), vabsq_s16(r)), vabsq_s16(p)));
+
+	return !(vmaxvq_u16(vreinterpretq_u16_s16(big)) & NARROW_BITS);
+}
+
+/* ((up + down + left + right) >> 1) - prev of 8 narrow cells (narrow8). */
+static inline int16x8_t sum8_narrow(int16x8_t u, int16x8_t d, int16x8_t l, int16x8_t r,
+				    int16x8_t p)
+{
+	return vsubq_s16(vshrq_n_s16(vaddq_s16(vaddq_s16(u, d), vaddq_s16(l, r)), 1), p);
+}
+
+static inline void store8(int16_t *out, const uint16_t *keep, int x, int16x8_t h)
+{
+	if (keep)
+		h = vandq_s16(h, vreinterpretq_s16_u16(vld1q_u16(keep + x)));
+	vst1q_s16(out + x, h);
+}
 
 static void step_row_neon(const int16_t *up, const int16_t *mid, const int16_t *down,
 			  int16_t *out, const uint16_t *keep, int width, int shift)
@@ -43,29 +72,62 @@ static void step_row_neon(const int16_t *up, const int16_t *mid, const int16_t *
 		int16x8_t u = vld1q_s16(up + x), d = vld1q_s16(down + x);
 		int16x8_t l = vld1q_s16(mid + x - 1), r = vld1q_s16(mid + x + 1);
 		int16x8_t p = vld1q_s16(out + x);
-		int16x8_t big = vorrq_s16(vorrq_s16(vabsq_s16(u), vabsq_s16(d)),
-					  vorrq_s16(vorrq_s16(vabsq_s16(l), vabsq_s16(r)), vabsq_s16(p)));
 
-		if (!(vmaxvq_u16(vreinterpretq_u16_s16(big)) & NARROW_BITS)) {
-			int16x8_t v = vsubq_s16(vshrq_n_s16(vaddq_s16(vaddq_s16(u, d), vaddq_s16(l, r)), 1), p);
+		if (narrow8(u, d, l, r, p)) {
+			int16x8_t v = sum8_narrow(u, d, l, r, p);
 
-			v = vsubq_s16(v, vshlq_s16(v, neg_shift16));
-			if (keep)
-				v = vandq_s16(v, vreinterpretq_s16_u16(vld1q_u16(keep + x)));
-			vst1q_s16(out + x, v);
+			store8(out, keep, x, vsubq_s16(v, vshlq_s16(v, neg_shift16)));
 			continue;
 		}
 		int32x4_t lo = step4(vget_low_s16(u), vget_low_s16(d), vget_low_s16(l),
 				     vget_low_s16(r), vget_low_s16(p), neg_shift);
 		int32x4_t hi = step4(vget_high_s16(u), vget_high_s16(d), vget_high_s16(l),
 				     vget_high_s16(r), vget_high_s16(p), neg_shift);
-		int16x8_t h = vcombine_s16(vqmovn_s32(lo), vqmovn_s32(hi));
 
-		if (keep)
-			h = vandq_s16(h, vreinterpretq_s16_u16(vld1q_u16(keep + x)));
-		vst1q_s16(out + x, h);
+		store8(out, keep, x, vcombine_s16(vqmovn_s32(lo), vqmovn_s32(hi)));
 	}
 	step_span_scalar(up, mid, down, out, keep, x, width - 1, shift);
+}
+
+/*
+ * Damping by a multiplier: the height saturated first (in 16-bit lanes
+ * either way), then h - ((h * mul) >> 16). The 32-bit product's bits
+ * 16..31, which vshrn takes, are that floored shift exactly, and for
+ * 0 <= mul <= 32767 the result never leaves int16.
+ */
+static inline int16x8_t damp_mul8(int16x8_t h, int16x8_t m)
+{
+	int16x8_t hm = vshrn_high_n_s32(vshrn_n_s32(vmull_s16(vget_low_s16(h), vget_low_s16(m)), 16),
+					vmull_high_s16(h, m), 16);
+
+	return vsubq_s16(h, hm);
+}
+
+static void step_row_mul_neon(const int16_t *up, const int16_t *mid, const int16_t *down,
+			      int16_t *out, const uint16_t *keep, int width, int mul)
+{
+	const int16x8_t m = vdupq_n_s16((int16_t)mul);
+	int x = 1;
+
+	for (; x + LANES <= width - 1; x += LANES) {
+		int16x8_t u = vld1q_s16(up + x), d = vld1q_s16(down + x);
+		int16x8_t l = vld1q_s16(mid + x - 1), r = vld1q_s16(mid + x + 1);
+		int16x8_t p = vld1q_s16(out + x);
+		int16x8_t h;
+
+		if (narrow8(u, d, l, r, p)) {
+			h = sum8_narrow(u, d, l, r, p);
+		} else {
+			int32x4_t lo = sum4(vget_low_s16(u), vget_low_s16(d), vget_low_s16(l),
+					    vget_low_s16(r), vget_low_s16(p));
+			int32x4_t hi = sum4(vget_high_s16(u), vget_high_s16(d), vget_high_s16(l),
+					    vget_high_s16(r), vget_high_s16(p));
+
+			h = vcombine_s16(vqmovn_s32(lo), vqmovn_s32(hi));
+		}
+		store8(out, keep, x, damp_mul8(h, m));
+	}
+	step_span_mul_scalar(up, mid, down, out, keep, x, width - 1, mul);
 }
 
 static inline uint32x4_t shade4(uint32x4_t px, int32x4_t b)
@@ -246,6 +308,7 @@ static void upsample2_row_neon(const int16_t *r0, const int16_t *r1, int wy, int
 const struct kernels kernels_neon = {
 	.name = "neon",
 	.step_row = step_row_neon,
+	.step_row_mul = step_row_mul_neon,
 	.render_row = render_row_neon,
 	.upsample2_row = upsample2_row_neon,
 };

@@ -8,7 +8,8 @@
 
 /*
  * SSE2 kernels. Sums and differences of int16 heights are taken in 32-bit
- * lanes, exactly like the scalar code; packs_epi32 is the int16 saturation.
+ * lanes, exactly like the scalar code (or in 16-bit ones where that is
+ * exact, see narrow8); packs_epi32 is the int16 saturation.
  * SSE2 has no 32-bit min/max/multiply nor a gather: those are built from
  * compares, madd and scalar loads, so that only SSE2 is needed.
  */
@@ -30,13 +31,27 @@ static inline __m128i loadu(const void *p)
 	return _mm_loadu_si128((const __m128i *)p);
 }
 
-static inline __m128i step_half(__m128i u, __m128i d, __m128i l, __m128i r, __m128i p,
-				__m128i cnt)
+/* ((up + down + left + right) >> 1) - prev of 4 cells, in 32-bit lanes. */
+static inline __m128i sum_half(__m128i u, __m128i d, __m128i l, __m128i r, __m128i p)
 {
 	__m128i v = _mm_add_epi32(_mm_add_epi32(u, d), _mm_add_epi32(l, r));
 
-	v = _mm_sub_epi32(_mm_srai_epi32(v, 1), p);
+	return _mm_sub_epi32(_mm_srai_epi32(v, 1), p);
+}
+
+static inline __m128i step_half(__m128i u, __m128i d, __m128i l, __m128i r, __m128i p,
+				__m128i cnt)
+{
+	__m128i v = sum_half(u, d, l, r, p);
+
 	return _mm_sub_epi32(v, _mm_sra_epi32(v, cnt));
+}
+
+static inline void store8(int16_t *out, const uint16_t *keep, int x, __m128i h)
+{
+	if (keep)
+		h = _mm_and_si128(h, loadu(keep + x));
+	_mm_storeu_si128((__m128i *)(out + x), h);
 }
 
 static void step_row_sse2(const int16_t *up, const int16_t *mid, const int16_t *down,
@@ -51,13 +66,60 @@ static void step_row_sse2(const int16_t *up, const int16_t *mid, const int16_t *
 		__m128i p = loadu(out + x);
 		__m128i lo = step_half(sext_lo(u), sext_lo(d), sext_lo(l), sext_lo(r), sext_lo(p), cnt);
 		__m128i hi = step_half(sext_hi(u), sext_hi(d), sext_hi(l), sext_hi(r), sext_hi(p), cnt);
-		__m128i h = _mm_packs_epi32(lo, hi);
 
-		if (keep)
-			h = _mm_and_si128(h, loadu(keep + x));
-		_mm_storeu_si128((__m128i *)(out + x), h);
+		store8(out, keep, x, _mm_packs_epi32(lo, hi));
 	}
 	step_span_scalar(up, mid, down, out, keep, x, width - 1, shift);
+}
+
+/*
+ * While the five heights a cell reads are within -8192..8191 the sum of
+ * four fits int16 and so does every later value: the step in 16-bit lanes
+ * is exactly the 32-bit one with nothing to saturate (sum16_narrow in
+ * ripple-avx2.c), and skips ten sign extensions. Without SSSE3's pabsw the
+ * test is h + 8192 within 0..16383: its top two bits clear.
+ */
+#define NARROW_BIAS 0x2000
+#define NARROW_MASK ((short)0xc000)
+
+static inline bool narrow8(__m128i u, __m128i d, __m128i l, __m128i r, __m128i p)
+{
+	const __m128i bias = _mm_set1_epi16(NARROW_BIAS);
+	__m128i t = _mm_or_si128(_mm_or_si128(_mm_add_epi16(u, bias), _mm_add_epi16(d, bias)),
+				 _mm_or_si128(_mm_add_epi16(l, bias), _mm_add_epi16(r, bias)));
+
+	t = _mm_and_si128(_mm_or_si128(t, _mm_add_epi16(p, bias)), _mm_set1_epi16(NARROW_MASK));
+	return _mm_movemask_epi8(_mm_cmpeq_epi16(t, _mm_setzero_si128())) == 0xffff;
+}
+
+/*
+ * Damping by a multiplier: the height saturated first (in 16-bit lanes
+ * either way), then h - ((h * mul) >> 16), which for int16 h and
+ * 0 <= mul <= 32767 is pmulhw exactly (the high half of the signed product
+ * is the floored shift) and never leaves int16.
+ */
+static void step_row_mul_sse2(const int16_t *up, const int16_t *mid, const int16_t *down,
+			      int16_t *out, const uint16_t *keep, int width, int mul)
+{
+	const __m128i m = _mm_set1_epi16((short)mul);
+	int x = 1;
+
+	for (; x + LANES <= width - 1; x += LANES) {
+		__m128i u = loadu(up + x), d = loadu(down + x);
+		__m128i l = loadu(mid + x - 1), r = loadu(mid + x + 1);
+		__m128i p = loadu(out + x);
+		__m128i h;
+
+		if (narrow8(u, d, l, r, p)) {
+			h = _mm_add_epi16(_mm_add_epi16(u, d), _mm_add_epi16(l, r));
+			h = _mm_sub_epi16(_mm_srai_epi16(h, 1), p);
+		} else {
+			h = _mm_packs_epi32(sum_half(sext_lo(u), sext_lo(d), sext_lo(l), sext_lo(r), sext_lo(p)),
+					    sum_half(sext_hi(u), sext_hi(d), sext_hi(l), sext_hi(r), sext_hi(p)));
+		}
+		store8(out, keep, x, _mm_sub_epi16(h, _mm_mulhi_epi16(h, m)));
+	}
+	step_span_mul_scalar(up, mid, down, out, keep, x, width - 1, mul);
 }
 
 static inline __m128i min32(__m128i a, __m128i b)
@@ -284,6 +346,7 @@ static void upsample2_row_sse2(const int16_t *r0, const int16_t *r1, int wy, int
 const struct kernels kernels_sse2 = {
 	.name = "sse2",
 	.step_row = step_row_sse2,
+	.step_row_mul = step_row_mul_sse2,
 	.render_row = render_row_sse2,
 	.upsample2_row = upsample2_row_sse2,
 };

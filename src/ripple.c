@@ -35,6 +35,7 @@ struct ripple {
 	int width;
 	int height;
 	int damping;
+	int damp_mul;   /* -1: damping by the shift */
 	int16_t *cur;   /* heights now */
 	int16_t *prev;  /* heights one step ago; becomes next */
 	/* Per cell 0xffff where water may move, 0 where solid; NULL when
@@ -73,6 +74,7 @@ struct ripple *ripple_create(int width, int height)
 	r->width = width;
 	r->height = height;
 	r->damping = RIPPLE_DAMPING_DEFAULT;
+	r->damp_mul = -1;
 	r->kernels = simd_kernels();
 	r->cur = bigmem_calloc(cells, sizeof(*r->cur));
 	r->prev = bigmem_calloc(cells, sizeof(*r->prev));
@@ -114,12 +116,26 @@ int ripple_set_damping(struct ripple *r, int shift)
 	if (shift < RIPPLE_DAMPING_MIN || shift > RIPPLE_DAMPING_MAX)
 		return -EINVAL;
 	r->damping = shift;
+	r->damp_mul = -1;
 	return 0;
 }
 
 int ripple_damping(const struct ripple *r)
 {
-	return r->damping;
+	return r->damp_mul < 0 ? r->damping : 0;
+}
+
+int ripple_set_damping_mul(struct ripple *r, int mul)
+{
+	if (mul < 0 || mul > RIPPLE_DAMP_MUL_MAX)
+		return -EINVAL;
+	r->damp_mul = mul;
+	return 0;
+}
+
+int ripple_damping_mul(const struct ripple *r)
+{
+	return r->damp_mul;
 }
 
 static void mark_live(struct ripple *r, int y0, int y1)
@@ -206,6 +222,22 @@ void step_row_scalar(const int16_t *up, const int16_t *mid, const int16_t *down,
 	step_span_scalar(up, mid, down, out, keep, 1, width - 1, shift);
 }
 
+void step_span_mul_scalar(const int16_t *up, const int16_t *mid, const int16_t *down,
+			  int16_t *out, const uint16_t *keep, int x0, int x1, int mul)
+{
+	for (int x = x0; x < x1; x++) {
+		int16_t h = step_cell_mul(up[x], down[x], mid[x - 1], mid[x + 1], out[x], mul);
+
+		out[x] = keep ? (int16_t)(h & keep[x]) : h;
+	}
+}
+
+void step_row_mul_scalar(const int16_t *up, const int16_t *mid, const int16_t *down,
+			 int16_t *out, const uint16_t *keep, int width, int mul)
+{
+	step_span_mul_scalar(up, mid, down, out, keep, 1, width - 1, mul);
+}
+
 void ripple_step_rows(struct ripple *r, int y0, int y1)
 {
 	const int w = r->width;
@@ -219,8 +251,14 @@ void ripple_step_rows(struct ripple *r, int y0, int y1)
 	for (int y = y0; y < y1; y++) {
 		size_t row = (size_t)y * w;
 
-		r->kernels->step_row(r->cur + row - w, r->cur + row, r->cur + row + w,
-				     r->prev + row, r->keep ? r->keep + row : NULL, w, r->damping);
+		const uint16_t *keep = r->keep ? r->keep + row : NULL;
+
+		if (r->damp_mul >= 0)
+			r->kernels->step_row_mul(r->cur + row - w, r->cur + row, r->cur + row + w,
+						 r->prev + row, keep, w, r->damp_mul);
+		else
+			r->kernels->step_row(r->cur + row - w, r->cur + row, r->cur + row + w,
+					     r->prev + row, keep, w, r->damping);
 	}
 }
 
@@ -362,6 +400,85 @@ void ripple_stroke(struct ripple *r, int x0, int y0, int x1, int y1, int radius,
 			y0 += sy;
 		}
 	}
+}
+
+/* Keeps nonsense far outside the water from overflowing the arithmetic. */
+#define SPLASH_LIMIT ((int64_t)(RIPPLE_MAX_SIZE + RIPPLE_RADIUS_MAX) * RIPPLE_SUBCELL)
+#define PROFILE_BITS 16
+
+static int64_t clamp64(int64_t v, int64_t lo, int64_t hi)
+{
+	return v < lo ? lo : v > hi ? hi : v;
+}
+
+void ripple_splash(struct ripple *r, int64_t cx, int64_t cy, int64_t radius, int depth)
+{
+	int64_t x0, x1, y0, y1, r2;
+
+	radius = clamp64(radius, 1, (int64_t)RIPPLE_RADIUS_MAX * RIPPLE_SUBCELL);
+	depth = clampi(depth, 0, RIPPLE_WEIGHT_MAX);
+	cx = clamp64(cx, -SPLASH_LIMIT, SPLASH_LIMIT);
+	cy = clamp64(cy, -SPLASH_LIMIT, SPLASH_LIMIT);
+	/* Cells are centred on whole coordinates; the bounds are the cells
+	 * whose centres can lie inside the radius, clipped to the interior. */
+	x0 = clamp64((cx - radius) / RIPPLE_SUBCELL, 1, r->width - 2);
+	x1 = clamp64((cx + radius) / RIPPLE_SUBCELL + 1, 1, r->width - 2);
+	y0 = clamp64((cy - radius) / RIPPLE_SUBCELL, 1, r->height - 2);
+	y1 = clamp64((cy + radius) / RIPPLE_SUBCELL + 1, 1, r->height - 2);
+	if (cx + radius < RIPPLE_SUBCELL || cy + radius < RIPPLE_SUBCELL ||
+	    cx - radius > (int64_t)(r->width - 2) * RIPPLE_SUBCELL ||
+	    cy - radius > (int64_t)(r->height - 2) * RIPPLE_SUBCELL || depth == 0)
+		return;
+	r2 = radius * radius;
+	mark_live(r, (int)y0, (int)y1 + 1);
+	r->generation++;
+
+	for (int64_t py = y0; py <= y1; py++) {
+		int64_t dy = py * RIPPLE_SUBCELL - cy;
+		size_t row = (size_t)py * r->width;
+
+		for (int64_t px = x0; px <= x1; px++) {
+			int64_t dx = px * RIPPLE_SUBCELL - cx, d2 = dx * dx + dy * dy;
+			int64_t p, h;
+
+			if (d2 >= r2 || (r->keep && !r->keep[row + px]))
+				continue;
+			/* (1 - d^2/r^2)^2 in 1/2^16, integers only: the same
+			 * splash on every machine. */
+			p = ((r2 - d2) << PROFILE_BITS) / r2;
+			h = -((depth * p * p) >> (2 * PROFILE_BITS));
+			if (h < r->cur[row + px])
+				r->cur[row + px] = (int16_t)h;
+		}
+	}
+}
+
+/* Splashes this far apart (a fraction of their radius) overlap into one
+ * smooth trough. */
+#define WAKE_SPACING_DIV 3
+
+void ripple_wake(struct ripple *r, int64_t x0, int64_t y0, int64_t x1, int64_t y1,
+		 int64_t radius, int depth)
+{
+	int64_t dx, dy, len, spacing, n;
+
+	radius = clamp64(radius, 1, (int64_t)RIPPLE_RADIUS_MAX * RIPPLE_SUBCELL);
+	x0 = clamp64(x0, -SPLASH_LIMIT, SPLASH_LIMIT);
+	y0 = clamp64(y0, -SPLASH_LIMIT, SPLASH_LIMIT);
+	x1 = clamp64(x1, -SPLASH_LIMIT, SPLASH_LIMIT);
+	y1 = clamp64(y1, -SPLASH_LIMIT, SPLASH_LIMIT);
+	dx = x1 - x0;
+	dy = y1 - y0;
+	/* The longer axis plus half the shorter: within 12 % of the length,
+	 * and never shorter, so the splashes are never too far apart. */
+	len = (dx < 0 ? -dx : dx) > (dy < 0 ? -dy : dy) ?
+		      (dx < 0 ? -dx : dx) + (dy < 0 ? -dy : dy) / 2 :
+		      (dy < 0 ? -dy : dy) + (dx < 0 ? -dx : dx) / 2;
+	spacing = radius / WAKE_SPACING_DIV > RIPPLE_SUBCELL / 4 ? radius / WAKE_SPACING_DIV
+								: RIPPLE_SUBCELL / 4;
+	n = (len + spacing - 1) / spacing;
+	for (int64_t i = 1; i <= n; i++)
+		ripple_splash(r, x0 + dx * i / n, y0 + dy * i / n, radius, depth);
 }
 
 void ripple_clear(struct ripple *r)

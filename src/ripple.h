@@ -11,6 +11,14 @@
 #define RIPPLE_DAMPING_MIN 1
 #define RIPPLE_DAMPING_MAX 15
 
+/* Damping as a fraction of the height, mul/65536 a step (see
+ * ripple_set_damping_mul): any lifetime at any step rate. */
+#define RIPPLE_DAMP_MUL_BITS 16
+#define RIPPLE_DAMP_MUL_MAX INT16_MAX
+
+/* Positions and radii of splashes are in 1/RIPPLE_SUBCELL of a cell. */
+#define RIPPLE_SUBCELL 256
+
 /* The water needs at least one cell of interior inside its wall frame. */
 #define RIPPLE_MIN_SIZE 3
 /* Keeps every plane size and index within 31 bits. */
@@ -29,9 +37,20 @@ void ripple_destroy(struct ripple *r);
 int ripple_width(const struct ripple *r);
 int ripple_height(const struct ripple *r);
 
-/* 0 or -EINVAL when shift is outside RIPPLE_DAMPING_MIN..MAX. */
+/* The seeds' damping, next -= next >> shift (the reference semantics).
+ * 0 or -EINVAL when shift is outside RIPPLE_DAMPING_MIN..MAX. */
 int ripple_set_damping(struct ripple *r, int shift);
+/* The shift, or 0 while the water damps by a multiplier. */
 int ripple_damping(const struct ripple *r);
+/*
+ * Damping by a multiplier: each step the saturated height h becomes
+ * h - ((h * mul) >> RIPPLE_DAMP_MUL_BITS) (floored, so troughs always lose at
+ * least 1 and the water comes back to exactly flat). 0 or -EINVAL when mul
+ * is outside 0..RIPPLE_DAMP_MUL_MAX.
+ */
+int ripple_set_damping_mul(struct ripple *r, int mul);
+/* The multiplier, or -1 while the water damps by a shift. */
+int ripple_damping_mul(const struct ripple *r);
 
 /*
  * mask: width*height bytes, non-zero = solid (held at zero, reflects waves),
@@ -65,6 +84,22 @@ void ripple_step_finish(struct ripple *r);
 void ripple_drop(struct ripple *r, int x, int y, int radius, int weight);
 /* Stones at every point of the line from (x0,y0) to (x1,y1), ends included. */
 void ripple_stroke(struct ripple *r, int x0, int y0, int x1, int y1, int radius, int weight);
+
+/*
+ * A smooth splash: around the centre (cx, cy), within radius (all in
+ * 1/RIPPLE_SUBCELL cells), the surface is pushed down to at least
+ * -depth * (1 - d^2/radius^2)^2: a round dent with no hard edge, which
+ * would feed the grid's shortest waves (a fine shimmer behind the ring).
+ * A cell already deeper keeps its depth, so splashes laid over each other
+ * (a dragging finger) make one smooth trough, never deeper than depth.
+ * Clipped to the water like ripple_drop.
+ */
+void ripple_splash(struct ripple *r, int64_t cx, int64_t cy, int64_t radius, int depth);
+/* Splashes along the line from (x0,y0) to (x1,y1), end included, start not
+ * (a finger's last point already has one), close enough to make one
+ * unbroken trough; the same units as ripple_splash. */
+void ripple_wake(struct ripple *r, int64_t x0, int64_t y0, int64_t x1, int64_t y1,
+		 int64_t radius, int depth);
 
 /* Flatten the water. */
 void ripple_clear(struct ripple *r);

@@ -31,15 +31,13 @@
 #include "ripple.h"
 #include "run-live.h"
 #include "touch-script.h"
+#include "water-units.h"
 #include "workers.h"
 
 #define LIVE_MAX_OUTPUTS 8
 /* signalfd, timerfd, display, and room for the input devices. */
 #define LIVE_MAX_SOURCES 32
 #define ERR_LEN 256
-/* Bilinear weights in 1/256. */
-#define VIEW_FRAC_BITS 8
-#define VIEW_FRAC_ONE (1 << VIEW_FRAC_BITS)
 
 struct live;
 
@@ -126,20 +124,28 @@ static void logical_size(const struct live *l, const struct display_output_info 
 	render_physical_size((int)l->o->rotate, info->width, info->height, w, h);
 }
 
+/*
+ * One water for every screen, made for this one: its size in mm sets the
+ * scale (mirrored screens of other sizes show the same water stretched to
+ * them, so their millimetres differ).
+ */
 static int create_water(struct live *l, const struct display_output_info *info)
 {
-	int w, h, ret;
+	char units[256];
+	int w, h, mm_w, mm_h, ret;
 
 	logical_size(l, info, &w, &h);
-	ret = kiosk_create(l->o, w, h, &l->k);
+	/* The connector's size is the panel's as scanned out: turned too. */
+	render_physical_size((int)l->o->rotate, info->mm_width, info->mm_height, &mm_w, &mm_h);
+	ret = kiosk_create(l->o, w, h, mm_w, mm_h, &l->k);
 	if (ret < 0)
 		return ret;
 #ifdef HAVE_TOUCH
 	l->water_w = w;
 	l->water_h = h;
 #endif
-	log_info("water: %dx%d (from %s%s%s)", w, h, info->name, l->o->rotate ? ", rotated" : "",
-		 l->o->sim_scale > 1 ? ", simulated smaller" : "");
+	water_units_describe(kiosk_units(l->k), units, sizeof(units));
+	log_info("water for %s%s: %s", info->name, l->o->rotate ? " (rotated)" : "", units);
 	return 0;
 }
 
@@ -254,7 +260,7 @@ static void touch_frame_shown(struct live *l, int idx)
 
 static void start_line(struct live *l)
 {
-	char outs[256] = "";
+	char outs[256] = "", units[256] = "no water";
 	size_t n = 0;
 
 	for (int i = 0; i < l->n_outputs && n < sizeof(outs); i++) {
@@ -262,10 +268,15 @@ static void start_line(struct live *l)
 
 		n += (size_t)snprintf(outs + n, sizeof(outs) - n, "%s%s %dx%d@%.2f", i ? ", " : "",
 				      in->name, in->width, in->height, in->refresh_mhz / 1000.0);
+		if (n < sizeof(outs) && in->mm_width > 0 && in->mm_height > 0)
+			n += (size_t)snprintf(outs + n, sizeof(outs) - n, " %dx%d mm",
+					      in->mm_width, in->mm_height);
 	}
-	log_info("version %s on %s: %s; touch devices: %d; SIMD %s; %d threads", VERSION,
+	if (l->k)
+		water_units_describe(kiosk_units(l->k), units, sizeof(units));
+	log_info("version %s on %s: %s; %s; touch devices: %d; SIMD %s; %d threads", VERSION,
 		 l->d->description[0] ? l->d->description : l->d->backend_name,
-		 l->n_outputs ? outs : "no screen connected",
+		 l->n_outputs ? outs : "no screen connected", units,
 #ifdef HAVE_TOUCH
 		 l->input ? input_device_count(l->input) : 0,
 #else

@@ -176,7 +176,12 @@ static const struct sample {
 	{ "refraction", "3", NULL },
 	{ "light", "4", NULL },
 	{ "stone-radius", "8", NULL },
-	{ "stone-weight", "50", NULL },
+	{ "stone-weight", "2.5", NULL },
+	{ "screen-mm", "1210x680", NULL },
+	{ "wave-speed", "30", NULL },
+	{ "fade", "8", NULL },
+	{ "depth", "60", NULL },
+	{ "rain-drop", "4.5", NULL },
 	{ "rain", "30", NULL },
 	{ "seed", "18446744073709551615", NULL },
 	{ "touch-script", "/srv/demo.script", NULL },
@@ -194,7 +199,7 @@ static const struct sample {
 	{ "calibration", "\"0 1 0 -1 0 1\"", "0 1 0 -1 0 1" },
 	{ "touch-output", "DP-1", NULL },
 	{ "touch-radius", "2:10", NULL },
-	{ "touch-weight", "10:200", NULL },
+	{ "touch-weight", "1:12.5", NULL },
 	{ "attract", "45", NULL },
 	{ "attract-rain", "60", NULL },
 	{ "opening-hours", "09:30-18:00", NULL },
@@ -385,7 +390,7 @@ static void test_bad_lines(void)
 	static const char nul[] = "damping = 5\nra\0in = 3\n";
 
 	check_bad("\n\ndamping = 99\n",
-		  NAME ":3: damping: '99' is out of range; expected a whole number from 1 to 15",
+		  NAME ":3: damping: '99' is out of range; expected auto or a whole number from 1 to 15",
 		  NULL);
 	check_bad("damping = abc", NAME ":1: damping: 'abc' is not a number", "from 1 to 15");
 	check_bad("damping", NAME ":1: 'damping' is not a 'key = value' line", NULL);
@@ -423,7 +428,8 @@ static void check_range(const char *key, int lo, int hi)
 	struct options o;
 	char text[128], want[128];
 
-	snprintf(want, sizeof(want), "expected a whole number from %d to %d", lo, hi);
+	/* "expected auto or a whole number" for the seeds' units */
+	snprintf(want, sizeof(want), "a whole number from %d to %d", lo, hi);
 	snprintf(text, sizeof(text), "%s = %d", key, lo);
 	CHECK_EQ(parse(text, &o), 0);
 	options_free(&o);

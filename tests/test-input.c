@@ -58,7 +58,9 @@ static void rig_start(struct rig *rig, int phys_w, int phys_h, int water_w, int 
 {
 	CHECK_EQ(input_create(&rig->o, false, &rig->in), 0);
 	rig->r = ripple_create(water_w, water_h);
-	rig->g = gesture_create(rig->r, rig->o.stone_radius, rig->o.stone_weight);
+	rig->g = gesture_create(rig->r);
+	/* Until the water's units are given a mm is a cell: stones in cells. */
+	gesture_set_defaults(rig->g, rig->o.stone_radius_mm, rig->o.stone_weight_mm);
 	input_set_observer(rig->in, observe, &rig->seen);
 	input_set_target(rig->in, rig->g, phys_w, phys_h, water_w, water_h);
 }
@@ -326,8 +328,8 @@ static void test_two_fingers(void)
 	CHECK_EQ(t->x, 30);
 	CHECK_EQ(t->y, 50);
 	/* Pressure 128 of 255 between stone-weight/2 and x2. */
-	CHECK(t->weight > rig.o.stone_weight / 2 && t->weight < rig.o.stone_weight * 2);
-	CHECK(t->radius >= rig.o.stone_radius && t->radius <= rig.o.stone_radius * 4);
+	CHECK(t->weight > rig.o.stone_weight_mm / 2 && t->weight < rig.o.stone_weight_mm * 2);
+	CHECK(t->radius >= rig.o.stone_radius_mm && t->radius <= rig.o.stone_radius_mm * 4);
 	CHECK(height_at(&rig, 30, 50) != 0);
 	CHECK_EQ(height_at(&rig, 120, 200), 0);
 
@@ -584,8 +586,8 @@ static void test_pressure_and_size(void)
 	/* Half way: 44 mm, pressure 500. */
 	FEED(&rig, id, MT_SLOT(2), MT_ID(3), MT_X(3000), MT_Y(100),
 	     ev(EV_ABS, ABS_MT_TOUCH_MAJOR, 440), ev(EV_ABS, ABS_MT_PRESSURE, 500), SYN);
-	CHECK_EQ(last(&rig)->radius, 12);
-	CHECK_EQ(last(&rig)->weight, 140);
+	CHECK(last(&rig)->radius == 12.0);
+	CHECK(last(&rig)->weight == 140.0);
 	/* Devices without either: the gesture's defaults. */
 	{
 		int t = input_add_libevdev(rig.in, tablet(), "tablet");

@@ -63,8 +63,34 @@ static void test_options(void)
 
 	CHECK_EQ(run(&o, NULL, NULL), OPTIONS_RUN);
 	CHECK_EQ(o.backend, BACKEND_AUTO);
+	/* The seeds' units follow from the look unless forced. */
+	CHECK_EQ(o.damping, 0);
+	CHECK_EQ(o.steps_per_second, 0);
+	CHECK_EQ(o.sim_scale, 0);
+	CHECK_EQ(o.shift, -1);
+	CHECK_EQ(run(&o, "--damping", "5"), OPTIONS_RUN);
 	CHECK_EQ(o.damping, 5);
-	CHECK_EQ(o.steps_per_second, 30);
+	CHECK_EQ(run(&o, "--damping", "auto"), OPTIONS_RUN);
+	CHECK_EQ(o.damping, 0);
+	CHECK_EQ(run(&o, "--refraction", "0"), OPTIONS_RUN);
+	CHECK_EQ(o.shift, 0);
+	CHECK_EQ(run(&o, "--refraction", "auto"), OPTIONS_RUN);
+	CHECK_EQ(o.shift, -1);
+	CHECK_EQ(run(&o, "--sim-scale", "Auto"), OPTIONS_ERROR);
+	/* Lengths in mm and times in seconds: plain decimals, in range. */
+	CHECK_EQ(run(&o, "--stone-radius", "4.5"), OPTIONS_RUN);
+	CHECK(o.stone_radius_mm == 4.5);
+	CHECK_EQ(run(&o, "--stone-radius", "0"), OPTIONS_ERROR);
+	CHECK_EQ(run(&o, "--stone-radius", "1e1"), OPTIONS_ERROR);
+	CHECK_EQ(run(&o, "--stone-radius", "nan"), OPTIONS_ERROR);
+	CHECK_EQ(run(&o, "--wave-speed", "23"), OPTIONS_RUN);
+	CHECK(o.wave_speed_cm_s == 23.0);
+	CHECK_EQ(run(&o, "--fade", "-3"), OPTIONS_ERROR);
+	CHECK_EQ(run(&o, "--screen-mm", "1210x680"), OPTIONS_RUN);
+	CHECK_EQ(o.screen_mm_width, 1210);
+	CHECK_EQ(o.screen_mm_height, 680);
+	CHECK_EQ(run(&o, "--screen-mm", "0x0"), OPTIONS_ERROR);
+	CHECK_EQ(run(&o, "--touch-radius", "4:2"), OPTIONS_ERROR);
 	CHECK_EQ(run(&o, "--damping", "15"), OPTIONS_RUN);
 	CHECK_EQ(o.damping, 15);
 	CHECK_EQ(run(&o, "--damping", "16"), OPTIONS_ERROR);

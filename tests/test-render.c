@@ -89,8 +89,8 @@ static void test_flat_is_exact_copy(void)
 		p.rotation = rots[r];
 		buf_init(&b32, rots[r], PIXEL_XRGB8888);
 		buf_init(&b16, rots[r], PIXEL_RGB565);
-		CHECK_EQ(render_rows(&p, hts, W, H, bg, W * 4, &b32.t, 0, H), 0);
-		CHECK_EQ(render_rows(&p, hts, W, H, bg, W * 4, &b16.t, 0, H), 0);
+		CHECK_EQ(render_rows(&p, hts, W, W, H, bg, W * 4, &b32.t, 0, H), 0);
+		CHECK_EQ(render_rows(&p, hts, W, W, H, bg, W * 4, &b16.t, 0, H), 0);
 		for (int y = 0; y < H; y++)
 			for (int x = 0; x < W; x++) {
 				int px, py;
@@ -112,7 +112,7 @@ static void test_flat_is_exact_copy(void)
 	p.rotation = 0;
 	p.light = 8;
 	buf_init(&b, 0, PIXEL_XRGB8888);
-	render_rows(&p, hts, W, H, bg, W * 4, &b.t, 0, H);
+	render_rows(&p, hts, W, W, H, bg, W * 4, &b.t, 0, H);
 	for (int y = 0; y < H; y++)
 		for (int x = 0; x < W; x++)
 			bad += px32(&b, x, y) != bg[y * W + x];
@@ -130,23 +130,23 @@ static void test_known_displacement(void)
 	hts[8 * W + 9] = 40;
 	hts[9 * W + 10] = 12;
 	buf_init(&b, 0, PIXEL_XRGB8888);
-	render_rows(&p, hts, W, H, bg, W * 4, &b.t, 0, H);
+	render_rows(&p, hts, W, W, H, bg, W * 4, &b.t, 0, H);
 	CHECK_EQ(px32(&b, 10, 8), bg[(8 - 3) * W + 10 + 10]);
 	/* the same heights with shift 0 run off the picture and clamp */
 	p.shift = 0;
-	render_rows(&p, hts, W, H, bg, W * 4, &b.t, 0, H);
+	render_rows(&p, hts, W, W, H, bg, W * 4, &b.t, 0, H);
 	CHECK_EQ(px32(&b, 10, 8), bg[0 * W + W - 1]);
 	/* negative slopes: arithmetic shift floors (-12 >> 2 = -3, 12 >> 2 = 3) */
 	p.shift = 2;
 	memset(hts, 0, sizeof(hts));
 	hts[8 * W + 11] = 13;  /* dx = -13 -> -4 */
 	hts[7 * W + 10] = 12;  /* dy = 12 -> 3 */
-	render_rows(&p, hts, W, H, bg, W * 4, &b.t, 0, H);
+	render_rows(&p, hts, W, W, H, bg, W * 4, &b.t, 0, H);
 	CHECK_EQ(px32(&b, 10, 8), bg[(8 + 3) * W + 10 - 4]);
 	/* on the border, heights outside the plane count as zero */
 	memset(hts, 0, sizeof(hts));
 	hts[0 * W + 1] = -20;  /* at (0, 0): dx = 0 - (-20) = 20 -> 5 */
-	render_rows(&p, hts, W, H, bg, W * 4, &b.t, 0, H);
+	render_rows(&p, hts, W, W, H, bg, W * 4, &b.t, 0, H);
 	CHECK_EQ(px32(&b, 0, 0), bg[0 * W + 5]);
 	CHECK(padding_intact(&b));
 	free(b.mem);
@@ -164,14 +164,14 @@ static void test_rotation_displacement(void)
 	struct buf ref;
 	p.rotation = 0;
 	buf_init(&ref, 0, PIXEL_XRGB8888);
-	render_rows(&p, hts, W, H, bg, W * 4, &ref.t, 0, H);
+	render_rows(&p, hts, W, W, H, bg, W * 4, &ref.t, 0, H);
 	for (size_t r = 0; r < 3; r++) {
 		struct buf b;
 		int bad = 0;
 
 		p.rotation = rots[r];
 		buf_init(&b, rots[r], PIXEL_XRGB8888);
-		render_rows(&p, hts, W, H, bg, W * 4, &b.t, 0, H);
+		render_rows(&p, hts, W, W, H, bg, W * 4, &b.t, 0, H);
 		for (int y = 0; y < H; y++)
 			for (int x = 0; x < W; x++) {
 				int px, py;
@@ -199,7 +199,7 @@ static void test_light(void)
 	hts[8 * W + 21] = -40;  /* a dip: lit on one side, dark on the other */
 	hts[8 * W + 29] = 400;  /* (30, 8): +400 clamps to white */
 	buf_init(&b, 0, PIXEL_XRGB8888);
-	render_rows(&p, hts, W, H, grey, W * 4, &b.t, 0, H);
+	render_rows(&p, hts, W, W, H, grey, W * 4, &b.t, 0, H);
 	CHECK_EQ(px32(&b, 10, 8), 0xffa8a8a8u);
 	CHECK_EQ(px32(&b, 20, 8), 0xffa8a8a8u);   /* dx = h[19] - h[21] = 40 */
 	CHECK_EQ(px32(&b, 22, 8), 0xff585858u);   /* dx = h[21] - h[23] = -40 */
@@ -217,17 +217,17 @@ static void test_bands_and_errors(void)
 		hts[i] = (int16_t)((i * 53 % 300) - 150);
 	buf_init(&a, 90, PIXEL_RGB565);
 	buf_init(&b, 90, PIXEL_RGB565);
-	render_rows(&p, hts, W, H, bg, W * 4, &a.t, 0, H);
-	render_rows(&p, hts, W, H, bg, W * 4, &b.t, 0, 5);
-	render_rows(&p, hts, W, H, bg, W * 4, &b.t, 5, 6);
-	render_rows(&p, hts, W, H, bg, W * 4, &b.t, 6, H);
+	render_rows(&p, hts, W, W, H, bg, W * 4, &a.t, 0, H);
+	render_rows(&p, hts, W, W, H, bg, W * 4, &b.t, 0, 5);
+	render_rows(&p, hts, W, W, H, bg, W * 4, &b.t, 5, 6);
+	render_rows(&p, hts, W, W, H, bg, W * 4, &b.t, 6, H);
 	CHECK(memcmp(a.mem, b.mem, a.t.stride * a.t.height) == 0);
 
 	/* the wrong physical size for the rotation */
 	p.rotation = 0;
-	CHECK_EQ(render_rows(&p, hts, W, H, bg, W * 4, &a.t, 0, H), -EINVAL);
+	CHECK_EQ(render_rows(&p, hts, W, W, H, bg, W * 4, &a.t, 0, H), -EINVAL);
 	p.rotation = 45;
-	CHECK_EQ(render_rows(&p, hts, H, W, bg, H * 4, &a.t, 0, H), -EINVAL);
+	CHECK_EQ(render_rows(&p, hts, H, H, W, bg, H * 4, &a.t, 0, H), -EINVAL);
 	free(a.mem);
 	free(b.mem);
 }

@@ -31,7 +31,9 @@ static const int sizes[][2] = {
 };
 #define N_SIZES (sizeof(sizes) / sizeof(sizes[0]))
 
-static void setup_water(struct ripple *a, struct ripple *b, int w, int h)
+/* Obstacles on one cell in 13; damping by a random shift when mul < 0,
+ * else by the multiplier mul. */
+static void setup_water(struct ripple *a, struct ripple *b, int w, int h, int mul)
 {
 	uint8_t *mask = calloc((size_t)w * h, 1);
 	int damping = 1 + (int)(rnd() % 15);
@@ -40,20 +42,21 @@ static void setup_water(struct ripple *a, struct ripple *b, int w, int h)
 		mask[i] = rnd() % 13 == 0;
 	ripple_set_obstacles(a, mask);
 	ripple_set_obstacles(b, mask);
-	ripple_set_damping(a, damping);
-	ripple_set_damping(b, damping);
+	if (mul < 0) {
+		ripple_set_damping(a, damping);
+		ripple_set_damping(b, damping);
+	} else {
+		CHECK(ripple_set_damping_mul(a, mul) == 0 && ripple_set_damping_mul(b, mul) == 0);
+		CHECK(ripple_damping_mul(b) == mul);
+	}
 	free(mask);
 }
 
-static int compare_path(const struct kernels *k, int w, int h, int steps)
+/* The same random stones and extreme heights on both waters, stepped
+ * together: the first step after which their planes differ, or -1. */
+static int step_both(struct ripple *ref, struct ripple *fast, int w, int h, int steps)
 {
-	struct ripple *ref = ripple_create(w, h), *fast = ripple_create(w, h);
-	int bad_step = -1;
-
-	ripple_set_kernels(ref, &kernels_scalar);
-	ripple_set_kernels(fast, k);
-	setup_water(ref, fast, w, h);
-	for (int s = 0; s < steps && bad_step < 0; s++) {
+	for (int s = 0; s < steps; s++) {
 		if (rnd() % 3 == 0) {
 			int x = (int)(rnd() % (unsigned)(w + 10)) - 5;
 			int y = (int)(rnd() % (unsigned)(h + 10)) - 5;
@@ -75,8 +78,20 @@ static int compare_path(const struct kernels *k, int w, int h, int steps)
 		ripple_step(fast);
 		if (memcmp(ripple_heights(ref), ripple_heights(fast), (size_t)w * h * 2) ||
 		    memcmp(ripple_previous(ref), ripple_previous(fast), (size_t)w * h * 2))
-			bad_step = s;
+			return s;
 	}
+	return -1;
+}
+
+static int compare_path(const struct kernels *k, int w, int h, int steps)
+{
+	struct ripple *ref = ripple_create(w, h), *fast = ripple_create(w, h);
+	int bad_step;
+
+	ripple_set_kernels(ref, &kernels_scalar);
+	ripple_set_kernels(fast, k);
+	setup_water(ref, fast, w, h, -1);
+	bad_step = step_both(ref, fast, w, h, steps);
 	if (bad_step >= 0)
 		fprintf(stderr, "%s: %dx%d heights differ from scalar after step %d\n",
 			k->name, w, h, bad_step);
@@ -113,8 +128,8 @@ static int compare_path(const struct kernels *k, int w, int h, int steps)
 			tb.pixels = malloc(tb.stride * ph);
 			memset(ta.pixels, 0x5a, ta.stride * ph);
 			memset(tb.pixels, 0x5a, tb.stride * ph);
-			render_rows(&pa, ripple_heights(ref), w, h, bg, bg_pitch * 4, &ta, 0, h);
-			render_rows(&pb, ripple_heights(ref), w, h, bg, bg_pitch * 4, &tb, 0, h);
+			render_rows(&pa, ripple_heights(ref), (size_t)w, w, h, bg, bg_pitch * 4, &ta, 0, h);
+			render_rows(&pb, ripple_heights(ref), (size_t)w, w, h, bg, bg_pitch * 4, &tb, 0, h);
 			if (memcmp(ta.pixels, tb.pixels, ta.stride * ph)) {
 				fprintf(stderr, "%s: %dx%d render differs (rotation %d, %s, shift %d, light %d)\n",
 					k->name, w, h, rot, pixel_format_name(fmt), pa.shift, pa.light);
@@ -128,6 +143,145 @@ static int compare_path(const struct kernels *k, int w, int h, int steps)
 	ripple_destroy(ref);
 	ripple_destroy(fast);
 	return bad_step < 0 && bad_render == 0;
+}
+
+/*
+ * Damping by a multiplier: none at all (the waves only saturate), the
+ * strongest, the usual 100..300 and anything, each on its own water.
+ */
+#define N_MULS 4
+
+static int compare_mul(const struct kernels *k, int w, int h, int steps)
+{
+	const int muls[N_MULS] = {
+		0, RIPPLE_DAMP_MUL_MAX, 100 + (int)(rnd() % 201), (int)(rnd() % (RIPPLE_DAMP_MUL_MAX + 1)),
+	};
+	int bad = 0;
+
+	for (int i = 0; i < N_MULS; i++) {
+		struct ripple *ref = ripple_create(w, h), *fast = ripple_create(w, h);
+		int bad_step;
+
+		ripple_set_kernels(ref, &kernels_scalar);
+		ripple_set_kernels(fast, k);
+		setup_water(ref, fast, w, h, muls[i]);
+		bad_step = step_both(ref, fast, w, h, steps);
+		if (bad_step >= 0) {
+			fprintf(stderr, "%s: %dx%d heights damped by mul %d differ from scalar after step %d\n",
+				k->name, w, h, muls[i], bad_step);
+			bad++;
+		}
+		ripple_destroy(ref);
+		ripple_destroy(fast);
+	}
+	return bad == 0;
+}
+
+/* One height for a row kernel's input: how wild depends on the mode. */
+enum row_mode {
+	ROW_NARROW,   /* all within +-8191: the 16-bit paths */
+	ROW_NEAR,     /* one sign, near 8192 where the fast paths change: sums overflow int16 */
+	ROW_ANY,      /* any int16, the extremes often */
+	ROW_RARE,     /* small, with now and then an extreme: groups of both kinds */
+	ROW_EXTREME,  /* only INT16_MIN and INT16_MAX: every sum saturates */
+	ROW_MODES
+};
+#define NEAR_MIN 6144
+#define NEAR_RANGE 4096
+
+static int16_t row_height(enum row_mode mode, int sign)
+{
+	static const int16_t edge[] = { 8191, 8192, 8193, INT16_MAX };
+	uint32_t c = rnd() % 8;
+
+	switch (mode) {
+	case ROW_NARROW:
+		return (int16_t)((int)(rnd() % 16383) - 8191);
+	case ROW_NEAR:
+		if (c < 2)
+			return (int16_t)(sign * edge[rnd() % 4] - (sign < 0));
+		return (int16_t)(sign * (NEAR_MIN + (int)(rnd() % NEAR_RANGE)));
+	case ROW_ANY:
+		return (int16_t)(c == 0 ? INT16_MIN : c == 1 ? INT16_MAX : (int)(rnd() & 0xffff) - 32768);
+	case ROW_RARE:
+		if (rnd() % 64 == 0)
+			return (int16_t)(rnd() & 1 ? INT16_MAX : INT16_MIN);
+		return (int16_t)((int)(rnd() % 601) - 300);
+	default:
+		return (int16_t)(rnd() & 1 ? INT16_MAX : INT16_MIN);
+	}
+}
+
+/*
+ * The step's row kernels directly, both dampings, on random rows of every
+ * mode, with no obstacles, with walls (0 or 0xffff, as the water makes
+ * them) and with any bits at all in keep. A guard after the row: nobody
+ * writes at or past width - 1.
+ */
+#define ROW_GUARD 32
+#define ROW_TRIALS 300
+
+static int compare_rows(const struct kernels *k, int *rows)
+{
+	static const int widths[] = { 3, 4, 5, 8, 9, 10, 15, 16, 17, 18, 19, 31, 33, 34, 35,
+				      64, 100, 257, 1921 };
+	static const int fixed_muls[] = { 0, 1, 2, 100, 150, 300, 16384, 32766, RIPPLE_DAMP_MUL_MAX };
+	int bad = 0;
+
+	for (size_t i = 0; i < sizeof(widths) / sizeof(widths[0]); i++) {
+		const int w = widths[i];
+		const size_t n = (size_t)w + ROW_GUARD;
+		int16_t *up = malloc(n * 2), *mid = malloc(n * 2), *down = malloc(n * 2);
+		int16_t *prev = malloc(n * 2), *a = malloc(n * 2), *b = malloc(n * 2);
+		uint16_t *keep = malloc(n * 2);
+
+		for (int trial = 0; trial < ROW_TRIALS; trial++) {
+			enum row_mode mode = (enum row_mode)(trial % ROW_MODES);
+			int walls = (trial / ROW_MODES) % 3;  /* none, 0/0xffff, any bits */
+			bool by_mul = trial & 1;
+			int n_fixed = (int)(sizeof(fixed_muls) / sizeof(fixed_muls[0]));
+			int mul = trial / 2 < n_fixed ? fixed_muls[trial / 2]
+						     : trial % 3 ? 100 + (int)(rnd() % 201)
+								 : (int)(rnd() % (RIPPLE_DAMP_MUL_MAX + 1));
+			int shift = RIPPLE_DAMPING_MIN +
+				    (int)(rnd() % (RIPPLE_DAMPING_MAX - RIPPLE_DAMPING_MIN + 1));
+			/* Signs for ROW_NEAR: the previous heights the same (the
+			 * 16-bit sum then overflows) or the opposite (h saturates). */
+			int sign = rnd() & 1 ? 1 : -1, prev_sign = rnd() & 1 ? sign : -sign;
+
+			for (size_t x = 0; x < n; x++) {
+				up[x] = row_height(mode, sign);
+				mid[x] = row_height(mode, sign);
+				down[x] = row_height(mode, sign);
+				prev[x] = row_height(mode, prev_sign);
+				keep[x] = walls == 1 ? (rnd() % 7 ? 0xffff : 0) : (uint16_t)rnd();
+			}
+			memcpy(a, prev, n * 2);
+			memcpy(b, prev, n * 2);
+			if (by_mul) {
+				step_row_mul_scalar(up, mid, down, a, walls ? keep : NULL, w, mul);
+				k->step_row_mul(up, mid, down, b, walls ? keep : NULL, w, mul);
+			} else {
+				step_row_scalar(up, mid, down, a, walls ? keep : NULL, w, shift);
+				k->step_row(up, mid, down, b, walls ? keep : NULL, w, shift);
+			}
+			(*rows)++;
+			if (memcmp(a, b, n * 2) == 0)
+				continue;
+			fprintf(stderr, "%s: step row of width %d (mode %d, keep %d, %s %d) differs\n",
+				k->name, w, (int)mode, walls, by_mul ? "mul" : "shift", by_mul ? mul : shift);
+			bad++;
+			break;
+		}
+		free(up);
+		free(mid);
+		free(down);
+		free(prev);
+		free(a);
+		free(b);
+		free(keep);
+	}
+	return bad == 0;
 }
 
 /* --sim-scale 2 rows: random heights with the extremes mixed in, every
@@ -178,6 +332,7 @@ int main(void)
 	for (size_t n = 0; names[n]; n++) {
 		const struct kernels *k;
 		bool same = true;
+		int rows = 0;
 
 		if (strcmp(names[n], kernels_scalar.name) == 0)
 			continue;  /* the reference itself */
@@ -190,11 +345,14 @@ int main(void)
 			int steps = (size_t)w * h > 100000 ? 40 : 3000;
 
 			same = compare_path(k, w, h, steps) && same;
+			same = compare_mul(k, w, h, steps) && same;
 		}
+		same = compare_rows(k, &rows) && same;
 		same = compare_upsample(k) && same;
 		CHECK(same);
 		if (same)
-			fprintf(stderr, "%s: bit-exact with scalar at %zu sizes\n", k->name, N_SIZES);
+			fprintf(stderr, "%s: bit-exact with scalar at %zu sizes, damped by shift and by "
+				"multiplier, and in %d random step rows\n", k->name, N_SIZES, rows);
 		tested++;
 	}
 	/* A build with fast paths has one this CPU runs: x86-64 always has

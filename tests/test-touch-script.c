@@ -115,7 +115,7 @@ static void test_load_file(void)
 static void test_play_through_gestures(void)
 {
 	struct ripple *r = ripple_create(60, 40);
-	struct gesture *g = gesture_create(r, 1, 50);
+	struct gesture *g = gesture_create(r);
 	struct touch_script *s = NULL;
 	char err[256];
 	const char *text = "2 down 0 10 10\n4 move 0 20 10\n6 up 0\n6 down 1 30 30\n";
@@ -126,12 +126,13 @@ static void test_play_through_gestures(void)
 	CHECK(ripple_is_flat(r));
 	CHECK_EQ(touch_script_play(s, 3, g), 1);
 	h = ripple_heights(r);
-	CHECK_EQ(h[10 * 60 + 10], -50);
+	/* The gesture's stone until units are given: 3 cells, 64 deep. */
+	CHECK_EQ(h[10 * 60 + 10], -64);
 	CHECK_EQ(h[10 * 60 + 15], 0);
 	CHECK(gesture_slot_down(g, 0));
 	CHECK_EQ(touch_script_play(s, 4, g), 1);  /* the drag leaves a wake */
 	for (int x = 10; x <= 20; x++)
-		CHECK_EQ(h[10 * 60 + x], -50);
+		CHECK_EQ(h[10 * 60 + x], -64);
 	CHECK_EQ(touch_script_play(s, 100, g), 2);
 	CHECK(!gesture_slot_down(g, 0));
 	CHECK(gesture_slot_down(g, 1));

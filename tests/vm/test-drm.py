@@ -3,11 +3,13 @@
 
 Checks, grouped into three boots:
   bochs-display   default run at the preferred 1280x800 looks like the
-                  headless render; SIGTERM exits 0 within 1 s and the
-                  picture goes away; --mode 1024x768 is honoured; --mode
-                  123x45 fails listing the modes; --rain 600 moves.
-  virtio-gpu-pci  default run, --rain 600 moves (only presented frames reach
-                  the screendump there), SIGTERM.
+                  headless render and logs the screen's physical size as
+                  the connector gives it; SIGTERM exits 0 within 1 s and
+                  the picture goes away; --mode 1024x768 is honoured; --mode
+                  123x45 fails listing the modes; --screen-mm 600x340 wins
+                  over the connector; --rain 600 moves.
+  virtio-gpu-pci  default run and its physical size, --rain 600 moves (only
+                  presented frames reach the screendump there), SIGTERM.
   virtio-gpu-pci,max_outputs=2  both heads show water; --connector picks one.
 
 The binary: $RIPPLE_KIOSK, else $top_builddir/src/ripple-kiosk.
@@ -76,6 +78,83 @@ def default_run(vm, label, **dump):
     if ok:
         looks_like(img, REF[(1280, 800)], label)
     return img
+
+
+def edid_mm(vm, connector="Virtual-1"):
+    """The physical size the guest's kernel gives the connector
+    (drmModeConnector.mmWidth/mmHeight): the EDID's bytes 21-22, the screen's
+    size in cm, times 10 (drm_add_display_info). QEMU 7.2's EDID says 32x20
+    cm; its detailed timing says 325x203 mm, which the connector does not
+    report. None without an EDID or a size in it."""
+    rc, out = vm.run("od -A n -t u1 -j 21 -N 2 /sys/class/drm/card*-%s/edid" % connector,
+                     check=False)
+    cm = out.split()
+    if rc != 0 or len(cm) != 2 or not all(v.isdigit() and int(v) > 0 for v in cm):
+        return None, "EDID of %s, bytes 21-22: rc=%d %r" % (connector, rc, out)
+    return (int(cm[0]) * 10, int(cm[1]) * 10), "EDID of %s: %sx%s cm" % ((connector,) + tuple(cm))
+
+
+MM_LINE = r"(\d+)x(\d+) mm \(from %s\)"
+
+
+def mm_from(log, source):
+    """(w, h) from the log's 'WxH mm (from SOURCE)' line, else None."""
+    m = re.search(MM_LINE % re.escape(source), log)
+    return (int(m.group(1)), int(m.group(2))) if m else None
+
+
+def mm_str(size):
+    return "%dx%d mm" % size if size else "no such line"
+
+
+def mm_lines(log):
+    """The log's lines about a size in mm, to show when a check fails."""
+    found = [line for line in log.splitlines() if re.search(r"\d+x\d+ mm\b", line)]
+    return "\n".join(found) if found else "(no line with 'WxH mm' at all)"
+
+
+def wait_log(vm, name, regex, timeout):
+    """The named program's log once it matches regex, or it exited, or timeout."""
+    deadline = time.monotonic() + timeout
+    while True:
+        log = vm.log(name)
+        if re.search(regex, log) or not vm.running(name) or time.monotonic() >= deadline:
+            return log
+        time.sleep(0.5)
+
+
+def connector_mm_logged(vm, label):
+    """The program is running with no size option: it logs the size the
+    connector reports, 'WxH mm (from the connector)', the same as the guest
+    reads. Returns that size (None if the guest has none)."""
+    want, why = edid_mm(vm)
+    if not t.check(want is not None, "%s: the guest reads the screen's size in its EDID" % label,
+                   why):
+        return None
+    log = wait_log(vm, "rk", MM_LINE % "the connector", 10)
+    got = mm_from(log, "the connector")
+    t.check(got == want, "%s: the log says %dx%d mm (from the connector)" % ((label,) + want),
+            "%s\nexpected '%dx%d mm (from the connector)', got %s; its mm lines:\n%s\n"
+            "the whole log:\n%s" % ((why,) + want + (mm_str(got), mm_lines(log), log)))
+    return want
+
+
+def screen_mm_option(vm, label):
+    """--screen-mm gives the size instead of the connector."""
+    vm.start("rk", "ripple-kiosk", "--screen-mm", "600x340")
+    log = wait_log(vm, "rk", MM_LINE % "--screen-mm", FIRST_FRAME_S)
+    running = vm.running("rk")
+    got = mm_from(log, "--screen-mm")
+    t.check(got == (600, 340), "%s: --screen-mm 600x340: the log says 600x340 mm "
+            "(from --screen-mm)" % label,
+            "%s; got %s; its mm lines:\n%s\nthe whole log:\n%s"
+            % ("still running" if running else "it exited", mm_str(got), mm_lines(log), log))
+    t.check(mm_from(log, "the connector") is None,
+            "%s: --screen-mm 600x340: ... and not the connector's" % label, mm_lines(log))
+    if running:
+        vm.stop("rk", "TERM", 10)
+    else:
+        vm.wait("rk", 5)
 
 
 def sigterm(vm, label, running_img, **dump):
@@ -188,13 +267,19 @@ with rkvm.boot(devices=["bochs-display"], programs=[(prog, "/usr/local/bin/rippl
                extra_files={"/tmp/stripes.ppm": STRIPES}) as vm:
     print("# boot: %.1f s" % vm.boot_seconds, flush=True)
     running = default_run(vm, "bochs")
+    bochs_mm = connector_mm_logged(vm, "bochs")
     sigterm(vm, "bochs", running)
 
-    vm.start("rk", "ripple-kiosk", "--mode", "1024x768")
+    # With the debug lines: the DRM backend's own reading of the connector.
+    vm.start("rk", "env", "RIPPLE_KIOSK_DEBUG=1", "ripple-kiosk", "--mode", "1024x768")
     img = wait_picture(vm, "rk", (1024, 768), "bochs-1024x768")
     if t.check(img.size == (1024, 768), "bochs: --mode 1024x768 is honoured",
                "screen is %dx%d\n%s" % (img.size + (vm.log("rk"),))):
         looks_like(img, REF[(1024, 768)], "bochs 1024x768")
+    if bochs_mm:
+        debug = "output Virtual-1: the connector reports %dx%d mm" % bochs_mm
+        t.check(debug in vm.log("rk"), "bochs: RIPPLE_KIOSK_DEBUG logs '%s'" % debug,
+                vm.log("rk"))
     vm.stop("rk", "TERM", 10)
 
     vm.start("rk", "ripple-kiosk", "--mode", "123x45")
@@ -203,6 +288,8 @@ with rkvm.boot(devices=["bochs-display"], programs=[(prog, "/usr/local/bin/rippl
     t.check(rc not in (0, None), "bochs: --mode 123x45 exits non-zero", "rc=%s" % rc)
     t.check("123x45" in log and "1280x800" in log and "1024x768" in log,
             "bochs: --mode 123x45 names the mode and lists the available ones", log)
+
+    screen_mm_option(vm, "bochs")
 
     rain_moves(vm, "bochs", (1280, 800))
     stone_moves_only_there(vm, "bochs", (1280, 800))
@@ -213,6 +300,7 @@ with rkvm.boot(devices=["bochs-display"], programs=[(prog, "/usr/local/bin/rippl
 with rkvm.boot(devices=["virtio-gpu-pci"], programs=[(prog, "/usr/local/bin/ripple-kiosk")]) as vm:
     print("# boot: %.1f s" % vm.boot_seconds, flush=True)
     running = default_run(vm, "virtio-gpu")
+    connector_mm_logged(vm, "virtio-gpu")
     sigterm(vm, "virtio-gpu", running)
     rain_moves(vm, "virtio-gpu", (1280, 800))
     stone_moves_only_there(vm, "virtio-gpu", (1280, 800))

@@ -1,0 +1,76 @@
+/*
+ * The water in the visitor's units. Everything a visitor sees is set in
+ * millimetres and seconds on the panel (wave speed, how long a ring lasts,
+ * a fingertip's size, how far the picture bends); this turns it, for one
+ * screen of known pixels and millimetres, into what the engine counts in:
+ * cells, steps, heights and shifts.
+ */
+#ifndef WATER_UNITS_H
+#define WATER_UNITS_H
+
+#include <stddef.h>
+
+struct options;
+
+/* A screen whose size is unknown or absurd is taken to be this diagonal,
+ * with square pixels: a common desktop panel. */
+#define SCREEN_DEFAULT_DIAGONAL_MM 609.6   /* 24 inches */
+/* What counts as a real screen (else the default is used). */
+#define SCREEN_MM_MIN 20
+#define SCREEN_MM_MAX 10000
+#define SCREEN_PX_MM_MIN 0.02   /* a pixel finer than this is not a panel's */
+#define SCREEN_PX_MM_MAX 10.0
+#define SCREEN_PIXEL_ASPECT_MAX 1.5  /* mm per pixel across vs down */
+
+enum screen_mm_source {
+	SCREEN_MM_CONNECTOR,   /* the kernel's connector (EDID, panel driver) */
+	SCREEN_MM_OPTION,      /* --screen-mm */
+	SCREEN_MM_DEFAULT,     /* unknown or absurd: SCREEN_DEFAULT_DIAGONAL_MM */
+};
+
+struct water_units {
+	/* the screen, as the viewer sees it (after --rotate) */
+	int width, height;           /* logical pixels */
+	int mm_width, mm_height;
+	enum screen_mm_source source;
+	double px_mm;                /* mm per pixel */
+
+	/* the grid: a cell is scale x scale pixels */
+	int scale;
+	int sim_width, sim_height;   /* cells; scale * sim >= the pixels */
+	double cell_mm;
+
+	/* time */
+	int steps_per_second;
+	int damping_shift;           /* > 0: the seeds' shift damping */
+	int damping_mul;             /* else this multiplier (ripple_set_damping_mul) */
+	double wave_speed_mm_s;      /* what the grid and step rate give */
+
+	/* heights: the render shift, and how many height units a mm is */
+	int refraction_shift;
+	double units_per_mm;
+	double cells_per_mm;
+};
+
+/*
+ * The units for a screen of width x height logical pixels whose connector
+ * says mm_width x mm_height (0: unknown), in the same orientation. The
+ * options' physical settings, and their seeds'-units overrides (a forced
+ * --sim-scale, --steps-per-second, --damping, --refraction), decide.
+ * Never fails: what can't be honoured is clamped (say so with
+ * water_units_describe()).
+ */
+void water_units_compute(const struct options *o, int width, int height, int mm_width,
+			 int mm_height, struct water_units *u);
+
+/* "600x340 mm (from the connector)" and the like. */
+const char *water_units_source_name(enum screen_mm_source source);
+/* One line for the log: screen size and where it came from, grid, rate. */
+void water_units_describe(const struct water_units *u, char *buf, size_t len);
+
+/* Millimetres on the screen to 1/RIPPLE_SUBCELL cells, and mm of height to
+ * height units, clamped to what the engine takes. */
+long long water_units_radius(const struct water_units *u, double mm);
+int water_units_depth(const struct water_units *u, double mm);
+
+#endif
