@@ -65,7 +65,6 @@ struct kiosk {
 	struct render_params params;
 	struct water_units units;  /* the look in cells, steps and heights */
 	int mm_width, mm_height;   /* the connector's, logical orientation; 0: unknown */
-	int steps_per_second;
 	int width, height;         /* the logical size touches are given in */
 	struct image *source;      /* the picture as decoded; NULL: the built-in one */
 	enum image_fit fit;
@@ -394,7 +393,6 @@ int kiosk_create(const struct options *o, int width, int height, int mm_width, i
 	k->height = height;
 	k->mm_width = mm_width;
 	k->mm_height = mm_height;
-	k->units = u;
 
 	k->ripple = ripple_create(u.sim_width, u.sim_height);
 	if (!k->ripple) {
@@ -427,7 +425,6 @@ int kiosk_create(const struct options *o, int width, int height, int mm_width, i
 		goto fail;
 	}
 
-	k->steps_per_second = u.steps_per_second;
 	apply_settings(k, o, &u);
 	/* The first output's view now: the first frame need not wait for
 	 * the picture to be scaled. */
@@ -582,7 +579,7 @@ int kiosk_advance(struct kiosk *k, uint64_t now_ns)
 		return 0;
 	k->now_ns = now_ns;
 	follow_visitors(k, now_ns);
-	due = clock_ticks(now_ns - k->t0, (unsigned)k->steps_per_second);
+	due = clock_ticks(now_ns - k->t0, (unsigned)k->units.steps_per_second);
 	/* After a stall (VT switched away, a hiccup) the water does not race
 	 * to catch up; it resumes at its normal pace. */
 	if (due > k->steps_done + KIOSK_MAX_CATCHUP_STEPS)
@@ -652,12 +649,10 @@ static void view_resample(struct kiosk *k, struct view *v)
 		/* The last pass only as far as the screen reaches. */
 		j.y1 = v->levels == 0 || last ? v->height : v->level[i].height;
 		j.bands = bands_for(k, j.y1);
-		if (j.bands > 1) {
+		if (j.bands > 1)
 			workers_run(k->workers, resample_job, &j);
-		} else {
-			j.bands = 1;
+		else
 			resample_job(&j, 0, 1);
-		}
 	}
 }
 
@@ -727,7 +722,7 @@ uint64_t kiosk_next_wake_ns(const struct kiosk *k)
 	if (!k->clock_started)
 		return 0;
 	if (kiosk_busy(k))
-		wake = k->t0 + clock_tick_ns(next, (unsigned)k->steps_per_second);
+		wake = k->t0 + clock_tick_ns(next, (unsigned)k->units.steps_per_second);
 	if (k->attract_s > 0 && !k->attracting && !k->dark &&
 	    (wake == 0 || attract_at(k) < wake))
 		wake = attract_at(k);
@@ -776,9 +771,9 @@ int kiosk_reconfigure(struct kiosk *k, const struct options *o)
 		k->source = source;
 	}
 	load_obstacles(o, k->ripple, true);
-	if (u.steps_per_second != k->steps_per_second) {
-		/* The step clock starts over at the new rate from now. */
-		k->steps_per_second = u.steps_per_second;
+	if (u.steps_per_second != k->units.steps_per_second) {
+		/* The step clock starts over at the new rate from now (the
+		 * new units are taken below). */
 		k->t0 = k->now_ns;
 		k->steps_done = 0;
 		rain_set_steps_per_second(k->rain, u.steps_per_second);

@@ -151,7 +151,7 @@ void water_units_compute(const struct options *o, int width, int height, int mm_
 	u->units_per_mm = (double)(1 << u->refraction_shift) / mm_per_unit_at_shift0;
 }
 
-const char *water_units_source_name(enum screen_mm_source source)
+static const char *source_name(enum screen_mm_source source)
 {
 	switch (source) {
 	case SCREEN_MM_CONNECTOR:
@@ -168,7 +168,7 @@ void water_units_describe(const struct water_units *u, char *buf, size_t len)
 	snprintf(buf, len,
 		 "screen %dx%d px, %dx%d mm (%s); water %dx%d cells of %.2f mm, "
 		 "%d steps/s, waves %.0f mm/s; heights >> %d, %.0f a mm",
-		 u->width, u->height, u->mm_width, u->mm_height, water_units_source_name(u->source),
+		 u->width, u->height, u->mm_width, u->mm_height, source_name(u->source),
 		 u->sim_width, u->sim_height, u->cell_mm, u->steps_per_second, u->wave_speed_mm_s,
 		 u->refraction_shift, u->units_per_mm);
 }

@@ -63,9 +63,8 @@ struct water_units {
 void water_units_compute(const struct options *o, int width, int height, int mm_width,
 			 int mm_height, struct water_units *u);
 
-/* "600x340 mm (from the connector)" and the like. */
-const char *water_units_source_name(enum screen_mm_source source);
-/* One line for the log: screen size and where it came from, grid, rate. */
+/* One line for the log: the screen's size and where it came from ("600x340
+ * mm (from the connector)"), the grid, the step rate, the heights. */
 void water_units_describe(const struct water_units *u, char *buf, size_t len);
 
 /* Millimetres on the screen to 1/RIPPLE_SUBCELL cells, and mm of height to
