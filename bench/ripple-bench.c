@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <math.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +31,20 @@
  * whole surface is choppy. */
 #define CHOPPY_RAIN_PER_M2_MINUTE 3000
 #define PREFILL_S 3
+/*
+ * --seeds: the workload the seeds' own loops get, and this benchmark gave
+ * the kiosk before the look was in mm: a full-size grid, one step a frame,
+ * damping >> 5, refraction >> 2, and 3.3 stones a step of radius 2..4
+ * cells and depth 48..96 after 60 steps of them. With 1 mm a pixel and
+ * 2 mm of water over the picture, a mm is a cell and a height unit.
+ */
+#define SEEDS_PREFILL_FRAMES 60
+#define SEEDS_DAMPING 5
+#define SEEDS_REFRACTION 2
+#define SEEDS_DEPTH_MM 2.0
+#define SEEDS_STONE_RADIUS 4
+#define SEEDS_STONE_WEIGHT 96
+#define SEEDS_STONES_PER_STEP_X60 200  /* 3.33 a step: 6000 a minute at 30 steps/s */
 #define DEFAULT_REFRESH_HZ 60
 
 enum mode { MODE_KIOSK, MODE_SEED_O2, MODE_SEED_NATIVE, MODE_FLOOR };
@@ -41,7 +56,7 @@ struct bench {
 	enum pixel_format format;
 	const char *impl;
 	enum mode mode;
-	bool calm, idle;
+	bool calm, idle, seeds;
 };
 
 static int cmp_u64(const void *a, const void *b)
@@ -74,7 +89,10 @@ static void usage(FILE *f)
 "  --floor         memcpy as many bytes as a frame must move: two height planes and\n"
 "                  the picture read, a plane and the output written (14 bytes a pixel\n"
 "                  at xrgb8888, about 30 MB at 1920x1080) -- the memory floor\n"
-"  --idle          let calm rows and flat water be skipped, as the kiosk does\n");
+"  --idle          let calm rows and flat water be skipped, as the kiosk does\n"
+"  --seeds         the seeds' workload: full-size grid, one step a frame, damping\n"
+"                  >> 5, refraction >> 2, stones of 4 cells and 96 deep (the table\n"
+"                  against their own loops)\n");
 }
 
 static int parse_args(struct bench *b, int argc, char **argv)
@@ -91,6 +109,7 @@ static int parse_args(struct bench *b, int argc, char **argv)
 		{ "screen-mm", required_argument, NULL, 'm' },
 		{ "water", required_argument, NULL, 'w' },
 		{ "idle", no_argument, NULL, 'I' },
+		{ "seeds", no_argument, NULL, 'E' },
 		{ "floor", no_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -145,6 +164,9 @@ static int parse_args(struct bench *b, int argc, char **argv)
 				goto bad;
 			b->calm = strcmp(optarg, "calm") == 0;
 			break;
+		case 'E':
+			b->seeds = true;
+			break;
 		case 'I':
 			b->idle = true;
 			break;
@@ -167,6 +189,18 @@ static int parse_args(struct bench *b, int argc, char **argv)
 		b->mode = MODE_SEED_O2;
 	else if (strcmp(b->impl, "seed-native") == 0)
 		b->mode = MODE_SEED_NATIVE;
+	/* The seeds' own loops run their workload: say so in the line. */
+	if (b->mode == MODE_SEED_O2 || b->mode == MODE_SEED_NATIVE)
+		b->seeds = true;
+	if (b->seeds) {
+		if (b->sim_scale == 0)
+			b->sim_scale = 1;
+		if (b->steps_per_second == 0)
+			b->steps_per_second = b->refresh_hz;
+		/* 1 mm a pixel */
+		b->mm_width = b->width;
+		b->mm_height = b->height;
+	}
 	return 0;
 bad:
 	fprintf(stderr, "ripple-bench: bad value '%s' for --%s\n", optarg, opts[which].name);
@@ -239,7 +273,7 @@ static int run_seed(const struct bench *b, uint64_t *t_step, uint64_t *t_render,
 	}
 	for (size_t i = 0; i < n; i++)
 		src[i] = 0xff000000u | (uint32_t)(i * 2654435761u);
-	for (int f = -PREFILL_S * b->refresh_hz; f < b->frames; f++) {
+	for (int f = -SEEDS_PREFILL_FRAMES; f < b->frames; f++) {
 		uint64_t t0, t1, t2;
 
 		/* the seeds' stone: a disc set to -weight, away from the edges */
@@ -290,6 +324,17 @@ static int run_kiosk(const struct bench *b, uint64_t *t_step, uint64_t *t_render
 	o.screen_mm_height = b->mm_height;
 	o.rain = b->calm ? 0 : CHOPPY_RAIN_PER_M2_MINUTE;
 	o.attract_s = 0;
+	if (b->seeds) {
+		const double m2 = (double)b->mm_width * b->mm_height / 1e6;
+
+		o.damping = SEEDS_DAMPING;
+		o.shift = SEEDS_REFRACTION;
+		o.depth_mm = SEEDS_DEPTH_MM;
+		o.stone_radius_mm = SEEDS_STONE_RADIUS;
+		o.stone_weight_mm = SEEDS_STONE_WEIGHT;
+		o.rain_drop_mm = SEEDS_STONE_RADIUS;
+		o.rain = b->calm ? 0 : (int)lround(SEEDS_STONES_PER_STEP_X60 * b->refresh_hz / m2);
+	}
 	ret = kiosk_create(&o, b->width, b->height, 0, 0, &k);
 	if (ret < 0)
 		return ret;
@@ -315,7 +360,8 @@ static int run_kiosk(const struct bench *b, uint64_t *t_step, uint64_t *t_render
 	uint64_t shown = 0;
 	bool showing = false;
 
-	for (int f = -PREFILL_S * b->refresh_hz; f < b->frames; f++) {
+	for (int f = b->seeds ? -SEEDS_PREFILL_FRAMES : -PREFILL_S * b->refresh_hz; f < b->frames;
+	     f++) {
 		uint64_t t0, t1, t2;
 
 		clock += period;

@@ -28,8 +28,9 @@ run() {
 	echo "$best" | tee -a "$out"
 }
 echo "# $(uname -m), $(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2- | sed 's/^ //'), $cpus CPUs"
-# The seeds' way: a full-size grid, one step a 60 Hz frame.
-seeds="--sim-scale 1 --steps-per-second 60"
+# The seeds' way: a full-size grid, one step a 60 Hz frame, their damping,
+# refraction and stones (ripple-bench --help).
+seeds="--seeds"
 panel="--screen-mm 1210x680"   # a 55-inch panel
 run --size 1920x1080 --frames "$frames" --floor
 run --size 1920x1080 --frames "$frames" --impl seed-o2
@@ -44,7 +45,7 @@ run --size 960x540 --frames "$frames" --threads 1 $seeds
 run --size 3840x2160 --frames "$frames" --threads 1 $seeds
 run --size 3840x2160 --frames "$frames" --threads "$cpus" $seeds
 run --size 3840x2160 --frames "$frames" --threads "$cpus" --water calm $seeds
-run --size 1920x1080 --frames "$frames" --threads 1 --sim-scale 2 --steps-per-second 60
+run --size 1920x1080 --frames "$frames" --threads 1 --sim-scale 2 $seeds
 # The kiosk's defaults, on the default screen and on a 55-inch panel, and the
 # same look (same wave speed and lifetime) on a full-size grid.
 run --size 1920x1080 --frames "$frames" --threads 1
