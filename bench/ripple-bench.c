@@ -13,17 +13,17 @@
 #include <string.h>
 #include <time.h>
 
-#include "bigmem.h"
-#include "clock.h"
-#include "kiosk.h"
-#include "options.h"
-#include "parse.h"
-#include "pixel.h"
-#include "render.h"
-#include "ripple.h"
+#include "base/bigmem.h"
+#include "base/clock.h"
+#include "service/kiosk.h"
+#include "service/options.h"
+#include "base/parse.h"
+#include "water/pixel.h"
+#include "water/render.h"
+#include "water/ripple.h"
 #include "seed.h"
-#include "simd.h"
-#include "water-units.h"
+#include "water/simd.h"
+#include "water/units.h"
 
 #define MAX_FRAMES 100000
 #define WARMUP_FRAMES 5

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "image.h"
+#include "image/image.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -24,8 +24,8 @@ H
 "$cc" -std=gnu11 -O2 -Wall -Wextra -Wno-unused-parameter -static -pthread \
 	-include "$tmp/config.h" -I"$tmp" -I"$src/src" -I"$src/tests" \
 	-o "$tmp/test-simd-neon" \
-	"$src/tests/test-simd.c" "$src/src/ripple.c" "$src/src/bigmem.c" "$src/src/render.c" "$src/src/pixel.c" \
-	"$src/src/simd.c" "$src/src/log.c" "$src/src/ripple-neon.c" || exit 1
+	"$src/tests/test-simd.c" "$src/src/water/ripple.c" "$src/src/base/bigmem.c" "$src/src/water/render.c" "$src/src/water/pixel.c" \
+	"$src/src/water/simd.c" "$src/src/base/log.c" "$src/src/water/kernels-neon.c" || exit 1
 out=$("$qemu" "$tmp/test-simd-neon" 2>&1)
 rc=$?
 echo "$out"

@@ -8,9 +8,9 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "config-file.h"
-#include "file.h"
-#include "options.h"
+#include "service/config-file.h"
+#include "base/file.h"
+#include "service/options.h"
 
 #define NAME "test.conf"
 #define CAPTURE_MAX 16384

@@ -20,7 +20,7 @@
 #include <jpeglib.h>
 #endif
 
-#include "image.h"
+#include "image/image.h"
 
 #define EXIT_SKIP 77
 #define ERR_LEN 256

@@ -23,10 +23,10 @@
 
 #include "check.h"
 #include "evemu.h"
-#include "gesture.h"
-#include "input.h"
-#include "options.h"
-#include "ripple.h"
+#include "water/gesture.h"
+#include "input/input.h"
+#include "service/options.h"
+#include "water/ripple.h"
 
 #define MAX_SEEN 4096
 /* The Nexus 4's 0..1500 x 0..2500 is 1501 x 2501 units: ten per cell. */

@@ -8,10 +8,10 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "gesture.h"
-#include "kiosk.h"
-#include "options.h"
-#include "ripple.h"
+#include "water/gesture.h"
+#include "service/kiosk.h"
+#include "service/options.h"
+#include "water/ripple.h"
 
 #define SEC 1000000000ull
 

@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "check.h"
-#include "options.h"
-#include "parse.h"
+#include "service/options.h"
+#include "base/parse.h"
 
 static void test_int(void)
 {

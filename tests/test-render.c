@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "check.h"
-#include "pixel.h"
-#include "render.h"
+#include "water/pixel.h"
+#include "water/render.h"
 
 #define W 37
 #define H 23

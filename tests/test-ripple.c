@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "ripple.h"
+#include "water/ripple.h"
 
 static int16_t at(const struct ripple *r, int x, int y)
 {

@@ -6,10 +6,10 @@
 #include <string.h>
 
 #include "check.h"
-#include "kernels.h"
-#include "render.h"
-#include "ripple.h"
-#include "simd.h"
+#include "water/kernels.h"
+#include "water/render.h"
+#include "water/ripple.h"
+#include "water/simd.h"
 
 /* Every fast path against the scalar reference, bit for bit: heights after
  * thousands of random steps with stones and obstacles, and pixels of every

@@ -1,0 +1,175 @@
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/parse.h"
+
+#define MODE_MAX_DIMENSION 16384
+#define MODE_MAX_HZ 1000
+
+static int parse_long(const char *s, const char **end, long *out)
+{
+	char *e;
+	long v;
+
+	/* strtol skips leading blanks and takes a sign; neither is a number
+	 * here except '-' which the range check then judges. */
+	if (!s || !*s || isspace((unsigned char)*s) || *s == '+')
+		return -EINVAL;
+	errno = 0;
+	v = strtol(s, &e, 10);
+	if (e == s)
+		return -EINVAL;
+	if (errno == ERANGE)
+		return -ERANGE;
+	*end = e;
+	*out = v;
+	return 0;
+}
+
+int parse_int(const char *s, int lo, int hi, int *out)
+{
+	const char *end;
+	long v;
+	int ret = parse_long(s, &end, &v);
+
+	if (ret < 0)
+		return ret;
+	if (*end)
+		return -EINVAL;
+	if (v < lo || v > hi)
+		return -ERANGE;
+	*out = (int)v;
+	return 0;
+}
+
+int parse_u64(const char *s, uint64_t *out)
+{
+	char *e;
+	unsigned long long v;
+
+	if (!s || !isdigit((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &e, 10);
+	if (*e)
+		return -EINVAL;
+	if (errno == ERANGE)
+		return -ERANGE;
+	*out = v;
+	return 0;
+}
+
+static int parse_dims(const char *s, int lo, int hi, int *w, int *h, const char **rest)
+{
+	const char *end;
+	long a, b;
+	int ret;
+
+	ret = parse_long(s, &end, &a);
+	if (ret < 0)
+		return ret;
+	if (*end != 'x' || end[1] == '-')
+		return -EINVAL;
+	ret = parse_long(end + 1, &end, &b);
+	if (ret < 0)
+		return ret;
+	if (a < lo || a > hi || b < lo || b > hi)
+		return -ERANGE;
+	*w = (int)a;
+	*h = (int)b;
+	*rest = end;
+	return 0;
+}
+
+int parse_double(const char *s, double lo, double hi, double *out)
+{
+	const char *p = s;
+	char *end;
+	double v;
+
+	/* strtod would also take "1e3", "0x10", "inf" and the locale's
+	 * decimal separator: a settings file wants plain numbers. */
+	if (*p == '-' || *p == '+')
+		p++;
+	if (!(*p >= '0' && *p <= '9') && !(*p == '.' && p[1] >= '0' && p[1] <= '9'))
+		return -EINVAL;
+	for (; *p; p++)
+		if (!((*p >= '0' && *p <= '9') || *p == '.'))
+			return -EINVAL;
+	errno = 0;
+	v = strtod(s, &end);
+	if (*end || errno)
+		return -EINVAL;
+	if (!(v >= lo && v <= hi))
+		return -ERANGE;
+	*out = v;
+	return 0;
+}
+
+int parse_size(const char *s, int lo, int hi, int *w, int *h)
+{
+	const char *rest;
+	int ret = parse_dims(s, lo, hi, w, h, &rest);
+
+	if (ret < 0)
+		return ret;
+	return *rest ? -EINVAL : 0;
+}
+
+int parse_mode(const char *s, int *w, int *h, int *hz)
+{
+	const char *rest;
+	int ret = parse_dims(s, 1, MODE_MAX_DIMENSION, w, h, &rest);
+
+	if (ret < 0)
+		return ret;
+	*hz = 0;
+	if (*rest == '\0')
+		return 0;
+	if (*rest != '@')
+		return -EINVAL;
+	return parse_int(rest + 1, 1, MODE_MAX_HZ, hz);
+}
+
+#define MINUTES_PER_HOUR 60
+#define HOURS_PER_DAY 24
+
+/* "HH:MM" with two digits each. */
+static int parse_clock(const char *s, int *minutes)
+{
+	int h, m;
+
+	if (!isdigit((unsigned char)s[0]) || !isdigit((unsigned char)s[1]) || s[2] != ':' ||
+	    !isdigit((unsigned char)s[3]) || !isdigit((unsigned char)s[4]))
+		return -EINVAL;
+	h = (s[0] - '0') * 10 + (s[1] - '0');
+	m = (s[3] - '0') * 10 + (s[4] - '0');
+	if (h >= HOURS_PER_DAY || m >= MINUTES_PER_HOUR)
+		return -ERANGE;
+	*minutes = h * MINUTES_PER_HOUR + m;
+	return 0;
+}
+
+int parse_hours(const char *s, int *open_min, int *close_min)
+{
+	int a, b, ret;
+
+	if (!s || strlen(s) != 11 || s[5] != '-')
+		return -EINVAL;
+	ret = parse_clock(s, &a);
+	if (ret < 0)
+		return ret;
+	ret = parse_clock(s + 6, &b);
+	if (ret < 0)
+		return ret;
+	if (a == b)
+		return -EINVAL;
+	*open_min = a;
+	*close_min = b;
+	return 0;
+}

@@ -1,0 +1,63 @@
+/* Output backends (headless PNG frames, DRM/KMS) behind a small ops table. */
+#ifndef DISPLAY_H
+#define DISPLAY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "water/render.h"
+
+#define DISPLAY_NAME_MAX 32
+
+struct display_output_info {
+	char name[DISPLAY_NAME_MAX];  /* e.g. "HDMI-A-1", "headless-0" */
+	int width;
+	int height;
+	int refresh_mhz;              /* 60000 for 60 Hz */
+	/* The screen's physical size in millimetres, as the connector reports
+	 * it (EDID or the panel driver), in the orientation it is scanned out
+	 * (width goes with width, not rotated); 0 when unknown, as projectors,
+	 * some TVs and virtual GPUs without EDID report. Lets the water be
+	 * sized in millimetres on the real glass. */
+	int mm_width, mm_height;
+	enum pixel_format format;
+	/* Changes when the output lost its picture (set up again after a VT
+	 * switch, say): whatever it showed must be drawn again. */
+	uint64_t serial;
+	/* Frames that reached the screen: modesets done and flips completed. */
+	uint64_t presented;
+};
+
+struct display;
+
+struct display_ops {
+	void (*destroy)(struct display *d);
+	/* fd to poll for backend events (page flips, hotplug), or -1. */
+	int (*get_fd)(struct display *d);
+	/* Called when get_fd() is readable. 0 or negative errno. */
+	int (*dispatch)(struct display *d);
+	int (*output_count)(struct display *d);
+	/* 0 or -ENOENT. */
+	int (*output_info)(struct display *d, int idx, struct display_output_info *info);
+	/* The buffer to render the next frame of output idx into.
+	 * -EBUSY while the previous frame is still being presented. */
+	int (*acquire)(struct display *d, int idx, struct render_target *target);
+	/* Show what was rendered into the acquired buffer; frame counts from 0. */
+	int (*present)(struct display *d, int idx, uint64_t frame);
+};
+
+/* Every backend's struct begins with this. */
+struct display {
+	const struct display_ops *ops;
+	const char *backend_name;
+	/* For the start-up line: "/dev/dri/card0 (bochs-drm)". */
+	char description[128];
+};
+
+static inline void display_destroy(struct display *d)
+{
+	if (d)
+		d->ops->destroy(d);
+}
+
+#endif

@@ -1,0 +1,14 @@
+# display: where frames go, behind the ops table of display.h -- headless
+# PNG frames, and DRM/KMS (device discovery, modes, dumb buffers and page
+# flips, the VT). libdrm.
+noinst_LIBRARIES += src/display/librk-display.a
+src_display_librk_display_a_SOURCES = \
+	src/display/display.h \
+	src/display/headless.c src/display/headless.h
+src_display_librk_display_a_CFLAGS = $(AM_CFLAGS) $(DRM_CFLAGS)
+if HAVE_DRM
+src_display_librk_display_a_SOURCES += \
+	src/display/drm.c src/display/drm.h \
+	src/display/vt.c src/display/vt.h
+endif
+DISPLAY_LIBS = src/display/librk-display.a $(DRM_LIBS)

@@ -1,0 +1,7 @@
+# image: pictures in and out -- PNG, JPEG and PPM decoding, scaling to a
+# screen, the built-in pool picture, PNG writing. libpng, libjpeg, pixman.
+noinst_LIBRARIES += src/image/librk-image.a
+src_image_librk_image_a_SOURCES = \
+	src/image/image.c src/image/image.h
+src_image_librk_image_a_CFLAGS = $(AM_CFLAGS) $(PNG_CFLAGS) $(JPEG_CFLAGS) $(PIXMAN_CFLAGS)
+IMAGE_LIBS = src/image/librk-image.a $(PNG_LIBS) $(JPEG_LIBS) $(PIXMAN_LIBS)

@@ -1,0 +1,136 @@
+#include "config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "input/touch-map.h"
+
+int touch_map_init(struct touch_map *m, int x_min, int x_max, int y_min, int y_max,
+		   const struct touch_transform *t, int phys_w, int phys_h,
+		   int water_w, int water_h)
+{
+	if (x_min >= x_max || y_min >= y_max)
+		return -EINVAL;
+	if (phys_w < 1 || phys_h < 1 || water_w < 1 || water_h < 1)
+		return -EINVAL;
+	if (t->rotation != 0 && t->rotation != 90 && t->rotation != 180 && t->rotation != 270)
+		return -EINVAL;
+	m->x_min = x_min;
+	m->x_max = x_max;
+	m->y_min = y_min;
+	m->y_max = y_max;
+	m->t = *t;
+	m->phys_w = phys_w;
+	m->phys_h = phys_h;
+	if (t->rotation == 90 || t->rotation == 270) {
+		m->log_w = phys_h;
+		m->log_h = phys_w;
+	} else {
+		m->log_w = phys_w;
+		m->log_h = phys_h;
+	}
+	m->water_w = water_w;
+	m->water_h = water_h;
+	return 0;
+}
+
+/* The centre of device unit v as a fraction of the axis: min..max
+ * inclusive covers [0, 1), like libinput's (max - min + 1) scale. */
+static double unit(int v, int lo, int hi)
+{
+	return ((double)v - (double)lo + 0.5) / ((double)hi - (double)lo + 1.0);
+}
+
+static int to_pixel(double f, int size)
+{
+	double p = floor(f * (double)size);
+
+	/* Out-of-range values (and NaN from a silly matrix) stay on screen. */
+	if (!(p >= 0.0))
+		return 0;
+	if (p > (double)(size - 1))
+		return size - 1;
+	return (int)p;
+}
+
+void touch_map_physical(const struct touch_map *m, int dx, int dy, int *px, int *py)
+{
+	double x = unit(dx, m->x_min, m->x_max);
+	double y = unit(dy, m->y_min, m->y_max);
+
+	if (m->t.invert_x)
+		x = 1.0 - x;
+	if (m->t.invert_y)
+		y = 1.0 - y;
+	if (m->t.has_matrix) {
+		const double *c = m->t.matrix;
+		double cx = c[0] * x + c[1] * y + c[2];
+		double cy = c[3] * x + c[4] * y + c[5];
+
+		x = cx;
+		y = cy;
+	}
+	*px = to_pixel(x, m->phys_w);
+	*py = to_pixel(y, m->phys_h);
+}
+
+/* Centres stay centres when the water has another size. */
+static int scale(int v, int from, int to)
+{
+	return (int)(((long long)(2 * v + 1) * to) / (2LL * from));
+}
+
+void touch_map_apply(const struct touch_map *m, int dx, int dy, int *wx, int *wy)
+{
+	int px, py, lx, ly;
+
+	touch_map_physical(m, dx, dy, &px, &py);
+	/* The renderer puts logical (x, y) at physical (H-1-y, x) for 90,
+	 * (W-1-x, H-1-y) for 180 and (y, W-1-x) for 270: undo that. */
+	switch (m->t.rotation) {
+	case 90:
+		lx = py;
+		ly = m->log_h - 1 - px;
+		break;
+	case 180:
+		lx = m->log_w - 1 - px;
+		ly = m->log_h - 1 - py;
+		break;
+	case 270:
+		lx = m->log_w - 1 - py;
+		ly = px;
+		break;
+	default:
+		lx = px;
+		ly = py;
+		break;
+	}
+	*wx = scale(lx, m->log_w, m->water_w);
+	*wy = scale(ly, m->log_h, m->water_h);
+}
+
+int touch_matrix_parse(const char *s, double matrix[TOUCH_MATRIX_LEN])
+{
+	const char *p = s;
+
+	for (int i = 0; i < TOUCH_MATRIX_LEN; i++) {
+		char *end;
+		double v;
+
+		while (*p == ' ' || *p == '\t')
+			p++;
+		errno = 0;
+		v = strtod(p, &end);
+		if (end == p || errno == ERANGE || !isfinite(v))
+			return -EINVAL;
+		/* Numbers are separated by blanks, not glued together. */
+		if (*end != '\0' && *end != ' ' && *end != '\t')
+			return -EINVAL;
+		matrix[i] = v;
+		p = end;
+	}
+	while (*p == ' ' || *p == '\t')
+		p++;
+	return *p == '\0' ? 0 : -EINVAL;
+}

@@ -1,0 +1,250 @@
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/file.h"
+#include "water/gesture.h"
+#include "base/parse.h"
+#include "input/touch-script.h"
+
+#define MAX_FIELDS 6
+#define MAX_FRAME 100000000
+
+struct touch_script {
+	struct touch_event *events;
+	size_t count;
+	size_t played;
+};
+
+static int fail(char *err, size_t errlen, const char *name, size_t line, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
+static int fail(char *err, size_t errlen, const char *name, size_t line, const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	snprintf(err, errlen, "%s:%zu: %s", name, line, msg);
+	return -EINVAL;
+}
+
+/* Split a line (NUL-terminated, comment removed) into blank-separated
+ * fields; returns how many, MAX_FIELDS + 1 meaning too many. */
+static int split(char *s, char **fields)
+{
+	int n = 0;
+
+	for (;;) {
+		while (*s && isspace((unsigned char)*s))
+			s++;
+		if (!*s)
+			return n;
+		if (n == MAX_FIELDS)
+			return MAX_FIELDS + 1;
+		fields[n++] = s;
+		while (*s && !isspace((unsigned char)*s))
+			s++;
+		if (*s)
+			*s++ = '\0';
+	}
+}
+
+static int parse_line(char *text, const char *name, size_t lineno, uint64_t last_frame,
+		      const bool *down, struct touch_event *ev, char *err, size_t errlen)
+{
+	char *f[MAX_FIELDS];
+	int n = split(text, f);
+	int frame, need;
+
+	if (n < 3)
+		return fail(err, errlen, name, lineno,
+			    "expected 'FRAME down|move|up FINGER [X Y]', got %d field%s",
+			    n, n == 1 ? "" : "s");
+	if (parse_int(f[0], 0, MAX_FRAME, &frame) < 0)
+		return fail(err, errlen, name, lineno,
+			    "frame '%s' is not a whole number from 0 to %d", f[0], MAX_FRAME);
+	if ((uint64_t)frame < last_frame)
+		return fail(err, errlen, name, lineno,
+			    "frame %d comes after frame %" PRIu64 "; frames must not go back",
+			    frame, last_frame);
+	if (strcmp(f[1], "down") == 0)
+		ev->action = TOUCH_DOWN;
+	else if (strcmp(f[1], "move") == 0)
+		ev->action = TOUCH_MOVE;
+	else if (strcmp(f[1], "up") == 0)
+		ev->action = TOUCH_UP;
+	else
+		return fail(err, errlen, name, lineno,
+			    "unknown action '%s', expected down, move or up", f[1]);
+	if (parse_int(f[2], 0, GESTURE_MAX_SLOTS - 1, &ev->finger) < 0)
+		return fail(err, errlen, name, lineno,
+			    "finger '%s' is not a number from 0 to %d", f[2], GESTURE_MAX_SLOTS - 1);
+
+	need = ev->action == TOUCH_UP ? 3 : 5;
+	if (n != need)
+		return fail(err, errlen, name, lineno, "'%s' takes %s, got %d field%s", f[1],
+			    need == 3 ? "FRAME up FINGER" : "FRAME ACTION FINGER X Y",
+			    n, n == 1 ? "" : "s");
+	ev->x = ev->y = 0;
+	if (need == 5) {
+		if (parse_int(f[3], -TOUCH_SCRIPT_MAX_COORD, TOUCH_SCRIPT_MAX_COORD, &ev->x) < 0 ||
+		    parse_int(f[4], -TOUCH_SCRIPT_MAX_COORD, TOUCH_SCRIPT_MAX_COORD, &ev->y) < 0)
+			return fail(err, errlen, name, lineno,
+				    "coordinates '%s %s' are not whole numbers within +-%d",
+				    f[3], f[4], TOUCH_SCRIPT_MAX_COORD);
+	}
+	if (ev->action == TOUCH_DOWN && down[ev->finger])
+		return fail(err, errlen, name, lineno, "finger %d is already down", ev->finger);
+	if (ev->action != TOUCH_DOWN && !down[ev->finger])
+		return fail(err, errlen, name, lineno, "finger %d is not down", ev->finger);
+	ev->frame = (uint64_t)frame;
+	return 0;
+}
+
+int touch_script_parse(const char *text, size_t len, const char *name,
+		       struct touch_script **out, char *err, size_t errlen)
+{
+	struct touch_script *s = NULL;
+	bool down[GESTURE_MAX_SLOTS] = { false };
+	uint64_t last_frame = 0;
+	size_t lineno = 0, cap = 0, pos = 0;
+	char *line = NULL;
+	int ret = -ENOMEM;
+
+	if (len > TOUCH_SCRIPT_MAX_BYTES) {
+		snprintf(err, errlen, "%s: larger than %u bytes", name, TOUCH_SCRIPT_MAX_BYTES);
+		return -EFBIG;
+	}
+	s = calloc(1, sizeof(*s));
+	line = malloc(len + 1);
+	if (!s || !line)
+		goto fail;
+
+	while (pos < len) {
+		size_t end = pos, n;
+		struct touch_event ev;
+		char *hash;
+
+		while (end < len && text[end] != '\n')
+			end++;
+		n = end - pos;
+		lineno++;
+		memcpy(line, text + pos, n);
+		line[n] = '\0';
+		pos = end + 1;
+
+		if (memchr(line, '\0', n)) {
+			ret = fail(err, errlen, name, lineno, "contains a NUL byte; not a text file");
+			goto fail;
+		}
+		hash = strchr(line, '#');
+		if (hash)
+			*hash = '\0';
+		if (line[strspn(line, " \t\r")] == '\0')
+			continue;
+
+		ret = parse_line(line, name, lineno, last_frame, down, &ev, err, errlen);
+		if (ret < 0)
+			goto fail;
+		down[ev.finger] = ev.action != TOUCH_UP;
+		last_frame = ev.frame;
+
+		if (s->count == cap) {
+			size_t ncap = cap ? cap * 2 : 64;
+			struct touch_event *ne = realloc(s->events, ncap * sizeof(*ne));
+
+			if (!ne) {
+				ret = -ENOMEM;
+				goto fail;
+			}
+			s->events = ne;
+			cap = ncap;
+		}
+		s->events[s->count++] = ev;
+	}
+	free(line);
+	*out = s;
+	return 0;
+
+fail:
+	if (ret == -ENOMEM)
+		snprintf(err, errlen, "%s: out of memory", name);
+	free(line);
+	touch_script_destroy(s);
+	return ret;
+}
+
+int touch_script_load(const char *path, struct touch_script **out, char *err, size_t errlen)
+{
+	char *buf = NULL, why[256];
+	size_t len = 0;
+	int ret;
+
+	ret = file_read_all(path, TOUCH_SCRIPT_MAX_BYTES, &buf, &len, why, sizeof(why));
+	if (ret < 0) {
+		snprintf(err, errlen, "%s: %s", path, why);
+		return ret;
+	}
+	ret = touch_script_parse(buf, len, path, out, err, errlen);
+	free(buf);
+	return ret;
+}
+
+void touch_script_destroy(struct touch_script *s)
+{
+	if (!s)
+		return;
+	free(s->events);
+	free(s);
+}
+
+size_t touch_script_count(const struct touch_script *s)
+{
+	return s->count;
+}
+
+const struct touch_event *touch_script_event(const struct touch_script *s, size_t i)
+{
+	return i < s->count ? &s->events[i] : NULL;
+}
+
+int touch_script_next_frame(const struct touch_script *s, uint64_t *frame)
+{
+	if (s->played >= s->count)
+		return -ENOENT;
+	*frame = s->events[s->played].frame;
+	return 0;
+}
+
+int touch_script_play(struct touch_script *s, uint64_t frame, struct gesture *g)
+{
+	int n = 0;
+
+	while (s->played < s->count && s->events[s->played].frame <= frame) {
+		const struct touch_event *ev = &s->events[s->played++];
+
+		switch (ev->action) {
+		case TOUCH_DOWN:
+			gesture_down(g, ev->finger, ev->x, ev->y, 0, 0);
+			break;
+		case TOUCH_MOVE:
+			gesture_move(g, ev->finger, ev->x, ev->y);
+			break;
+		case TOUCH_UP:
+			gesture_up(g, ev->finger);
+			break;
+		}
+		n++;
+	}
+	return n;
+}

@@ -1,0 +1,77 @@
+/*
+ * The exhibit's state, independent of any backend: the water, rain, touches,
+ * the background for each output size, and the fixed-rate step clock.
+ * The loop (main.c, per backend) feeds it time and touches and asks it to
+ * render into whatever buffer the display hands out.
+ */
+#ifndef KIOSK_H
+#define KIOSK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "service/options.h"
+#include "water/render.h"
+
+struct kiosk;
+struct gesture;
+struct ripple;
+struct water_units;
+
+/*
+ * Creates the water for an output of width x height logical (rotated back)
+ * pixels whose connector reports mm_width x mm_height (the same
+ * orientation; 0: unknown), on the grid and at the step rate the look in
+ * o gives it there (water-units.h), and loads the background and
+ * obstacles named in o. A bad picture is logged and replaced by the
+ * built-in one unless o->strict. Touches are given in this output's
+ * logical pixels. Returns 0 or a negative errno.
+ */
+int kiosk_create(const struct options *o, int width, int height, int mm_width, int mm_height,
+		 struct kiosk **out);
+void kiosk_destroy(struct kiosk *k);
+
+/* Run every step due by now_ns (monotonic, first call sets time zero).
+ * After a long stall at most KIOSK_MAX_CATCHUP_STEPS run; the rest is dropped. */
+#define KIOSK_MAX_CATCHUP_STEPS 4
+int kiosk_advance(struct kiosk *k, uint64_t now_ns);
+
+/* Render the current water into a target of any size (a second screen of
+ * another size gets the same water scaled, and its own picture); target is
+ * the physical buffer, turned by the rotation given in options. */
+int kiosk_render(struct kiosk *k, const struct render_target *target);
+
+/* When something may next change by itself (a step, the attract rain,
+ * opening hours): monotonic ns, or 0 when nothing will until a touch. */
+uint64_t kiosk_next_wake_ns(const struct kiosk *k);
+
+/* Rain falls: --rain, or the attract rain after idle seconds. */
+bool kiosk_raining(const struct kiosk *k);
+
+/* Outside opening hours with nobody around: the screen shows black. */
+bool kiosk_dark(const struct kiosk *k);
+
+/*
+ * Take new settings (SIGHUP) without new water: picture, obstacles,
+ * damping, rain, stones, refraction, light, attract, hours, threads, steps
+ * per second. A picture or mask that can't be read is logged and the
+ * current one stays. -ENOTSUP when the new settings need new water
+ * (another grid, or --rotate): the caller makes a new kiosk.
+ */
+int kiosk_reconfigure(struct kiosk *k, const struct options *o);
+
+/*
+ * Idle when flat: the picture of the water changes only when this number
+ * does. A display that already shows a generation need not render or flip
+ * again; with kiosk_busy() false nothing will change until a touch comes,
+ * so the loop may sleep without a timer.
+ */
+uint64_t kiosk_generation(const struct kiosk *k);
+bool kiosk_busy(const struct kiosk *k);
+
+struct gesture *kiosk_gesture(struct kiosk *k);
+/* The look in cells, steps and heights, for the screen the water is for. */
+const struct water_units *kiosk_units(const struct kiosk *k);
+struct ripple *kiosk_ripple(struct kiosk *k);
+
+#endif

@@ -1,0 +1,17 @@
+# service: the program -- options and the config file, the exhibit (the
+# water with its picture, rain and hours), the frame loop over a display,
+# health and stats for systemd, main().
+noinst_LIBRARIES += src/service/librk-service.a
+src_service_librk_service_a_SOURCES = \
+	src/service/options.c src/service/options.h \
+	src/service/config-file.c src/service/config-file.h \
+	src/service/kiosk.c src/service/kiosk.h \
+	src/service/run-live.c src/service/run-live.h \
+	src/service/notify.c src/service/notify.h \
+	src/service/stats.c src/service/stats.h
+src_service_librk_service_a_CFLAGS = $(AM_CFLAGS) $(LIBSYSTEMD_CFLAGS) $(DRM_CFLAGS)
+SERVICE_LIBS = src/service/librk-service.a $(LIBSYSTEMD_LIBS)
+
+bin_PROGRAMS += src/ripple-kiosk
+src_ripple_kiosk_SOURCES = src/service/main.c
+src_ripple_kiosk_LDADD = $(RIPPLE_LIBS)

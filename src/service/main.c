@@ -1,0 +1,207 @@
+#include "config.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/clock.h"
+#include "display/headless.h"
+#ifdef HAVE_DRM
+#include "display/drm.h"
+#endif
+#include "service/kiosk.h"
+#include "base/log.h"
+#include "service/options.h"
+#include "water/render.h"
+#include "service/run-live.h"
+#include "water/simd.h"
+#include "input/touch-script.h"
+#include "water/units.h"
+
+#define ERR_LEN 512
+#define DEMO_SCRIPT_MAX 4096
+/* The demo is a wet day: this much rain (a minute, per square metre) when
+ * none was asked for; on the demo's 640x480 frame, taken as a 24-inch
+ * screen (0.18 m^2), about 90 drops a minute as before rain was per m^2. */
+#define DEMO_RAIN_PER_M2_MINUTE 500
+#define DEMO_STROKE_POINTS 24
+
+/* A finger drawing a line across the pool and a second one tapping,
+ * scaled to the frame: what the headless demo shows when nobody scripted
+ * anything. Same parser as --touch-script, so it is checked the same way. */
+static int demo_script(int w, int h, struct touch_script **out)
+{
+	char text[DEMO_SCRIPT_MAX], err[ERR_LEN];
+	size_t n = 0;
+	int ret;
+
+	n += (size_t)snprintf(text + n, sizeof(text) - n, "5 down 0 %d %d\n", w / 4, h / 2);
+	for (int i = 1; i <= DEMO_STROKE_POINTS; i++)
+		n += (size_t)snprintf(text + n, sizeof(text) - n, "%d move 0 %d %d\n", 5 + 2 * i,
+				      w / 4 + (w / 2) * i / DEMO_STROKE_POINTS,
+				      h / 2 + (h / 6) * (i % 6 < 3 ? i % 3 : 3 - i % 3) / 3);
+	n += (size_t)snprintf(text + n, sizeof(text) - n, "%d up 0\n", 6 + 2 * DEMO_STROKE_POINTS);
+	n += (size_t)snprintf(text + n, sizeof(text) - n, "70 down 1 %d %d\n70 up 1\n",
+			      w / 2, h / 4);
+	ret = touch_script_parse(text, n, "built-in demo", out, err, sizeof(err));
+	if (ret < 0)
+		log_error("%s", err);
+	return ret;
+}
+
+static int run_headless(struct options *o)
+{
+	struct display *d = NULL;
+	struct kiosk *k = NULL;
+	struct touch_script *script = NULL;
+	struct display_output_info info;
+	char err[ERR_LEN];
+	int lw, lh, ret;
+
+	if (o->touch_script) {
+		ret = touch_script_load(o->touch_script, &script, err, sizeof(err));
+		if (ret < 0) {
+			log_error("touch script %s", err);
+			return ret;
+		}
+	}
+
+	ret = display_headless_create(o, &d);
+	if (ret < 0)
+		goto out;
+	ret = d->ops->output_info(d, 0, &info);
+	if (ret < 0)
+		goto out;
+	/* The water lies the way the viewer sees it: turned back from the
+	 * physical frame by the rotation. */
+	render_physical_size((int)o->rotate, info.width, info.height, &lw, &lh);
+	/* No connector here: --screen-mm, else the default size. */
+	ret = kiosk_create(o, lw, lh, 0, 0, &k);
+	if (ret < 0)
+		goto out;
+	if (o->verbose || o->backend_fell_back) {
+		char units[256];
+
+		water_units_describe(kiosk_units(k), units, sizeof(units));
+		log_info("water: %s", units);
+	}
+	if (!script && o->backend_fell_back) {
+		ret = demo_script(lw, lh, &script);
+		if (ret < 0)
+			goto out;
+	}
+
+	for (int frame = 0; frame < o->frames; frame++) {
+		uint64_t now = (uint64_t)frame * NSEC_PER_SEC / (uint64_t)o->refresh_hz;
+		struct render_target t;
+
+		/* Touches read before a step are in that step. */
+		if (script)
+			touch_script_play(script, (uint64_t)frame, kiosk_gesture(k));
+		kiosk_advance(k, now);
+		if (frame % o->every)
+			continue;
+		ret = d->ops->acquire(d, 0, &t);
+		if (ret < 0)
+			goto out;
+		ret = kiosk_render(k, &t);
+		if (ret < 0) {
+			log_error("frame %d: the water does not fit the %dx%d output", frame,
+				  t.width, t.height);
+			goto out;
+		}
+		ret = d->ops->present(d, 0, (uint64_t)frame);
+		if (ret < 0)
+			goto out;
+	}
+	if (o->verbose || o->backend_fell_back) {
+		int written = (o->frames + o->every - 1) / o->every;
+
+		log_info("wrote %d frame%s of %dx%d to %s/", written, written > 1 ? "s" : "",
+			 info.width, info.height, o->output_dir);
+	}
+	ret = 0;
+out:
+	kiosk_destroy(k);
+	display_destroy(d);
+	touch_script_destroy(script);
+	return ret;
+}
+
+/* What the options say, to the end; an exit status. */
+static int run(struct options *o, const struct options_source *src)
+{
+	int ret = 0;
+
+	/* A forced SIMD path that cannot run is an error, not a surprise. */
+	if (simd_check_env() < 0)
+		return EXIT_FAILURE;
+	if (o->verbose)
+		log_info("SIMD path: %s", simd_kernels()->name);
+
+#ifdef HAVE_DRM
+	if (o->backend != BACKEND_HEADLESS) {
+		struct display *d = NULL;
+
+		/* Before any thread exists: it blocks the VT switch signals,
+		 * which every thread must inherit. */
+		ret = display_drm_create(o, o->backend == BACKEND_DRM, &d);
+		if (ret == 0) {
+			ret = run_live(o, src, d);
+			/* Waits for the flip in flight, restores the CRTCs and
+			 * the console, drops master. */
+			display_destroy(d);
+			return ret < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+		}
+		/* --backend auto on a machine whose screen can't be had
+		 * (none, or a desktop holds it, or no permission: said
+		 * above) still shows what it does, as PNG frames. */
+		if (o->backend == BACKEND_DRM ||
+		    (ret != -ENODEV && ret != -EBUSY && ret != -EACCES))
+			return EXIT_FAILURE;
+	}
+#else
+	if (o->backend == BACKEND_DRM) {
+		log_error("this build has no DRM display backend (configure found no libdrm); "
+			  "use --backend headless");
+		return EXIT_FAILURE;
+	}
+#endif
+	if (o->backend == BACKEND_AUTO) {
+		o->backend_fell_back = true;
+		log_info("no display to use%s; rendering the built-in demo to PNG frames in %s/ "
+			 "instead", ret == -ENODEV || ret == 0 ? " (no KMS device)" : "",
+			 o->output_dir);
+		if (o->rain == 0)
+			o->rain = DEMO_RAIN_PER_M2_MINUTE;
+	}
+
+	ret = run_headless(o);
+	return ret < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+int main(int argc, char **argv)
+{
+	struct options_source src;
+	struct options o;
+	int status = EXIT_FAILURE;
+
+	/* The config file first, then the command line over it. */
+	if (options_source_init(&src, argc, argv, NULL) < 0)
+		return EXIT_FAILURE;
+	switch (options_load(&o, &src)) {
+	case OPTIONS_EXIT_OK:
+		status = EXIT_SUCCESS;
+		break;
+	case OPTIONS_ERROR:
+		break;
+	case OPTIONS_RUN:
+		status = run(&o, &src);
+		break;
+	}
+	options_free(&o);
+	options_source_fini(&src);
+	return status;
+}

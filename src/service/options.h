@@ -1,0 +1,226 @@
+/* Every setting of the kiosk: defaults, then the config file, then the command line. */
+#ifndef OPTIONS_H
+#define OPTIONS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "image/image.h"
+#include "water/pixel.h"
+
+enum backend_kind {
+	BACKEND_AUTO,      /* DRM when a display is there, else the headless demo */
+	BACKEND_DRM,
+	BACKEND_HEADLESS,
+};
+
+enum rotation {
+	ROTATE_0 = 0,
+	ROTATE_90 = 90,
+	ROTATE_180 = 180,
+	ROTATE_270 = 270,
+};
+
+#define OPTIONS_DEFAULT_WIDTH 640
+#define OPTIONS_DEFAULT_HEIGHT 480
+#define OPTIONS_DEFAULT_FRAMES 120
+#define OPTIONS_DEFAULT_OUTPUT "ripple-demo"
+#define OPTIONS_MAX_STEPS_PER_SECOND 1000
+#define OPTIONS_DEFAULT_REFRESH_HZ 60
+#define OPTIONS_MAX_REFRESH_HZ 1000
+/*
+ * What a visitor sees, in millimetres and seconds on the panel (see
+ * water-units.h for how they become cells and steps).
+ */
+#define OPTIONS_DEFAULT_WAVE_SPEED_CM_S 23.0  /* the slowest ripples on real water */
+#define OPTIONS_MIN_WAVE_SPEED_CM_S 1.0
+#define OPTIONS_MAX_WAVE_SPEED_CM_S 500.0
+#define OPTIONS_DEFAULT_FADE_S 5.0      /* damping leaves a tenth of a wave by then */
+#define OPTIONS_MIN_FADE_S 0.2
+#define OPTIONS_MAX_FADE_S 120.0
+#define OPTIONS_DEFAULT_DEPTH_MM 150.0  /* the picture lies this deep under water */
+#define OPTIONS_MIN_DEPTH_MM 1.0
+#define OPTIONS_MAX_DEPTH_MM 1000.0
+#define OPTIONS_DEFAULT_STONE_RADIUS_MM 5.0  /* a fingertip: 1 cm across */
+#define OPTIONS_DEFAULT_STONE_WEIGHT_MM 8.0  /* how deep it pushes the water */
+#define OPTIONS_MIN_LENGTH_MM 0.1
+#define OPTIONS_MAX_RADIUS_MM 500.0
+#define OPTIONS_MAX_WEIGHT_MM 50.0
+#define OPTIONS_DEFAULT_RAIN_DROP_MM 3.0     /* raindrops: half to all of this radius */
+#define OPTIONS_DEFAULT_RAIN 0           /* drops per minute per square metre */
+#define OPTIONS_MAX_RAIN 60000
+#define OPTIONS_MAX_DAMPING_SHIFT 15     /* --damping in the seeds' units */
+#define OPTIONS_DEFAULT_SEED 1
+#define OPTIONS_MAX_FRAMES 100000000
+#define OPTIONS_DEFAULT_FLIP_TIMEOUT_MS 1000
+#define OPTIONS_MAX_FLIP_TIMEOUT_MS 60000
+#define OPTIONS_MAX_SIM_SCALE 32
+#define OPTIONS_DEFAULT_CONFIG "/etc/ripple-kiosk.conf"
+#define OPTIONS_DEFAULT_ATTRACT_S 20
+#define OPTIONS_MAX_ATTRACT_S 86400
+#define OPTIONS_DEFAULT_ATTRACT_RAIN 300  /* drops per minute per square metre */
+#define OPTIONS_DEFAULT_STATS_INTERVAL_S 600
+#define OPTIONS_MAX_STATS_INTERVAL_S 86400
+#define OPTIONS_DEFAULT_STATE_DIR "/var/lib/ripple-kiosk"
+
+/* ---- touch input ---- */
+/* --touch-radius/--touch-weight bounds when not given: from the stone's
+ * size and weight, so a fingertip and a flat hand differ by these factors. */
+#define OPTIONS_TOUCH_RADIUS_SPREAD 4.0
+#define OPTIONS_TOUCH_WEIGHT_SPREAD 2.0
+/* ---- end touch input ---- */
+
+/*
+ * The string options are owned copies (options_free releases them), except
+ * that output_dir may point to a static default. Code that assigns its own
+ * pointer to one of them must not call options_free on that struct.
+ * A new string option goes into OPTIONS_STRING_FIELDS below.
+ */
+struct options {
+	enum backend_kind backend;
+	bool backend_fell_back;       /* auto chose headless: say so */
+
+	/* picture and water */
+	const char *background;       /* NULL: the built-in picture */
+	enum image_fit fit;
+	const char *obstacles;        /* NULL: none */
+	bool strict;                  /* a bad picture is fatal */
+	/* the look, in the visitor's units */
+	int screen_mm_width, screen_mm_height;  /* 0: the connector's, else the default */
+	double wave_speed_cm_s;
+	double fade_s;
+	double depth_mm;
+	double stone_radius_mm;
+	double stone_weight_mm;
+	double rain_drop_mm;
+	int rain;                     /* drops per minute per m^2, 0 = none */
+	/* the seeds' units, 0 (-1 for shift): follow from the look */
+	int damping;
+	int steps_per_second;
+	int shift;                    /* refraction shift */
+	int sim_scale;                /* the water is simulated at 1/sim_scale size */
+	int light;
+	uint64_t seed;
+	const char *touch_script;
+	int threads;                  /* 0: one per online CPU */
+
+	/* headless */
+	int width, height;
+	int frames;
+	int every;
+	int refresh_hz;
+	const char *output_dir;
+	enum pixel_format format;
+
+	/* drm */
+	const char *device;           /* NULL: find one */
+	const char *connector;        /* NULL: every connected one */
+	int mode_width, mode_height;  /* 0: preferred */
+	int mode_refresh_hz;          /* 0: any */
+	enum rotation rotate;
+	int flip_timeout_ms;
+
+	/* ---- touch input ---- */
+	const char *touch_device;     /* NULL: every touchscreen, tablet and mouse */
+	const char *touch_output;     /* NULL: the first output */
+	bool grab;                    /* EVIOCGRAB the devices used */
+	bool touch_invert_x, touch_invert_y;
+	bool has_calibration;         /* else the udev property, else identity */
+	double calibration[6];        /* libinput's a b c d e f */
+	/* Contact size and pressure scale a stone within these (mm); 0:
+	 * derived from stone_radius_mm/stone_weight_mm. */
+	double touch_radius_min, touch_radius_max;
+	double touch_weight_min, touch_weight_max;
+	/* ---- end touch input ---- */
+
+	/* ---- the exhibit ---- */
+	const char *config;           /* --config FILE as given; NULL: none */
+	int attract_s;                /* idle seconds before the attract rain, 0 = never */
+	int attract_rain;             /* its drops per minute per m^2 */
+	bool has_opening_hours;
+	int open_min, close_min;      /* minutes after midnight, local time */
+	int stats_interval_s;         /* a stats line this often, 0 = never */
+	const char *state_dir;        /* NULL: $STATE_DIRECTORY, else OPTIONS_DEFAULT_STATE_DIR */
+	/* ---- end the exhibit ---- */
+
+	bool verbose;
+};
+
+/* X(field) for every string field of struct options: freed and copied. */
+#define OPTIONS_STRING_FIELDS(X) \
+	X(background) X(obstacles) X(touch_script) X(output_dir) X(device) X(connector) \
+	X(touch_device) X(touch_output) X(config) X(state_dir)
+
+enum options_result {
+	OPTIONS_RUN,      /* go on */
+	OPTIONS_EXIT_OK,  /* --help / --version printed */
+	OPTIONS_ERROR,    /* message printed */
+};
+
+/* The defaults. Allocates nothing: options_free afterwards is optional. */
+void options_defaults(struct options *o);
+/*
+ * Parse argv into o (defaults first; no config file). Messages go to
+ * stderr, help to stdout. Whatever the result, o holds only what
+ * options_free releases.
+ */
+enum options_result options_parse(struct options *o, int argc, char **argv);
+/* Releases the strings and zeroes o. Accepts a zeroed struct. */
+void options_free(struct options *o);
+/* dst: a deep copy of src. 0, or -ENOMEM with dst zeroed. */
+int options_copy(struct options *dst, const struct options *src);
+
+/* ---- config file and reload ---- */
+/*
+ * What the options are made of, kept so that SIGHUP can make them again:
+ * a copy of the command line and the config file it names.
+ */
+struct options_source {
+	int argc;
+	char **argv;              /* owned copy, NULL-terminated */
+	char *config_path;        /* --config FILE, else the default path */
+	bool config_required;     /* --config given: the file must exist */
+	bool skip_config;         /* --help or --version: do not read it */
+};
+
+/*
+ * Copies argv and finds --config in it (the file is read before the rest
+ * of the command line, which overrides it). default_config: the file read
+ * when it exists and no --config is given; NULL: OPTIONS_DEFAULT_CONFIG.
+ * 0 or -ENOMEM (logged).
+ */
+int options_source_init(struct options_source *src, int argc, char *const *argv,
+			const char *default_config);
+/* Accepts a zeroed struct. */
+void options_source_fini(struct options_source *src);
+/*
+ * Defaults, then the config file, then the command line, into o. Messages
+ * go to stderr (a config error names FILE:LINE and the key), help to
+ * stdout. Whatever the result, o holds only what options_free releases.
+ */
+enum options_result options_load(struct options *o, const struct options_source *src);
+/*
+ * For SIGHUP: the same as options_load, into *out (free it with
+ * options_free). 0, or a negative errno with one line logged and *out
+ * zeroed: the caller keeps the options it has.
+ */
+int options_reload(const struct options_source *src, struct options *out);
+
+/*
+ * The config file's view of the option table (config-file.c, tests): every
+ * long option except help, version and config is a key of the same name.
+ * Keys are numbered 0..options_key_count()-1.
+ */
+int options_key_count(void);
+const char *options_key_name(int key);     /* NULL when out of range */
+bool options_key_is_flag(int key);         /* takes yes/no/true/false/1/0 */
+/* The key called name, or -ENOENT. */
+int options_key_find(const char *name);
+/*
+ * Sets key from value, with the command line's handler. where ("FILE:LINE")
+ * starts the message. 0, or -EINVAL after logging one line.
+ */
+int options_set_key(struct options *o, int key, const char *value, const char *where);
+/* ---- end config file and reload ---- */
+
+#endif

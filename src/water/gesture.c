@@ -1,0 +1,177 @@
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+#include "water/gesture.h"
+#include "water/ripple.h"
+#include "water/units.h"
+
+struct slot {
+	bool down;
+	int x, y;
+	long long radius;  /* 1/RIPPLE_SUBCELL cells */
+	int weight;        /* height units */
+};
+
+struct gesture {
+	struct ripple *ripple;
+	struct water_units units;
+	double radius_mm, weight_mm;
+	int in_w, in_h;  /* the size coordinates come in; the water's by default */
+	uint64_t activity;
+	uint64_t touches;
+	struct slot slots[GESTURE_MAX_SLOTS];
+};
+
+/* Before any units are given: a mm is a cell and a height unit. */
+#define GESTURE_DEFAULT_RADIUS 3
+#define GESTURE_DEFAULT_WEIGHT 64
+
+struct gesture *gesture_create(struct ripple *r)
+{
+	struct gesture *g;
+
+	if (!r) {
+		errno = EINVAL;
+		return NULL;
+	}
+	g = calloc(1, sizeof(*g));
+	if (!g)
+		return NULL;
+	g->ripple = r;
+	g->units.cells_per_mm = 1.0;
+	g->units.units_per_mm = 1.0;
+	g->radius_mm = GESTURE_DEFAULT_RADIUS;
+	g->weight_mm = GESTURE_DEFAULT_WEIGHT;
+	g->in_w = ripple_width(r);
+	g->in_h = ripple_height(r);
+	return g;
+}
+
+void gesture_set_units(struct gesture *g, const struct water_units *u)
+{
+	g->units = *u;
+}
+
+void gesture_set_defaults(struct gesture *g, double radius_mm, double weight_mm)
+{
+	if (radius_mm > 0)
+		g->radius_mm = radius_mm;
+	if (weight_mm > 0)
+		g->weight_mm = weight_mm;
+}
+
+uint64_t gesture_touches(const struct gesture *g)
+{
+	return g->touches;
+}
+
+uint64_t gesture_activity(const struct gesture *g)
+{
+	return g->activity;
+}
+
+int gesture_set_input_size(struct gesture *g, int width, int height)
+{
+	if (width < 1 || height < 1)
+		return -EINVAL;
+	g->in_w = width;
+	g->in_h = height;
+	return 0;
+}
+
+/* An input pixel's centre in 1/RIPPLE_SUBCELL cells, the cells' centres
+ * on whole numbers: the same place the views' resampling shows it. */
+static int64_t to_cells(int v, int in, int cells)
+{
+	return (int64_t)(2 * (int64_t)v + 1) * cells * (RIPPLE_SUBCELL / 2) / in -
+	       RIPPLE_SUBCELL / 2;
+}
+
+static int64_t cell_x(const struct gesture *g, int x)
+{
+	return to_cells(x, g->in_w, ripple_width(g->ripple));
+}
+
+static int64_t cell_y(const struct gesture *g, int y)
+{
+	return to_cells(y, g->in_h, ripple_height(g->ripple));
+}
+
+void gesture_destroy(struct gesture *g)
+{
+	free(g);
+}
+
+static struct slot *get_slot(struct gesture *g, int slot)
+{
+	if (slot < 0 || slot >= GESTURE_MAX_SLOTS)
+		return NULL;
+	return &g->slots[slot];
+}
+
+int gesture_down(struct gesture *g, int slot, int x, int y, double radius_mm, double weight_mm)
+{
+	struct slot *s = get_slot(g, slot);
+
+	if (!s)
+		return -EINVAL;
+	g->activity++;
+	g->touches++;
+	s->down = true;
+	s->x = x;
+	s->y = y;
+	s->radius = water_units_radius(&g->units, radius_mm > 0 ? radius_mm : g->radius_mm);
+	s->weight = water_units_depth(&g->units, weight_mm > 0 ? weight_mm : g->weight_mm);
+	ripple_splash(g->ripple, cell_x(g, x), cell_y(g, y), s->radius, s->weight);
+	return 0;
+}
+
+int gesture_move(struct gesture *g, int slot, int x, int y)
+{
+	struct slot *s = get_slot(g, slot);
+
+	if (!s || !s->down)
+		return -EINVAL;
+	if (x == s->x && y == s->y)
+		return 0;
+	g->activity++;
+	/* A finger dragging leaves a wake: one unbroken trough from where it
+	 * was, which it already marked. */
+	ripple_wake(g->ripple, cell_x(g, s->x), cell_y(g, s->y), cell_x(g, x), cell_y(g, y),
+		    s->radius, s->weight);
+	s->x = x;
+	s->y = y;
+	return 0;
+}
+
+int gesture_up(struct gesture *g, int slot)
+{
+	struct slot *s = get_slot(g, slot);
+
+	if (!s || !s->down)
+		return -EINVAL;
+	s->down = false;
+	return 0;
+}
+
+void gesture_cancel_all(struct gesture *g)
+{
+	for (int i = 0; i < GESTURE_MAX_SLOTS; i++)
+		g->slots[i].down = false;
+}
+
+bool gesture_slot_down(const struct gesture *g, int slot)
+{
+	return slot >= 0 && slot < GESTURE_MAX_SLOTS && g->slots[slot].down;
+}
+
+int gesture_active(const struct gesture *g)
+{
+	int n = 0;
+
+	for (int i = 0; i < GESTURE_MAX_SLOTS; i++)
+		n += g->slots[i].down;
+	return n;
+}

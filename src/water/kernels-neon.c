@@ -1,0 +1,314 @@
+#include "config.h"
+
+#include <arm_neon.h>
+#include <stdbool.h>
+
+#include "water/kernels.h"
+#include "water/simd.h"
+
+/*
+ * NEON kernels for aarch64 (Raspberry Pi 4/5 class kiosks). Sums in 32-bit
+ * lanes as in the scalar code; vqmovn is the int16 saturation; vshl by a
+ * negative count is the arithmetic right shift by the damping.
+ */
+
+#define LANES 8
+
+/* ((up + down + left + right) >> 1) - prev of 4 cells, in 32-bit lanes. */
+static inline int32x4_t sum4(int16x4_t u, int16x4_t d, int16x4_t l, int16x4_t r, int16x4_t p)
+{
+	int32x4_t v = vaddq_s32(vaddq_s32(vmovl_s16(u), vmovl_s16(d)),
+				vaddq_s32(vmovl_s16(l), vmovl_s16(r)));
+
+	return vsubq_s32(vshrq_n_s32(v, 1), vmovl_s16(p));
+}
+
+static inline int32x4_t step4(int16x4_t u, int16x4_t d, int16x4_t l, int16x4_t r,
+			      int16x4_t p, int32x4_t neg_shift)
+{
+	int32x4_t v = sum4(u, d, l, r, p);
+
+	return vsubq_s32(v, vshlq_s32(v, neg_shift));
+}
+
+/*
+ * While the five heights a cell reads are within +-8191 the step in 16-bit
+ * lanes is exactly the 32-bit one with nothing to saturate (see
+ * sum16_narrow in ripple-avx2.c), at twice the cells an instruction.
+ * vabs of -32768 stays -32768, whose top bits are set: it counts as big.
+ */
+#define NARROW_BITS 0xe000
+
+static inline bool narrow8(int16x8_t u, int16x8_t d, int16x8_t l, int16x8_t r, int16x8_t p)
+{
+	int16x8_t big = vorrq_s16(vorrq_s16(vabsq_s16(u), vabsq_s16(d)),
+				  vorrq_s16(vorrq_s16(vabsq_s16(l), vabsq_s16(r)), vabsq_s16(p)));
+
+	return !(vmaxvq_u16(vreinterpretq_u16_s16(big)) & NARROW_BITS);
+}
+
+/* ((up + down + left + right) >> 1) - prev of 8 narrow cells (narrow8). */
+static inline int16x8_t sum8_narrow(int16x8_t u, int16x8_t d, int16x8_t l, int16x8_t r,
+				    int16x8_t p)
+{
+	return vsubq_s16(vshrq_n_s16(vaddq_s16(vaddq_s16(u, d), vaddq_s16(l, r)), 1), p);
+}
+
+static inline void store8(int16_t *out, const uint16_t *keep, int x, int16x8_t h)
+{
+	if (keep)
+		h = vandq_s16(h, vreinterpretq_s16_u16(vld1q_u16(keep + x)));
+	vst1q_s16(out + x, h);
+}
+
+static void step_row_neon(const int16_t *up, const int16_t *mid, const int16_t *down,
+			  int16_t *out, const uint16_t *keep, int width, int shift)
+{
+	const int32x4_t neg_shift = vdupq_n_s32(-shift);
+	const int16x8_t neg_shift16 = vdupq_n_s16((int16_t)-shift);
+	int x = 1;
+
+	for (; x + LANES <= width - 1; x += LANES) {
+		int16x8_t u = vld1q_s16(up + x), d = vld1q_s16(down + x);
+		int16x8_t l = vld1q_s16(mid + x - 1), r = vld1q_s16(mid + x + 1);
+		int16x8_t p = vld1q_s16(out + x);
+
+		if (narrow8(u, d, l, r, p)) {
+			int16x8_t v = sum8_narrow(u, d, l, r, p);
+
+			store8(out, keep, x, vsubq_s16(v, vshlq_s16(v, neg_shift16)));
+			continue;
+		}
+		int32x4_t lo = step4(vget_low_s16(u), vget_low_s16(d), vget_low_s16(l),
+				     vget_low_s16(r), vget_low_s16(p), neg_shift);
+		int32x4_t hi = step4(vget_high_s16(u), vget_high_s16(d), vget_high_s16(l),
+				     vget_high_s16(r), vget_high_s16(p), neg_shift);
+
+		store8(out, keep, x, vcombine_s16(vqmovn_s32(lo), vqmovn_s32(hi)));
+	}
+	step_span_scalar(up, mid, down, out, keep, x, width - 1, shift);
+}
+
+/*
+ * Damping by a multiplier: the height saturated first (in 16-bit lanes
+ * either way), then h - ((h * mul) >> 16). The 32-bit product's bits
+ * 16..31, which vshrn takes, are that floored shift exactly, and for
+ * 0 <= mul <= 32767 the result never leaves int16.
+ */
+static inline int16x8_t damp_mul8(int16x8_t h, int16x8_t m)
+{
+	int16x8_t hm = vshrn_high_n_s32(vshrn_n_s32(vmull_s16(vget_low_s16(h), vget_low_s16(m)), 16),
+					vmull_high_s16(h, m), 16);
+
+	return vsubq_s16(h, hm);
+}
+
+static void step_row_mul_neon(const int16_t *up, const int16_t *mid, const int16_t *down,
+			      int16_t *out, const uint16_t *keep, int width, int mul)
+{
+	const int16x8_t m = vdupq_n_s16((int16_t)mul);
+	int x = 1;
+
+	for (; x + LANES <= width - 1; x += LANES) {
+		int16x8_t u = vld1q_s16(up + x), d = vld1q_s16(down + x);
+		int16x8_t l = vld1q_s16(mid + x - 1), r = vld1q_s16(mid + x + 1);
+		int16x8_t p = vld1q_s16(out + x);
+		int16x8_t h;
+
+		if (narrow8(u, d, l, r, p)) {
+			h = sum8_narrow(u, d, l, r, p);
+		} else {
+			int32x4_t lo = sum4(vget_low_s16(u), vget_low_s16(d), vget_low_s16(l),
+					    vget_low_s16(r), vget_low_s16(p));
+			int32x4_t hi = sum4(vget_high_s16(u), vget_high_s16(d), vget_high_s16(l),
+					    vget_high_s16(r), vget_high_s16(p));
+
+			h = vcombine_s16(vqmovn_s32(lo), vqmovn_s32(hi));
+		}
+		store8(out, keep, x, damp_mul8(h, m));
+	}
+	step_span_mul_scalar(up, mid, down, out, keep, x, width - 1, mul);
+}
+
+static inline uint32x4_t shade4(uint32x4_t px, int32x4_t b)
+{
+	const int32x4_t lim = vdupq_n_s32(255), zero = vdupq_n_s32(0);
+	uint32x4_t pos = vreinterpretq_u32_s32(vminq_s32(vmaxq_s32(b, zero), lim));
+	uint32x4_t neg = vreinterpretq_u32_s32(vminq_s32(vmaxq_s32(vnegq_s32(b), zero), lim));
+	uint8x16_t p8 = vreinterpretq_u8_u32(px);
+
+	pos = vmulq_n_u32(pos, 0x010101);
+	neg = vmulq_n_u32(neg, 0x010101);
+	p8 = vqsubq_u8(vqaddq_u8(p8, vreinterpretq_u8_u32(pos)), vreinterpretq_u8_u32(neg));
+	return vreinterpretq_u32_u8(p8);
+}
+
+static inline uint32x4_t render4(const struct render_row *rr, int x, int32x4_t dx, int32x4_t dy,
+				 int32x4_t neg_shift)
+{
+	static const int32_t ramp[4] = { 0, 1, 2, 3 };
+	const int32x4_t zero = vdupq_n_s32(0);
+	int32x4_t xs = vaddq_s32(vdupq_n_s32(x), vld1q_s32(ramp));
+	int32x4_t sx = vminq_s32(vmaxq_s32(vaddq_s32(xs, vshlq_s32(dx, neg_shift)), zero),
+				 vdupq_n_s32(rr->width - 1));
+	int32x4_t sy = vminq_s32(vmaxq_s32(vaddq_s32(vdupq_n_s32(rr->y), vshlq_s32(dy, neg_shift)),
+					   zero), vdupq_n_s32(rr->height - 1));
+	uint32_t ix[4], iy[4], v[4];
+	uint32x4_t px;
+
+	vst1q_u32(ix, vreinterpretq_u32_s32(sx));
+	vst1q_u32(iy, vreinterpretq_u32_s32(sy));
+	for (int i = 0; i < 4; i++)
+		v[i] = rr->bg[(size_t)iy[i] * rr->bg_pitch + ix[i]];
+	px = vld1q_u32(v);
+	if (rr->light) {
+		int32x4_t b = vmulq_n_s32(vaddq_s32(dx, dy), rr->light);
+
+		px = shade4(px, vshrq_n_s32(b, LIGHT_SCALE_SHIFT));
+	}
+	return vorrq_u32(px, vdupq_n_u32(0xff000000u));
+}
+
+static inline uint16x4_t to_rgb565x4(uint32x4_t p)
+{
+	uint32x4_t r = vandq_u32(vshrq_n_u32(p, 8), vdupq_n_u32(0xf800));
+	uint32x4_t g = vandq_u32(vshrq_n_u32(p, 5), vdupq_n_u32(0x07e0));
+	uint32x4_t b = vandq_u32(vshrq_n_u32(p, 3), vdupq_n_u32(0x001f));
+
+	return vmovn_u32(vorrq_u32(vorrq_u32(r, g), b));
+}
+
+/*
+ * No light and a shift of at least 1 (the default): the fetch position in
+ * 16-bit lanes, as render16_narrow in ripple-avx2.c. vhsub is (a - b) >> 1
+ * without overflow, so (d >> shift) is vhsub then a shift by shift - 1;
+ * saturating adds clamp like the 32-bit sums; row * pitch + column is a
+ * widening multiply-accumulate. Pixels 0-3 go to p[0], 4-7 to p[1].
+ */
+static inline void render8_narrow(const struct render_row *rr, int x, int16x8_t l, int16x8_t r,
+				  int16x8_t u, int16x8_t d, int16x8_t neg_shift1, uint32x4_t p[2])
+{
+	static const int16_t ramp[LANES] = { 0, 1, 2, 3, 4, 5, 6, 7 };
+	const int16x8_t zero = vdupq_n_s16(0);
+	const uint16_t pitch = (uint16_t)rr->bg_pitch;
+	int16x8_t xs = vaddq_s16(vdupq_n_s16((int16_t)x), vld1q_s16(ramp));
+	int16x8_t sx = vqaddq_s16(xs, vshlq_s16(vhsubq_s16(l, r), neg_shift1));
+	int16x8_t sy = vqaddq_s16(vdupq_n_s16((int16_t)rr->y), vshlq_s16(vhsubq_s16(u, d), neg_shift1));
+	uint16x8_t ux, uy;
+	uint32_t i[LANES], v[LANES];
+
+	ux = vreinterpretq_u16_s16(vminq_s16(vmaxq_s16(sx, zero), vdupq_n_s16((int16_t)(rr->width - 1))));
+	uy = vreinterpretq_u16_s16(vminq_s16(vmaxq_s16(sy, zero), vdupq_n_s16((int16_t)(rr->height - 1))));
+	vst1q_u32(i, vmlal_n_u16(vmovl_u16(vget_low_u16(ux)), vget_low_u16(uy), pitch));
+	vst1q_u32(i + 4, vmlal_n_u16(vmovl_u16(vget_high_u16(ux)), vget_high_u16(uy), pitch));
+	for (int k = 0; k < LANES; k++)
+		v[k] = rr->bg[i[k]];
+	p[0] = vorrq_u32(vld1q_u32(v), vdupq_n_u32(0xff000000u));
+	p[1] = vorrq_u32(vld1q_u32(v + 4), vdupq_n_u32(0xff000000u));
+}
+
+static void render_row_neon(const struct render_row *rr)
+{
+	const int32x4_t neg_shift = vdupq_n_s32(-rr->shift);
+	const int16x8_t neg_shift1 = vdupq_n_s16((int16_t)(1 - rr->shift));
+	/* 16-bit positions: columns and rows below 32768 (the size caps), the
+	 * pitch below 65536 for the 16x16 multiply. */
+	const bool narrow = rr->light == 0 && rr->shift >= 1 && rr->bg_pitch <= UINT16_MAX &&
+			    rr->width <= INT16_MAX && rr->height <= INT16_MAX;
+	const int bpp = pixel_format_bpp(rr->format);
+	const int contiguous = rr->step == bpp;
+	int x = 1;
+
+	const uint32_t *ahead = render_row_ahead(rr);
+
+	render_span_scalar(rr, 0, 1);
+	for (; x + LANES <= rr->width - 1; x += LANES) {
+		/* The row ahead, a cache line per 16 pixels (kernels.h). */
+		if (!(x & 8))
+			__builtin_prefetch(ahead + x);
+		int16x8_t l = vld1q_s16(rr->mid + x - 1), r = vld1q_s16(rr->mid + x + 1);
+		int16x8_t u = vld1q_s16(rr->up + x), d = vld1q_s16(rr->down + x);
+		uint32x4_t p0, p1;
+
+		if (narrow) {
+			uint32x4_t p[2];
+
+			render8_narrow(rr, x, l, r, u, d, neg_shift1, p);
+			p0 = p[0];
+			p1 = p[1];
+		} else {
+			int32x4_t dx0 = vsubl_s16(vget_low_s16(l), vget_low_s16(r));
+			int32x4_t dx1 = vsubl_s16(vget_high_s16(l), vget_high_s16(r));
+			int32x4_t dy0 = vsubl_s16(vget_low_s16(u), vget_low_s16(d));
+			int32x4_t dy1 = vsubl_s16(vget_high_s16(u), vget_high_s16(d));
+
+			p0 = render4(rr, x, dx0, dy0, neg_shift);
+			p1 = render4(rr, x + 4, dx1, dy1, neg_shift);
+		}
+		uint8_t *out = rr->out + (ptrdiff_t)x * rr->step;
+
+		if (rr->format == PIXEL_RGB565) {
+			uint16x8_t v = vcombine_u16(to_rgb565x4(p0), to_rgb565x4(p1));
+
+			if (contiguous) {
+				vst1q_u16((uint16_t *)out, v);
+			} else {
+				uint16_t tmp[LANES];
+
+				vst1q_u16(tmp, v);
+				for (int i = 0; i < LANES; i++)
+					*(uint16_t *)(out + (ptrdiff_t)i * rr->step) = tmp[i];
+			}
+		} else if (contiguous) {
+			vst1q_u32((uint32_t *)out, p0);
+			vst1q_u32((uint32_t *)(out + 16), p1);
+		} else {
+			uint32_t tmp[LANES];
+
+			vst1q_u32(tmp, p0);
+			vst1q_u32(tmp + 4, p1);
+			for (int i = 0; i < LANES; i++)
+				*(uint32_t *)(out + (ptrdiff_t)i * rr->step) = tmp[i];
+		}
+	}
+	render_span_scalar(rr, x, rr->width);
+}
+
+/* --sim-scale 2, eight source cells at a time (upsample2_row_avx2 in
+ * ripple-avx2.c explains); vst2 interleaves the output pairs. */
+static inline int32x4_t blend4(const int16_t *r0, const int16_t *r1, int k, int16_t wy)
+{
+	return vmlal_n_s16(vmull_n_s16(vld1_s16(r0 + k), (int16_t)(UPSAMPLE_ONE - wy)),
+			   vld1_s16(r1 + k), wy);
+}
+
+static inline int16x4_t mix(int32x4_t a, int32x4_t b)
+{
+	return vmovn_s32(vshrq_n_s32(vmlaq_n_s32(b, a, 3), 10));
+}
+
+static void upsample2_row_neon(const int16_t *r0, const int16_t *r1, int wy, int16_t *dst, int sim_w)
+{
+	int k = 1;
+
+	dst[0] = upsample2_first(r0, r1, wy);
+	for (; k + 8 <= sim_w; k += 8) {
+		int32x4_t a0 = blend4(r0, r1, k - 1, (int16_t)wy), a1 = blend4(r0, r1, k + 3, (int16_t)wy);
+		int32x4_t b0 = blend4(r0, r1, k, (int16_t)wy), b1 = blend4(r0, r1, k + 4, (int16_t)wy);
+		int16x8x2_t out = { {
+			vcombine_s16(mix(a0, b0), mix(a1, b1)),
+			vcombine_s16(mix(b0, a0), mix(b1, a1)),
+		} };
+
+		vst2q_s16(dst + 2 * k - 1, out);
+	}
+	upsample2_tail_scalar(r0, r1, wy, dst, sim_w, k);
+}
+
+const struct kernels kernels_neon = {
+	.name = "neon",
+	.step_row = step_row_neon,
+	.step_row_mul = step_row_mul_neon,
+	.render_row = render_row_neon,
+	.upsample2_row = upsample2_row_neon,
+};

@@ -1,0 +1,352 @@
+#include "config.h"
+
+#include <emmintrin.h>
+#include <stdbool.h>
+
+#include "water/kernels.h"
+#include "water/simd.h"
+
+/*
+ * SSE2 kernels. Sums and differences of int16 heights are taken in 32-bit
+ * lanes, exactly like the scalar code (or in 16-bit ones where that is
+ * exact, see narrow8); packs_epi32 is the int16 saturation.
+ * SSE2 has no 32-bit min/max/multiply nor a gather: those are built from
+ * compares, madd and scalar loads, so that only SSE2 is needed.
+ */
+
+#define LANES 8  /* int16 cells per register */
+
+static inline __m128i sext_lo(__m128i v)
+{
+	return _mm_srai_epi32(_mm_unpacklo_epi16(v, v), 16);
+}
+
+static inline __m128i sext_hi(__m128i v)
+{
+	return _mm_srai_epi32(_mm_unpackhi_epi16(v, v), 16);
+}
+
+static inline __m128i loadu(const void *p)
+{
+	return _mm_loadu_si128((const __m128i *)p);
+}
+
+/* ((up + down + left + right) >> 1) - prev of 4 cells, in 32-bit lanes. */
+static inline __m128i sum_half(__m128i u, __m128i d, __m128i l, __m128i r, __m128i p)
+{
+	__m128i v = _mm_add_epi32(_mm_add_epi32(u, d), _mm_add_epi32(l, r));
+
+	return _mm_sub_epi32(_mm_srai_epi32(v, 1), p);
+}
+
+static inline __m128i step_half(__m128i u, __m128i d, __m128i l, __m128i r, __m128i p,
+				__m128i cnt)
+{
+	__m128i v = sum_half(u, d, l, r, p);
+
+	return _mm_sub_epi32(v, _mm_sra_epi32(v, cnt));
+}
+
+static inline void store8(int16_t *out, const uint16_t *keep, int x, __m128i h)
+{
+	if (keep)
+		h = _mm_and_si128(h, loadu(keep + x));
+	_mm_storeu_si128((__m128i *)(out + x), h);
+}
+
+static void step_row_sse2(const int16_t *up, const int16_t *mid, const int16_t *down,
+			  int16_t *out, const uint16_t *keep, int width, int shift)
+{
+	const __m128i cnt = _mm_cvtsi32_si128(shift);
+	int x = 1;
+
+	for (; x + LANES <= width - 1; x += LANES) {
+		__m128i u = loadu(up + x), d = loadu(down + x);
+		__m128i l = loadu(mid + x - 1), r = loadu(mid + x + 1);
+		__m128i p = loadu(out + x);
+		__m128i lo = step_half(sext_lo(u), sext_lo(d), sext_lo(l), sext_lo(r), sext_lo(p), cnt);
+		__m128i hi = step_half(sext_hi(u), sext_hi(d), sext_hi(l), sext_hi(r), sext_hi(p), cnt);
+
+		store8(out, keep, x, _mm_packs_epi32(lo, hi));
+	}
+	step_span_scalar(up, mid, down, out, keep, x, width - 1, shift);
+}
+
+/*
+ * While the five heights a cell reads are within -8192..8191 the sum of
+ * four fits int16 and so does every later value: the step in 16-bit lanes
+ * is exactly the 32-bit one with nothing to saturate (sum16_narrow in
+ * ripple-avx2.c), and skips ten sign extensions. Without SSSE3's pabsw the
+ * test is h + 8192 within 0..16383: its top two bits clear.
+ */
+#define NARROW_BIAS 0x2000
+#define NARROW_MASK ((short)0xc000)
+
+static inline bool narrow8(__m128i u, __m128i d, __m128i l, __m128i r, __m128i p)
+{
+	const __m128i bias = _mm_set1_epi16(NARROW_BIAS);
+	__m128i t = _mm_or_si128(_mm_or_si128(_mm_add_epi16(u, bias), _mm_add_epi16(d, bias)),
+				 _mm_or_si128(_mm_add_epi16(l, bias), _mm_add_epi16(r, bias)));
+
+	t = _mm_and_si128(_mm_or_si128(t, _mm_add_epi16(p, bias)), _mm_set1_epi16(NARROW_MASK));
+	return _mm_movemask_epi8(_mm_cmpeq_epi16(t, _mm_setzero_si128())) == 0xffff;
+}
+
+/*
+ * Damping by a multiplier: the height saturated first (in 16-bit lanes
+ * either way), then h - ((h * mul) >> 16), which for int16 h and
+ * 0 <= mul <= 32767 is pmulhw exactly (the high half of the signed product
+ * is the floored shift) and never leaves int16.
+ */
+static void step_row_mul_sse2(const int16_t *up, const int16_t *mid, const int16_t *down,
+			      int16_t *out, const uint16_t *keep, int width, int mul)
+{
+	const __m128i m = _mm_set1_epi16((short)mul);
+	int x = 1;
+
+	for (; x + LANES <= width - 1; x += LANES) {
+		__m128i u = loadu(up + x), d = loadu(down + x);
+		__m128i l = loadu(mid + x - 1), r = loadu(mid + x + 1);
+		__m128i p = loadu(out + x);
+		__m128i h;
+
+		if (narrow8(u, d, l, r, p)) {
+			h = _mm_add_epi16(_mm_add_epi16(u, d), _mm_add_epi16(l, r));
+			h = _mm_sub_epi16(_mm_srai_epi16(h, 1), p);
+		} else {
+			h = _mm_packs_epi32(sum_half(sext_lo(u), sext_lo(d), sext_lo(l), sext_lo(r), sext_lo(p)),
+					    sum_half(sext_hi(u), sext_hi(d), sext_hi(l), sext_hi(r), sext_hi(p)));
+		}
+		store8(out, keep, x, _mm_sub_epi16(h, _mm_mulhi_epi16(h, m)));
+	}
+	step_span_mul_scalar(up, mid, down, out, keep, x, width - 1, mul);
+}
+
+static inline __m128i min32(__m128i a, __m128i b)
+{
+	__m128i gt = _mm_cmpgt_epi32(a, b);
+
+	return _mm_or_si128(_mm_and_si128(gt, b), _mm_andnot_si128(gt, a));
+}
+
+static inline __m128i max32(__m128i a, __m128i b)
+{
+	__m128i gt = _mm_cmpgt_epi32(a, b);
+
+	return _mm_or_si128(_mm_and_si128(gt, a), _mm_andnot_si128(gt, b));
+}
+
+/* Low 32 bits of a 32x32 product, signed or not alike. */
+static inline __m128i mullo32(__m128i a, __m128i b)
+{
+	__m128i even = _mm_mul_epu32(a, b);
+	__m128i odd = _mm_mul_epu32(_mm_srli_si128(a, 4), _mm_srli_si128(b, 4));
+
+	return _mm_unpacklo_epi32(_mm_shuffle_epi32(even, _MM_SHUFFLE(0, 0, 2, 0)),
+				  _mm_shuffle_epi32(odd, _MM_SHUFFLE(0, 0, 2, 0)));
+}
+
+/* clamp(channel + b, 0, 255) for each of R, G, B; X set. */
+static inline __m128i shade4(__m128i px, __m128i b)
+{
+	const __m128i lim = _mm_set1_epi32(255), zero = _mm_setzero_si128();
+	__m128i pos = min32(max32(b, zero), lim);
+	__m128i neg = min32(max32(_mm_sub_epi32(zero, b), zero), lim);
+
+	pos = _mm_or_si128(_mm_or_si128(pos, _mm_slli_epi32(pos, 8)), _mm_slli_epi32(pos, 16));
+	neg = _mm_or_si128(_mm_or_si128(neg, _mm_slli_epi32(neg, 8)), _mm_slli_epi32(neg, 16));
+	return _mm_subs_epu8(_mm_adds_epu8(px, pos), neg);
+}
+
+static inline __m128i to_rgb565x4(__m128i p)
+{
+	__m128i r = _mm_and_si128(_mm_srli_epi32(p, 8), _mm_set1_epi32(0xf800));
+	__m128i g = _mm_and_si128(_mm_srli_epi32(p, 5), _mm_set1_epi32(0x07e0));
+	__m128i b = _mm_and_si128(_mm_srli_epi32(p, 3), _mm_set1_epi32(0x001f));
+
+	return _mm_or_si128(_mm_or_si128(r, g), b);
+}
+
+/*
+ * Four background pixels at the indices in idx. On x86-64 they leave the
+ * vector unit two at a time (see fetch8 in ripple-avx2.c for the numbers);
+ * 32-bit x86 has no 64-bit move, so there they go through memory.
+ */
+static inline __m128i fetch4(const uint32_t *bg, __m128i idx)
+{
+#ifdef __x86_64__
+	uint64_t i01 = (uint64_t)_mm_cvtsi128_si64(idx);
+	uint64_t i23 = (uint64_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(idx, idx));
+
+	return _mm_setr_epi32((int)bg[(uint32_t)i01], (int)bg[i01 >> 32],
+			      (int)bg[(uint32_t)i23], (int)bg[i23 >> 32]);
+#else
+	uint32_t i[4];
+
+	_mm_storeu_si128((__m128i *)i, idx);
+	return _mm_setr_epi32((int)bg[i[0]], (int)bg[i[1]], (int)bg[i[2]], (int)bg[i[3]]);
+#endif
+}
+
+/* Four pixels from x on: displacement, fetch, shading. */
+static inline __m128i render4(const struct render_row *rr, int x, __m128i dx, __m128i dy,
+			      __m128i cnt)
+{
+	const __m128i wmax = _mm_set1_epi32(rr->width - 1);
+	const __m128i hmax = _mm_set1_epi32(rr->height - 1);
+	const __m128i zero = _mm_setzero_si128();
+	__m128i xs = _mm_add_epi32(_mm_set1_epi32(x), _mm_setr_epi32(0, 1, 2, 3));
+	__m128i sx = min32(max32(_mm_add_epi32(xs, _mm_sra_epi32(dx, cnt)), zero), wmax);
+	__m128i sy = min32(max32(_mm_add_epi32(_mm_set1_epi32(rr->y), _mm_sra_epi32(dy, cnt)),
+				 zero), hmax);
+	/* sx, sy < 16384 and the pitch <= 16384 (the image caps): one madd. */
+	__m128i pair = _mm_or_si128(sx, _mm_slli_epi32(sy, 16));
+	__m128i idx = _mm_madd_epi16(pair, _mm_set1_epi32(1 | (int)((uint32_t)rr->bg_pitch << 16)));
+	__m128i px = fetch4(rr->bg, idx);
+
+	if (rr->light) {
+		__m128i b = mullo32(_mm_add_epi32(dx, dy), _mm_set1_epi32(rr->light));
+
+		px = shade4(px, _mm_srai_epi32(b, LIGHT_SCALE_SHIFT));
+	}
+	return _mm_or_si128(px, _mm_set1_epi32((int)0xff000000u));
+}
+
+/* floor((a - b) / 2) of int16 lanes without overflow (ripple-avx2.c). */
+static inline __m128i half_diff16(__m128i a, __m128i b)
+{
+	const __m128i bias = _mm_set1_epi16((short)0x8000);
+
+	return _mm_xor_si128(_mm_avg_epu16(_mm_xor_si128(a, bias),
+					   _mm_xor_si128(b, _mm_set1_epi16(0x7fff))), bias);
+}
+
+/*
+ * Eight pixels without light at a shift of at least 1, the fetch position
+ * in 16-bit lanes as in render16_narrow of ripple-avx2.c: p0 gets pixels
+ * 0-3, p1 4-7.
+ */
+static inline void render8_narrow(const struct render_row *rr, int x, __m128i l, __m128i r,
+				  __m128i u, __m128i d, __m128i cnt1, __m128i pitch1,
+				  __m128i *p0, __m128i *p1)
+{
+	const __m128i zero = _mm_setzero_si128();
+	const __m128i alpha = _mm_set1_epi32((int)0xff000000u);
+	__m128i xs = _mm_add_epi16(_mm_set1_epi16((short)x), _mm_setr_epi16(0, 1, 2, 3, 4, 5, 6, 7));
+	__m128i sx = _mm_adds_epi16(xs, _mm_sra_epi16(half_diff16(l, r), cnt1));
+	__m128i sy = _mm_adds_epi16(_mm_set1_epi16((short)rr->y),
+				    _mm_sra_epi16(half_diff16(u, d), cnt1));
+
+	sx = _mm_min_epi16(_mm_max_epi16(sx, zero), _mm_set1_epi16((short)(rr->width - 1)));
+	sy = _mm_min_epi16(_mm_max_epi16(sy, zero), _mm_set1_epi16((short)(rr->height - 1)));
+	*p0 = _mm_or_si128(fetch4(rr->bg, _mm_madd_epi16(_mm_unpacklo_epi16(sx, sy), pitch1)), alpha);
+	*p1 = _mm_or_si128(fetch4(rr->bg, _mm_madd_epi16(_mm_unpackhi_epi16(sx, sy), pitch1)), alpha);
+}
+
+static void render_row_sse2(const struct render_row *rr)
+{
+	const __m128i cnt = _mm_cvtsi32_si128(rr->shift);
+	const __m128i cnt1 = _mm_cvtsi32_si128(rr->shift - 1);
+	const __m128i pitch1 = _mm_set1_epi32(1 | (int)((uint32_t)rr->bg_pitch << 16));
+	const bool narrow = rr->light == 0 && rr->shift >= 1 &&
+			    rr->width <= INT16_MAX && rr->height <= INT16_MAX;
+	const int bpp = pixel_format_bpp(rr->format);
+	const int contiguous = rr->step == bpp;
+	int x = 1;
+
+	/* The madd index needs the pitch in 16 bits. */
+	if (rr->bg_pitch > INT16_MAX) {
+		render_row_scalar(rr);
+		return;
+	}
+	const uint32_t *ahead = render_row_ahead(rr);
+
+	/* Scalar head up to an aligned destination, then whole aligned
+	 * stores in order (see ripple-avx2.c). */
+	while (contiguous && x < rr->width && ((uintptr_t)(rr->out + (ptrdiff_t)x * bpp) & 15))
+		x++;
+	render_span_scalar(rr, 0, x);
+	for (; x + LANES <= rr->width - 1; x += LANES) {
+		__m128i l, r;
+
+		/* A cache line of the row ahead per 16 pixels (kernels.h). */
+		if (!(x & 8))
+			_mm_prefetch((const char *)(ahead + x), _MM_HINT_T0);
+		l = loadu(rr->mid + x - 1);
+		r = loadu(rr->mid + x + 1);
+		__m128i u = loadu(rr->up + x), d = loadu(rr->down + x);
+		__m128i p0, p1;
+
+		if (narrow) {
+			render8_narrow(rr, x, l, r, u, d, cnt1, pitch1, &p0, &p1);
+		} else {
+			p0 = render4(rr, x, _mm_sub_epi32(sext_lo(l), sext_lo(r)),
+				     _mm_sub_epi32(sext_lo(u), sext_lo(d)), cnt);
+			p1 = render4(rr, x + 4, _mm_sub_epi32(sext_hi(l), sext_hi(r)),
+				     _mm_sub_epi32(sext_hi(u), sext_hi(d)), cnt);
+		}
+		uint8_t *out = rr->out + (ptrdiff_t)x * rr->step;
+
+		if (rr->format == PIXEL_RGB565) {
+			/* packs is signed: bias to make 0..0xffff fit, then undo */
+			const __m128i bias = _mm_set1_epi32(0x8000);
+			__m128i v = _mm_packs_epi32(_mm_sub_epi32(to_rgb565x4(p0), bias),
+						    _mm_sub_epi32(to_rgb565x4(p1), bias));
+
+			v = _mm_xor_si128(v, _mm_set1_epi16((short)0x8000));
+			if (contiguous) {
+				_mm_store_si128((__m128i *)out, v);
+			} else {
+				uint16_t tmp[LANES];
+
+				_mm_storeu_si128((__m128i *)tmp, v);
+				for (int i = 0; i < LANES; i++)
+					*(uint16_t *)(out + (ptrdiff_t)i * rr->step) = tmp[i];
+			}
+		} else if (contiguous) {
+			_mm_store_si128((__m128i *)out, p0);
+			_mm_store_si128((__m128i *)(out + 16), p1);
+		} else {
+			uint32_t tmp[LANES];
+
+			_mm_storeu_si128((__m128i *)tmp, p0);
+			_mm_storeu_si128((__m128i *)(tmp + 4), p1);
+			for (int i = 0; i < LANES; i++)
+				*(uint32_t *)(out + (ptrdiff_t)i * rr->step) = tmp[i];
+		}
+	}
+	render_span_scalar(rr, x, rr->width);
+}
+
+/* --sim-scale 2, four source cells at a time (upsample2_row_avx2 explains). */
+static inline __m128i blend4(const int16_t *r0, const int16_t *r1, int k, __m128i w)
+{
+	return _mm_madd_epi16(_mm_unpacklo_epi16(_mm_loadl_epi64((const __m128i *)(r0 + k)),
+						 _mm_loadl_epi64((const __m128i *)(r1 + k))), w);
+}
+
+static void upsample2_row_sse2(const int16_t *r0, const int16_t *r1, int wy, int16_t *dst, int sim_w)
+{
+	const __m128i w = _mm_set1_epi32((int)((uint32_t)wy << 16 | (uint32_t)(UPSAMPLE_ONE - wy)));
+	const __m128i low = _mm_set1_epi32(0xffff);
+	int k = 1;
+
+	dst[0] = upsample2_first(r0, r1, wy);
+	for (; k + 4 <= sim_w; k += 4) {
+		__m128i a = blend4(r0, r1, k - 1, w), b = blend4(r0, r1, k, w);
+		__m128i odd = _mm_srai_epi32(_mm_add_epi32(_mm_add_epi32(a, a), _mm_add_epi32(a, b)), 10);
+		__m128i even = _mm_srai_epi32(_mm_add_epi32(_mm_add_epi32(b, b), _mm_add_epi32(a, b)), 10);
+
+		_mm_storeu_si128((__m128i *)(dst + 2 * k - 1),
+				 _mm_or_si128(_mm_and_si128(odd, low), _mm_slli_epi32(even, 16)));
+	}
+	upsample2_tail_scalar(r0, r1, wy, dst, sim_w, k);
+}
+
+const struct kernels kernels_sse2 = {
+	.name = "sse2",
+	.step_row = step_row_sse2,
+	.step_row_mul = step_row_mul_sse2,
+	.render_row = render_row_sse2,
+	.upsample2_row = upsample2_row_sse2,
+};

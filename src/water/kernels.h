@@ -1,0 +1,136 @@
+/*
+ * The per-row kernels of the step and the render, one set per instruction
+ * set (pixman's way). The scalar ones in ripple.c and render.c define every
+ * result; the SSE2, AVX2 and NEON ones must match them bit for bit.
+ */
+#ifndef KERNELS_H
+#define KERNELS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "water/pixel.h"
+
+/*
+ * One interior row of a step: for 1 <= x < width-1,
+ * out[x] = sat16(v - (v >> shift)) & keep[x], v = ((up+down+mid[x-1]+mid[x+1]) >> 1) - out[x].
+ * keep may be NULL (no obstacles). out[0] and out[width-1] are not touched.
+ */
+typedef void (*step_row_fn)(const int16_t *up, const int16_t *mid, const int16_t *down,
+			    int16_t *out, const uint16_t *keep, int width, int shift);
+
+/*
+ * The same row with damping by a multiplier (ripple_set_damping_mul):
+ * h = sat16(((up+down+mid[x-1]+mid[x+1]) >> 1) - out[x]),
+ * out[x] = (h - ((h * mul) >> 16)) & keep[x], mul 0..32767. Saturating
+ * before damping keeps every product within int32 (and is pmulhw's rule).
+ */
+typedef void (*step_row_mul_fn)(const int16_t *up, const int16_t *mid, const int16_t *down,
+				int16_t *out, const uint16_t *keep, int width, int mul);
+
+/* One logical row of a render whose rows above and below exist. */
+struct render_row {
+	const int16_t *up, *mid, *down;
+	const uint32_t *bg;      /* the whole background */
+	size_t bg_pitch;         /* in pixels */
+	int width, height, y;
+	int shift, light;
+	uint8_t *out;            /* where logical x = 0 goes */
+	ptrdiff_t step;          /* bytes from logical x to x + 1 */
+	enum pixel_format format;
+};
+typedef void (*render_row_fn)(const struct render_row *r);
+
+/*
+ * One row of heights at twice the water's width (--sim-scale 2), bilinear
+ * with the centres aligned: the two source rows blended (UPSAMPLE_ONE - wy)
+ * : wy into row[], then dst[0] = row[0], dst[2k-1] and dst[2k] 3:1 and 1:3
+ * between row[k-1] and row[k], dst[2w-1] = row[w-1], each floored once.
+ * int32 suffices: |h| * 256 * 256 <= 2^31 at the extremes.
+ */
+typedef void (*upsample2_row_fn)(const int16_t *r0, const int16_t *r1, int wy,
+				 int16_t *dst, int sim_w);
+#define UPSAMPLE_BITS 8
+#define UPSAMPLE_ONE (1 << UPSAMPLE_BITS)
+
+struct kernels {
+	const char *name;
+	step_row_fn step_row;
+	step_row_mul_fn step_row_mul;
+	render_row_fn render_row;
+	upsample2_row_fn upsample2_row;
+};
+
+static inline int16_t kernel_saturate16(int32_t v)
+{
+	return v > INT16_MAX ? INT16_MAX : v < INT16_MIN ? INT16_MIN : (int16_t)v;
+}
+
+/* One cell of the step: the definition every path reproduces. */
+static inline int16_t step_cell(int up, int down, int left, int right, int prev, int shift)
+{
+	int32_t v = ((up + down + left + right) >> 1) - prev;
+
+	v -= v >> shift;
+	return kernel_saturate16(v);
+}
+
+/* One cell of the step damped by a multiplier. */
+static inline int16_t step_cell_mul(int up, int down, int left, int right, int prev, int mul)
+{
+	int32_t h = kernel_saturate16(((up + down + left + right) >> 1) - prev);
+
+	return (int16_t)(h - ((h * mul) >> 16));
+}
+
+/* The reference. */
+/* Cells x0 <= x < x1 of a row, for the SIMD paths' tails. */
+void step_span_scalar(const int16_t *up, const int16_t *mid, const int16_t *down,
+		      int16_t *out, const uint16_t *keep, int x0, int x1, int shift);
+void step_row_scalar(const int16_t *up, const int16_t *mid, const int16_t *down,
+		     int16_t *out, const uint16_t *keep, int width, int shift);
+void step_span_mul_scalar(const int16_t *up, const int16_t *mid, const int16_t *down,
+			  int16_t *out, const uint16_t *keep, int x0, int x1, int mul);
+void step_row_mul_scalar(const int16_t *up, const int16_t *mid, const int16_t *down,
+			 int16_t *out, const uint16_t *keep, int width, int mul);
+void render_row_scalar(const struct render_row *r);
+/* Pixels x0 <= x < x1 of a row, for the SIMD paths' heads and tails. */
+void render_span_scalar(const struct render_row *r, int x0, int x1);
+void upsample2_row_scalar(const int16_t *r0, const int16_t *r1, int wy, int16_t *dst, int sim_w);
+/* Cell k of the two source rows blended, in 1/UPSAMPLE_ONE. */
+static inline int32_t upsample_blend(const int16_t *r0, const int16_t *r1, int wy, int k)
+{
+	return r0[k] * (UPSAMPLE_ONE - wy) + r1[k] * wy;
+}
+
+/* The first output cell, row[0] itself (the SIMD paths' heads). */
+static inline int16_t upsample2_first(const int16_t *r0, const int16_t *r1, int wy)
+{
+	return (int16_t)((upsample_blend(r0, r1, wy, 0) * UPSAMPLE_ONE) >> (2 * UPSAMPLE_BITS));
+}
+/* Output cells 2k-1 and 2k for k0 <= k < sim_w, and the last cell; prev is
+ * row[k0 - 1]. The SIMD paths' tails. */
+void upsample2_tail_scalar(const int16_t *r0, const int16_t *r1, int wy, int16_t *dst,
+			   int sim_w, int k0);
+
+/*
+ * Refraction reads picture rows above and below the one drawn, dozens of
+ * streams at once, more than the hardware prefetcher follows: the SIMD
+ * renders ask for the row the farthest usual offset will need, this many
+ * rows ahead, a cache line per 16 pixels (without it the AVX2 render takes
+ * 1.5 times as long at 1080p on Zen 4; 8, 32 and 48 rows, or a second row,
+ * measured slower).
+ */
+#define RENDER_PREFETCH_ROWS 16
+
+static inline const uint32_t *render_row_ahead(const struct render_row *r)
+{
+	int y = r->y + RENDER_PREFETCH_ROWS < r->height ? r->y + RENDER_PREFETCH_ROWS : r->height - 1;
+
+	return r->bg + (size_t)y * r->bg_pitch;
+}
+
+/* --light N scales the slope by N / 2^LIGHT_SCALE_SHIFT into brightness. */
+#define LIGHT_SCALE_SHIFT 3
+
+#endif

@@ -1,0 +1,115 @@
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+#include "water/rain.h"
+#include "water/ripple.h"
+
+#define SECONDS_PER_MINUTE 60
+
+struct rain {
+	uint64_t state;
+	int64_t rate;      /* thousandths of a drop a minute */
+	int steps_per_second;
+	int64_t radius;    /* 1/RIPPLE_SUBCELL cells */
+	int depth;
+	/* Drops owed, in units of 1/(steps_per_second * 60 * RAIN_MILLI)
+	 * drop: integer so the same seed gives the same rain on every machine. */
+	int64_t owed;
+};
+
+/* splitmix64: seeds of 0, 1, 2 give unrelated streams. */
+static uint64_t splitmix64(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+uint64_t rain_next_random(struct rain *rain)
+{
+	return splitmix64(&rain->state);
+}
+
+static int64_t random_below(struct rain *rain, int64_t n)
+{
+	return n <= 1 ? 0 : (int64_t)(rain_next_random(rain) % (uint64_t)n);
+}
+
+/* Until told otherwise, drops of a few cells. */
+#define RAIN_DEFAULT_RADIUS (3 * RIPPLE_SUBCELL)
+#define RAIN_DEFAULT_DEPTH 64
+
+struct rain *rain_create(uint64_t seed, int steps_per_second)
+{
+	struct rain *rain;
+
+	if (steps_per_second < 1) {
+		errno = EINVAL;
+		return NULL;
+	}
+	rain = calloc(1, sizeof(*rain));
+	if (!rain)
+		return NULL;
+	rain->state = seed;
+	rain->steps_per_second = steps_per_second;
+	rain->radius = RAIN_DEFAULT_RADIUS;
+	rain->depth = RAIN_DEFAULT_DEPTH;
+	return rain;
+}
+
+void rain_destroy(struct rain *rain)
+{
+	free(rain);
+}
+
+void rain_set_drops(struct rain *rain, int64_t radius, int depth)
+{
+	rain->radius = radius > 1 ? radius : 1;
+	rain->depth = depth > 1 ? depth : 1;
+}
+
+void rain_set_rate(struct rain *rain, int64_t millidrops_per_minute)
+{
+	rain->rate = millidrops_per_minute < 0 ? 0 : millidrops_per_minute;
+}
+
+void rain_set_steps_per_second(struct rain *rain, int steps_per_second)
+{
+	if (steps_per_second > 0) {
+		rain->steps_per_second = steps_per_second;
+		rain->owed = 0;
+	}
+}
+
+int64_t rain_rate(const struct rain *rain)
+{
+	return rain->rate;
+}
+
+int rain_step(struct rain *rain, struct ripple *r)
+{
+	const int64_t per_drop = (int64_t)rain->steps_per_second * SECONDS_PER_MINUTE * RAIN_MILLI;
+	int n = 0;
+
+	rain->owed += rain->rate;
+	while (rain->owed >= per_drop) {
+		/* Raindrops vary, so the rain does not look like a metronome. */
+		int64_t rmin = rain->radius / 2 > 0 ? rain->radius / 2 : 1;
+		int dmin = rain->depth / 2 > 0 ? rain->depth / 2 : 1;
+		int64_t radius = rmin + random_below(rain, rain->radius - rmin + 1);
+		int depth = dmin + (int)random_below(rain, rain->depth - dmin + 1);
+		int64_t x = RIPPLE_SUBCELL +
+			    random_below(rain, (int64_t)(ripple_width(r) - 3) * RIPPLE_SUBCELL + 1);
+		int64_t y = RIPPLE_SUBCELL +
+			    random_below(rain, (int64_t)(ripple_height(r) - 3) * RIPPLE_SUBCELL + 1);
+
+		ripple_splash(r, x, y, radius, depth);
+		rain->owed -= per_drop;
+		n++;
+	}
+	return n;
+}

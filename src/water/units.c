@@ -1,0 +1,188 @@
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+
+#include "base/util.h"
+#include "service/options.h"
+#include "water/render.h"
+#include "water/ripple.h"
+#include "water/units.h"
+
+/*
+ * The seeds' rule is the leapfrog wave equation with c^2 dt^2 / dx^2 = 1/2:
+ * long waves travel 1/sqrt(2) cells a step, whatever the cell or the step
+ * is. So the speed on the panel is set by the cell's size in mm and the
+ * step rate: a coarse grid (cells of a few pixels, rendered full size with
+ * smooth interpolation) and a step rate that follows from the speed. Cells
+ * of 1.4 to 2.8 mm carry a fingertip's ring (about 1 cm) with a few cells
+ * across it; finer ones cost the cube of their fineness (cells and steps)
+ * and show nothing more.
+ */
+#define CELLS_PER_STEP 0.70710678118654752
+#define CELL_MM_MAX 2.8
+#define MM_PER_CM 10.0
+
+/* A picture under water seems to move by depth * slope * (1 - 1/n),
+ * n = 1.33 for water. */
+#define WATER_BENDING (1.0 - 1.0 / 1.333)
+/*
+ * Heights are integers: a fingertip's stone is given this many units at
+ * most (the render's shift scales them to pixels), so the damping's
+ * rounding is small beside them and int16 keeps room for crests that
+ * meet.
+ */
+#define STONE_UNITS_MAX 16384
+#define SCALE_MAX OPTIONS_MAX_SIM_SCALE
+
+
+static bool plausible(int px_w, int px_h, int mm_w, int mm_h)
+{
+	double ax, ay;
+
+	if (mm_w < SCREEN_MM_MIN || mm_h < SCREEN_MM_MIN || mm_w > SCREEN_MM_MAX ||
+	    mm_h > SCREEN_MM_MAX)
+		return false;
+	ax = (double)mm_w / px_w;
+	ay = (double)mm_h / px_h;
+	/* An EDID that gives the aspect ratio instead of the size (16x9 cm),
+	 * or a size in the wrong orientation, shows as lopsided pixels. */
+	if (ax / ay > SCREEN_PIXEL_ASPECT_MAX || ay / ax > SCREEN_PIXEL_ASPECT_MAX)
+		return false;
+	return ax >= SCREEN_PX_MM_MIN && ax <= SCREEN_PX_MM_MAX;
+}
+
+static void screen_size(const struct options *o, struct water_units *u, int mm_w, int mm_h)
+{
+	double diag_px;
+
+	if (o->screen_mm_width > 0) {
+		/* Said by the technician: taken as it is, in the viewer's
+		 * orientation like the logical size. */
+		u->mm_width = o->screen_mm_width;
+		u->mm_height = o->screen_mm_height;
+		u->source = SCREEN_MM_OPTION;
+		return;
+	}
+	if (plausible(u->width, u->height, mm_w, mm_h)) {
+		u->mm_width = mm_w;
+		u->mm_height = mm_h;
+		u->source = SCREEN_MM_CONNECTOR;
+		return;
+	}
+	diag_px = sqrt((double)u->width * u->width + (double)u->height * u->height);
+	u->mm_width = (int)lround(SCREEN_DEFAULT_DIAGONAL_MM * u->width / diag_px);
+	u->mm_height = (int)lround(SCREEN_DEFAULT_DIAGONAL_MM * u->height / diag_px);
+	u->source = SCREEN_MM_DEFAULT;
+}
+
+/* The largest power of two whose cells are no coarser than CELL_MM_MAX. */
+static int auto_scale(const struct water_units *u)
+{
+	int n = 1;
+
+	while (n * 2 <= SCALE_MAX && n * 2 * u->px_mm <= CELL_MM_MAX &&
+	       (u->width + n * 2 - 1) / (n * 2) >= RIPPLE_MIN_SIZE &&
+	       (u->height + n * 2 - 1) / (n * 2) >= RIPPLE_MIN_SIZE)
+		n *= 2;
+	return n;
+}
+
+void water_units_compute(const struct options *o, int width, int height, int mm_w, int mm_h,
+			 struct water_units *u)
+{
+	double mm_per_unit_at_shift0, stone_units;
+	int sps;
+
+	*u = (struct water_units){ .width = width, .height = height };
+	screen_size(o, u, mm_w, mm_h);
+	u->px_mm = sqrt((double)u->mm_width * u->mm_height / ((double)width * height));
+
+	u->scale = o->sim_scale > 0 ? o->sim_scale : auto_scale(u);
+	u->sim_width = clamp_int((width + u->scale - 1) / u->scale, RIPPLE_MIN_SIZE, RIPPLE_MAX_SIZE);
+	u->sim_height = clamp_int((height + u->scale - 1) / u->scale, RIPPLE_MIN_SIZE, RIPPLE_MAX_SIZE);
+	u->cell_mm = u->px_mm * u->scale;
+	u->cells_per_mm = 1.0 / u->cell_mm;
+
+	if (o->steps_per_second > 0) {
+		sps = o->steps_per_second;
+	} else {
+		double want = o->wave_speed_cm_s * MM_PER_CM / (CELLS_PER_STEP * u->cell_mm);
+
+		sps = clamp_int((int)lround(want), 1, OPTIONS_MAX_STEPS_PER_SECOND);
+	}
+	u->steps_per_second = sps;
+	u->wave_speed_mm_s = CELLS_PER_STEP * u->cell_mm * sps;
+
+	if (o->damping > 0) {
+		u->damping_shift = o->damping;
+	} else {
+		/* A tenth of the height left after fade seconds of steps. */
+		double per_step = pow(0.1, 1.0 / (o->fade_s * sps));
+		double mul = (1.0 - per_step) * (1 << RIPPLE_DAMP_MUL_BITS);
+
+		u->damping_mul = clamp_int((int)lround(mul), 1, RIPPLE_DAMP_MUL_MAX);
+	}
+
+	/*
+	 * The render moves the picture by (h[x-1] - h[x+1]) >> shift pixels;
+	 * on real water it moves depth * bending * slope mm, the slope being
+	 * that difference * mm_per_unit / (2 px_mm). So a height unit is
+	 * 2 px_mm^2 / (depth * bending * 2^shift) mm: the same bend in mm on
+	 * any screen. The shift is the largest that gives a fingertip's stone
+	 * at most STONE_UNITS_MAX units.
+	 */
+	mm_per_unit_at_shift0 = 2.0 * u->px_mm * u->px_mm / (o->depth_mm * WATER_BENDING);
+	if (o->shift >= 0) {
+		u->refraction_shift = o->shift;
+	} else {
+		u->refraction_shift = RENDER_SHIFT_MAX;
+		while (u->refraction_shift > 1) {
+			stone_units = o->stone_weight_mm / mm_per_unit_at_shift0 *
+				      (double)(1 << u->refraction_shift);
+			if (stone_units <= STONE_UNITS_MAX)
+				break;
+			u->refraction_shift--;
+		}
+	}
+	u->units_per_mm = (double)(1 << u->refraction_shift) / mm_per_unit_at_shift0;
+}
+
+static const char *source_name(enum screen_mm_source source)
+{
+	switch (source) {
+	case SCREEN_MM_CONNECTOR:
+		return "from the connector";
+	case SCREEN_MM_OPTION:
+		return "from --screen-mm";
+	default:
+		return "the default: the connector gave no plausible size, a 24-inch screen assumed";
+	}
+}
+
+void water_units_describe(const struct water_units *u, char *buf, size_t len)
+{
+	snprintf(buf, len,
+		 "screen %dx%d px, %dx%d mm (%s); water %dx%d cells of %.2f mm, "
+		 "%d steps/s, waves %.0f mm/s; heights >> %d, %.0f a mm",
+		 u->width, u->height, u->mm_width, u->mm_height, source_name(u->source),
+		 u->sim_width, u->sim_height, u->cell_mm, u->steps_per_second, u->wave_speed_mm_s,
+		 u->refraction_shift, u->units_per_mm);
+}
+
+long long water_units_radius(const struct water_units *u, double mm)
+{
+	double r = mm * u->cells_per_mm * RIPPLE_SUBCELL;
+	double most = (double)RIPPLE_RADIUS_MAX * RIPPLE_SUBCELL;
+
+	/* A splash smaller than a cell could fall between the cells' centres
+	 * and move nothing: at least one cell, on a coarse grid. */
+	return r < RIPPLE_SUBCELL ? RIPPLE_SUBCELL : r > most ? (long long)most : (long long)llround(r);
+}
+
+int water_units_depth(const struct water_units *u, double mm)
+{
+	double d = mm * u->units_per_mm;
+
+	return d < 1 ? 1 : d > RIPPLE_WEIGHT_MAX ? RIPPLE_WEIGHT_MAX : (int)lround(d);
+}
