@@ -11,6 +11,7 @@
 #include "service/config-file.h"
 #include "base/file.h"
 #include "service/options.h"
+#include "service/settings.h"
 
 #define NAME "test.conf"
 #define CAPTURE_MAX 16384
@@ -258,6 +259,69 @@ static void test_every_key(void)
 		options_free(&file);
 		options_free(&cmd);
 	}
+}
+
+/* Each key's value, changed alone, is seen as that one change, and every
+ * key says how a reload takes it. */
+struct seen {
+	const char *key;
+	enum options_reload how;
+	int n;
+};
+
+static void on_change(void *data, const char *key, enum options_reload how)
+{
+	struct seen *s = data;
+
+	s->key = key;
+	s->how = how;
+	s->n++;
+}
+
+static enum options_reload reload_of(const char *key)
+{
+	return options_key_reload(options_key_find(key));
+}
+
+static void test_reload_classes(void)
+{
+	int n = options_key_count();
+
+	for (int k = 0; k < n; k++) {
+		const char *key = options_key_name(k);
+		const struct sample *s = find_sample(key);
+		struct options def, file;
+		struct seen seen = { 0 };
+		char text[512];
+
+		if (!s)
+			continue;
+		snprintf(text, sizeof(text), "%s = %s\n", key, s->value);
+		CHECK_EQ(parse(text, &file), 0);
+		options_defaults(&def);
+		CHECK_EQ(options_each_change(&def, &file, on_change, &seen), 1);
+		CHECK(seen.key && strcmp(seen.key, key) == 0);
+		CHECK_EQ(seen.how, options_key_reload(k));
+		CHECK_EQ(options_each_change(&file, &file, NULL, NULL), 0);
+		if (seen.n != 1 || !seen.key || strcmp(seen.key, key) != 0)
+			fprintf(stderr, "  key '%s' seen as '%s' (%d)\n", key,
+				seen.key ? seen.key : "nothing", seen.n);
+		options_free(&file);
+	}
+	/* What the water and the fingers take at once ... */
+	CHECK_EQ(reload_of("touch-radius"), OPTIONS_RELOAD_LIVE);
+	CHECK_EQ(reload_of("touch-weight"), OPTIONS_RELOAD_LIVE);
+	CHECK_EQ(reload_of("stone-radius"), OPTIONS_RELOAD_LIVE);
+	CHECK_EQ(reload_of("background"), OPTIONS_RELOAD_LIVE);
+	CHECK_EQ(reload_of("fade"), OPTIONS_RELOAD_LIVE);
+	/* ... what needs the water made again ... */
+	CHECK_EQ(reload_of("rotate"), OPTIONS_RELOAD_NEW_WATER);
+	CHECK_EQ(reload_of("sim-scale"), OPTIONS_RELOAD_NEW_WATER);
+	CHECK_EQ(reload_of("screen-mm"), OPTIONS_RELOAD_NEW_WATER);
+	/* ... and what only a restart takes. */
+	CHECK_EQ(reload_of("device"), OPTIONS_RELOAD_RESTART);
+	CHECK_EQ(reload_of("mode"), OPTIONS_RELOAD_RESTART);
+	CHECK_EQ(reload_of("touch-device"), OPTIONS_RELOAD_RESTART);
 }
 
 /* ---- values ---- */
@@ -775,6 +839,7 @@ int main(void)
 		return EXIT_FAILURE;
 	}
 	RUN(test_every_key);
+	RUN(test_reload_classes);
 	RUN(test_flags);
 	RUN(test_quoting);
 	RUN(test_comments);

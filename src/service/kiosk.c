@@ -380,12 +380,14 @@ static void apply_settings(struct kiosk *k, const struct options *o, const struc
 int kiosk_create(const struct options *o, int width, int height, int mm_width, int mm_height,
 		 struct kiosk **out)
 {
+	struct water_look look;
 	struct water_units u;
 	struct kiosk *k;
 	struct view *v;
 	int ret = -ENOMEM;
 
-	water_units_compute(o, width, height, mm_width, mm_height, &u);
+	options_water_look(o, &look);
+	water_units_compute(&look, width, height, mm_width, mm_height, &u);
 	k = calloc(1, sizeof(*k));
 	if (!k)
 		return -ENOMEM;
@@ -754,12 +756,14 @@ bool kiosk_dark(const struct kiosk *k)
 int kiosk_reconfigure(struct kiosk *k, const struct options *o)
 {
 	struct image *source = NULL;
+	struct water_look look;
 	struct water_units u;
 	struct workers *w;
 	int ret;
 
 	/* A turned screen or another grid needs new water. */
-	water_units_compute(o, k->width, k->height, k->mm_width, k->mm_height, &u);
+	options_water_look(o, &look);
+	water_units_compute(&look, k->width, k->height, k->mm_width, k->mm_height, &u);
 	if (u.scale != k->units.scale || u.sim_width != ripple_width(k->ripple) ||
 	    u.sim_height != ripple_height(k->ripple) || (int)o->rotate != k->params.rotation)
 		return -ENOTSUP;

@@ -4,7 +4,9 @@
 noinst_LIBRARIES += src/service/librk-service.a
 src_service_librk_service_a_SOURCES = \
 	src/service/options.c src/service/options.h \
+	src/service/options-help.c \
 	src/service/config-file.c src/service/config-file.h \
+	src/service/settings.c src/service/settings.h \
 	src/service/kiosk.c src/service/kiosk.h \
 	src/service/run-live.c src/service/run-live.h \
 	src/service/notify.c src/service/notify.h \

@@ -14,6 +14,7 @@
 #include "service/kiosk.h"
 #include "base/log.h"
 #include "service/options.h"
+#include "service/settings.h"
 #include "water/render.h"
 #include "service/run-live.h"
 #include "water/simd.h"

@@ -2,14 +2,15 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-#include "service/config-file.h"
 #include "base/log.h"
+#include "base/util.h"
 #include "service/options.h"
 #include "base/parse.h"
 #include "water/render.h"
@@ -69,154 +70,84 @@ enum {
 	OPT_STATE_DIR,
 };
 
-static const struct option long_options[] = {
-	{ "backend", required_argument, NULL, OPT_BACKEND },
-	{ "size", required_argument, NULL, OPT_SIZE },
-	{ "frames", required_argument, NULL, OPT_FRAMES },
-	{ "every", required_argument, NULL, OPT_EVERY },
-	{ "output", required_argument, NULL, OPT_OUTPUT },
-	{ "refresh", required_argument, NULL, OPT_REFRESH },
-	{ "format", required_argument, NULL, OPT_FORMAT },
-	{ "background", required_argument, NULL, OPT_BACKGROUND },
-	{ "fit", required_argument, NULL, OPT_FIT },
-	{ "obstacles", required_argument, NULL, OPT_OBSTACLES },
-	{ "strict", no_argument, NULL, OPT_STRICT },
-	{ "damping", required_argument, NULL, OPT_DAMPING },
-	{ "steps-per-second", required_argument, NULL, OPT_STEPS },
-	{ "refraction", required_argument, NULL, OPT_REFRACTION },
-	{ "light", required_argument, NULL, OPT_LIGHT },
-	{ "stone-radius", required_argument, NULL, OPT_STONE_RADIUS },
-	{ "stone-weight", required_argument, NULL, OPT_STONE_WEIGHT },
-	{ "rain", required_argument, NULL, OPT_RAIN },
-	{ "seed", required_argument, NULL, OPT_SEED },
-	{ "touch-script", required_argument, NULL, OPT_TOUCH_SCRIPT },
-	{ "device", required_argument, NULL, OPT_DEVICE },
-	{ "connector", required_argument, NULL, OPT_CONNECTOR },
-	{ "mode", required_argument, NULL, OPT_MODE },
-	{ "rotate", required_argument, NULL, OPT_ROTATE },
-	{ "flip-timeout", required_argument, NULL, OPT_FLIP_TIMEOUT },
-	{ "threads", required_argument, NULL, OPT_THREADS },
-	{ "sim-scale", required_argument, NULL, OPT_SIM_SCALE },
-	{ "screen-mm", required_argument, NULL, OPT_SCREEN_MM },
-	{ "wave-speed", required_argument, NULL, OPT_WAVE_SPEED },
-	{ "fade", required_argument, NULL, OPT_FADE },
-	{ "depth", required_argument, NULL, OPT_DEPTH },
-	{ "rain-drop", required_argument, NULL, OPT_RAIN_DROP },
-	/* ---- touch input ---- */
-	{ "touch-device", required_argument, NULL, OPT_TOUCH_DEVICE },
-	{ "grab", no_argument, NULL, OPT_GRAB },
-	{ "touch-invert-x", no_argument, NULL, OPT_TOUCH_INVERT_X },
-	{ "touch-invert-y", no_argument, NULL, OPT_TOUCH_INVERT_Y },
-	{ "calibration", required_argument, NULL, OPT_CALIBRATION },
-	{ "touch-output", required_argument, NULL, OPT_TOUCH_OUTPUT },
-	{ "touch-radius", required_argument, NULL, OPT_TOUCH_RADIUS },
-	{ "touch-weight", required_argument, NULL, OPT_TOUCH_WEIGHT },
-	/* ---- end touch input ---- */
-	{ "config", required_argument, NULL, OPT_CONFIG },
-	{ "attract", required_argument, NULL, OPT_ATTRACT },
-	{ "attract-rain", required_argument, NULL, OPT_ATTRACT_RAIN },
-	{ "opening-hours", required_argument, NULL, OPT_OPENING_HOURS },
-	{ "stats-interval", required_argument, NULL, OPT_STATS_INTERVAL },
-	{ "state-dir", required_argument, NULL, OPT_STATE_DIR },
-	{ "verbose", no_argument, NULL, 'v' },
-	{ "help", no_argument, NULL, 'h' },
-	{ "version", no_argument, NULL, 'V' },
-	{ NULL, 0, NULL, 0 },
-};
+/* The fields an option sets, so that a reload can tell what changed. */
+#define FIELD(f) offsetof(struct options, f), sizeof(((struct options *)0)->f), false
+#define STRING(f) offsetof(struct options, f), sizeof(const char *), true
+#define SPAN(first, last) offsetof(struct options, first), \
+	offsetof(struct options, last) + sizeof(((struct options *)0)->last) - \
+	offsetof(struct options, first), false
+#define NOTHING 0, 0, false
+#define RELOAD_LIVE OPTIONS_RELOAD_LIVE
+#define RELOAD_NEW_WATER OPTIONS_RELOAD_NEW_WATER
+#define RELOAD_RESTART OPTIONS_RELOAD_RESTART
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-"Usage: ripple-kiosk [OPTION]...\n"
-"Turn the screen into touchable water: a picture under moving water, a stone\n"
-"where a finger lands, a wake where it drags, and rain when nobody is around.\n"
-"\n"
-"Output:\n"
-"  --backend auto|drm|headless  where frames go (default auto: the display when\n"
-"                          there is one, else the headless demo)\n"
-"  --device PATH           DRM device (default: the first with KMS and dumb buffers)\n"
-"  --connector NAME        show on this connector only, e.g. HDMI-A-1 (default: all)\n"
-"  --mode WxH[@Hz]         display mode (default: preferred, else largest)\n"
-"  --rotate 0|90|180|270   turn the picture clockwise for a rotated screen (default 0)\n"
-"  --flip-timeout MS       a page flip not done by then is fatal (default %d, 1..%d)\n"
-"\n"
-"Headless (PNG frames):\n"
-"  --size WxH              frame size (default %dx%d)\n"
-"  --frames N              frames to make (default %d)\n"
-"  --every N               write every Nth frame (default 1)\n"
-"  --output DIR            where frame-NNNNN.png go (default %s)\n"
-"  --refresh HZ            frames per second of the virtual display (default %d)\n"
-"  --format xrgb8888|rgb565  pixel format rendered (default xrgb8888)\n"
-"\n"
-"Picture:\n"
-"  --background FILE       PNG, JPEG or PPM under the water (default: built-in pool)\n"
-"  --fit cover|contain|stretch  how the picture fills the screen (default cover)\n"
-"  --obstacles FILE        image whose dark parts are solid walls in the water\n"
-"  --strict                a bad picture is fatal instead of replaced\n"
-"  --light N               crests catch the light, 0 off (default 0, 0..%d)\n"
-"\n"
-"The water, in millimetres and seconds on the screen:\n"
-"  --screen-mm WxH         the screen's size in mm (default: the connector's, else\n"
-"                          a 24-inch screen)\n"
-"  --wave-speed CM_S       how fast ripples spread, cm per second (default %g)\n"
-"  --fade SECONDS          damping leaves a tenth of a wave after this (default %g)\n"
-"  --depth MM              how deep the picture lies: deeper bends it more (default %g)\n"
-"  --stone-radius MM       radius of a fingertip's stone (default %g)\n"
-"  --stone-weight MM       how deep a fingertip pushes the water (default %g)\n"
-"  --rain N                raindrops per minute per square metre, 0 none (default %d)\n"
-"  --rain-drop MM          raindrops' radius, from half this to this (default %g)\n"
-"  --seed N                seed of the rain (default %d)\n"
-"  --touch-script FILE     scripted fingers: lines 'FRAME down|move|up FINGER [X Y]'\n"
-"\n"
-"The same in the seeds' units, each 'auto' (the default) or forced:\n"
-"  --sim-scale auto|N      simulate the water at 1/N size, render full size (1..%d)\n"
-"  --steps-per-second auto|N  water steps per second, whatever the refresh (1..%d)\n"
-"  --damping auto|N        waves lose 1/2^N per step (%d..%d; the seeds used 5)\n"
-"  --refraction auto|N     picture offset is the height difference >> N (%d..%d)\n"
-"\n"
-"Touch (touchscreens, absolute pointers, a mouse with its button held):\n"
-"  --touch-device PATH|NAME  use only this input device (default: every one found)\n"
-"  --touch-output NAME     the connector the touchscreen is on (default: the first)\n"
-"  --touch-invert-x        mirror the touch x axis\n"
-"  --touch-invert-y        mirror the touch y axis\n"
-"  --calibration \"a b c d e f\"  libinput calibration matrix on the 0..1 range\n"
-"                          (default: the device's LIBINPUT_CALIBRATION_MATRIX, if any)\n"
-"  --touch-radius MIN:MAX  stone radius in mm from a fingertip to a flat hand, where\n"
-"                          the device reports contact size (default stone-radius x1:x%g)\n"
-"  --touch-weight MIN:MAX  stone weight in mm from the lightest to the firmest press,\n"
-"                          where the device reports pressure (default stone-weight /%g:x%g)\n"
-"  --grab                  take the input devices for this program alone (EVIOCGRAB)\n"
-"\n"
-"The exhibit:\n"
-"  --config FILE           settings file (default %s if it exists)\n"
-"  --attract SECONDS       after this long without a touch it rains (default %d, 0 never)\n"
-"  --attract-rain N        raindrops per minute per square metre then (default %d)\n"
-"  --opening-hours HH:MM-HH:MM  outside them the screen goes dark when idle, a touch\n"
-"                          wakes it (default: always open)\n"
-"  --stats-interval SECONDS  a stats line this often (default %d, 0 never)\n"
-"  --state-dir DIR         where SIGUSR1 writes a PNG of the screen (default\n"
-"                          $STATE_DIRECTORY, else %s)\n"
-"\n"
-"Speed:\n"
-"  --threads N             threads for step and render (default: online CPUs, 1..%d)\n"
-"  (RIPPLE_SIMD=scalar|sse2|avx2|neon in the environment forces an instruction set)\n"
-"\n"
-"  -v, --verbose           more messages\n"
-"  -h, --help              this text\n"
-"  -V, --version           the version\n",
-		OPTIONS_DEFAULT_FLIP_TIMEOUT_MS, OPTIONS_MAX_FLIP_TIMEOUT_MS,
-		OPTIONS_DEFAULT_WIDTH, OPTIONS_DEFAULT_HEIGHT, OPTIONS_DEFAULT_FRAMES,
-		OPTIONS_DEFAULT_OUTPUT, OPTIONS_DEFAULT_REFRESH_HZ, RENDER_LIGHT_MAX,
-		OPTIONS_DEFAULT_WAVE_SPEED_CM_S, OPTIONS_DEFAULT_FADE_S, OPTIONS_DEFAULT_DEPTH_MM,
-		OPTIONS_DEFAULT_STONE_RADIUS_MM, OPTIONS_DEFAULT_STONE_WEIGHT_MM,
-		OPTIONS_DEFAULT_RAIN, OPTIONS_DEFAULT_RAIN_DROP_MM, OPTIONS_DEFAULT_SEED,
-		OPTIONS_MAX_SIM_SCALE, OPTIONS_MAX_STEPS_PER_SECOND,
-		RIPPLE_DAMPING_MIN, RIPPLE_DAMPING_MAX, RENDER_SHIFT_MIN, RENDER_SHIFT_MAX,
-		OPTIONS_TOUCH_RADIUS_SPREAD, OPTIONS_TOUCH_WEIGHT_SPREAD, OPTIONS_TOUCH_WEIGHT_SPREAD,
-		OPTIONS_DEFAULT_CONFIG, OPTIONS_DEFAULT_ATTRACT_S, OPTIONS_DEFAULT_ATTRACT_RAIN,
-		OPTIONS_DEFAULT_STATS_INTERVAL_S, OPTIONS_DEFAULT_STATE_DIR,
-		WORKERS_MAX);
-}
+/*
+ * Every option: its getopt_long row, how a reload (SIGHUP) takes it, and
+ * the fields it sets. LIVE: the running water, rain and touches take the
+ * new value. NEW_WATER: the water is made again for it (the picture on
+ * screen stays until then). RESTART: the display or the devices were
+ * chosen with it; a reload says so and keeps the old value.
+ */
+static const struct option_row {
+	const char *name;
+	int has_arg;
+	int val;
+	enum options_reload reload;
+	size_t offset, size;
+	bool string;
+} option_rows[] = {
+	{ "backend", required_argument, OPT_BACKEND, RELOAD_RESTART, FIELD(backend) },
+	{ "size", required_argument, OPT_SIZE, RELOAD_RESTART, SPAN(width, height) },
+	{ "frames", required_argument, OPT_FRAMES, RELOAD_RESTART, FIELD(frames) },
+	{ "every", required_argument, OPT_EVERY, RELOAD_RESTART, FIELD(every) },
+	{ "output", required_argument, OPT_OUTPUT, RELOAD_RESTART, STRING(output_dir) },
+	{ "refresh", required_argument, OPT_REFRESH, RELOAD_RESTART, FIELD(refresh_hz) },
+	{ "format", required_argument, OPT_FORMAT, RELOAD_RESTART, FIELD(format) },
+	{ "background", required_argument, OPT_BACKGROUND, RELOAD_LIVE, STRING(background) },
+	{ "fit", required_argument, OPT_FIT, RELOAD_LIVE, FIELD(fit) },
+	{ "obstacles", required_argument, OPT_OBSTACLES, RELOAD_LIVE, STRING(obstacles) },
+	{ "strict", no_argument, OPT_STRICT, RELOAD_LIVE, FIELD(strict) },
+	{ "damping", required_argument, OPT_DAMPING, RELOAD_LIVE, FIELD(damping) },
+	{ "steps-per-second", required_argument, OPT_STEPS, RELOAD_LIVE, FIELD(steps_per_second) },
+	{ "refraction", required_argument, OPT_REFRACTION, RELOAD_LIVE, FIELD(shift) },
+	{ "light", required_argument, OPT_LIGHT, RELOAD_LIVE, FIELD(light) },
+	{ "stone-radius", required_argument, OPT_STONE_RADIUS, RELOAD_LIVE, FIELD(stone_radius_mm) },
+	{ "stone-weight", required_argument, OPT_STONE_WEIGHT, RELOAD_LIVE, FIELD(stone_weight_mm) },
+	{ "rain", required_argument, OPT_RAIN, RELOAD_LIVE, FIELD(rain) },
+	{ "seed", required_argument, OPT_SEED, RELOAD_NEW_WATER, FIELD(seed) },
+	{ "touch-script", required_argument, OPT_TOUCH_SCRIPT, RELOAD_RESTART, STRING(touch_script) },
+	{ "device", required_argument, OPT_DEVICE, RELOAD_RESTART, STRING(device) },
+	{ "connector", required_argument, OPT_CONNECTOR, RELOAD_RESTART, STRING(connector) },
+	{ "mode", required_argument, OPT_MODE, RELOAD_RESTART, SPAN(mode_width, mode_refresh_hz) },
+	{ "rotate", required_argument, OPT_ROTATE, RELOAD_NEW_WATER, FIELD(rotate) },
+	{ "flip-timeout", required_argument, OPT_FLIP_TIMEOUT, RELOAD_RESTART, FIELD(flip_timeout_ms) },
+	{ "threads", required_argument, OPT_THREADS, RELOAD_LIVE, FIELD(threads) },
+	{ "sim-scale", required_argument, OPT_SIM_SCALE, RELOAD_NEW_WATER, FIELD(sim_scale) },
+	{ "screen-mm", required_argument, OPT_SCREEN_MM, RELOAD_NEW_WATER, SPAN(screen_mm_width, screen_mm_height) },
+	{ "wave-speed", required_argument, OPT_WAVE_SPEED, RELOAD_LIVE, FIELD(wave_speed_cm_s) },
+	{ "fade", required_argument, OPT_FADE, RELOAD_LIVE, FIELD(fade_s) },
+	{ "depth", required_argument, OPT_DEPTH, RELOAD_LIVE, FIELD(depth_mm) },
+	{ "rain-drop", required_argument, OPT_RAIN_DROP, RELOAD_LIVE, FIELD(rain_drop_mm) },
+	/* ---- touch input ---- */
+	{ "touch-device", required_argument, OPT_TOUCH_DEVICE, RELOAD_RESTART, STRING(touch_device) },
+	{ "grab", no_argument, OPT_GRAB, RELOAD_RESTART, FIELD(grab) },
+	{ "touch-invert-x", no_argument, OPT_TOUCH_INVERT_X, RELOAD_RESTART, FIELD(touch_invert_x) },
+	{ "touch-invert-y", no_argument, OPT_TOUCH_INVERT_Y, RELOAD_RESTART, FIELD(touch_invert_y) },
+	{ "calibration", required_argument, OPT_CALIBRATION, RELOAD_RESTART, SPAN(has_calibration, calibration) },
+	{ "touch-output", required_argument, OPT_TOUCH_OUTPUT, RELOAD_LIVE, STRING(touch_output) },
+	{ "touch-radius", required_argument, OPT_TOUCH_RADIUS, RELOAD_LIVE, SPAN(touch_radius_min, touch_radius_max) },
+	{ "touch-weight", required_argument, OPT_TOUCH_WEIGHT, RELOAD_LIVE, SPAN(touch_weight_min, touch_weight_max) },
+	/* ---- end touch input ---- */
+	{ "config", required_argument, OPT_CONFIG, RELOAD_RESTART, NOTHING },
+	{ "attract", required_argument, OPT_ATTRACT, RELOAD_LIVE, FIELD(attract_s) },
+	{ "attract-rain", required_argument, OPT_ATTRACT_RAIN, RELOAD_LIVE, FIELD(attract_rain) },
+	{ "opening-hours", required_argument, OPT_OPENING_HOURS, RELOAD_LIVE, SPAN(has_opening_hours, close_min) },
+	{ "stats-interval", required_argument, OPT_STATS_INTERVAL, RELOAD_LIVE, FIELD(stats_interval_s) },
+	{ "state-dir", required_argument, OPT_STATE_DIR, RELOAD_LIVE, STRING(state_dir) },
+	{ "verbose", no_argument, 'v', RELOAD_RESTART, FIELD(verbose) },
+	{ "help", no_argument, 'h', RELOAD_RESTART, NOTHING },
+	{ "version", no_argument, 'V', RELOAD_RESTART, NOTHING },
+};
 
 /* The default output directory: the one string options_free leaves alone. */
 static const char default_output_dir[] = OPTIONS_DEFAULT_OUTPUT;
@@ -253,6 +184,22 @@ void options_defaults(struct options *o)
 	o->attract_s = OPTIONS_DEFAULT_ATTRACT_S;
 	o->attract_rain = OPTIONS_DEFAULT_ATTRACT_RAIN;
 	o->stats_interval_s = OPTIONS_DEFAULT_STATS_INTERVAL_S;
+}
+
+void options_water_look(const struct options *o, struct water_look *look)
+{
+	*look = (struct water_look){
+		.screen_mm_width = o->screen_mm_width,
+		.screen_mm_height = o->screen_mm_height,
+		.wave_speed_cm_s = o->wave_speed_cm_s,
+		.fade_s = o->fade_s,
+		.depth_mm = o->depth_mm,
+		.stone_weight_mm = o->stone_weight_mm,
+		.sim_scale = o->sim_scale,
+		.steps_per_second = o->steps_per_second,
+		.damping_shift = o->damping,
+		.refraction_shift = o->shift,
+	};
 }
 
 static void free_string(const char **s)
@@ -454,7 +401,7 @@ static bool parse_touch(struct options *o, int c, const char *arg, bool on,
  * a config file (where "FILE:LINE"; a flag's arg is yes/no/...). Returns
  * true (and has said why) when the argument is wrong.
  */
-static bool parse_one(struct options *o, const struct option *opt, const char *arg,
+static bool parse_one(struct options *o, const struct option_row *opt, const char *arg,
 		      const char *where)
 {
 	const struct origin from = { opt->name, where };
@@ -595,27 +542,38 @@ static bool parse_one(struct options *o, const struct option *opt, const char *a
 	}
 }
 
-static const struct option *option_by_val(int c)
+static const struct option_row *row_by_val(int c)
 {
-	for (const struct option *opt = long_options; opt->name; opt++)
-		if (opt->val == c)
-			return opt;
+	for (size_t i = 0; i < ARRAY_SIZE(option_rows); i++)
+		if (option_rows[i].val == c)
+			return &option_rows[i];
 	return NULL;
 }
 
-/* The command line on top of what o holds. */
-static enum options_result parse_argv(struct options *o, int argc, char **argv)
+/* getopt_long's view of the table, NULL-terminated. */
+#define GETOPT_TABLE_LEN (ARRAY_SIZE(option_rows) + 1)
+static void getopt_table(struct option table[GETOPT_TABLE_LEN])
 {
-	const struct option *opt;
+	for (size_t i = 0; i < ARRAY_SIZE(option_rows); i++)
+		table[i] = (struct option){ option_rows[i].name, option_rows[i].has_arg, NULL,
+					    option_rows[i].val };
+	table[ARRAY_SIZE(option_rows)] = (struct option){ NULL, 0, NULL, 0 };
+}
+
+enum options_result options_parse_args(struct options *o, int argc, char **argv)
+{
+	struct option table[GETOPT_TABLE_LEN];
+	const struct option_row *opt;
 	int c;
 
+	getopt_table(table);
 	/* 0, not 1: glibc and musl then forget a previous scan entirely. */
 	optind = 0;
 	opterr = 1;
-	while ((c = getopt_long(argc, argv, "vhV", long_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "vhV", table, NULL)) != -1) {
 		switch (c) {
 		case 'h':
-			usage(stdout);
+			options_print_help(stdout);
 			return OPTIONS_EXIT_OK;
 		case 'V':
 			printf("%s\n", PACKAGE_STRING);
@@ -625,7 +583,7 @@ static enum options_result parse_argv(struct options *o, int argc, char **argv)
 			return OPTIONS_ERROR;
 		default:
 			/* A flag's optarg may be stale: getopt leaves it. */
-			opt = option_by_val(c);
+			opt = row_by_val(c);
 			if (!opt || parse_one(o, opt, opt->has_arg == no_argument ? NULL : optarg,
 					      NULL))
 				return OPTIONS_ERROR;
@@ -642,28 +600,28 @@ static enum options_result parse_argv(struct options *o, int argc, char **argv)
 enum options_result options_parse(struct options *o, int argc, char **argv)
 {
 	options_defaults(o);
-	return parse_argv(o, argc, argv);
+	return options_parse_args(o, argc, argv);
 }
 
-/* ---- config file and reload ---- */
+/* ---- the config file's keys, and what a reload changes ---- */
 
 /* Long options that are not config keys. */
-static bool is_key(const struct option *opt)
+static bool is_key(const struct option_row *opt)
 {
 	return opt->val != 'h' && opt->val != 'V' && opt->val != OPT_CONFIG;
 }
 
-static const struct option *key_option(int key)
+static const struct option_row *key_option(int key)
 {
 	int i = 0;
 
 	if (key < 0)
 		return NULL;
-	for (const struct option *opt = long_options; opt->name; opt++) {
-		if (!is_key(opt))
+	for (size_t r = 0; r < ARRAY_SIZE(option_rows); r++) {
+		if (!is_key(&option_rows[r]))
 			continue;
 		if (i++ == key)
-			return opt;
+			return &option_rows[r];
 	}
 	return NULL;
 }
@@ -672,21 +630,21 @@ int options_key_count(void)
 {
 	int n = 0;
 
-	for (const struct option *opt = long_options; opt->name; opt++)
-		n += is_key(opt);
+	for (size_t r = 0; r < ARRAY_SIZE(option_rows); r++)
+		n += is_key(&option_rows[r]);
 	return n;
 }
 
 const char *options_key_name(int key)
 {
-	const struct option *opt = key_option(key);
+	const struct option_row *opt = key_option(key);
 
 	return opt ? opt->name : NULL;
 }
 
 bool options_key_is_flag(int key)
 {
-	const struct option *opt = key_option(key);
+	const struct option_row *opt = key_option(key);
 
 	return opt && opt->has_arg == no_argument;
 }
@@ -695,10 +653,10 @@ int options_key_find(const char *name)
 {
 	int i = 0;
 
-	for (const struct option *opt = long_options; opt->name; opt++) {
-		if (!is_key(opt))
+	for (size_t r = 0; r < ARRAY_SIZE(option_rows); r++) {
+		if (!is_key(&option_rows[r]))
 			continue;
-		if (strcmp(opt->name, name) == 0)
+		if (strcmp(option_rows[r].name, name) == 0)
 			return i;
 		i++;
 	}
@@ -707,92 +665,69 @@ int options_key_find(const char *name)
 
 int options_set_key(struct options *o, int key, const char *value, const char *where)
 {
-	const struct option *opt = key_option(key);
+	const struct option_row *opt = key_option(key);
 
 	if (!opt)
 		return -ENOENT;
 	return parse_one(o, opt, value, where) ? -EINVAL : 0;
 }
 
-void options_source_fini(struct options_source *src)
+enum options_reload options_key_reload(int key)
 {
-	if (src->argv) {
-		for (int i = 0; i < src->argc; i++)
-			free(src->argv[i]);
-		free(src->argv);
-	}
-	free(src->config_path);
-	memset(src, 0, sizeof(*src));
+	const struct option_row *opt = key_option(key);
+
+	return opt ? opt->reload : OPTIONS_RELOAD_RESTART;
 }
 
-int options_source_init(struct options_source *src, int argc, char *const *argv,
-			const char *default_config)
+static bool row_differs(const struct option_row *r, const struct options *a,
+			const struct options *b)
 {
-	const char *config = NULL;
+	const char *x = (const char *)a + r->offset, *y = (const char *)b + r->offset;
+
+	if (r->string) {
+		const char *sx = *(const char *const *)x, *sy = *(const char *const *)y;
+
+		return (sx || sy) && (!sx || !sy || strcmp(sx, sy) != 0);
+	}
+	/* Both come from options_defaults() (zeroed) and field stores:
+	 * the padding in a span is zero in both. */
+	return memcmp(x, y, r->size) != 0;
+}
+
+int options_each_change(const struct options *a, const struct options *b,
+			void (*fn)(void *data, const char *key, enum options_reload how),
+			void *data)
+{
+	int n = 0;
+
+	for (size_t r = 0; r < ARRAY_SIZE(option_rows); r++) {
+		if (!is_key(&option_rows[r]) || !option_rows[r].size ||
+		    !row_differs(&option_rows[r], a, b))
+			continue;
+		if (fn)
+			fn(data, option_rows[r].name, option_rows[r].reload);
+		n++;
+	}
+	return n;
+}
+
+void options_find_config(int argc, char **argv, const char **config, bool *help)
+{
+	struct option table[GETOPT_TABLE_LEN];
 	int c;
 
-	memset(src, 0, sizeof(*src));
-	src->argv = calloc((size_t)argc + 1, sizeof(*src->argv));
-	if (!src->argv)
-		goto nomem;
-	for (int i = 0; i < argc; i++) {
-		src->argv[i] = strdup(argv[i]);
-		if (!src->argv[i])
-			goto nomem;
-		src->argc = i + 1;
-	}
-
-	/* Only --config, --help and --version matter now; the real pass
-	 * (after the file) reports whatever else is wrong. getopt_long may
-	 * reorder the copy, which the second pass reads the same way. */
+	getopt_table(table);
+	*config = NULL;
+	*help = false;
+	/* getopt_long may reorder argv, which a later scan reads the same
+	 * way. Only these matter here; the real pass reports the rest. */
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(src->argc, src->argv, "vhV", long_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "vhV", table, NULL)) != -1) {
 		if (c == OPT_CONFIG)
-			config = optarg;
+			*config = optarg;
 		else if (c == 'h' || c == 'V')
-			src->skip_config = true;
+			*help = true;
 	}
 	opterr = 1;
-
-	src->config_required = config != NULL;
-	src->config_path = strdup(config ? config : default_config ? default_config :
-				  OPTIONS_DEFAULT_CONFIG);
-	if (!src->config_path)
-		goto nomem;
-	return 0;
-nomem:
-	log_error("out of memory");
-	options_source_fini(src);
-	return -ENOMEM;
 }
-
-enum options_result options_load(struct options *o, const struct options_source *src)
-{
-	enum options_result r;
-
-	options_defaults(o);
-	if (!src->skip_config &&
-	    config_parse_file(src->config_path, src->config_required, o) < 0) {
-		r = OPTIONS_ERROR;
-		goto out;
-	}
-	r = parse_argv(o, src->argc, src->argv);
-out:
-	if (r != OPTIONS_RUN)
-		options_free(o);
-	return r;
-}
-
-int options_reload(const struct options_source *src, struct options *out)
-{
-	struct options o;
-
-	memset(out, 0, sizeof(*out));
-	/* --help and --version ended the program at the start: RUN or ERROR. */
-	if (options_load(&o, src) != OPTIONS_RUN)
-		return -EINVAL;
-	*out = o;
-	return 0;
-}
-/* ---- end config file and reload ---- */

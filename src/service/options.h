@@ -4,9 +4,11 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "image/image.h"
 #include "water/pixel.h"
+#include "water/units.h"
 
 enum backend_kind {
 	BACKEND_AUTO,      /* DRM when a display is there, else the headless demo */
@@ -25,12 +27,12 @@ enum rotation {
 #define OPTIONS_DEFAULT_HEIGHT 480
 #define OPTIONS_DEFAULT_FRAMES 120
 #define OPTIONS_DEFAULT_OUTPUT "ripple-demo"
-#define OPTIONS_MAX_STEPS_PER_SECOND 1000
+#define OPTIONS_MAX_STEPS_PER_SECOND WATER_STEPS_PER_SECOND_MAX
 #define OPTIONS_DEFAULT_REFRESH_HZ 60
 #define OPTIONS_MAX_REFRESH_HZ 1000
 /*
  * What a visitor sees, in millimetres and seconds on the panel (see
- * water-units.h for how they become cells and steps).
+ * water/units.h for how they become cells and steps).
  */
 #define OPTIONS_DEFAULT_WAVE_SPEED_CM_S 23.0  /* the slowest ripples on real water */
 #define OPTIONS_MIN_WAVE_SPEED_CM_S 1.0
@@ -54,7 +56,7 @@ enum rotation {
 #define OPTIONS_MAX_FRAMES 100000000
 #define OPTIONS_DEFAULT_FLIP_TIMEOUT_MS 1000
 #define OPTIONS_MAX_FLIP_TIMEOUT_MS 60000
-#define OPTIONS_MAX_SIM_SCALE 32
+#define OPTIONS_MAX_SIM_SCALE WATER_SCALE_MAX
 #define OPTIONS_DEFAULT_CONFIG "/etc/ripple-kiosk.conf"
 #define OPTIONS_DEFAULT_ATTRACT_S 20
 #define OPTIONS_MAX_ATTRACT_S 86400
@@ -165,46 +167,14 @@ void options_defaults(struct options *o);
  * options_free releases.
  */
 enum options_result options_parse(struct options *o, int argc, char **argv);
+/* The look the water is asked for: the visitor's units and the seeds'. */
+void options_water_look(const struct options *o, struct water_look *look);
+/* The command line on top of what o holds, as options_parse does. */
+enum options_result options_parse_args(struct options *o, int argc, char **argv);
 /* Releases the strings and zeroes o. Accepts a zeroed struct. */
 void options_free(struct options *o);
 /* dst: a deep copy of src. 0, or -ENOMEM with dst zeroed. */
 int options_copy(struct options *dst, const struct options *src);
-
-/* ---- config file and reload ---- */
-/*
- * What the options are made of, kept so that SIGHUP can make them again:
- * a copy of the command line and the config file it names.
- */
-struct options_source {
-	int argc;
-	char **argv;              /* owned copy, NULL-terminated */
-	char *config_path;        /* --config FILE, else the default path */
-	bool config_required;     /* --config given: the file must exist */
-	bool skip_config;         /* --help or --version: do not read it */
-};
-
-/*
- * Copies argv and finds --config in it (the file is read before the rest
- * of the command line, which overrides it). default_config: the file read
- * when it exists and no --config is given; NULL: OPTIONS_DEFAULT_CONFIG.
- * 0 or -ENOMEM (logged).
- */
-int options_source_init(struct options_source *src, int argc, char *const *argv,
-			const char *default_config);
-/* Accepts a zeroed struct. */
-void options_source_fini(struct options_source *src);
-/*
- * Defaults, then the config file, then the command line, into o. Messages
- * go to stderr (a config error names FILE:LINE and the key), help to
- * stdout. Whatever the result, o holds only what options_free releases.
- */
-enum options_result options_load(struct options *o, const struct options_source *src);
-/*
- * For SIGHUP: the same as options_load, into *out (free it with
- * options_free). 0, or a negative errno with one line logged and *out
- * zeroed: the caller keeps the options it has.
- */
-int options_reload(const struct options_source *src, struct options *out);
 
 /*
  * The config file's view of the option table (config-file.c, tests): every
@@ -221,6 +191,26 @@ int options_key_find(const char *name);
  * starts the message. 0, or -EINVAL after logging one line.
  */
 int options_set_key(struct options *o, int key, const char *value, const char *where);
-/* ---- end config file and reload ---- */
+
+/* How a reload (SIGHUP) takes each setting. */
+enum options_reload {
+	OPTIONS_RELOAD_LIVE,       /* the running water, rain and touches take it */
+	OPTIONS_RELOAD_NEW_WATER,  /* the water is made again for it */
+	OPTIONS_RELOAD_RESTART,    /* only a restart does: the reload says so */
+};
+enum options_reload options_key_reload(int key);
+/*
+ * Calls fn (if not NULL) for each key whose value differs from a to b, in
+ * the table's order, with how a reload takes it; returns how many differ.
+ */
+int options_each_change(const struct options *a, const struct options *b,
+			void (*fn)(void *data, const char *key, enum options_reload how),
+			void *data);
+
+/* --help's text. */
+void options_print_help(FILE *f);
+/* Just --config FILE (NULL: none) and whether --help or --version is
+ * there, without a word about the rest. */
+void options_find_config(int argc, char **argv, const char **config, bool *help);
 
 #endif

@@ -27,6 +27,7 @@
 #include "water/simd.h"
 #include "service/stats.h"
 #include "service/options.h"
+#include "service/settings.h"
 #include "water/render.h"
 #include "water/ripple.h"
 #include "service/run-live.h"

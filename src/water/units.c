@@ -4,7 +4,6 @@
 #include <stdio.h>
 
 #include "base/util.h"
-#include "service/options.h"
 #include "water/render.h"
 #include "water/ripple.h"
 #include "water/units.h"
@@ -33,8 +32,6 @@
  * meet.
  */
 #define STONE_UNITS_MAX 16384
-#define SCALE_MAX OPTIONS_MAX_SIM_SCALE
-
 
 static bool plausible(int px_w, int px_h, int mm_w, int mm_h)
 {
@@ -52,15 +49,15 @@ static bool plausible(int px_w, int px_h, int mm_w, int mm_h)
 	return ax >= SCREEN_PX_MM_MIN && ax <= SCREEN_PX_MM_MAX;
 }
 
-static void screen_size(const struct options *o, struct water_units *u, int mm_w, int mm_h)
+static void screen_size(const struct water_look *look, struct water_units *u, int mm_w, int mm_h)
 {
 	double diag_px;
 
-	if (o->screen_mm_width > 0) {
+	if (look->screen_mm_width > 0) {
 		/* Said by the technician: taken as it is, in the viewer's
 		 * orientation like the logical size. */
-		u->mm_width = o->screen_mm_width;
-		u->mm_height = o->screen_mm_height;
+		u->mm_width = look->screen_mm_width;
+		u->mm_height = look->screen_mm_height;
 		u->source = SCREEN_MM_OPTION;
 		return;
 	}
@@ -81,44 +78,44 @@ static int auto_scale(const struct water_units *u)
 {
 	int n = 1;
 
-	while (n * 2 <= SCALE_MAX && n * 2 * u->px_mm <= CELL_MM_MAX &&
+	while (n * 2 <= WATER_SCALE_MAX && n * 2 * u->px_mm <= CELL_MM_MAX &&
 	       (u->width + n * 2 - 1) / (n * 2) >= RIPPLE_MIN_SIZE &&
 	       (u->height + n * 2 - 1) / (n * 2) >= RIPPLE_MIN_SIZE)
 		n *= 2;
 	return n;
 }
 
-void water_units_compute(const struct options *o, int width, int height, int mm_w, int mm_h,
+void water_units_compute(const struct water_look *look, int width, int height, int mm_w, int mm_h,
 			 struct water_units *u)
 {
 	double mm_per_unit_at_shift0, stone_units;
 	int sps;
 
 	*u = (struct water_units){ .width = width, .height = height };
-	screen_size(o, u, mm_w, mm_h);
+	screen_size(look, u, mm_w, mm_h);
 	u->px_mm = sqrt((double)u->mm_width * u->mm_height / ((double)width * height));
 
-	u->scale = o->sim_scale > 0 ? o->sim_scale : auto_scale(u);
+	u->scale = look->sim_scale > 0 ? look->sim_scale : auto_scale(u);
 	u->sim_width = clamp_int((width + u->scale - 1) / u->scale, RIPPLE_MIN_SIZE, RIPPLE_MAX_SIZE);
 	u->sim_height = clamp_int((height + u->scale - 1) / u->scale, RIPPLE_MIN_SIZE, RIPPLE_MAX_SIZE);
 	u->cell_mm = u->px_mm * u->scale;
 	u->cells_per_mm = 1.0 / u->cell_mm;
 
-	if (o->steps_per_second > 0) {
-		sps = o->steps_per_second;
+	if (look->steps_per_second > 0) {
+		sps = look->steps_per_second;
 	} else {
-		double want = o->wave_speed_cm_s * MM_PER_CM / (CELLS_PER_STEP * u->cell_mm);
+		double want = look->wave_speed_cm_s * MM_PER_CM / (CELLS_PER_STEP * u->cell_mm);
 
-		sps = clamp_int((int)lround(want), 1, OPTIONS_MAX_STEPS_PER_SECOND);
+		sps = clamp_int((int)lround(want), 1, WATER_STEPS_PER_SECOND_MAX);
 	}
 	u->steps_per_second = sps;
 	u->wave_speed_mm_s = CELLS_PER_STEP * u->cell_mm * sps;
 
-	if (o->damping > 0) {
-		u->damping_shift = o->damping;
+	if (look->damping_shift > 0) {
+		u->damping_shift = look->damping_shift;
 	} else {
 		/* A tenth of the height left after fade seconds of steps. */
-		double per_step = pow(0.1, 1.0 / (o->fade_s * sps));
+		double per_step = pow(0.1, 1.0 / (look->fade_s * sps));
 		double mul = (1.0 - per_step) * (1 << RIPPLE_DAMP_MUL_BITS);
 
 		u->damping_mul = clamp_int((int)lround(mul), 1, RIPPLE_DAMP_MUL_MAX);
@@ -132,13 +129,13 @@ void water_units_compute(const struct options *o, int width, int height, int mm_
 	 * any screen. The shift is the largest that gives a fingertip's stone
 	 * at most STONE_UNITS_MAX units.
 	 */
-	mm_per_unit_at_shift0 = 2.0 * u->px_mm * u->px_mm / (o->depth_mm * WATER_BENDING);
-	if (o->shift >= 0) {
-		u->refraction_shift = o->shift;
+	mm_per_unit_at_shift0 = 2.0 * u->px_mm * u->px_mm / (look->depth_mm * WATER_BENDING);
+	if (look->refraction_shift >= 0) {
+		u->refraction_shift = look->refraction_shift;
 	} else {
 		u->refraction_shift = RENDER_SHIFT_MAX;
 		while (u->refraction_shift > 1) {
-			stone_units = o->stone_weight_mm / mm_per_unit_at_shift0 *
+			stone_units = look->stone_weight_mm / mm_per_unit_at_shift0 *
 				      (double)(1 << u->refraction_shift);
 			if (stone_units <= STONE_UNITS_MAX)
 				break;

@@ -10,7 +10,10 @@
 
 #include <stddef.h>
 
-struct options;
+/* The coarsest grid (a cell of this many pixels a side) and the fastest
+ * clock the engine is asked for. */
+#define WATER_SCALE_MAX 32
+#define WATER_STEPS_PER_SECOND_MAX 1000
 
 /* A screen whose size is unknown or absurd is taken to be this diagonal,
  * with square pixels: a common desktop panel. */
@@ -52,15 +55,27 @@ struct water_units {
 	double cells_per_mm;
 };
 
+/* What the water should look like, in the visitor's units, and the seeds'
+ * units that override them when set. */
+struct water_look {
+	int screen_mm_width, screen_mm_height;  /* 0: the connector's, else the default */
+	double wave_speed_cm_s;
+	double fade_s;               /* a tenth of a wave left after this */
+	double depth_mm;             /* the picture lies this deep */
+	double stone_weight_mm;      /* a fingertip's: sets the height units */
+	int sim_scale;               /* 0: auto */
+	int steps_per_second;        /* 0: from the wave speed */
+	int damping_shift;           /* 0: from the fade */
+	int refraction_shift;        /* -1: from the depth */
+};
+
 /*
  * The units for a screen of width x height logical pixels whose connector
- * says mm_width x mm_height (0: unknown), in the same orientation. The
- * options' physical settings, and their seeds'-units overrides (a forced
- * --sim-scale, --steps-per-second, --damping, --refraction), decide.
- * Never fails: what can't be honoured is clamped (say so with
- * water_units_describe()).
+ * says mm_width x mm_height (0: unknown), in the same orientation, with
+ * the look asked for. Never fails: what can't be honoured is clamped (say
+ * so with water_units_describe()).
  */
-void water_units_compute(const struct options *o, int width, int height, int mm_width,
+void water_units_compute(const struct water_look *look, int width, int height, int mm_width,
 			 int mm_height, struct water_units *u);
 
 /* One line for the log: the screen's size and where it came from ("600x340

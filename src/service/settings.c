@@ -1,0 +1,82 @@
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/log.h"
+#include "service/config-file.h"
+#include "service/options.h"
+#include "service/settings.h"
+
+void options_source_fini(struct options_source *src)
+{
+	if (src->argv) {
+		for (int i = 0; i < src->argc; i++)
+			free(src->argv[i]);
+		free(src->argv);
+	}
+	free(src->config_path);
+	memset(src, 0, sizeof(*src));
+}
+
+int options_source_init(struct options_source *src, int argc, char *const *argv,
+			const char *default_config)
+{
+	const char *config = NULL;
+
+	memset(src, 0, sizeof(*src));
+	src->argv = calloc((size_t)argc + 1, sizeof(*src->argv));
+	if (!src->argv)
+		goto nomem;
+	for (int i = 0; i < argc; i++) {
+		src->argv[i] = strdup(argv[i]);
+		if (!src->argv[i])
+			goto nomem;
+		src->argc = i + 1;
+	}
+
+	/* Only --config, --help and --version matter now; the real pass
+	 * (after the file) reports whatever else is wrong. */
+	options_find_config(src->argc, src->argv, &config, &src->skip_config);
+
+	src->config_required = config != NULL;
+	src->config_path = strdup(config ? config : default_config ? default_config :
+				  OPTIONS_DEFAULT_CONFIG);
+	if (!src->config_path)
+		goto nomem;
+	return 0;
+nomem:
+	log_error("out of memory");
+	options_source_fini(src);
+	return -ENOMEM;
+}
+
+enum options_result options_load(struct options *o, const struct options_source *src)
+{
+	enum options_result r;
+
+	options_defaults(o);
+	if (!src->skip_config &&
+	    config_parse_file(src->config_path, src->config_required, o) < 0) {
+		r = OPTIONS_ERROR;
+		goto out;
+	}
+	r = options_parse_args(o, src->argc, src->argv);
+out:
+	if (r != OPTIONS_RUN)
+		options_free(o);
+	return r;
+}
+
+int options_reload(const struct options_source *src, struct options *out)
+{
+	struct options o;
+
+	memset(out, 0, sizeof(*out));
+	/* --help and --version ended the program at the start: RUN or ERROR. */
+	if (options_load(&o, src) != OPTIONS_RUN)
+		return -EINVAL;
+	*out = o;
+	return 0;
+}

@@ -1,0 +1,47 @@
+/*
+ * The settings in force: the defaults, then the config file, then the
+ * command line over it, and all of it again on SIGHUP.
+ */
+#ifndef SERVICE_SETTINGS_H
+#define SERVICE_SETTINGS_H
+
+#include <stdbool.h>
+
+#include "service/options.h"
+
+/*
+ * What the options are made of, kept so that SIGHUP can make them again:
+ * a copy of the command line and the config file it names.
+ */
+struct options_source {
+	int argc;
+	char **argv;              /* owned copy, NULL-terminated */
+	char *config_path;        /* --config FILE, else the default path */
+	bool config_required;     /* --config given: the file must exist */
+	bool skip_config;         /* --help or --version: do not read it */
+};
+
+/*
+ * Copies argv and finds --config in it (the file is read before the rest
+ * of the command line, which overrides it). default_config: the file read
+ * when it exists and no --config is given; NULL: OPTIONS_DEFAULT_CONFIG.
+ * 0 or -ENOMEM (logged).
+ */
+int options_source_init(struct options_source *src, int argc, char *const *argv,
+			const char *default_config);
+/* Accepts a zeroed struct. */
+void options_source_fini(struct options_source *src);
+/*
+ * Defaults, then the config file, then the command line, into o. Messages
+ * go to stderr (a config error names FILE:LINE and the key), help to
+ * stdout. Whatever the result, o holds only what options_free releases.
+ */
+enum options_result options_load(struct options *o, const struct options_source *src);
+/*
+ * For SIGHUP: the same as options_load, into *out (free it with
+ * options_free). 0, or a negative errno with one line logged and *out
+ * zeroed: the caller keeps the options it has.
+ */
+int options_reload(const struct options_source *src, struct options *out);
+
+#endif
