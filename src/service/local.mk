@@ -7,7 +7,8 @@ src_service_librk_service_a_SOURCES = \
 	src/service/options-help.c \
 	src/service/config-file.c src/service/config-file.h \
 	src/service/settings.c src/service/settings.h \
-	src/service/kiosk.c src/service/kiosk.h \
+	src/service/kiosk.c src/service/kiosk.h src/service/kiosk-private.h \
+	src/service/kiosk-render.c \
 	src/service/run-live.c src/service/run-live.h \
 	src/service/notify.c src/service/notify.h \
 	src/service/stats.c src/service/stats.h

@@ -1,0 +1,104 @@
+/*
+ * Inside the exhibit: struct kiosk, shared by kiosk.c (the water, the
+ * clock, the moods) and kiosk-render.c (the views and the frames).
+ */
+#ifndef SERVICE_KIOSK_PRIVATE_H
+#define SERVICE_KIOSK_PRIVATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "image/image.h"
+#include "service/kiosk.h"
+#include "water/render.h"
+#include "water/units.h"
+
+/* Outputs of different sizes each need a view; more than a handful of
+ * sizes at once is not a kiosk. The least recently used one is replaced. */
+#define KIOSK_MAX_VIEWS 8
+
+/* 2x passes at the most: cells of up to 64 pixels. */
+#define VIEW_MAX_LEVELS 6
+
+/* One 2x pass: heights at twice the size of the level before. */
+struct level {
+	int width, height;
+	int16_t *heights;
+	int *y0, *yw;              /* source row and weight of the next, per row */
+};
+
+/*
+ * The water seen at one logical output size: the picture scaled to it and,
+ * when the water is simulated at another size (a coarser grid, or a second
+ * screen of another size), the heights resampled to it, so the surface
+ * stays smooth, not blocky. The screen the water was made for has cells
+ * of a power of two pixels: bilinear 2x passes, one after the other (each
+ * a SIMD kernel; the later ones also round off the kinks bilinear leaves
+ * at the cells' edges, which refraction would show as seams). Any other
+ * size: one bilinear pass, scalar.
+ */
+struct view {
+	int width, height;
+	struct image *background;
+	const int16_t *heights;    /* what is rendered: NULL, the water itself */
+	size_t pitch;              /* of heights, in cells */
+	int levels;
+	struct level level[VIEW_MAX_LEVELS];
+	int16_t *resampled;        /* the one-pass resampling */
+	int *x0, *xw, *y0, *yw;    /* source cell and weight of the next, per column/row */
+	uint64_t used;
+};
+
+struct kiosk {
+	struct ripple *ripple;
+	struct rain *rain;
+	struct gesture *gesture;
+	struct workers *workers;
+	struct render_params params;
+	struct water_units units;  /* the look in cells, steps and heights */
+	int mm_width, mm_height;   /* the connector's, logical orientation; 0: unknown */
+	int width, height;         /* the logical size touches are given in */
+	struct image *source;      /* the picture as decoded; NULL: the built-in one */
+	enum image_fit fit;
+
+	/* the exhibit: attract rain after idle seconds, dark outside hours */
+	int base_rain;             /* --rain: always */
+	int attract_s, attract_rain;
+	bool has_hours;
+	int open_min, close_min;
+	uint64_t touches_seen;     /* gesture_activity() when last looked */
+	uint64_t last_touch_ns;
+	uint64_t now_ns;           /* the last time kiosk_advance() was given */
+	bool attracting;
+	bool dark;
+	uint64_t extra_generation; /* picture changes the water's count misses */
+
+	struct view views[KIOSK_MAX_VIEWS];
+	uint64_t view_clock;
+
+	bool clock_started;
+	uint64_t t0;
+	uint64_t steps_done;       /* since t0, counting skipped ones */
+};
+
+/* A piece of work cut into bands of rows, one per worker thread. */
+struct band_job {
+	struct kiosk *k;
+	int y0, y1;
+	int bands;
+	struct view *view;
+	int level;                 /* the 2x pass being made */
+	const struct render_target *target;
+	int result;
+};
+
+/* How many bands rows are worth cutting into, and band index's rows. */
+int kiosk_bands_for(const struct kiosk *k, int rows);
+void kiosk_band_rows(const struct band_job *j, int index, int *y0, int *y1);
+
+/* The view for a logical size, made (or the oldest one remade) if new. */
+int kiosk_get_view(struct kiosk *k, int w, int h, struct view **out);
+void kiosk_view_clear(struct view *v);
+
+#endif
