@@ -28,4 +28,10 @@ static inline uint64_t clock_tick_ns(uint64_t n, unsigned rate)
 	return (n / rate) * NSEC_PER_SEC + ((n % rate) * NSEC_PER_SEC + rate - 1) / rate;
 }
 
+/* The sooner of two wake-up times, 0 meaning none. */
+static inline uint64_t clock_earliest(uint64_t a, uint64_t b)
+{
+	return a == 0 ? b : b == 0 ? a : a < b ? a : b;
+}
+
 #endif

@@ -26,6 +26,11 @@ struct display_output_info {
 	uint64_t serial;
 	/* Frames that reached the screen: modesets done and flips completed. */
 	uint64_t presented;
+	/* 0: a screen, which keeps showing the last frame, so calm water
+	 * needs none. N > 0: a recorder (headless), whose frames are
+	 * moments in time: every refresh is one, every Nth is kept, calm or
+	 * not; the loop does not draw the others. */
+	int record_every;
 };
 
 struct display;

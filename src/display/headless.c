@@ -159,6 +159,7 @@ int display_headless_create(const struct options *o, struct display **out)
 	h->info.mm_width = 0;
 	h->info.mm_height = 0;
 	h->every = o->every;
+	h->info.record_every = o->every;
 	snprintf(h->dir, sizeof(h->dir), "%s", o->output_dir);
 
 	h->stride = (size_t)o->width * pixel_format_bpp(o->format);

@@ -9,7 +9,11 @@ src_service_librk_service_a_SOURCES = \
 	src/service/settings.c src/service/settings.h \
 	src/service/kiosk.c src/service/kiosk.h src/service/kiosk-private.h \
 	src/service/kiosk-render.c \
+	src/service/loop.c src/service/loop.h \
 	src/service/run-live.c src/service/run-live.h \
+	src/service/run-headless.c src/service/run-headless.h \
+	src/service/health.c src/service/health.h \
+	src/service/screenshot.c src/service/screenshot.h \
 	src/service/notify.c src/service/notify.h \
 	src/service/stats.c src/service/stats.h
 src_service_librk_service_a_CFLAGS = $(AM_CFLAGS) $(LIBSYSTEMD_CFLAGS) $(DRM_CFLAGS)

@@ -1,27 +1,24 @@
 #include "config.h"
 
 #include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/clock.h"
-#include "display/headless.h"
+#include "base/log.h"
+#include "base/util.h"
 #ifdef HAVE_DRM
 #include "display/drm.h"
 #endif
-#include "service/kiosk.h"
-#include "base/log.h"
+#include "display/headless.h"
+#include "input/touch-script.h"
 #include "service/options.h"
+#include "service/run-headless.h"
+#include "service/run-live.h"
 #include "service/settings.h"
 #include "water/render.h"
-#include "service/run-live.h"
 #include "water/simd.h"
-#include "input/touch-script.h"
-#include "water/units.h"
 
-#define ERR_LEN 512
 #define DEMO_SCRIPT_MAX 4096
 /* The demo is a wet day: this much rain (a minute, per square metre) when
  * none was asked for; on the demo's 640x480 frame, taken as a 24-inch
@@ -52,12 +49,12 @@ static int demo_script(int w, int h, struct touch_script **out)
 	return ret;
 }
 
-static int run_headless(struct options *o)
+/* PNG frames: of the script asked for, else (standing in for a missing
+ * display) of the built-in demo. */
+static int headless(struct options *o)
 {
-	struct display *d = NULL;
-	struct kiosk *k = NULL;
 	struct touch_script *script = NULL;
-	struct display_output_info info;
+	struct display *d = NULL;
 	char err[ERR_LEN];
 	int lw, lh, ret;
 
@@ -68,66 +65,17 @@ static int run_headless(struct options *o)
 			return ret;
 		}
 	}
-
 	ret = display_headless_create(o, &d);
-	if (ret < 0)
-		goto out;
-	ret = d->ops->output_info(d, 0, &info);
-	if (ret < 0)
-		goto out;
-	/* The water lies the way the viewer sees it: turned back from the
-	 * physical frame by the rotation. */
-	render_physical_size((int)o->rotate, info.width, info.height, &lw, &lh);
-	/* No connector here: --screen-mm, else the default size. */
-	ret = kiosk_create(o, lw, lh, 0, 0, &k);
-	if (ret < 0)
-		goto out;
-	if (o->verbose || o->backend_fell_back) {
-		char units[256];
-
-		water_units_describe(kiosk_units(k), units, sizeof(units));
-		log_info("water: %s", units);
-	}
-	if (!script && o->backend_fell_back) {
+	if (ret == 0 && !script && o->backend_fell_back) {
+		/* The demo's fingers in the water's logical pixels. */
+		render_physical_size((int)o->rotate, o->width, o->height, &lw, &lh);
 		ret = demo_script(lw, lh, &script);
-		if (ret < 0)
-			goto out;
 	}
-
-	for (int frame = 0; frame < o->frames; frame++) {
-		uint64_t now = (uint64_t)frame * NSEC_PER_SEC / (uint64_t)o->refresh_hz;
-		struct render_target t;
-
-		/* Touches read before a step are in that step. */
-		if (script)
-			touch_script_play(script, (uint64_t)frame, kiosk_gesture(k));
-		kiosk_advance(k, now);
-		if (frame % o->every)
-			continue;
-		ret = d->ops->acquire(d, 0, &t);
-		if (ret < 0)
-			goto out;
-		ret = kiosk_render(k, &t);
-		if (ret < 0) {
-			log_error("frame %d: the water does not fit the %dx%d output", frame,
-				  t.width, t.height);
-			goto out;
-		}
-		ret = d->ops->present(d, 0, (uint64_t)frame);
-		if (ret < 0)
-			goto out;
-	}
-	if (o->verbose || o->backend_fell_back) {
-		int written = (o->frames + o->every - 1) / o->every;
-
-		log_info("wrote %d frame%s of %dx%d to %s/", written, written > 1 ? "s" : "",
-			 info.width, info.height, o->output_dir);
-	}
-	ret = 0;
-out:
-	kiosk_destroy(k);
+	if (ret == 0)
+		ret = run_headless(o, d, script);
+	else
+		touch_script_destroy(script);
 	display_destroy(d);
-	touch_script_destroy(script);
 	return ret;
 }
 
@@ -179,7 +127,7 @@ static int run(struct options *o, const struct options_source *src)
 			o->rain = DEMO_RAIN_PER_M2_MINUTE;
 	}
 
-	ret = run_headless(o);
+	ret = headless(o);
 	return ret < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 

@@ -711,6 +711,31 @@ int options_each_change(const struct options *a, const struct options *b,
 	return n;
 }
 
+int options_keep(struct options *next, const struct options *in_force, enum options_reload how)
+{
+	for (size_t r = 0; r < ARRAY_SIZE(option_rows); r++) {
+		const struct option_row *row = &option_rows[r];
+		char *dst = (char *)next + row->offset;
+		const char *src = (const char *)in_force + row->offset;
+
+		if (row->reload != how || !row->size || !row_differs(row, next, in_force))
+			continue;
+		if (row->string) {
+			const char **field = (const char **)(void *)dst;
+			const char *keep = *(const char *const *)(const void *)src;
+			char *copy = NULL;
+
+			if (keep && keep != default_output_dir && !(copy = strdup(keep)))
+				return -ENOMEM;
+			free_string(field);
+			*field = copy ? copy : keep;
+		} else {
+			memcpy(dst, src, row->size);
+		}
+	}
+	return 0;
+}
+
 void options_find_config(int argc, char **argv, const char **config, bool *help)
 {
 	struct option table[GETOPT_TABLE_LEN];

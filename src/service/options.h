@@ -207,6 +207,10 @@ int options_each_change(const struct options *a, const struct options *b,
 			void (*fn)(void *data, const char *key, enum options_reload how),
 			void *data);
 
+/* The settings of class how in next set back to what in_force holds (a
+ * reload keeps what only a restart takes). 0 or -ENOMEM. */
+int options_keep(struct options *next, const struct options *in_force, enum options_reload how);
+
 /* --help's text. */
 void options_print_help(FILE *f);
 /* Just --config FILE (NULL: none) and whether --help or --version is

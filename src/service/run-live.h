@@ -1,6 +1,6 @@
-/* The live loop: a real display, the water at the display's refresh rate. */
-#ifndef RUN_LIVE_H
-#define RUN_LIVE_H
+/* The live runner: a real display, the water at the display's refresh rate. */
+#ifndef SERVICE_RUN_LIVE_H
+#define SERVICE_RUN_LIVE_H
 
 struct display;
 struct options;
@@ -10,14 +10,14 @@ struct options_source;
  * Run until SIGTERM or SIGINT (returns 0) or a fatal display error
  * (logged, negative errno: a stuck page flip, a failed modeset).
  *
- * One poll() loop over the display's fd, a signalfd and a timerfd. The water
- * is created when the first output appears, at its logical size (turned back
- * by --rotate); every output mirrors it, at its own size. SIGHUP reads the
- * settings again from src (o is replaced in place: pointers to it stay
- * good), SIGUSR1 writes a PNG of the screen to the state directory. Each output gets a
- * frame when its previous flip is done and its refresh period has passed, so
- * flips that complete at once never make the loop spin. With no output the
- * loop sleeps until the display reports one.
+ * One poll() loop over the display's fd, the touch devices, a signalfd and
+ * a timerfd, driving the frame loop (loop.h) with the monotonic clock. Each
+ * output gets a frame when its previous flip is done and its refresh
+ * period has passed, so flips that complete at once never make the loop
+ * spin; with no output it sleeps until the display reports one. SIGHUP
+ * reads the settings again from src into o, each as the option table says
+ * (options_key_reload); SIGUSR1 writes a PNG of the screen to the state
+ * directory.
  *
  * The quit signals stay blocked on return, so a second SIGTERM cannot
  * interrupt display_destroy() giving the screen back.

@@ -1,0 +1,143 @@
+#include "config.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "base/clock.h"
+#include "base/log.h"
+#include "display/display.h"
+#include "input/input.h"
+#include "service/health.h"
+#include "service/kiosk.h"
+#include "service/loop.h"
+#include "service/notify.h"
+#include "service/stats.h"
+#include "water/gesture.h"
+#include "water/simd.h"
+#include "water/units.h"
+#include "water/workers.h"
+
+#define LINE_LEN 256
+
+struct health {
+	struct stats *stats;
+	bool ready;
+	uint64_t presented_total;  /* frames shown, all outputs */
+	uint64_t presented_ns;     /* when that last grew */
+	uint64_t watchdog_ns;      /* how often to say WATCHDOG=1; 0: no watchdog */
+	uint64_t watchdog_sent_ns;
+	uint64_t stats_ns;         /* the next stats line */
+};
+
+struct health *health_create(void)
+{
+	struct health *h = calloc(1, sizeof(*h));
+
+	if (!h)
+		return NULL;
+	h->stats = stats_create();
+	if (!h->stats) {
+		free(h);
+		return NULL;
+	}
+	h->watchdog_ns = notify_watchdog_period_ns();
+	return h;
+}
+
+void health_destroy(struct health *h)
+{
+	if (!h)
+		return;
+	stats_destroy(h->stats);
+	free(h);
+}
+
+struct stats *health_stats(struct health *h)
+{
+	return h->stats;
+}
+
+static void start_line(const struct health_view *v)
+{
+	char outs[LINE_LEN] = "", units[LINE_LEN] = "no water";
+	int n_outputs = loop_output_count(v->loop);
+	struct kiosk *k = loop_kiosk(v->loop);
+	size_t n = 0;
+
+	for (int i = 0; i < n_outputs && n < sizeof(outs); i++) {
+		const struct display_output_info *in = loop_output(v->loop, i);
+
+		n += (size_t)snprintf(outs + n, sizeof(outs) - n, "%s%s %dx%d@%.2f", i ? ", " : "",
+				      in->name, in->width, in->height, in->refresh_mhz / 1000.0);
+		if (n < sizeof(outs) && in->mm_width > 0 && in->mm_height > 0)
+			n += (size_t)snprintf(outs + n, sizeof(outs) - n, " %dx%d mm",
+					      in->mm_width, in->mm_height);
+	}
+	if (k)
+		water_units_describe(kiosk_units(k), units, sizeof(units));
+	log_info("version %s on %s: %s; %s; touch devices: %d; SIMD %s; %d threads", VERSION,
+		 v->d->description[0] ? v->d->description : v->d->backend_name,
+		 n_outputs ? outs : "no screen connected", units,
+		 v->input ? input_device_count(v->input) : 0, simd_kernels()->name,
+		 v->threads > 0 ? v->threads : workers_default_count());
+}
+
+/*
+ * READY=1 once the first frame is on the screen (or when there is no screen
+ * to show one on: waiting for one is working as meant). WATCHDOG=1 only
+ * while frames reach the screen, so a stuck display or a stuck loop gets
+ * the service restarted; calm water shows no new frames, so then one is
+ * drawn again for the watchdog's sake (see health_wake).
+ */
+void health_check(struct health *h, const struct health_view *v, uint64_t now)
+{
+	int n_outputs = loop_output_count(v->loop);
+	struct kiosk *k = loop_kiosk(v->loop);
+	uint64_t total = 0;
+
+	for (int i = 0; i < n_outputs; i++)
+		total += loop_output(v->loop, i)->presented;
+	if (total != h->presented_total) {
+		h->presented_total = total;
+		h->presented_ns = now;
+	}
+	if (!h->ready && (total > 0 || (n_outputs == 0 && v->d->description[0]))) {
+		char status[LINE_LEN];
+
+		h->ready = true;
+		start_line(v);
+		snprintf(status, sizeof(status), "showing water on %d screen%s", n_outputs,
+			 n_outputs == 1 ? "" : "s");
+		notify_status(status);
+	}
+	if (h->watchdog_ns && h->ready &&
+	    (h->presented_ns > h->watchdog_sent_ns || n_outputs == 0) &&
+	    now >= h->watchdog_sent_ns + h->watchdog_ns) {
+		notify_watchdog();
+		h->watchdog_sent_ns = now;
+	}
+	if (h->watchdog_ns && now >= h->presented_ns + h->watchdog_ns)
+		loop_redraw(v->loop);
+	if (v->stats_interval_s > 0 && k && now >= h->stats_ns) {
+		char line[LINE_LEN];
+
+		stats_line(h->stats, now, gesture_touches(kiosk_gesture(k)), line, sizeof(line));
+		if (h->stats_ns)
+			log_info("stats: %s", line);
+		h->stats_ns = now + (uint64_t)v->stats_interval_s * NSEC_PER_SEC;
+	}
+}
+
+uint64_t health_wake(const struct health *h, int stats_interval_s)
+{
+	uint64_t wake = 0;
+
+	if (h->watchdog_ns && h->ready) {
+		wake = h->watchdog_sent_ns + h->watchdog_ns;
+		wake = clock_earliest(wake, h->presented_ns + h->watchdog_ns);
+	}
+	if (stats_interval_s > 0 && h->stats_ns)
+		wake = clock_earliest(wake, h->stats_ns);
+	return wake;
+}

@@ -1,0 +1,425 @@
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/clock.h"
+#include "base/log.h"
+#include "input/input.h"
+#include "input/touch-script.h"
+#include "service/kiosk.h"
+#include "service/loop.h"
+#include "service/options.h"
+#include "service/stats.h"
+#include "water/render.h"
+#include "water/units.h"
+
+#define UNITS_LEN 256
+
+struct loop_output {
+	struct display_output_info info;
+	uint64_t next_ns;         /* the earliest the next frame may start */
+	uint64_t frames;
+	uint64_t first_ns;        /* when it appeared, for the frame rate */
+	uint64_t shown;           /* the water's generation on screen */
+	bool showing;             /* shown is valid */
+	uint64_t touch_ns;        /* the oldest touch in the frame being flipped */
+};
+
+struct loop {
+	struct display *d;
+	struct kiosk *k;
+	struct stats *stats;
+	bool announce;
+
+	struct loop_output outputs[LOOP_MAX_OUTPUTS];
+	int n_outputs;
+
+	struct touch_script *script;
+	bool script_started;
+	uint64_t script_t0;
+	int script_hz;
+
+	struct input *input;
+	int screen_w, screen_h;   /* the logical size touches are given in */
+	int touch_output;         /* index in outputs, -1: none */
+	uint64_t display_ns;      /* when the display's events were last read */
+};
+
+int loop_create(struct display *d, struct touch_script *script, struct stats *stats,
+		bool announce, struct loop **out)
+{
+	struct loop *l = calloc(1, sizeof(*l));
+
+	if (!l) {
+		touch_script_destroy(script);
+		return -ENOMEM;
+	}
+	l->d = d;
+	l->script = script;
+	l->stats = stats;
+	l->announce = announce;
+	l->touch_output = -1;
+	*out = l;
+	return 0;
+}
+
+static void output_gone(const struct loop_output *out, uint64_t now)
+{
+	if (now > out->first_ns)
+		log_debug("%s: %llu frames in %.1f s (%.1f per second)", out->info.name,
+			  (unsigned long long)out->frames, (double)(now - out->first_ns) / 1e9,
+			  (double)out->frames * 1e9 / (double)(now - out->first_ns));
+}
+
+void loop_destroy(struct loop *l)
+{
+	if (!l)
+		return;
+	for (int i = 0; i < l->n_outputs; i++)
+		output_gone(&l->outputs[i], clock_now_ns());
+	if (l->input)
+		input_set_target(l->input, NULL, 0, 0, 0, 0);
+	kiosk_destroy(l->k);
+	touch_script_destroy(l->script);
+	free(l);
+}
+
+void loop_set_input(struct loop *l, struct input *in)
+{
+	l->input = in;
+	l->touch_output = -1;
+}
+
+/* ---- the water ---- */
+
+/*
+ * One water for every screen, made for this one: its size in mm sets the
+ * scale (mirrored screens of other sizes show the same water stretched to
+ * them, so their millimetres differ). The water lies the way the viewer
+ * sees it: turned back from the physical frame by the rotation (the same
+ * swap as turning forward), and so is the connector's size.
+ */
+static int create_water(struct loop *l, const struct options *o,
+			const struct display_output_info *info)
+{
+	char units[UNITS_LEN];
+	int w, h, mm_w, mm_h, ret;
+
+	render_physical_size((int)o->rotate, info->width, info->height, &w, &h);
+	render_physical_size((int)o->rotate, info->mm_width, info->mm_height, &mm_w, &mm_h);
+	ret = kiosk_create(o, w, h, mm_w, mm_h, &l->k);
+	if (ret < 0)
+		return ret;
+	l->screen_w = w;
+	l->screen_h = h;
+	if (l->announce) {
+		water_units_describe(kiosk_units(l->k), units, sizeof(units));
+		log_info("water for %s%s: %s", info->name, o->rotate ? " (rotated)" : "", units);
+	}
+	return 0;
+}
+
+int loop_new_water(struct loop *l, const struct options *o)
+{
+	int ret;
+
+	if (l->input)
+		input_set_target(l->input, NULL, 0, 0, 0, 0);
+	kiosk_destroy(l->k);
+	l->k = NULL;
+	loop_redraw(l);
+	if (l->n_outputs == 0)
+		return 0;
+	ret = create_water(l, o, &l->outputs[0].info);
+	if (ret < 0)
+		log_error("no water for the new settings: %s", strerror(-ret));
+	return ret;
+}
+
+/* ---- the outputs ---- */
+
+static bool same_output(const struct display_output_info *a, const struct display_output_info *b)
+{
+	return strcmp(a->name, b->name) == 0 && a->width == b->width &&
+	       a->height == b->height && a->refresh_mhz == b->refresh_mhz &&
+	       a->format == b->format && a->serial == b->serial;
+}
+
+/* Follow the display's outputs (hotplug, VT switches); keep the pacing of
+ * those that did not change. */
+static int sync_outputs(struct loop *l, const struct options *o, uint64_t now)
+{
+	struct loop_output next[LOOP_MAX_OUTPUTS];
+	bool kept[LOOP_MAX_OUTPUTS] = { false };
+	int n = l->d->ops->output_count(l->d), count = 0;
+	int ret;
+
+	if (n > LOOP_MAX_OUTPUTS)
+		n = LOOP_MAX_OUTPUTS;
+	memset(next, 0, sizeof(next));
+	for (int i = 0; i < n; i++) {
+		struct loop_output *lo = &next[count];
+		uint64_t presented;
+
+		if (l->d->ops->output_info(l->d, i, &lo->info) < 0)
+			continue;
+		presented = lo->info.presented;
+		for (int j = 0; j < l->n_outputs; j++) {
+			if (!kept[j] && same_output(&l->outputs[j].info, &lo->info)) {
+				*lo = l->outputs[j];
+				lo->info.presented = presented;
+				kept[j] = true;
+				break;
+			}
+		}
+		if (lo->next_ns == 0) {
+			/* New (or changed): a first frame now. */
+			lo->next_ns = now;
+			lo->first_ns = now;
+			if (!l->k) {
+				ret = create_water(l, o, &lo->info);
+				if (ret < 0)
+					return ret;
+			}
+		}
+		count++;
+	}
+	for (int j = 0; j < l->n_outputs; j++)
+		if (!kept[j])
+			output_gone(&l->outputs[j], now);
+	memcpy(l->outputs, next, sizeof(next));
+	l->n_outputs = count;
+	return 0;
+}
+
+/* ---- touches ---- */
+
+/* The touchscreen belongs to --touch-output, else the first output; its
+ * touches land in the water through that output's size and rotation. */
+static void touch_follow_outputs(struct loop *l, const struct options *o)
+{
+	int idx = l->n_outputs > 0 ? 0 : -1;
+
+	if (!l->input)
+		return;
+	if (o->touch_output) {
+		idx = -1;
+		for (int i = 0; i < l->n_outputs; i++)
+			if (strcmp(l->outputs[i].info.name, o->touch_output) == 0)
+				idx = i;
+	}
+	if (idx < 0 || !l->k)
+		input_set_target(l->input, NULL, 0, 0, 0, 0);
+	else
+		input_set_target(l->input, kiosk_gesture(l->k), l->outputs[idx].info.width,
+				 l->outputs[idx].info.height, l->screen_w, l->screen_h);
+	if (idx != l->touch_output && o->touch_output && idx < 0)
+		log_info("touch output %s is not connected: touches are ignored until it is",
+			 o->touch_output);
+	l->touch_output = idx;
+}
+
+/* Touch-to-photon: a frame of the touch output was rendered ... */
+static void touch_frame_rendered(struct loop *l, int idx)
+{
+	if (l->input && idx == l->touch_output && !l->outputs[idx].touch_ns)
+		l->outputs[idx].touch_ns = input_take_touch_time(l->input);
+}
+
+/* ... and its flip is done when the output takes a frame again: it
+ * completed when the display's events were last read. */
+static void touch_frame_shown(struct loop *l, int idx)
+{
+	if (l->input && l->outputs[idx].touch_ns) {
+		input_frame_shown(l->input, l->outputs[idx].touch_ns, l->display_ns);
+		l->outputs[idx].touch_ns = 0;
+	}
+}
+
+void loop_display_read(struct loop *l, uint64_t now)
+{
+	l->display_ns = now;
+}
+
+/* ---- scripted touches ---- */
+
+/*
+ * A touch script's frames are those of a display at --refresh Hz (60 by
+ * default), counted from the first output's first frame: the same script
+ * gives the same stones on any screen. To the nearest frame, so that the
+ * headless display's frame k, at k/refresh s in whole ns, is frame k.
+ */
+static uint64_t script_half_frame_ns(const struct loop *l)
+{
+	return NSEC_PER_SEC / (2u * (unsigned)l->script_hz);
+}
+
+static void play_script(struct loop *l, const struct options *o, uint64_t now)
+{
+	if (!l->script)
+		return;
+	if (!l->script_started) {
+		l->script_started = true;
+		l->script_t0 = now;
+		l->script_hz = o->refresh_hz;
+	}
+	touch_script_play(l->script,
+			  clock_ticks(now - l->script_t0 + script_half_frame_ns(l),
+				      (unsigned)l->script_hz),
+			  kiosk_gesture(l->k));
+}
+
+static uint64_t script_next_ns(const struct loop *l)
+{
+	uint64_t frame, at;
+
+	if (!l->script || !l->script_started || touch_script_next_frame(l->script, &frame) < 0)
+		return 0;
+	at = clock_tick_ns(frame, (unsigned)l->script_hz);
+	at = at > script_half_frame_ns(l) ? at - script_half_frame_ns(l) : 0;
+	return l->script_t0 + at;
+}
+
+/* ---- frames ---- */
+
+static uint64_t period_ns(const struct display_output_info *info)
+{
+	int mhz = info->refresh_mhz > 0 ? info->refresh_mhz : OPTIONS_DEFAULT_REFRESH_HZ * 1000;
+
+	return NSEC_PER_SEC * 1000u / (uint64_t)mhz;
+}
+
+/* Render into the buffer acquired for output i, and show it. */
+static int draw(struct loop *l, int i, const struct render_target *t)
+{
+	struct loop_output *out = &l->outputs[i];
+	uint64_t t0;
+	int ret;
+
+	touch_frame_shown(l, i);
+	t0 = clock_now_ns();
+	out->shown = kiosk_generation(l->k);
+	out->showing = true;
+	ret = kiosk_render(l->k, t);
+	if (l->stats)
+		stats_frame(l->stats, clock_now_ns() - t0);
+	if (ret < 0) {
+		log_error("%s: the water does not fit the %dx%d output", out->info.name,
+			  t->width, t->height);
+		return ret;
+	}
+	ret = l->d->ops->present(l->d, i, out->frames);
+	if (ret < 0)
+		return ret;
+	touch_frame_rendered(l, i);
+	return 0;
+}
+
+/*
+ * Draw every output that is due and free. Returns the time to look again
+ * (0: only when woken by a source), or a negative errno in *err.
+ */
+static uint64_t frames(struct loop *l, uint64_t now, int *err)
+{
+	uint64_t wake = 0;
+
+	*err = 0;
+	for (int i = 0; i < l->n_outputs; i++) {
+		struct loop_output *out = &l->outputs[i];
+		int keep = out->info.record_every;
+		uint64_t period = period_ns(&out->info);
+		struct render_target t;
+		uint64_t when;
+		int ret = 0;
+
+		if (now < out->next_ns) {
+			when = out->next_ns;
+		} else if (!keep && out->showing && out->shown == kiosk_generation(l->k)) {
+			/* Idle when flat, and between steps: the screen already
+			 * shows this water. Look again when the next step or
+			 * touch may change it. */
+			continue;
+		} else {
+			/* A recorder's frames between those it keeps are
+			 * moments that pass undrawn. */
+			bool drawn = !keep || out->frames % (uint64_t)keep == 0;
+
+			if (drawn)
+				ret = l->d->ops->acquire(l->d, i, &t);
+			if (ret == -EBUSY) {
+				/* The flip event wakes us; look again a period on
+				 * to catch a flip that never completes. */
+				if (l->stats)
+					stats_missed_flip(l->stats);
+				when = now + period;
+			} else if (ret < 0 || (drawn && (ret = draw(l, i, &t)) < 0)) {
+				*err = ret;
+				return 0;
+			} else {
+				out->frames++;
+				/* Stay on the refresh grid; after a stall start a new one. */
+				out->next_ns += period;
+				if (out->next_ns <= now)
+					out->next_ns = now + period;
+				when = out->next_ns;
+			}
+		}
+		if (wake == 0 || when < wake)
+			wake = when;
+	}
+	return wake;
+}
+
+int loop_follow_outputs(struct loop *l, const struct options *o, uint64_t now)
+{
+	return sync_outputs(l, o, now);
+}
+
+int loop_frame(struct loop *l, const struct options *o, uint64_t now, uint64_t *wake)
+{
+	int ret;
+
+	*wake = 0;
+	touch_follow_outputs(l, o);
+	if (!l->k || l->n_outputs == 0)
+		return 0;  /* no screen: no steps, no frames, sleep until one comes */
+	/* Touches read before a step are in that step. */
+	play_script(l, o, now);
+	kiosk_advance(l->k, now);
+	*wake = frames(l, now, &ret);
+	if (ret < 0)
+		return ret;
+	*wake = clock_earliest(*wake, kiosk_next_wake_ns(l->k));
+	*wake = clock_earliest(*wake, script_next_ns(l));
+	return 0;
+}
+
+int loop_tick(struct loop *l, const struct options *o, uint64_t now, uint64_t *wake)
+{
+	int ret = loop_follow_outputs(l, o, now);
+
+	return ret < 0 ? ret : loop_frame(l, o, now, wake);
+}
+
+void loop_redraw(struct loop *l)
+{
+	for (int i = 0; i < l->n_outputs; i++)
+		l->outputs[i].showing = false;
+}
+
+int loop_output_count(const struct loop *l)
+{
+	return l->n_outputs;
+}
+
+const struct display_output_info *loop_output(const struct loop *l, int idx)
+{
+	return &l->outputs[idx].info;
+}
+
+struct kiosk *loop_kiosk(struct loop *l)
+{
+	return l->k;
+}

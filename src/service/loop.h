@@ -1,0 +1,68 @@
+/*
+ * The frame loop, one for every backend: follow the display's outputs,
+ * make the water for the first one, play scripted touches, step the water
+ * to the time given and draw every output that is due. The live runner
+ * (run-live.c) calls it from poll() with the monotonic clock, the headless
+ * one (run-headless.c) with the clock of a virtual display: the same frames
+ * in the same order either way.
+ */
+#ifndef SERVICE_LOOP_H
+#define SERVICE_LOOP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "display/display.h"
+
+struct input;
+struct kiosk;
+struct options;
+struct stats;
+struct touch_script;
+
+#define LOOP_MAX_OUTPUTS 8
+
+struct loop;
+
+/*
+ * The loop draws on d and plays script (taken over; may be NULL). stats
+ * (may be NULL) counts frames and missed flips. announce: log the water's
+ * units when it is made (always on a real display). 0 or -ENOMEM.
+ */
+int loop_create(struct display *d, struct touch_script *script, struct stats *stats,
+		bool announce, struct loop **out);
+void loop_destroy(struct loop *l);
+
+/* Touches from in go to the water through the touch output (NULL: none). */
+void loop_set_input(struct loop *l, struct input *in);
+
+/*
+ * One pass at now (ns), in two halves (a live runner looks at its health
+ * and reloads between them): the outputs followed, the water made when
+ * the first appears (from o); then the touches aimed at the touch output,
+ * the script played, the steps due run, every due output drawn. *wake:
+ * when to pass again (0: nothing will change by itself; wait for a touch,
+ * a signal or the display). 0, or a negative errno for a display that
+ * failed or water that could not be made (logged).
+ */
+int loop_follow_outputs(struct loop *l, const struct options *o, uint64_t now);
+int loop_frame(struct loop *l, const struct options *o, uint64_t now, uint64_t *wake);
+/* Both halves. */
+int loop_tick(struct loop *l, const struct options *o, uint64_t now, uint64_t *wake);
+
+/* The display's events were read at now: a flip done then completed then. */
+void loop_display_read(struct loop *l, uint64_t now);
+
+/* New settings: the water made again for them (when there is an output),
+ * every output drawn again. 0 or a negative errno (logged). */
+int loop_new_water(struct loop *l, const struct options *o);
+/* Every output drawn again at its next frame, changed or not. */
+void loop_redraw(struct loop *l);
+
+int loop_output_count(const struct loop *l);
+/* As of the last pass; idx < loop_output_count(). */
+const struct display_output_info *loop_output(const struct loop *l, int idx);
+/* NULL until the first output appears. */
+struct kiosk *loop_kiosk(struct loop *l);
+
+#endif

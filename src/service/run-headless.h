@@ -1,0 +1,17 @@
+/* The headless runner: the frame loop on a virtual display, frames to PNG files. */
+#ifndef SERVICE_RUN_HEADLESS_H
+#define SERVICE_RUN_HEADLESS_H
+
+struct display;
+struct options;
+struct touch_script;
+
+/*
+ * o->frames refreshes of a display at o->refresh_hz, driven through the
+ * same frame loop as a real display (loop.h) on a virtual clock: frame k
+ * at k/refresh seconds, as fast as the machine goes. script (taken over;
+ * may be NULL) plays its fingers. 0 or a negative errno (logged).
+ */
+int run_headless(const struct options *o, struct display *d, struct touch_script *script);
+
+#endif

@@ -1,0 +1,62 @@
+#include "config.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/log.h"
+#include "image/image.h"
+#include "service/kiosk.h"
+#include "service/loop.h"
+#include "service/options.h"
+#include "service/screenshot.h"
+
+void screenshot_write(struct loop *l, const char *state_dir)
+{
+	const char *dir = state_dir, *env = getenv("STATE_DIRECTORY");
+	char first[PATH_MAX], path[PATH_MAX + 32], tmp[PATH_MAX + 32];
+	struct kiosk *k = loop_kiosk(l);
+	const struct display_output_info *info;
+	struct render_target t;
+	int ret;
+
+	if (!k || loop_output_count(l) == 0) {
+		log_warn("SIGUSR1: no screen to take a picture of");
+		return;
+	}
+	if (!dir && env && *env) {
+		/* $STATE_DIRECTORY may list several, colon-separated. */
+		snprintf(first, sizeof(first), "%.*s", (int)strcspn(env, ":"), env);
+		dir = first;
+	}
+	if (!dir)
+		dir = OPTIONS_DEFAULT_STATE_DIR;
+	info = loop_output(l, 0);
+	t.width = info->width;
+	t.height = info->height;
+	t.format = PIXEL_XRGB8888;
+	t.stride = (size_t)t.width * sizeof(uint32_t);
+	t.pixels = malloc(t.stride * (size_t)t.height);
+	if (!t.pixels) {
+		log_warn("SIGUSR1: no memory for a %dx%d picture", t.width, t.height);
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/screen.png", dir);
+	snprintf(tmp, sizeof(tmp), "%s/.screen.png.tmp", dir);
+	ret = kiosk_render(k, &t);
+	if (ret == 0)
+		ret = image_write_png_pixels(t.pixels, t.width, t.height, t.stride, tmp);
+	if (ret == 0 && rename(tmp, path) < 0)
+		ret = -errno;
+	if (ret < 0) {
+		log_warn("SIGUSR1: cannot write '%s': %s", path, strerror(-ret));
+		unlink(tmp);
+	} else {
+		log_info("SIGUSR1: wrote %s (%dx%d, %s)", path, t.width, t.height,
+			 info->name);
+	}
+	free(t.pixels);
+}

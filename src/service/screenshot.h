@@ -1,0 +1,14 @@
+/* SIGUSR1: what the first screen shows, as a PNG, for an operator far away. */
+#ifndef SERVICE_SCREENSHOT_H
+#define SERVICE_SCREENSHOT_H
+
+struct loop;
+
+/*
+ * Writes screen.png into state_dir (NULL: the first of $STATE_DIRECTORY,
+ * else the default state directory), beside and renamed: never half a
+ * file. Says in the log what it wrote or why it could not.
+ */
+void screenshot_write(struct loop *l, const char *state_dir);
+
+#endif
