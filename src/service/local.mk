@@ -4,6 +4,7 @@
 noinst_LIBRARIES += src/service/librk-service.a
 src_service_librk_service_a_SOURCES = \
 	src/service/options.c src/service/options.h \
+	src/service/options-private.h src/service/options-values.c \
 	src/service/options-help.c \
 	src/service/config-file.c src/service/config-file.h \
 	src/service/settings.c src/service/settings.h \

@@ -1,0 +1,315 @@
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "base/log.h"
+#include "base/parse.h"
+#include "input/touch-map.h"
+#include "service/options-private.h"
+#include "service/options.h"
+#include "water/render.h"
+#include "water/ripple.h"
+#include "water/units.h"
+#include "water/workers.h"
+
+/*
+ * Where a value came from, for its message: "--damping: ..." from the
+ * command line, "FILE:LINE: damping: ..." from a config file.
+ */
+struct origin {
+	const char *name;     /* the long option */
+	const char *where;    /* "FILE:LINE"; NULL: the command line */
+};
+
+/* Logs one line about the value; returns true (the value is wrong). */
+__attribute__((format(printf, 2, 3)))
+static bool bad(const struct origin *from, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (from->where)
+		log_error("%s: %s: %s", from->where, from->name, msg);
+	else
+		log_error("--%s: %s", from->name, msg);
+	return true;
+}
+
+static bool bad_int(const struct origin *from, const char *arg, int lo, int hi, int *out)
+{
+	int ret = parse_int(arg, lo, hi, out);
+
+	if (ret == 0)
+		return false;
+	return bad(from, "'%s' is %s; expected a whole number from %d to %d", arg,
+		   ret == -ERANGE ? "out of range" : "not a number", lo, hi);
+}
+
+static bool bad_number(const struct origin *from, const char *arg, double lo, double hi,
+		       const char *unit, double *out)
+{
+	int ret = parse_double(arg, lo, hi, out);
+
+	if (ret == 0)
+		return false;
+	return bad(from, "'%s' is %s; expected %s from %g to %g", arg,
+		   ret == -ERANGE ? "out of range" : "not a number", unit, lo, hi);
+}
+
+/* A number in the seeds' units, or "auto" (auto_value): the look decides. */
+static bool bad_int_or_auto(const struct origin *from, const char *arg, int lo, int hi,
+			    int auto_value, int *out)
+{
+	int ret;
+
+	if (strcmp(arg, "auto") == 0) {
+		*out = auto_value;
+		return false;
+	}
+	ret = parse_int(arg, lo, hi, out);
+	if (ret == 0)
+		return false;
+	return bad(from, "'%s' is %s; expected auto or a whole number from %d to %d", arg,
+		   ret == -ERANGE ? "out of range" : "not a number", lo, hi);
+}
+
+static bool bad_choice(const struct origin *from, const char *arg, const char *allowed)
+{
+	return bad(from, "'%s' is not one of %s", arg, allowed);
+}
+
+/* An owned copy of a non-empty string; the old one is released. */
+static bool set_string(const struct origin *from, const char **field, const char *arg)
+{
+	char *copy;
+
+	if (!*arg)
+		return bad(from, "the value is empty; expected %s",
+			   from->where ? "a value (comment the line out for the default)" :
+			   "a value");
+	copy = strdup(arg);
+	if (!copy)
+		return bad(from, "out of memory");
+	options_free_string(field);
+	*field = copy;
+	return false;
+}
+
+/* yes/no/true/false/1/0, any case. */
+static int parse_flag(const char *s, bool *on)
+{
+	if (strcasecmp(s, "yes") == 0 || strcasecmp(s, "true") == 0 || strcmp(s, "1") == 0)
+		*on = true;
+	else if (strcasecmp(s, "no") == 0 || strcasecmp(s, "false") == 0 || strcmp(s, "0") == 0)
+		*on = false;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+/* ---- touch input ---- */
+/* "MIN:MAX" in mm with lo <= MIN <= MAX <= hi. */
+static bool bad_bounds(const struct origin *from, const char *arg, double lo, double hi,
+		       double *min, double *max)
+{
+	char buf[64];
+	char *colon;
+
+	if (strlen(arg) >= sizeof(buf))
+		goto bad;
+	strcpy(buf, arg);
+	colon = strchr(buf, ':');
+	if (!colon)
+		goto bad;
+	*colon = '\0';
+	if (parse_double(buf, lo, hi, min) < 0 || parse_double(colon + 1, lo, hi, max) < 0 ||
+	    *min > *max)
+		goto bad;
+	return false;
+bad:
+	return bad(from, "'%s' is not MIN:MAX in mm with %g <= MIN <= MAX <= %g", arg, lo, hi);
+}
+
+static bool parse_touch(struct options *o, int c, const char *arg, bool on,
+			const struct origin *from)
+{
+	switch (c) {
+	case OPT_TOUCH_DEVICE:
+		return set_string(from, &o->touch_device, arg);
+	case OPT_GRAB:
+		o->grab = on;
+		return false;
+	case OPT_TOUCH_INVERT_X:
+		o->touch_invert_x = on;
+		return false;
+	case OPT_TOUCH_INVERT_Y:
+		o->touch_invert_y = on;
+		return false;
+	case OPT_CALIBRATION:
+		if (touch_matrix_parse(arg, o->calibration) < 0)
+			return bad(from, "'%s' is not six numbers \"a b c d e f\"", arg);
+		o->has_calibration = true;
+		return false;
+	case OPT_TOUCH_OUTPUT:
+		return set_string(from, &o->touch_output, arg);
+	case OPT_TOUCH_RADIUS:
+		return bad_bounds(from, arg, OPTIONS_MIN_LENGTH_MM, OPTIONS_MAX_RADIUS_MM,
+				  &o->touch_radius_min, &o->touch_radius_max);
+	case OPT_TOUCH_WEIGHT:
+		return bad_bounds(from, arg, OPTIONS_MIN_LENGTH_MM, OPTIONS_MAX_WEIGHT_MM,
+				  &o->touch_weight_min, &o->touch_weight_max);
+	default:
+		return bad(from, "not a setting this program knows");
+	}
+}
+/* ---- end touch input ---- */
+
+bool options_parse_one(struct options *o, const struct option_row *opt, const char *arg,
+		      const char *where)
+{
+	const struct origin from = { opt->name, where };
+	const struct origin *f = &from;
+	bool on = true;
+	int v;
+
+	if (opt->has_arg == no_argument) {
+		if (arg && parse_flag(arg, &on) < 0)
+			return bad(f, "'%s' is not yes, no, true, false, 1 or 0", arg);
+	} else if (!arg) {
+		return bad(f, "needs a value");
+	}
+
+	switch (opt->val) {
+	case OPT_BACKEND:
+		if (strcmp(arg, "auto") == 0)
+			o->backend = BACKEND_AUTO;
+		else if (strcmp(arg, "drm") == 0)
+			o->backend = BACKEND_DRM;
+		else if (strcmp(arg, "headless") == 0)
+			o->backend = BACKEND_HEADLESS;
+		else
+			return bad_choice(f, arg, "auto, drm, headless");
+		return false;
+	case OPT_SIZE:
+		if (parse_size(arg, RIPPLE_MIN_SIZE, IMAGE_MAX_DIMENSION, &o->width, &o->height) < 0)
+			return bad(f, "'%s' is not WIDTHxHEIGHT with both from %d to %d",
+				   arg, RIPPLE_MIN_SIZE, IMAGE_MAX_DIMENSION);
+		return false;
+	case OPT_FRAMES:
+		return bad_int(f, arg, 1, OPTIONS_MAX_FRAMES, &o->frames);
+	case OPT_EVERY:
+		return bad_int(f, arg, 1, OPTIONS_MAX_FRAMES, &o->every);
+	case OPT_OUTPUT:
+		return set_string(f, &o->output_dir, arg);
+	case OPT_REFRESH:
+		return bad_int(f, arg, 1, OPTIONS_MAX_REFRESH_HZ, &o->refresh_hz);
+	case OPT_FORMAT:
+		if (pixel_format_from_name(arg, &o->format) < 0)
+			return bad_choice(f, arg, "xrgb8888, rgb565");
+		return false;
+	case OPT_BACKGROUND:
+		return set_string(f, &o->background, arg);
+	case OPT_FIT:
+		if (image_fit_from_name(arg, &o->fit) < 0)
+			return bad_choice(f, arg, "cover, contain, stretch");
+		return false;
+	case OPT_OBSTACLES:
+		return set_string(f, &o->obstacles, arg);
+	case OPT_STRICT:
+		o->strict = on;
+		return false;
+	case OPT_DAMPING:
+		return bad_int_or_auto(f, arg, RIPPLE_DAMPING_MIN, RIPPLE_DAMPING_MAX, 0, &o->damping);
+	case OPT_STEPS:
+		return bad_int_or_auto(f, arg, 1, OPTIONS_MAX_STEPS_PER_SECOND, 0,
+				       &o->steps_per_second);
+	case OPT_REFRACTION:
+		return bad_int_or_auto(f, arg, RENDER_SHIFT_MIN, RENDER_SHIFT_MAX, -1, &o->shift);
+	case OPT_LIGHT:
+		return bad_int(f, arg, 0, RENDER_LIGHT_MAX, &o->light);
+	case OPT_SCREEN_MM:
+		if (parse_size(arg, SCREEN_MM_MIN, SCREEN_MM_MAX, &o->screen_mm_width,
+			       &o->screen_mm_height) < 0)
+			return bad(f, "'%s' is not WIDTHxHEIGHT in mm with both from %d to %d", arg,
+				   SCREEN_MM_MIN, SCREEN_MM_MAX);
+		return false;
+	case OPT_WAVE_SPEED:
+		return bad_number(f, arg, OPTIONS_MIN_WAVE_SPEED_CM_S, OPTIONS_MAX_WAVE_SPEED_CM_S,
+				  "cm per second", &o->wave_speed_cm_s);
+	case OPT_FADE:
+		return bad_number(f, arg, OPTIONS_MIN_FADE_S, OPTIONS_MAX_FADE_S, "seconds",
+				  &o->fade_s);
+	case OPT_DEPTH:
+		return bad_number(f, arg, OPTIONS_MIN_DEPTH_MM, OPTIONS_MAX_DEPTH_MM, "mm",
+				  &o->depth_mm);
+	case OPT_STONE_RADIUS:
+		return bad_number(f, arg, OPTIONS_MIN_LENGTH_MM, OPTIONS_MAX_RADIUS_MM, "mm",
+				  &o->stone_radius_mm);
+	case OPT_STONE_WEIGHT:
+		return bad_number(f, arg, OPTIONS_MIN_LENGTH_MM, OPTIONS_MAX_WEIGHT_MM, "mm",
+				  &o->stone_weight_mm);
+	case OPT_RAIN_DROP:
+		return bad_number(f, arg, OPTIONS_MIN_LENGTH_MM, OPTIONS_MAX_RADIUS_MM, "mm",
+				  &o->rain_drop_mm);
+	case OPT_RAIN:
+		return bad_int(f, arg, 0, OPTIONS_MAX_RAIN, &o->rain);
+	case OPT_SEED:
+		if (parse_u64(arg, &o->seed) < 0)
+			return bad(f, "'%s' is not a whole number from 0 to 2^64-1", arg);
+		return false;
+	case OPT_TOUCH_SCRIPT:
+		return set_string(f, &o->touch_script, arg);
+	case OPT_DEVICE:
+		return set_string(f, &o->device, arg);
+	case OPT_CONNECTOR:
+		return set_string(f, &o->connector, arg);
+	case OPT_MODE:
+		if (parse_mode(arg, &o->mode_width, &o->mode_height, &o->mode_refresh_hz) < 0)
+			return bad(f, "'%s' is not WIDTHxHEIGHT or WIDTHxHEIGHT@HZ", arg);
+		return false;
+	case OPT_ROTATE:
+		if (parse_int(arg, 0, 270, &v) < 0 || v % 90)
+			return bad_choice(f, arg, "0, 90, 180, 270");
+		o->rotate = (enum rotation)v;
+		return false;
+	case OPT_FLIP_TIMEOUT:
+		return bad_int(f, arg, 1, OPTIONS_MAX_FLIP_TIMEOUT_MS, &o->flip_timeout_ms);
+	case OPT_THREADS:
+		return bad_int(f, arg, 1, WORKERS_MAX, &o->threads);
+	case OPT_SIM_SCALE:
+		return bad_int_or_auto(f, arg, 1, OPTIONS_MAX_SIM_SCALE, 0, &o->sim_scale);
+	case OPT_CONFIG:
+		return set_string(f, &o->config, arg);
+	case OPT_ATTRACT:
+		return bad_int(f, arg, 0, OPTIONS_MAX_ATTRACT_S, &o->attract_s);
+	case OPT_ATTRACT_RAIN:
+		return bad_int(f, arg, 0, OPTIONS_MAX_RAIN, &o->attract_rain);
+	case OPT_OPENING_HOURS:
+		if (strcmp(arg, "always") == 0) {
+			o->has_opening_hours = false;
+			return false;
+		}
+		if (parse_hours(arg, &o->open_min, &o->close_min) < 0)
+			return bad(f, "'%s' is not HH:MM-HH:MM (e.g. 09:00-18:00) or 'always'", arg);
+		o->has_opening_hours = true;
+		return false;
+	case OPT_STATS_INTERVAL:
+		return bad_int(f, arg, 0, OPTIONS_MAX_STATS_INTERVAL_S, &o->stats_interval_s);
+	case OPT_STATE_DIR:
+		return set_string(f, &o->state_dir, arg);
+	case 'v':
+		o->verbose = on;
+		return false;
+	default:
+		return parse_touch(o, opt->val, arg, on, f);
+	}
+}
