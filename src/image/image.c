@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "base/bigmem.h"
+#include "base/util.h"
 #include "image/image-private.h"
 
 int image_fail(char *err, size_t errlen, int error, const char *fmt, ...)
@@ -122,7 +123,7 @@ int image_fit_from_name(const char *name, enum image_fit *out)
 
 	if (!name || !out)
 		return -EINVAL;
-	for (i = 0; i < sizeof(fit_names) / sizeof(fit_names[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(fit_names); i++) {
 		if (strcmp(name, fit_names[i]) == 0) {
 			*out = (enum image_fit)i;
 			return 0;
@@ -133,7 +134,7 @@ int image_fit_from_name(const char *name, enum image_fit *out)
 
 const char *image_fit_name(enum image_fit fit)
 {
-	if ((unsigned int)fit >= sizeof(fit_names) / sizeof(fit_names[0]))
+	if ((unsigned int)fit >= ARRAY_SIZE(fit_names))
 		return "unknown";
 	return fit_names[fit];
 }

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
+#include "base/util.h"
 #include "image/image-private.h"
 
 /* About this many tiles across the shorter side, at any resolution. */
@@ -122,7 +123,7 @@ static uint8_t *caustic_grid(int gw, int gh, int step, double cx, double cy, int
 		for (i = 0; i < gw; i++) {
 			double px = (double)i * step - cx, py = (double)j * step - cy, v = 0.0;
 
-			for (l = 0; l < sizeof(layers) / sizeof(layers[0]); l++)
+			for (l = 0; l < ARRAY_SIZE(layers); l++)
 				v += caustic_sample(&layers[l], px, py);
 			v = v > 1.0 ? 1.0 : v;
 			grid[(size_t)j * gw + i] = (uint8_t)lround(v * CHANNEL_MAX);
@@ -147,9 +148,13 @@ static void pool_axis(int size, int tile, int *index, int *offset)
 	}
 }
 
-static int clamp_channel(int v)
+/* The floor's colour, shaded and darker with depth, plus the light in its
+ * tint: clamped, as bright light on the pale grout goes past white. */
+static uint32_t pool_channel(int base, int shade, int depth, int light, int tint)
 {
-	return v < 0 ? 0 : v > (int)CHANNEL_MAX ? (int)CHANNEL_MAX : v;
+	int v = ((base + shade) * depth >> CAUSTIC_FRAC_BITS) + light * tint / (int)CHANNEL_MAX;
+
+	return (uint32_t)clamp_int(v, 0, (int)CHANNEL_MAX);
 }
 
 /* Along the long axis: a dark stripe through the centre with T-ends, as in a
@@ -242,12 +247,9 @@ struct image *image_default(int width, int height)
 			light = light * CAUSTIC_GAIN / (int)CHANNEL_MAX;
 
 			dst[x] = pack_xrgb(
-				(uint32_t)clamp_channel(((base.r + shade) * depth >> CAUSTIC_FRAC_BITS) +
-							light * caustic_tint.r / (int)CHANNEL_MAX),
-				(uint32_t)clamp_channel(((base.g + shade) * depth >> CAUSTIC_FRAC_BITS) +
-							light * caustic_tint.g / (int)CHANNEL_MAX),
-				(uint32_t)clamp_channel(((base.b + shade) * depth >> CAUSTIC_FRAC_BITS) +
-							light * caustic_tint.b / (int)CHANNEL_MAX));
+				pool_channel(base.r, shade, depth, light, caustic_tint.r),
+				pool_channel(base.g, shade, depth, light, caustic_tint.g),
+				pool_channel(base.b, shade, depth, light, caustic_tint.b));
 		}
 	}
 	err = 0;

@@ -8,6 +8,7 @@
 
 #include <pixman.h>
 
+#include "base/util.h"
 #include "image/image-private.h"
 
 /* Rec. 601 luma weights in 1/256 (0.299, 0.587, 0.114); they sum to 256. */
@@ -74,8 +75,8 @@ struct image *image_scale(const struct image *src, int width, int height, enum i
 		s = fmin(width / sw, height / sh);
 		rw = (int)lround(sw * s);
 		rh = (int)lround(sh * s);
-		rw = rw < 1 ? 1 : rw > width ? width : rw;
-		rh = rh < 1 ? 1 : rh > height ? height : rh;
+		rw = clamp_int(rw, 1, width);
+		rh = clamp_int(rh, 1, height);
 		rx = (width - rw) / 2;
 		ry = (height - rh) / 2;
 		sx = sw / rw;
