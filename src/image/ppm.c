@@ -29,7 +29,8 @@ static bool ppm_skip_space(struct ppm_cursor *c)
 {
 	while (c->pos < c->len) {
 		if (c->data[c->pos] == '#') {
-			while (c->pos < c->len && c->data[c->pos] != '\n' && c->data[c->pos] != '\r')
+			while (c->pos < c->len && c->data[c->pos] != '\n' &&
+			       c->data[c->pos] != '\r')
 				c->pos++;
 		} else if (ppm_is_space(c->data[c->pos])) {
 			c->pos++;

@@ -43,9 +43,10 @@ static void set_scale_filter(pixman_image_t *src, double sx, double sy)
 			pixman_double_to_fixed(sx), pixman_double_to_fixed(sy),
 			PIXMAN_KERNEL_BOX, PIXMAN_KERNEL_BOX, PIXMAN_KERNEL_BOX, PIXMAN_KERNEL_BOX,
 			SCALE_SUBSAMPLE_BITS, SCALE_SUBSAMPLE_BITS);
+	/* Without the convolution only quality is lost. */
 	if (!params || !pixman_image_set_filter(src, PIXMAN_FILTER_SEPARABLE_CONVOLUTION,
 						params, n_params))
-		pixman_image_set_filter(src, PIXMAN_FILTER_GOOD, NULL, 0);	/* only quality lost */
+		pixman_image_set_filter(src, PIXMAN_FILTER_GOOD, NULL, 0);
 	free(params);
 }
 
@@ -58,7 +59,8 @@ struct image *image_scale(const struct image *src, int width, int height, enum i
 	double sw, sh, s, sx, sy, ox = 0.0, oy = 0.0;
 	int rx = 0, ry = 0, rw = width, rh = height, x, y;
 
-	if (!src || (fit != IMAGE_FIT_COVER && fit != IMAGE_FIT_CONTAIN && fit != IMAGE_FIT_STRETCH)) {
+	if (!src || (fit != IMAGE_FIT_COVER && fit != IMAGE_FIT_CONTAIN &&
+		     fit != IMAGE_FIT_STRETCH)) {
 		errno = EINVAL;
 		return NULL;
 	}
