@@ -38,10 +38,12 @@ int image_load(const char *path, struct image **out, char *err, size_t errlen);
 /* The same from memory (the fuzz target). */
 int image_load_memory(const void *data, size_t len, struct image **out, char *err, size_t errlen);
 
-/* A new picture of width x height made from src with pixman (good filter). */
+/* A new picture of width x height made from src with pixman (good filter).
+ * NULL + errno on failure. */
 struct image *image_scale(const struct image *src, int width, int height, enum image_fit fit);
 
-/* The built-in picture: pool tiles under light, generated for this size. */
+/* The built-in picture: pool tiles under light, generated for this size, the
+ * same pixels every time. NULL + errno on failure. */
 struct image *image_default(int width, int height);
 
 /* Obstacle mask: width*height bytes, 1 where the scaled (stretched) picture
@@ -49,12 +51,14 @@ struct image *image_default(int width, int height);
 uint8_t *image_to_mask(const struct image *img, int width, int height);
 
 /* Write as an 8-bit RGB PNG, deterministically (no time or text chunks).
- * Returns 0 or a negative errno. */
+ * Returns 0 or a negative errno; a write that fails part way removes the file.
+ * The _pixels form takes XRGB8888 rows stride bytes apart (a multiple of 4). */
 int image_write_png(const struct image *img, const char *path);
 int image_write_png_pixels(const uint32_t *pixels, int width, int height, size_t stride,
 			   const char *path);
 
-/* 0 and *out, or -EINVAL. "cover", "contain", "stretch". */
+/* 0 and *out, or -EINVAL. "cover", "contain", "stretch"; image_fit_name()
+ * gives "unknown" for anything else. */
 int image_fit_from_name(const char *name, enum image_fit *out);
 const char *image_fit_name(enum image_fit fit);
 

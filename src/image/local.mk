@@ -2,6 +2,15 @@
 # screen, the built-in pool picture, PNG writing. libpng, libjpeg, pixman.
 noinst_LIBRARIES += src/image/librk-image.a
 src_image_librk_image_a_SOURCES = \
-	src/image/image.c src/image/image.h
+	src/image/image.c src/image/image.h src/image/image-private.h \
+	src/image/load.c \
+	src/image/png.c \
+	src/image/ppm.c \
+	src/image/scale.c \
+	src/image/pool-picture.c
+# Without libjpeg, image-private.h refuses JPEGs by name instead.
+if HAVE_JPEG
+src_image_librk_image_a_SOURCES += src/image/jpeg.c
+endif
 src_image_librk_image_a_CFLAGS = $(AM_CFLAGS) $(PNG_CFLAGS) $(JPEG_CFLAGS) $(PIXMAN_CFLAGS)
 IMAGE_LIBS = src/image/librk-image.a $(PNG_LIBS) $(JPEG_LIBS) $(PIXMAN_LIBS)

@@ -1,0 +1,183 @@
+/* JPEG through libjpeg(-turbo), from memory. Built only with HAVE_JPEG;
+ * image-private.h refuses JPEGs by name otherwise. */
+#include "config.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <setjmp.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <jpeglib.h>
+#include <jerror.h>
+
+#include "image/image-private.h"
+
+/* libjpeg-turbo's advice against CPU exhaustion by progressive files (djpeg -maxscans). */
+#define JPEG_MAX_SCANS 500
+/* Progressive 4:4:4 at the pixel cap needs about 400 MiB of coefficients. */
+#define JPEG_MAX_MEMORY (512L << 20)
+#define JPEG_RGB_COMPONENTS 3
+#define JPEG_CMYK_COMPONENTS 4
+
+struct jpeg_reader {
+	struct jpeg_decompress_struct cinfo;
+	struct jpeg_error_mgr errmgr;
+	struct jpeg_progress_mgr progress;
+	jmp_buf jump;
+	bool truncated;
+	bool too_many_scans;
+	char message[JMSG_LENGTH_MAX];
+};
+
+static void jpeg_on_error(j_common_ptr cinfo)
+{
+	struct jpeg_reader *rd = cinfo->client_data;
+
+	cinfo->err->format_message(cinfo, rd->message);
+	longjmp(rd->jump, 1);
+}
+
+static void jpeg_on_message(j_common_ptr cinfo, int level)
+{
+	struct jpeg_reader *rd = cinfo->client_data;
+
+	/* libjpeg pads a cut file with grey and only warns; a kiosk should show
+	 * the default picture instead. Other warnings (e.g. stray bytes before a
+	 * marker, common from cameras) leave a good picture, so they pass. */
+	if (level < 0 && cinfo->err->msg_code == JWRN_JPEG_EOF) {
+		rd->truncated = true;
+		longjmp(rd->jump, 1);
+	}
+	if (level < 0)
+		cinfo->err->num_warnings++;
+}
+
+static void jpeg_on_output(j_common_ptr cinfo)
+{
+	/* Never print: messages are turned into the err string instead. */
+	(void)cinfo;
+}
+
+static void jpeg_on_progress(j_common_ptr cinfo)
+{
+	struct jpeg_reader *rd = cinfo->client_data;
+
+	if (cinfo->is_decompressor &&
+	    ((j_decompress_ptr)cinfo)->input_scan_number > JPEG_MAX_SCANS) {
+		rd->too_many_scans = true;
+		longjmp(rd->jump, 1);
+	}
+}
+
+static void jpeg_row_to_xrgb(const struct jpeg_decompress_struct *cinfo, const JSAMPLE *row,
+			     uint32_t *dst)
+{
+	JDIMENSION x;
+
+	if (cinfo->out_color_space == JCS_RGB) {
+		for (x = 0; x < cinfo->output_width; x++, row += JPEG_RGB_COMPONENTS)
+			dst[x] = pack_xrgb(row[0], row[1], row[2]);
+		return;
+	}
+
+	/* CMYK: Adobe files store it inverted (255 = no ink), others don't. */
+	for (x = 0; x < cinfo->output_width; x++, row += JPEG_CMYK_COMPONENTS) {
+		uint32_t c = row[0], m = row[1], ye = row[2], k = row[3];
+
+		if (!cinfo->saw_Adobe_marker) {
+			c = CHANNEL_MAX - c;
+			m = CHANNEL_MAX - m;
+			ye = CHANNEL_MAX - ye;
+			k = CHANNEL_MAX - k;
+		}
+		dst[x] = pack_xrgb(over_black(c, k), over_black(m, k), over_black(ye, k));
+	}
+}
+
+static int jpeg_decode(struct jpeg_reader *rd, const uint8_t *data, size_t len,
+		       struct image **out, char *err, size_t errlen)
+{
+	struct jpeg_decompress_struct *cinfo = &rd->cinfo;
+	struct image *volatile img = NULL;
+	JSAMPARRAY row;
+	int r, components;
+
+	cinfo->err = jpeg_std_error(&rd->errmgr);
+	rd->errmgr.error_exit = jpeg_on_error;
+	rd->errmgr.emit_message = jpeg_on_message;
+	rd->errmgr.output_message = jpeg_on_output;
+	cinfo->client_data = rd;	/* kept by jpeg_create_decompress() */
+
+	if (setjmp(rd->jump)) {
+		if (rd->truncated)
+			r = image_fail(err, errlen, -EINVAL, "truncated JPEG data");
+		else if (rd->too_many_scans)
+			r = image_fail(err, errlen, -EINVAL, "JPEG has more than %d scans",
+				       JPEG_MAX_SCANS);
+		else
+			r = image_fail(err, errlen, -EINVAL, "corrupt JPEG data (%s)", rd->message);
+		goto out;
+	}
+
+	jpeg_create_decompress(cinfo);
+	cinfo->mem->max_memory_to_use = JPEG_MAX_MEMORY;
+	rd->progress.progress_monitor = jpeg_on_progress;
+	cinfo->progress = &rd->progress;
+	jpeg_mem_src(cinfo, data, (unsigned long)len);
+
+	jpeg_read_header(cinfo, TRUE);
+	r = image_check_size(cinfo->image_width, cinfo->image_height, err, errlen);
+	if (r < 0)
+		goto out;
+
+	if (cinfo->jpeg_color_space == JCS_CMYK || cinfo->jpeg_color_space == JCS_YCCK) {
+		cinfo->out_color_space = JCS_CMYK;
+		components = JPEG_CMYK_COMPONENTS;
+	} else {
+		cinfo->out_color_space = JCS_RGB;
+		components = JPEG_RGB_COMPONENTS;
+	}
+	jpeg_start_decompress(cinfo);
+	if (cinfo->output_components != components) {
+		r = image_fail(err, errlen, -EINVAL, "unsupported JPEG colour space");
+		goto out;
+	}
+
+	img = image_create((int)cinfo->output_width, (int)cinfo->output_height);
+	if (!img) {
+		r = image_fail(err, errlen, -ENOMEM, "out of memory");
+		goto out;
+	}
+	/* From libjpeg's pool: freed by jpeg_destroy_decompress() on every path. */
+	row = cinfo->mem->alloc_sarray((j_common_ptr)cinfo, JPOOL_IMAGE,
+				       cinfo->output_width * (JDIMENSION)components, 1);
+	while (cinfo->output_scanline < cinfo->output_height) {
+		JDIMENSION y = cinfo->output_scanline;
+
+		if (jpeg_read_scanlines(cinfo, row, 1) != 1)
+			break;
+		jpeg_row_to_xrgb(cinfo, row[0], img->data + (size_t)y * img->width);
+	}
+	/* No jpeg_finish_decompress(): like PNG, a missing EOI after complete data is fine. */
+
+	*out = img;
+	img = NULL;
+	r = 0;
+out:
+	jpeg_destroy_decompress(cinfo);
+	image_destroy(img);
+	return r;
+}
+
+int image_load_jpeg(const uint8_t *data, size_t len, struct image **out, char *err,
+		    size_t errlen)
+{
+	struct jpeg_reader rd;
+
+	if (len > ULONG_MAX)
+		return image_fail(err, errlen, -EFBIG, "JPEG data too large");
+	memset(&rd, 0, sizeof(rd));
+	return jpeg_decode(&rd, data, len, out, err, errlen);
+}
