@@ -23,6 +23,7 @@
 #include "base/log.h"
 #include "service/options.h"
 #include "base/uevent.h"
+#include "base/util.h"
 #include "display/vt.h"
 
 #define DRM_MAX_OUTPUTS 8
@@ -98,7 +99,7 @@ static bool driver_is_firmware(const char *name)
 {
 	static const char *const firmware[] = { "simpledrm", "efidrm", "vesadrm", "ofdrm" };
 
-	for (size_t i = 0; i < sizeof(firmware) / sizeof(firmware[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(firmware); i++)
 		if (strcmp(name, firmware[i]) == 0)
 			return true;
 	return false;
@@ -117,7 +118,7 @@ static void connector_name(const drmModeConnector *c, char *buf, size_t len)
 {
 	const char *type = "Unknown";
 
-	if (c->connector_type < sizeof(connector_types) / sizeof(connector_types[0]))
+	if (c->connector_type < ARRAY_SIZE(connector_types))
 		type = connector_types[c->connector_type];
 	snprintf(buf, len, "%s-%u", type, c->connector_type_id);
 }
@@ -323,12 +324,12 @@ static void format_mode_list(const drmModeConnector *c, char *buf, size_t len)
 		for (int k = 0; k < i && !dup; k++)
 			dup = c->modes[k].hdisplay == m->hdisplay &&
 			      c->modes[k].vdisplay == m->vdisplay &&
-			      (mode_refresh_mhz(&c->modes[k]) + 500) / 1000 ==
-				      (mode_refresh_mhz(m) + 500) / 1000;
+			      refresh_hz_from_mhz(mode_refresh_mhz(&c->modes[k])) ==
+				      refresh_hz_from_mhz(mode_refresh_mhz(m));
 		if (dup)
 			continue;
 		n = snprintf(buf + used, len - used, "%s%ux%u@%d%s", used ? ", " : "",
-			     m->hdisplay, m->vdisplay, (mode_refresh_mhz(m) + 500) / 1000,
+			     m->hdisplay, m->vdisplay, refresh_hz_from_mhz(mode_refresh_mhz(m)),
 			     (m->type & DRM_MODE_TYPE_PREFERRED) ? " (preferred)" : "");
 		if (n < 0)
 			break;
@@ -348,7 +349,7 @@ static const drmModeModeInfo *choose_mode(const struct options *o, const drmMode
 			if (m->hdisplay != o->mode_width || m->vdisplay != o->mode_height)
 				continue;
 			if (o->mode_refresh_hz > 0 &&
-			    (mode_refresh_mhz(m) + 500) / 1000 != o->mode_refresh_hz)
+			    refresh_hz_from_mhz(mode_refresh_mhz(m)) != o->mode_refresh_hz)
 				continue;
 			if (!best || (m->type & DRM_MODE_TYPE_PREFERRED) ||
 			    (!(best->type & DRM_MODE_TYPE_PREFERRED) &&
@@ -1011,7 +1012,7 @@ static int drm_dispatch(struct display *d)
 	struct uevent_actions act = { 0 };
 	int n, ret;
 
-	n = epoll_wait(dd->epoll_fd, events, 4, 0);
+	n = epoll_wait(dd->epoll_fd, events, (int)ARRAY_SIZE(events), 0);
 	if (n < 0)
 		return errno == EINTR ? 0 : -errno;
 	for (int i = 0; i < n; i++) {
