@@ -21,7 +21,6 @@
 #include "display/display.h"
 #include "display/drm.h"
 #include "base/log.h"
-#include "service/options.h"
 #include "base/uevent.h"
 #include "base/util.h"
 #include "display/vt.h"
@@ -32,6 +31,9 @@
 /* On exit or unplug: how long to wait for a flip still in flight. */
 #define DRM_FLIP_DRAIN_MS 300
 #define MODE_LIST_MAX 1024
+/* A mode whose timings give no rate and that names none either: take the
+ * most common one (the kiosk's default, OPTIONS_DEFAULT_REFRESH_HZ). */
+#define DRM_UNKNOWN_REFRESH_HZ 60
 
 /* epoll tags */
 enum { SOURCE_DRM = 1, SOURCE_UEVENT, SOURCE_VT };
@@ -81,7 +83,9 @@ struct drm_device {
 
 struct drm_display {
 	struct display base;
-	const struct options *opts;
+	struct drm_config cfg;    /* its strings point to the copies below */
+	char *device;
+	char *connector;
 	int epoll_fd;
 	int uevent_fd;
 	struct vt *vt;
@@ -135,7 +139,7 @@ static int mode_refresh_mhz(const drmModeModeInfo *m)
 	if (m->vscan > 1)
 		den *= m->vscan;
 	if (den == 0 || num / den == 0)
-		return m->vrefresh ? (int)m->vrefresh * 1000 : OPTIONS_DEFAULT_REFRESH_HZ * 1000;
+		return m->vrefresh ? (int)m->vrefresh * 1000 : DRM_UNKNOWN_REFRESH_HZ * 1000;
 	return (int)((num + den / 2) / den);
 }
 
@@ -338,18 +342,19 @@ static void format_mode_list(const drmModeConnector *c, char *buf, size_t len)
 }
 
 /* --mode, else the preferred mode, else the largest. NULL: --mode not offered. */
-static const drmModeModeInfo *choose_mode(const struct options *o, const drmModeConnector *c)
+static const drmModeModeInfo *choose_mode(const struct drm_config *cfg,
+					  const drmModeConnector *c)
 {
 	const drmModeModeInfo *best = NULL;
 
-	if (o->mode_width > 0) {
+	if (cfg->mode_width > 0) {
 		for (int i = 0; i < c->count_modes; i++) {
 			const drmModeModeInfo *m = &c->modes[i];
 
-			if (m->hdisplay != o->mode_width || m->vdisplay != o->mode_height)
+			if (m->hdisplay != cfg->mode_width || m->vdisplay != cfg->mode_height)
 				continue;
-			if (o->mode_refresh_hz > 0 &&
-			    refresh_hz_from_mhz(mode_refresh_mhz(m)) != o->mode_refresh_hz)
+			if (cfg->mode_refresh_hz > 0 &&
+			    refresh_hz_from_mhz(mode_refresh_mhz(m)) != cfg->mode_refresh_hz)
 				continue;
 			if (!best || (m->type & DRM_MODE_TYPE_PREFERRED) ||
 			    (!(best->type & DRM_MODE_TYPE_PREFERRED) &&
@@ -489,7 +494,7 @@ static struct drm_output *output_by_connector(struct drm_display *dd, uint32_t c
  */
 static int drm_scan(struct drm_display *dd, bool startup)
 {
-	const struct options *o = dd->opts;
+	const struct drm_config *cfg = &dd->cfg;
 	drmModeRes *res;
 	bool named_found = false;
 	char list[MODE_LIST_MAX];
@@ -526,22 +531,23 @@ static int drm_scan(struct drm_display *dd, bool startup)
 			if (n > 0)
 				list_used += (size_t)n;
 		}
-		if (o->connector && strcmp(o->connector, name) != 0)
+		if (cfg->connector && strcmp(cfg->connector, name) != 0)
 			goto next;
 		named_found = true;
 		if (!connected)
 			goto next;
-		mode = choose_mode(o, c);
+		mode = choose_mode(cfg, c);
 		if (!mode) {
 			char modes[MODE_LIST_MAX];
 
 			format_mode_list(c, modes, sizeof(modes));
-			if (o->mode_refresh_hz > 0)
+			if (cfg->mode_refresh_hz > 0)
 				log_error("%s has no mode %dx%d@%d; available: %s", name,
-					  o->mode_width, o->mode_height, o->mode_refresh_hz, modes);
+					  cfg->mode_width, cfg->mode_height, cfg->mode_refresh_hz,
+					  modes);
 			else
 				log_error("%s has no mode %dx%d; available: %s", name,
-					  o->mode_width, o->mode_height, modes);
+					  cfg->mode_width, cfg->mode_height, modes);
 			if (startup) {
 				ret = -EINVAL;
 				drmModeFreeConnector(c);
@@ -577,9 +583,9 @@ next:
 	if (ret < 0)
 		return ret;
 
-	if (o->connector && !named_found) {
+	if (cfg->connector && !named_found) {
 		log_error("%s has no connector named %s; available: %s", dd->dev->path,
-			  o->connector, list[0] ? list : "none");
+			  cfg->connector, list[0] ? list : "none");
 		if (startup)
 			return -EINVAL;
 	}
@@ -589,8 +595,8 @@ next:
 			outputs_remove_at(dd, i, true);
 		}
 	}
-	if (dd->n_outputs == 0 && o->connector && named_found)
-		log_info("%s is not connected; waiting for it", o->connector);
+	if (dd->n_outputs == 0 && cfg->connector && named_found)
+		log_info("%s is not connected; waiting for it", cfg->connector);
 	else if (dd->n_outputs == 0)
 		log_info("%s: no screen connected; waiting for one", dd->dev->path);
 	return 0;
@@ -716,18 +722,18 @@ static void driver_name(int fd, char *buf, size_t len)
 }
 
 /*
- * Open o->device, or the best KMS device: a real driver before a firmware
+ * Open cfg->device, or the best KMS device: a real driver before a firmware
  * framebuffer, one with a connected screen before one without.
  * -ENODEV: none (yet). Other errors are logged.
  */
-static int find_device(const struct options *o, char *path, size_t path_len)
+static int find_device(const struct drm_config *cfg, char *path, size_t path_len)
 {
 	drmDevicePtr devices[DRM_MAX_DEVICES];
 	int n, best_fd = -1, best_score = -1, ret = -ENODEV;
 	bool saw_eacces = false, saw_no_dumb = false;
 
-	if (o->device) {
-		int fd = open_node(o->device, true);
+	if (cfg->device) {
+		int fd = open_node(cfg->device, true);
 		int connected;
 		enum probe_result pr;
 
@@ -738,17 +744,17 @@ static int find_device(const struct options *o, char *path, size_t path_len)
 		pr = probe_fd(fd, &connected);
 		if (pr == PROBE_NO_KMS) {
 			log_error("%s is not a KMS display device (no CRTCs or connectors)",
-				  o->device);
+				  cfg->device);
 			close(fd);
 			return -ENOTSUP;
 		}
 		if (pr == PROBE_NO_DUMB) {
 			log_error("%s does not support dumb buffers, which software rendering needs",
-				  o->device);
+				  cfg->device);
 			close(fd);
 			return -ENOTSUP;
 		}
-		snprintf(path, path_len, "%s", o->device);
+		snprintf(path, path_len, "%s", cfg->device);
 		return fd;
 	}
 
@@ -837,7 +843,7 @@ static int drm_open(struct drm_display *dd, bool startup)
 	dev = calloc(1, sizeof(*dev));
 	if (!dev)
 		return -ENOMEM;
-	fd = find_device(dd->opts, dev->path, sizeof(dev->path));
+	fd = find_device(&dd->cfg, dev->path, sizeof(dev->path));
 	if (fd < 0) {
 		free(dev);
 		return fd;
@@ -997,6 +1003,8 @@ static void drm_destroy(struct display *d)
 		close(dd->uevent_fd);
 	if (dd->epoll_fd >= 0)
 		close(dd->epoll_fd);
+	free(dd->device);
+	free(dd->connector);
 	free(dd);
 }
 
@@ -1095,10 +1103,10 @@ static int drm_acquire(struct display *d, int idx, struct render_target *target)
 	if (out->flip_pending) {
 		uint64_t waited = clock_now_ns() - out->flip_sent_ns;
 
-		if (waited > (uint64_t)dd->opts->flip_timeout_ms * 1000000u) {
+		if (waited > (uint64_t)dd->cfg.flip_timeout_ms * 1000000u) {
 			log_error("%s: page flip on %s did not complete within %d ms "
 				  "(--flip-timeout); the display is stuck",
-				  dd->dev->path, out->name, dd->opts->flip_timeout_ms);
+				  dd->dev->path, out->name, dd->cfg.flip_timeout_ms);
 			return -ETIMEDOUT;
 		}
 		return -EBUSY;
@@ -1156,6 +1164,13 @@ static int drm_present(struct display *d, int idx, uint64_t frame)
 	return 0;
 }
 
+/* *copy: an owned copy of s, NULL for NULL. 0 or -ENOMEM. */
+static int string_copy(const char *s, char **copy)
+{
+	*copy = s ? strdup(s) : NULL;
+	return s && !*copy ? -ENOMEM : 0;
+}
+
 static const struct display_ops drm_ops = {
 	.destroy = drm_destroy,
 	.get_fd = drm_get_fd,
@@ -1166,7 +1181,8 @@ static const struct display_ops drm_ops = {
 	.present = drm_present,
 };
 
-int display_drm_create(const struct options *o, bool wait_for_device, struct display **out)
+int display_drm_create(const struct drm_config *cfg, bool wait_for_device,
+		       struct display **out)
 {
 	struct drm_display *dd;
 	struct vt_handler handler = { .release = vt_release, .acquire = vt_acquire };
@@ -1178,7 +1194,6 @@ int display_drm_create(const struct options *o, bool wait_for_device, struct dis
 		return -ENOMEM;
 	dd->base.ops = &drm_ops;
 	dd->base.backend_name = "drm";
-	dd->opts = o;
 	dd->uevent_fd = -1;
 	handler.data = dd;
 
@@ -1187,9 +1202,18 @@ int display_drm_create(const struct options *o, bool wait_for_device, struct dis
 		ret = -errno;
 		goto err;
 	}
+	/* The caller's strings may go before the display does. */
+	dd->cfg = *cfg;
+	if (string_copy(cfg->device, &dd->device) < 0 ||
+	    string_copy(cfg->connector, &dd->connector) < 0) {
+		ret = -ENOMEM;
+		goto err;
+	}
+	dd->cfg.device = dd->device;
+	dd->cfg.connector = dd->connector;
 
 	/* Without /dev/dri at all, auto falls back quickly and quietly. */
-	if (!wait_for_device && !o->device && access("/dev/dri", F_OK) < 0) {
+	if (!wait_for_device && !dd->cfg.device && access("/dev/dri", F_OK) < 0) {
 		ret = -ENODEV;
 		goto err;
 	}
@@ -1228,7 +1252,7 @@ int display_drm_create(const struct options *o, bool wait_for_device, struct dis
 			goto err;
 		}
 		log_info("no KMS display device yet%s; waiting for one",
-			 o->device ? " at the --device path" : "");
+			 dd->cfg.device ? " at the --device path" : "");
 	}
 	*out = &dd->base;
 	return 0;

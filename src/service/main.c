@@ -130,6 +130,21 @@ out:
 	return ret;
 }
 
+#ifdef HAVE_DRM
+/* The DRM backend's share of the options. */
+static struct drm_config drm_config_from_options(const struct options *o)
+{
+	return (struct drm_config){
+		.device = o->device,
+		.connector = o->connector,
+		.mode_width = o->mode_width,
+		.mode_height = o->mode_height,
+		.mode_refresh_hz = o->mode_refresh_hz,
+		.flip_timeout_ms = o->flip_timeout_ms,
+	};
+}
+#endif
+
 /* What the options say, to the end; an exit status. */
 static int run(struct options *o, const struct options_source *src)
 {
@@ -143,11 +158,12 @@ static int run(struct options *o, const struct options_source *src)
 
 #ifdef HAVE_DRM
 	if (o->backend != BACKEND_HEADLESS) {
+		const struct drm_config cfg = drm_config_from_options(o);
 		struct display *d = NULL;
 
 		/* Before any thread exists: it blocks the VT switch signals,
 		 * which every thread must inherit. */
-		ret = display_drm_create(o, o->backend == BACKEND_DRM, &d);
+		ret = display_drm_create(&cfg, o->backend == BACKEND_DRM, &d);
 		if (ret == 0) {
 			ret = run_live(o, src, d);
 			/* Waits for the flip in flight, restores the CRTCs and
