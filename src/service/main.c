@@ -51,8 +51,22 @@ static int demo_script(int w, int h, struct touch_script **out)
 	return ret;
 }
 
+/* The headless backend's share of the options. */
+static struct headless_config headless_config_from_options(const struct options *o)
+{
+	return (struct headless_config){
+		.width = o->width,
+		.height = o->height,
+		.refresh_hz = o->refresh_hz,
+		.format = o->format,
+		.output_dir = o->output_dir,
+		.every = o->every,
+	};
+}
+
 static int run_headless(struct options *o)
 {
+	const struct headless_config cfg = headless_config_from_options(o);
 	struct display *d = NULL;
 	struct kiosk *k = NULL;
 	struct touch_script *script = NULL;
@@ -68,7 +82,7 @@ static int run_headless(struct options *o)
 		}
 	}
 
-	ret = display_headless_create(o, &d);
+	ret = display_headless_create(&cfg, &d);
 	if (ret < 0)
 		goto out;
 	ret = d->ops->output_info(d, 0, &info);
