@@ -126,19 +126,20 @@ static const struct display_ops headless_ops = {
 	.present = headless_present,
 };
 
-int display_headless_create(const struct options *o, struct display **out)
+int display_headless_create(const struct headless_config *cfg, struct display **out)
 {
 	struct headless *h;
 	size_t bytes;
 	int ret;
 
-	if (strlen(o->output_dir) >= sizeof(h->dir)) {
+	if (strlen(cfg->output_dir) >= sizeof(h->dir)) {
 		log_error("output directory name is too long");
 		return -ENAMETOOLONG;
 	}
-	if (mkdir(o->output_dir, 0777) < 0 && errno != EEXIST) {
+	if (mkdir(cfg->output_dir, 0777) < 0 && errno != EEXIST) {
 		ret = -errno;
-		log_error("cannot create output directory '%s': %s", o->output_dir, strerror(errno));
+		log_error("cannot create output directory '%s': %s", cfg->output_dir,
+			  strerror(errno));
 		return ret;
 	}
 
@@ -148,28 +149,28 @@ int display_headless_create(const struct options *o, struct display **out)
 	h->base.ops = &headless_ops;
 	h->base.backend_name = "headless";
 	snprintf(h->base.description, sizeof(h->base.description), "PNG frames in %s/",
-		 o->output_dir);
+		 cfg->output_dir);
 	snprintf(h->info.name, sizeof(h->info.name), "headless-0");
-	h->info.width = o->width;
-	h->info.height = o->height;
-	h->info.refresh_mhz = o->refresh_hz * 1000;
-	h->info.format = o->format;
+	h->info.width = cfg->width;
+	h->info.height = cfg->height;
+	h->info.refresh_mhz = cfg->refresh_hz * 1000;
+	h->info.format = cfg->format;
 	/* No glass to measure: the physical size stays unknown (calloc'd to 0)
 	 * and the caller takes it from the options. */
 	h->info.mm_width = 0;
 	h->info.mm_height = 0;
-	h->every = o->every;
-	h->info.record_every = o->every;
-	snprintf(h->dir, sizeof(h->dir), "%s", o->output_dir);
+	h->every = cfg->every;
+	h->info.record_every = cfg->every;
+	snprintf(h->dir, sizeof(h->dir), "%s", cfg->output_dir);
 
-	h->stride = (size_t)o->width * pixel_format_bpp(o->format);
-	bytes = h->stride * (size_t)o->height;
+	h->stride = (size_t)cfg->width * pixel_format_bpp(cfg->format);
+	bytes = h->stride * (size_t)cfg->height;
 	h->pixels = bigmem_alloc(bytes);
-	if (o->format == PIXEL_RGB565)
-		h->png_row_buf = malloc((size_t)o->width * o->height * sizeof(uint32_t));
-	if (!h->pixels || (o->format == PIXEL_RGB565 && !h->png_row_buf)) {
+	if (cfg->format == PIXEL_RGB565)
+		h->png_row_buf = malloc((size_t)cfg->width * cfg->height * sizeof(uint32_t));
+	if (!h->pixels || (cfg->format == PIXEL_RGB565 && !h->png_row_buf)) {
 		headless_destroy(&h->base);
-		log_error("out of memory for a %dx%d frame", o->width, o->height);
+		log_error("out of memory for a %dx%d frame", cfg->width, cfg->height);
 		return -ENOMEM;
 	}
 	*out = &h->base;

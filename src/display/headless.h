@@ -3,10 +3,20 @@
 #define DISPLAY_HEADLESS_H
 
 #include "display/display.h"
-#include "service/options.h"
 
-/* One output of o->width x o->height in o->format, frames to o->output_dir
- * (created if missing) every o->every frames. 0 or negative errno (logged). */
-int display_headless_create(const struct options *o, struct display **out);
+/* What the headless backend is asked for. display_headless_create()
+ * copies it, output_dir included. */
+struct headless_config {
+	int width, height;
+	int refresh_hz;               /* what output_info() reports */
+	enum pixel_format format;
+	const char *output_dir;       /* created if missing */
+	int every;                    /* write every this many frames */
+};
+
+/* One output of cfg->width x cfg->height in cfg->format, frames to
+ * cfg->output_dir (created if missing) every cfg->every frames. 0 or
+ * negative errno (logged). */
+int display_headless_create(const struct headless_config *cfg, struct display **out);
 
 #endif

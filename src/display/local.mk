@@ -8,7 +8,8 @@ src_display_librk_display_a_SOURCES = \
 src_display_librk_display_a_CFLAGS = $(AM_CFLAGS) $(DRM_CFLAGS)
 if HAVE_DRM
 src_display_librk_display_a_SOURCES += \
-	src/display/drm.c src/display/drm.h \
+	src/display/drm.c src/display/drm.h src/display/drm-private.h \
+	src/display/drm-device.c src/display/drm-outputs.c src/display/drm-buffers.c \
 	src/display/vt.c src/display/vt.h
 endif
 DISPLAY_LIBS = src/display/librk-display.a $(DRM_LIBS)

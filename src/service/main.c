@@ -49,10 +49,24 @@ static int demo_script(int w, int h, struct touch_script **out)
 	return ret;
 }
 
+/* The headless backend's share of the options. */
+static struct headless_config headless_config_from_options(const struct options *o)
+{
+	return (struct headless_config){
+		.width = o->width,
+		.height = o->height,
+		.refresh_hz = o->refresh_hz,
+		.format = o->format,
+		.output_dir = o->output_dir,
+		.every = o->every,
+	};
+}
+
 /* PNG frames: of the script asked for, else (standing in for a missing
  * display) of the built-in demo. */
 static int headless(struct options *o)
 {
+	const struct headless_config cfg = headless_config_from_options(o);
 	struct touch_script *script = NULL;
 	struct display *d = NULL;
 	char err[ERR_LEN];
@@ -65,7 +79,7 @@ static int headless(struct options *o)
 			return ret;
 		}
 	}
-	ret = display_headless_create(o, &d);
+	ret = display_headless_create(&cfg, &d);
 	if (ret == 0 && !script && o->backend_fell_back) {
 		/* The demo's fingers in the water's logical pixels. */
 		render_physical_size((int)o->rotate, o->width, o->height, &lw, &lh);
@@ -78,6 +92,21 @@ static int headless(struct options *o)
 	display_destroy(d);
 	return ret;
 }
+
+#ifdef HAVE_DRM
+/* The DRM backend's share of the options. */
+static struct drm_config drm_config_from_options(const struct options *o)
+{
+	return (struct drm_config){
+		.device = o->device,
+		.connector = o->connector,
+		.mode_width = o->mode_width,
+		.mode_height = o->mode_height,
+		.mode_refresh_hz = o->mode_refresh_hz,
+		.flip_timeout_ms = o->flip_timeout_ms,
+	};
+}
+#endif
 
 /* What the options say, to the end; an exit status. */
 static int run(struct options *o, const struct options_source *src)
@@ -92,11 +121,12 @@ static int run(struct options *o, const struct options_source *src)
 
 #ifdef HAVE_DRM
 	if (o->backend != BACKEND_HEADLESS) {
+		const struct drm_config cfg = drm_config_from_options(o);
 		struct display *d = NULL;
 
 		/* Before any thread exists: it blocks the VT switch signals,
 		 * which every thread must inherit. */
-		ret = display_drm_create(o, o->backend == BACKEND_DRM, &d);
+		ret = display_drm_create(&cfg, o->backend == BACKEND_DRM, &d);
 		if (ret == 0) {
 			ret = run_live(o, src, d);
 			/* Waits for the flip in flight, restores the CRTCs and

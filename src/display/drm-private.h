@@ -1,0 +1,120 @@
+/*
+ * The DRM backend's insides, shared by its files: drm-device.c (finding
+ * and opening the device, DRM master, the CRTCs found and given back),
+ * drm-outputs.c (connectors, modes and CRTCs: the scan), drm-buffers.c
+ * (dumb buffers and waiting for page flips) and drm.c (the ops, the VT
+ * and uevents). Nothing outside display/drm*.c includes this.
+ */
+#ifndef DISPLAY_DRM_PRIVATE_H
+#define DISPLAY_DRM_PRIVATE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <xf86drmMode.h>
+
+#include "display/display.h"
+#include "display/drm.h"
+
+#define DRM_MAX_OUTPUTS 8
+#define DRM_PATH_MAX 64
+#define DRM_DRIVER_NAME_MAX 32
+/* On exit or unplug: how long to wait for a flip still in flight. */
+#define DRM_FLIP_DRAIN_MS 300
+
+struct vt;
+
+struct drm_fb {
+	uint32_t handle;
+	uint32_t fb_id;
+	uint32_t pitch;
+	uint64_t size;
+	void *map;
+};
+
+struct drm_output {
+	char name[DISPLAY_NAME_MAX];
+	uint32_t connector_id;
+	uint32_t crtc_id;
+	drmModeModeInfo mode;
+	int refresh_mhz;
+	int mm_width, mm_height;  /* the connector's physical size, 0: unknown */
+	struct drm_fb fb[2];
+	int back;                 /* the buffer rendered into next */
+	bool modeset_needed;      /* next present is a drmModeSetCrtc */
+	uint64_t serial;          /* counts the times its picture was lost */
+	uint64_t presented;       /* modesets done and flips completed */
+	bool flip_pending;
+	uint64_t flip_sent_ns;
+	bool seen;                /* scratch for rescans */
+};
+
+struct saved_crtc {
+	drmModeCrtc *crtc;
+	uint32_t connectors[DRM_MAX_OUTPUTS];
+	int n_connectors;
+};
+
+struct drm_device {
+	int fd;
+	char path[DRM_PATH_MAX];
+	char driver[DRM_DRIVER_NAME_MAX];
+	dev_t rdev;
+	enum pixel_format format;
+	uint32_t fourcc;
+	int bpp;
+	struct saved_crtc *saved;
+	int n_saved;
+};
+
+struct drm_display {
+	struct display base;
+	struct drm_config cfg;    /* its strings point to the copies below */
+	char *device;
+	char *connector;
+	int epoll_fd;
+	int uevent_fd;
+	struct vt *vt;
+	struct drm_device *dev;   /* NULL while waiting for a device */
+	struct drm_output *outputs[DRM_MAX_OUTPUTS];
+	int n_outputs;
+};
+
+/* ---- drm-device.c ---- */
+
+/* simpledrm and its kin: the firmware's framebuffer, not a real driver. */
+bool drm_driver_is_firmware(const char *name);
+/*
+ * Open cfg->device, or the best KMS device, and read what it is: driver,
+ * device number, the pixel format of its dumb buffers. Master is neither
+ * taken nor dropped here. -ENODEV: no device (yet); other errors are logged.
+ */
+int drm_device_open(const struct drm_config *cfg, struct drm_device **out);
+/* Accepts NULL. Does not restore the CRTCs: drm_device_restore_crtcs(). */
+void drm_device_close(struct drm_device *dev);
+/* 0, or -EBUSY with what to do about it logged. */
+int drm_device_take_master(struct drm_device *dev);
+/* Remember every CRTC as it is, to give the console its picture back. */
+void drm_device_save_crtcs(struct drm_device *dev);
+void drm_device_restore_crtcs(struct drm_device *dev);
+
+/* ---- drm-outputs.c ---- */
+
+/* The outputs as the connectors are now. 0 or negative errno (logged). */
+int drm_scan(struct drm_display *dd, bool startup);
+/* disable: switch their CRTCs off as well. */
+void drm_outputs_clear(struct drm_display *dd, bool disable);
+
+/* ---- drm-buffers.c ---- */
+
+/* A dumb buffer of the device's format, mapped. 0 or negative errno (logged). */
+int drm_fb_create(struct drm_device *dev, int width, int height, struct drm_fb *fb);
+/* Accepts a zeroed or half-made fb; leaves it zeroed. */
+void drm_fb_destroy(int fd, struct drm_fb *fb);
+/* Read the device's events (flips completed). 0 or negative errno (logged). */
+int drm_handle_events(struct drm_display *dd);
+/* Bounded wait for every flip in flight; none is pending afterwards. */
+void drm_drain_flips(struct drm_display *dd, int timeout_ms);
+
+#endif
