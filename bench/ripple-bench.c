@@ -15,8 +15,8 @@
 
 #include "base/bigmem.h"
 #include "base/clock.h"
-#include "service/kiosk.h"
-#include "service/options.h"
+#include "exhibit/kiosk.h"
+#include "settings/options.h"
 #include "base/parse.h"
 #include "water/pixel.h"
 #include "water/render.h"

@@ -7,8 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "service/config-file.h"
-#include "service/options.h"
+#include "settings/config-file.h"
+#include "settings/options.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -104,7 +104,7 @@ grep -q "from 1 to 15" "$tmp/err" || bad "damping error lacks the range: $(cat "
 # --help documents every option the program takes; --version.
 "$prog" --help >"$tmp/help" || bad "--help failed"
 # Every option in the program's getopt table, so a new one can't be missed.
-opts=$(sed -n 's/^	{ "\([a-z0-9-]*\)", .*/\1/p' "${top_srcdir:-.}/src/service/options.c")
+opts=$(sed -n 's/^	{ "\([a-z0-9-]*\)", .*/\1/p' "${top_srcdir:-.}/src/settings/options.c")
 [ "$(echo "$opts" | wc -w)" -gt 40 ] || bad "could not read the option table: $opts"
 for opt in $opts; do
 	grep -q -- "--$opt" "$tmp/help" || bad "--help lacks --$opt"

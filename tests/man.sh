@@ -14,7 +14,7 @@ bad() {
 }
 
 [ -f "$page" ] || { echo "FAIL: no $page" >&2; exit 1; }
-opts=$(sed -n 's/^	{ "\([a-z0-9-]*\)", .*/\1/p' "$src/src/service/options.c")
+opts=$(sed -n 's/^	{ "\([a-z0-9-]*\)", .*/\1/p' "$src/src/settings/options.c")
 [ "$(echo "$opts" | wc -w)" -gt 40 ] || bad "could not read the option table: $opts"
 # troff writes an option \-\-name\-part (a plain - is a hyphen, and not
 # one a reader can paste into a shell).

@@ -8,10 +8,10 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "service/config-file.h"
+#include "settings/config-file.h"
 #include "base/file.h"
-#include "service/options.h"
-#include "service/settings.h"
+#include "settings/options.h"
+#include "settings/settings.h"
 
 #define NAME "test.conf"
 #define CAPTURE_MAX 16384

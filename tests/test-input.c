@@ -25,7 +25,7 @@
 #include "evemu.h"
 #include "water/gesture.h"
 #include "input/input.h"
-#include "service/options.h"
+#include "settings/options.h"
 #include "water/ripple.h"
 
 #define MAX_SEEN 4096

@@ -9,8 +9,8 @@
 
 #include "check.h"
 #include "water/gesture.h"
-#include "service/kiosk.h"
-#include "service/options.h"
+#include "exhibit/kiosk.h"
+#include "settings/options.h"
 #include "water/ripple.h"
 
 #define SEC 1000000000ull

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "service/options.h"
+#include "settings/options.h"
 #include "base/parse.h"
 
 static void test_int(void)

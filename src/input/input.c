@@ -21,7 +21,7 @@
 #include "water/gesture.h"
 #include "input/input.h"
 #include "base/log.h"
-#include "service/options.h"
+#include "settings/options.h"
 #include "water/ripple.h"
 #include "input/touch-map.h"
 #include "base/uevent.h"

@@ -9,7 +9,7 @@
 #include "display/display.h"
 #include "input/input.h"
 #include "service/health.h"
-#include "service/kiosk.h"
+#include "exhibit/kiosk.h"
 #include "service/loop.h"
 #include "service/notify.h"
 #include "service/stats.h"

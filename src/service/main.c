@@ -12,10 +12,10 @@
 #endif
 #include "display/headless.h"
 #include "input/touch-script.h"
-#include "service/options.h"
+#include "settings/options.h"
 #include "service/run-headless.h"
 #include "service/run-live.h"
-#include "service/settings.h"
+#include "settings/settings.h"
 #include "water/render.h"
 #include "water/simd.h"
 

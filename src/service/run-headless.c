@@ -6,7 +6,7 @@
 #include "base/log.h"
 #include "display/display.h"
 #include "service/loop.h"
-#include "service/options.h"
+#include "settings/options.h"
 #include "service/run-headless.h"
 
 int run_headless(const struct options *o, struct display *d, struct touch_script *script)

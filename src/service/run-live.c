@@ -19,13 +19,13 @@
 #include "input/input.h"
 #include "input/touch-script.h"
 #include "service/health.h"
-#include "service/kiosk.h"
+#include "exhibit/kiosk.h"
 #include "service/loop.h"
 #include "service/notify.h"
-#include "service/options.h"
+#include "settings/options.h"
 #include "service/run-live.h"
 #include "service/screenshot.h"
-#include "service/settings.h"
+#include "settings/settings.h"
 
 /* signalfd, timerfd, display, input: one each. */
 #define LIVE_MAX_SOURCES 4

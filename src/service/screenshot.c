@@ -9,9 +9,9 @@
 
 #include "base/log.h"
 #include "image/image.h"
-#include "service/kiosk.h"
+#include "exhibit/kiosk.h"
 #include "service/loop.h"
-#include "service/options.h"
+#include "settings/options.h"
 #include "service/screenshot.h"
 
 void screenshot_write(struct loop *l, const char *state_dir)

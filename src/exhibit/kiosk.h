@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "service/options.h"
+#include "settings/options.h"
 #include "water/render.h"
 
 struct kiosk;

@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #include "image/image.h"
-#include "service/kiosk.h"
+#include "exhibit/kiosk.h"
 #include "water/render.h"
 #include "water/units.h"
 

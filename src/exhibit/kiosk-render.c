@@ -7,7 +7,7 @@
 #include "base/bigmem.h"
 #include "base/log.h"
 #include "image/image.h"
-#include "service/kiosk-private.h"
+#include "exhibit/kiosk-private.h"
 #include "water/kernels.h"
 #include "water/ripple.h"
 #include "water/simd.h"

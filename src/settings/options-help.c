@@ -2,7 +2,7 @@
 
 #include <stdio.h>
 
-#include "service/options.h"
+#include "settings/options.h"
 #include "water/render.h"
 #include "water/ripple.h"
 #include "water/workers.h"

@@ -9,8 +9,8 @@
 
 #include "base/log.h"
 #include "base/util.h"
-#include "service/options-private.h"
-#include "service/options.h"
+#include "settings/options-private.h"
+#include "settings/options.h"
 
 /* The fields an option sets, so that a reload can tell what changed. */
 #define FIELD(f) offsetof(struct options, f), sizeof(((struct options *)0)->f), false

@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "service/options.h"
+#include "settings/options.h"
 
 enum {
 	OPT_BACKEND = 0x100,

@@ -6,10 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "service/config-file.h"
+#include "settings/config-file.h"
 #include "base/file.h"
 #include "base/log.h"
-#include "service/options.h"
+#include "settings/options.h"
 
 #define ERR_LEN 256
 /* "FILE:LINE" for the option handlers' messages. */

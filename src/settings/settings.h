@@ -7,7 +7,7 @@
 
 #include <stdbool.h>
 
-#include "service/options.h"
+#include "settings/options.h"
 
 /*
  * What the options are made of, kept so that SIGHUP can make them again:

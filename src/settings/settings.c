@@ -5,9 +5,9 @@
 #include <string.h>
 
 #include "base/log.h"
-#include "service/config-file.h"
-#include "service/options.h"
-#include "service/settings.h"
+#include "settings/config-file.h"
+#include "settings/options.h"
+#include "settings/settings.h"
 
 void options_source_fini(struct options_source *src)
 {

@@ -11,7 +11,7 @@
 #include "base/log.h"
 #include "base/util.h"
 #include "image/image.h"
-#include "service/kiosk-private.h"
+#include "exhibit/kiosk-private.h"
 #include "water/gesture.h"
 #include "water/rain.h"
 #include "water/ripple.h"

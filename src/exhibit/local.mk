@@ -1,0 +1,8 @@
+# exhibit: the water as a visitor meets it, independent of any backend --
+# the water for a screen with its picture, rain, attract rain and opening
+# hours, the fixed-rate step clock, and drawing it at each screen's size.
+noinst_LIBRARIES += src/exhibit/librk-exhibit.a
+src_exhibit_librk_exhibit_a_SOURCES = \
+	src/exhibit/kiosk.c src/exhibit/kiosk.h src/exhibit/kiosk-private.h \
+	src/exhibit/kiosk-render.c
+EXHIBIT_LIBS = src/exhibit/librk-exhibit.a
