@@ -15,13 +15,13 @@
 
 #include "base/bigmem.h"
 #include "base/clock.h"
-#include "exhibit/kiosk.h"
-#include "settings/options.h"
 #include "base/parse.h"
+#include "exhibit/kiosk.h"
+#include "seed.h"
+#include "settings/options.h"
 #include "water/pixel.h"
 #include "water/render.h"
 #include "water/ripple.h"
-#include "seed.h"
 #include "water/simd.h"
 #include "water/units.h"
 

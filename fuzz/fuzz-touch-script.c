@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "input/touch-script.h"
 #include "water/gesture.h"
 #include "water/ripple.h"
-#include "input/touch-script.h"
 
 #define WATER_W 48
 #define WATER_H 32

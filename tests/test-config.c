@@ -7,9 +7,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/file.h"
 #include "check.h"
 #include "settings/config-file.h"
-#include "base/file.h"
 #include "settings/options.h"
 #include "settings/settings.h"
 

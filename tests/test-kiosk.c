@@ -8,9 +8,9 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "water/gesture.h"
 #include "exhibit/kiosk.h"
 #include "settings/options.h"
+#include "water/gesture.h"
 #include "water/ripple.h"
 
 #define SEC 1000000000ull

@@ -4,9 +4,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/parse.h"
 #include "check.h"
 #include "settings/options.h"
-#include "base/parse.h"
 
 static void test_int(void)
 {

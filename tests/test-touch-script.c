@@ -7,9 +7,9 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "input/touch-script.h"
 #include "water/gesture.h"
 #include "water/ripple.h"
-#include "input/touch-script.h"
 
 static int parse(const char *text, struct touch_script **s, char *err, size_t n)
 {

@@ -8,9 +8,9 @@
 #include <sys/stat.h>
 
 #include "base/bigmem.h"
+#include "base/log.h"
 #include "display/headless.h"
 #include "image/image.h"
-#include "base/log.h"
 
 struct headless {
 	struct display base;

@@ -9,8 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "image/image.h"
 #include "exhibit/kiosk.h"
+#include "image/image.h"
 #include "water/render.h"
 #include "water/units.h"
 

@@ -6,8 +6,8 @@
 
 #include "base/bigmem.h"
 #include "base/log.h"
-#include "image/image.h"
 #include "exhibit/kiosk-private.h"
+#include "image/image.h"
 #include "water/kernels.h"
 #include "water/ripple.h"
 #include "water/simd.h"

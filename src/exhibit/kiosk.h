@@ -1,7 +1,7 @@
 /*
  * The exhibit's state, independent of any backend: the water, rain, touches,
  * the background for each output size, and the fixed-rate step clock.
- * The loop (main.c, per backend) feeds it time and touches and asks it to
+ * The frame loop (service/loop.c) feeds it time and touches and asks it to
  * render into whatever buffer the display hands out.
  */
 #ifndef KIOSK_H

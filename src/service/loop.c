@@ -6,12 +6,12 @@
 
 #include "base/clock.h"
 #include "base/log.h"
+#include "exhibit/kiosk.h"
 #include "input/input.h"
 #include "input/touch-script.h"
-#include "exhibit/kiosk.h"
 #include "service/loop.h"
-#include "settings/options.h"
 #include "service/stats.h"
+#include "settings/options.h"
 #include "water/render.h"
 #include "water/units.h"
 

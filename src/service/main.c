@@ -12,9 +12,9 @@
 #endif
 #include "display/headless.h"
 #include "input/touch-script.h"
-#include "settings/options.h"
 #include "service/run-headless.h"
 #include "service/run-live.h"
+#include "settings/options.h"
 #include "settings/settings.h"
 #include "water/render.h"
 #include "water/simd.h"

@@ -6,8 +6,8 @@
 #include "base/log.h"
 #include "display/display.h"
 #include "service/loop.h"
-#include "settings/options.h"
 #include "service/run-headless.h"
+#include "settings/options.h"
 
 int run_headless(const struct options *o, struct display *d, struct touch_script *script)
 {

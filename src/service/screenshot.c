@@ -8,11 +8,11 @@
 #include <unistd.h>
 
 #include "base/log.h"
-#include "image/image.h"
 #include "exhibit/kiosk.h"
+#include "image/image.h"
 #include "service/loop.h"
-#include "settings/options.h"
 #include "service/screenshot.h"
+#include "settings/options.h"
 
 void screenshot_write(struct loop *l, const char *state_dir)
 {

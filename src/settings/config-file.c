@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "settings/config-file.h"
 #include "base/file.h"
 #include "base/log.h"
+#include "settings/config-file.h"
 #include "settings/options.h"
 
 #define ERR_LEN 256

@@ -35,7 +35,6 @@ src_water_librk_kernels_neon_a_SOURCES = src/water/kernels-neon.c
 src_water_librk_kernels_neon_a_CFLAGS = $(AM_CFLAGS) $(NEON_CFLAGS)
 WATER_SIMD_LIBS += src/water/librk-kernels-neon.a
 endif
-EXTRA_DIST += src/water/kernels-sse2.c src/water/kernels-avx2.c src/water/kernels-neon.c
 
 # The dispatch names the SIMD kernels and they finish each row with the
 # scalar ones: the water library goes both before and after them.
