@@ -832,6 +832,59 @@ static void test_man_page(void)
 	free(text);
 }
 
+/* The RELOADING section of ripple-kiosk.conf(5) lists each key under the
+ * way a reload takes it. */
+static void test_man_reload_classes(void)
+{
+	static const char *const headings[] = {
+		[OPTIONS_RELOAD_LIVE] = "\n.B at once\n",
+		[OPTIONS_RELOAD_NEW_WATER] = "\n.B with new water\n",
+		[OPTIONS_RELOAD_RESTART] = "\n.B at the next restart\n",
+	};
+	size_t len;
+	char *text = read_src("doc/ripple-kiosk.conf.5", &len);
+	int n = options_key_count();
+
+	CHECK(text != NULL);
+	if (!text)
+		return;
+	for (int k = 0; k < n; k++) {
+		enum options_reload how = options_key_reload(k);
+		const char *key = options_key_name(k), *start, *end, *hit;
+		char want[128];
+		size_t w = 0;
+		bool found = false;
+
+		for (; *key && w < sizeof(want) - 3; key++) {
+			if (*key == '-')
+				want[w++] = '\\';
+			want[w++] = *key;
+		}
+		want[w] = '\0';
+		start = strstr(text, headings[how]);
+		CHECK(start != NULL);
+		if (!start)
+			continue;
+		start += strlen(headings[how]);
+		/* The paragraph ends at the next macro line. */
+		end = strstr(start, "\n.");
+		for (hit = strstr(start, want); hit && (!end || hit < end);
+		     hit = strstr(hit + 1, want)) {
+			char before = hit[-1], after = hit[w];
+
+			if ((before == ' ' || before == '\n') &&
+			    (after == ',' || after == '.' || after == ' ' || after == '\n'))
+				found = true;
+		}
+		CHECK(found);
+		if (!found)
+			fprintf(stderr, "  '%s' is not under '%.*s' in doc/ripple-kiosk.conf.5\n",
+				options_key_name(k), (int)strlen(headings[how]) - 5,
+				headings[how] + 4);
+	}
+	free(text);
+}
+
 int main(void)
 {
 	if (!mkdtemp(tmpdir)) {
@@ -852,6 +905,7 @@ int main(void)
 	RUN(test_copy_and_free);
 	RUN(test_example_config);
 	RUN(test_man_page);
+	RUN(test_man_reload_classes);
 	rmdir(tmpdir);
 	return CHECK_EXIT();
 }
