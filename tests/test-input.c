@@ -54,15 +54,15 @@ static void observe(void *data, const struct input_touch *t)
 		s->t[s->n++] = *t;
 }
 
-static void rig_start(struct rig *rig, int phys_w, int phys_h, int water_w, int water_h)
+static void rig_start(struct rig *rig, int phys_w, int phys_h, int screen_w, int screen_h)
 {
 	CHECK_EQ(input_create(&rig->o, false, &rig->in), 0);
-	rig->r = ripple_create(water_w, water_h);
+	rig->r = ripple_create(screen_w, screen_h);
 	rig->g = gesture_create(rig->r);
 	/* Until the water's units are given a mm is a cell: stones in cells. */
 	gesture_set_defaults(rig->g, rig->o.stone_radius_mm, rig->o.stone_weight_mm);
 	input_set_observer(rig->in, observe, &rig->seen);
-	input_set_target(rig->in, rig->g, phys_w, phys_h, water_w, water_h);
+	input_set_target(rig->in, rig->g, phys_w, phys_h, screen_w, screen_h);
 }
 
 static void rig_init(struct rig *rig)

@@ -2,7 +2,7 @@
  * Touch input: every touchscreen, absolute pointer (QEMU's tablet, many USB
  * controllers) and relative mouse (button held = finger) under /dev/input,
  * found at start and on hotplug, read with libevdev, and fed to the water's
- * gesture state machine in water coordinates.
+ * gesture state machine in logical pixels of the water's screen.
  *
  * The loop polls one fd (an epoll set of the devices and the hotplug
  * sources) and calls input_dispatch() when it is readable.
@@ -31,11 +31,11 @@ enum input_kind {
 };
 
 enum input_kind input_classify(const struct libevdev *dev);
-const char *input_kind_name(enum input_kind kind);
 
 /* o must outlive the input. Without discover, no device is opened and no
  * hotplug source is set up (tests add devices by hand). 0 or negative errno. */
 int input_create(const struct options *o, bool discover, struct input **out);
+/* Accepts NULL. */
 void input_destroy(struct input *in);
 
 /* The fd to poll (readable: call input_dispatch). */
@@ -47,10 +47,11 @@ int input_dispatch(struct input *in);
 /*
  * Where touches go: g is the water's gesture machine (NULL: touches are
  * read and dropped), phys_w x phys_h the touch output as scanned out (see
- * --touch-output), water_w x water_h the water. A new g ends every touch.
+ * --touch-output), screen_w x screen_h the logical size of the screen the
+ * water was made for, the pixels g takes. A new g ends every touch.
  */
 void input_set_target(struct input *in, struct gesture *g, int phys_w, int phys_h,
-		      int water_w, int water_h);
+		      int screen_w, int screen_h);
 
 int input_device_count(const struct input *in);
 
@@ -71,7 +72,7 @@ struct input_touch {
 	enum input_action action;
 	int device;          /* as returned by input_add_libevdev */
 	int slot;            /* the gesture slot */
-	int x, y;            /* the water's logical pixels (DOWN, MOVE) */
+	int x, y;            /* logical pixels of the water's screen (DOWN, MOVE) */
 	double radius, weight;  /* mm; 0: the gesture's defaults (DOWN) */
 };
 

@@ -7,6 +7,11 @@ src_input_librk_input_a_SOURCES = \
 	src/input/touch-script.c src/input/touch-script.h
 src_input_librk_input_a_CFLAGS = $(AM_CFLAGS) $(EVDEV_CFLAGS)
 if HAVE_TOUCH
-src_input_librk_input_a_SOURCES += src/input/input.c src/input/input.h
+src_input_librk_input_a_SOURCES += \
+	src/input/input.h src/input/input-private.h \
+	src/input/input.c \
+	src/input/devices.c \
+	src/input/evdev-frames.c \
+	src/input/touch-delivery.c
 endif
 INPUT_LIBS = src/input/librk-input.a $(EVDEV_LIBS)

@@ -77,7 +77,7 @@ struct live {
 	int n_sources;
 #ifdef HAVE_TOUCH
 	struct input *input;
-	int water_w, water_h;     /* the size touches are given in */
+	int screen_w, screen_h;   /* the water's screen (logical): touches come in its pixels */
 	int touch_output;         /* index in outputs, -1: none */
 	uint64_t display_ns;      /* when the display's events were last read */
 #endif
@@ -141,8 +141,8 @@ static int create_water(struct live *l, const struct display_output_info *info)
 	if (ret < 0)
 		return ret;
 #ifdef HAVE_TOUCH
-	l->water_w = w;
-	l->water_h = h;
+	l->screen_w = w;
+	l->screen_h = h;
 #endif
 	water_units_describe(kiosk_units(l->k), units, sizeof(units));
 	log_info("water for %s%s: %s", info->name, l->o->rotate ? " (rotated)" : "", units);
@@ -225,7 +225,7 @@ static void touch_follow_outputs(struct live *l)
 		input_set_target(l->input, NULL, 0, 0, 0, 0);
 	else
 		input_set_target(l->input, kiosk_gesture(l->k), l->outputs[idx].info.width,
-				 l->outputs[idx].info.height, l->water_w, l->water_h);
+				 l->outputs[idx].info.height, l->screen_w, l->screen_h);
 	if (idx != l->touch_output && l->o->touch_output && idx < 0)
 		log_info("touch output %s is not connected: touches are ignored until it is",
 			 l->o->touch_output);
