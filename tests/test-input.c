@@ -54,9 +54,18 @@ static void observe(void *data, const struct input_touch *t)
 		s->t[s->n++] = *t;
 }
 
+/* The input as the service makes it from the options. */
+static int rig_create(struct rig *rig, bool discover)
+{
+	struct input_config c;
+
+	options_input_config(&rig->o, &c);
+	return input_create(&c, discover, &rig->in);
+}
+
 static void rig_start(struct rig *rig, int phys_w, int phys_h, int screen_w, int screen_h)
 {
-	CHECK_EQ(input_create(&rig->o, false, &rig->in), 0);
+	CHECK_EQ(rig_create(rig, false), 0);
 	rig->r = ripple_create(screen_w, screen_h);
 	rig->g = gesture_create(rig->r);
 	/* Until the water's units are given a mm is a cell: stones in cells. */
@@ -723,7 +732,7 @@ static int test_uinput(void)
 	rig.o.touch_device = libevdev_uinput_get_devnode(u);
 	rig_start(&rig, TEST_W, TEST_H, TEST_W, TEST_H);
 	input_destroy(rig.in);
-	CHECK_EQ(input_create(&rig.o, true, &rig.in), 0);
+	CHECK_EQ(rig_create(&rig, true), 0);
 	input_set_observer(rig.in, observe, &rig.seen);
 	input_set_target(rig.in, rig.g, TEST_W, TEST_H, TEST_W, TEST_H);
 	CHECK_EQ(input_device_count(rig.in), 1);

@@ -26,7 +26,6 @@
 #include "base/log.h"
 #include "base/uevent.h"
 #include "input/input-private.h"
-#include "service/options.h"
 
 #define INPUT_DIR "/dev/input"
 #define UDEV_DATA_DIR "/run/udev/data"
@@ -206,7 +205,7 @@ static int device_setup(struct input *in, struct device *d)
 		else
 			d->units_per_mm = ((double)ax->maximum - ax->minimum) / ASSUMED_PANEL_WIDTH_MM;
 	}
-	if (d->fd >= 0 && !in->o->has_calibration)
+	if (d->fd >= 0 && !in->transform.has_matrix)
 		device_udev_matrix(d);
 	device_build_map(in, d);
 	return 0;
@@ -274,7 +273,7 @@ int device_add(struct input *in, struct libevdev *dev, int fd, const char *path,
 
 	ret = device_setup(in, d);
 	if (ret < 0) {
-		if (ret == -ENOTSUP && in->o->touch_device)
+		if (ret == -ENOTSUP && in->touch_device)
 			log_warn("%s (%s) is not a touchscreen, absolute pointer or mouse",
 				 path, libevdev_get_name(dev));
 		else if (ret == -ENOTSUP)
@@ -339,7 +338,7 @@ static struct device *device_by_path(const struct input *in, const char *path)
  * each look, since they move on replug) or a device name. */
 static bool filter_path_mismatch(const struct input *in, const char *path)
 {
-	const char *want = in->o->touch_device;
+	const char *want = in->touch_device;
 	char real[PATH_MAX];
 
 	if (!want || want[0] != '/')
@@ -381,8 +380,8 @@ static void probe(struct input *in, const char *path)
 		close(fd);
 		return;
 	}
-	if (in->o->touch_device && in->o->touch_device[0] != '/' &&
-	    strcmp(libevdev_get_name(dev), in->o->touch_device) != 0) {
+	if (in->touch_device && in->touch_device[0] != '/' &&
+	    strcmp(libevdev_get_name(dev), in->touch_device) != 0) {
 		libevdev_free(dev);
 		close(fd);
 		return;
@@ -391,7 +390,7 @@ static void probe(struct input *in, const char *path)
 	if (libevdev_set_clock_id(dev, CLOCK_MONOTONIC) < 0)
 		log_debug("%s: event times stay on CLOCK_REALTIME", path);
 	ret = device_add(in, dev, fd, path, st.st_rdev);
-	if (ret >= 0 && in->o->grab) {
+	if (ret >= 0 && in->grab) {
 		ret = libevdev_grab(in->devices[ret]->evdev, LIBEVDEV_GRAB);
 		if (ret < 0)
 			log_warn("%s: --grab failed: %s", path, strerror(-ret));
@@ -483,8 +482,8 @@ void devices_discover(struct input *in)
 		log_warn("no kernel uevents and no " INPUT_DIR
 			 ": touch devices plugged in later are not seen");
 	scan(in);
-	if (input_device_count(in) == 0 && in->o->touch_device)
-		log_info("touch device %s not found yet; waiting for it", in->o->touch_device);
+	if (input_device_count(in) == 0 && in->touch_device)
+		log_info("touch device %s not found yet; waiting for it", in->touch_device);
 	else if (input_device_count(in) == 0)
 		log_info("no touch device yet; waiting for one");
 }

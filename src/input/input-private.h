@@ -72,7 +72,11 @@ struct device {
 };
 
 struct input {
-	const struct options *o;
+	char *touch_device;            /* NULL: every device */
+	bool grab;
+	struct touch_transform transform;
+	struct input_stones stones;
+
 	int epoll_fd;
 	int uevent_fd;
 	int inotify_fd;
@@ -82,8 +86,6 @@ struct input {
 	struct gesture *gesture;
 	int phys_w, phys_h, screen_w, screen_h;
 	int gslot_owner[GESTURE_MAX_SLOTS];  /* device id or -1 */
-
-	double radius_min, radius_max, weight_min, weight_max;  /* mm */
 
 	void (*observer)(void *data, const struct input_touch *t);
 	void *observer_data;
@@ -124,7 +126,7 @@ void touch_move(struct input *in, struct device *d, struct contact *c, uint64_t 
 void touch_end(struct input *in, struct device *d, struct contact *c, bool cancel);
 /* Another water: the gesture slots of the old one are forgotten. */
 void touch_forget_all(struct input *in);
-/* The device's map from the options and the target's sizes. */
+/* The device's map from the transform and the target's sizes. */
 void device_build_map(const struct input *in, struct device *d);
 
 #endif

@@ -7,53 +7,58 @@
 #include <errno.h>
 #include <linux/input.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/epoll.h>
 #include <unistd.h>
 
 #include "base/log.h"
 #include "base/util.h"
 #include "input/input-private.h"
-#include "service/options.h"
 
 #define INPUT_EPOLL_BATCH 16
 
-static void set_bounds(struct input *in, const struct options *o)
+static void set_stones(struct input *in, const struct input_stones *s)
 {
-	in->radius_min = o->touch_radius_min > 0 ? o->touch_radius_min : o->stone_radius_mm;
-	in->radius_max = o->touch_radius_max > 0 ? o->touch_radius_max
-						 : o->stone_radius_mm * OPTIONS_TOUCH_RADIUS_SPREAD;
-	if (in->radius_max < in->radius_min)
-		in->radius_max = in->radius_min;
-	in->weight_min = o->touch_weight_min > 0 ? o->touch_weight_min
-						 : o->stone_weight_mm / OPTIONS_TOUCH_WEIGHT_SPREAD;
-	in->weight_max = o->touch_weight_max > 0 ? o->touch_weight_max
-						 : o->stone_weight_mm * OPTIONS_TOUCH_WEIGHT_SPREAD;
-	if (in->weight_max < in->weight_min)
-		in->weight_max = in->weight_min;
+	in->stones = *s;
+	if (in->stones.radius_max_mm < in->stones.radius_min_mm)
+		in->stones.radius_max_mm = in->stones.radius_min_mm;
+	if (in->stones.weight_max_mm < in->stones.weight_min_mm)
+		in->stones.weight_max_mm = in->stones.weight_min_mm;
 }
 
-int input_create(const struct options *o, bool discover, struct input **out)
+int input_create(const struct input_config *c, bool discover, struct input **out)
 {
 	struct input *in = calloc(1, sizeof(*in));
 	int ret;
 
 	if (!in)
 		return -ENOMEM;
-	in->o = o;
 	in->uevent_fd = in->inotify_fd = -1;
-	for (int i = 0; i < GESTURE_MAX_SLOTS; i++)
-		in->gslot_owner[i] = -1;
-	set_bounds(in, o);
 	in->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
 	if (in->epoll_fd < 0) {
 		ret = -errno;
-		free(in);
-		return ret;
+		goto fail;
 	}
+	if (c->touch_device) {
+		in->touch_device = strdup(c->touch_device);
+		if (!in->touch_device) {
+			ret = -ENOMEM;
+			goto fail;
+		}
+	}
+	in->grab = c->grab;
+	in->transform = c->transform;
+	set_stones(in, &c->stones);
+	for (int i = 0; i < GESTURE_MAX_SLOTS; i++)
+		in->gslot_owner[i] = -1;
 	if (discover)
 		devices_discover(in);
 	*out = in;
 	return 0;
+
+fail:
+	input_destroy(in);
+	return ret;
 }
 
 void input_destroy(struct input *in)
@@ -71,7 +76,9 @@ void input_destroy(struct input *in)
 		close(in->uevent_fd);
 	if (in->inotify_fd >= 0)
 		close(in->inotify_fd);
-	close(in->epoll_fd);
+	if (in->epoll_fd >= 0)
+		close(in->epoll_fd);
+	free(in->touch_device);
 	free(in);
 }
 
@@ -125,6 +132,14 @@ void input_set_target(struct input *in, struct gesture *g, int phys_w, int phys_
 			d->cur[0].y = d->pend[0].y = clamp_int(d->cur[0].y, 0, screen_h - 1);
 		}
 	}
+}
+
+void input_set_transform(struct input *in, const struct touch_transform *t)
+{
+	in->transform = *t;
+	for (int i = 0; i < INPUT_MAX_DEVICES; i++)
+		if (in->devices[i])
+			device_build_map(in, in->devices[i]);
 }
 
 int input_device_count(const struct input *in)

@@ -14,11 +14,33 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "input/touch-map.h"
+
 struct gesture;
 struct input;
 struct input_event;
 struct libevdev;
-struct options;
+
+/*
+ * The stones of fingers that bring their size or pressure, in mm: a
+ * fingertip's contact and no pressure give the _min, a flat hand and full
+ * pressure the _max, in between in proportion. A _max below its _min is
+ * taken as the _min.
+ */
+struct input_stones {
+	double radius_min_mm, radius_max_mm;
+	double weight_min_mm, weight_max_mm;
+};
+
+/* Copied at input_create: nothing here needs to outlive the call. */
+struct input_config {
+	/* NULL: every touchscreen, tablet and mouse; else a path (symlinks
+	 * followed at each look) or a device name. */
+	const char *touch_device;
+	bool grab;                           /* EVIOCGRAB the devices used */
+	struct touch_transform transform;    /* how the panel sits on the output */
+	struct input_stones stones;
+};
 
 /* What a device is, decided like udev's input_id and libinput do. */
 enum input_kind {
@@ -32,11 +54,16 @@ enum input_kind {
 
 enum input_kind input_classify(const struct libevdev *dev);
 
-/* o must outlive the input. Without discover, no device is opened and no
- * hotplug source is set up (tests add devices by hand). 0 or negative errno. */
-int input_create(const struct options *o, bool discover, struct input **out);
+/* Without discover, no device is opened and no hotplug source is set up
+ * (tests add devices by hand). 0 or negative errno. */
+int input_create(const struct input_config *c, bool discover, struct input **out);
 /* Accepts NULL. */
 void input_destroy(struct input *in);
+
+/* For a reload. Where touches land from the next event on, also for fingers already
+ * down (one may jump, as the panel moved under it); copied. Without a
+ * matrix, udev's applies to the devices that were opened without one. */
+void input_set_transform(struct input *in, const struct touch_transform *t);
 
 /* The fd to poll (readable: call input_dispatch). */
 int input_get_fd(const struct input *in);

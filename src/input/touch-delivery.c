@@ -12,7 +12,6 @@
 #include <libevdev/libevdev.h>
 
 #include "input/input-private.h"
-#include "service/options.h"
 
 /* Contact sizes: a fingertip gets the smallest stone, a flat hand the
  * largest. */
@@ -60,11 +59,11 @@ static double contact_radius(const struct input *in, const struct device *d,
 		return 0;
 	mm = (double)c->major / d->units_per_mm;
 	if (mm <= FINGERTIP_MM)
-		return in->radius_min;
+		return in->stones.radius_min_mm;
 	if (mm >= HAND_MM)
-		return in->radius_max;
-	return in->radius_min +
-	       (mm - FINGERTIP_MM) / (HAND_MM - FINGERTIP_MM) * (in->radius_max - in->radius_min);
+		return in->stones.radius_max_mm;
+	return in->stones.radius_min_mm + (mm - FINGERTIP_MM) / (HAND_MM - FINGERTIP_MM) *
+					  (in->stones.radius_max_mm - in->stones.radius_min_mm);
 }
 
 /* How deep it pushes, in mm, from the pressure; 0: the default. */
@@ -76,7 +75,8 @@ static double contact_weight(const struct input *in, const struct device *d,
 	if (!d->pressure_code)
 		return 0;
 	a = libevdev_get_abs_info(d->evdev, (unsigned int)d->pressure_code);
-	return scale_between(c->pressure, a->minimum, a->maximum, in->weight_min, in->weight_max);
+	return scale_between(c->pressure, a->minimum, a->maximum, in->stones.weight_min_mm,
+			     in->stones.weight_max_mm);
 }
 
 /* Where on the water's screen. */
@@ -151,19 +151,13 @@ void touch_forget_all(struct input *in)
 void device_build_map(const struct input *in, struct device *d)
 {
 	const struct input_absinfo *ax, *ay;
-	struct touch_transform t = {
-		.rotation = (int)in->o->rotate,
-		.invert_x = in->o->touch_invert_x,
-		.invert_y = in->o->touch_invert_y,
-	};
+	struct touch_transform t = in->transform;
 
 	d->map_ok = false;
 	if (d->kind == INPUT_REL_MOUSE || in->phys_w < 1)
 		return;
-	if (in->o->has_calibration) {
-		t.has_matrix = true;
-		memcpy(t.matrix, in->o->calibration, sizeof(t.matrix));
-	} else if (d->has_matrix) {
+	/* The configured matrix wins over udev's. */
+	if (!t.has_matrix && d->has_matrix) {
 		t.has_matrix = true;
 		memcpy(t.matrix, d->matrix, sizeof(t.matrix));
 	}

@@ -12,6 +12,7 @@
 #include "base/log.h"
 #include "service/options.h"
 #include "base/parse.h"
+#include "input/input.h"
 #include "water/render.h"
 #include "water/ripple.h"
 #include "input/touch-map.h"
@@ -446,6 +447,27 @@ static bool parse_touch(struct options *o, int c, const char *arg, bool on,
 	default:
 		return bad(from, "not a setting this program knows");
 	}
+}
+
+void options_input_config(const struct options *o, struct input_config *c)
+{
+	struct input_stones *s = &c->stones;
+
+	memset(c, 0, sizeof(*c));
+	c->touch_device = o->touch_device;
+	c->grab = o->grab;
+	c->transform.rotation = (int)o->rotate;
+	c->transform.invert_x = o->touch_invert_x;
+	c->transform.invert_y = o->touch_invert_y;
+	c->transform.has_matrix = o->has_calibration;
+	memcpy(c->transform.matrix, o->calibration, sizeof(c->transform.matrix));
+	s->radius_min_mm = o->touch_radius_min > 0 ? o->touch_radius_min : o->stone_radius_mm;
+	s->radius_max_mm = o->touch_radius_max > 0 ? o->touch_radius_max
+						   : o->stone_radius_mm * OPTIONS_TOUCH_RADIUS_SPREAD;
+	s->weight_min_mm = o->touch_weight_min > 0 ? o->touch_weight_min
+						   : o->stone_weight_mm / OPTIONS_TOUCH_WEIGHT_SPREAD;
+	s->weight_max_mm = o->touch_weight_max > 0 ? o->touch_weight_max
+						   : o->stone_weight_mm * OPTIONS_TOUCH_WEIGHT_SPREAD;
 }
 /* ---- end touch input ---- */
 

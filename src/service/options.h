@@ -170,6 +170,14 @@ void options_free(struct options *o);
 /* dst: a deep copy of src. 0, or -ENOMEM with dst zeroed. */
 int options_copy(struct options *dst, const struct options *src);
 
+/* ---- touch input ---- */
+struct input_config;
+/* The touch settings as the input takes them: unset --touch-radius and
+ * --touch-weight bounds spread from the stone's size and weight. The
+ * strings point into o. */
+void options_input_config(const struct options *o, struct input_config *c);
+/* ---- end touch input ---- */
+
 /* ---- config file and reload ---- */
 /*
  * What the options are made of, kept so that SIGHUP can make them again:

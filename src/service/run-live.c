@@ -232,6 +232,25 @@ static void touch_follow_outputs(struct live *l)
 	l->touch_output = idx;
 }
 
+static int touch_create(struct live *l)
+{
+	struct input_config c;
+
+	options_input_config(l->o, &c);
+	return input_create(&c, true, &l->input);
+}
+
+/* SIGHUP: touches land where the new rotation and calibration say. */
+static void touch_reload(struct live *l)
+{
+	struct input_config c;
+
+	if (!l->input)
+		return;
+	options_input_config(l->o, &c);
+	input_set_transform(l->input, &c.transform);
+}
+
 static int on_input(struct live *l, void *data)
 {
 	(void)data;
@@ -449,9 +468,12 @@ static void reload(struct live *l)
 			l->k = NULL;
 		}
 	}
-	/* In place: the display and the input keep a pointer to it. */
+	/* In place: the display keeps a pointer to it. */
 	options_free(l->o);
 	*l->o = next;
+#ifdef HAVE_TOUCH
+	touch_reload(l);
+#endif
 	if (!l->k && l->n_outputs > 0 && create_water(l, &l->outputs[0].info) < 0)
 		log_error("reload: no water for the new settings");
 	for (int i = 0; i < l->n_outputs; i++)
@@ -695,7 +717,7 @@ int run_live(struct options *o, const struct options_source *src, struct display
 #ifdef HAVE_TOUCH
 	/* Without touch input the water still shows: a warning, not an exit. */
 	l.touch_output = -1;
-	ret = input_create(o, true, &l.input);
+	ret = touch_create(&l);
 	if (ret < 0)
 		log_warn("no touch input: %s", strerror(-ret));
 	else
