@@ -17,15 +17,6 @@
 
 #define INPUT_EPOLL_BATCH 16
 
-static void set_stones(struct input *in, const struct input_stones *s)
-{
-	in->stones = *s;
-	if (in->stones.radius_max_mm < in->stones.radius_min_mm)
-		in->stones.radius_max_mm = in->stones.radius_min_mm;
-	if (in->stones.weight_max_mm < in->stones.weight_min_mm)
-		in->stones.weight_max_mm = in->stones.weight_min_mm;
-}
-
 int input_create(const struct input_config *c, bool discover, struct input **out)
 {
 	struct input *in = calloc(1, sizeof(*in));
@@ -48,7 +39,7 @@ int input_create(const struct input_config *c, bool discover, struct input **out
 	}
 	in->grab = c->grab;
 	in->transform = c->transform;
-	set_stones(in, &c->stones);
+	input_set_stones(in, &c->stones);
 	for (int i = 0; i < GESTURE_MAX_SLOTS; i++)
 		in->gslot_owner[i] = -1;
 	if (discover)
@@ -132,6 +123,16 @@ void input_set_target(struct input *in, struct gesture *g, int phys_w, int phys_
 			d->cur[0].y = d->pend[0].y = clamp_int(d->cur[0].y, 0, screen_h - 1);
 		}
 	}
+}
+
+void input_set_stones(struct input *in, const struct input_stones *s)
+{
+	/* Read at each finger down: the fingers down keep their stones. */
+	in->stones = *s;
+	if (in->stones.radius_max_mm < in->stones.radius_min_mm)
+		in->stones.radius_max_mm = in->stones.radius_min_mm;
+	if (in->stones.weight_max_mm < in->stones.weight_min_mm)
+		in->stones.weight_max_mm = in->stones.weight_min_mm;
 }
 
 void input_set_transform(struct input *in, const struct touch_transform *t)

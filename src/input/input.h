@@ -60,7 +60,10 @@ int input_create(const struct input_config *c, bool discover, struct input **out
 /* Accepts NULL. */
 void input_destroy(struct input *in);
 
-/* For a reload. Where touches land from the next event on, also for fingers already
+/* For a reload. New stones from the next finger down (the fingers down
+ * keep theirs); copied. */
+void input_set_stones(struct input *in, const struct input_stones *s);
+/* Where touches land from the next event on, also for fingers already
  * down (one may jump, as the panel moved under it); copied. Without a
  * matrix, udev's applies to the devices that were opened without one. */
 void input_set_transform(struct input *in, const struct touch_transform *t);

@@ -240,7 +240,8 @@ static int touch_create(struct live *l)
 	return input_create(&c, true, &l->input);
 }
 
-/* SIGHUP: touches land where the new rotation and calibration say. */
+/* SIGHUP: the fingers that come down from now on take the new stones,
+ * and touches land where the new rotation and calibration say. */
 static void touch_reload(struct live *l)
 {
 	struct input_config c;
@@ -248,6 +249,7 @@ static void touch_reload(struct live *l)
 	if (!l->input)
 		return;
 	options_input_config(l->o, &c);
+	input_set_stones(l->input, &c.stones);
 	input_set_transform(l->input, &c.transform);
 }
 
