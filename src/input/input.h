@@ -6,6 +6,9 @@
  *
  * The loop polls one fd (an epoll set of the devices and the hotplug
  * sources) and calls input_dispatch() when it is readable.
+ *
+ * Built without libevdev, the same functions are there but input_create()
+ * fails with -ENOTSUP and the rest do nothing.
  */
 #ifndef INPUT_H
 #define INPUT_H
@@ -55,7 +58,8 @@ enum input_kind {
 enum input_kind input_classify(const struct libevdev *dev);
 
 /* Without discover, no device is opened and no hotplug source is set up
- * (tests add devices by hand). 0 or negative errno. */
+ * (tests add devices by hand). 0, -ENOTSUP when built without libevdev, or
+ * another negative errno. */
 int input_create(const struct input_config *c, bool discover, struct input **out);
 /* Accepts NULL. */
 void input_destroy(struct input *in);
@@ -114,7 +118,7 @@ void input_set_observer(struct input *in, void (*fn)(void *data, const struct in
  * Use a device built in memory (libevdev_new, libevdev_enable_event_code)
  * without an fd; the input takes dev over, also on failure. Returns the
  * device's id, -ENOTSUP for a device that is not used (dev freed), or
- * another negative errno.
+ * another negative errno. (Without libevdev there is no dev to give.)
  */
 int input_add_libevdev(struct input *in, struct libevdev *dev, const char *path);
 /*
