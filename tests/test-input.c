@@ -54,15 +54,24 @@ static void observe(void *data, const struct input_touch *t)
 		s->t[s->n++] = *t;
 }
 
-static void rig_start(struct rig *rig, int phys_w, int phys_h, int water_w, int water_h)
+/* The input as the service makes it from the options. */
+static int rig_create(struct rig *rig, bool discover)
 {
-	CHECK_EQ(input_create(&rig->o, false, &rig->in), 0);
-	rig->r = ripple_create(water_w, water_h);
+	struct input_config c;
+
+	options_input_config(&rig->o, &c);
+	return input_create(&c, discover, &rig->in);
+}
+
+static void rig_start(struct rig *rig, int phys_w, int phys_h, int screen_w, int screen_h)
+{
+	CHECK_EQ(rig_create(rig, false), 0);
+	rig->r = ripple_create(screen_w, screen_h);
 	rig->g = gesture_create(rig->r);
 	/* Until the water's units are given a mm is a cell: stones in cells. */
 	gesture_set_defaults(rig->g, rig->o.stone_radius_mm, rig->o.stone_weight_mm);
 	input_set_observer(rig->in, observe, &rig->seen);
-	input_set_target(rig->in, rig->g, phys_w, phys_h, water_w, water_h);
+	input_set_target(rig->in, rig->g, phys_w, phys_h, screen_w, screen_h);
 }
 
 static void rig_init(struct rig *rig)
@@ -561,20 +570,29 @@ static void test_rel_mouse(void)
 	rig_stop(&rig);
 }
 
+/* The sized panel on a 410x240 screen, stones of radius 3..21 and weight
+ * 40..240 mm. Returns its id. */
+static int rig_start_sized(struct rig *rig)
+{
+	int id;
+
+	rig_init(rig);
+	rig->o.touch_radius_min = 3;
+	rig->o.touch_radius_max = 21;
+	rig->o.touch_weight_min = 40;
+	rig->o.touch_weight_max = 240;
+	rig_start(rig, 410, 240, 410, 240);
+	id = input_add_libevdev(rig->in, sized_panel(), "sized");
+	CHECK(id >= 0);
+	return id;
+}
+
 /* Contact size and pressure scale the stone within the bounds. */
 static void test_pressure_and_size(void)
 {
 	struct rig rig;
-	int id;
+	int id = rig_start_sized(&rig);
 
-	rig_init(&rig);
-	rig.o.touch_radius_min = 3;
-	rig.o.touch_radius_max = 21;
-	rig.o.touch_weight_min = 40;
-	rig.o.touch_weight_max = 240;
-	rig_start(&rig, 410, 240, 410, 240);
-	id = input_add_libevdev(rig.in, sized_panel(), "sized");
-	CHECK(id >= 0);
 	/* 10 units/mm: a fingertip of 6 mm, light. */
 	FEED(&rig, id, MT_SLOT(0), MT_ID(1), MT_X(2000), MT_Y(1000),
 	     ev(EV_ABS, ABS_MT_TOUCH_MAJOR, 60), ev(EV_ABS, ABS_MT_PRESSURE, 0), SYN);
@@ -595,6 +613,51 @@ static void test_pressure_and_size(void)
 		FEED(&rig, t, ev(EV_KEY, BTN_LEFT, 1), SYN);
 		CHECK(last(&rig)->radius == 0 && last(&rig)->weight == 0);
 	}
+	rig_stop(&rig);
+}
+
+/*
+ * A reload (SIGHUP) gives new stone sizes and a new transform: the next
+ * finger down has them. The same panel and touch each time, 44 mm and
+ * pressure 500 of 1000: half way between each range's ends.
+ */
+static void test_reload(void)
+{
+	struct rig rig;
+	struct input_config c;
+	int id, x;
+
+	id = rig_start_sized(&rig);
+	FEED(&rig, id, MT_SLOT(0), MT_ID(1), MT_X(2000), MT_Y(1000),
+	     ev(EV_ABS, ABS_MT_TOUCH_MAJOR, 440), ev(EV_ABS, ABS_MT_PRESSURE, 500), SYN);
+	CHECK(last(&rig)->action == INPUT_DOWN);
+	CHECK(last(&rig)->radius == 12.0 && last(&rig)->weight == 140.0);
+	x = last(&rig)->x;
+	CHECK_EQ(x, 200);
+	FEED(&rig, id, MT_ID(-1), SYN);
+
+	/* As the service reloads: bounds no longer given, so they spread from
+	 * the new stone (radius 6..24, weight 5..20); the panel turned over. */
+	rig.o.touch_radius_min = rig.o.touch_radius_max = 0;
+	rig.o.touch_weight_min = rig.o.touch_weight_max = 0;
+	rig.o.stone_radius_mm = 6;
+	rig.o.stone_weight_mm = 10;
+	rig.o.touch_invert_x = true;
+	options_input_config(&rig.o, &c);
+	input_set_stones(rig.in, &c.stones);
+	input_set_transform(rig.in, &c.transform);
+	/* The slot keeps its place, size and pressure: the same touch. */
+	FEED(&rig, id, MT_ID(2), SYN);
+	CHECK_EQ(count(&rig, 0, INPUT_DOWN), 2);
+	CHECK(last(&rig)->action == INPUT_DOWN);
+	CHECK(last(&rig)->radius == 15.0 && last(&rig)->weight == 12.5);
+	CHECK_EQ(last(&rig)->x, 410 - 1 - x);
+
+	/* Set directly, a maximum below its minimum: the minimum. */
+	input_set_stones(rig.in, &(struct input_stones){ 7, 1, 9, 2 });
+	FEED(&rig, id, MT_SLOT(1), MT_ID(3), MT_X(100), MT_Y(100),
+	     ev(EV_ABS, ABS_MT_TOUCH_MAJOR, 1200), ev(EV_ABS, ABS_MT_PRESSURE, 1000), SYN);
+	CHECK(last(&rig)->radius == 7 && last(&rig)->weight == 9);
 	rig_stop(&rig);
 }
 
@@ -723,7 +786,7 @@ static int test_uinput(void)
 	rig.o.touch_device = libevdev_uinput_get_devnode(u);
 	rig_start(&rig, TEST_W, TEST_H, TEST_W, TEST_H);
 	input_destroy(rig.in);
-	CHECK_EQ(input_create(&rig.o, true, &rig.in), 0);
+	CHECK_EQ(rig_create(&rig, true), 0);
 	input_set_observer(rig.in, observe, &rig.seen);
 	input_set_target(rig.in, rig.g, TEST_W, TEST_H, TEST_W, TEST_H);
 	CHECK_EQ(input_device_count(rig.in), 1);
@@ -819,6 +882,7 @@ int main(int argc, char **argv)
 	RUN(test_abs_pointer_rotated);
 	RUN(test_rel_mouse);
 	RUN(test_pressure_and_size);
+	RUN(test_reload);
 	RUN(test_removed);
 	RUN(test_too_many_fingers);
 	RUN(test_calibration_and_latency);

@@ -25,4 +25,17 @@ static inline int refresh_hz_from_mhz(int mhz)
 	return (mhz + 500) / 1000;
 }
 
+/*
+ * Two grids over the same span, of `from` and of `to` cells: where the
+ * centre of cell v of the first lies on the second, in 1/sub of its cells
+ * from its first edge, rounded toward zero. With sub 1 that is the cell it
+ * falls in. Centres stay centres whatever the two sizes, so a touch lands
+ * where the picture scaled the same way shows it (screen pixels of one
+ * size to another, screen pixels to simulation cells).
+ */
+static inline int64_t scale_centre(int64_t v, int64_t from, int64_t to, int64_t sub)
+{
+	return (2 * v + 1) * to * sub / (2 * from);
+}
+
 #endif

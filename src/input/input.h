@@ -2,10 +2,13 @@
  * Touch input: every touchscreen, absolute pointer (QEMU's tablet, many USB
  * controllers) and relative mouse (button held = finger) under /dev/input,
  * found at start and on hotplug, read with libevdev, and fed to the water's
- * gesture state machine in water coordinates.
+ * gesture state machine in logical pixels of the water's screen.
  *
  * The loop polls one fd (an epoll set of the devices and the hotplug
  * sources) and calls input_dispatch() when it is readable.
+ *
+ * Built without libevdev, the same functions are there but input_create()
+ * fails with -ENOTSUP and the rest do nothing.
  */
 #ifndef INPUT_H
 #define INPUT_H
@@ -14,11 +17,33 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "input/touch-map.h"
+
 struct gesture;
 struct input;
 struct input_event;
 struct libevdev;
-struct options;
+
+/*
+ * The stones of fingers that bring their size or pressure, in mm: a
+ * fingertip's contact and no pressure give the _min, a flat hand and full
+ * pressure the _max, in between in proportion. A _max below its _min is
+ * taken as the _min.
+ */
+struct input_stones {
+	double radius_min_mm, radius_max_mm;
+	double weight_min_mm, weight_max_mm;
+};
+
+/* Copied at input_create: nothing here needs to outlive the call. */
+struct input_config {
+	/* NULL: every touchscreen, tablet and mouse; else a path (symlinks
+	 * followed at each look) or a device name. */
+	const char *touch_device;
+	bool grab;                           /* EVIOCGRAB the devices used */
+	struct touch_transform transform;    /* how the panel sits on the output */
+	struct input_stones stones;
+};
 
 /* What a device is, decided like udev's input_id and libinput do. */
 enum input_kind {
@@ -31,12 +56,21 @@ enum input_kind {
 };
 
 enum input_kind input_classify(const struct libevdev *dev);
-const char *input_kind_name(enum input_kind kind);
 
-/* o must outlive the input. Without discover, no device is opened and no
- * hotplug source is set up (tests add devices by hand). 0 or negative errno. */
-int input_create(const struct options *o, bool discover, struct input **out);
+/* Without discover, no device is opened and no hotplug source is set up
+ * (tests add devices by hand). 0, -ENOTSUP when built without libevdev, or
+ * another negative errno. */
+int input_create(const struct input_config *c, bool discover, struct input **out);
+/* Accepts NULL. */
 void input_destroy(struct input *in);
+
+/* For a reload. New stones from the next finger down (the fingers down
+ * keep theirs); copied. */
+void input_set_stones(struct input *in, const struct input_stones *s);
+/* Where touches land from the next event on, also for fingers already
+ * down (one may jump, as the panel moved under it); copied. Without a
+ * matrix, udev's applies to the devices that were opened without one. */
+void input_set_transform(struct input *in, const struct touch_transform *t);
 
 /* The fd to poll (readable: call input_dispatch). */
 int input_get_fd(const struct input *in);
@@ -47,10 +81,11 @@ int input_dispatch(struct input *in);
 /*
  * Where touches go: g is the water's gesture machine (NULL: touches are
  * read and dropped), phys_w x phys_h the touch output as scanned out (see
- * --touch-output), water_w x water_h the water. A new g ends every touch.
+ * --touch-output), screen_w x screen_h the logical size of the screen the
+ * water was made for, the pixels g takes. A new g ends every touch.
  */
 void input_set_target(struct input *in, struct gesture *g, int phys_w, int phys_h,
-		      int water_w, int water_h);
+		      int screen_w, int screen_h);
 
 int input_device_count(const struct input *in);
 
@@ -71,7 +106,7 @@ struct input_touch {
 	enum input_action action;
 	int device;          /* as returned by input_add_libevdev */
 	int slot;            /* the gesture slot */
-	int x, y;            /* the water's logical pixels (DOWN, MOVE) */
+	int x, y;            /* logical pixels of the water's screen (DOWN, MOVE) */
 	double radius, weight;  /* mm; 0: the gesture's defaults (DOWN) */
 };
 
@@ -83,7 +118,7 @@ void input_set_observer(struct input *in, void (*fn)(void *data, const struct in
  * Use a device built in memory (libevdev_new, libevdev_enable_event_code)
  * without an fd; the input takes dev over, also on failure. Returns the
  * device's id, -ENOTSUP for a device that is not used (dev freed), or
- * another negative errno.
+ * another negative errno. (Without libevdev there is no dev to give.)
  */
 int input_add_libevdev(struct input *in, struct libevdev *dev, const char *path);
 /*

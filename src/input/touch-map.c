@@ -4,15 +4,16 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "base/util.h"
 #include "input/touch-map.h"
 
 int touch_map_init(struct touch_map *m, int x_min, int x_max, int y_min, int y_max,
 		   const struct touch_transform *t, int phys_w, int phys_h,
-		   int water_w, int water_h)
+		   int screen_w, int screen_h)
 {
 	if (x_min >= x_max || y_min >= y_max)
 		return -EINVAL;
-	if (phys_w < 1 || phys_h < 1 || water_w < 1 || water_h < 1)
+	if (phys_w < 1 || phys_h < 1 || screen_w < 1 || screen_h < 1)
 		return -EINVAL;
 	if (t->rotation != 0 && t->rotation != 90 && t->rotation != 180 && t->rotation != 270)
 		return -EINVAL;
@@ -30,8 +31,8 @@ int touch_map_init(struct touch_map *m, int x_min, int x_max, int y_min, int y_m
 		m->log_w = phys_w;
 		m->log_h = phys_h;
 	}
-	m->water_w = water_w;
-	m->water_h = water_h;
+	m->screen_w = screen_w;
+	m->screen_h = screen_h;
 	return 0;
 }
 
@@ -75,13 +76,7 @@ void touch_map_physical(const struct touch_map *m, int dx, int dy, int *px, int 
 	*py = to_pixel(y, m->phys_h);
 }
 
-/* Centres stay centres when the water has another size. */
-static int scale(int v, int from, int to)
-{
-	return (int)(((long long)(2 * v + 1) * to) / (2LL * from));
-}
-
-void touch_map_apply(const struct touch_map *m, int dx, int dy, int *wx, int *wy)
+void touch_map_apply(const struct touch_map *m, int dx, int dy, int *sx, int *sy)
 {
 	int px, py, lx, ly;
 
@@ -106,8 +101,10 @@ void touch_map_apply(const struct touch_map *m, int dx, int dy, int *wx, int *wy
 		ly = py;
 		break;
 	}
-	*wx = scale(lx, m->log_w, m->water_w);
-	*wy = scale(ly, m->log_h, m->water_h);
+	/* The touch output may be a mirror of another size than the water's
+	 * screen: the same place in the picture, centres kept. */
+	*sx = (int)scale_centre(lx, m->log_w, m->screen_w, 1);
+	*sy = (int)scale_centre(ly, m->log_h, m->screen_h, 1);
 }
 
 int touch_matrix_parse(const char *s, double matrix[TOUCH_MATRIX_LEN])

@@ -1,10 +1,12 @@
 /*
- * Touch coordinates to water coordinates: pure arithmetic, no devices.
+ * Touch coordinates to the water's screen: pure arithmetic, no devices.
  *
  * The panel is mounted with the screen, so a device position first becomes
  * a pixel of the output as scanned out (physical); --rotate only decides
- * where that pixel is in the picture (logical), which the water may hold at
- * another size (--sim-scale, mirrored outputs).
+ * where that pixel is in the picture (logical). The water was made for one
+ * screen, whose logical size the touch output need not have (mirrored
+ * outputs): the last step scales to that screen's pixels. Simulation cells
+ * (--sim-scale) are the gesture machine's business, not this.
  *
  *   device value -> [0, 1) across the axis (ranges need not start at 0)
  *                -> --touch-invert-x/y
@@ -12,7 +14,7 @@
  *                -> physical pixel, clamped to the output (real panels
  *                   report values outside their own range)
  *                -> logical pixel (turned back by the rotation)
- *                -> water cell
+ *                -> logical pixel of the water's screen (centres kept)
  */
 #ifndef TOUCH_MAP_H
 #define TOUCH_MAP_H
@@ -34,7 +36,7 @@ struct touch_map {
 	struct touch_transform t;
 	int phys_w, phys_h;              /* the output as scanned out */
 	int log_w, log_h;                /* as the viewer sees it */
-	int water_w, water_h;
+	int screen_w, screen_h;          /* the water's screen, as the viewer sees it */
 };
 
 /*
@@ -43,10 +45,10 @@ struct touch_map {
  */
 int touch_map_init(struct touch_map *m, int x_min, int x_max, int y_min, int y_max,
 		   const struct touch_transform *t, int phys_w, int phys_h,
-		   int water_w, int water_h);
+		   int screen_w, int screen_h);
 
-/* A device position to a water cell, always inside the water. */
-void touch_map_apply(const struct touch_map *m, int dx, int dy, int *wx, int *wy);
+/* A device position to a logical pixel of the water's screen, always on it. */
+void touch_map_apply(const struct touch_map *m, int dx, int dy, int *sx, int *sy);
 
 /* The physical pixel only (for tests and logs). */
 void touch_map_physical(const struct touch_map *m, int dx, int dy, int *px, int *py);

@@ -6,7 +6,8 @@
  *	14 move 0 330 240
  *	20 up 0
  *
- * Frames count from 0 and never go back; coordinates are in water pixels.
+ * Frames count from 0 and never go back; coordinates are logical pixels of
+ * the water's screen, as gesture_set_input_size() takes them.
  */
 #ifndef TOUCH_SCRIPT_H
 #define TOUCH_SCRIPT_H

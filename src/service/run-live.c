@@ -85,11 +85,17 @@ static void note_change(void *data, const char *key, enum options_reload how)
 		log_warn("reload: %s changes at the next restart", key);
 }
 
-/* The fingers' stones take a reload from the next touch. */
+/* The fingers that come down from now on take the new stones, and
+ * touches land where the new rotation and calibration say. */
 static void apply_touch_settings(struct live *l, const struct options *next)
 {
-	(void)l;
-	(void)next;
+	struct input_config c;
+
+	if (!l->input)
+		return;
+	options_input_config(next, &c);
+	input_set_stones(l->input, &c.stones);
+	input_set_transform(l->input, &c.transform);
 }
 
 /*
@@ -231,6 +237,7 @@ static int block_signals(sigset_t *set)
 
 static int live_setup(struct live *l, struct touch_script *script)
 {
+	struct input_config ic;
 	sigset_t signals;
 	int ret, display_fd;
 
@@ -259,7 +266,8 @@ static int live_setup(struct live *l, struct touch_script *script)
 	if (display_fd >= 0)
 		live_add_source(l, display_fd, on_display);
 	/* Without touch input the water still shows: a warning, not an exit. */
-	ret = input_create(l->o, true, &l->input);
+	options_input_config(l->o, &ic);
+	ret = input_create(&ic, true, &l->input);
 	if (ret < 0) {
 		log_warn("no touch input: %s", strerror(-ret));
 	} else {

@@ -9,6 +9,7 @@
 
 #include "base/log.h"
 #include "base/util.h"
+#include "input/input.h"
 #include "settings/options-private.h"
 #include "settings/options.h"
 
@@ -66,9 +67,9 @@ static const struct option_row option_rows[] = {
 	/* ---- touch input ---- */
 	{ "touch-device", required_argument, OPT_TOUCH_DEVICE, RELOAD_RESTART, STRING(touch_device) },
 	{ "grab", no_argument, OPT_GRAB, RELOAD_RESTART, FIELD(grab) },
-	{ "touch-invert-x", no_argument, OPT_TOUCH_INVERT_X, RELOAD_RESTART, FIELD(touch_invert_x) },
-	{ "touch-invert-y", no_argument, OPT_TOUCH_INVERT_Y, RELOAD_RESTART, FIELD(touch_invert_y) },
-	{ "calibration", required_argument, OPT_CALIBRATION, RELOAD_RESTART, SPAN(has_calibration, calibration) },
+	{ "touch-invert-x", no_argument, OPT_TOUCH_INVERT_X, RELOAD_LIVE, FIELD(touch_invert_x) },
+	{ "touch-invert-y", no_argument, OPT_TOUCH_INVERT_Y, RELOAD_LIVE, FIELD(touch_invert_y) },
+	{ "calibration", required_argument, OPT_CALIBRATION, RELOAD_LIVE, SPAN(has_calibration, calibration) },
 	{ "touch-output", required_argument, OPT_TOUCH_OUTPUT, RELOAD_LIVE, STRING(touch_output) },
 	{ "touch-radius", required_argument, OPT_TOUCH_RADIUS, RELOAD_LIVE, SPAN(touch_radius_min, touch_radius_max) },
 	{ "touch-weight", required_argument, OPT_TOUCH_WEIGHT, RELOAD_LIVE, SPAN(touch_weight_min, touch_weight_max) },
@@ -119,6 +120,27 @@ void options_defaults(struct options *o)
 	o->attract_s = OPTIONS_DEFAULT_ATTRACT_S;
 	o->attract_rain = OPTIONS_DEFAULT_ATTRACT_RAIN;
 	o->stats_interval_s = OPTIONS_DEFAULT_STATS_INTERVAL_S;
+}
+
+void options_input_config(const struct options *o, struct input_config *c)
+{
+	struct input_stones *s = &c->stones;
+
+	memset(c, 0, sizeof(*c));
+	c->touch_device = o->touch_device;
+	c->grab = o->grab;
+	c->transform.rotation = (int)o->rotate;
+	c->transform.invert_x = o->touch_invert_x;
+	c->transform.invert_y = o->touch_invert_y;
+	c->transform.has_matrix = o->has_calibration;
+	memcpy(c->transform.matrix, o->calibration, sizeof(c->transform.matrix));
+	s->radius_min_mm = o->touch_radius_min > 0 ? o->touch_radius_min : o->stone_radius_mm;
+	s->radius_max_mm = o->touch_radius_max > 0 ? o->touch_radius_max
+						   : o->stone_radius_mm * OPTIONS_TOUCH_RADIUS_SPREAD;
+	s->weight_min_mm = o->touch_weight_min > 0 ? o->touch_weight_min
+						   : o->stone_weight_mm / OPTIONS_TOUCH_WEIGHT_SPREAD;
+	s->weight_max_mm = o->touch_weight_max > 0 ? o->touch_weight_max
+						   : o->stone_weight_mm * OPTIONS_TOUCH_WEIGHT_SPREAD;
 }
 
 void options_water_look(const struct options *o, struct water_look *look)

@@ -176,6 +176,12 @@ void options_free(struct options *o);
 /* dst: a deep copy of src. 0, or -ENOMEM with dst zeroed. */
 int options_copy(struct options *dst, const struct options *src);
 
+struct input_config;
+/* The touch settings as the input takes them: unset --touch-radius and
+ * --touch-weight bounds spread from the stone's size and weight. The
+ * strings point into o. */
+void options_input_config(const struct options *o, struct input_config *c);
+
 /*
  * The config file's view of the option table (config-file.c, tests): every
  * long option except help, version and config is a key of the same name.

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "base/util.h"
 #include "water/gesture.h"
 #include "water/ripple.h"
 #include "water/units.h"
@@ -18,7 +19,7 @@ struct gesture {
 	struct ripple *ripple;
 	struct water_units units;
 	double radius_mm, weight_mm;
-	int in_w, in_h;  /* the size coordinates come in; the water's by default */
+	int screen_w, screen_h;  /* the size coordinates come in; the cells' by default */
 	uint64_t activity;
 	uint64_t touches;
 	struct slot slots[GESTURE_MAX_SLOTS];
@@ -44,8 +45,8 @@ struct gesture *gesture_create(struct ripple *r)
 	g->units.units_per_mm = 1.0;
 	g->radius_mm = GESTURE_DEFAULT_RADIUS;
 	g->weight_mm = GESTURE_DEFAULT_WEIGHT;
-	g->in_w = ripple_width(r);
-	g->in_h = ripple_height(r);
+	g->screen_w = ripple_width(r);
+	g->screen_h = ripple_height(r);
 	return g;
 }
 
@@ -72,31 +73,31 @@ uint64_t gesture_activity(const struct gesture *g)
 	return g->activity;
 }
 
-int gesture_set_input_size(struct gesture *g, int width, int height)
+int gesture_set_input_size(struct gesture *g, int screen_w, int screen_h)
 {
-	if (width < 1 || height < 1)
+	if (screen_w < 1 || screen_h < 1)
 		return -EINVAL;
-	g->in_w = width;
-	g->in_h = height;
+	g->screen_w = screen_w;
+	g->screen_h = screen_h;
 	return 0;
 }
 
-/* An input pixel's centre in 1/RIPPLE_SUBCELL cells, the cells' centres
- * on whole numbers: the same place the views' resampling shows it. */
-static int64_t to_cells(int v, int in, int cells)
+/* A screen pixel's centre in 1/RIPPLE_SUBCELL cells, the cells' centres
+ * on whole numbers (hence half a cell less than from the grid's edge): the
+ * same place the views' resampling shows it. */
+static int64_t to_cells(int v, int screen, int cells)
 {
-	return (int64_t)(2 * (int64_t)v + 1) * cells * (RIPPLE_SUBCELL / 2) / in -
-	       RIPPLE_SUBCELL / 2;
+	return scale_centre(v, screen, cells, RIPPLE_SUBCELL) - RIPPLE_SUBCELL / 2;
 }
 
 static int64_t cell_x(const struct gesture *g, int x)
 {
-	return to_cells(x, g->in_w, ripple_width(g->ripple));
+	return to_cells(x, g->screen_w, ripple_width(g->ripple));
 }
 
 static int64_t cell_y(const struct gesture *g, int y)
 {
-	return to_cells(y, g->in_h, ripple_height(g->ripple));
+	return to_cells(y, g->screen_h, ripple_height(g->ripple));
 }
 
 void gesture_destroy(struct gesture *g)

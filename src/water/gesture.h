@@ -28,10 +28,11 @@ uint64_t gesture_activity(const struct gesture *g);
 /* Counts fingers landing. */
 uint64_t gesture_touches(const struct gesture *g);
 
-/* Coordinates come in for an area of width x height that covers the water
- * exactly (cell centres aligned, as the views resample it); by default they
- * are water cells. */
-int gesture_set_input_size(struct gesture *g, int width, int height);
+/* Coordinates come in as logical pixels of the water's screen, screen_w x
+ * screen_h of them laid over the simulation's cells exactly (centres
+ * aligned, as the views resample it); by default they are simulation
+ * cells. */
+int gesture_set_input_size(struct gesture *g, int screen_w, int screen_h);
 
 /* radius_mm/weight_mm <= 0 take the defaults. A smooth splash, see
  * ripple_splash(). Return 0, or -EINVAL for a slot outside

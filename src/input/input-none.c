@@ -1,0 +1,84 @@
+/*
+ * Built without libevdev: the API of input.h with no devices behind it, so
+ * the loop needs no conditionals. input_create() says -ENOTSUP and there
+ * is never an input to call the rest with; they accept one all the same
+ * and do nothing.
+ */
+#include "config.h"
+
+#include <errno.h>
+
+#include "input/input.h"
+
+enum input_kind input_classify(const struct libevdev *dev)
+{
+	return INPUT_IGNORED;
+}
+
+int input_create(const struct input_config *c, bool discover, struct input **out)
+{
+	*out = NULL;
+	return -ENOTSUP;
+}
+
+void input_destroy(struct input *in)
+{
+}
+
+void input_set_stones(struct input *in, const struct input_stones *s)
+{
+}
+
+void input_set_transform(struct input *in, const struct touch_transform *t)
+{
+}
+
+int input_get_fd(const struct input *in)
+{
+	return -1;
+}
+
+int input_dispatch(struct input *in)
+{
+	return 0;
+}
+
+void input_set_target(struct input *in, struct gesture *g, int phys_w, int phys_h,
+		      int screen_w, int screen_h)
+{
+}
+
+int input_device_count(const struct input *in)
+{
+	return 0;
+}
+
+uint64_t input_take_touch_time(struct input *in)
+{
+	return 0;
+}
+
+void input_frame_shown(struct input *in, uint64_t touch_ns, uint64_t flip_ns)
+{
+}
+
+void input_set_observer(struct input *in, void (*fn)(void *data, const struct input_touch *t),
+			void *data)
+{
+}
+
+/* There is no struct libevdev to be given without libevdev. */
+int input_add_libevdev(struct input *in, struct libevdev *dev, const char *path)
+{
+	return -ENOTSUP;
+}
+
+int input_feed(struct input *in, int id, const struct input_event *ev, size_t n)
+{
+	return -ENOENT;
+}
+
+int input_remove(struct input *in, int id)
+{
+	return -ENOENT;
+}

@@ -1,0 +1,168 @@
+/*
+ * Contacts to the water: a gesture slot for each finger down (the water
+ * takes GESTURE_MAX_SLOTS across all devices), the stone's size and weight
+ * from the contact's size and pressure, and the position on the water's
+ * screen through the device's touch map.
+ */
+#include "config.h"
+
+#include <linux/input.h>
+#include <string.h>
+
+#include <libevdev/libevdev.h>
+
+#include "input/input-private.h"
+
+/* Contact sizes: a fingertip gets the smallest stone, a flat hand the
+ * largest. */
+#define FINGERTIP_MM 8.0
+#define HAND_MM 80.0
+
+static int gslot_alloc(struct input *in, int device)
+{
+	if (!in->gesture)
+		return -1;
+	for (int i = 0; i < GESTURE_MAX_SLOTS; i++) {
+		if (in->gslot_owner[i] < 0) {
+			in->gslot_owner[i] = device;
+			return i;
+		}
+	}
+	return -1;  /* more fingers than the water takes: this one is ignored */
+}
+
+static void notify(struct input *in, enum input_action action, int device, int slot, int x,
+		   int y, double radius, double weight)
+{
+	struct input_touch t = { action, device, slot, x, y, radius, weight };
+
+	if (in->observer)
+		in->observer(in->observer_data, &t);
+}
+
+static double scale_between(int v, int v_min, int v_max, double lo, double hi)
+{
+	if (v <= v_min)
+		return lo;
+	if (v >= v_max)
+		return hi;
+	return lo + (double)(v - v_min) / (double)(v_max - v_min) * (hi - lo);
+}
+
+/* The stone's radius in mm from the contact's size; 0: the default. */
+static double contact_radius(const struct input *in, const struct device *d,
+			     const struct contact *c)
+{
+	double mm;
+
+	if (!d->major_code || c->major <= 0)
+		return 0;
+	mm = (double)c->major / d->units_per_mm;
+	if (mm <= FINGERTIP_MM)
+		return in->stones.radius_min_mm;
+	if (mm >= HAND_MM)
+		return in->stones.radius_max_mm;
+	return in->stones.radius_min_mm + (mm - FINGERTIP_MM) / (HAND_MM - FINGERTIP_MM) *
+					  (in->stones.radius_max_mm - in->stones.radius_min_mm);
+}
+
+/* How deep it pushes, in mm, from the pressure; 0: the default. */
+static double contact_weight(const struct input *in, const struct device *d,
+			     const struct contact *c)
+{
+	const struct input_absinfo *a;
+
+	if (!d->pressure_code)
+		return 0;
+	a = libevdev_get_abs_info(d->evdev, (unsigned int)d->pressure_code);
+	return scale_between(c->pressure, a->minimum, a->maximum, in->stones.weight_min_mm,
+			     in->stones.weight_max_mm);
+}
+
+/* Where on the water's screen. */
+static void to_screen(const struct device *d, const struct contact *c, int *x, int *y)
+{
+	if (d->kind == INPUT_REL_MOUSE) {
+		*x = c->x;
+		*y = c->y;
+	} else {
+		touch_map_apply(&d->map, c->x, c->y, x, y);
+	}
+}
+
+static bool deliverable(const struct input *in, const struct device *d)
+{
+	return in->gesture && (d->kind == INPUT_REL_MOUSE || d->map_ok);
+}
+
+void touch_down(struct input *in, struct device *d, struct contact *c, uint64_t t)
+{
+	double radius, weight;
+	int x, y;
+
+	c->gslot = deliverable(in, d) ? gslot_alloc(in, d->id) : -1;
+	if (c->gslot < 0)
+		return;
+	to_screen(d, c, &x, &y);
+	radius = contact_radius(in, d, c);
+	weight = contact_weight(in, d, c);
+	gesture_down(in->gesture, c->gslot, x, y, radius, weight);
+	notify(in, INPUT_DOWN, d->id, c->gslot, x, y, radius, weight);
+	if (in->pending_touch_ns == 0)
+		in->pending_touch_ns = t;
+}
+
+void touch_move(struct input *in, struct device *d, struct contact *c, uint64_t t)
+{
+	int x, y;
+
+	if (c->gslot < 0)
+		return;
+	to_screen(d, c, &x, &y);
+	gesture_move(in->gesture, c->gslot, x, y);
+	notify(in, INPUT_MOVE, d->id, c->gslot, x, y, 0, 0);
+	if (in->pending_touch_ns == 0)
+		in->pending_touch_ns = t;
+}
+
+void touch_end(struct input *in, struct device *d, struct contact *c, bool cancel)
+{
+	if (c->gslot < 0)
+		return;
+	/* gesture_up drops no stone: the same for a lift and a cancel. */
+	gesture_up(in->gesture, c->gslot);
+	notify(in, cancel ? INPUT_CANCEL : INPUT_UP, d->id, c->gslot, 0, 0, 0, 0);
+	in->gslot_owner[c->gslot] = -1;
+	c->gslot = -1;
+}
+
+void touch_forget_all(struct input *in)
+{
+	for (int i = 0; i < INPUT_MAX_DEVICES; i++) {
+		struct device *d = in->devices[i];
+
+		for (int s = 0; d && s < d->n_slots; s++)
+			d->cur[s].gslot = d->pend[s].gslot = -1;
+	}
+	for (int i = 0; i < GESTURE_MAX_SLOTS; i++)
+		in->gslot_owner[i] = -1;
+}
+
+void device_build_map(const struct input *in, struct device *d)
+{
+	const struct input_absinfo *ax, *ay;
+	struct touch_transform t = in->transform;
+
+	d->map_ok = false;
+	if (d->kind == INPUT_REL_MOUSE || in->phys_w < 1)
+		return;
+	/* The configured matrix wins over udev's. */
+	if (!t.has_matrix && d->has_matrix) {
+		t.has_matrix = true;
+		memcpy(t.matrix, d->matrix, sizeof(t.matrix));
+	}
+	ax = libevdev_get_abs_info(d->evdev, (unsigned int)d->x_code);
+	ay = libevdev_get_abs_info(d->evdev, (unsigned int)d->y_code);
+	d->map_ok = touch_map_init(&d->map, ax->minimum, ax->maximum, ay->minimum, ay->maximum,
+				   &t, in->phys_w, in->phys_h, in->screen_w, in->screen_h) == 0;
+}
