@@ -23,9 +23,9 @@
 
 #include "check.h"
 #include "evemu.h"
-#include "water/gesture.h"
 #include "input/input.h"
 #include "settings/options.h"
+#include "water/gesture.h"
 #include "water/ripple.h"
 
 #define MAX_SEEN 4096

@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "check.h"
-#include "water/render.h"
 #include "input/touch-map.h"
+#include "water/render.h"
 
 #define COORD_BITS 12
 #define COORD_MASK ((1u << COORD_BITS) - 1)

@@ -10,9 +10,9 @@
 #include <string.h>
 
 #include "base/file.h"
-#include "water/gesture.h"
 #include "base/parse.h"
 #include "input/touch-script.h"
+#include "water/gesture.h"
 
 #define MAX_FIELDS 6
 #define MAX_FRAME 100000000

@@ -16,15 +16,15 @@
 #include "base/log.h"
 #include "base/util.h"
 #include "display/display.h"
+#include "exhibit/kiosk.h"
 #include "input/input.h"
 #include "input/touch-script.h"
 #include "service/health.h"
-#include "exhibit/kiosk.h"
 #include "service/loop.h"
 #include "service/notify.h"
-#include "settings/options.h"
 #include "service/run-live.h"
 #include "service/screenshot.h"
+#include "settings/options.h"
 #include "settings/settings.h"
 
 /* signalfd, timerfd, display, input: one each. */

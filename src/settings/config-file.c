@@ -8,10 +8,10 @@
 
 #include "base/file.h"
 #include "base/log.h"
+#include "base/util.h"
 #include "settings/config-file.h"
 #include "settings/options.h"
 
-#define ERR_LEN 256
 /* "FILE:LINE" for the option handlers' messages. */
 #define WHERE_LEN 4200
 /* A key longer than any option is unknown; this much is enough to suggest one. */

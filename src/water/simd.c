@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/log.h"
+#include "base/util.h"
 #include "water/simd.h"
 
 const struct kernels kernels_scalar = {
@@ -71,7 +72,7 @@ static const struct path paths[] = {
 	{ "scalar", &kernels_scalar, always },
 };
 
-#define N_PATHS (sizeof(paths) / sizeof(paths[0]))
+#define N_PATHS ARRAY_SIZE(paths)
 
 const char *const *simd_names(void)
 {
