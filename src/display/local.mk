@@ -11,5 +11,8 @@ src_display_librk_display_a_SOURCES += \
 	src/display/drm.c src/display/drm.h src/display/drm-private.h \
 	src/display/drm-device.c src/display/drm-outputs.c src/display/drm-buffers.c \
 	src/display/vt.c src/display/vt.h
+else
+# The same entry point without libdrm: no screen, so the loop needs no #if.
+src_display_librk_display_a_SOURCES += src/display/drm.h src/display/drm-none.c
 endif
 DISPLAY_LIBS = src/display/librk-display.a $(DRM_LIBS)

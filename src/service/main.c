@@ -7,9 +7,7 @@
 
 #include "base/log.h"
 #include "base/util.h"
-#ifdef HAVE_DRM
 #include "display/drm.h"
-#endif
 #include "display/headless.h"
 #include "input/touch-script.h"
 #include "service/run-headless.h"
@@ -93,7 +91,6 @@ static int headless(struct options *o)
 	return ret;
 }
 
-#ifdef HAVE_DRM
 /* The DRM backend's share of the options. */
 static struct drm_config drm_config_from_options(const struct options *o)
 {
@@ -106,7 +103,6 @@ static struct drm_config drm_config_from_options(const struct options *o)
 		.flip_timeout_ms = o->flip_timeout_ms,
 	};
 }
-#endif
 
 /* What the options say, to the end; an exit status. */
 static int run(struct options *o, const struct options_source *src)
@@ -119,7 +115,6 @@ static int run(struct options *o, const struct options_source *src)
 	if (o->verbose)
 		log_info("SIMD path: %s", simd_kernels()->name);
 
-#ifdef HAVE_DRM
 	if (o->backend != BACKEND_HEADLESS) {
 		const struct drm_config cfg = drm_config_from_options(o);
 		struct display *d = NULL;
@@ -141,13 +136,6 @@ static int run(struct options *o, const struct options_source *src)
 		    (ret != -ENODEV && ret != -EBUSY && ret != -EACCES))
 			return EXIT_FAILURE;
 	}
-#else
-	if (o->backend == BACKEND_DRM) {
-		log_error("this build has no DRM display backend (configure found no libdrm); "
-			  "use --backend headless");
-		return EXIT_FAILURE;
-	}
-#endif
 	if (o->backend == BACKEND_AUTO) {
 		o->backend_fell_back = true;
 		log_info("no display to use%s; rendering the built-in demo to PNG frames in %s/ "
