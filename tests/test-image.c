@@ -1,4 +1,4 @@
-/* Unit test for src/image.c: decoders, bad input, scaling, mask, default picture. */
+/* Unit test for src/image/: decoders, bad input, scaling, mask, default picture. */
 #include "config.h"
 
 #include <dirent.h>

@@ -22,7 +22,7 @@ struct water_units;
  * Creates the water for an output of width x height logical (rotated back)
  * pixels whose connector reports mm_width x mm_height (the same
  * orientation; 0: unknown), on the grid and at the step rate the look in
- * o gives it there (water-units.h), and loads the background and
+ * o gives it there (water/units.h), and loads the background and
  * obstacles named in o. A bad picture is logged and replaced by the
  * built-in one unless o->strict. Touches are given in this output's
  * logical pixels. Returns 0 or a negative errno.

@@ -34,7 +34,7 @@ static inline int32x4_t step4(int16x4_t u, int16x4_t d, int16x4_t l, int16x4_t r
 /*
  * While the five heights a cell reads are within +-8191 the step in 16-bit
  * lanes is exactly the 32-bit one with nothing to saturate (see
- * sum16_narrow in ripple-avx2.c), at twice the cells an instruction.
+ * sum16_narrow in kernels-avx2.c), at twice the cells an instruction.
  * vabs of -32768 stays -32768, whose top bits are set: it counts as big.
  */
 #define NARROW_BITS 0xe000
@@ -180,7 +180,7 @@ static inline uint16x4_t to_rgb565x4(uint32x4_t p)
 
 /*
  * No light and a shift of at least 1 (the default): the fetch position in
- * 16-bit lanes, as render16_narrow in ripple-avx2.c. vhsub is (a - b) >> 1
+ * 16-bit lanes, as render16_narrow in kernels-avx2.c. vhsub is (a - b) >> 1
  * without overflow, so (d >> shift) is vhsub then a shift by shift - 1;
  * saturating adds clamp like the 32-bit sums; row * pitch + column is a
  * widening multiply-accumulate. Pixels 0-3 go to p[0], 4-7 to p[1].
@@ -275,7 +275,7 @@ static void render_row_neon(const struct render_row *rr)
 }
 
 /* --sim-scale 2, eight source cells at a time (upsample2_row_avx2 in
- * ripple-avx2.c explains); vst2 interleaves the output pairs. */
+ * kernels-avx2.c explains); vst2 interleaves the output pairs. */
 static inline int32x4_t blend4(const int16_t *r0, const int16_t *r1, int k, int16_t wy)
 {
 	return vmlal_n_s16(vmull_n_s16(vld1_s16(r0 + k), (int16_t)(UPSAMPLE_ONE - wy)),

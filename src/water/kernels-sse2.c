@@ -76,7 +76,7 @@ static void step_row_sse2(const int16_t *up, const int16_t *mid, const int16_t *
  * While the five heights a cell reads are within -8192..8191 the sum of
  * four fits int16 and so does every later value: the step in 16-bit lanes
  * is exactly the 32-bit one with nothing to saturate (sum16_narrow in
- * ripple-avx2.c), and skips ten sign extensions. Without SSSE3's pabsw the
+ * kernels-avx2.c), and skips ten sign extensions. Without SSSE3's pabsw the
  * test is h + 8192 within 0..16383: its top two bits clear.
  */
 #define NARROW_BIAS 0x2000
@@ -169,7 +169,7 @@ static inline __m128i to_rgb565x4(__m128i p)
 
 /*
  * Four background pixels at the indices in idx. On x86-64 they leave the
- * vector unit two at a time (see fetch8 in ripple-avx2.c for the numbers);
+ * vector unit two at a time (see fetch8 in kernels-avx2.c for the numbers);
  * 32-bit x86 has no 64-bit move, so there they go through memory.
  */
 static inline __m128i fetch4(const uint32_t *bg, __m128i idx)
@@ -212,7 +212,7 @@ static inline __m128i render4(const struct render_row *rr, int x, __m128i dx, __
 	return _mm_or_si128(px, _mm_set1_epi32((int)0xff000000u));
 }
 
-/* floor((a - b) / 2) of int16 lanes without overflow (ripple-avx2.c). */
+/* floor((a - b) / 2) of int16 lanes without overflow (kernels-avx2.c). */
 static inline __m128i half_diff16(__m128i a, __m128i b)
 {
 	const __m128i bias = _mm_set1_epi16((short)0x8000);
@@ -223,7 +223,7 @@ static inline __m128i half_diff16(__m128i a, __m128i b)
 
 /*
  * Eight pixels without light at a shift of at least 1, the fetch position
- * in 16-bit lanes as in render16_narrow of ripple-avx2.c: p0 gets pixels
+ * in 16-bit lanes as in render16_narrow of kernels-avx2.c: p0 gets pixels
  * 0-3, p1 4-7.
  */
 static inline void render8_narrow(const struct render_row *rr, int x, __m128i l, __m128i r,
@@ -262,7 +262,7 @@ static void render_row_sse2(const struct render_row *rr)
 	const uint32_t *ahead = render_row_ahead(rr);
 
 	/* Scalar head up to an aligned destination, then whole aligned
-	 * stores in order (see ripple-avx2.c). */
+	 * stores in order (see kernels-avx2.c). */
 	while (contiguous && x < rr->width && ((uintptr_t)(rr->out + (ptrdiff_t)x * bpp) & 15))
 		x++;
 	render_span_scalar(rr, 0, x);
