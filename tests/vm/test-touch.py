@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Touch input on real kernel input drivers in QEMU (issue 4's VM tests).
+"""Touch input on real kernel input drivers in QEMU.
 
   virtio-tablet-pci  QMP input-send-event presses at a known point: the
                      water changes around that point and not far from it,
