@@ -7,10 +7,12 @@
 #include "config.h"
 
 #include <linux/input.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <libevdev/libevdev.h>
 
+#include "base/log.h"
 #include "input/input-private.h"
 
 /* Contact sizes: a fingertip gets the smallest stone, a flat hand the
@@ -90,6 +92,27 @@ static void to_screen(const struct device *d, const struct contact *c, int *x, i
 	}
 }
 
+/* For a technician checking touch-radius and touch-weight: the stone a
+ * finger dropped, as the gesture machine got it (0: its default). */
+static void log_touch_down(const struct device *d, const struct contact *c, int x, int y,
+			   double radius, double weight)
+{
+	char r[32] = "of the default stone", w[32] = "of the default stone";
+
+	if (!log_debug_enabled())
+		return;
+	if (radius > 0)
+		snprintf(r, sizeof(r), "%.1f mm", radius);
+	if (weight > 0)
+		snprintf(w, sizeof(w), "%.1f mm", weight);
+	if (radius > 0 || weight > 0)
+		log_debug("touch down: %s finger %d at %d,%d: stone radius %s, weight %s", d->path,
+			  c->gslot, x, y, r, w);
+	else
+		log_debug("touch down: %s finger %d at %d,%d: the default stone", d->path, c->gslot,
+			  x, y);
+}
+
 static bool deliverable(const struct input *in, const struct device *d)
 {
 	return in->gesture && (d->kind == INPUT_REL_MOUSE || d->map_ok);
@@ -106,6 +129,7 @@ void touch_down(struct input *in, struct device *d, struct contact *c, uint64_t 
 	to_screen(d, c, &x, &y);
 	radius = contact_radius(in, d, c);
 	weight = contact_weight(in, d, c);
+	log_touch_down(d, c, x, y, radius, weight);
 	gesture_down(in->gesture, c->gslot, x, y, radius, weight);
 	notify(in, INPUT_DOWN, d->id, c->gslot, x, y, radius, weight);
 	if (in->pending_touch_ns == 0)

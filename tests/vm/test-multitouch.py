@@ -19,6 +19,13 @@ One boot, bochs-display (1280x800), ripple-kiosk with its default options:
         no crash, the drop is logged at most a few times, and no finger is
         left stuck: after the lifts the water goes quiet, and unplugging the
         panel then ends no touch.
+    (d) a SIGHUP reload's touch-radius reaches the fingers: run with
+        RIPPLE_KIOSK_DEBUG and a config with touch-radius 2:3 mm, a tap's
+        "touch down" line says a stone in that range; the config says 20:30,
+        SIGHUP, the reload names touch-radius, the next tap's stone is in the
+        new range and its splash changes clearly more of the screen. (The
+        panel reports contact size, a fingertip's: the smallest of the
+        range; no pressure: the default stone's weight.)
 
 The binary: $RIPPLE_KIOSK, else $top_builddir/src/ripple-kiosk; the helpers
 from $top_builddir (make check builds them). Skips (77) without
@@ -190,6 +197,122 @@ def far_checks(before, after, places, label):
 PANEL_FOUND = r"multitouch screen 'Elan"
 UNPLUGGED = r"was unplugged.*$"
 
+# (d) The stone sizes before and after the reload (mm): the second 10x wider.
+STONES_CONF = "/tmp/stones.conf"
+RADIUS_BEFORE = (2, 3)
+RADIUS_AFTER = (20, 30)
+STONE_AT = CENTRE
+# A splash's reach: a stone of 20 mm radius is 80 px on QEMU's 4 px a mm,
+# and its rings spread 40 px a second while they fade.
+SPLASH_BOX = 200
+# Seconds of screendumps after a splash first shows: the changed area peaks
+# within about a second and is gone after four (--fade 1).
+SPLASH_WATCH_S = 4
+# How much more of SPLASH_BOX the big stone's splash must change at its
+# peak than the small one's (about 4.5x here).
+SPLASH_GROWTH = 2.0
+TOUCH_DOWN = r"touch down: .*$"
+STONE_RADIUS = r"stone radius ([0-9.]+) mm"
+RELOADED = r"reloaded the settings.*$"
+
+
+def write_stones(vm, radius):
+    vm.run("printf 'touch-radius = %d:%d\\ntouch-weight = 1:2\\n' > %s" %
+           (radius[0], radius[1], STONES_CONF))
+
+
+def splash_peak(vm, pan, before, label):
+    """Tap STONE_AT; screendumps until SPLASH_WATCH_S after the splash first
+    shows. Returns the largest fraction of SPLASH_BOX changed from before."""
+    rect = box(STONE_AT, SPLASH_BOX)
+    pan.do("down 3 %d %d" % panel(STONE_AT), "sync", "up 3", "sync")
+    deadline = time.monotonic() + 30
+    peak, peak_img, shown = 0.0, None, None
+    while time.monotonic() < (shown + SPLASH_WATCH_S if shown else deadline):
+        img = vm.qmp.screendump()
+        frac = changed(before, img, rect)
+        if frac > 0 and shown is None:
+            shown = time.monotonic()
+        if frac >= peak:
+            peak, peak_img = frac, img
+        time.sleep(0.2)
+    if peak_img is not None:
+        peak_img.save_png(os.path.join(vm.workdir, label + ".png"))
+    return peak
+
+
+def stones_in_log(vm, after_line=None):
+    """The radii (mm, None for the default stone) of the "touch down" lines,
+    only those after the line matching after_line when given."""
+    log = vm.log("rk")
+    if after_line:
+        m = re.search(after_line, log, re.M)
+        log = log[m.end():] if m else ""
+    radii = []
+    for line in re.findall(TOUCH_DOWN, log, re.M):
+        m = re.search(STONE_RADIUS, line)
+        radii.append(float(m.group(1)) if m else None)
+    return radii
+
+
+def wait_stones(vm, after_line=None, timeout=30):
+    deadline = time.monotonic() + timeout
+    while not stones_in_log(vm, after_line):
+        if time.monotonic() > deadline or not vm.running("rk"):
+            break
+        time.sleep(0.5)
+    return stones_in_log(vm, after_line)
+
+
+def in_range(radii, lo_hi):
+    return bool(radii) and all(r is not None and lo_hi[0] <= r <= lo_hi[1] for r in radii)
+
+
+def debug_lines(vm):
+    return "\n".join(re.findall(TOUCH_DOWN + "|" + RELOADED, vm.log("rk"), re.M))
+
+
+def stone_reload(vm):
+    """(d): a reloaded touch-radius reaches the next finger."""
+    pan = Panel(vm)
+    if not t.check(pan.start() == ["ok create"], "stones: the panel is made again", pan.log()):
+        return
+    write_stones(vm, RADIUS_BEFORE)
+    vm.run("export RIPPLE_KIOSK_DEBUG=1; rk_start rk ripple-kiosk --config %s "
+           "--wave-speed 1 --fade 1" % STONES_CONF)
+    first = wait_picture(vm, "d-first")
+    if not t.check(first.size == SCREEN and wait_log(vm, PANEL_FOUND, 1, 30),
+                   "stones: ripple-kiosk runs with %s and takes the panel" % STONES_CONF,
+                   vm.log("rk")):
+        return
+    before, _ = settle(vm, "d-before-small", timeout=30)
+    small = splash_peak(vm, pan, before, "d-small")
+    radii = wait_stones(vm)
+    t.check(in_range(radii, RADIUS_BEFORE),
+            "stones: a tap drops a stone of radius %d..%d mm (touch-radius)" % RADIUS_BEFORE,
+            "radii %s\n%s" % (radii, vm.log("rk")))
+
+    write_stones(vm, RADIUS_AFTER)
+    vm.run("kill -HUP $(cat /tmp/rk-rk.pid)")
+    reloaded = wait_log(vm, RELOADED, 1, 30)
+    line = (re.findall(RELOADED, vm.log("rk"), re.M) or [""])[0]
+    t.check(reloaded and re.search(r"now: [^;]*\btouch-radius\b", line),
+            "stones: SIGHUP reloads, naming touch-radius", line or vm.log("rk"))
+    before, _ = settle(vm, "d-before-big", timeout=30)
+    big = splash_peak(vm, pan, before, "d-big")
+    radii = wait_stones(vm, RELOADED)
+    t.check(in_range(radii, RADIUS_AFTER),
+            "stones: after the reload a tap drops a stone of radius %d..%d mm" % RADIUS_AFTER,
+            "radii %s\n%s" % (radii, vm.log("rk")))
+    t.check(small > 0 and big > SPLASH_GROWTH * small,
+            "stones: ... and its splash changes over %gx as much of the screen" % SPLASH_GROWTH,
+            "%.2f%% then %.2f%% of the %d px box around %s" %
+            (100 * small, 100 * big, 2 * SPLASH_BOX, STONE_AT))
+    print("# " + debug_lines(vm).replace("\n", "\n# "), flush=True)
+    pan.do("quit")
+    vm.stop("rk", "TERM", 10)
+
+
 t0 = time.monotonic()
 with rkvm.boot(devices=["bochs-display"],
                programs=[prog, (uhid_touch, "/usr/local/bin/uhid-touch"),
@@ -291,6 +414,11 @@ with rkvm.boot(devices=["bochs-display"],
     pan.do("quit")
     rc, _ = vm.stop("rk", "TERM", 10)
     t.check(rc == 0, "ripple-kiosk exits 0 on SIGTERM", vm.log("rk"))
+
+    # ---- (d) a reloaded stone size reaches the fingers ----
+    ts = time.monotonic()
+    stone_reload(vm)
+    print("# (d): %.1f s" % (time.monotonic() - ts), flush=True)
     vm.poweroff()
 
 print("# total: %.1f s" % (time.monotonic() - t0), flush=True)
