@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Multitouch on real kernel drivers in QEMU (issue 4's VM proof).
+"""Multitouch on real kernel drivers in QEMU.
 
 One boot, bochs-display (1280x800), ripple-kiosk with its default options:
 
