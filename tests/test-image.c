@@ -761,6 +761,65 @@ static bool write_jpeg(const char *path, int w, int h, bool grey, bool progressi
 	return fclose(f) == 0;
 }
 
+#define JPEG_SOS 0xda
+#define JPEG_EOI 0xd9
+
+/* Every pixel different, so the scan is long enough to be cut in. */
+static bool write_jpeg_detail(const char *path, int w, int h)
+{
+	struct jpeg_compress_struct cinfo;
+	struct jpeg_error_mgr jerr;
+	JSAMPROW rowp;
+	uint8_t *row;
+	FILE *f;
+	int x;
+
+	f = fopen(path, "wb");
+	row = malloc((size_t)w * 3);
+	if (!f || !row) {
+		free(row);
+		if (f)
+			fclose(f);
+		return false;
+	}
+	cinfo.err = jpeg_std_error(&jerr);
+	jpeg_create_compress(&cinfo);
+	jpeg_stdio_dest(&cinfo, f);
+	cinfo.image_width = (JDIMENSION)w;
+	cinfo.image_height = (JDIMENSION)h;
+	cinfo.input_components = 3;
+	cinfo.in_color_space = JCS_RGB;
+	jpeg_set_defaults(&cinfo);
+	jpeg_set_quality(&cinfo, 95, TRUE);
+	jpeg_start_compress(&cinfo, TRUE);
+	while (cinfo.next_scanline < cinfo.image_height) {
+		int y = (int)cinfo.next_scanline;
+
+		for (x = 0; x < w; x++) {
+			row[x * 3 + 0] = (uint8_t)(x * y);
+			row[x * 3 + 1] = (uint8_t)(x + 3 * y);
+			row[x * 3 + 2] = (uint8_t)((x ^ y) * 5);
+		}
+		rowp = row;
+		jpeg_write_scanlines(&cinfo, &rowp, 1);
+	}
+	jpeg_finish_compress(&cinfo);
+	jpeg_destroy_compress(&cinfo);
+	free(row);
+	return fclose(f) == 0;
+}
+
+/* The offset just after the first marker of that type, or 0. */
+static size_t find_jpeg_marker(const uint8_t *data, size_t len, uint8_t type)
+{
+	size_t i;
+
+	for (i = 2; i + 1 < len; i++)
+		if (data[i] == 0xff && data[i + 1] == type)
+			return i + 2;
+	return 0;
+}
+
 static bool check_jpeg_quadrants(const struct image *img, int w, int h, bool grey)
 {
 	const int margin = 10, tolerance = 12;
@@ -792,7 +851,7 @@ static bool test_jpeg(const struct ctx *c)
 	char path[PATH_MAX], err[ERR_LEN] = "";
 	struct image *img = NULL;
 	uint8_t *data;
-	size_t len = 0, cut;
+	size_t len = 0, cut, sos;
 	int r;
 
 	path_in(c, "good.jpg", path, sizeof(path));
@@ -823,6 +882,23 @@ static bool test_jpeg(const struct ctx *c)
 	data[2] = 0xff;
 	data[3] = 0xd8;
 	CHECK(expect_memory_error(data, len, -EINVAL, "corrupt JPEG data"));
+	free(data);
+
+	/* Cut to a third of its scan with an EOI after it: libjpeg only warns
+	 * and pads with grey, which must not pass for a picture. */
+	path_in(c, "detail.jpg", path, sizeof(path));
+	CHECK(write_jpeg_detail(path, 256, 192));
+	data = read_bytes(path, &len);
+	CHECK(data);
+	sos = find_jpeg_marker(data, len, JPEG_SOS);
+	CHECK(sos > 0);
+	cut = sos + (len - sos) / 3;
+	data[cut] = 0xff;
+	data[cut + 1] = JPEG_EOI;
+	CHECK(expect_memory_error(data, cut + 2, -EINVAL, "corrupt JPEG data: "));
+	path_in(c, "cut.jpg", path, sizeof(path));
+	CHECK(write_bytes(path, data, cut + 2));
+	CHECK(expect_load_error(path, -EINVAL, "corrupt JPEG data: "));
 	free(data);
 
 	/* A progressive JPEG cut short. */

@@ -39,19 +39,44 @@ static void jpeg_on_error(j_common_ptr cinfo)
 	longjmp(rd->jump, 1);
 }
 
+/* Warnings about the file's metadata, not its pixels: the picture is whole. */
+static bool jpeg_warning_is_harmless(int code)
+{
+	return code == JWRN_JFIF_MAJOR || code == JWRN_ADOBE_XFORM;
+}
+
 static void jpeg_on_message(j_common_ptr cinfo, int level)
 {
 	struct jpeg_reader *rd = cinfo->client_data;
+	int code = cinfo->err->msg_code;
 
-	/* libjpeg pads a cut file with grey and only warns; a kiosk should show
-	 * the default picture instead. Other warnings (e.g. stray bytes before a
-	 * marker, common from cameras) leave a good picture, so they pass. */
-	if (level < 0 && cinfo->err->msg_code == JWRN_JPEG_EOF) {
-		rd->truncated = true;
-		longjmp(rd->jump, 1);
-	}
-	if (level < 0)
+	if (level >= 0)
+		return;	/* trace output */
+	/* libjpeg only warns about missing or corrupt data (a cut file, a bad
+	 * Huffman code, a lost marker) and fills what it could not decode with
+	 * grey. A visitor would see grey bands, so any such warning makes the
+	 * picture bad. Warnings not known to be harmless count as corruption,
+	 * so that a newer libjpeg's new warning is on the safe side. */
+	if (jpeg_warning_is_harmless(code)) {
 		cinfo->err->num_warnings++;
+		return;
+	}
+	if (code == JWRN_JPEG_EOF)
+		rd->truncated = true;
+	else
+		cinfo->err->format_message(cinfo, rd->message);
+	longjmp(rd->jump, 1);
+}
+
+/* libjpeg's own words, without the "Corrupt JPEG data: " that many of its
+ * messages start with and that the caller says already. */
+static const char *jpeg_reason(const char *message)
+{
+	static const char prefix[] = "Corrupt JPEG data: ";
+
+	if (strncmp(message, prefix, sizeof(prefix) - 1) == 0)
+		return message + sizeof(prefix) - 1;
+	return message;
 }
 
 static void jpeg_on_output(j_common_ptr cinfo)
@@ -117,7 +142,8 @@ static int jpeg_decode(struct jpeg_reader *rd, const uint8_t *data, size_t len,
 			r = image_fail(err, errlen, -EINVAL, "JPEG has more than %d scans",
 				       JPEG_MAX_SCANS);
 		else
-			r = image_fail(err, errlen, -EINVAL, "corrupt JPEG data (%s)", rd->message);
+			r = image_fail(err, errlen, -EINVAL, "corrupt JPEG data: %s",
+				       jpeg_reason(rd->message));
 		goto out;
 	}
 
