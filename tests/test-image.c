@@ -23,6 +23,7 @@
 #include "image/image.h"
 
 #define EXIT_SKIP 77
+#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 #define ERR_LEN 256
 #define BLACK 0xff000000u
 #define ALPHA 0xff000000u
@@ -761,8 +762,7 @@ static bool write_jpeg(const char *path, int w, int h, bool grey, bool progressi
 	return fclose(f) == 0;
 }
 
-#define JPEG_SOS 0xda
-#define JPEG_EOI 0xd9
+#define JPEG_MARKER_SOS 0xda	/* start of scan; jpeglib.h names only JPEG_EOI and a few */
 
 /* Every pixel different, so the scan is long enough to be cut in. */
 static bool write_jpeg_detail(const char *path, int w, int h)
@@ -890,7 +890,7 @@ static bool test_jpeg(const struct ctx *c)
 	CHECK(write_jpeg_detail(path, 256, 192));
 	data = read_bytes(path, &len);
 	CHECK(data);
-	sos = find_jpeg_marker(data, len, JPEG_SOS);
+	sos = find_jpeg_marker(data, len, JPEG_MARKER_SOS);
 	CHECK(sos > 0);
 	cut = sos + (len - sos) / 3;
 	data[cut] = 0xff;
@@ -921,6 +921,34 @@ static bool test_jpeg(const struct ctx *c)
 	return true;
 }
 #endif
+
+/* Pixels that use a palette entry PLTE does not have, plain and interlaced,
+ * in the last pixel of the last row so that every row before is fine. */
+static bool test_png_palette_index(const struct ctx *c)
+{
+	static const png_color four[] = {
+		{ 0, 0, 0 }, { 255, 0, 0 }, { 0, 255, 0 }, { 0, 0, 255 },
+	};
+	enum { W = 9, H = 6, PAST = 7 };
+	uint8_t rows[W * H];
+	struct png_spec s = {
+		.width = W, .height = H, .bit_depth = 8, .color_type = PNG_COLOR_TYPE_PALETTE,
+		.rows = rows, .row_bytes = W, .palette = four, .n_palette = ARRAY_LEN(four),
+	};
+	char path[PATH_MAX];
+	size_t i;
+
+	for (i = 0; i < sizeof(rows); i++)
+		rows[i] = (uint8_t)(i % ARRAY_LEN(four));
+	rows[sizeof(rows) - 1] = PAST;
+	path_in(c, "past-plte.png", path, sizeof(path));
+	CHECK(write_png_spec(path, &s));
+	CHECK(expect_load_error(path, -EINVAL, "palette index 7 past the 4 colours of PLTE"));
+	s.interlace = PNG_INTERLACE_ADAM7;
+	CHECK(write_png_spec(path, &s));
+	CHECK(expect_load_error(path, -EINVAL, "palette index 7 past the 4 colours of PLTE"));
+	return true;
+}
 
 static bool test_bad_files(const struct ctx *c)
 {
@@ -1260,6 +1288,7 @@ int main(void)
 		{ "png_round_trip", test_png_round_trip },
 		{ "png_variants", test_png_variants },
 		{ "png_bad", test_png_bad },
+		{ "png_palette_index", test_png_palette_index },
 		{ "ppm", test_ppm },
 		{ "jpeg", test_jpeg },
 		{ "bad_files", test_bad_files },

@@ -86,18 +86,102 @@ static int png_peek_size(const uint8_t *data, size_t len, char *err, size_t errl
 				read_be32(data + PNG_IHDR_HEIGHT_OFFSET), err, errlen);
 }
 
-/* In place: libpng wrote R, G, B, A bytes into each 32-bit pixel. */
-static void rgba_bytes_to_xrgb(struct image *img)
+/* Where one pass of the rows lies in the picture: Adam7 has seven, each a
+ * regular grid; a plain PNG has one pass that is the whole picture. */
+struct png_pass {
+	png_uint_32 rows, cols;
+	png_uint_32 y0, dy, x0, dx;
+};
+
+static void png_pass_layout(png_uint_32 width, png_uint_32 height, bool interlaced, int pass,
+			    struct png_pass *p)
 {
-	size_t i, n = (size_t)img->width * (size_t)img->height;
-
-	for (i = 0; i < n; i++) {
-		const uint8_t *b = (const uint8_t *)&img->data[i];
-		uint32_t a = b[3];
-
-		img->data[i] = pack_xrgb(over_black(b[0], a), over_black(b[1], a),
-					 over_black(b[2], a));
+	if (!interlaced) {
+		*p = (struct png_pass){ height, width, 0, 1, 0, 1 };
+		return;
 	}
+	*p = (struct png_pass){
+		PNG_PASS_ROWS(height, pass), PNG_PASS_COLS(width, pass),
+		PNG_PASS_START_ROW(pass), PNG_PASS_ROW_OFFSET(pass),
+		PNG_PASS_START_COL(pass), PNG_PASS_COL_OFFSET(pass),
+	};
+}
+
+/* How a decoded row becomes XRGB: RGBA bytes, or palette indices looked up
+ * here, where an index past the palette is seen (libpng expands it from a
+ * zeroed 256-entry table, or only warns at the end, by version). */
+struct png_pixels {
+	bool paletted;
+	int n_palette;
+	uint32_t palette[PNG_MAX_PALETTE_LENGTH];
+};
+
+static void png_pixels_init(png_structp png, png_infop info, struct png_pixels *px)
+{
+	png_colorp colours = NULL;
+	png_bytep alpha = NULL;
+	int n_alpha = 0, i;
+
+	memset(px, 0, sizeof(*px));
+	px->paletted = png_get_color_type(png, info) == PNG_COLOR_TYPE_PALETTE;
+	if (!px->paletted)
+		return;
+	/* libpng refuses a paletted PNG without PLTE before the first IDAT. */
+	png_get_PLTE(png, info, &colours, &px->n_palette);
+	if (png_get_valid(png, info, PNG_INFO_tRNS))
+		png_get_tRNS(png, info, &alpha, &n_alpha, NULL);
+	for (i = 0; i < px->n_palette; i++) {
+		uint32_t a = i < n_alpha ? alpha[i] : CHANNEL_MAX;
+
+		px->palette[i] = pack_xrgb(over_black(colours[i].red, a),
+					   over_black(colours[i].green, a),
+					   over_black(colours[i].blue, a));
+	}
+}
+
+static int png_row_to_xrgb(const struct png_pixels *px, const uint8_t *row, png_uint_32 n,
+			   uint32_t *dst, char *err, size_t errlen)
+{
+	png_uint_32 i;
+
+	if (px->paletted) {
+		for (i = 0; i < n; i++) {
+			if (row[i] >= px->n_palette)
+				return image_fail(err, errlen, -EINVAL,
+						  "palette index %u past the %d colours of PLTE",
+						  row[i], px->n_palette);
+			dst[i] = px->palette[row[i]];
+		}
+		return 0;
+	}
+	for (i = 0; i < n; i++, row += IMAGE_BPP)
+		dst[i] = pack_xrgb(over_black(row[0], row[3]), over_black(row[1], row[3]),
+				   over_black(row[2], row[3]));
+	return 0;
+}
+
+/* Everything becomes 8-bit R, G, B, A, or 8-bit palette indices. Returns the
+ * bytes a row of the whole width takes. */
+static size_t png_set_transforms(png_structp png, png_infop info, const struct png_pixels *px)
+{
+	if (px->paletted) {
+		png_set_packing(png);
+	} else {
+		png_set_expand(png);
+#ifdef PNG_READ_SCALE_16_TO_8_SUPPORTED
+		png_set_scale_16(png);
+#else
+		png_set_strip_16(png);
+#endif
+		png_set_gray_to_rgb(png);
+		if (!(png_get_color_type(png, info) & PNG_COLOR_MASK_ALPHA) &&
+		    !png_get_valid(png, info, PNG_INFO_tRNS))
+			png_set_filler(png, CHANNEL_MAX, PNG_FILLER_AFTER);
+	}
+	/* No png_set_interlace_handling(): each Adam7 pass comes as its own
+	 * short rows, put in place here, so no full-size buffer is needed. */
+	png_read_update_info(png, info);
+	return png_get_rowbytes(png, info);
 }
 
 /*
@@ -109,9 +193,13 @@ static int png_decode(struct png_reader *rd, struct image **out, char *err, size
 	png_structp png;
 	png_infop info = NULL;
 	struct image *volatile img = NULL;
-	png_uint_32 width, height;
-	int r, color_type, passes, pass;
-	png_uint_32 y;
+	uint8_t *volatile row = NULL;
+	uint32_t *volatile xrow = NULL;
+	struct png_pixels *volatile px = NULL;
+	struct png_pass p;
+	png_uint_32 width, height, i, j;
+	bool interlaced;
+	int r, pass, passes;
 
 	png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &rd->failure, png_on_error,
 				     png_on_warning);
@@ -141,46 +229,57 @@ static int png_decode(struct png_reader *rd, struct image **out, char *err, size
 	png_read_info(png, info);
 	width = png_get_image_width(png, info);
 	height = png_get_image_height(png, info);
-	color_type = png_get_color_type(png, info);
+	interlaced = png_get_interlace_type(png, info) != PNG_INTERLACE_NONE;
 	r = image_check_size(width, height, err, errlen);
 	if (r < 0)
 		goto out;
 
-	/* Everything becomes 8-bit R, G, B, A. */
-	png_set_expand(png);
-#ifdef PNG_READ_SCALE_16_TO_8_SUPPORTED
-	png_set_scale_16(png);
-#else
-	png_set_strip_16(png);
-#endif
-	png_set_gray_to_rgb(png);
-	if (!(color_type & PNG_COLOR_MASK_ALPHA) && !png_get_valid(png, info, PNG_INFO_tRNS))
-		png_set_filler(png, CHANNEL_MAX, PNG_FILLER_AFTER);
-	passes = png_set_interlace_handling(png);
-	png_read_update_info(png, info);
-	if (png_get_rowbytes(png, info) != (size_t)width * IMAGE_BPP) {
+	px = malloc(sizeof(*px));
+	if (!px) {
+		r = image_fail(err, errlen, -ENOMEM, "out of memory");
+		goto out;
+	}
+	png_pixels_init(png, info, px);
+	if (png_set_transforms(png, info, px) != (size_t)width * (px->paletted ? 1 : IMAGE_BPP)) {
 		r = image_fail(err, errlen, -EINVAL, "unsupported PNG pixel layout");
 		goto out;
 	}
 
 	img = image_create((int)width, (int)height);
-	if (!img) {
+	row = malloc((size_t)width * IMAGE_BPP);
+	xrow = malloc((size_t)width * sizeof(*xrow));
+	if (!img || !row || !xrow) {
 		r = image_fail(err, errlen, -ENOMEM, "out of memory");
 		goto out;
 	}
-	/* Rows point into the image, so interlace passes combine in place. */
-	for (pass = 0; pass < passes; pass++)
-		for (y = 0; y < height; y++)
-			png_read_row(png, (png_bytep)(img->data + (size_t)y * width), NULL);
+	passes = interlaced ? PNG_INTERLACE_ADAM7_PASSES : 1;
+	for (pass = 0; pass < passes; pass++) {
+		png_pass_layout(width, height, interlaced, pass, &p);
+		/* libpng skips empty passes (a picture narrower than 5 pixels). */
+		if (p.rows == 0 || p.cols == 0)
+			continue;
+		for (j = 0; j < p.rows; j++) {
+			uint32_t *dst = img->data + (size_t)(p.y0 + j * p.dy) * width;
+
+			png_read_row(png, row, NULL);
+			r = png_row_to_xrgb(px, row, p.cols, xrow, err, errlen);
+			if (r < 0)
+				goto out;
+			for (i = 0; i < p.cols; i++)
+				dst[p.x0 + i * p.dx] = xrow[i];
+		}
+	}
 	/* No png_read_end(): a file cut after its last IDAT still has every pixel. */
 
-	rgba_bytes_to_xrgb(img);
 	*out = img;
 	img = NULL;
 	r = 0;
 out:
 	png_destroy_read_struct(&png, info ? &info : NULL, NULL);
 	image_destroy(img);
+	free(row);
+	free(xrow);
+	free(px);
 	return r;
 }
 
