@@ -950,6 +950,99 @@ static bool test_png_palette_index(const struct ctx *c)
 	return true;
 }
 
+/* Enough to cover want_w x want_h, keeping the aspect, and not twice it in the
+ * tighter axis: what a screen of that size needs from a far bigger file. */
+static bool check_reduced(const struct image *img, int want_w, int want_h, int full_w,
+			  int full_h)
+{
+	int w = image_width(img), h = image_height(img);
+
+	CHECK(w >= want_w && h >= want_h);
+	CHECK(w < 2 * want_w || h < 2 * want_h);
+	CHECK(abs(w * full_h - h * full_w) <= full_w + full_h);	/* the aspect, to a pixel */
+	return true;
+}
+
+static bool test_load_for_screen(const struct ctx *c)
+{
+	enum { BIG = 8192, SCREEN_W = 640, SCREEN_H = 480, SMALL_W = 40, SMALL_H = 30, F = 4 };
+	char path[PATH_MAX], err[ERR_LEN] = "";
+	struct image *img = NULL, *src;
+	const uint32_t *d, *sd;
+	uint8_t *rows, *rgb;
+	struct png_spec s;
+	int x, y, i, j, interlace;
+
+	/* 8192x8192 zeros, 8 MB of 1-bit rows, a few kB of file. */
+	rows = calloc((size_t)BIG / 8, BIG);
+	CHECK(rows);
+	s = (struct png_spec){ .width = BIG, .height = BIG, .bit_depth = 1,
+			       .color_type = PNG_COLOR_TYPE_GRAY, .rows = rows,
+			       .row_bytes = BIG / 8 };
+	path_in(c, "big.png", path, sizeof(path));
+	CHECK(write_png_spec(path, &s));
+	free(rows);
+	CHECK_INT(image_load_for(path, SCREEN_W, SCREEN_H, &img, err, sizeof(err)), 0);
+	CHECK(check_reduced(img, SCREEN_W, SCREEN_H, BIG, BIG));
+	CHECK(image_const_data(img)[0] == BLACK);
+	image_destroy(img);
+
+#ifdef HAVE_JPEG
+	path_in(c, "big.jpg", path, sizeof(path));
+	CHECK(write_jpeg(path, BIG, BIG, true, false));
+	CHECK_INT(image_load_for(path, SCREEN_W, SCREEN_H, &img, err, sizeof(err)), 0);
+	CHECK(check_reduced(img, SCREEN_W, SCREEN_H, BIG, BIG));
+	image_destroy(img);
+	/* A screen wider than the picture's eighth: the next scale up. */
+	CHECK_INT(image_load_for(path, 1920, 1080, &img, err, sizeof(err)), 0);
+	CHECK(check_reduced(img, 1920, 1080, BIG, BIG));
+	image_destroy(img);
+#endif
+
+	/* Each output pixel is the average of its box, the edge boxes smaller,
+	 * the same whether the rows come plain or in Adam7 passes. */
+	src = make_pattern(SMALL_W, SMALL_H);
+	rgb = malloc((size_t)SMALL_W * SMALL_H * 3);
+	CHECK(src && rgb);
+	sd = image_const_data(src);
+	for (i = 0; i < SMALL_W * SMALL_H; i++) {
+		rgb[i * 3 + 0] = (uint8_t)ch(sd[i], 16);
+		rgb[i * 3 + 1] = (uint8_t)ch(sd[i], 8);
+		rgb[i * 3 + 2] = (uint8_t)ch(sd[i], 0);
+	}
+	for (interlace = PNG_INTERLACE_NONE; interlace <= PNG_INTERLACE_ADAM7; interlace++) {
+		s = (struct png_spec){ .width = SMALL_W, .height = SMALL_H, .bit_depth = 8,
+				       .color_type = PNG_COLOR_TYPE_RGB, .interlace = interlace,
+				       .rows = rgb, .row_bytes = SMALL_W * 3 };
+		path_in(c, "box.png", path, sizeof(path));
+		CHECK(write_png_spec(path, &s));
+		CHECK_INT(image_load_for(path, SMALL_W / F, SMALL_H / F, &img, err, sizeof(err)),
+			  0);
+		CHECK_INT(image_width(img), SMALL_W / F);
+		CHECK_INT(image_height(img), (SMALL_H + F - 1) / F);
+		d = image_const_data(img);
+		for (y = 0; y < image_height(img); y++) {
+			for (x = 0; x < image_width(img); x++) {
+				unsigned sum[3] = { 0, 0, 0 }, n = 0;
+
+				for (j = y * F; j < (y + 1) * F && j < SMALL_H; j++)
+					for (i = x * F; i < (x + 1) * F && i < SMALL_W; i++, n++) {
+						sum[0] += (unsigned)ch(sd[j * SMALL_W + i], 16);
+						sum[1] += (unsigned)ch(sd[j * SMALL_W + i], 8);
+						sum[2] += (unsigned)ch(sd[j * SMALL_W + i], 0);
+					}
+				CHECK(d[y * image_width(img) + x] ==
+				      px((sum[0] + n / 2) / n, (sum[1] + n / 2) / n,
+					 (sum[2] + n / 2) / n));
+			}
+		}
+		image_destroy(img);
+	}
+	free(rgb);
+	image_destroy(src);
+	return true;
+}
+
 static bool test_bad_files(const struct ctx *c)
 {
 	char path[PATH_MAX], err[ERR_LEN] = "";
@@ -1292,6 +1385,7 @@ int main(void)
 		{ "ppm", test_ppm },
 		{ "jpeg", test_jpeg },
 		{ "bad_files", test_bad_files },
+		{ "load_for_screen", test_load_for_screen },
 		{ "scale", test_scale },
 		{ "mask", test_mask },
 		{ "default", test_default },

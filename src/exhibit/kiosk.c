@@ -18,8 +18,10 @@
 #include "water/units.h"
 #include "water/workers.h"
 
-/* Decodes the named picture; NULL (and 0) when none is named. */
-static int load_source(const char *path, bool strict, bool reload, struct image **out)
+/* Decodes the named picture, no bigger than covering width x height needs;
+ * NULL (and 0) when none is named. */
+static int load_source(const char *path, int width, int height, bool strict, bool reload,
+		       struct image **out)
 {
 	char err[ERR_LEN];
 	int ret;
@@ -27,7 +29,7 @@ static int load_source(const char *path, bool strict, bool reload, struct image 
 	*out = NULL;
 	if (!path)
 		return 0;
-	ret = image_load(path, out, err, sizeof(err));
+	ret = image_load_for(path, width, height, out, err, sizeof(err));
 	if (ret == 0)
 		return 0;
 	if (reload) {
@@ -62,7 +64,9 @@ static int load_obstacles(const struct options *o, struct ripple *r, bool reload
 
 	if (!o->obstacles)
 		return ripple_set_obstacles(r, NULL);
-	ret = image_load(o->obstacles, &img, err, sizeof(err));
+	/* Only the grid's size is ever made of it. */
+	ret = image_load_for(o->obstacles, ripple_width(r), ripple_height(r), &img, err,
+			     sizeof(err));
 	if (ret < 0) {
 		if (reload) {
 			log_warn("obstacles '%s': %s; keeping the obstacles there are", o->obstacles, err);
@@ -159,7 +163,7 @@ int kiosk_create(const struct options *o, int width, int height, int mm_width, i
 	ret = load_obstacles(o, k->ripple, false);
 	if (ret < 0)
 		goto fail;
-	ret = load_source(o->background, o->strict, false, &k->source);
+	ret = load_source(o->background, width, height, o->strict, false, &k->source);
 	if (ret < 0)
 		goto fail;
 
@@ -370,7 +374,7 @@ int kiosk_reconfigure(struct kiosk *k, const struct options *o)
 	if (u.scale != k->units.scale || u.sim_width != ripple_width(k->ripple) ||
 	    u.sim_height != ripple_height(k->ripple) || (int)o->rotate != k->params.rotation)
 		return -ENOTSUP;
-	ret = load_source(o->background, o->strict, true, &source);
+	ret = load_source(o->background, k->width, k->height, o->strict, true, &source);
 	if (ret == 0) {
 		/* The old views keep showing until the new ones are made at
 		 * the next frame: no black frame in between. */

@@ -50,25 +50,35 @@ static inline uint32_t over_black(uint32_t c, uint32_t a)
 	return (c * a + CHANNEL_MAX / 2) / CHANNEL_MAX;
 }
 
+/* The size a picture is wanted at, as image_load_for() takes it; 0 x 0 for
+ * the full size. */
+struct image_want {
+	int width;
+	int height;
+};
+
 /*
  * The decoders behind image_load_memory(), which has already matched the
  * format's magic bytes at the start of data (len > 0). Each returns 0 and
  * *out, or a negative errno with the reason in err, as image_load() does.
+ * PNG and JPEG may return less than the full size, never less than want.
  */
-int image_load_png(const uint8_t *data, size_t len, struct image **out, char *err,
-		   size_t errlen);
-int image_load_ppm(const uint8_t *data, size_t len, struct image **out, char *err,
-		   size_t errlen);
+int image_load_png(const uint8_t *data, size_t len, const struct image_want *want,
+		   struct image **out, char *err, size_t errlen);
+int image_load_ppm(const uint8_t *data, size_t len, const struct image_want *want,
+		   struct image **out, char *err, size_t errlen);
 #ifdef HAVE_JPEG
-int image_load_jpeg(const uint8_t *data, size_t len, struct image **out, char *err,
-		    size_t errlen);
+int image_load_jpeg(const uint8_t *data, size_t len, const struct image_want *want,
+		    struct image **out, char *err, size_t errlen);
 #else
 /* jpeg.c is not built: a JPEG is recognised and refused by name. */
-static inline int image_load_jpeg(const uint8_t *data, size_t len, struct image **out,
-				  char *err, size_t errlen)
+static inline int image_load_jpeg(const uint8_t *data, size_t len,
+				  const struct image_want *want, struct image **out, char *err,
+				  size_t errlen)
 {
 	(void)data;
 	(void)len;
+	(void)want;
 	(void)out;
 	return image_fail(err, errlen, -ENOTSUP, "JPEG support not built in");
 }

@@ -37,6 +37,17 @@ const uint32_t *image_const_data(const struct image *img);
 int image_load(const char *path, struct image **out, char *err, size_t errlen);
 /* The same from memory (the fuzz target). */
 int image_load_memory(const void *data, size_t len, struct image **out, char *err, size_t errlen);
+/*
+ * The same for a screen of want_w x want_h: a big picture may come back
+ * smaller, keeping its aspect, but never smaller than that in either axis
+ * (so that cover still fills the screen). JPEG is decoded at a reduced
+ * DCT scale and PNG box-averaged row by row, so a huge file never takes
+ * its full size in memory. 0 for either asks for the full size.
+ */
+int image_load_for(const char *path, int want_w, int want_h, struct image **out, char *err,
+		   size_t errlen);
+int image_load_memory_for(const void *data, size_t len, int want_w, int want_h,
+			  struct image **out, char *err, size_t errlen);
 
 /* A new picture of width x height made from src with pixman (good filter).
  * NULL + errno on failure. */

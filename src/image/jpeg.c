@@ -16,8 +16,16 @@
 
 /* libjpeg-turbo's advice against CPU exhaustion by progressive files (djpeg -maxscans). */
 #define JPEG_MAX_SCANS 500
-/* Progressive 4:4:4 at the pixel cap needs about 400 MiB of coefficients. */
-#define JPEG_MAX_MEMORY (512L << 20)
+/* libjpeg's own memory, beyond the picture: a progressive file keeps every
+ * DCT coefficient, whatever the output scale (2 bytes a sample: 48 MiB for
+ * 16 megapixels at 4:2:0, 400 MiB for 8192x8192 at 4:4:4). This takes a
+ * progressive photo of up to about 40 megapixels (20 at 4:4:4); a baseline
+ * one needs only a few rows. Beyond it libjpeg would want a backing store. */
+#define JPEG_MAX_MEMORY_MIB 128L
+#define JPEG_MAX_MEMORY (JPEG_MAX_MEMORY_MIB << 20)
+/* libjpeg-turbo's IDCT scales by N/8 for N = 1..16 (libjpeg 6b rounds up
+ * to 1/8, 1/4, 1/2 or 1, which is never smaller than asked). */
+#define JPEG_SCALE_DENOM 8
 #define JPEG_RGB_COMPONENTS 3
 #define JPEG_CMYK_COMPONENTS 4
 
@@ -28,6 +36,7 @@ struct jpeg_reader {
 	jmp_buf jump;
 	bool truncated;
 	bool too_many_scans;
+	bool too_big;
 	char message[JMSG_LENGTH_MAX];
 };
 
@@ -36,6 +45,7 @@ static void jpeg_on_error(j_common_ptr cinfo)
 	struct jpeg_reader *rd = cinfo->client_data;
 
 	cinfo->err->format_message(cinfo, rd->message);
+	rd->too_big = cinfo->err->msg_code == JERR_NO_BACKING_STORE;
 	longjmp(rd->jump, 1);
 }
 
@@ -121,8 +131,26 @@ static void jpeg_row_to_xrgb(const struct jpeg_decompress_struct *cinfo, const J
 	}
 }
 
+/* The smallest scale whose output still covers want in both axes. */
+static void jpeg_choose_scale(struct jpeg_decompress_struct *cinfo, const struct image_want *want)
+{
+	unsigned int n;
+
+	if (want->width <= 0 || want->height <= 0)
+		return;
+	for (n = 1; n <= JPEG_SCALE_DENOM; n++) {
+		cinfo->scale_num = n;
+		cinfo->scale_denom = JPEG_SCALE_DENOM;
+		jpeg_calc_output_dimensions(cinfo);
+		if (cinfo->output_width >= (JDIMENSION)want->width &&
+		    cinfo->output_height >= (JDIMENSION)want->height)
+			return;
+	}
+}
+
 static int jpeg_decode(struct jpeg_reader *rd, const uint8_t *data, size_t len,
-		       struct image **out, char *err, size_t errlen)
+		       const struct image_want *want, struct image **out, char *err,
+		       size_t errlen)
 {
 	struct jpeg_decompress_struct *cinfo = &rd->cinfo;
 	struct image *volatile img = NULL;
@@ -138,6 +166,10 @@ static int jpeg_decode(struct jpeg_reader *rd, const uint8_t *data, size_t len,
 	if (setjmp(rd->jump)) {
 		if (rd->truncated)
 			r = image_fail(err, errlen, -EINVAL, "truncated JPEG data");
+		else if (rd->too_big)
+			r = image_fail(err, errlen, -EFBIG,
+				       "JPEG needs more than the %ld MiB allowed to decode",
+				       JPEG_MAX_MEMORY_MIB);
 		else if (rd->too_many_scans)
 			r = image_fail(err, errlen, -EINVAL, "JPEG has more than %d scans",
 				       JPEG_MAX_SCANS);
@@ -165,6 +197,7 @@ static int jpeg_decode(struct jpeg_reader *rd, const uint8_t *data, size_t len,
 		cinfo->out_color_space = JCS_RGB;
 		components = JPEG_RGB_COMPONENTS;
 	}
+	jpeg_choose_scale(cinfo, want);
 	jpeg_start_decompress(cinfo);
 	if (cinfo->output_components != components) {
 		r = image_fail(err, errlen, -EINVAL, "unsupported JPEG colour space");
@@ -197,13 +230,13 @@ out:
 	return r;
 }
 
-int image_load_jpeg(const uint8_t *data, size_t len, struct image **out, char *err,
-		    size_t errlen)
+int image_load_jpeg(const uint8_t *data, size_t len, const struct image_want *want,
+		    struct image **out, char *err, size_t errlen)
 {
 	struct jpeg_reader rd;
 
 	if (len > ULONG_MAX)
 		return image_fail(err, errlen, -EFBIG, "JPEG data too large");
 	memset(&rd, 0, sizeof(rd));
-	return jpeg_decode(&rd, data, len, out, err, errlen);
+	return jpeg_decode(&rd, data, len, want, out, err, errlen);
 }

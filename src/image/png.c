@@ -26,6 +26,10 @@
 /* The headless backend writes a PNG per frame: speed over size. */
 #define PNG_WRITE_ZLIB_LEVEL 2
 #define PNG_RGB_BYTES 3
+/* A box of 256 x 256 pixels of 255 still sums within 32 bits, and a factor
+ * of 256 already brings the largest picture allowed to 64 pixels. */
+#define PNG_REDUCE_MAX 256u
+#define PNG_SUM_CHANNELS 3
 #define PNG_FILE_MODE 0644
 
 static inline uint32_t read_be32(const uint8_t *p)
@@ -185,10 +189,69 @@ static size_t png_set_transforms(png_structp png, png_infop info, const struct p
 }
 
 /*
+ * libpng cannot scale, so a picture much bigger than wanted is averaged down
+ * as it is read, by a whole factor in both axes (the aspect stays), in boxes
+ * of factor x factor pixels: the largest factor that still leaves want
+ * covered, so the result is less than twice want in its tighter axis.
+ */
+struct png_box {
+	png_uint_32 factor;
+	png_uint_32 width, height;	/* of the file */
+	png_uint_32 out_width, out_height;
+	/* R, G, B sums of one output row, or of all of them for Adam7, whose
+	 * passes come back to rows already seen. */
+	uint32_t *sums;
+	bool every_row;
+};
+
+static png_uint_32 png_reduce_factor(png_uint_32 width, png_uint_32 height,
+				     const struct image_want *want)
+{
+	png_uint_32 f;
+
+	if (want->width <= 0 || want->height <= 0)
+		return 1;
+	f = width / (png_uint_32)want->width;
+	if (height / (png_uint_32)want->height < f)
+		f = height / (png_uint_32)want->height;
+	return f < 1 ? 1 : f > PNG_REDUCE_MAX ? PNG_REDUCE_MAX : f;
+}
+
+static void png_box_add(const struct png_box *b, png_uint_32 x, png_uint_32 y, uint32_t p)
+{
+	png_uint_32 row = b->every_row ? y / b->factor : 0;
+	uint32_t *s = b->sums + ((size_t)row * b->out_width + x / b->factor) * PNG_SUM_CHANNELS;
+
+	s[0] += channel(p, 16);
+	s[1] += channel(p, 8);
+	s[2] += channel(p, 0);
+}
+
+/* The averages of output row oy into img; the boxes at the right and bottom
+ * edges hold fewer pixels. */
+static void png_box_flush(const struct png_box *b, png_uint_32 oy, struct image *img)
+{
+	png_uint_32 ox, f = b->factor;
+	png_uint_32 bh = b->height - oy * f < f ? b->height - oy * f : f;
+	uint32_t *s = b->sums + (b->every_row ? (size_t)oy * b->out_width * PNG_SUM_CHANNELS : 0);
+	uint32_t *dst = img->data + (size_t)oy * b->out_width;
+
+	for (ox = 0; ox < b->out_width; ox++, s += PNG_SUM_CHANNELS) {
+		png_uint_32 bw = b->width - ox * f < f ? b->width - ox * f : f;
+		uint32_t n = bw * bh;
+
+		dst[ox] = pack_xrgb((s[0] + n / 2) / n, (s[1] + n / 2) / n, (s[2] + n / 2) / n);
+		if (!b->every_row)
+			s[0] = s[1] = s[2] = 0;
+	}
+}
+
+/*
  * The setjmp lives here and all state that longjmp must not lose is either
  * in *rd (the caller's frame) or volatile, as C11 7.13.2.1 requires.
  */
-static int png_decode(struct png_reader *rd, struct image **out, char *err, size_t errlen)
+static int png_decode(struct png_reader *rd, const struct image_want *want, struct image **out,
+		      char *err, size_t errlen)
 {
 	png_structp png;
 	png_infop info = NULL;
@@ -196,6 +259,8 @@ static int png_decode(struct png_reader *rd, struct image **out, char *err, size
 	uint8_t *volatile row = NULL;
 	uint32_t *volatile xrow = NULL;
 	struct png_pixels *volatile px = NULL;
+	uint32_t *volatile sums = NULL;
+	struct png_box box;
 	struct png_pass p;
 	png_uint_32 width, height, i, j;
 	bool interlaced;
@@ -245,10 +310,23 @@ static int png_decode(struct png_reader *rd, struct image **out, char *err, size
 		goto out;
 	}
 
-	img = image_create((int)width, (int)height);
+	box = (struct png_box){
+		.factor = png_reduce_factor(width, height, want),
+		.width = width,
+		.height = height,
+		.every_row = interlaced,
+	};
+	box.out_width = (width + box.factor - 1) / box.factor;
+	box.out_height = (height + box.factor - 1) / box.factor;
+	if (box.factor > 1) {
+		sums = calloc((size_t)box.out_width * (interlaced ? box.out_height : 1),
+			      PNG_SUM_CHANNELS * sizeof(*sums));
+		box.sums = sums;
+	}
+	img = image_create((int)box.out_width, (int)box.out_height);
 	row = malloc((size_t)width * IMAGE_BPP);
 	xrow = malloc((size_t)width * sizeof(*xrow));
-	if (!img || !row || !xrow) {
+	if (!img || !row || !xrow || (box.factor > 1 && !sums)) {
 		r = image_fail(err, errlen, -ENOMEM, "out of memory");
 		goto out;
 	}
@@ -259,16 +337,28 @@ static int png_decode(struct png_reader *rd, struct image **out, char *err, size
 		if (p.rows == 0 || p.cols == 0)
 			continue;
 		for (j = 0; j < p.rows; j++) {
-			uint32_t *dst = img->data + (size_t)(p.y0 + j * p.dy) * width;
+			png_uint_32 y = p.y0 + j * p.dy;
 
 			png_read_row(png, row, NULL);
 			r = png_row_to_xrgb(px, row, p.cols, xrow, err, errlen);
 			if (r < 0)
 				goto out;
+			if (box.factor == 1) {
+				uint32_t *dst = img->data + (size_t)y * width;
+
+				for (i = 0; i < p.cols; i++)
+					dst[p.x0 + i * p.dx] = xrow[i];
+				continue;
+			}
 			for (i = 0; i < p.cols; i++)
-				dst[p.x0 + i * p.dx] = xrow[i];
+				png_box_add(&box, p.x0 + i * p.dx, y, xrow[i]);
+			if (!interlaced && ((y + 1) % box.factor == 0 || y + 1 == height))
+				png_box_flush(&box, y / box.factor, img);
 		}
 	}
+	if (box.factor > 1 && interlaced)
+		for (j = 0; j < box.out_height; j++)
+			png_box_flush(&box, j, img);
 	/* No png_read_end(): a file cut after its last IDAT still has every pixel. */
 
 	*out = img;
@@ -280,11 +370,12 @@ out:
 	free(row);
 	free(xrow);
 	free(px);
+	free(sums);
 	return r;
 }
 
-int image_load_png(const uint8_t *data, size_t len, struct image **out, char *err,
-		   size_t errlen)
+int image_load_png(const uint8_t *data, size_t len, const struct image_want *want,
+		   struct image **out, char *err, size_t errlen)
 {
 	struct png_reader rd = { .data = data, .len = len };
 	int r;
@@ -292,7 +383,7 @@ int image_load_png(const uint8_t *data, size_t len, struct image **out, char *er
 	r = png_peek_size(data, len, err, errlen);
 	if (r < 0)
 		return r;
-	return png_decode(&rd, out, err, errlen);
+	return png_decode(&rd, want, out, err, errlen);
 }
 
 /* ---- writing ---- */

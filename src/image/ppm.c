@@ -65,8 +65,8 @@ static uint32_t ppm_scale(uint32_t v, uint32_t maxval)
 	return (v * CHANNEL_MAX + maxval / 2) / maxval;
 }
 
-int image_load_ppm(const uint8_t *data, size_t len, struct image **out, char *err,
-		   size_t errlen)
+int image_load_ppm(const uint8_t *data, size_t len, const struct image_want *want,
+		   struct image **out, char *err, size_t errlen)
 {
 	struct ppm_cursor c = { .data = data, .len = len, .pos = 2 };	/* after "P6" */
 	uint32_t width, height, maxval, sample_bytes;
@@ -76,6 +76,8 @@ int image_load_ppm(const uint8_t *data, size_t len, struct image **out, char *er
 	size_t i, n;
 	int r;
 
+	/* The samples are in memory already, as big as a full-size picture. */
+	(void)want;
 	if (c.pos < len && !ppm_is_space(data[c.pos]) && data[c.pos] != '#')
 		return image_fail(err, errlen, -EINVAL, "corrupt PPM header");
 	r = ppm_number(&c, &width, err, errlen);
