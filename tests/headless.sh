@@ -78,6 +78,19 @@ grep -q "background '$tmp/broken.png': " "$tmp/err" || bad "no line naming the b
 [ "$(wc -l <"$tmp/err")" -eq 1 ] || bad "more than one line for a broken background: $(cat "$tmp/err")"
 "$prog" --backend headless --frames 1 --size 64x48 --output "$tmp/f" 2>/dev/null
 cmp -s "$tmp/e/frame-00000.png" "$tmp/f/frame-00000.png" || bad "broken background did not give the default picture"
+# Frames are written beside and renamed: a symlink planted where a frame
+# goes is replaced, never followed (a root run must not write through it),
+# and nothing but the frame is left.
+mkdir "$tmp/s"
+echo precious >"$tmp/victim"
+ln -s "$tmp/victim" "$tmp/s/frame-00000.png"
+"$prog" --backend headless --frames 1 --size 64x48 --output "$tmp/s" 2>"$tmp/err" ||
+	bad "a symlink at a frame's name failed the run: $(cat "$tmp/err")"
+[ "$(cat "$tmp/victim")" = precious ] || bad "a frame was written through a symlink"
+{ [ -f "$tmp/s/frame-00000.png" ] && [ ! -L "$tmp/s/frame-00000.png" ]; } ||
+	bad "the frame did not replace the symlink"
+cmp -s "$tmp/s/frame-00000.png" "$tmp/f/frame-00000.png" || bad "the frame over a symlink differs"
+[ "$(ls -A "$tmp/s")" = frame-00000.png ] || bad "files left beside the frame: $(ls -A "$tmp/s")"
 # ... and fatal with --strict
 if "$prog" --backend headless --frames 1 --size 64x48 --output "$tmp/g" --strict \
 	--background "$tmp/broken.png" 2>/dev/null; then
