@@ -78,6 +78,19 @@ grep -q "background '$tmp/broken.png': " "$tmp/err" || bad "no line naming the b
 [ "$(wc -l <"$tmp/err")" -eq 1 ] || bad "more than one line for a broken background: $(cat "$tmp/err")"
 "$prog" --backend headless --frames 1 --size 64x48 --output "$tmp/f" 2>/dev/null
 cmp -s "$tmp/e/frame-00000.png" "$tmp/f/frame-00000.png" || bad "broken background did not give the default picture"
+# Frames are written beside and renamed: a symlink planted where a frame
+# goes is replaced, never followed (a root run must not write through it),
+# and nothing but the frame is left.
+mkdir "$tmp/s"
+echo precious >"$tmp/victim"
+ln -s "$tmp/victim" "$tmp/s/frame-00000.png"
+"$prog" --backend headless --frames 1 --size 64x48 --output "$tmp/s" 2>"$tmp/err" ||
+	bad "a symlink at a frame's name failed the run: $(cat "$tmp/err")"
+[ "$(cat "$tmp/victim")" = precious ] || bad "a frame was written through a symlink"
+{ [ -f "$tmp/s/frame-00000.png" ] && [ ! -L "$tmp/s/frame-00000.png" ]; } ||
+	bad "the frame did not replace the symlink"
+cmp -s "$tmp/s/frame-00000.png" "$tmp/f/frame-00000.png" || bad "the frame over a symlink differs"
+[ "$(ls -A "$tmp/s")" = frame-00000.png ] || bad "files left beside the frame: $(ls -A "$tmp/s")"
 # ... and fatal with --strict
 if "$prog" --backend headless --frames 1 --size 64x48 --output "$tmp/g" --strict \
 	--background "$tmp/broken.png" 2>/dev/null; then
@@ -100,6 +113,49 @@ cmp -s "$tmp/h/frame-00000.png" "$tmp/f/frame-00000.png" && bad "background igno
 	--obstacles "$data/stripes.ppm" --rain 6000 || bad "obstacles failed"
 "$prog" --damping 99 2>"$tmp/err" && bad "--damping 99 accepted"
 grep -q "from 1 to 15" "$tmp/err" || bad "damping error lacks the range: $(cat "$tmp/err")"
+
+# SIGTERM: the frame being written is finished, the run says where it
+# stopped and exits 0 as a live one does, and every frame is a whole PNG.
+"$prog" --backend headless --size 160x120 --frames 100000000 --rain 600 \
+	--output "$tmp/k" 2>"$tmp/err" &
+pid=$!
+tries=0
+# Until a few frames are there (at most a minute: a slow machine).
+while [ "$(ls "$tmp/k" 2>/dev/null | grep -c '^frame-')" -lt 5 ] && [ $tries -lt 600 ] &&
+	kill -0 $pid 2>/dev/null; do
+	sleep 0.1
+	tries=$((tries + 1))
+done
+kill -TERM $pid
+wait $pid
+status=$?
+[ $status -eq 0 ] || bad "SIGTERM: exit status $status, expected 0"
+grep -q "^ripple-kiosk: SIGTERM: stopping after frame [0-9][0-9]*$" "$tmp/err" ||
+	bad "SIGTERM: no line saying where it stopped: $(cat "$tmp/err")"
+python3 - "$tmp/k" <<'PY' || bad "SIGTERM: frames not whole"
+import os, struct, sys, zlib
+SIGNATURE = b"\x89PNG\r\n\x1a\n"
+def whole(data):
+    """Every chunk there with its CRC right, IEND last, nothing after."""
+    if not data.startswith(SIGNATURE):
+        return False
+    pos = len(SIGNATURE)
+    while pos + 12 <= len(data):
+        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body, crc = data[pos + 8:pos + 8 + n], data[pos + 8 + n:pos + 12 + n]
+        if len(crc) != 4 or struct.unpack(">I", crc)[0] != zlib.crc32(kind + body):
+            return False
+        pos += 12 + n
+        if kind == b"IEND":
+            return pos == len(data)
+    return False
+names = sorted(os.listdir(sys.argv[1]))
+broken = [n for n in names if not (n.startswith("frame-") and n.endswith(".png") and
+                                   whole(open(os.path.join(sys.argv[1], n), "rb").read()))]
+if not names or broken:
+    print("not whole frames (of %d files): %s" % (len(names), " ".join(broken)))
+    sys.exit(1)
+PY
 
 # --help documents every option the program takes; --version.
 "$prog" --help >"$tmp/help" || bad "--help failed"

@@ -162,6 +162,18 @@ static void test_reconfigure(void)
 	CHECK_EQ(kiosk_reconfigure(k, &o), 0);
 	CHECK_EQ(kiosk_render(k, &tb), 0);
 	CHECK_EQ(b[0] & 0xffffff, 200u << 16);
+
+	/* ... and with strict, the whole reload is refused: not the damping
+	 * taken and the picture kept, nothing at all. */
+	o.strict = true;
+	o.damping = 9;
+	g = kiosk_generation(k);
+	CHECK(kiosk_reconfigure(k, &o) < 0);
+	CHECK_EQ(ripple_damping(kiosk_ripple(k)), 7);
+	CHECK_EQ(kiosk_generation(k), g);
+	CHECK_EQ(kiosk_render(k, &tb), 0);
+	CHECK_EQ(b[0] & 0xffffff, 200u << 16);
+	o.strict = false;
 	unlink(path);
 	rmdir(dir);
 

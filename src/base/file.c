@@ -2,16 +2,30 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/file.h"
 
 #define MIB ((size_t)1 << 20)
+
+/* What a file the program writes may be: read by all, written by it. */
+#define FILE_NEW_MODE 0644
+/* ".NAME.XXXXXX", as mkstemp() would: 62^6 names to guess. */
+#define TMP_SUFFIX_LEN 6
+/* Names taken by others one after another: someone is playing games. */
+#define TMP_TRIES 100
+/* Spreads a counter's bits when there is no randomness to be had. */
+#define TMP_MIX 0x9e3779b97f4a7c15ull
+#define BITS_PER_BYTE 8
 
 int file_read_all(const char *path, size_t max, char **out, size_t *outlen,
 		  char *err, size_t errlen)
@@ -84,5 +98,119 @@ int file_read_all(const char *path, size_t max, char **out, size_t *outlen,
 out:
 	free(buf);
 	close(fd);
+	return ret;
+}
+
+/* ---- writing ---- */
+
+static void tmp_suffix(char *out)
+{
+	static const char chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+	static unsigned counter;
+	uint8_t rnd[TMP_SUFFIX_LEN];
+
+	/* Unguessable, so that nobody can take the names before us; early
+	 * at boot, when the kernel has no entropy yet, merely unlikely. */
+	if (getrandom(rnd, sizeof(rnd), GRND_NONBLOCK) != (ssize_t)sizeof(rnd)) {
+		struct timespec ts;
+		uint64_t x;
+
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		x = (uint64_t)ts.tv_nsec ^ ((uint64_t)getpid() << 32) ^ (++counter * TMP_MIX);
+		for (int i = 0; i < TMP_SUFFIX_LEN; i++)
+			rnd[i] = (uint8_t)(x >> (i * BITS_PER_BYTE));
+	}
+	for (int i = 0; i < TMP_SUFFIX_LEN; i++)
+		out[i] = chars[rnd[i] % (sizeof(chars) - 1)];
+	out[TMP_SUFFIX_LEN] = '\0';
+}
+
+/* A new file for path's contents, named in tmp: its fd or a negative errno. */
+static int create_tmp(const char *path, char *tmp, size_t tmplen)
+{
+	const char *slash = strrchr(path, '/');
+	int dirlen = slash ? (int)(slash - path + 1) : 0;
+	char suffix[TMP_SUFFIX_LEN + 1];
+
+	if (path[dirlen] == '\0')
+		return -EISDIR;
+	for (int i = 0; i < TMP_TRIES; i++) {
+		int fd;
+
+		tmp_suffix(suffix);
+		if ((size_t)snprintf(tmp, tmplen, "%.*s.%s.%s", dirlen, path, path + dirlen,
+				     suffix) >= tmplen)
+			return -ENAMETOOLONG;
+		/* O_EXCL: a file or a symlink already there is never opened. */
+		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			  FILE_NEW_MODE);
+		if (fd >= 0)
+			return fd;
+		if (errno != EEXIST)
+			return -errno;
+	}
+	return -EEXIST;
+}
+
+/* The rename lives in the directory: on disk only once it is synced. */
+static int sync_dir(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char dir[PATH_MAX];
+	int fd, ret = 0;
+
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", slash == path ? 1 : (int)(slash - path), path);
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	/* Some file systems cannot sync a directory, and need not. */
+	if (fsync(fd) < 0 && errno != EINVAL)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+int file_write_atomic(const char *path, unsigned flags, int (*fill)(FILE *f, void *ctx),
+		      void *ctx)
+{
+	char tmp[PATH_MAX];
+	bool renamed = false;
+	FILE *f;
+	int fd, ret;
+
+	fd = create_tmp(path, tmp, sizeof(tmp));
+	if (fd < 0)
+		return fd;
+	f = fdopen(fd, "wb");
+	if (!f) {
+		ret = -errno;
+		close(fd);
+		goto out;
+	}
+	ret = fill(f, ctx);
+	/* fflush() and fclose() set errno; a writer that ignored a short
+	 * write leaves only the stream's error flag. */
+	if (ret == 0 && fflush(f) != 0)
+		ret = -errno;
+	if (ret == 0 && ferror(f))
+		ret = -EIO;
+	if (ret == 0 && (flags & FILE_WRITE_SYNC) && fsync(fileno(f)) < 0)
+		ret = -errno;
+	if (fclose(f) != 0 && ret == 0)
+		ret = -errno;
+	if (ret == 0) {
+		if (rename(tmp, path) < 0)
+			ret = -errno;
+		else
+			renamed = true;
+	}
+	if (ret == 0 && (flags & FILE_WRITE_SYNC))
+		ret = sync_dir(path);
+out:
+	if (!renamed)
+		unlink(tmp);
 	return ret;
 }

@@ -1,8 +1,12 @@
-/* Reading a whole small file, as the kiosk's inputs (pictures, scripts) are. */
+/*
+ * Reading a whole small file, as the kiosk's inputs (pictures, scripts) are;
+ * writing one whole or not at all, as its outputs (frames, screenshots) are.
+ */
 #ifndef FILE_H
 #define FILE_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 /*
  * Reads path into a malloc'd buffer with one spare NUL byte after the data
@@ -12,5 +16,21 @@
  */
 int file_read_all(const char *path, size_t max, char **out, size_t *len,
 		  char *err, size_t errlen);
+
+/* file_write_atomic(): on disk, the file and its name, before it returns. */
+#define FILE_WRITE_SYNC 1u
+
+/*
+ * Writes path whole or not at all. fill(f, ctx) writes the contents to f, a
+ * new file beside path (".NAME.XXXXXX", mode 0644 less the umask, created
+ * exclusively: never through a symlink, never an old file), which then
+ * replaces path with rename(): a reader sees the old file or the new one,
+ * and a symlink planted at path is replaced, not followed. fill returns 0
+ * or a negative errno. On any failure the new file is removed and path is
+ * left as it was. flags: 0 or FILE_WRITE_SYNC (state a service keeps must
+ * survive a power cut). Returns 0 or a negative errno.
+ */
+int file_write_atomic(const char *path, unsigned flags, int (*fill)(FILE *f, void *ctx),
+		      void *ctx);
 
 #endif

@@ -18,8 +18,12 @@
 #include "water/units.h"
 #include "water/workers.h"
 
-/* Decodes the named picture, no bigger than covering width x height needs;
- * NULL (and 0) when none is named. */
+/*
+ * Decodes the named picture, no bigger than covering width x height needs;
+ * NULL (and 0) when none is named. One that cannot be read is an error
+ * with strict; without, it is said and 0 comes back at start (the built-in
+ * picture shows), the error on reload (the picture shown now stays).
+ */
 static int load_source(const char *path, int width, int height, bool strict, bool reload,
 		       struct image **out)
 {
@@ -32,60 +36,48 @@ static int load_source(const char *path, int width, int height, bool strict, boo
 	ret = image_load_for(path, width, height, out, err, sizeof(err));
 	if (ret == 0)
 		return 0;
-	if (reload) {
-		log_warn("background '%s': %s; keeping the picture shown now", path, err);
-		return ret;
-	}
 	if (strict) {
 		log_error("background '%s': %s", path, err);
+		return ret;
+	}
+	if (reload) {
+		log_warn("background '%s': %s; keeping the picture shown now", path, err);
 		return ret;
 	}
 	log_warn("background '%s': %s; showing the built-in picture instead", path, err);
 	return 0;
 }
 
-
-
-
-
-
-
-
-
-
-/* The obstacle mask from a picture (dark = solid). At start a broken one is
- * skipped (fatal with --strict); on reload the current mask stays. */
-static int load_obstacles(const struct options *o, struct ripple *r, bool reload)
+/*
+ * The obstacle mask (dark = solid) for w x h cells in *mask; NULL when
+ * none is named. A picture that cannot be read is said and its error
+ * returned: the caller skips it (at start: no obstacles; on reload: the
+ * obstacles there are stay), or with strict gives up.
+ */
+static int load_mask(const struct options *o, int w, int h, bool reload, uint8_t **mask)
 {
 	struct image *img = NULL;
-	uint8_t *mask;
 	char err[ERR_LEN];
 	int ret;
 
+	*mask = NULL;
 	if (!o->obstacles)
-		return ripple_set_obstacles(r, NULL);
-	/* Only the grid's size is ever made of it. */
-	ret = image_load_for(o->obstacles, ripple_width(r), ripple_height(r), &img, err,
-			     sizeof(err));
-	if (ret < 0) {
-		if (reload) {
-			log_warn("obstacles '%s': %s; keeping the obstacles there are", o->obstacles, err);
-			return 0;
-		}
-		if (o->strict) {
-			log_error("obstacles '%s': %s", o->obstacles, err);
-			return ret;
-		}
-		log_warn("obstacles '%s': %s; the water has no obstacles", o->obstacles, err);
 		return 0;
+	/* Only the grid's size is ever made of it. */
+	ret = image_load_for(o->obstacles, w, h, &img, err, sizeof(err));
+	if (ret < 0) {
+		if (o->strict)
+			log_error("obstacles '%s': %s", o->obstacles, err);
+		else if (reload)
+			log_warn("obstacles '%s': %s; keeping the obstacles there are",
+				 o->obstacles, err);
+		else
+			log_warn("obstacles '%s': %s; the water has no obstacles", o->obstacles, err);
+		return ret;
 	}
-	mask = image_to_mask(img, ripple_width(r), ripple_height(r));
+	*mask = image_to_mask(img, w, h);
 	image_destroy(img);
-	if (!mask)
-		return -ENOMEM;
-	ret = ripple_set_obstacles(r, mask);
-	free(mask);
-	return ret;
+	return *mask ? 0 : -ENOMEM;
 }
 
 /* Drops per minute per square metre, on this screen, in thousandths. */
@@ -129,6 +121,7 @@ int kiosk_create(const struct options *o, int width, int height, int mm_width, i
 {
 	struct water_look look;
 	struct water_units u;
+	uint8_t *mask = NULL;
 	struct kiosk *k;
 	struct view *v;
 	int ret = -ENOMEM;
@@ -160,7 +153,11 @@ int kiosk_create(const struct options *o, int width, int height, int mm_width, i
 	 * number of cells, a little more than the screen where the cells do
 	 * not divide it. */
 	gesture_set_input_size(k->gesture, u.sim_width * u.scale, u.sim_height * u.scale);
-	ret = load_obstacles(o, k->ripple, false);
+	ret = load_mask(o, u.sim_width, u.sim_height, false, &mask);
+	if (ret == -ENOMEM || (ret < 0 && o->strict))
+		goto fail;
+	ret = ripple_set_obstacles(k->ripple, mask);
+	free(mask);
 	if (ret < 0)
 		goto fail;
 	ret = load_source(o->background, width, height, o->strict, false, &k->source);
@@ -366,6 +363,8 @@ int kiosk_reconfigure(struct kiosk *k, const struct options *o)
 	struct water_look look;
 	struct water_units u;
 	struct workers *w;
+	uint8_t *mask = NULL;
+	bool new_source, new_mask;
 	int ret;
 
 	/* A turned screen or another grid needs new water. */
@@ -374,14 +373,31 @@ int kiosk_reconfigure(struct kiosk *k, const struct options *o)
 	if (u.scale != k->units.scale || u.sim_width != ripple_width(k->ripple) ||
 	    u.sim_height != ripple_height(k->ripple) || (int)o->rotate != k->params.rotation)
 		return -ENOTSUP;
+
+	/* Everything that can fail first, nothing changed yet: with strict a
+	 * picture that cannot be read refuses the whole reload. */
 	ret = load_source(o->background, k->width, k->height, o->strict, true, &source);
-	if (ret == 0) {
+	if (ret < 0 && o->strict)
+		return ret;
+	new_source = ret == 0;
+	ret = load_mask(o, u.sim_width, u.sim_height, true, &mask);
+	if (ret < 0 && o->strict)
+		goto out;
+	new_mask = ret == 0;
+	if (new_mask) {
+		ret = ripple_set_obstacles(k->ripple, mask);
+		if (ret < 0)
+			goto out;
+	}
+
+	/* From here on it all applies. */
+	if (new_source) {
 		/* The old views keep showing until the new ones are made at
 		 * the next frame: no black frame in between. */
 		image_destroy(k->source);
 		k->source = source;
+		source = NULL;
 	}
-	load_obstacles(o, k->ripple, true);
 	if (u.steps_per_second != k->units.steps_per_second) {
 		/* The step clock starts over at the new rate from now (the
 		 * new units are taken below). */
@@ -398,7 +414,11 @@ int kiosk_reconfigure(struct kiosk *k, const struct options *o)
 	for (int i = 0; i < KIOSK_MAX_VIEWS; i++)
 		kiosk_view_clear(&k->views[i]);
 	k->extra_generation++;
-	return 0;
+	ret = 0;
+out:
+	free(mask);
+	image_destroy(source);
+	return ret;
 }
 
 const struct water_units *kiosk_units(const struct kiosk *k)

@@ -55,7 +55,8 @@ bool kiosk_dark(const struct kiosk *k);
  * Take new settings (SIGHUP) without new water: picture, obstacles,
  * damping, rain, stones, refraction, light, attract, hours, threads, steps
  * per second. A picture or mask that can't be read is logged and the
- * current one stays. -ENOTSUP when the new settings need new water
+ * current one stays; with o->strict it is an error and nothing at all is
+ * changed. -ENOTSUP (nothing changed) when the new settings need new water
  * (another grid, or --rotate): the caller makes a new kiosk.
  */
 int kiosk_reconfigure(struct kiosk *k, const struct options *o);

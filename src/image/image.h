@@ -61,12 +61,18 @@ struct image *image_default(int width, int height);
  * is dark (luminance < 50 %), 0 elsewhere. NULL + errno on failure. */
 uint8_t *image_to_mask(const struct image *img, int width, int height);
 
-/* Write as an 8-bit RGB PNG, deterministically (no time or text chunks).
- * Returns 0 or a negative errno; a write that fails part way removes the file.
- * The _pixels form takes XRGB8888 rows stride bytes apart (a multiple of 4). */
+/*
+ * Write as an 8-bit RGB PNG, deterministically (no time or text chunks),
+ * whole or not at all: into a new file beside path, renamed over it (a
+ * symlink at path is replaced, never followed). Returns 0 or a negative
+ * errno; on failure path is as it was. The _pixels forms take XRGB8888 rows
+ * stride bytes apart (a multiple of 4); _sync is on disk when it returns.
+ */
 int image_write_png(const struct image *img, const char *path);
 int image_write_png_pixels(const uint32_t *pixels, int width, int height, size_t stride,
 			   const char *path);
+int image_write_png_pixels_sync(const uint32_t *pixels, int width, int height, size_t stride,
+				const char *path);
 
 /* 0 and *out, or -EINVAL. "cover", "contain", "stretch"; image_fit_name()
  * gives "unknown" for anything else. */

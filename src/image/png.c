@@ -2,16 +2,15 @@
 #include "config.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <setjmp.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <png.h>
 
+#include "base/file.h"
 #include "image/image-private.h"
 
 /* Big enough for any libpng message. */
@@ -30,7 +29,6 @@
  * of 256 already brings the largest picture allowed to 64 pixels. */
 #define PNG_REDUCE_MAX 256u
 #define PNG_SUM_CHANNELS 3
-#define PNG_FILE_MODE 0644
 
 static inline uint32_t read_be32(const uint8_t *p)
 {
@@ -458,43 +456,52 @@ out:
 	return r;
 }
 
-int image_write_png_pixels(const uint32_t *pixels, int width, int height, size_t stride,
-			   const char *path)
-{
-	struct png_writer wr = { 0 };
+/* What png_fill() writes. */
+struct png_picture {
+	const uint32_t *pixels;
+	int width, height;
+	size_t stride;
 	uint8_t *row;
-	int fd, r;
+};
+
+static int png_fill(FILE *f, void *ctx)
+{
+	struct png_picture *pic = ctx;
+	struct png_writer wr = { .file = f };
+
+	return png_encode(&wr, pic->pixels, pic->width, pic->height, pic->stride, pic->row);
+}
+
+static int png_write_atomic(const uint32_t *pixels, int width, int height, size_t stride,
+			    const char *path, unsigned flags)
+{
+	struct png_picture pic = { pixels, width, height, stride, NULL };
+	int r;
 
 	if (!pixels || !path || width <= 0 || height <= 0 ||
 	    width > IMAGE_MAX_DIMENSION || height > IMAGE_MAX_DIMENSION ||
 	    stride < (size_t)width * IMAGE_BPP || stride % sizeof(uint32_t) != 0)
 		return -EINVAL;
 
-	row = malloc((size_t)width * PNG_RGB_BYTES);
-	if (!row)
+	pic.row = malloc((size_t)width * PNG_RGB_BYTES);
+	if (!pic.row)
 		return -ENOMEM;
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, PNG_FILE_MODE);
-	if (fd < 0) {
-		r = -errno;
-		goto out_row;
-	}
-	wr.file = fdopen(fd, "wb");
-	if (!wr.file) {
-		r = -errno;
-		close(fd);
-		goto out_unlink;
-	}
-
-	r = png_encode(&wr, pixels, width, height, stride, row);
-	if (fclose(wr.file) != 0 && r == 0)
-		r = -errno;
-out_unlink:
-	/* No half-written picture left behind for a checksum to trip over. */
-	if (r < 0)
-		unlink(path);
-out_row:
-	free(row);
+	/* Beside and renamed: never half a picture, never through a symlink. */
+	r = file_write_atomic(path, flags, png_fill, &pic);
+	free(pic.row);
 	return r;
+}
+
+int image_write_png_pixels(const uint32_t *pixels, int width, int height, size_t stride,
+			   const char *path)
+{
+	return png_write_atomic(pixels, width, height, stride, path, 0);
+}
+
+int image_write_png_pixels_sync(const uint32_t *pixels, int width, int height, size_t stride,
+				const char *path)
+{
+	return png_write_atomic(pixels, width, height, stride, path, FILE_WRITE_SYNC);
 }
 
 int image_write_png(const struct image *img, const char *path)

@@ -99,21 +99,31 @@ void loop_set_input(struct loop *l, struct input *in)
  * scale (mirrored screens of other sizes show the same water stretched to
  * them, so their millimetres differ). The water lies the way the viewer
  * sees it: turned back from the physical frame by the rotation (the same
- * swap as turning forward), and so is the connector's size.
+ * swap as turning forward), and so is the connector's size. Made whole
+ * before it replaces the water there is (none at the first output): water
+ * that cannot be made leaves the old one running.
  */
 static int create_water(struct loop *l, const struct options *o,
 			const struct display_output_info *info)
 {
 	char units[UNITS_LEN];
+	struct kiosk *k;
 	int w, h, mm_w, mm_h, ret;
 
 	render_physical_size((int)o->rotate, info->width, info->height, &w, &h);
 	render_physical_size((int)o->rotate, info->mm_width, info->mm_height, &mm_w, &mm_h);
-	ret = kiosk_create(o, w, h, mm_w, mm_h, &l->k);
+	ret = kiosk_create(o, w, h, mm_w, mm_h, &k);
 	if (ret < 0)
 		return ret;
+	/* The input's target is the old water's gesture machine: let go of
+	 * it before that goes; the next frame aims the touches anew. */
+	if (l->input)
+		input_set_target(l->input, NULL, 0, 0, 0, 0);
+	kiosk_destroy(l->k);
+	l->k = k;
 	l->screen_w = w;
 	l->screen_h = h;
+	loop_redraw(l);
 	if (l->announce) {
 		water_units_describe(kiosk_units(l->k), units, sizeof(units));
 		log_info("water for %s%s: %s", info->name, o->rotate ? " (rotated)" : "", units);
@@ -123,19 +133,15 @@ static int create_water(struct loop *l, const struct options *o,
 
 int loop_new_water(struct loop *l, const struct options *o)
 {
-	int ret;
-
-	if (l->input)
-		input_set_target(l->input, NULL, 0, 0, 0, 0);
-	kiosk_destroy(l->k);
-	l->k = NULL;
-	loop_redraw(l);
-	if (l->n_outputs == 0)
+	if (l->n_outputs == 0) {
+		/* No screen to size it for: made when the first one comes. */
+		if (l->input)
+			input_set_target(l->input, NULL, 0, 0, 0, 0);
+		kiosk_destroy(l->k);
+		l->k = NULL;
 		return 0;
-	ret = create_water(l, o, &l->outputs[0].info);
-	if (ret < 0)
-		log_error("no water for the new settings: %s", strerror(-ret));
-	return ret;
+	}
+	return create_water(l, o, &l->outputs[0].info);
 }
 
 /* ---- the outputs ---- */

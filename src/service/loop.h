@@ -53,8 +53,13 @@ int loop_tick(struct loop *l, const struct options *o, uint64_t now, uint64_t *w
 /* The display's events were read at now: a flip done then completed then. */
 void loop_display_read(struct loop *l, uint64_t now);
 
-/* New settings: the water made again for them (when there is an output),
- * every output drawn again. 0 or a negative errno (logged). */
+/*
+ * New settings: the water made again for them (when there is an output),
+ * every output drawn again. The new water is made whole before the old one
+ * goes: on failure the old water stays, untouched, and keeps running.
+ * 0 or a negative errno (what failed is logged; the caller says what
+ * becomes of the reload).
+ */
 int loop_new_water(struct loop *l, const struct options *o);
 /* Every output drawn again at its next frame, changed or not. */
 void loop_redraw(struct loop *l);

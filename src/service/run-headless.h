@@ -10,7 +10,9 @@ struct touch_script;
  * o->frames refreshes of a display at o->refresh_hz, driven through the
  * same frame loop as a real display (loop.h) on a virtual clock: frame k
  * at k/refresh seconds, as fast as the machine goes. script (taken over;
- * may be NULL) plays its fingers. 0 or a negative errno (logged).
+ * may be NULL) plays its fingers. SIGTERM or SIGINT stops it after the
+ * frame being written (said), every frame file whole: 0, as at the end.
+ * 0 or a negative errno (logged).
  */
 int run_headless(const struct options *o, struct display *d, struct touch_script *script);
 

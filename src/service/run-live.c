@@ -104,7 +104,8 @@ static void apply_touch_settings(struct live *l, const struct options *next)
  * one is ready: never a black frame). Each setting is taken as its row in
  * the option table says: live, with new water, or only at the next
  * restart (said, and the value in force kept). A broken config changes
- * nothing.
+ * nothing, nor does one whose water or pictures cannot be made (a missing
+ * picture with strict): the water keeps running with the settings in force.
  */
 static void reload(struct live *l)
 {
@@ -112,6 +113,7 @@ static void reload(struct live *l)
 	struct kiosk *k = loop_kiosk(l->loop);
 	struct options next;
 	bool new_water;
+	int ret;
 
 	l->reload = false;
 	notify_reloading();
@@ -128,11 +130,26 @@ static void reload(struct live *l)
 		return;
 	}
 	new_water = c.n[OPTIONS_RELOAD_NEW_WATER] > 0;
+	ret = 0;
 	/* Another grid (a new screen size in mm, say) needs new water too. */
-	if (k && !new_water && kiosk_reconfigure(k, &next) == -ENOTSUP)
-		new_water = true;
+	if (k && !new_water) {
+		ret = kiosk_reconfigure(k, &next);
+		if (ret == -ENOTSUP)
+			new_water = true;
+	}
+	/* New water is made whole before the old goes: on failure the old
+	 * one runs on, untouched. */
 	if (k && new_water)
-		loop_new_water(l->loop, &next);
+		ret = loop_new_water(l->loop, &next);
+	if (ret < 0) {
+		/* Half the new settings over the old water would be neither:
+		 * none are taken, as for a broken file. */
+		log_warn("reload refused: %s; the water and the settings in force stay",
+			 strerror(-ret));
+		notify_status("reload failed; the settings in force stay");
+		options_free(&next);
+		return;
+	}
 	apply_touch_settings(l, &next);
 	options_free(l->o);
 	*l->o = next;

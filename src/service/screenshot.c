@@ -1,11 +1,9 @@
 #include "config.h"
 
-#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "base/log.h"
 #include "exhibit/kiosk.h"
@@ -17,7 +15,7 @@
 void screenshot_write(struct loop *l, const char *state_dir)
 {
 	const char *dir = state_dir, *env = getenv("STATE_DIRECTORY");
-	char first[PATH_MAX], path[PATH_MAX + 32], tmp[PATH_MAX + 32];
+	char first[PATH_MAX], path[PATH_MAX + 32];
 	struct kiosk *k = loop_kiosk(l);
 	const struct display_output_info *info;
 	struct render_target t;
@@ -45,15 +43,13 @@ void screenshot_write(struct loop *l, const char *state_dir)
 		return;
 	}
 	snprintf(path, sizeof(path), "%s/screen.png", dir);
-	snprintf(tmp, sizeof(tmp), "%s/.screen.png.tmp", dir);
 	ret = kiosk_render(k, &t);
+	/* Synced: the state directory outlives a power cut, and what the
+	 * operator was shown should too. */
 	if (ret == 0)
-		ret = image_write_png_pixels(t.pixels, t.width, t.height, t.stride, tmp);
-	if (ret == 0 && rename(tmp, path) < 0)
-		ret = -errno;
+		ret = image_write_png_pixels_sync(t.pixels, t.width, t.height, t.stride, path);
 	if (ret < 0) {
 		log_warn("SIGUSR1: cannot write '%s': %s", path, strerror(-ret));
-		unlink(tmp);
 	} else {
 		log_info("SIGUSR1: wrote %s (%dx%d, %s)", path, t.width, t.height,
 			 info->name);

@@ -7,7 +7,9 @@ Checks, grouped into three boots:
                   the connector gives it; SIGTERM exits 0 within 1 s and
                   the picture goes away; --mode 1024x768 is honoured; --mode
                   123x45 fails listing the modes; --screen-mm 600x340 wins
-                  over the connector; --rain 600 moves.
+                  over the connector; --rain 600 moves; a reload that
+                  needs new water it cannot make is refused and the water
+                  keeps moving.
   virtio-gpu-pci  default run and its physical size, --rain 600 moves (only
                   presented frames reach the screendump there), SIGTERM.
   virtio-gpu-pci,max_outputs=2  both heads show water; --connector picks one.
@@ -261,6 +263,66 @@ def reload_and_screenshot(vm, label, size):
     vm.stop("rk", "TERM", 10)
 
 
+def wait_log_count(vm, name, text, count, timeout):
+    """The named program's log once text is in it count times, or it
+    exited, or timeout."""
+    deadline = time.monotonic() + timeout
+    while True:
+        log = vm.log(name)
+        if log.count(text) >= count or not vm.running(name) or time.monotonic() >= deadline:
+            return log
+        time.sleep(0.5)
+
+
+def water_moves(vm, label, what, timeout=20):
+    """Screendumps a moment apart differ (the rain falls), polled: TCG is
+    slow and a frozen screen must not pass by luck."""
+    first = shot(vm, label + "-moves-0")
+    deadline = time.monotonic() + timeout
+    frac = 0.0
+    while time.monotonic() < deadline:
+        time.sleep(1)
+        later = shot(vm, label + "-moves-1")
+        frac = rkvm.diff_fraction(first, later, 8) if first.size == later.size else 1.0
+        if frac > 0.001:
+            break
+    return t.check(frac > 0.001, "%s: %s: the water keeps moving" % (label, what),
+                   "%.3f%% of pixels changed in %d s\n%s" % (100 * frac, timeout, vm.log("rk")))
+
+
+RELOADED = "reloaded the settings"
+
+
+def reload_new_water_refused(vm, label, size):
+    """A reload that needs new water (sim-scale) and cannot make it (a
+    missing background with strict) is refused whole: the old water keeps
+    running with the old settings, the unit is ready again, and a later good
+    reload still takes new water."""
+    vm.run("mkdir -p /tmp/rk-nw; printf 'rain = 600\\n' > /tmp/rk-nw.conf")
+    vm.start("rk", "ripple-kiosk", "--config", "/tmp/rk-nw.conf", "--state-dir", "/tmp/rk-nw")
+    wait_picture(vm, "rk", size, label + "-nw-0")
+    pid = vm.run("pidof ripple-kiosk")[1].strip()
+    vm.run("printf 'rain = 600\\nsim-scale = 3\\nstrict = yes\\n"
+           "background = /tmp/no-such.png\\n' > /tmp/rk-nw.conf; kill -HUP %s" % pid)
+    log = wait_log(vm, "rk", r"reload refused", FIRST_FRAME_S)
+    t.check(re.search(r"reload refused: .*the water and the settings in force stay", log) and
+            "no-such.png" in log and vm.running("rk"),
+            "%s: new water that cannot be made: the reload is refused in a line" % label, log)
+    water_moves(vm, label + "-nw-kept", "after the refused reload")
+    vm.run("kill -USR1 %s" % pid)
+    log = wait_log(vm, "rk", r"SIGUSR1: (wrote|no screen|cannot)", FIRST_FRAME_S)
+    t.check("SIGUSR1: wrote /tmp/rk-nw/screen.png" in log,
+            "%s: ... and SIGUSR1 still has a picture to write" % label, log)
+    reloads = vm.log("rk").count(RELOADED)
+    vm.run("printf 'rain = 600\\nsim-scale = 3\\n' > /tmp/rk-nw.conf; kill -HUP %s" % pid)
+    log = wait_log_count(vm, "rk", RELOADED, reloads + 1, FIRST_FRAME_S)
+    last = [line for line in log.splitlines() if RELOADED in line][-1:]
+    t.check(last and "new water: sim-scale" in last[0] and vm.running("rk"),
+            "%s: a later good reload takes new water" % label, log)
+    water_moves(vm, label + "-nw-new", "after the good reload")
+    vm.stop("rk", "TERM", 10)
+
+
 # ---- bochs-display -----------------------------------------------------------
 STRIPES = os.path.join(os.environ.get("top_srcdir", os.path.dirname(os.path.dirname(
     os.path.dirname(os.path.abspath(__file__))))), "tests", "data", "stripes.ppm")
@@ -295,6 +357,7 @@ with rkvm.boot(devices=["bochs-display"], programs=[(prog, "/usr/local/bin/rippl
     rain_moves(vm, "bochs", (1280, 800))
     stone_moves_only_there(vm, "bochs", (1280, 800))
     reload_and_screenshot(vm, "bochs", (1280, 800))
+    reload_new_water_refused(vm, "bochs", (1280, 800))
     vm.poweroff()
 
 # ---- virtio-gpu-pci ----------------------------------------------------------
