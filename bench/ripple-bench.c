@@ -403,7 +403,7 @@ static int run_kiosk(const struct bench *b, uint64_t *t_step, uint64_t *t_render
 
 		clock += period;
 		t0 = clock_now_ns();
-		if (b->swipe)
+		if (b->swipe && f >= 0)
 			swipe(k, b->width, b->height);
 		kiosk_advance(k, clock);
 		t1 = clock_now_ns();
