@@ -480,6 +480,8 @@ static void test_bad_lines(void)
 	check_bad("mode = big", NAME ":1: mode: 'big' is not WIDTHxHEIGHT", NULL);
 	check_bad("size = 1x1", NAME ":1: size: ", "WIDTHxHEIGHT with both from 3 to");
 	check_bad("opening-hours = 9-5", NAME ":1: opening-hours: ", "HH:MM-HH:MM");
+	check_bad("opening-hours = 09:00-09:00", NAME ":1: opening-hours: '09:00-09:00' opens and "
+		  "closes at the same time", "for always open use 'always'");
 	check_bad("calibration = 1 2 3", NAME ":1: calibration: ", "six numbers");
 	check_bad("touch-radius = 5:2", NAME ":1: touch-radius: ", "MIN:MAX");
 	check_bad("seed = -1", NAME ":1: seed: ", "0 to 2^64-1");
