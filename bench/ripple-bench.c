@@ -19,6 +19,7 @@
 #include "exhibit/kiosk.h"
 #include "seed.h"
 #include "settings/options.h"
+#include "water/gesture.h"
 #include "water/pixel.h"
 #include "water/render.h"
 #include "water/ripple.h"
@@ -46,6 +47,10 @@
 #define SEEDS_STONE_WEIGHT 96
 #define SEEDS_STONES_PER_STEP_X60 200  /* 3.33 a step: 6000 a minute at 30 steps/s */
 #define DEFAULT_REFRESH_HZ 60
+/* --water swipe: every frame one finger of the largest stone crosses the
+ * screen in moves this long, all before the frame's steps (a frame that
+ * catches up after a stall): the most touches can ask of one frame. */
+#define SWIPE_MOVE_PX 4
 
 enum mode { MODE_KIOSK, MODE_SEED_O2, MODE_SEED_NATIVE, MODE_FLOOR };
 
@@ -56,7 +61,7 @@ struct bench {
 	enum pixel_format format;
 	const char *impl;
 	enum mode mode;
-	bool calm, idle, seeds;
+	bool calm, idle, seeds, swipe;
 };
 
 static int cmp_u64(const void *a, const void *b)
@@ -72,11 +77,32 @@ static double median_ms(uint64_t *v, int n)
 	return (n % 2 ? (double)v[n / 2] : ((double)v[n / 2 - 1] + (double)v[n / 2]) / 2) / 1e6;
 }
 
+static double max_ms(const uint64_t *v, int n)
+{
+	uint64_t m = 0;
+
+	for (int i = 0; i < n; i++)
+		m = v[i] > m ? v[i] : m;
+	return (double)m / 1e6;
+}
+
+/* A finger of the default stone across the middle of the screen, landing
+ * at the left edge and lifting at the right. */
+static void swipe(struct kiosk *k, int width, int height)
+{
+	struct gesture *g = kiosk_gesture(k);
+
+	gesture_down(g, 0, 0, height / 2, 0, 0);
+	for (int x = SWIPE_MOVE_PX; x < width; x += SWIPE_MOVE_PX)
+		gesture_move(g, 0, x, height / 2);
+	gesture_up(g, 0);
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f,
 "Usage: ripple-bench [--size WxH] [--frames N] [--impl auto|scalar|sse2|avx2|neon|seed-o2|seed-native]\n"
-"                    [--threads T] [--format xrgb8888|rgb565] [--water choppy|calm]\n"
+"                    [--threads T] [--format xrgb8888|rgb565] [--water choppy|calm|swipe]\n"
 "                    [--screen-mm WxH] [--refresh HZ] [--sim-scale auto|S]\n"
 "                    [--steps-per-second auto|N] [--idle] [--floor]\n"
 "Times the kiosk's per-frame work (rain, the steps due in one frame at --refresh\n"
@@ -90,6 +116,9 @@ static void usage(FILE *f)
 "                  the picture read, a plane and the output written (14 bytes a pixel\n"
 "                  at xrgb8888, about 30 MB at 1920x1080) -- the memory floor\n"
 "  --idle          let calm rows and flat water be skipped, as the kiosk does\n"
+"  --water swipe   no rain; every frame a finger of the largest stone crosses the\n"
+"                  screen in moves of 4 px before the steps (the worst frame of\n"
+"                  touches; worst_ms= is the slowest frame)\n"
 "  --seeds         the seeds' workload: full-size grid, one step a frame, damping\n"
 "                  >> 5, refraction >> 2, stones of 4 cells and 96 deep (the table\n"
 "                  against their own loops)\n");
@@ -160,9 +189,11 @@ static int parse_args(struct bench *b, int argc, char **argv)
 				goto bad;
 			break;
 		case 'w':
-			if (strcmp(optarg, "calm") && strcmp(optarg, "choppy"))
+			if (strcmp(optarg, "calm") && strcmp(optarg, "choppy") &&
+			    strcmp(optarg, "swipe"))
 				goto bad;
-			b->calm = strcmp(optarg, "calm") == 0;
+			b->calm = strcmp(optarg, "choppy") != 0;
+			b->swipe = strcmp(optarg, "swipe") == 0;
 			break;
 		case 'E':
 			b->seeds = true;
@@ -208,7 +239,7 @@ bad:
 }
 
 static void print_line(const struct bench *b, const char *impl, int threads, double step,
-		       double render, double frame)
+		       double render, double frame, double worst)
 {
 	char scale[16] = "auto", sps[16] = "auto", screen[32] = "default";
 
@@ -219,10 +250,13 @@ static void print_line(const struct bench *b, const char *impl, int threads, dou
 	if (b->mm_width > 0)
 		snprintf(screen, sizeof(screen), "%dx%dmm", b->mm_width, b->mm_height);
 	printf("impl=%s threads=%d size=%dx%d frames=%d format=%s screen=%s sim_scale=%s sps=%s "
-	       "water=%s step_ms=%.3f render_ms=%.3f frame_ms=%.3f fps=%.1f\n",
+	       "water=%s step_ms=%.3f render_ms=%.3f frame_ms=%.3f fps=%.1f",
 	       impl, threads, b->width, b->height, b->frames, pixel_format_name(b->format),
-	       screen, scale, sps, b->calm ? "calm" : "choppy", step, render, frame,
-	       frame > 0 ? 1000.0 / frame : 0.0);
+	       screen, scale, sps, b->swipe ? "swipe" : b->calm ? "calm" : "choppy", step, render,
+	       frame, frame > 0 ? 1000.0 / frame : 0.0);
+	if (b->swipe)
+		printf(" worst_ms=%.3f", worst);
+	printf("\n");
 }
 
 /* Bytes a frame moves per pixel: heights now and before read and the next
@@ -305,7 +339,7 @@ static int run_seed(const struct bench *b, uint64_t *t_step, uint64_t *t_render,
 	}
 	free(buf1); free(buf2); free(src); free(dst);
 	print_line(b, o2 ? "seed-o2" : "seed-native", 1, median_ms(t_step, b->frames),
-		   median_ms(t_render, b->frames), median_ms(t_frame, b->frames));
+		   median_ms(t_render, b->frames), median_ms(t_frame, b->frames), 0);
 	return 0;
 }
 
@@ -314,6 +348,7 @@ static int run_kiosk(const struct bench *b, uint64_t *t_step, uint64_t *t_render
 	struct options o;
 	struct kiosk *k = NULL;
 	struct render_target t;
+	double worst;
 	int pw, ph, ret;
 
 	options_defaults(&o);
@@ -324,6 +359,8 @@ static int run_kiosk(const struct bench *b, uint64_t *t_step, uint64_t *t_render
 	o.screen_mm_height = b->mm_height;
 	o.rain = b->calm ? 0 : CHOPPY_RAIN_PER_M2_MINUTE;
 	o.attract_s = 0;
+	if (b->swipe)
+		o.stone_radius_mm = OPTIONS_MAX_RADIUS_MM;
 	if (b->seeds) {
 		const double m2 = (double)b->mm_width * b->mm_height / 1e6;
 
@@ -366,6 +403,8 @@ static int run_kiosk(const struct bench *b, uint64_t *t_step, uint64_t *t_render
 
 		clock += period;
 		t0 = clock_now_ns();
+		if (b->swipe && f >= 0)
+			swipe(k, b->width, b->height);
 		kiosk_advance(k, clock);
 		t1 = clock_now_ns();
 		/* --idle: as the live loop, draw only what changed */
@@ -388,8 +427,9 @@ static int run_kiosk(const struct bench *b, uint64_t *t_step, uint64_t *t_render
 		water_units_describe(kiosk_units(k), units, sizeof(units));
 		fprintf(stderr, "ripple-bench: %s\n", units);
 	}
+	worst = max_ms(t_frame, b->frames);
 	print_line(b, simd_kernels()->name, o.threads, median_ms(t_step, b->frames),
-		   median_ms(t_render, b->frames), median_ms(t_frame, b->frames));
+		   median_ms(t_render, b->frames), median_ms(t_frame, b->frames), worst);
 	free(t.pixels);
 	kiosk_destroy(k);
 	options_free(&o);

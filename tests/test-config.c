@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "base/file.h"
+#include "base/log.h"
 #include "check.h"
 #include "settings/config-file.h"
 #include "settings/options.h"
@@ -479,6 +480,8 @@ static void test_bad_lines(void)
 	check_bad("mode = big", NAME ":1: mode: 'big' is not WIDTHxHEIGHT", NULL);
 	check_bad("size = 1x1", NAME ":1: size: ", "WIDTHxHEIGHT with both from 3 to");
 	check_bad("opening-hours = 9-5", NAME ":1: opening-hours: ", "HH:MM-HH:MM");
+	check_bad("opening-hours = 09:00-09:00", NAME ":1: opening-hours: '09:00-09:00' opens and "
+		  "closes at the same time", "for always open use 'always'");
 	check_bad("calibration = 1 2 3", NAME ":1: calibration: ", "six numbers");
 	check_bad("touch-radius = 5:2", NAME ":1: touch-radius: ", "MIN:MAX");
 	check_bad("seed = -1", NAME ":1: seed: ", "0 to 2^64-1");
@@ -872,6 +875,37 @@ static void test_man_page(void)
 	free(text);
 }
 
+/* An error about a long path still says what went wrong: the end of a line
+ * too long to keep whole survives, its middle gives way. */
+#define LONG_PATH 4000
+#define HUGE_MESSAGE 12000
+
+static void test_long_error_keeps_reason(void)
+{
+	static char path[LONG_PATH + 1], huge[HUGE_MESSAGE + 1];
+	struct capture cap;
+
+	memset(path, 'p', LONG_PATH);
+	path[0] = '/';
+	capture_begin(&cap, STDERR_FILENO);
+	log_error("%s: cannot read: %s", path, "Permission denied");
+	capture_end(&cap);
+	CHECK(strstr(captured, path) != NULL);
+	CHECK(strstr(captured, ": cannot read: Permission denied\n") != NULL);
+	CHECK_EQ(count_lines(captured), 1);
+
+	memset(huge, 'h', HUGE_MESSAGE);
+	huge[0] = '/';
+	capture_begin(&cap, STDERR_FILENO);
+	log_error("%s: cannot read: %s", huge, "Permission denied");
+	capture_end(&cap);
+	CHECK(strncmp(captured, LOG_PREFIX "error: /hhh", strlen(LOG_PREFIX "error: /hhh")) == 0);
+	CHECK(strstr(captured, "h...h") != NULL);
+	CHECK(strstr(captured, ": cannot read: Permission denied\n") != NULL);
+	CHECK(strlen(captured) < HUGE_MESSAGE);
+	CHECK_EQ(count_lines(captured), 1);
+}
+
 int main(void)
 {
 	if (!mkdtemp(tmpdir)) {
@@ -892,6 +926,7 @@ int main(void)
 	RUN(test_copy_and_free);
 	RUN(test_example_config);
 	RUN(test_man_page);
+	RUN(test_long_error_keeps_reason);
 	rmdir(tmpdir);
 	return CHECK_EXIT();
 }

@@ -494,6 +494,109 @@ static void test_generation_and_idle(void)
 	ripple_destroy(r);
 }
 
+/* The wake as it was first written: splashes a third of their radius apart
+ * along the line. ripple_wake() must give exactly this, only cheaper. */
+static void wake_by_splashes(struct ripple *r, int64_t x0, int64_t y0, int64_t x1, int64_t y1,
+			     int64_t radius, int depth)
+{
+	int64_t dx = x1 - x0, dy = y1 - y0;
+	int64_t ax = dx < 0 ? -dx : dx, ay = dy < 0 ? -dy : dy;
+	int64_t len = ax > ay ? ax + ay / 2 : ay + ax / 2;
+	int64_t spacing = radius / 3 > RIPPLE_SUBCELL / 4 ? radius / 3 : RIPPLE_SUBCELL / 4;
+	int64_t n = (len + spacing - 1) / spacing;
+
+	for (int64_t i = 1; i <= n; i++)
+		ripple_splash(r, x0 + dx * i / n, y0 + dy * i / n, radius, depth);
+}
+
+static void test_wake_same_as_splashes(void)
+{
+	const int w = 61, h = 47;
+	struct ripple *a = ripple_create(w, h), *b = ripple_create(w, h);
+	uint8_t *mask = calloc((size_t)w * h, 1);
+	unsigned seed = 12345;
+	int differ = 0;
+
+	CHECK(a && b && mask);
+	for (int i = 0; i < 40; i++)
+		mask[(size_t)(10 + i % 20) * w + 30 + i / 20] = 1;
+	ripple_set_obstacles(a, mask);
+	ripple_set_obstacles(b, mask);
+	for (int k = 0; k < 400; k++) {
+		/* Fingers of 1/4 to 12 cells, in the water and beyond its
+		 * edges, over water that already moves. */
+		int64_t x0 = (int64_t)(rand_r(&seed) % (w + 30) - 15) * RIPPLE_SUBCELL +
+			     rand_r(&seed) % RIPPLE_SUBCELL;
+		int64_t y0 = (int64_t)(rand_r(&seed) % (h + 30) - 15) * RIPPLE_SUBCELL +
+			     rand_r(&seed) % RIPPLE_SUBCELL;
+		int64_t x1 = x0 + (rand_r(&seed) % 41 - 20) * (int64_t)(rand_r(&seed) % RIPPLE_SUBCELL);
+		int64_t y1 = y0 + (rand_r(&seed) % 41 - 20) * (int64_t)(rand_r(&seed) % RIPPLE_SUBCELL);
+		int64_t radius = RIPPLE_SUBCELL / 4 + rand_r(&seed) % (12 * RIPPLE_SUBCELL);
+		int depth = 1 + rand_r(&seed) % 3000;
+		int a0, a1, b0, b1;
+
+		ripple_wake(a, x0, y0, x1, y1, radius, depth);
+		wake_by_splashes(b, x0, y0, x1, y1, radius, depth);
+		differ += memcmp(ripple_heights(a), ripple_heights(b),
+				 (size_t)w * h * sizeof(int16_t)) != 0;
+		ripple_step_span(a, &a0, &a1);
+		ripple_step_span(b, &b0, &b1);
+		differ += a0 != b0 || a1 != b1;
+		differ += ripple_generation(a) != ripple_generation(b);
+		if (k % 7 == 0) {
+			ripple_step(a);
+			ripple_step(b);
+		}
+	}
+	CHECK_EQ(differ, 0);
+	free(mask);
+	ripple_destroy(a);
+	ripple_destroy(b);
+}
+
+/*
+ * The worst a finger can ask of one frame: the largest stone dragged
+ * across a 4K grid in one-cell moves, every one of them before the next
+ * step (a stalled frame catching up). Each move once laid a whole disc
+ * (about 2 * 10^5 cells, 10^9 for the swipe); the work must stay within
+ * the budget and the trough must still be unbroken.
+ */
+#define WORST_W 3840
+#define WORST_H 2160
+/* The budget, then the band beside each move: about two cells a row of
+ * the stone's width for each of these one-cell moves (4 * 10^6). */
+#define WORST_SWIPE_CELLS (8 * (uint64_t)RIPPLE_STAMP_BUDGET)
+
+static void test_wake_work_bounded(void)
+{
+	struct ripple *r = ripple_create(WORST_W, WORST_H);
+	const int64_t radius = (int64_t)RIPPLE_RADIUS_MAX * RIPPLE_SUBCELL;
+	const int64_t y = (int64_t)WORST_H / 2 * RIPPLE_SUBCELL;
+	int gaps = 0;
+
+	CHECK(r != NULL);
+	if (!r)
+		return;
+	ripple_splash(r, 0, y, radius, 1000);
+	for (int x = 0; x + 1 < WORST_W; x++)
+		ripple_wake(r, (int64_t)x * RIPPLE_SUBCELL, y, (int64_t)(x + 1) * RIPPLE_SUBCELL, y,
+			    radius, 1000);
+	fprintf(stderr, "worst swipe: %llu cells looked at\n",
+		(unsigned long long)ripple_stamped(r));
+	CHECK(ripple_stamped(r) <= WORST_SWIPE_CELLS);
+	for (int x = 1; x < WORST_W - 1; x++)
+		gaps += at(r, x, WORST_H / 2) >= 0 || at(r, x, WORST_H / 2 - RIPPLE_RADIUS_MAX / 2) >= 0;
+	CHECK_EQ(gaps, 0);
+
+	/* The same across the diagonal in one move: the swept band. */
+	ripple_step(r);
+	CHECK_EQ(ripple_stamped(r), 0);
+	ripple_wake(r, 0, 0, (int64_t)WORST_W * RIPPLE_SUBCELL, (int64_t)WORST_H * RIPPLE_SUBCELL,
+		    radius, 1000);
+	CHECK(ripple_stamped(r) <= WORST_SWIPE_CELLS);
+	ripple_destroy(r);
+}
+
 int main(void)
 {
 	RUN(test_create_limits);
@@ -509,5 +612,7 @@ int main(void)
 	RUN(test_steps_by_bands_match);
 	RUN(test_matches_plain_rule);
 	RUN(test_generation_and_idle);
+	RUN(test_wake_same_as_splashes);
+	RUN(test_wake_work_bounded);
 	return CHECK_EXIT();
 }

@@ -1,9 +1,11 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -33,13 +35,45 @@ static bool stderr_is_journal(void)
 	return (unsigned long long)st.st_dev == dev && (unsigned long long)st.st_ino == ino;
 }
 
+/*
+ * A line holds a whole path and what went wrong with it. A longer one keeps
+ * its start and its end and loses the middle: the reason comes last
+ * ("PATH: cannot read: Permission denied"), and a cut end would lose it.
+ */
+#define LOG_LINE_MAX (PATH_MAX + 1024)
+#define LOG_HEAD (LOG_LINE_MAX / 4)
+#define LOG_ELLIPSIS "..."
+
+static void cut_middle(char *line, const char *full, size_t len)
+{
+	size_t tail = LOG_LINE_MAX - 1 - LOG_HEAD - strlen(LOG_ELLIPSIS);
+
+	memcpy(line, full, LOG_HEAD);
+	memcpy(line + LOG_HEAD, LOG_ELLIPSIS, strlen(LOG_ELLIPSIS));
+	memcpy(line + LOG_HEAD + strlen(LOG_ELLIPSIS), full + len - tail, tail + 1);
+}
+
 static void log_v(const char *sd_level, const char *level, const char *fmt, va_list ap)
 {
 	/* Callers log right after a failing call and may still read errno. */
 	int saved = errno;
-	char line[1024];
+	char line[LOG_LINE_MAX];
+	va_list again;
+	int n;
 
-	vsnprintf(line, sizeof(line), fmt, ap);
+	va_copy(again, ap);
+	n = vsnprintf(line, sizeof(line), fmt, ap);
+	if (n >= (int)sizeof(line)) {
+		/* Without memory the line stays cut at its end, as before. */
+		char *full = malloc((size_t)n + 1);
+
+		if (full) {
+			vsnprintf(full, (size_t)n + 1, fmt, again);
+			cut_middle(line, full, (size_t)n);
+			free(full);
+		}
+	}
+	va_end(again);
 	if (stderr_is_journal())
 		fprintf(stderr, "%s%s%s\n", sd_level, level, line);
 	else

@@ -168,7 +168,7 @@ int parse_hours(const char *s, int *open_min, int *close_min)
 	if (ret < 0)
 		return ret;
 	if (a == b)
-		return -EINVAL;
+		return -EDOM;  /* an empty span: never open */
 	*open_min = a;
 	*close_min = b;
 	return 0;

@@ -17,7 +17,7 @@ int parse_size(const char *s, int lo, int hi, int *w, int *h);
 int parse_mode(const char *s, int *w, int *h, int *hz);
 
 /* "HH:MM-HH:MM" (a span may pass midnight: 18:00-02:00); minutes after
- * midnight. -EINVAL or -ERANGE. */
+ * midnight. -EINVAL or -ERANGE, or -EDOM when both are the same time. */
 int parse_hours(const char *s, int *open_min, int *close_min);
 
 #endif

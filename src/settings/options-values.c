@@ -139,6 +139,18 @@ bad:
 	return bad(from, "'%s' is not MIN:MAX in mm with %g <= MIN <= MAX <= %g", arg, lo, hi);
 }
 
+static bool bad_hours(const struct origin *from, struct options *o, const char *arg)
+{
+	int ret = parse_hours(arg, &o->open_min, &o->close_min);
+
+	if (ret == -EDOM)
+		return bad(from, "'%s' opens and closes at the same time; for always open use "
+			   "'always'", arg);
+	if (ret < 0)
+		return bad(from, "'%s' is not HH:MM-HH:MM (e.g. 09:00-18:00) or 'always'", arg);
+	return false;
+}
+
 static bool parse_touch(struct options *o, int c, const char *arg, bool on,
 			const struct origin *from)
 {
@@ -298,8 +310,8 @@ bool options_parse_one(struct options *o, const struct option_row *opt, const ch
 			o->has_opening_hours = false;
 			return false;
 		}
-		if (parse_hours(arg, &o->open_min, &o->close_min) < 0)
-			return bad(f, "'%s' is not HH:MM-HH:MM (e.g. 09:00-18:00) or 'always'", arg);
+		if (bad_hours(f, o, arg))
+			return true;
 		o->has_opening_hours = true;
 		return false;
 	case OPT_STATS_INTERVAL:

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,6 +55,7 @@ struct ripple {
 	int live0, live1;
 	bool step_all;  /* the benchmark measures full steps */
 	uint64_t generation;  /* counts changes: a display redraws only on news */
+	uint64_t stamped;     /* cells splashes looked at since the last step */
 };
 
 struct ripple *ripple_create(int width, int height)
@@ -290,6 +292,7 @@ void ripple_step_finish(struct ripple *r)
 
 	r->cur = r->prev;
 	r->prev = t;
+	r->stamped = 0;
 	ripple_step_span(r, &y0, &y1);
 	if (y0 < y1)
 		r->generation++;
@@ -412,6 +415,10 @@ void ripple_splash(struct ripple *r, int64_t cx, int64_t cy, int64_t radius, int
 	depth = clamp_int(depth, 0, RIPPLE_WEIGHT_MAX);
 	cx = clamp_i64(cx, -SPLASH_LIMIT, SPLASH_LIMIT);
 	cy = clamp_i64(cy, -SPLASH_LIMIT, SPLASH_LIMIT);
+	/* A step's worth of stones has been laid: more would only stall the
+	 * frame (see RIPPLE_STAMP_BUDGET). */
+	if (r->stamped >= RIPPLE_STAMP_BUDGET)
+		return;
 	/* Cells are centred on whole coordinates; the bounds are the cells
 	 * whose centres can lie inside the radius, clipped to the interior. */
 	x0 = clamp_i64((cx - radius) / RIPPLE_SUBCELL, 1, r->width - 2);
@@ -425,6 +432,7 @@ void ripple_splash(struct ripple *r, int64_t cx, int64_t cy, int64_t radius, int
 	r2 = radius * radius;
 	mark_live(r, (int)y0, (int)y1 + 1);
 	r->generation++;
+	r->stamped += (uint64_t)(x1 - x0 + 1) * (uint64_t)(y1 - y0 + 1);
 
 	for (int64_t py = y0; py <= y1; py++) {
 		int64_t dy = py * RIPPLE_SUBCELL - cy;
@@ -449,13 +457,185 @@ void ripple_splash(struct ripple *r, int64_t cx, int64_t cy, int64_t radius, int
 /* Splashes this far apart (a fraction of their radius) overlap into one
  * smooth trough. */
 #define WAKE_SPACING_DIV 3
+/* How far (1/RIPPLE_SUBCELL cells) a splash's centre may lie off the line
+ * and its row range be rounded: the integer centres are truncated, the
+ * ranges below are found in floating point. Cells within it are tested
+ * exactly, so it costs a cell a row at most, never a difference. */
+#define WAKE_SLACK 4
+
+/*
+ * A wake is the splashes at c_i = p0 + (p1 - p0) * i / n, i = 1..n, laid
+ * over each other; each cell ends at min(itself, the deepest of them).
+ * The profile only deepens as d^2 shrinks, so that is the splash of the
+ * nearest centre: the wake visits each cell once and tries the centres
+ * next to its projection on the line, which are within a cell of the
+ * line and at least a quarter cell apart, so the nearest is among them.
+ * That is the same surface the n splashes made one after the other, at
+ * the cost of the area swept (length times diameter) instead of n discs.
+ */
+/* The centres next to a cell's projection, remembered: neighbouring cells
+ * share them, and each costs two 64-bit divisions. */
+#define WAKE_CANDIDATES 4
+
+struct wake {
+	int64_t x0, y0, dx, dy, n, r2;
+	int depth;
+	double proj;  /* n / |p1 - p0|^2 */
+	double inv_r2;
+	int64_t cache_i[WAKE_CANDIDATES], cache_x[WAKE_CANDIDATES], cache_y[WAKE_CANDIDATES];
+};
+
+/* The smallest d^2 from (px, py) to any centre (all i, as those that miss
+ * the water reach no cell inside it either). */
+static int64_t wake_nearest(struct wake *k, int64_t px, int64_t py)
+{
+	double t;
+	int64_t i0, best = INT64_MAX;
+
+	if (k->n == 1) {
+		/* a short move: one splash, at its end */
+		int64_t ddx = px - (k->x0 + k->dx), ddy = py - (k->y0 + k->dy);
+
+		return ddx * ddx + ddy * ddy;
+	}
+	t = ((double)(px - k->x0) * (double)k->dx + (double)(py - k->y0) * (double)k->dy) * k->proj;
+	i0 = t < 1 ? 1 : t > (double)k->n ? k->n : (int64_t)t;
+
+	for (int64_t i = i0 - 1; i < i0 - 1 + WAKE_CANDIDATES; i++) {
+		int slot = (int)(i & (WAKE_CANDIDATES - 1));
+		int64_t ddx, ddy, d2;
+
+		if (i < 1 || i > k->n)
+			continue;
+		if (k->cache_i[slot] != i) {
+			k->cache_i[slot] = i;
+			k->cache_x[slot] = k->x0 + k->dx * i / k->n;
+			k->cache_y[slot] = k->y0 + k->dy * i / k->n;
+		}
+		ddx = px - k->cache_x[slot];
+		ddy = py - k->cache_y[slot];
+		d2 = ddx * ddx + ddy * ddy;
+		if (d2 < best)
+			best = d2;
+	}
+	return best;
+}
+
+/* a * x + b within [lo, hi]: narrows [*x0, *x1] to the xs that satisfy it
+ * (inv_a = 1 / a, as rows share it). */
+static void narrow(double a, double inv_a, double b, double lo, double hi, double *x0, double *x1)
+{
+	if (a == 0) {
+		if (b < lo || b > hi)
+			*x1 = *x0 - 1;
+		return;
+	}
+	double u = (lo - b) * inv_a, v = (hi - b) * inv_a;
+
+	if (u > v) {
+		double t = u;
+
+		u = v;
+		v = t;
+	}
+	*x0 = u > *x0 ? u : *x0;
+	*x1 = v < *x1 ? v : *x1;
+}
+
+static double min_d(double a, double b)
+{
+	return a < b ? a : b;
+}
+
+static double max_d(double a, double b)
+{
+	return a > b ? a : b;
+}
+
+/* The xs of row y within rho of the segment (ax,ay)-(bx,by) (one interval:
+ * the shape is convex): the band along it, and the disc at each end asked
+ * for (without them the band ends square, across the segment). */
+static bool segment_row(double ax, double ay, double bx, double by, double rho, bool cap_a,
+			bool cap_b, double y, double *lo, double *hi)
+{
+	double ex = bx - ax, ey = by - ay, len = sqrt(ex * ex + ey * ey);
+	double ends[2][2] = { { ax, ay }, { bx, by } };
+	bool caps[2] = { cap_a, cap_b };
+	double b0 = -INFINITY, b1 = INFINITY;
+
+	*lo = INFINITY;
+	*hi = -INFINITY;
+	for (int e = 0; e < 2; e++) {
+		double d = y - ends[e][1];
+
+		if (caps[e] && d * d <= rho * rho) {
+			double half = sqrt(rho * rho - d * d);
+
+			*lo = min_d(*lo, ends[e][0] - half);
+			*hi = max_d(*hi, ends[e][0] + half);
+		}
+	}
+	if (len > 0) {
+		/* along the segment: 0 <= (p - a).e <= len^2; across it:
+		 * |(p - a) x e| <= rho * len */
+		narrow(ex, 1 / ex, (y - ay) * ey - ax * ex, 0, len * len, &b0, &b1);
+		narrow(ey, 1 / ey, -(y - ay) * ex - ax * ey, -rho * len, rho * len, &b0, &b1);
+		if (b0 <= b1) {
+			*lo = min_d(*lo, b0);
+			*hi = max_d(*hi, b1);
+		}
+	}
+	return *lo <= *hi;
+}
+
+static void wake_cells(struct ripple *r, struct wake *k, int64_t py, int64_t xa, int64_t xb)
+{
+	size_t row = (size_t)py * r->width;
+
+	if (xa > xb)
+		return;
+	r->stamped += (uint64_t)(xb - xa + 1);
+	for (int64_t px = xa; px <= xb; px++) {
+		int64_t d2, a, p, h;
+
+		if (r->keep && !r->keep[row + px])
+			continue;
+		d2 = wake_nearest(k, px * RIPPLE_SUBCELL, py * RIPPLE_SUBCELL);
+		if (d2 >= k->r2)
+			continue;
+		/* The profile of ripple_splash, its division by r^2 done by a
+		 * multiplication (exact in a double: below 2^53) and put right
+		 * where that rounded across a whole number. */
+		a = (k->r2 - d2) << PROFILE_BITS;
+		p = (int64_t)((double)a * k->inv_r2);
+		if (p * k->r2 > a)
+			p--;
+		else if ((p + 1) * k->r2 <= a)
+			p++;
+		h = -((k->depth * p * p) >> (2 * PROFILE_BITS));
+		if (h < r->cur[row + px])
+			r->cur[row + px] = (int16_t)h;
+	}
+}
 
 void ripple_wake(struct ripple *r, int64_t x0, int64_t y0, int64_t x1, int64_t y1,
 		 int64_t radius, int depth)
 {
-	int64_t dx, dy, len, spacing, n;
+	struct wake k;
+	int64_t dx, dy, len, spacing, n, first = 0, ry0 = INT64_MAX, ry1 = INT64_MIN;
+	int64_t cax = 0, cay = 0, cbx = 0, cby = 0;
+	/*
+	 * Past the budget the wake goes thrifty: a cell is deepest when the
+	 * finger passes closest to it, so only the band beside this move is
+	 * laid (its length times its width), the finger's front half only when
+	 * the move is at least a radius long (so still at most a few times
+	 * the band). The trough stays unbroken along the path; what a huge
+	 * stone lacks is the rounded front while it rests.
+	 */
+	const bool thrifty = r->stamped >= RIPPLE_STAMP_BUDGET;
 
 	radius = clamp_i64(radius, 1, (int64_t)RIPPLE_RADIUS_MAX * RIPPLE_SUBCELL);
+	depth = clamp_int(depth, 0, RIPPLE_WEIGHT_MAX);
 	x0 = clamp_i64(x0, -SPLASH_LIMIT, SPLASH_LIMIT);
 	y0 = clamp_i64(y0, -SPLASH_LIMIT, SPLASH_LIMIT);
 	x1 = clamp_i64(x1, -SPLASH_LIMIT, SPLASH_LIMIT);
@@ -470,8 +650,55 @@ void ripple_wake(struct ripple *r, int64_t x0, int64_t y0, int64_t x1, int64_t y
 	spacing = radius / WAKE_SPACING_DIV > RIPPLE_SUBCELL / 4 ? radius / WAKE_SPACING_DIV
 								: RIPPLE_SUBCELL / 4;
 	n = (len + spacing - 1) / spacing;
-	for (int64_t i = 1; i <= n; i++)
-		ripple_splash(r, x0 + dx * i / n, y0 + dy * i / n, radius, depth);
+	if (n == 0 || depth == 0)
+		return;
+
+	/* The splashes that reach the water and their rows, as each splash
+	 * would have marked them; only arithmetic per splash. */
+	for (int64_t i = 1; i <= n; i++) {
+		int64_t cx = x0 + dx * i / n, cy = y0 + dy * i / n;
+
+		if (cx + radius < RIPPLE_SUBCELL || cy + radius < RIPPLE_SUBCELL ||
+		    cx - radius > (int64_t)(r->width - 2) * RIPPLE_SUBCELL ||
+		    cy - radius > (int64_t)(r->height - 2) * RIPPLE_SUBCELL)
+			continue;
+		if (!first) {
+			first = i;
+			cax = cx;
+			cay = cy;
+		}
+		cbx = cx;
+		cby = cy;
+		ry0 = ry0 < cy - radius ? ry0 : cy - radius;
+		ry1 = ry1 > cy + radius ? ry1 : cy + radius;
+		r->generation++;
+	}
+	if (!first)
+		return;
+	ry0 = clamp_i64(ry0 / RIPPLE_SUBCELL, 1, r->height - 2);
+	ry1 = clamp_i64(ry1 / RIPPLE_SUBCELL + 1, 1, r->height - 2);
+	mark_live(r, (int)ry0, (int)ry1 + 1);
+
+	k = (struct wake){ .x0 = x0, .y0 = y0, .dx = dx, .dy = dy, .n = n, .r2 = radius * radius,
+			   .depth = depth, .proj = (double)n / ((double)dx * dx + (double)dy * dy),
+			   .inv_r2 = 1.0 / ((double)radius * (double)radius),
+			   .cache_i = { -1, -1, -1, -1 } };
+	{
+		/* exact: all the splashes; thrifty: the move from p0 */
+		double ax = thrifty ? (double)x0 : (double)cax, ay = thrifty ? (double)y0 : (double)cay;
+		double bx = thrifty ? (double)x1 : (double)cbx, by = thrifty ? (double)y1 : (double)cby;
+		bool front = !thrifty || hypot((double)dx, (double)dy) >= (double)radius;
+
+		for (int64_t py = ry0; py <= ry1; py++) {
+			double lo, hi;
+
+			if (!segment_row(ax, ay, bx, by, (double)(radius + WAKE_SLACK), !thrifty,
+					 front, (double)py * RIPPLE_SUBCELL, &lo, &hi))
+				continue;
+			wake_cells(r, &k, py, (int64_t)ceil(max_d(lo / RIPPLE_SUBCELL, 1)),
+				   (int64_t)floor(min_d(hi / RIPPLE_SUBCELL, r->width - 2)));
+		}
+	}
 }
 
 void ripple_clear(struct ripple *r)
@@ -505,6 +732,11 @@ void ripple_set_height(struct ripple *r, int x, int y, int16_t current, int16_t 
 	r->prev[i] = previous;
 	mark_live(r, y, y + 1);
 	r->generation++;
+}
+
+uint64_t ripple_stamped(const struct ripple *r)
+{
+	return r->stamped;
 }
 
 uint64_t ripple_generation(const struct ripple *r)

@@ -26,7 +26,17 @@
 
 /* A stone of weight 32..128 makes the waves the seeds were tuned for. */
 #define RIPPLE_WEIGHT_MAX INT16_MAX
-#define RIPPLE_RADIUS_MAX 1024
+/* The largest stone, in cells: a disc of about 2 * 10^5 cells. A fingertip
+ * is a few cells; only a huge stone on a fine grid reaches this. */
+#define RIPPLE_RADIUS_MAX 256
+/*
+ * Cells the stones between two steps may look at before they go thrifty:
+ * then a wake adds only what its start's splash did not cover, and a
+ * splash is left out. Far above what fingers of any sane size and rain
+ * ask for, so it changes nothing they do; it keeps a frame of huge stones
+ * (RIPPLE_RADIUS_MAX on a 4K grid) to a few milliseconds.
+ */
+#define RIPPLE_STAMP_BUDGET (1u << 20)
 
 struct ripple;
 
@@ -100,6 +110,10 @@ void ripple_splash(struct ripple *r, int64_t cx, int64_t cy, int64_t radius, int
  * unbroken trough; the same units as ripple_splash. */
 void ripple_wake(struct ripple *r, int64_t x0, int64_t y0, int64_t x1, int64_t y1,
 		 int64_t radius, int depth);
+
+/* Cells the splashes and wakes have looked at since the last step: how much
+ * work the stones of a frame cost (tests bound it). */
+uint64_t ripple_stamped(const struct ripple *r);
 
 /* Flatten the water. */
 void ripple_clear(struct ripple *r);
