@@ -6,8 +6,7 @@ Python 3 standard library only.  Typical use:
     with rkvm.boot(devices=["bochs-display"],
                    programs=[rkvm.ripple_kiosk()]) as vm:
         vm.start("rk", "ripple-kiosk")
-        vm.sleep_guest(2)
-        img = vm.qmp.screendump()
+        img = vm.wait_picture("rk", (1280, 800), "first")
         assert rkvm.is_not_black(img)
         rc, ms = vm.stop("rk")
 
@@ -43,6 +42,27 @@ QEMU = os.environ.get("RKVM_QEMU", "qemu-system-x86_64")
 # Default wall-clock limits (seconds).  TCG is slow; keep them generous.
 BOOT_TIMEOUT = float(os.environ.get("RKVM_BOOT_TIMEOUT", "120"))
 GLOBAL_TIMEOUT = float(os.environ.get("RKVM_TIMEOUT", "600"))
+
+
+# Polling waits: a test waits for a condition, never for a fixed time,
+# with a bound generous enough for a busy machine (TCG slows down in
+# proportion to the CPU it gets).
+WAIT_TIMEOUT = 60.0
+
+
+def wait_until(fn, timeout=WAIT_TIMEOUT, interval=0.5):
+    """Call fn() until it returns a true value or timeout seconds pass;
+    returns its last value (false on timeout). fn runs at least once, and
+    once more at the deadline."""
+    deadline = time.monotonic() + timeout
+    while True:
+        v = fn()
+        if v:
+            return v
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return v
+        time.sleep(min(interval, left))
 
 
 class VMError(Exception):
@@ -598,10 +618,6 @@ class VM:
         """Output (stdout and stderr) of the named program so far."""
         return self.run("rk_log %s" % name, check=False)[1]
 
-    def sleep_guest(self, seconds):
-        """Sleep on the host (the guest runs on); a plain time.sleep."""
-        time.sleep(seconds)
-
     # ---- screendumps, shared by the tests ----
 
     def shot(self, label, **dump):
@@ -625,6 +641,38 @@ class VM:
             time.sleep(0.5)
         img.save_png(os.path.join(self.workdir, label + ".png"))
         return img
+
+    def wait_screen(self, cond, label, timeout=WAIT_TIMEOUT, interval=0.3, **dump):
+        """Screendumps until cond(image) is true or timeout; returns
+        (image, True) or (last image, False). The image is kept as
+        LABEL.png in the work dir."""
+        last = {}
+
+        def probe():
+            last["img"] = self.qmp.screendump(**dump)
+            return cond(last["img"])
+        ok = bool(wait_until(probe, timeout, interval))
+        last["img"].save_png(os.path.join(self.workdir, label + ".png"))
+        return last["img"], ok
+
+    def wait_log(self, name, regex, timeout=WAIT_TIMEOUT, count=1, interval=0.5):
+        """The named program's log once regex matches it count times (in
+        multiline mode), or the program exited, or timeout; returns
+        (log, True when it matched)."""
+        regex = re.compile(regex, re.M)
+        last = {}
+
+        def probe():
+            last["log"] = self.log(name)
+            if len(regex.findall(last["log"])) >= count:
+                return True
+            if not self.running(name):
+                # It may have written the line just before it exited.
+                last["log"] = self.log(name)
+                return "exited"
+            return False
+        wait_until(probe, timeout, interval)
+        return last["log"], len(regex.findall(last["log"])) >= count
 
     def settle(self, label, timeout=30, gap=1.0, threshold=8, **dump):
         """Screendumps gap apart until two are the same (the water is still);

@@ -27,14 +27,8 @@ def colour_bars(vm, driver, label):
     conn = m.group(1)
     # -i: modetest waits on stdin ("press enter") while the mode is shown.
     vm.start("mt", "modetest", "-M", driver, "-s", "%s:1280x800" % conn, stdin=True)
-    shot = None
-    for _ in range(50):
-        if "setting mode" in vm.log("mt") or not vm.running("mt"):
-            break
-        time.sleep(0.1)
-    time.sleep(0.5)
-    shot = vm.qmp.screendump()
-    shot.save_png(os.path.join(vm.workdir, "%s.png" % label))
+    shot, _ = vm.wait_screen(lambda img: (img.size == (1280, 800) and
+                                          rkvm.nonblack_fraction(img) > 0.5), label)
     t.check(shot.size == (1280, 800), "%s: screendump is 1280x800" % label,
             "%dx%d" % shot.size)
     frac = rkvm.nonblack_fraction(shot)
@@ -70,13 +64,14 @@ with rkvm.boot(devices=["bochs-display", "virtio-tablet-pci"],
     ev = re.search(r"(event\d+)", out)
     if t.check(ev is not None, "virtio tablet has an evdev node", out):
         vm.start("ev", "cat", "/dev/input/" + ev.group(1))
-        time.sleep(0.3)
-        vm.qmp.tablet(16384, 8000, "left", True)
-        vm.qmp.tablet(button="left", down=False)
-        time.sleep(0.5)
-        rc, out = vm.run("wc -c < /tmp/rk-ev.log")
-        t.check(int(out.strip() or 0) > 0, "QMP input-send-event produces evdev events",
-                "%s bytes" % out.strip())
+
+        # Taps until cat, once it has the device open, has read some.
+        def events_read():
+            vm.qmp.tablet(16384, 8000, "left", True)
+            vm.qmp.tablet(button="left", down=False)
+            return int(vm.run("wc -c < /tmp/rk-ev.log")[1].strip() or 0)
+        got = rkvm.wait_until(events_read)
+        t.check(got > 0, "QMP input-send-event produces evdev events", "%d bytes" % got)
         vm.stop("ev", "TERM", 5)
     vm.poweroff()
 

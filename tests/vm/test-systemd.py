@@ -168,7 +168,7 @@ rk_pivot_fail() {
 	poweroff -f
 }
 i=0
-while [ ! -b /dev/vda ] && [ $i -lt 100 ]; do usleep 100000; i=$((i + 1)); done
+while [ ! -b /dev/vda ] && [ $i -lt 300 ]; do usleep 100000; i=$((i + 1)); done
 mkdir -p /newroot
 mount -t ext4 /dev/vda /newroot || rk_pivot_fail "mount /dev/vda"
 cp -a /payload/. /newroot/ || rk_pivot_fail "copying the payload"
@@ -243,11 +243,8 @@ def wait_for(what, cond, timeout, step=0.5):
     """Poll cond() (returning a true value when done) until timeout;
     returns (value, seconds)."""
     t0 = time.monotonic()
-    while True:
-        v = cond()
-        if v or time.monotonic() - t0 > timeout:
-            return v, time.monotonic() - t0
-        time.sleep(step)
+    v = rkvm.wait_until(cond, timeout, step)
+    return v, time.monotonic() - t0
 
 
 def wait_water(vm, ref, label, timeout, old_pid=None):
@@ -459,7 +456,6 @@ def run_checks(vm, ref1, ref2):
     bad = config(PICS + "/bg1.png", "no-such-key = 1\n")     # line 4
     sh(vm, "printf '%%s' %s > %s" % (shlex.quote(bad), CONF))
     sh(vm, "systemctl reload %s" % UNIT)
-    time.sleep(3)
     log, secs = wait_for("file:line", lambda: (lambda l: CONF + ":4" in l and l)(journal(vm, since)),
                          20, 1.0)
     log = log or journal(vm, since)
@@ -479,16 +475,17 @@ def run_checks(vm, ref1, ref2):
     sh(vm, "systemctl stop %s" % UNIT, 60)
     st = state(vm)
     t.check(st in ("inactive", "unknown"), "systemctl stop: the unit is inactive", st)
-    time.sleep(1)
-    before = shot(vm, "6-after-stop")
-    ok, why = looks_like(before, ref2)
-    t.check(not ok, "... the water is gone from the screen", why)
+    before, gone = vm.wait_screen(lambda img: not looks_like(img, ref2)[0], "6-after-stop")
+    t.check(gone, "... the water is gone from the screen", looks_like(before, ref2)[1])
     sh(vm, "for i in $(seq 30); do echo '#### ripple-kiosk VM test: text console ####'; "
            "done > /dev/tty1")
-    time.sleep(1)
-    after = shot(vm, "6-console-text")
+
+    def text_shows(img):
+        changed = (rkvm.diff_fraction(before, img, 32) if before.size == img.size else 1.0)
+        return changed > 0.01 and rkvm.nonblack_fraction(img) > 0.01
+    after, _ = vm.wait_screen(text_shows, "6-console-text")
     changed = (rkvm.diff_fraction(before, after, 32) if before.size == after.size else 1.0)
-    t.check(changed > 0.01 and rkvm.nonblack_fraction(after) > 0.01,
+    t.check(text_shows(after),
             "... the text console is back (text written to tty1 shows)",
             "%.2f%% of the screen changed, %.2f%% not black, %dx%d" %
             (100 * changed, 100 * rkvm.nonblack_fraction(after), after.width, after.height))
