@@ -257,26 +257,26 @@ def reload_and_screenshot(vm, label, size):
     before = wait_picture(vm, "rk", size, label + "-reload-0")
     pid = vm.run("pidof ripple-kiosk")[1].strip()
     vm.run("echo 'background = /tmp/stripes.ppm' >> /tmp/rk.conf; kill -HUP %s" % pid)
-    time.sleep(4)
-    after = shot(vm, label + "-reload-1")
-    t.check(rkvm.diff_fraction(before, after, 16) > 0.5,
-            "%s: SIGHUP with a new background changes the picture" % label,
-            "%.1f%% changed" % (100 * rkvm.diff_fraction(before, after, 16)))
+    # Until the new picture is on the screen (or the bound passes).
+    after, _ = vm.wait_screen(lambda img: img.size == before.size and
+                              rkvm.diff_fraction(before, img, 16) > 0.5, label + "-reload-1")
+    frac = rkvm.diff_fraction(before, after, 16) if after.size == before.size else 0.0
+    t.check(frac > 0.5, "%s: SIGHUP with a new background changes the picture" % label,
+            "%.1f%% changed" % (100 * frac))
     t.check(vm.running("rk") and vm.run("pidof ripple-kiosk")[1].strip() == pid,
             "%s: ... without a restart" % label, vm.log("rk"))
     vm.run("echo 'damping = 99' >> /tmp/rk.conf; kill -HUP %s" % pid)
-    time.sleep(3)
+    log, said = vm.wait_log("rk", r"/tmp/rk\.conf:3: damping")
+    log, _ = vm.wait_log("rk", r"reload failed")
     kept = shot(vm, label + "-reload-2")
-    log = vm.log("rk")
-    t.check("/tmp/rk.conf:3: damping" in log and vm.running("rk"),
+    t.check(said and vm.running("rk"),
             "%s: a broken config on reload is refused, naming file:line" % label, log)
-    t.check(rkvm.diff_fraction(after, kept, 16) < 0.05,
+    t.check(kept.size == after.size and rkvm.diff_fraction(after, kept, 16) < 0.05,
             "%s: ... and the water keeps its picture" % label)
     vm.run("kill -USR1 %s" % pid)
-    time.sleep(3)
+    log, wrote = vm.wait_log("rk", r"SIGUSR1: wrote /tmp/screen\.png")
     rc, out = vm.run("ls /tmp/screen.png", check=False)
-    t.check(rc == 0 and "SIGUSR1: wrote /tmp/screen.png" in vm.log("rk"),
-            "%s: SIGUSR1 writes a PNG of the screen" % label, vm.log("rk"))
+    t.check(rc == 0 and wrote, "%s: SIGUSR1 writes a PNG of the screen" % label, log)
     vm.stop("rk", "TERM", 10)
 
 
