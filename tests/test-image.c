@@ -710,7 +710,17 @@ static uint32_t quadrant(int x, int y, int w, int h)
 	return colours[(x >= w / 2) + 2 * (y >= h / 2)];
 }
 
-static bool write_jpeg(const char *path, int w, int h, bool grey, bool progressive)
+/* Every pixel different, so the scan is long enough to be cut in. */
+static uint32_t detail(int x, int y, int w, int h)
+{
+	(void)w;
+	(void)h;
+	return 0xff000000u | (uint32_t)(uint8_t)(x * y) << 16 |
+	       (uint32_t)(uint8_t)(x + 3 * y) << 8 | (uint32_t)(uint8_t)((x ^ y) * 5);
+}
+
+static bool write_jpeg_of(const char *path, int w, int h, bool grey, bool progressive,
+			  uint32_t (*pixel)(int x, int y, int w, int h))
 {
 	struct jpeg_compress_struct cinfo;
 	struct jpeg_error_mgr jerr;
@@ -743,7 +753,7 @@ static bool write_jpeg(const char *path, int w, int h, bool grey, bool progressi
 		int y = (int)cinfo.next_scanline;
 
 		for (x = 0; x < w; x++) {
-			uint32_t p = quadrant(x, y, w, h);
+			uint32_t p = pixel(x, y, w, h);
 
 			if (grey) {
 				row[x] = (uint8_t)ch(p, 8);
@@ -762,52 +772,12 @@ static bool write_jpeg(const char *path, int w, int h, bool grey, bool progressi
 	return fclose(f) == 0;
 }
 
-#define JPEG_MARKER_SOS 0xda	/* start of scan; jpeglib.h names only JPEG_EOI and a few */
-
-/* Every pixel different, so the scan is long enough to be cut in. */
-static bool write_jpeg_detail(const char *path, int w, int h)
+static bool write_jpeg(const char *path, int w, int h, bool grey, bool progressive)
 {
-	struct jpeg_compress_struct cinfo;
-	struct jpeg_error_mgr jerr;
-	JSAMPROW rowp;
-	uint8_t *row;
-	FILE *f;
-	int x;
-
-	f = fopen(path, "wb");
-	row = malloc((size_t)w * 3);
-	if (!f || !row) {
-		free(row);
-		if (f)
-			fclose(f);
-		return false;
-	}
-	cinfo.err = jpeg_std_error(&jerr);
-	jpeg_create_compress(&cinfo);
-	jpeg_stdio_dest(&cinfo, f);
-	cinfo.image_width = (JDIMENSION)w;
-	cinfo.image_height = (JDIMENSION)h;
-	cinfo.input_components = 3;
-	cinfo.in_color_space = JCS_RGB;
-	jpeg_set_defaults(&cinfo);
-	jpeg_set_quality(&cinfo, 95, TRUE);
-	jpeg_start_compress(&cinfo, TRUE);
-	while (cinfo.next_scanline < cinfo.image_height) {
-		int y = (int)cinfo.next_scanline;
-
-		for (x = 0; x < w; x++) {
-			row[x * 3 + 0] = (uint8_t)(x * y);
-			row[x * 3 + 1] = (uint8_t)(x + 3 * y);
-			row[x * 3 + 2] = (uint8_t)((x ^ y) * 5);
-		}
-		rowp = row;
-		jpeg_write_scanlines(&cinfo, &rowp, 1);
-	}
-	jpeg_finish_compress(&cinfo);
-	jpeg_destroy_compress(&cinfo);
-	free(row);
-	return fclose(f) == 0;
+	return write_jpeg_of(path, w, h, grey, progressive, quadrant);
 }
+
+#define JPEG_MARKER_SOS 0xda	/* start of scan; jpeglib.h names only JPEG_EOI and a few */
 
 /* The offset just after the first marker of that type, or 0. */
 static size_t find_jpeg_marker(const uint8_t *data, size_t len, uint8_t type)
@@ -887,7 +857,7 @@ static bool test_jpeg(const struct ctx *c)
 	/* Cut to a third of its scan with an EOI after it: libjpeg only warns
 	 * and pads with grey, which must not pass for a picture. */
 	path_in(c, "detail.jpg", path, sizeof(path));
-	CHECK(write_jpeg_detail(path, 256, 192));
+	CHECK(write_jpeg_of(path, 256, 192, false, false, detail));
 	data = read_bytes(path, &len);
 	CHECK(data);
 	sos = find_jpeg_marker(data, len, JPEG_MARKER_SOS);
