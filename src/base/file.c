@@ -103,10 +103,11 @@ out:
 
 /* ---- writing ---- */
 
-static void tmp_suffix(char *out)
+/* attempt: how many names this call has tried, so that retries differ
+ * even when they fall within one clock tick. */
+static void tmp_suffix(char *out, unsigned attempt)
 {
 	static const char chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
-	static unsigned counter;
 	uint8_t rnd[TMP_SUFFIX_LEN];
 
 	/* Unguessable, so that nobody can take the names before us; early
@@ -116,7 +117,8 @@ static void tmp_suffix(char *out)
 		uint64_t x;
 
 		clock_gettime(CLOCK_MONOTONIC, &ts);
-		x = (uint64_t)ts.tv_nsec ^ ((uint64_t)getpid() << 32) ^ (++counter * TMP_MIX);
+		x = (uint64_t)ts.tv_nsec ^ ((uint64_t)getpid() << 32) ^
+		    ((uint64_t)(attempt + 1) * TMP_MIX);
 		for (int i = 0; i < TMP_SUFFIX_LEN; i++)
 			rnd[i] = (uint8_t)(x >> (i * BITS_PER_BYTE));
 	}
@@ -137,7 +139,7 @@ static int create_tmp(const char *path, char *tmp, size_t tmplen)
 	for (int i = 0; i < TMP_TRIES; i++) {
 		int fd;
 
-		tmp_suffix(suffix);
+		tmp_suffix(suffix, (unsigned)i);
 		if ((size_t)snprintf(tmp, tmplen, "%.*s.%s.%s", dirlen, path, path + dirlen,
 				     suffix) >= tmplen)
 			return -ENAMETOOLONG;
