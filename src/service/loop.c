@@ -73,15 +73,23 @@ static void output_gone(const struct loop_output *out, uint64_t now)
 			  (double)out->frames * 1e9 / (double)(now - out->first_ns));
 }
 
+/* The input aims at the water's gesture machine: it lets go before the
+ * water goes (the next frame aims the touches anew). */
+static void drop_water(struct loop *l)
+{
+	if (l->input)
+		input_set_target(l->input, NULL, 0, 0, 0, 0);
+	kiosk_destroy(l->k);
+	l->k = NULL;
+}
+
 void loop_destroy(struct loop *l)
 {
 	if (!l)
 		return;
 	for (int i = 0; i < l->n_outputs; i++)
 		output_gone(&l->outputs[i], clock_now_ns());
-	if (l->input)
-		input_set_target(l->input, NULL, 0, 0, 0, 0);
-	kiosk_destroy(l->k);
+	drop_water(l);
 	touch_script_destroy(l->script);
 	free(l);
 }
@@ -115,11 +123,7 @@ static int create_water(struct loop *l, const struct options *o,
 	ret = kiosk_create(o, w, h, mm_w, mm_h, &k);
 	if (ret < 0)
 		return ret;
-	/* The input's target is the old water's gesture machine: let go of
-	 * it before that goes; the next frame aims the touches anew. */
-	if (l->input)
-		input_set_target(l->input, NULL, 0, 0, 0, 0);
-	kiosk_destroy(l->k);
+	drop_water(l);
 	l->k = k;
 	l->screen_w = w;
 	l->screen_h = h;
@@ -135,10 +139,7 @@ int loop_new_water(struct loop *l, const struct options *o)
 {
 	if (l->n_outputs == 0) {
 		/* No screen to size it for: made when the first one comes. */
-		if (l->input)
-			input_set_target(l->input, NULL, 0, 0, 0, 0);
-		kiosk_destroy(l->k);
-		l->k = NULL;
+		drop_water(l);
 		return 0;
 	}
 	return create_water(l, o, &l->outputs[0].info);
