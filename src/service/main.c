@@ -60,23 +60,30 @@ static struct headless_config headless_config_from_options(const struct options 
 	};
 }
 
-/* PNG frames: of the script asked for, else (standing in for a missing
- * display) of the built-in demo. */
-static int headless(struct options *o)
+/* --touch-script, read once for whichever backend runs: 0 (*out NULL
+ * when none is named) or a negative errno, said. */
+static int load_script(const struct options *o, struct touch_script **out)
+{
+	char err[ERR_LEN];
+	int ret;
+
+	*out = NULL;
+	if (!o->touch_script)
+		return 0;
+	ret = touch_script_load(o->touch_script, out, err, sizeof(err));
+	if (ret < 0)
+		log_error("touch script %s", err);
+	return ret;
+}
+
+/* PNG frames: of the script asked for (taken over), else (standing in for
+ * a missing display) of the built-in demo. */
+static int headless(struct options *o, struct touch_script *script)
 {
 	const struct headless_config cfg = headless_config_from_options(o);
-	struct touch_script *script = NULL;
 	struct display *d = NULL;
-	char err[ERR_LEN];
 	int lw, lh, ret;
 
-	if (o->touch_script) {
-		ret = touch_script_load(o->touch_script, &script, err, sizeof(err));
-		if (ret < 0) {
-			log_error("touch script %s", err);
-			return ret;
-		}
-	}
 	ret = display_headless_create(&cfg, &d);
 	if (ret == 0 && !script && o->backend_fell_back) {
 		/* The demo's fingers in the water's logical pixels. */
@@ -107,6 +114,7 @@ static struct drm_config drm_config_from_options(const struct options *o)
 /* What the options say, to the end; an exit status. */
 static int run(struct options *o, const struct options_source *src)
 {
+	struct touch_script *script;
 	int ret = 0;
 
 	/* A forced SIMD path that cannot run is an error, not a surprise. */
@@ -114,6 +122,8 @@ static int run(struct options *o, const struct options_source *src)
 		return EXIT_FAILURE;
 	if (o->verbose)
 		log_info("SIMD path: %s", simd_kernels()->name);
+	if (load_script(o, &script) < 0)
+		return EXIT_FAILURE;
 
 	if (o->backend != BACKEND_HEADLESS) {
 		const struct drm_config cfg = drm_config_from_options(o);
@@ -123,7 +133,7 @@ static int run(struct options *o, const struct options_source *src)
 		 * which every thread must inherit. */
 		ret = display_drm_create(&cfg, o->backend == BACKEND_DRM, &d);
 		if (ret == 0) {
-			ret = run_live(o, src, d);
+			ret = run_live(o, src, d, script);
 			/* Waits for the flip in flight, restores the CRTCs and
 			 * the console, drops master. */
 			display_destroy(d);
@@ -133,8 +143,10 @@ static int run(struct options *o, const struct options_source *src)
 		 * (none, or a desktop holds it, or no permission: said
 		 * above) still shows what it does, as PNG frames. */
 		if (o->backend == BACKEND_DRM ||
-		    (ret != -ENODEV && ret != -EBUSY && ret != -EACCES))
+		    (ret != -ENODEV && ret != -EBUSY && ret != -EACCES)) {
+			touch_script_destroy(script);
 			return EXIT_FAILURE;
+		}
 	}
 	if (o->backend == BACKEND_AUTO) {
 		o->backend_fell_back = true;
@@ -145,7 +157,7 @@ static int run(struct options *o, const struct options_source *src)
 			o->rain = DEMO_RAIN_PER_M2_MINUTE;
 	}
 
-	ret = headless(o);
+	ret = headless(o, script);
 	return ret < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 

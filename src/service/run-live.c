@@ -294,21 +294,12 @@ static int live_setup(struct live *l, struct touch_script *script)
 	return 0;
 }
 
-int run_live(struct options *o, const struct options_source *src, struct display *d)
+int run_live(struct options *o, const struct options_source *src, struct display *d,
+	     struct touch_script *script)
 {
 	struct live l = { .o = o, .src = src, .d = d, .signal_fd = -1, .timer_fd = -1 };
-	struct touch_script *script = NULL;
 	int ret;
 
-	if (o->touch_script) {
-		char err[ERR_LEN];
-
-		ret = touch_script_load(o->touch_script, &script, err, sizeof(err));
-		if (ret < 0) {
-			log_error("touch script %s", err);
-			return ret;
-		}
-	}
 	ret = live_setup(&l, script);
 	while (ret == 0 && !l.quit) {
 		uint64_t now = clock_now_ns(), wake;

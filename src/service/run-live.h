@@ -5,6 +5,7 @@
 struct display;
 struct options;
 struct options_source;
+struct touch_script;
 
 /*
  * Run until SIGTERM or SIGINT (returns 0) or a fatal display error
@@ -17,11 +18,12 @@ struct options_source;
  * spin; with no output it sleeps until the display reports one. SIGHUP
  * reads the settings again from src into o, each as the option table says
  * (options_key_reload); SIGUSR1 writes a PNG of the screen to the state
- * directory.
+ * directory. script (taken over; may be NULL) plays its fingers.
  *
  * The quit signals stay blocked on return, so a second SIGTERM cannot
  * interrupt display_destroy() giving the screen back.
  */
-int run_live(struct options *o, const struct options_source *src, struct display *d);
+int run_live(struct options *o, const struct options_source *src, struct display *d,
+	     struct touch_script *script);
 
 #endif
