@@ -309,6 +309,21 @@ static void test_reload_classes(void)
 				seen.key ? seen.key : "nothing", seen.n);
 		options_free(&file);
 	}
+	/* A reload keeps what only a restart takes, strings as owned copies. */
+	{
+		struct options in_force, next;
+
+		CHECK_EQ(parse("device = /dev/dri/card1\noutput = /a\nfade = 8\n", &in_force), 0);
+		CHECK_EQ(parse("device = /dev/dri/card2\nfade = 9\n", &next), 0);
+		CHECK_EQ(options_keep(&next, &in_force, OPTIONS_RELOAD_RESTART), 0);
+		CHECK(next.device && strcmp(next.device, "/dev/dri/card1") == 0);
+		CHECK(next.device != in_force.device);
+		CHECK(next.output_dir && strcmp(next.output_dir, "/a") == 0);
+		CHECK(next.fade_s == 9);
+		CHECK_EQ(options_each_change(&in_force, &next, NULL, NULL), 1);
+		options_free(&in_force);
+		options_free(&next);
+	}
 	/* What the water and the fingers take at once ... */
 	CHECK_EQ(reload_of("touch-radius"), OPTIONS_RELOAD_LIVE);
 	CHECK_EQ(reload_of("touch-weight"), OPTIONS_RELOAD_LIVE);

@@ -378,13 +378,12 @@ int options_keep(struct options *next, const struct options *in_force, enum opti
 			continue;
 		if (row->string) {
 			const char **field = (const char **)(void *)dst;
-			const char *keep = *(const char *const *)(const void *)src;
-			char *copy = NULL;
+			const char *copy;
 
-			if (keep && keep != default_output_dir && !(copy = strdup(keep)))
+			if (copy_string(&copy, *(const char *const *)(const void *)src) < 0)
 				return -ENOMEM;
 			options_free_string(field);
-			*field = copy ? copy : keep;
+			*field = copy;
 		} else {
 			memcpy(dst, src, row->size);
 		}
