@@ -372,7 +372,7 @@ static int run_kiosk(const struct bench *b, uint64_t *t_step, uint64_t *t_render
 		o.rain_drop_mm = SEEDS_STONE_RADIUS;
 		o.rain = b->calm ? 0 : (int)lround(SEEDS_STONES_PER_STEP_X60 * b->refresh_hz / m2);
 	}
-	ret = kiosk_create(&o, b->width, b->height, 0, 0, &k);
+	ret = kiosk_create(&o, 0, b->width, b->height, 0, 0, &k);
 	if (ret < 0)
 		return ret;
 	ripple_set_skip_calm(kiosk_ripple(k), b->idle);

@@ -16,6 +16,12 @@ bad() {
 [ -f "$page" ] || { echo "FAIL: no $page" >&2; exit 1; }
 opts=$(sed -n 's/^	{ "\([a-z0-9-]*\)", .*/\1/p' "$src/src/settings/options.c")
 [ "$(echo "$opts" | wc -w)" -gt 40 ] || bad "could not read the option table: $opts"
+# Every on/off option has a --no- form (options.c makes them from the table).
+flags=$(sed -n 's/^	{ "\([a-z0-9-]*\)", no_argument, .*/\1/p' "$src/src/settings/options.c" |
+	grep -v -x -e help -e version)
+[ "$(echo "$flags" | wc -w)" -ge 5 ] || bad "could not read the flags: $flags"
+opts="$opts
+$(echo "$flags" | sed 's/^/no-/')"
 # troff writes an option \-\-name\-part (a plain - is a hyphen, and not
 # one a reader can paste into a shell).
 grep -n -E -- '(^|[^\\])--' "$page" >&2 && bad "unescaped -- in ripple-kiosk.1 (write \\-\\-)"

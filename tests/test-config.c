@@ -491,7 +491,7 @@ static void test_bad_lines(void)
 	check_bad("backend = x11", NAME ":1: backend: 'x11' is not one of auto, drm, headless",
 		  NULL);
 	check_bad("format = rgb888", NAME ":1: format: ", "xrgb8888, rgb565");
-	check_bad("rotate = 45", NAME ":1: rotate: '45' is not one of 0, 90, 180, 270", NULL);
+	check_bad("rotate = 45", NAME ":1: rotate: '45' is not one of auto, 0, 90, 180, 270", NULL);
 	check_bad("mode = big", NAME ":1: mode: 'big' is not WIDTHxHEIGHT", NULL);
 	check_bad("size = 1x1", NAME ":1: size: ", "WIDTHxHEIGHT with both from 3 to");
 	check_bad("opening-hours = 9-5", NAME ":1: opening-hours: ", "HH:MM-HH:MM");

@@ -30,7 +30,7 @@ static void test_idle_until_attract(void)
 	uint64_t t = 1000 * SEC;
 
 	base_options(&o);
-	CHECK_EQ(kiosk_create(&o, 80, 60, 0, 0, &k), 0);
+	CHECK_EQ(kiosk_create(&o, 0, 80, 60, 0, 0, &k), 0);
 	kiosk_advance(k, t);
 	/* Flat and dry: nothing to do until the attract rain is due. */
 	CHECK(!kiosk_busy(k));
@@ -71,7 +71,7 @@ static void test_attract_off(void)
 
 	base_options(&o);
 	o.attract_s = 0;
-	CHECK_EQ(kiosk_create(&o, 40, 30, 0, 0, &k), 0);
+	CHECK_EQ(kiosk_create(&o, 0, 40, 30, 0, 0, &k), 0);
 	kiosk_advance(k, SEC);
 	kiosk_advance(k, 100 * SEC);
 	CHECK(!kiosk_busy(k));
@@ -94,7 +94,7 @@ static void test_dark_outside_hours(void)
 	o.has_opening_hours = true;
 	o.open_min = (tm.tm_hour * 60 + tm.tm_min + 120) % 1440;
 	o.close_min = (o.open_min + 60) % 1440;
-	CHECK_EQ(kiosk_create(&o, 40, 30, 0, 0, &k), 0);
+	CHECK_EQ(kiosk_create(&o, 0, 40, 30, 0, 0, &k), 0);
 	kiosk_advance(k, SEC);
 	CHECK(!kiosk_dark(k));  /* someone may be there: not idle yet */
 	uint64_t g = kiosk_generation(k);
@@ -129,7 +129,7 @@ static void test_reconfigure(void)
 	char dir[] = "/tmp/rk-kiosk-XXXXXX", path[64];
 
 	base_options(&o);
-	CHECK_EQ(kiosk_create(&o, 64, 48, 0, 0, &k), 0);
+	CHECK_EQ(kiosk_create(&o, 0, 64, 48, 0, 0, &k), 0);
 	kiosk_advance(k, SEC);
 	gesture_down(kiosk_gesture(k), 0, 30, 20, 0, 0);
 	kiosk_advance(k, 2 * SEC);

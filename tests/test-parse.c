@@ -102,6 +102,10 @@ static void test_options(void)
 	CHECK_EQ(run(&o, "--rotate", "90"), OPTIONS_RUN);
 	CHECK_EQ(o.rotate, ROTATE_90);
 	CHECK_EQ(run(&o, "--rotate", "45"), OPTIONS_ERROR);
+	CHECK_EQ(run(&o, "--rotate", "auto"), OPTIONS_RUN);
+	CHECK_EQ(o.rotate, ROTATE_AUTO);
+	CHECK_EQ(run(&o, NULL, NULL), OPTIONS_RUN);
+	CHECK_EQ(o.rotate, ROTATE_AUTO);
 	CHECK_EQ(run(&o, "--fit", "contain"), OPTIONS_RUN);
 	CHECK_EQ(o.fit, IMAGE_FIT_CONTAIN);
 	CHECK_EQ(run(&o, "--fit", "zoom"), OPTIONS_ERROR);
@@ -124,10 +128,61 @@ static void test_options(void)
 	options_free(&o);
 }
 
+/* The command line on top of a config file's settings, as the kiosk reads them. */
+static enum options_result on_top(struct options *o, const char *key, const char *value,
+				  const char *arg)
+{
+	char *argv[] = { (char *)"ripple-kiosk", (char *)arg, NULL };
+
+	options_free(o);
+	options_defaults(o);
+	CHECK_EQ(options_set_key(o, options_key_find(key), value, "test.conf:1"), 0);
+	return options_parse_args(o, arg ? 2 : 1, argv);
+}
+
+/* Every on/off option has a --no- form, which undoes the config file. */
+static void test_negated_flags(void)
+{
+	struct options o = { 0 }, defaults;
+	char name[64];
+	int flags = 0;
+
+	options_defaults(&defaults);
+	CHECK_EQ(on_top(&o, "strict", "yes", "--no-strict"), OPTIONS_RUN);
+	CHECK(!o.strict);
+	CHECK_EQ(on_top(&o, "grab", "yes", "--no-grab"), OPTIONS_RUN);
+	CHECK(!o.grab);
+	CHECK_EQ(on_top(&o, "touch-invert-y", "true", "--no-touch-invert-y"), OPTIONS_RUN);
+	CHECK(!o.touch_invert_y);
+	CHECK_EQ(on_top(&o, "verbose", "1", "--no-verbose"), OPTIONS_RUN);
+	CHECK(!o.verbose);
+	CHECK_EQ(on_top(&o, "grab", "no", "--grab"), OPTIONS_RUN);
+	CHECK(o.grab);
+	/* Not for an option that takes a value, nor with one. */
+	CHECK_EQ(on_top(&o, "grab", "no", "--no-rain"), OPTIONS_ERROR);
+	CHECK_EQ(on_top(&o, "grab", "no", "--no-grab=yes"), OPTIONS_ERROR);
+	CHECK_EQ(on_top(&o, "grab", "no", "--no-help"), OPTIONS_ERROR);
+	/* Each flag key, whichever there are. */
+	for (int key = 0; key < options_key_count(); key++) {
+		if (!options_key_is_flag(key))
+			continue;
+		flags++;
+		snprintf(name, sizeof(name), "--no-%s", options_key_name(key));
+		/* Every flag is off by default: --no- gives the defaults back. */
+		CHECK_EQ(on_top(&o, options_key_name(key), "yes", NULL), OPTIONS_RUN);
+		CHECK_EQ(options_each_change(&defaults, &o, NULL, NULL), 1);
+		CHECK_EQ(on_top(&o, options_key_name(key), "yes", name), OPTIONS_RUN);
+		CHECK_EQ(options_each_change(&defaults, &o, NULL, NULL), 0);
+	}
+	CHECK(flags >= 5);
+	options_free(&o);
+}
+
 int main(void)
 {
 	RUN(test_int);
 	RUN(test_size_and_mode);
 	RUN(test_options);
+	RUN(test_negated_flags);
 	return CHECK_EXIT();
 }

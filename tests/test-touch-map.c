@@ -8,7 +8,9 @@
 #include <string.h>
 
 #include "check.h"
+#include "display/display.h"
 #include "input/touch-map.h"
+#include "settings/options.h"
 #include "water/render.h"
 
 #define COORD_BITS 12
@@ -86,6 +88,84 @@ static void test_rotate_90_corners(void)
 	map(&m, 999, 599, &x, &y);      /* physical bottom right = logical top right */
 	CHECK_EQ(x, 59);
 	CHECK_EQ(y, 0);
+}
+
+/* The connector's "panel orientation" names, as the kernel spells them. */
+static void test_panel_names(void)
+{
+	static const struct {
+		const char *name;
+		enum display_panel panel;
+		int rotation;
+	} cases[] = {
+		{ "Normal", DISPLAY_PANEL_NORMAL, 0 },
+		{ "Upside Down", DISPLAY_PANEL_UPSIDE_DOWN, 180 },
+		{ "Left Side Up", DISPLAY_PANEL_LEFT_UP, 270 },
+		{ "Right Side Up", DISPLAY_PANEL_RIGHT_UP, 90 },
+		{ "left side up", DISPLAY_PANEL_UNKNOWN, -1 },
+		{ "Sideways", DISPLAY_PANEL_UNKNOWN, -1 },
+		{ "", DISPLAY_PANEL_UNKNOWN, -1 },
+		{ NULL, DISPLAY_PANEL_UNKNOWN, -1 },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		enum display_panel p = display_panel_from_name(cases[i].name);
+
+		CHECK_EQ(p, cases[i].panel);
+		CHECK_EQ(display_panel_rotation(p), cases[i].rotation);
+		if (p != DISPLAY_PANEL_UNKNOWN)
+			CHECK(strcmp(display_panel_name(p), cases[i].name) == 0);
+	}
+	CHECK(strcmp(display_panel_name(DISPLAY_PANEL_UNKNOWN), "none") == 0);
+}
+
+/* --rotate wins; without it the panel decides; without either, 0. */
+static void test_rotation_source(void)
+{
+	struct options o;
+
+	options_defaults(&o);
+	CHECK_EQ(o.rotate, ROTATE_AUTO);
+	CHECK_EQ(options_rotation(&o, -1), 0);
+	CHECK_EQ(options_rotation(&o, display_panel_rotation(DISPLAY_PANEL_UNKNOWN)), 0);
+	CHECK_EQ(options_rotation(&o, display_panel_rotation(DISPLAY_PANEL_LEFT_UP)), 270);
+	CHECK_EQ(options_rotation(&o, display_panel_rotation(DISPLAY_PANEL_UPSIDE_DOWN)), 180);
+	o.rotate = ROTATE_0;
+	CHECK_EQ(options_rotation(&o, display_panel_rotation(DISPLAY_PANEL_LEFT_UP)), 0);
+	o.rotate = ROTATE_90;
+	CHECK_EQ(options_rotation(&o, display_panel_rotation(DISPLAY_PANEL_UPSIDE_DOWN)), 90);
+	CHECK_EQ(options_rotation(&o, -1), 90);
+}
+
+/*
+ * A 100x60 landscape panel built in with its left side up (a tablet's panel
+ * in a portrait case): the viewer sees it 60 wide and 100 tall, the panel's
+ * bottom left corner at the top left. The picture and the touch turn
+ * together: where the finger lands on the glass is where the water is.
+ */
+static void test_panel_left_side_up(void)
+{
+	struct touch_transform t = {
+		.rotation = display_panel_rotation(DISPLAY_PANEL_LEFT_UP),
+	};
+	struct touch_map m;
+	int lw, lh, x, y;
+
+	render_physical_size(t.rotation, 100, 60, &lw, &lh);  /* the same swap back */
+	CHECK_EQ(lw, 60);
+	CHECK_EQ(lh, 100);
+	CHECK_EQ(touch_map_init(&m, 0, 999, 0, 599, &t, 100, 60, lw, lh), 0);
+	map(&m, 0, 599, &x, &y);        /* the panel's bottom left: the viewer's top left */
+	CHECK_EQ(x, 0);
+	CHECK_EQ(y, 0);
+	map(&m, 0, 0, &x, &y);          /* its top left: the viewer's top right */
+	CHECK_EQ(x, 59);
+	CHECK_EQ(y, 0);
+	map(&m, 999, 599, &x, &y);      /* its bottom right: the viewer's bottom left */
+	CHECK_EQ(x, 0);
+	CHECK_EQ(y, 99);
+	/* And the renderer puts the picture the same way round. */
+	check_against_renderer(t.rotation, lw, lh);
 }
 
 /* libinput's touchscreen-invalid-range: x 1000..2500, y 2000..4500. */
@@ -230,6 +310,9 @@ int main(void)
 {
 	RUN(test_rotations);
 	RUN(test_rotate_90_corners);
+	RUN(test_panel_names);
+	RUN(test_rotation_source);
+	RUN(test_panel_left_side_up);
 	RUN(test_odd_ranges);
 	RUN(test_rejects);
 	RUN(test_invert_and_matrix);

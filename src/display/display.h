@@ -9,6 +9,24 @@
 
 #define DISPLAY_NAME_MAX 32
 
+/* The "panel orientation" connector property's values, as the kernel
+ * names them (drm_connector.c). */
+enum display_panel {
+	DISPLAY_PANEL_UNKNOWN = 0,   /* no such property */
+	DISPLAY_PANEL_NORMAL,
+	DISPLAY_PANEL_UPSIDE_DOWN,
+	DISPLAY_PANEL_LEFT_UP,       /* "Left Side Up" */
+	DISPLAY_PANEL_RIGHT_UP,      /* "Right Side Up" */
+};
+
+/* The value the kernel calls name ("Upside Down"...); UNKNOWN for any other. */
+enum display_panel display_panel_from_name(const char *name);
+/* The kernel's name of it, "none" for UNKNOWN. */
+const char *display_panel_name(enum display_panel p);
+/* Degrees clockwise the picture turns to stand upright on such a panel
+ * (as --rotate counts them), -1 for UNKNOWN. */
+int display_panel_rotation(enum display_panel p);
+
 struct display_output_info {
 	char name[DISPLAY_NAME_MAX];  /* e.g. "HDMI-A-1", "headless-0" */
 	int width;
@@ -21,6 +39,10 @@ struct display_output_info {
 	 * sized in millimetres on the real glass. */
 	int mm_width, mm_height;
 	enum pixel_format format;
+	/* How the panel sits in its case, from the connector's "panel
+	 * orientation" property (laptops, tablets, panels with a quirk):
+	 * DISPLAY_PANEL_UNKNOWN when the connector has none. */
+	enum display_panel panel;
 	/* Changes when the output lost its picture (set up again after a VT
 	 * switch, say): whatever it showed must be drawn again. */
 	uint64_t serial;

@@ -195,6 +195,33 @@ static void connector_mm(const drmModeConnector *c, int *mm_width, int *mm_heigh
 	}
 }
 
+/* The connector's "panel orientation" property: set by the kernel for
+ * built-in panels from the firmware or its quirk table, absent elsewhere. */
+static enum display_panel connector_panel(int fd, uint32_t connector_id)
+{
+	enum display_panel panel = DISPLAY_PANEL_UNKNOWN;
+	drmModeObjectProperties *props;
+
+	props = drmModeObjectGetProperties(fd, connector_id, DRM_MODE_OBJECT_CONNECTOR);
+	if (!props)
+		return panel;
+	for (uint32_t i = 0; i < props->count_props && panel == DISPLAY_PANEL_UNKNOWN; i++) {
+		drmModePropertyRes *prop = drmModeGetProperty(fd, props->props[i]);
+
+		if (!prop)
+			continue;
+		if (strcmp(prop->name, "panel orientation") == 0 &&
+		    drm_property_type_is(prop, DRM_MODE_PROP_ENUM)) {
+			for (int e = 0; e < prop->count_enums; e++)
+				if (prop->enums[e].value == props->prop_values[i])
+					panel = display_panel_from_name(prop->enums[e].name);
+		}
+		drmModeFreeProperty(prop);
+	}
+	drmModeFreeObjectProperties(props);
+	return panel;
+}
+
 /* serial: what the output replaced had (0 for a new one), so a changed
  * output on the same connector never looks like the one before it. */
 static int output_create(struct drm_display *dd, const drmModeRes *res, const drmModeConnector *c,
@@ -216,6 +243,7 @@ static int output_create(struct drm_display *dd, const drmModeRes *res, const dr
 	out->mode = *mode;
 	out->refresh_mhz = mode_refresh_mhz(mode);
 	connector_mm(c, &out->mm_width, &out->mm_height);
+	out->panel = connector_panel(dd->dev->fd, c->connector_id);
 	out->serial = serial;
 	out->modeset_needed = true;
 	out->crtc_id = choose_crtc(dd, res, c);
@@ -236,6 +264,8 @@ static int output_create(struct drm_display *dd, const drmModeRes *res, const dr
 	log_info("output %s: %ux%u@%d.%03d Hz, %s", name, mode->hdisplay, mode->vdisplay,
 		 out->refresh_mhz / 1000, out->refresh_mhz % 1000,
 		 pixel_format_name(dd->dev->format));
+	if (out->panel != DISPLAY_PANEL_UNKNOWN)
+		log_info("output %s: panel orientation %s", name, display_panel_name(out->panel));
 	if (out->mm_width > 0)
 		log_debug("output %s: the connector reports %dx%d mm", name, out->mm_width,
 			  out->mm_height);

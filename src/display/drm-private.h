@@ -40,6 +40,7 @@ struct drm_output {
 	drmModeModeInfo mode;
 	int refresh_mhz;
 	int mm_width, mm_height;  /* the connector's physical size, 0: unknown */
+	enum display_panel panel; /* its "panel orientation" property */
 	struct drm_fb fb[2];
 	int back;                 /* the buffer rendered into next */
 	bool modeset_needed;      /* next present is a drmModeSetCrtc */

@@ -269,6 +269,7 @@ static int drm_output_info(struct display *d, int idx, struct display_output_inf
 	info->refresh_mhz = out->refresh_mhz;
 	info->mm_width = out->mm_width;
 	info->mm_height = out->mm_height;
+	info->panel = out->panel;
 	info->format = dd->dev->format;
 	info->serial = out->serial;
 	info->presented = out->presented;

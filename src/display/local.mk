@@ -3,7 +3,7 @@
 # flips, the VT). libdrm.
 noinst_LIBRARIES += src/display/librk-display.a
 src_display_librk_display_a_SOURCES = \
-	src/display/display.h \
+	src/display/display.h src/display/panel.c \
 	src/display/headless.c src/display/headless.h
 src_display_librk_display_a_CFLAGS = $(AM_CFLAGS) $(DRM_CFLAGS)
 if HAVE_DRM

@@ -95,7 +95,6 @@ static void apply_settings(struct kiosk *k, const struct options *o, const struc
 	k->units = *u;
 	k->params.shift = u->refraction_shift;
 	k->params.light = o->light;
-	k->params.rotation = (int)o->rotate;
 	k->fit = o->fit;
 	k->base_rain = o->rain;
 	k->attract_s = o->attract_s;
@@ -116,8 +115,8 @@ static void apply_settings(struct kiosk *k, const struct options *o, const struc
 							     : k->base_rain));
 }
 
-int kiosk_create(const struct options *o, int width, int height, int mm_width, int mm_height,
-		 struct kiosk **out)
+int kiosk_create(const struct options *o, int rotation, int width, int height, int mm_width,
+		 int mm_height, struct kiosk **out)
 {
 	struct water_look look;
 	struct water_units u;
@@ -133,6 +132,7 @@ int kiosk_create(const struct options *o, int width, int height, int mm_width, i
 		return -ENOMEM;
 	k->width = width;
 	k->height = height;
+	k->params.rotation = rotation;
 	k->mm_width = mm_width;
 	k->mm_height = mm_height;
 
@@ -367,11 +367,11 @@ int kiosk_reconfigure(struct kiosk *k, const struct options *o)
 	bool new_source, new_mask;
 	int ret;
 
-	/* A turned screen or another grid needs new water. */
+	/* Another grid needs new water. */
 	options_water_look(o, &look);
 	water_units_compute(&look, k->width, k->height, k->mm_width, k->mm_height, &u);
 	if (u.scale != k->units.scale || u.sim_width != ripple_width(k->ripple) ||
-	    u.sim_height != ripple_height(k->ripple) || (int)o->rotate != k->params.rotation)
+	    u.sim_height != ripple_height(k->ripple))
 		return -ENOTSUP;
 
 	/* Everything that can fail first, nothing changed yet: with strict a

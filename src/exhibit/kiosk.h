@@ -19,16 +19,16 @@ struct ripple;
 struct water_units;
 
 /*
- * Creates the water for an output of width x height logical (rotated back)
- * pixels whose connector reports mm_width x mm_height (the same
+ * Creates the water for an output of width x height logical (turned back
+ * by rotation, options_rotation()'s) pixels whose connector reports mm_width x mm_height (the same
  * orientation; 0: unknown), on the grid and at the step rate the look in
  * o gives it there (water/units.h), and loads the background and
  * obstacles named in o. A bad picture is logged and replaced by the
  * built-in one unless o->strict. Touches are given in this output's
  * logical pixels. Returns 0 or a negative errno.
  */
-int kiosk_create(const struct options *o, int width, int height, int mm_width, int mm_height,
-		 struct kiosk **out);
+int kiosk_create(const struct options *o, int rotation, int width, int height, int mm_width,
+		 int mm_height, struct kiosk **out);
 void kiosk_destroy(struct kiosk *k);
 
 /* Run every step due by now_ns (monotonic, first call sets time zero).
@@ -56,8 +56,9 @@ bool kiosk_dark(const struct kiosk *k);
  * damping, rain, stones, refraction, light, attract, hours, threads, steps
  * per second. A picture or mask that can't be read is logged and the
  * current one stays; with o->strict it is an error and nothing at all is
- * changed. -ENOTSUP (nothing changed) when the new settings need new water
- * (another grid, or --rotate): the caller makes a new kiosk.
+ * changed. -ENOTSUP (nothing changed) when the new settings need another
+ * grid: the caller makes a new kiosk (as for a new --rotate, a NEW_WATER
+ * setting).
  */
 int kiosk_reconfigure(struct kiosk *k, const struct options *o);
 

@@ -33,6 +33,10 @@ void input_set_transform(struct input *in, const struct touch_transform *t)
 {
 }
 
+void input_set_rotation(struct input *in, int rotation)
+{
+}
+
 int input_get_fd(const struct input *in)
 {
 	return -1;

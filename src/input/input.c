@@ -143,6 +143,14 @@ void input_set_transform(struct input *in, const struct touch_transform *t)
 			device_build_map(in, in->devices[i]);
 }
 
+void input_set_rotation(struct input *in, int rotation)
+{
+	struct touch_transform t = in->transform;
+
+	t.rotation = rotation;
+	input_set_transform(in, &t);
+}
+
 int input_device_count(const struct input *in)
 {
 	int n = 0;

@@ -72,6 +72,9 @@ void input_set_stones(struct input *in, const struct input_stones *s);
  * matrix, udev's applies to the devices that were opened without one. */
 void input_set_transform(struct input *in, const struct touch_transform *t);
 
+/* Only the transform's rotation: the water's, known once a screen is. */
+void input_set_rotation(struct input *in, int rotation);
+
 /* The fd to poll (readable: call input_dispatch). */
 int input_get_fd(const struct input *in);
 /* Read everything pending. 0, or a negative errno only for a broken epoll

@@ -43,6 +43,7 @@ struct loop {
 
 	struct input *input;
 	int screen_w, screen_h;   /* the logical size touches are given in */
+	int rotation;             /* the water's, as given or as the panel says */
 	int touch_output;         /* index in outputs, -1: none */
 	uint64_t display_ns;      /* when the display's events were last read */
 };
@@ -98,9 +99,29 @@ void loop_set_input(struct loop *l, struct input *in)
 {
 	l->input = in;
 	l->touch_output = -1;
+	if (in && l->k)
+		input_set_rotation(in, l->rotation);
+}
+
+int loop_rotation(const struct loop *l)
+{
+	return l->rotation;
 }
 
 /* ---- the water ---- */
+
+/* Where the water's rotation came from, for its log line. */
+static void describe_rotation(const struct options *o, const struct display_output_info *info,
+			      int rotation, char *buf, size_t len)
+{
+	if (o->rotate != ROTATE_AUTO)
+		snprintf(buf, len, rotation ? " (turned %d by --rotate)" : "", rotation);
+	else if (info->panel != DISPLAY_PANEL_UNKNOWN)
+		snprintf(buf, len, " (turned %d: the panel is %s)", rotation,
+			 display_panel_name(info->panel));
+	else
+		buf[0] = '\0';
+}
 
 /*
  * One water for every screen, made for this one: its size in mm sets the
@@ -114,23 +135,28 @@ void loop_set_input(struct loop *l, struct input *in)
 static int create_water(struct loop *l, const struct options *o,
 			const struct display_output_info *info)
 {
-	char units[UNITS_LEN];
+	char units[UNITS_LEN], turned[UNITS_LEN];
+	int rotation = options_rotation(o, display_panel_rotation(info->panel));
 	struct kiosk *k;
 	int w, h, mm_w, mm_h, ret;
 
-	render_physical_size((int)o->rotate, info->width, info->height, &w, &h);
-	render_physical_size((int)o->rotate, info->mm_width, info->mm_height, &mm_w, &mm_h);
-	ret = kiosk_create(o, w, h, mm_w, mm_h, &k);
+	render_physical_size(rotation, info->width, info->height, &w, &h);
+	render_physical_size(rotation, info->mm_width, info->mm_height, &mm_w, &mm_h);
+	ret = kiosk_create(o, rotation, w, h, mm_w, mm_h, &k);
 	if (ret < 0)
 		return ret;
 	drop_water(l);
 	l->k = k;
 	l->screen_w = w;
 	l->screen_h = h;
+	l->rotation = rotation;
+	if (l->input)
+		input_set_rotation(l->input, rotation);
 	loop_redraw(l);
+	describe_rotation(o, info, rotation, turned, sizeof(turned));
 	if (l->announce) {
 		water_units_describe(kiosk_units(l->k), units, sizeof(units));
-		log_info("water for %s%s: %s", info->name, o->rotate ? " (rotated)" : "", units);
+		log_info("water for %s%s: %s", info->name, turned, units);
 	}
 	return 0;
 }

@@ -33,8 +33,12 @@ int loop_create(struct display *d, struct touch_script *script, struct stats *st
 		bool announce, struct loop **out);
 void loop_destroy(struct loop *l);
 
-/* Touches from in go to the water through the touch output (NULL: none). */
+/* Touches from in go to the water through the touch output (NULL: none),
+ * turned as the water is. */
 void loop_set_input(struct loop *l, struct input *in);
+/* The water's rotation: --rotate, else the first screen's panel
+ * orientation, else 0 (0 until there is water). */
+int loop_rotation(const struct loop *l);
 
 /*
  * One pass at now (ns), in two halves (a live runner looks at its health

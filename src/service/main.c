@@ -87,7 +87,7 @@ static int headless(struct options *o, struct touch_script *script)
 	ret = display_headless_create(&cfg, &d);
 	if (ret == 0 && !script && o->backend_fell_back) {
 		/* The demo's fingers in the water's logical pixels. */
-		render_physical_size((int)o->rotate, o->width, o->height, &lw, &lh);
+		render_physical_size(options_rotation(o, -1), o->width, o->height, &lw, &lh);
 		ret = demo_script(lw, lh, &script);
 	}
 	if (ret == 0)

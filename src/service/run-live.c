@@ -94,6 +94,8 @@ static void apply_touch_settings(struct live *l, const struct options *next)
 	if (!l->input)
 		return;
 	options_input_config(next, &c);
+	/* Turned as the water is (new water for a new --rotate came first). */
+	c.transform.rotation = loop_rotation(l->loop);
 	input_set_stones(l->input, &c.stones);
 	input_set_transform(l->input, &c.transform);
 }

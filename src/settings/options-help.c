@@ -22,7 +22,8 @@ void options_print_help(FILE *f)
 "  --device PATH           DRM device (default: the first with KMS and dumb buffers)\n"
 "  --connector NAME        show on this connector only, e.g. HDMI-A-1 (default: all)\n"
 "  --mode WxH[@Hz]         display mode (default: preferred, else largest)\n"
-"  --rotate 0|90|180|270   turn the picture clockwise for a rotated screen (default 0)\n"
+"  --rotate auto|0|90|180|270  turn the picture (and touch) clockwise for a rotated\n"
+"                          screen (default auto: as the panel's orientation says, else 0)\n"
 "  --flip-timeout MS       a page flip not done by then is fatal (default %d, 1..%d)\n"
 "\n"
 "Headless (PNG frames):\n"
@@ -88,7 +89,10 @@ void options_print_help(FILE *f)
 "\n"
 "  -v, --verbose           more messages\n"
 "  -h, --help              this text\n"
-"  -V, --version           the version\n",
+"  -V, --version           the version\n"
+"\n"
+"Every on/off option (--strict, --grab, --touch-invert-x, --touch-invert-y,\n"
+"--verbose) has a --no- form that turns it off: --no-grab undoes the config file.\n",
 		OPTIONS_DEFAULT_FLIP_TIMEOUT_MS, OPTIONS_MAX_FLIP_TIMEOUT_MS,
 		OPTIONS_DEFAULT_WIDTH, OPTIONS_DEFAULT_HEIGHT, OPTIONS_DEFAULT_FRAMES,
 		OPTIONS_DEFAULT_OUTPUT, OPTIONS_DEFAULT_REFRESH_HZ, RENDER_LIGHT_MAX,

@@ -289,8 +289,12 @@ bool options_parse_one(struct options *o, const struct option_row *opt, const ch
 			return bad(f, "'%s' is not WIDTHxHEIGHT or WIDTHxHEIGHT@HZ", arg);
 		return false;
 	case OPT_ROTATE:
+		if (strcmp(arg, "auto") == 0) {
+			o->rotate = ROTATE_AUTO;
+			return false;
+		}
 		if (parse_int(arg, 0, 270, &v) < 0 || v % 90)
-			return bad_choice(f, arg, "0, 90, 180, 270");
+			return bad_choice(f, arg, "auto, 0, 90, 180, 270");
 		o->rotate = (enum rotation)v;
 		return false;
 	case OPT_FLIP_TIMEOUT:

@@ -114,7 +114,7 @@ void options_defaults(struct options *o)
 	o->refresh_hz = OPTIONS_DEFAULT_REFRESH_HZ;
 	o->output_dir = default_output_dir;
 	o->format = PIXEL_XRGB8888;
-	o->rotate = ROTATE_0;
+	o->rotate = ROTATE_AUTO;
 	o->flip_timeout_ms = OPTIONS_DEFAULT_FLIP_TIMEOUT_MS;
 	o->threads = 0;
 	o->attract_s = OPTIONS_DEFAULT_ATTRACT_S;
@@ -129,7 +129,9 @@ void options_input_config(const struct options *o, struct input_config *c)
 	memset(c, 0, sizeof(*c));
 	c->touch_device = o->touch_device;
 	c->grab = o->grab;
-	c->transform.rotation = (int)o->rotate;
+	/* The panel's orientation is known once a screen is: the loop
+	 * gives the touches the water's rotation (input_set_target). */
+	c->transform.rotation = options_rotation(o, -1);
 	c->transform.invert_x = o->touch_invert_x;
 	c->transform.invert_y = o->touch_invert_y;
 	c->transform.has_matrix = o->has_calibration;
@@ -141,6 +143,13 @@ void options_input_config(const struct options *o, struct input_config *c)
 						   : o->stone_weight_mm / OPTIONS_TOUCH_WEIGHT_SPREAD;
 	s->weight_max_mm = o->touch_weight_max > 0 ? o->touch_weight_max
 						   : o->stone_weight_mm * OPTIONS_TOUCH_WEIGHT_SPREAD;
+}
+
+int options_rotation(const struct options *o, int panel_rotation)
+{
+	if (o->rotate != ROTATE_AUTO)
+		return (int)o->rotate;
+	return panel_rotation >= 0 ? panel_rotation : 0;
 }
 
 void options_water_look(const struct options *o, struct water_look *look)
@@ -206,27 +215,63 @@ static const struct option_row *row_by_val(int c)
 	return NULL;
 }
 
-/* getopt_long's view of the table, NULL-terminated. */
-#define GETOPT_TABLE_LEN (ARRAY_SIZE(option_rows) + 1)
-static void getopt_table(struct option table[GETOPT_TABLE_LEN])
+/* Long options that are not config keys. */
+static bool is_key(const struct option_row *opt)
 {
+	return opt->val != 'h' && opt->val != 'V' && opt->val != OPT_CONFIG;
+}
+
+/* An on/off option: it has a --no-NAME form too. */
+static bool is_flag(const struct option_row *opt)
+{
+	return opt->has_arg == no_argument && is_key(opt);
+}
+
+/* --no-NAME: the flag's value with this bit, to turn it off. */
+#define OPT_NEGATED 0x10000
+#define NEGATED_PREFIX "no-"
+#define NEGATED_NAME_MAX 40
+
+/*
+ * getopt_long's view of the table, NULL-terminated: every row, and a
+ * --no-NAME for every flag, so that the command line can undo what the
+ * config file turned on.
+ */
+struct getopt_table {
+	struct option opts[2 * ARRAY_SIZE(option_rows) + 1];
+	char negated[ARRAY_SIZE(option_rows)][NEGATED_NAME_MAX];
+};
+
+static void getopt_table(struct getopt_table *t)
+{
+	size_t n = 0;
+
 	for (size_t i = 0; i < ARRAY_SIZE(option_rows); i++)
-		table[i] = (struct option){ option_rows[i].name, option_rows[i].has_arg, NULL,
-					    option_rows[i].val };
-	table[ARRAY_SIZE(option_rows)] = (struct option){ NULL, 0, NULL, 0 };
+		t->opts[n++] = (struct option){ option_rows[i].name, option_rows[i].has_arg, NULL,
+					       option_rows[i].val };
+	for (size_t i = 0; i < ARRAY_SIZE(option_rows); i++) {
+		if (!is_flag(&option_rows[i]))
+			continue;
+		snprintf(t->negated[i], sizeof(t->negated[i]), NEGATED_PREFIX "%s",
+			 option_rows[i].name);
+		t->opts[n++] = (struct option){ t->negated[i], no_argument, NULL,
+					       option_rows[i].val | OPT_NEGATED };
+	}
+	t->opts[n] = (struct option){ NULL, 0, NULL, 0 };
 }
 
 enum options_result options_parse_args(struct options *o, int argc, char **argv)
 {
-	struct option table[GETOPT_TABLE_LEN];
+	struct getopt_table table;
 	const struct option_row *opt;
+	const char *arg;
 	int c;
 
-	getopt_table(table);
+	getopt_table(&table);
 	/* 0, not 1: glibc and musl then forget a previous scan entirely. */
 	optind = 0;
 	opterr = 1;
-	while ((c = getopt_long(argc, argv, "vhV", table, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "vhV", table.opts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			options_print_help(stdout);
@@ -238,10 +283,15 @@ enum options_result options_parse_args(struct options *o, int argc, char **argv)
 			fprintf(stderr, "Try 'ripple-kiosk --help' for the options.\n");
 			return OPTIONS_ERROR;
 		default:
+			opt = row_by_val(c & ~OPT_NEGATED);
+			if (!opt)
+				return OPTIONS_ERROR;
 			/* A flag's optarg may be stale: getopt leaves it. */
-			opt = row_by_val(c);
-			if (!opt || options_parse_one(o, opt, opt->has_arg == no_argument ? NULL : optarg,
-					      NULL))
+			if (c & OPT_NEGATED)
+				arg = "no";
+			else
+				arg = opt->has_arg == no_argument ? NULL : optarg;
+			if (options_parse_one(o, opt, arg, NULL))
 				return OPTIONS_ERROR;
 		}
 	}
@@ -260,12 +310,6 @@ enum options_result options_parse(struct options *o, int argc, char **argv)
 }
 
 /* ---- the config file's keys, and what a reload changes ---- */
-
-/* Long options that are not config keys. */
-static bool is_key(const struct option_row *opt)
-{
-	return opt->val != 'h' && opt->val != 'V' && opt->val != OPT_CONFIG;
-}
 
 static const struct option_row *key_option(int key)
 {
@@ -393,17 +437,17 @@ int options_keep(struct options *next, const struct options *in_force, enum opti
 
 void options_find_config(int argc, char **argv, const char **config, bool *help)
 {
-	struct option table[GETOPT_TABLE_LEN];
+	struct getopt_table table;
 	int c;
 
-	getopt_table(table);
+	getopt_table(&table);
 	*config = NULL;
 	*help = false;
 	/* getopt_long may reorder argv, which a later scan reads the same
 	 * way. Only these matter here; the real pass reports the rest. */
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "vhV", table, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "vhV", table.opts, NULL)) != -1) {
 		if (c == OPT_CONFIG)
 			*config = optarg;
 		else if (c == 'h' || c == 'V')

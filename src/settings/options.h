@@ -17,6 +17,7 @@ enum backend_kind {
 };
 
 enum rotation {
+	ROTATE_AUTO = -1,  /* the panel's orientation, else 0 */
 	ROTATE_0 = 0,
 	ROTATE_90 = 90,
 	ROTATE_180 = 180,
@@ -57,7 +58,8 @@ enum rotation {
 #define OPTIONS_DEFAULT_FLIP_TIMEOUT_MS 1000
 #define OPTIONS_MAX_FLIP_TIMEOUT_MS 60000
 #define OPTIONS_MAX_SIM_SCALE WATER_SCALE_MAX
-#define OPTIONS_DEFAULT_CONFIG "/etc/ripple-kiosk.conf"
+/* sysconfdir/ripple-kiosk.conf: /etc with --prefix=/usr (configure.ac). */
+#define OPTIONS_DEFAULT_CONFIG SYSCONFDIR "/ripple-kiosk.conf"
 #define OPTIONS_DEFAULT_ATTRACT_S 20
 #define OPTIONS_MAX_ATTRACT_S 86400
 #define OPTIONS_DEFAULT_ATTRACT_RAIN 300  /* drops per minute per square metre */
@@ -119,7 +121,7 @@ struct options {
 	const char *connector;        /* NULL: every connected one */
 	int mode_width, mode_height;  /* 0: preferred */
 	int mode_refresh_hz;          /* 0: any */
-	enum rotation rotate;
+	enum rotation rotate;         /* ROTATE_AUTO: see options_rotation() */
 	int flip_timeout_ms;
 
 	/* ---- touch input ---- */
@@ -167,6 +169,13 @@ void options_defaults(struct options *o);
  * options_free releases.
  */
 enum options_result options_parse(struct options *o, int argc, char **argv);
+/*
+ * The rotation the picture and touch take on a screen whose connector asks
+ * for panel_rotation (0/90/180/270 clockwise from its "panel orientation"
+ * property, -1: it says nothing): --rotate when given, else the panel's,
+ * else 0.
+ */
+int options_rotation(const struct options *o, int panel_rotation);
 /* The look the water is asked for: the visitor's units and the seeds'. */
 void options_water_look(const struct options *o, struct water_look *look);
 /* The command line on top of what o holds, as options_parse does. */

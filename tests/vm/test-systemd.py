@@ -48,7 +48,18 @@ top_builddir = os.path.abspath(os.environ.get("top_builddir") or
 
 SIZE = (1280, 800)                 # bochs-display's preferred mode
 MAX_MEAN, MAX_FRACTION, THRESHOLD = 12.0, 0.10, 48   # as test-drm.py
-CONF = "/etc/ripple-kiosk.conf"
+
+
+def default_config():
+    """The config file the build reads when none is named: sysconfdir's,
+    as --help says (/etc with --prefix=/usr, /usr/local/etc by default)."""
+    out = subprocess.run([prog, "--help"], stdout=subprocess.PIPE, text=True).stdout
+    m = re.search(r"settings file \(default (\S+) if it exists\)", out)
+    if not m:
+        die("--help names no default config file")
+    return m.group(1)
+
+
 PICS = "/usr/local/share/rkvm"
 UNIT = "ripple-kiosk.service"
 # Runtime libraries every build may need (sd_notify, optional ones): the
@@ -67,6 +78,9 @@ def note(msg):
 def die(msg):
     print("ERROR: " + msg, flush=True)
     sys.exit(rkvm.HARD_ERROR)
+
+
+CONF = default_config()
 
 
 # ---- what to install ------------------------------------------------------------
