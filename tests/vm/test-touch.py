@@ -5,6 +5,11 @@
                      water changes around that point and not far from it,
                      with --rotate 0 and --rotate 90 (the place touched does
                      not move when the picture turns).
+  Panel orientation  the kernel told the connector is a panel built in
+                     with its left side up (video=...:panel_orientation=, as
+                     its quirk table does for tablets): without --rotate the
+                     picture is turned 270 (the headless render of
+                     --rotate 270) and the touch still lands under the finger.
   Multitouch (a real panel through /dev/uhid and hid-multitouch, and
   uinput) is in test-multitouch.py.
 
@@ -12,7 +17,9 @@ The binary: $RIPPLE_KIOSK, else $top_builddir/src/ripple-kiosk.
 Skips (77) without QEMU/busybox/binary unless CI=true."""
 
 import os
+import shutil
 import sys
+import tempfile
 import time
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
@@ -34,6 +41,12 @@ MOVED = 0.002
 # Idle: at most this many ticks (1/100 s) of CPU in a window of seconds.
 IDLE_TICKS = 4
 IDLE_WINDOW_S = 4
+# The kernel's spelling in video=CONNECTOR:panel_orientation=..., and what
+# the program must make of it.
+PANEL = "left_side_up"
+PANEL_NAME, PANEL_ROTATION = "Left Side Up", 270
+# A screendump against a headless render, as test-drm.py compares them.
+MAX_MEAN, MAX_FRACTION, PICTURE_THRESHOLD = 12.0, 0.10, 48
 
 t = rkvm.Checks()
 
@@ -62,17 +75,20 @@ def touch_shows(vm, before, px, py, label):
 
 
 def tablet_run(vm, rotate):
-    label = "tablet-rot%d" % rotate
+    """rotate None: no --rotate (the panel's orientation decides). Returns
+    the still screen before the touch, or None."""
+    label = "tablet-rot%d" % rotate if rotate is not None else "tablet-panel"
     # Waves slowed to 1 cm/s (40 px/s on the 320x200 mm panel QEMU reports):
     # in the seconds this takes under TCG the ring stays near the touch. No
     # attract rain: on a busy machine the wait for still water can outlast
     # its idle time.
-    vm.start("rk", "env", "RIPPLE_KIOSK_DEBUG=1", "ripple-kiosk", "--rotate", str(rotate),
+    turn = ["--rotate", str(rotate)] if rotate is not None else []
+    vm.start("rk", "env", "RIPPLE_KIOSK_DEBUG=1", "ripple-kiosk", *turn,
              "--wave-speed", "1", "--attract", "0")
     first = wait_picture(vm, "rk", label + "-0")
     if not t.check(first.size == SCREEN and vm.running("rk"), "%s: running" % label, vm.log("rk")):
         vm.stop("rk", "KILL", 5)
-        return
+        return None
     before, still = settle(vm, label + "-before")
     t.check(still, "%s: the water is still before the touch" % label)
     px, py = 320, 200   # physical screen pixel, top left quarter
@@ -91,6 +107,32 @@ def tablet_run(vm, rotate):
     log = vm.log("rk")
     t.check("absolute pointer" in log, "%s: the tablet was found" % label, log)
     t.check("touch-to-photon" in log, "%s: touch-to-photon latency is logged" % label, log)
+    return before
+
+
+def panel_orientation(vm):
+    """No --rotate on a panel built in left side up: turned as --rotate 270."""
+    before = tablet_run(vm, None)
+    log = vm.log("rk")
+    t.check("panel orientation %s" % PANEL_NAME in log,
+            "panel: the connector's orientation is read", log)
+    t.check("turned %d: the panel is %s" % (PANEL_ROTATION, PANEL_NAME) in log,
+            "panel: the water says its rotation came from the panel", log)
+    if before is None:
+        return
+    tmp = tempfile.mkdtemp(prefix="rk-panel-")
+    try:
+        turned = rkvm.headless_frame(prog, os.path.join(tmp, "turned"), SCREEN,
+                                     "--rotate", str(PANEL_ROTATION))
+        upright = rkvm.headless_frame(prog, os.path.join(tmp, "upright"), SCREEN,
+                                      "--rotate", "0")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    ok, why = rkvm.compare(before, turned, MAX_MEAN, MAX_FRACTION, PICTURE_THRESHOLD)
+    t.check(ok, "panel: the picture is turned %d, as the headless render of --rotate %d" %
+            (PANEL_ROTATION, PANEL_ROTATION), why)
+    ok, why = rkvm.compare(before, upright, MAX_MEAN, MAX_FRACTION, PICTURE_THRESHOLD)
+    t.check(not ok, "panel: ... and not upright as on a normal screen", why)
 
 
 def cpu_ticks(vm):
@@ -133,5 +175,10 @@ with rkvm.boot(devices=["bochs-display", "virtio-tablet-pci"], programs=[prog]) 
     tablet_run(vm, 0)
     tablet_run(vm, 90)
     idle_when_flat(vm)
+
+# Real drivers take a panel's orientation from the kernel command line too.
+with rkvm.boot(devices=["bochs-display", "virtio-tablet-pci"], programs=[prog],
+               append="video=Virtual-1:panel_orientation=" + PANEL) as vm:
+    panel_orientation(vm)
 
 t.exit()
