@@ -91,6 +91,7 @@ def build_deb():
     for var in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL"):   # not make check's jobserver
         env.pop(var, None)
     src = os.path.join(tmp, "src", PKG)
+    os.makedirs(os.path.dirname(src))
     run(["make", "-C", top, "distdir", "distdir=" + src], "make distdir", env=env)
     if not os.path.isfile(os.path.join(src, "debian", "rules")):
         die("the dist tree has no debian/rules (EXTRA_DIST?)")
