@@ -4,6 +4,8 @@ noinst_LIBRARIES += src/image/librk-image.a
 src_image_librk_image_a_SOURCES = \
 	src/image/image.c src/image/image.h src/image/image-private.h \
 	src/image/load.c \
+	src/image/playlist.c src/image/playlist.h \
+	src/image/blend.c src/image/blend.h \
 	src/image/png.c \
 	src/image/ppm.c \
 	src/image/scale.c \
