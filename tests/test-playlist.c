@@ -230,6 +230,13 @@ static void test_blend(void)
 	uint64_t seed = 42;
 	enum { N = 67 };
 	uint32_t x[N], y[N], out[N];
+	void (*const paths[])(const uint32_t *, const uint32_t *, uint32_t *, int, int) = {
+		blend_row_scalar,
+		blend_row,
+#ifdef HAVE_SSE2
+		blend_row_sse2,
+#endif
+	};
 
 	CHECK_EQ(blend_pixel(a, b, 0), a);
 	CHECK_EQ(blend_pixel(a, b, BLEND_ONE), b);
@@ -244,12 +251,17 @@ static void test_blend(void)
 			x[i] = lcg(&seed);
 			y[i] = lcg(&seed);
 		}
-		blend_row(x, y, out, N, t);
-		for (int i = 0; i < N; i++)
-			if (out[i] != blend_pixel(x[i], y[i], t)) {
-				CHECK_EQ(out[i], blend_pixel(x[i], y[i], t));
-				return;
-			}
+		for (size_t p = 0; p < sizeof(paths) / sizeof(paths[0]); p++) {
+			/* Unaligned starts and every tail length. */
+			int off = t % 4;
+
+			paths[p](x + off, y + off, out, N - off, t);
+			for (int i = 0; i < N - off; i++)
+				if (out[i] != blend_pixel(x[i + off], y[i + off], t)) {
+					CHECK_EQ(out[i], blend_pixel(x[i + off], y[i + off], t));
+					return;
+				}
+		}
 	}
 }
 

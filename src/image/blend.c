@@ -3,6 +3,7 @@
 #include <stdint.h>
 
 #include "image/blend.h"
+#include "water/simd.h"
 
 /*
  * Two channels a word: red and blue in the 16-bit halves of one, green and
@@ -16,7 +17,7 @@
 #define ROUND_PAIR ((uint32_t)BLEND_ROUND * 0x00010001u)
 #define X_BYTE 0xff000000u
 
-void blend_row(const uint32_t *a, const uint32_t *b, uint32_t *dst, int n, int t)
+void blend_row_scalar(const uint32_t *a, const uint32_t *b, uint32_t *dst, int n, int t)
 {
 	const uint32_t wa = (uint32_t)(BLEND_ONE - t), wb = (uint32_t)t;
 
@@ -27,4 +28,16 @@ void blend_row(const uint32_t *a, const uint32_t *b, uint32_t *dst, int n, int t
 
 		dst[x] = ((rb >> BLEND_BITS) & LOW_CHANNELS) | (xg & HIGH_CHANNELS) | X_BYTE;
 	}
+}
+
+void blend_row(const uint32_t *a, const uint32_t *b, uint32_t *dst, int n, int t)
+{
+#ifdef HAVE_SSE2
+	/* Any x86 fast path the water runs on has SSE2. */
+	if (simd_kernels() != &kernels_scalar) {
+		blend_row_sse2(a, b, dst, n, t);
+		return;
+	}
+#endif
+	blend_row_scalar(a, b, dst, n, t);
 }

@@ -30,8 +30,15 @@ static inline uint32_t blend_pixel(uint32_t a, uint32_t b, int t)
 	return out;
 }
 
-/* blend_pixel() over n pixels, two channels at a time in one 32-bit word:
- * bit for bit the same (tests/test-playlist.c compares them). */
+/* blend_pixel() over n pixels, on the fastest path the water's kernels
+ * use (RIPPLE_SIMD=scalar forces the plain C one). Every path is bit for
+ * bit blend_pixel() (tests/test-playlist.c compares them). */
 void blend_row(const uint32_t *a, const uint32_t *b, uint32_t *dst, int n, int t);
+/* Plain C, two channels at a time in one 32-bit word. */
+void blend_row_scalar(const uint32_t *a, const uint32_t *b, uint32_t *dst, int n, int t);
+#ifdef HAVE_SSE2
+/* Four pixels at a time, eight channels in 16-bit lanes (blend-sse2.c). */
+void blend_row_sse2(const uint32_t *a, const uint32_t *b, uint32_t *dst, int n, int t);
+#endif
 
 #endif
