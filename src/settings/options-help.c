@@ -35,7 +35,7 @@ void options_print_help(FILE *f)
 "\n"
 "Picture:\n"
 "  --background FILE[:FILE|DIR]...  PNG, JPEG or PPM under the water (default:\n"
-"                          built-in pool); several, or a directory's (by name), in turn\n"
+"                          built-in pool); several, or a directory's, take turns\n"
 "  --fit cover|contain|stretch  how the picture fills the screen (default cover)\n"
 "  --picture-seconds N     with several: each stands N s, 0 the first stays (default %d)\n"
 "  --crossfade SECONDS     then fades into the next over this (default %g, 0..%g)\n"
