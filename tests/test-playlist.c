@@ -467,6 +467,18 @@ static void test_kiosk_none_readable(void)
 	capture_begin(&cap);
 	CHECK(kiosk_create(&o, W, H, 0, 0, &k) < 0);
 	capture_end(&cap);
+	CHECK(strstr(captured, "error: background '") != NULL);
+
+	/* With strict a picture that cannot be read is one error line. */
+	path_in(p, tmpdir, "none/a.png");
+	kiosk_options(&o, p);
+	o.strict = true;
+	capture_begin(&cap);
+	CHECK(kiosk_create(&o, W, H, 0, 0, &k) < 0);
+	capture_end(&cap);
+	CHECK(strstr(captured, "error: background '") != NULL);
+	CHECK(strstr(captured, "(null)") == NULL);
+	CHECK_EQ(count_of(captured, "\n"), 1);
 }
 
 /* The drift shows: the picture moves by whole pixels, no black edge. */

@@ -327,7 +327,10 @@ static void note_failures(struct playlist *pl, struct failures *f, const char *t
 		if (e->bad)
 			continue;
 		e->bad = true;
-		log_warn("background '%s': %s; %s", e->path, f->at[i].err, then);
+		if (then)
+			log_warn("background '%s': %s; %s", e->path, f->at[i].err, then);
+		else
+			log_error("background '%s': %s", e->path, f->at[i].err);
 	}
 	failures_clear(f);
 }
