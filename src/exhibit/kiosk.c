@@ -19,36 +19,6 @@
 #include "water/workers.h"
 
 /*
- * Decodes the named picture, no bigger than covering width x height needs;
- * NULL (and 0) when none is named. One that cannot be read is an error
- * with strict; without, it is said and 0 comes back at start (the built-in
- * picture shows), the error on reload (the picture shown now stays).
- */
-static int load_source(const char *path, int width, int height, bool strict, bool reload,
-		       struct image **out)
-{
-	char err[ERR_LEN];
-	int ret;
-
-	*out = NULL;
-	if (!path)
-		return 0;
-	ret = image_load_for(path, width, height, out, err, sizeof(err));
-	if (ret == 0)
-		return 0;
-	if (strict) {
-		log_error("background '%s': %s", path, err);
-		return ret;
-	}
-	if (reload) {
-		log_warn("background '%s': %s; keeping the picture shown now", path, err);
-		return ret;
-	}
-	log_warn("background '%s': %s; showing the built-in picture instead", path, err);
-	return 0;
-}
-
-/*
  * The obstacle mask (dark = solid) for w x h cells in *mask; NULL when
  * none is named. A picture that cannot be read is said and its error
  * returned: the caller skips it (at start: no obstacles; on reload: the
@@ -119,6 +89,7 @@ int kiosk_create(const struct options *o, int rotation, int width, int height, i
 		 int mm_height, struct kiosk **out)
 {
 	struct water_look look;
+	struct show_pick pick = { .index = -1 };
 	struct water_units u;
 	uint8_t *mask = NULL;
 	struct kiosk *k;
@@ -160,7 +131,7 @@ int kiosk_create(const struct options *o, int rotation, int width, int height, i
 	free(mask);
 	if (ret < 0)
 		goto fail;
-	ret = load_source(o->background, width, height, o->strict, false, &k->source);
+	ret = kiosk_show_open(k, o, false, &pick);
 	if (ret < 0)
 		goto fail;
 
@@ -172,6 +143,7 @@ int kiosk_create(const struct options *o, int rotation, int width, int height, i
 	}
 
 	apply_settings(k, o, &u);
+	kiosk_show_take(k, &pick, o);
 	/* The first output's view now: the first frame need not wait for
 	 * the picture to be scaled. */
 	ret = kiosk_get_view(k, width, height, &v);
@@ -181,6 +153,7 @@ int kiosk_create(const struct options *o, int rotation, int width, int height, i
 	return 0;
 
 fail:
+	kiosk_show_pick_clear(&pick);
 	kiosk_destroy(k);
 	return ret;
 }
@@ -189,6 +162,7 @@ void kiosk_destroy(struct kiosk *k)
 {
 	if (!k)
 		return;
+	kiosk_show_clear(k);
 	workers_destroy(k->workers);
 	for (int i = 0; i < KIOSK_MAX_VIEWS; i++)
 		kiosk_view_clear(&k->views[i]);
@@ -294,6 +268,7 @@ int kiosk_advance(struct kiosk *k, uint64_t now_ns)
 		return 0;
 	k->now_ns = now_ns;
 	follow_visitors(k, now_ns);
+	kiosk_show_advance(k, now_ns);
 	due = clock_ticks(now_ns - k->t0, (unsigned)k->units.steps_per_second);
 	/* After a stall (VT switched away, a hiccup) the water does not race
 	 * to catch up; it resumes at its normal pace. */
@@ -334,7 +309,7 @@ uint64_t kiosk_next_wake_ns(const struct kiosk *k)
 		wake = attract_at(k);
 	if (k->has_hours && (wake == 0 || k->now_ns + HOURS_CHECK_NS < wake))
 		wake = k->now_ns + HOURS_CHECK_NS;
-	return wake;
+	return clock_earliest(wake, kiosk_show_wake_ns(k));
 }
 
 uint64_t kiosk_generation(const struct kiosk *k)
@@ -359,7 +334,7 @@ bool kiosk_dark(const struct kiosk *k)
 
 int kiosk_reconfigure(struct kiosk *k, const struct options *o)
 {
-	struct image *source = NULL;
+	struct show_pick pick = { .index = -1 };
 	struct water_look look;
 	struct water_units u;
 	struct workers *w;
@@ -376,7 +351,7 @@ int kiosk_reconfigure(struct kiosk *k, const struct options *o)
 
 	/* Everything that can fail first, nothing changed yet: with strict a
 	 * picture that cannot be read refuses the whole reload. */
-	ret = load_source(o->background, k->width, k->height, o->strict, true, &source);
+	ret = kiosk_show_open(k, o, true, &pick);
 	if (ret < 0 && o->strict)
 		return ret;
 	new_source = ret == 0;
@@ -391,13 +366,6 @@ int kiosk_reconfigure(struct kiosk *k, const struct options *o)
 	}
 
 	/* From here on it all applies. */
-	if (new_source) {
-		/* The old views keep showing until the new ones are made at
-		 * the next frame: no black frame in between. */
-		image_destroy(k->source);
-		k->source = source;
-		source = NULL;
-	}
 	if (u.steps_per_second != k->units.steps_per_second) {
 		/* The step clock starts over at the new rate from now (the
 		 * new units are taken below). */
@@ -411,13 +379,19 @@ int kiosk_reconfigure(struct kiosk *k, const struct options *o)
 		k->workers = w;
 	}
 	apply_settings(k, o, &u);
+	/* The old views keep showing until the new ones are made at the
+	 * next frame: no black frame in between. */
+	if (new_source)
+		kiosk_show_take(k, &pick, o);
+	else
+		kiosk_show_set_timing(k, o);
 	for (int i = 0; i < KIOSK_MAX_VIEWS; i++)
 		kiosk_view_clear(&k->views[i]);
 	k->extra_generation++;
 	ret = 0;
 out:
 	free(mask);
-	image_destroy(source);
+	kiosk_show_pick_clear(&pick);
 	return ret;
 }
 
@@ -434,4 +408,10 @@ struct gesture *kiosk_gesture(struct kiosk *k)
 struct ripple *kiosk_ripple(struct kiosk *k)
 {
 	return k->ripple;
+}
+
+int kiosk_pictures_held(const struct kiosk *k)
+{
+	return (k->source != NULL) + (k->show.next_source != NULL) +
+	       (k->show.list && playlist_prefetching(k->show.list));
 }

@@ -75,5 +75,8 @@ struct gesture *kiosk_gesture(struct kiosk *k);
 /* The look in cells, steps and heights, for the screen the water is for. */
 const struct water_units *kiosk_units(const struct kiosk *k);
 struct ripple *kiosk_ripple(struct kiosk *k);
+/* Pictures decoded and held for the playlist (the tests' look at memory):
+ * the current one, the next one, a decode ahead under way. At most 2. */
+int kiosk_pictures_held(const struct kiosk *k);
 
 #endif

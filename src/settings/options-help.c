@@ -35,8 +35,13 @@ void options_print_help(FILE *f)
 "  --format xrgb8888|rgb565  pixel format rendered (default xrgb8888)\n"
 "\n"
 "Picture:\n"
-"  --background FILE       PNG, JPEG or PPM under the water (default: built-in pool)\n"
+"  --background FILE[:FILE|DIR]...  PNG, JPEG or PPM under the water (default:\n"
+"                          built-in pool); several, or a directory's, take turns\n"
 "  --fit cover|contain|stretch  how the picture fills the screen (default cover)\n"
+"  --picture-seconds N     with several: each stands N s, 0 the first stays (default %d)\n"
+"  --crossfade SECONDS     then fades into the next over this (default %g, 0..%g)\n"
+"  --drift PIXELS          burn-in care (OLED, plasma): the picture wanders this far,\n"
+"                          a pixel every few minutes (default 0: off, 0..%d)\n"
 "  --obstacles FILE        image whose dark parts are solid walls in the water\n"
 "  --strict                a bad picture is fatal instead of replaced\n"
 "  --light N               crests catch the light, 0 off (default 0, 0..%d)\n"
@@ -95,7 +100,9 @@ void options_print_help(FILE *f)
 "--verbose) has a --no- form that turns it off: --no-grab undoes the config file.\n",
 		OPTIONS_DEFAULT_FLIP_TIMEOUT_MS, OPTIONS_MAX_FLIP_TIMEOUT_MS,
 		OPTIONS_DEFAULT_WIDTH, OPTIONS_DEFAULT_HEIGHT, OPTIONS_DEFAULT_FRAMES,
-		OPTIONS_DEFAULT_OUTPUT, OPTIONS_DEFAULT_REFRESH_HZ, RENDER_LIGHT_MAX,
+		OPTIONS_DEFAULT_OUTPUT, OPTIONS_DEFAULT_REFRESH_HZ,
+		OPTIONS_DEFAULT_PICTURE_SECONDS, OPTIONS_DEFAULT_CROSSFADE_S, OPTIONS_MAX_CROSSFADE_S,
+		OPTIONS_MAX_DRIFT, RENDER_LIGHT_MAX,
 		OPTIONS_DEFAULT_WAVE_SPEED_CM_S, OPTIONS_DEFAULT_FADE_S, OPTIONS_DEFAULT_DEPTH_MM,
 		OPTIONS_DEFAULT_STONE_RADIUS_MM, OPTIONS_DEFAULT_STONE_WEIGHT_MM,
 		OPTIONS_DEFAULT_RAIN, OPTIONS_DEFAULT_RAIN_DROP_MM, OPTIONS_DEFAULT_SEED,

@@ -234,6 +234,12 @@ bool options_parse_one(struct options *o, const struct option_row *opt, const ch
 		if (image_fit_from_name(arg, &o->fit) < 0)
 			return bad_choice(f, arg, "cover, contain, stretch");
 		return false;
+	case OPT_PICTURE_SECONDS:
+		return bad_int(f, arg, 0, OPTIONS_MAX_PICTURE_SECONDS, &o->picture_seconds);
+	case OPT_CROSSFADE:
+		return bad_number(f, arg, 0, OPTIONS_MAX_CROSSFADE_S, "seconds", &o->crossfade_s);
+	case OPT_DRIFT:
+		return bad_int(f, arg, 0, OPTIONS_MAX_DRIFT, &o->drift);
 	case OPT_OBSTACLES:
 		return set_string(f, &o->obstacles, arg);
 	case OPT_STRICT:

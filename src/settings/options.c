@@ -41,6 +41,9 @@ static const struct option_row option_rows[] = {
 	{ "format", required_argument, OPT_FORMAT, RELOAD_RESTART, FIELD(format) },
 	{ "background", required_argument, OPT_BACKGROUND, RELOAD_LIVE, STRING(background) },
 	{ "fit", required_argument, OPT_FIT, RELOAD_LIVE, FIELD(fit) },
+	{ "picture-seconds", required_argument, OPT_PICTURE_SECONDS, RELOAD_LIVE, FIELD(picture_seconds) },
+	{ "crossfade", required_argument, OPT_CROSSFADE, RELOAD_LIVE, FIELD(crossfade_s) },
+	{ "drift", required_argument, OPT_DRIFT, RELOAD_LIVE, FIELD(drift) },
 	{ "obstacles", required_argument, OPT_OBSTACLES, RELOAD_LIVE, STRING(obstacles) },
 	{ "strict", no_argument, OPT_STRICT, RELOAD_LIVE, FIELD(strict) },
 	{ "damping", required_argument, OPT_DAMPING, RELOAD_LIVE, FIELD(damping) },
@@ -93,6 +96,8 @@ void options_defaults(struct options *o)
 	memset(o, 0, sizeof(*o));
 	o->backend = BACKEND_AUTO;
 	o->fit = IMAGE_FIT_COVER;
+	o->picture_seconds = OPTIONS_DEFAULT_PICTURE_SECONDS;
+	o->crossfade_s = OPTIONS_DEFAULT_CROSSFADE_S;
 	o->wave_speed_cm_s = OPTIONS_DEFAULT_WAVE_SPEED_CM_S;
 	o->fade_s = OPTIONS_DEFAULT_FADE_S;
 	o->depth_mm = OPTIONS_DEFAULT_DEPTH_MM;

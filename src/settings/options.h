@@ -66,6 +66,12 @@ enum rotation {
 #define OPTIONS_DEFAULT_STATS_INTERVAL_S 600
 #define OPTIONS_MAX_STATS_INTERVAL_S 86400
 #define OPTIONS_DEFAULT_STATE_DIR "/var/lib/ripple-kiosk"
+/* The picture playlist (image/playlist.h) and burn-in care (exhibit/drift.h). */
+#define OPTIONS_DEFAULT_PICTURE_SECONDS 60
+#define OPTIONS_MAX_PICTURE_SECONDS 86400
+#define OPTIONS_DEFAULT_CROSSFADE_S 2.0
+#define OPTIONS_MAX_CROSSFADE_S 60.0
+#define OPTIONS_MAX_DRIFT 64
 
 /* ---- touch input ---- */
 /* --touch-radius/--touch-weight bounds when not given: from the stone's
@@ -87,6 +93,9 @@ struct options {
 	/* picture and water */
 	const char *background;       /* NULL: the built-in picture */
 	enum image_fit fit;
+	int picture_seconds;          /* each picture of a list stands this long; 0: stays */
+	double crossfade_s;           /* then fades into the next over this */
+	int drift;                    /* burn-in care: wander this many pixels; 0: off */
 	const char *obstacles;        /* NULL: none */
 	bool strict;                  /* a bad picture is fatal */
 	/* the look, in the visitor's units */
