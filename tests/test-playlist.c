@@ -358,7 +358,7 @@ static void test_kiosk_round(void)
 	path_in(p, dir, "c.txt");  /* not a picture: never tried */
 	write_text(p, "x");
 	kiosk_options(&o, dir);
-	CHECK_EQ(kiosk_create(&o, W, H, 0, 0, &k), 0);
+	CHECK_EQ(kiosk_create(&o, 0, W, H, 0, 0, &k), 0);
 	kiosk_advance(k, t);
 	CHECK_EQ(centre_pixel(k), RED);
 	CHECK(kiosk_pictures_held(k) <= 2);
@@ -420,7 +420,7 @@ static void test_kiosk_stays(void)
 	write_ppm(p, W, H, BLUE);
 	kiosk_options(&o, dir);
 	o.picture_seconds = 0;
-	CHECK_EQ(kiosk_create(&o, W, H, 0, 0, &k), 0);
+	CHECK_EQ(kiosk_create(&o, 0, W, H, 0, 0, &k), 0);
 	kiosk_advance(k, SEC);
 	CHECK_EQ(kiosk_pictures_held(k), 1);
 	CHECK_EQ(kiosk_next_wake_ns(k), 0);
@@ -444,7 +444,7 @@ static void test_kiosk_none_readable(void)
 	write_text(p, "y");
 	kiosk_options(&o, dir);
 	capture_begin(&cap);
-	CHECK_EQ(kiosk_create(&o, W, H, 0, 0, &k), 0);
+	CHECK_EQ(kiosk_create(&o, 0, W, H, 0, 0, &k), 0);
 	kiosk_advance(k, SEC);
 	kiosk_advance(k, 10 * SEC);
 	capture_end(&cap);
@@ -458,14 +458,14 @@ static void test_kiosk_none_readable(void)
 	make_dir(dir, "empty");
 	kiosk_options(&o, dir);
 	capture_begin(&cap);
-	CHECK_EQ(kiosk_create(&o, W, H, 0, 0, &k), 0);
+	CHECK_EQ(kiosk_create(&o, 0, W, H, 0, 0, &k), 0);
 	capture_end(&cap);
 	CHECK(strstr(captured, "no PNG, JPEG or PPM pictures there") != NULL);
 	kiosk_destroy(k);
 	/* ... and with strict it is an error. */
 	o.strict = true;
 	capture_begin(&cap);
-	CHECK(kiosk_create(&o, W, H, 0, 0, &k) < 0);
+	CHECK(kiosk_create(&o, 0, W, H, 0, 0, &k) < 0);
 	capture_end(&cap);
 	CHECK(strstr(captured, "error: background '") != NULL);
 
@@ -474,7 +474,7 @@ static void test_kiosk_none_readable(void)
 	kiosk_options(&o, p);
 	o.strict = true;
 	capture_begin(&cap);
-	CHECK(kiosk_create(&o, W, H, 0, 0, &k) < 0);
+	CHECK(kiosk_create(&o, 0, W, H, 0, 0, &k) < 0);
 	capture_end(&cap);
 	CHECK(strstr(captured, "error: background '") != NULL);
 	CHECK(strstr(captured, "(null)") == NULL);
@@ -497,7 +497,7 @@ static void test_kiosk_drift(void)
 	o.threads = 1;
 	o.attract_s = 0;
 	o.drift = 3;
-	CHECK_EQ(kiosk_create(&o, W, H, 0, 0, &k), 0);  /* the built-in picture */
+	CHECK_EQ(kiosk_create(&o, 0, W, H, 0, 0, &k), 0);  /* the built-in picture */
 	kiosk_advance(k, 0);
 	CHECK_EQ(kiosk_render(k, &ta), 0);
 	CHECK_EQ(kiosk_next_wake_ns(k), (uint64_t)(DRIFT_Y_STEP_S / 2) * SEC);
