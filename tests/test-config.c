@@ -208,6 +208,7 @@ static const struct sample {
 	{ "attract", "45", NULL },
 	{ "attract-rain", "60", NULL },
 	{ "opening-hours", "09:30-18:00", NULL },
+	{ "sleep-after", "900", NULL },
 	{ "stats-interval", "60", NULL },
 	{ "state-dir", "/run/ripple", NULL },
 	{ "verbose", "yes", NULL },

@@ -119,6 +119,119 @@ static void test_dark_outside_hours(void)
 	kiosk_destroy(k);
 }
 
+static bool all_black(const uint32_t *px, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (px[i] != 0xff000000u)
+			return false;
+	return true;
+}
+
+/* --sleep-after: asleep after that long without a touch, open or not;
+ * the first touch wakes it and ripples. */
+static void test_sleep_after(void)
+{
+	struct options o;
+	struct kiosk *k;
+	uint32_t px[40 * 30];
+	struct render_target t = { px, 40, 30, 40 * 4, PIXEL_XRGB8888 };
+	uint64_t t0 = 100 * SEC, g;
+
+	base_options(&o);
+	o.attract_s = 5;
+	o.sleep_after_s = 10;
+	CHECK_EQ(kiosk_create(&o, 0, 40, 30, 0, 0, &k), 0);
+	kiosk_advance(k, t0);
+	CHECK_EQ(kiosk_next_wake_ns(k), t0 + 5 * SEC);
+	kiosk_advance(k, t0 + 5 * SEC);
+	CHECK(kiosk_raining(k));
+	for (uint64_t i = 1; i < 4 * 30; i++)
+		kiosk_advance(k, t0 + 5 * SEC + i * SEC / 30);
+	CHECK(!kiosk_dark(k));
+	/* Raining: the next step comes first, but never later than the sleep. */
+	CHECK(kiosk_next_wake_ns(k) <= t0 + 10 * SEC);
+	g = kiosk_generation(k);
+	kiosk_advance(k, t0 + 10 * SEC);
+	CHECK(kiosk_dark(k));
+	CHECK(kiosk_generation(k) != g);
+	CHECK(!kiosk_raining(k));
+	CHECK(!kiosk_busy(k));
+	CHECK(ripple_is_flat(kiosk_ripple(k)));
+	/* Asleep without opening hours: nothing to wake up for but a touch. */
+	CHECK_EQ(kiosk_next_wake_ns(k), 0);
+	g = kiosk_generation(k);
+	CHECK_EQ(kiosk_advance(k, t0 + 1000 * SEC), 0);
+	CHECK_EQ(kiosk_generation(k), g);
+	CHECK_EQ(kiosk_render(k, &t), 0);
+	CHECK(all_black(px, 40 * 30));
+
+	/* The first touch wakes it, and its stone is in the water. */
+	gesture_down(kiosk_gesture(k), 0, 20, 15, 0, 0);
+	gesture_up(kiosk_gesture(k), 0);
+	kiosk_advance(k, t0 + 1001 * SEC);
+	CHECK(!kiosk_dark(k));
+	CHECK(kiosk_busy(k));
+	CHECK(!ripple_is_flat(kiosk_ripple(k)));
+	CHECK_EQ(kiosk_render(k, &t), 0);
+	CHECK(!all_black(px, 40 * 30));
+	/* ... and it sleeps again ten seconds after that touch. */
+	CHECK(kiosk_next_wake_ns(k) <= t0 + 1011 * SEC);
+	kiosk_advance(k, t0 + 1010 * SEC);
+	CHECK(!kiosk_dark(k));
+	kiosk_advance(k, t0 + 1011 * SEC);
+	CHECK(kiosk_dark(k));
+
+	/* 0 (the default): never, whatever the idle time. */
+	o.sleep_after_s = 0;
+	o.attract_s = 0;
+	CHECK_EQ(kiosk_reconfigure(k, &o), 0);
+	gesture_down(kiosk_gesture(k), 0, 20, 15, 0, 0);
+	gesture_up(kiosk_gesture(k), 0);
+	kiosk_advance(k, t0 + 1012 * SEC);
+	CHECK(!kiosk_dark(k));
+	kiosk_advance(k, t0 + 100000 * SEC);
+	CHECK(!kiosk_dark(k));
+	kiosk_destroy(k);
+}
+
+/* Asleep outside opening hours, the opening time wakes it without a touch
+ * (moved here by new hours, as a reload does), and the timer is set for
+ * the opening time, not every few seconds. */
+static void test_opening_time_wakes(void)
+{
+	struct options o;
+	struct kiosk *k;
+	struct tm tm;
+	time_t now = time(NULL);
+	uint64_t t0 = 100 * SEC, wake;
+
+	localtime_r(&now, &tm);
+	base_options(&o);
+	o.has_opening_hours = true;
+	/* Opens in two minutes, for an hour: closed now. */
+	o.open_min = (tm.tm_hour * 60 + tm.tm_min + 2) % 1440;
+	o.close_min = (o.open_min + 60) % 1440;
+	CHECK_EQ(kiosk_create(&o, 0, 40, 30, 0, 0, &k), 0);
+	kiosk_advance(k, t0);
+	kiosk_advance(k, t0 + 6 * SEC);
+	CHECK(kiosk_dark(k));
+	wake = kiosk_next_wake_ns(k);
+	/* 60..120 s from now, as the seconds of this minute go (a minute
+	 * that turns meanwhile takes some off). */
+	CHECK(wake > t0 + 6 * SEC + 30 * SEC);
+	CHECK(wake <= t0 + 6 * SEC + 121 * SEC);
+
+	/* Opening time: open since a minute ago. */
+	o.open_min = (tm.tm_hour * 60 + tm.tm_min + 1440 - 1) % 1440;
+	o.close_min = (o.open_min + 60) % 1440;
+	CHECK_EQ(kiosk_reconfigure(k, &o), 0);
+	kiosk_advance(k, t0 + 7 * SEC);
+	CHECK(!kiosk_dark(k));
+	/* The opening counts as a visitor: idle starts over from it. */
+	CHECK_EQ(kiosk_next_wake_ns(k), t0 + 12 * SEC);
+	kiosk_destroy(k);
+}
+
 static void test_reconfigure(void)
 {
 	struct options o;
@@ -188,6 +301,8 @@ int main(void)
 	RUN(test_idle_until_attract);
 	RUN(test_attract_off);
 	RUN(test_dark_outside_hours);
+	RUN(test_sleep_after);
+	RUN(test_opening_time_wakes);
 	RUN(test_reconfigure);
 	return CHECK_EXIT();
 }

@@ -94,11 +94,14 @@ struct kiosk {
 	enum image_fit fit;
 	struct show show;          /* the playlist, its crossfades and the drift */
 
-	/* the exhibit: attract rain after idle seconds, dark outside hours */
+	/* the exhibit: attract rain after idle seconds, asleep (dark)
+	 * outside hours or after sleep_after_s without a touch */
 	int base_rain;             /* --rain: always */
 	int attract_s, attract_rain;
 	bool has_hours;
 	int open_min, close_min;
+	int sleep_after_s;         /* 0: never */
+	bool was_open;             /* at the last look: opening time is seen once */
 	uint64_t touches_seen;     /* gesture_activity() when last looked */
 	uint64_t last_touch_ns;
 	uint64_t now_ns;           /* the last time kiosk_advance() was given */

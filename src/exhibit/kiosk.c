@@ -72,6 +72,7 @@ static void apply_settings(struct kiosk *k, const struct options *o, const struc
 	k->has_hours = o->has_opening_hours;
 	k->open_min = o->open_min;
 	k->close_min = o->close_min;
+	k->sleep_after_s = o->sleep_after_s;
 	if (u->damping_shift > 0)
 		ripple_set_damping(k->ripple, u->damping_shift);
 	else
@@ -198,7 +199,10 @@ static void step(struct kiosk *k)
 	ripple_step_finish(k->ripple);
 }
 
-#define MINUTES_PER_DAY (24 * 60)
+#define MINUTES_PER_HOUR 60
+#define MINUTES_PER_DAY (24 * MINUTES_PER_HOUR)
+#define SECONDS_PER_MINUTE 60
+#define SECONDS_PER_DAY (MINUTES_PER_DAY * SECONDS_PER_MINUTE)
 
 /* Opening hours in local time; a span may pass midnight. */
 static bool is_open(const struct kiosk *k)
@@ -209,10 +213,35 @@ static bool is_open(const struct kiosk *k)
 
 	if (!k->has_hours || !localtime_r(&now, &tm))
 		return true;
-	m = tm.tm_hour * 60 + tm.tm_min;
+	m = tm.tm_hour * MINUTES_PER_HOUR + tm.tm_min;
 	if (k->open_min < k->close_min)
 		return m >= k->open_min && m < k->close_min;
 	return m >= k->open_min || m < k->close_min;
+}
+
+/*
+ * While asleep the opening time is looked for this often at the least:
+ * the wall clock may be set (NTP at boot) or jump (daylight saving time)
+ * while the timer counts monotonic time.
+ */
+#define OPENING_CHECK_NS (5 * 60 * NSEC_PER_SEC)
+
+/* From now to the next opening time, in ns, at most OPENING_CHECK_NS. */
+static uint64_t until_opening_ns(const struct kiosk *k)
+{
+	struct tm tm;
+	time_t now = time(NULL);
+	int64_t s;
+
+	if (!localtime_r(&now, &tm))
+		return OPENING_CHECK_NS;
+	s = (int64_t)k->open_min * SECONDS_PER_MINUTE -
+	    (((int64_t)tm.tm_hour * MINUTES_PER_HOUR + tm.tm_min) * SECONDS_PER_MINUTE +
+	     tm.tm_sec);
+	if (s <= 0)
+		s += SECONDS_PER_DAY;
+	return (uint64_t)s * NSEC_PER_SEC < OPENING_CHECK_NS ? (uint64_t)s * NSEC_PER_SEC
+							     : OPENING_CHECK_NS;
 }
 
 static uint64_t attract_at(const struct kiosk *k)
@@ -220,30 +249,54 @@ static uint64_t attract_at(const struct kiosk *k)
 	return k->last_touch_ns + (uint64_t)k->attract_s * NSEC_PER_SEC;
 }
 
+static uint64_t sleep_at(const struct kiosk *k)
+{
+	return k->last_touch_ns + (uint64_t)k->sleep_after_s * NSEC_PER_SEC;
+}
+
 /*
  * The exhibit's moods. A touch wakes everything and stops the attract rain.
  * After attract_s seconds without one: rain, to draw visitors, while open;
- * outside opening hours the screen goes dark instead (no steps, no frames)
- * until the next touch.
+ * outside opening hours the exhibit goes to sleep instead. After
+ * sleep_after_s seconds without one it sleeps, open or not. Asleep
+ * (k->dark): no steps, the screens switched off by the loop (black where
+ * one refuses), until a touch or the opening time, which counts as a
+ * visitor: the screens come on for the day and sleep again when nobody
+ * comes.
  */
 static void follow_visitors(struct kiosk *k, uint64_t now)
 {
 	uint64_t seen = gesture_activity(k->gesture);
-	bool idle, dark;
+	bool touched = seen != k->touches_seen;
+	bool idle, open, opening, closed, sleepy, dark;
 
 	if (seen != k->touches_seen) {
 		k->touches_seen = seen;
 		k->last_touch_ns = now;
 	}
+	open = is_open(k);
+	opening = open && !k->was_open;
+	if (opening)
+		k->last_touch_ns = now;
+	k->was_open = open;
 	idle = k->attract_s > 0 && now >= attract_at(k);
-	dark = idle && !is_open(k);
+	closed = idle && !open;
+	sleepy = k->sleep_after_s > 0 && now >= sleep_at(k);
+	dark = closed || sleepy;
 	if (dark != k->dark) {
 		k->dark = dark;
 		k->extra_generation++;
 		if (dark)
 			ripple_clear(k->ripple);
-		log_info(dark ? "closed and nobody around: the screen goes dark until a touch"
-			      : "a touch: the water is back");
+		if (closed)
+			log_info("closed and nobody around: the screens sleep until a touch "
+				 "or the opening time");
+		else if (dark)
+			log_info("no touch for %d s: the screens sleep until a touch",
+				 k->sleep_after_s);
+		else
+			log_info("%s: the water is back",
+				 touched ? "a touch" : opening ? "opening time" : "new settings");
 	}
 	if (idle && !dark && !k->attracting) {
 		k->attracting = true;
@@ -307,8 +360,12 @@ uint64_t kiosk_next_wake_ns(const struct kiosk *k)
 	if (k->attract_s > 0 && !k->attracting && !k->dark &&
 	    (wake == 0 || attract_at(k) < wake))
 		wake = attract_at(k);
-	if (k->has_hours && (wake == 0 || k->now_ns + HOURS_CHECK_NS < wake))
-		wake = k->now_ns + HOURS_CHECK_NS;
+	if (k->sleep_after_s > 0 && !k->dark)
+		wake = clock_earliest(wake, sleep_at(k));
+	/* Asleep nothing but the opening time (or a touch) changes anything. */
+	if (k->has_hours)
+		wake = clock_earliest(wake, k->now_ns + (k->dark ? until_opening_ns(k)
+								: HOURS_CHECK_NS));
 	return clock_earliest(wake, kiosk_show_wake_ns(k));
 }
 

@@ -48,7 +48,12 @@ uint64_t kiosk_next_wake_ns(const struct kiosk *k);
 /* Rain falls: --rain, or the attract rain after idle seconds. */
 bool kiosk_raining(const struct kiosk *k);
 
-/* Outside opening hours with nobody around: the screen shows black. */
+/*
+ * Asleep: outside opening hours with nobody around, or --sleep-after
+ * seconds without a touch. The water is flat and does not step, and
+ * kiosk_render() draws black; the loop switches the screens off. A touch,
+ * or the opening time, wakes it (and changes kiosk_generation()).
+ */
 bool kiosk_dark(const struct kiosk *k);
 
 /*

@@ -84,6 +84,8 @@ void options_print_help(FILE *f)
 "  --attract-rain N        raindrops per minute per square metre then (default %d)\n"
 "  --opening-hours HH:MM-HH:MM  outside them the screen goes dark when idle, a touch\n"
 "                          wakes it (default: always open)\n"
+"  --sleep-after SECONDS   after this long without a touch the screens are switched\n"
+"                          off (DPMS, backlight) until a touch (default 0, never)\n"
 "  --stats-interval SECONDS  a stats line this often (default %d, 0 never)\n"
 "  --state-dir DIR         where SIGUSR1 writes a PNG of the screen (default\n"
 "                          $STATE_DIRECTORY, else %s)\n"

@@ -324,6 +324,8 @@ bool options_parse_one(struct options *o, const struct option_row *opt, const ch
 			return true;
 		o->has_opening_hours = true;
 		return false;
+	case OPT_SLEEP_AFTER:
+		return bad_int(f, arg, 0, OPTIONS_MAX_SLEEP_AFTER_S, &o->sleep_after_s);
 	case OPT_STATS_INTERVAL:
 		return bad_int(f, arg, 0, OPTIONS_MAX_STATS_INTERVAL_S, &o->stats_interval_s);
 	case OPT_STATE_DIR:

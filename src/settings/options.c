@@ -81,6 +81,7 @@ static const struct option_row option_rows[] = {
 	{ "attract", required_argument, OPT_ATTRACT, RELOAD_LIVE, FIELD(attract_s) },
 	{ "attract-rain", required_argument, OPT_ATTRACT_RAIN, RELOAD_LIVE, FIELD(attract_rain) },
 	{ "opening-hours", required_argument, OPT_OPENING_HOURS, RELOAD_LIVE, SPAN(has_opening_hours, close_min) },
+	{ "sleep-after", required_argument, OPT_SLEEP_AFTER, RELOAD_LIVE, FIELD(sleep_after_s) },
 	{ "stats-interval", required_argument, OPT_STATS_INTERVAL, RELOAD_LIVE, FIELD(stats_interval_s) },
 	{ "state-dir", required_argument, OPT_STATE_DIR, RELOAD_LIVE, STRING(state_dir) },
 	{ "verbose", no_argument, 'v', RELOAD_RESTART, FIELD(verbose) },

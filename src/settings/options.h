@@ -64,6 +64,7 @@ enum rotation {
 #define OPTIONS_MAX_ATTRACT_S 86400
 #define OPTIONS_DEFAULT_ATTRACT_RAIN 300  /* drops per minute per square metre */
 #define OPTIONS_DEFAULT_STATS_INTERVAL_S 600
+#define OPTIONS_MAX_SLEEP_AFTER_S 604800  /* a week */
 #define OPTIONS_MAX_STATS_INTERVAL_S 86400
 #define OPTIONS_DEFAULT_STATE_DIR "/var/lib/ripple-kiosk"
 /* The picture playlist (image/playlist.h) and burn-in care (exhibit/drift.h). */
@@ -152,6 +153,7 @@ struct options {
 	int attract_rain;             /* its drops per minute per m^2 */
 	bool has_opening_hours;
 	int open_min, close_min;      /* minutes after midnight, local time */
+	int sleep_after_s;            /* screens off after this long without a touch, 0 = never */
 	int stats_interval_s;         /* a stats line this often, 0 = never */
 	const char *state_dir;        /* NULL: $STATE_DIRECTORY, else OPTIONS_DEFAULT_STATE_DIR */
 	/* ---- end the exhibit ---- */
