@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -200,6 +201,7 @@ static void step(struct kiosk *k)
 }
 
 #define MINUTES_PER_HOUR 60
+#define LINE_LEN 64
 #define MINUTES_PER_DAY (24 * MINUTES_PER_HOUR)
 #define SECONDS_PER_MINUTE 60
 #define SECONDS_PER_DAY (MINUTES_PER_DAY * SECONDS_PER_MINUTE)
@@ -387,6 +389,24 @@ bool kiosk_raining(const struct kiosk *k)
 bool kiosk_dark(const struct kiosk *k)
 {
 	return k->dark;
+}
+
+void kiosk_describe_sleep(const struct kiosk *k, char *buf, size_t len)
+{
+	char after[LINE_LEN] = "", hours[LINE_LEN] = "";
+	bool closes = k->has_hours && k->attract_s > 0;
+
+	buf[0] = '\0';
+	if (k->sleep_after_s > 0)
+		snprintf(after, sizeof(after), "after %d s without a touch", k->sleep_after_s);
+	if (closes)
+		snprintf(hours, sizeof(hours), "outside %02d:%02d-%02d:%02d when idle",
+			 k->open_min / MINUTES_PER_HOUR, k->open_min % MINUTES_PER_HOUR,
+			 k->close_min / MINUTES_PER_HOUR, k->close_min % MINUTES_PER_HOUR);
+	if (after[0] || hours[0])
+		snprintf(buf, len, "screens sleep %s%s%s, until a touch%s", after,
+			 after[0] && hours[0] ? " and " : "", hours,
+			 k->has_hours ? " or the opening time" : "");
 }
 
 int kiosk_reconfigure(struct kiosk *k, const struct options *o)

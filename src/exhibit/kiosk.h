@@ -8,6 +8,7 @@
 #define KIOSK_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "settings/options.h"
@@ -55,6 +56,10 @@ bool kiosk_raining(const struct kiosk *k);
  * or the opening time, wakes it (and changes kiosk_generation()).
  */
 bool kiosk_dark(const struct kiosk *k);
+/* When it sleeps and wakes, for the start line ("screens sleep after 300 s
+ * without a touch, and outside 09:00-18:00 when idle, until a touch or
+ * the opening time"); "" when it never does. */
+void kiosk_describe_sleep(const struct kiosk *k, char *buf, size_t len);
 
 /*
  * Take new settings (SIGHUP) without new water: picture, obstacles,

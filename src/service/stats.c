@@ -2,6 +2,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "base/clock.h"
 #include "service/stats.h"
@@ -11,6 +12,8 @@
 #define BUCKET_NS 100000ull
 #define BUCKETS 1000
 #define PERCENT 100
+#define CLOCK_LEN 16   /* "HH:MM:SS" */
+#define SLEEP_LEN 96
 
 struct stats {
 	uint32_t hist[BUCKETS];
@@ -19,6 +22,12 @@ struct stats {
 	uint64_t since_ns;
 	uint64_t touches_before;
 	int started;
+
+	/* the screens' sleep since the last line */
+	bool asleep;
+	uint64_t asleep_since_ns;
+	uint64_t asleep_ns;        /* whole sleeps ended since the last line */
+	time_t off_at, on_at;      /* wall clock, the last of each; 0: none */
 };
 
 struct stats *stats_create(void)
@@ -44,6 +53,45 @@ void stats_missed_flip(struct stats *s)
 	s->missed++;
 }
 
+void stats_sleep(struct stats *s, uint64_t now_ns, bool asleep)
+{
+	if (asleep == s->asleep)
+		return;
+	s->asleep = asleep;
+	if (asleep) {
+		s->asleep_since_ns = now_ns;
+		s->off_at = time(NULL);
+	} else {
+		s->asleep_ns += now_ns - s->asleep_since_ns;
+		s->on_at = time(NULL);
+	}
+}
+
+static void clock_text(time_t t, char *buf, size_t len)
+{
+	struct tm tm;
+
+	if (!localtime_r(&t, &tm) || !strftime(buf, len, "%H:%M:%S", &tm))
+		snprintf(buf, len, "?");
+}
+
+/* ", asleep 312 s (off 14:02:03, on 14:07:15)"; "" when they never were. */
+static void sleep_text(const struct stats *s, uint64_t now_ns, char *buf, size_t len)
+{
+	uint64_t ns = s->asleep_ns + (s->asleep ? now_ns - s->asleep_since_ns : 0);
+	char off[CLOCK_LEN], on[CLOCK_LEN];
+
+	buf[0] = '\0';
+	if (!s->asleep && !s->off_at && !s->on_at)
+		return;
+	clock_text(s->off_at, off, sizeof(off));
+	clock_text(s->on_at, on, sizeof(on));
+	snprintf(buf, len, ", asleep %llu s (%s%s%s%s%s)",
+		 (unsigned long long)((ns + NSEC_PER_SEC / 2) / NSEC_PER_SEC),
+		 s->off_at ? "off " : "", s->off_at ? off : "", s->off_at && s->on_at ? ", " : "",
+		 s->on_at ? "on " : "", s->on_at ? on : "still off");
+}
+
 static double percentile_ms(const struct stats *s, int pct)
 {
 	uint64_t want = (s->frames * (uint64_t)pct + PERCENT - 1) / PERCENT, seen = 0;
@@ -58,6 +106,7 @@ static double percentile_ms(const struct stats *s, int pct)
 
 void stats_line(struct stats *s, uint64_t now_ns, uint64_t touches, char *buf, size_t len)
 {
+	char sleep[SLEEP_LEN];
 	double secs;
 
 	if (!s->started) {
@@ -69,9 +118,15 @@ void stats_line(struct stats *s, uint64_t now_ns, uint64_t touches, char *buf, s
 		return;
 	}
 	secs = (double)(now_ns - s->since_ns) / (double)NSEC_PER_SEC;
-	snprintf(buf, len, "%.1f fps, frame %.1f ms p50 / %.1f ms p99, %llu touches, %llu missed flips",
+	sleep_text(s, now_ns, sleep, sizeof(sleep));
+	snprintf(buf, len, "%.1f fps, frame %.1f ms p50 / %.1f ms p99, %llu touches, %llu missed flips%s",
 		 secs > 0 ? (double)s->frames / secs : 0.0, percentile_ms(s, 50), percentile_ms(s, 99),
-		 (unsigned long long)(touches - s->touches_before), (unsigned long long)s->missed);
+		 (unsigned long long)(touches - s->touches_before), (unsigned long long)s->missed,
+		 sleep);
+	/* A sleep that goes on is counted from here in the next line. */
+	s->asleep_ns = 0;
+	s->asleep_since_ns = now_ns;
+	s->off_at = s->on_at = 0;
 	for (int b = 0; b < BUCKETS; b++)
 		s->hist[b] = 0;
 	s->frames = 0;
