@@ -1,0 +1,187 @@
+#!/usr/bin/env python3
+"""Screen power on real kernel drivers in QEMU: --sleep-after switches the
+screens off through the connector's DPMS property and a touch brings them
+back with water on them.
+
+One run on each of bochs-display and virtio-gpu-pci (with a virtio tablet):
+  - the connector's DPMS value, read back in the guest with modetest -c,
+    is Off while the exhibit sleeps; the log says so, and the stats line
+    says how long it slept;
+  - asleep it takes no CPU (no steps, frames, flips or short timers);
+  - a touch (QMP tablet) gives DPMS On and the screendump shows the water
+    again, rippling where it was touched (on virtio-gpu only presented
+    frames reach the screendump: the frame after waking was presented);
+  - it falls asleep again, and SIGTERM while asleep exits 0 with the
+    connector switched on for the console.
+
+The binary: $RIPPLE_KIOSK, else $top_builddir/src/ripple-kiosk.
+Skips (77) without QEMU/busybox/modetest/binary unless CI=true."""
+
+import os
+import re
+import shutil
+import sys
+import tempfile
+import time
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import rkvm  # noqa: E402
+
+rkvm.require_tools("qemu-system-x86_64", "busybox", "modetest")
+prog = rkvm.ripple_kiosk()
+modetest = shutil.which("modetest")
+
+SCREEN = (1280, 800)
+FIRST_FRAME_S = 60
+# Long enough to see the water and touch it under TCG on a busy machine,
+# short enough to wait for twice.
+SLEEP_AFTER_S = 8
+STATS_S = 5
+# The DPMS property's values (DRM_MODE_DPMS_ON, DRM_MODE_DPMS_OFF).
+DPMS_ON, DPMS_OFF = 0, 3
+# Asleep: at most this many ticks (1/100 s) of CPU in a window of seconds
+# (the stats line and the watchdog each wake it now and then).
+IDLE_TICKS = 4
+IDLE_WINDOW_S = 4
+NEAR = 160
+THRESHOLD = 8
+MOVED = 0.002
+# The water after the touch against the headless render of calm water:
+# the rings near the touch differ, the rest should not.
+MAX_MEAN = 12.0
+MAX_FRACTION = 0.10
+CMP_THRESHOLD = 48
+
+t = rkvm.Checks()
+tmp = tempfile.mkdtemp(prefix="rk-power-")
+try:
+    REF = rkvm.headless_frame(prog, os.path.join(tmp, "ref"), SCREEN)
+except rkvm.VMError as e:
+    print(e)
+    sys.exit(1)
+
+
+def dpms(vm, driver):
+    """The first connected connector's DPMS value as the guest's kernel
+    gives it (modetest -c lists its properties), or None with why."""
+    rc, out = vm.run("modetest -M %s -c" % driver, check=False)
+    # The connector's block: from its "connected" line to the next blank one.
+    m = re.search(r"^\d+\s+\d+\s+connected\s.*?(?=^\S|\Z)", out, re.M | re.S)
+    block = m.group(0) if m else ""
+    v = re.search(r"\bDPMS:\s*\n(?:\s+\w+:.*\n)*?\s+value:\s*(\d+)", block)
+    if rc != 0 or not v:
+        return None, "modetest rc=%d:\n%s" % (rc, out[-1500:])
+    return int(v.group(1)), "DPMS value %s" % v.group(1)
+
+
+def wait_dpms(vm, driver, want):
+    seen = {}
+
+    def probe():
+        seen["v"], seen["why"] = dpms(vm, driver)
+        return seen["v"] == want
+    ok = rkvm.wait_until(probe, rkvm.WAIT_TIMEOUT, 0.5)
+    return bool(ok), seen.get("why", "")
+
+
+def cpu_ticks(vm):
+    """utime + stime of ripple-kiosk in clock ticks (1/100 s)."""
+    out = vm.run("cut -d' ' -f14,15 /proc/$(pidof ripple-kiosk)/stat")[1].split()
+    return int(out[0]) + int(out[1])
+
+
+def idle_window(vm):
+    a = cpu_ticks(vm)
+    time.sleep(IDLE_WINDOW_S)   # spans the time the check is about
+    return cpu_ticks(vm) - a
+
+
+def touch(vm, px, py):
+    vm.qmp.tablet_px(px, py, SCREEN[0], SCREEN[1], "left", True)
+    time.sleep(0.3)             # paces the press and the release
+    vm.qmp.tablet(button="left", down=False)
+
+
+def power_run(vm, driver, label):
+    vm.start("rk", "ripple-kiosk", "--sleep-after", str(SLEEP_AFTER_S), "--attract", "0",
+             "--stats-interval", str(STATS_S), "--wave-speed", "5")
+    first = vm.wait_picture("rk", SCREEN, label + "-0", FIRST_FRAME_S)
+    if not t.check(first.size == SCREEN and rkvm.is_not_black(first),
+                   "%s: water shown" % label, vm.log("rk")):
+        vm.stop("rk", "KILL", 5)
+        return
+    log, ok = vm.wait_log("rk", r"no touch for %d s: the screens sleep" % SLEEP_AFTER_S)
+    t.check(ok, "%s: falls asleep after --sleep-after" % label, log)
+    t.check(re.search(r"threads; screens sleep after %d s without a touch" % SLEEP_AFTER_S, log),
+            "%s: the start line says when the screens sleep" % label, log)
+    ok, why = wait_dpms(vm, driver, DPMS_OFF)
+    t.check(ok, "%s: the connector's DPMS reads Off while asleep" % label, why)
+    t.check(re.search(r"output \S+: switched off \(DPMS off\)", log) and
+            "refuses DPMS" not in log, "%s: the log says the screen went off" % label, log)
+    asleep_shot = vm.shot(label + "-asleep")
+    print("# %s: asleep, the screendump is %.1f%% not black" %
+          (label, 100 * rkvm.nonblack_fraction(asleep_shot)))
+
+    used = {}
+
+    def idle():
+        used["ticks"] = idle_window(vm)
+        return used["ticks"] <= IDLE_TICKS
+    t.check(rkvm.wait_until(idle, rkvm.WAIT_TIMEOUT, 0),
+            "%s: asleep it takes no CPU" % label,
+            "%d ticks of 1/100 s in the last %d s" % (used["ticks"], IDLE_WINDOW_S))
+    print("# %s: asleep, %d ticks of CPU in %d s" % (label, used["ticks"], IDLE_WINDOW_S))
+    log, ok = vm.wait_log("rk", r"^.*stats: .*asleep \d+ s \(", timeout=rkvm.WAIT_TIMEOUT)
+    t.check(ok, "%s: the stats line says it slept" % label,
+            "\n".join(line for line in log.splitlines() if "stats" in line))
+
+    # The first touch: on again, water on it, rippling where touched.
+    px, py = 320, 200
+    t0 = time.monotonic()
+    touch(vm, px, py)
+    ok, why = wait_dpms(vm, driver, DPMS_ON)
+    t.check(ok, "%s: a touch gives DPMS On" % label, why)
+    img, ok = vm.wait_screen(
+        lambda img: (img.size == SCREEN and rkvm.is_not_black(img) and
+                     rkvm.region_changed(REF, img, rkvm.box(px, py, NEAR), THRESHOLD) > MOVED),
+        label + "-woken")
+    print("# %s: touch to water on screen: %.1f s (TCG)" % (label, time.monotonic() - t0))
+    t.check(ok, "%s: the screendump shows water again, rippling at the touch" % label,
+            "%dx%d, %.1f%% not black, %.2f%% changed near the touch\n%s" %
+            (img.size + (100 * rkvm.nonblack_fraction(img),
+                         100 * rkvm.region_changed(REF, img, rkvm.box(px, py, NEAR),
+                                                   THRESHOLD), vm.log("rk"))))
+    if img.size == SCREEN:
+        ok, why = rkvm.compare(img, REF, MAX_MEAN, MAX_FRACTION, CMP_THRESHOLD)
+        t.check(ok, "%s: and the rest is the picture under calm water" % label, why)
+    log = vm.log("rk")
+    t.check("a touch: the water is back" in log and
+            re.search(r"output \S+: switched on \(DPMS on\)", log),
+            "%s: the log says the touch woke it" % label, log)
+
+    # Asleep again; SIGTERM gives the console its screen back, switched on.
+    log, ok = vm.wait_log("rk", r"no touch for %d s: the screens sleep" % SLEEP_AFTER_S,
+                          count=2)
+    t.check(ok, "%s: falls asleep again" % label, log)
+    ok, why = wait_dpms(vm, driver, DPMS_OFF)
+    t.check(ok, "%s: DPMS Off again" % label, why)
+    rc, ms = vm.stop("rk", "TERM", 10)
+    t.check(rc == 0, "%s: SIGTERM while asleep exits 0" % label,
+            "rc=%s after %d ms\n%s" % (rc, ms, vm.log("rk")))
+    v, why = dpms(vm, driver)
+    t.check(v == DPMS_ON, "%s: the console gets the screen back switched on" % label, why)
+    for line in vm.log("rk").splitlines():
+        if re.search(r"sleep|switched|water is back|stats: .*asleep|backlight", line):
+            print("# %s: %s" % (label, line))
+
+
+with rkvm.boot(devices=["bochs-display", "virtio-tablet-pci"],
+               programs=[prog, modetest]) as vm:
+    power_run(vm, "bochs-drm", "bochs")
+
+with rkvm.boot(devices=["virtio-gpu-pci", "virtio-tablet-pci"],
+               programs=[prog, modetest]) as vm:
+    power_run(vm, "virtio_gpu", "virtio-gpu")
+
+t.exit()
