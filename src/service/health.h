@@ -1,7 +1,8 @@
 /*
  * How the service is doing, for systemd and the technician: READY=1 after
- * the first frame shown, WATCHDOG=1 only while frames reach the screen, a
- * start line, and a stats line every so often.
+ * the first frame shown, WATCHDOG=1 only while frames reach the screen (or
+ * every screen sleeps on purpose and the loop comes round), a start line,
+ * and a stats line every so often.
  */
 #ifndef SERVICE_HEALTH_H
 #define SERVICE_HEALTH_H

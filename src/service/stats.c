@@ -2,6 +2,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "base/clock.h"
@@ -12,7 +13,7 @@
 #define BUCKET_NS 100000ull
 #define BUCKETS 1000
 #define PERCENT 100
-#define CLOCK_LEN 16   /* "HH:MM:SS" */
+#define CLOCK_LEN 16   /* "off HH:MM:SS" */
 #define SLEEP_LEN 96
 
 struct stats {
@@ -75,21 +76,38 @@ static void clock_text(time_t t, char *buf, size_t len)
 		snprintf(buf, len, "?");
 }
 
-/* ", asleep 312 s (off 14:02:03, on 14:07:15)"; "" when they never were. */
+/* ", asleep 312 s (off 14:02:03, on 14:07:15)", "(on 14:07:15, off
+ * 14:20:00, still off)", "(still off)": the last going off and coming on,
+ * in the order they came; "" when the screens were on all along. */
 static void sleep_text(const struct stats *s, uint64_t now_ns, char *buf, size_t len)
 {
 	uint64_t ns = s->asleep_ns + (s->asleep ? now_ns - s->asleep_since_ns : 0);
-	char off[CLOCK_LEN], on[CLOCK_LEN];
+	/* Asleep now, the last to come was going off. */
+	bool on_first = s->asleep;
+	char off[CLOCK_LEN] = "", on[CLOCK_LEN] = "";
+	char parts[SLEEP_LEN] = "";
+	size_t n = 0;
 
 	buf[0] = '\0';
 	if (!s->asleep && !s->off_at && !s->on_at)
 		return;
-	clock_text(s->off_at, off, sizeof(off));
-	clock_text(s->on_at, on, sizeof(on));
-	snprintf(buf, len, ", asleep %llu s (%s%s%s%s%s)",
-		 (unsigned long long)((ns + NSEC_PER_SEC / 2) / NSEC_PER_SEC),
-		 s->off_at ? "off " : "", s->off_at ? off : "", s->off_at && s->on_at ? ", " : "",
-		 s->on_at ? "on " : "", s->on_at ? on : "still off");
+	if (s->off_at) {
+		memcpy(off, "off ", sizeof("off "));
+		clock_text(s->off_at, off + strlen(off), sizeof(off) - strlen(off));
+	}
+	if (s->on_at) {
+		memcpy(on, "on ", sizeof("on "));
+		clock_text(s->on_at, on + strlen(on), sizeof(on) - strlen(on));
+	}
+	for (int i = 0; i < 3; i++) {
+		const char *p = i == 2 ? (s->asleep ? "still off" : "") :
+				(i == 0) == on_first ? on : off;
+
+		if (p[0] && n < sizeof(parts))
+			n += (size_t)snprintf(parts + n, sizeof(parts) - n, "%s%s", n ? ", " : "", p);
+	}
+	snprintf(buf, len, ", asleep %llu s (%s)",
+		 (unsigned long long)((ns + NSEC_PER_SEC / 2) / NSEC_PER_SEC), parts);
 }
 
 static double percentile_ms(const struct stats *s, int pct)

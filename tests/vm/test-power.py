@@ -7,7 +7,9 @@ One run on each of bochs-display and virtio-gpu-pci (with a virtio tablet):
   - the connector's DPMS value, read back in the guest with modetest -c,
     is Off while the exhibit sleeps; the log says so, and the stats line
     says how long it slept;
-  - asleep it takes no CPU (no steps, frames, flips or short timers);
+  - asleep it takes no CPU (no steps, frames, flips or short timers), and
+    still sends WATCHDOG=1 every half WATCHDOG_USEC (tests/vm/notify-listen
+    stands in for systemd's notify socket);
   - a touch (QMP tablet) gives DPMS On and the screendump shows the water
     again, rippling where it was touched (on virtio-gpu only presented
     frames reach the screendump: the frame after waking was presented);
@@ -28,9 +30,20 @@ sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import rkvm  # noqa: E402
 
+HERE = os.path.dirname(os.path.abspath(__file__))
 rkvm.require_tools("qemu-system-x86_64", "busybox", "modetest")
 prog = rkvm.ripple_kiosk()
 modetest = shutil.which("modetest")
+builddir = os.environ.get("top_builddir") or os.path.dirname(os.path.dirname(prog))
+notify_listen = rkvm.require_file(os.path.join(builddir, "tests", "vm", "notify-listen"),
+                                  "tests/vm/notify-listen (built by make check)")
+# Without libsystemd the program tells systemd nothing: no watchdog to see.
+with open(os.path.join(builddir, "config.h")) as f:
+    HAVE_LIBSYSTEMD = re.search(r"^#define HAVE_LIBSYSTEMD 1", f.read(), re.M) is not None
+NOTIFY_SOCKET = "/run/notify.sock"
+# WatchdogSec=4: WATCHDOG=1 every 2 s; systemd would kill it after a gap of 4.
+WATCHDOG_USEC = 4000000
+WATCHDOG_PINGS = 3
 
 SCREEN = (1280, 800)
 FIRST_FRAME_S = 60
@@ -103,8 +116,37 @@ def touch(vm, px, py):
     vm.qmp.tablet(button="left", down=False)
 
 
+def watchdog_pings(vm):
+    """Guest monotonic ms of each WATCHDOG=1 the notify socket got."""
+    return [int(m.group(1)) for m in
+            re.finditer(r"^(\d+) .*\bWATCHDOG=1", vm.log("nl"), re.M)]
+
+
+def watchdog_while_asleep(vm, label):
+    """More pings come while every screen is off, none further apart than
+    systemd allows."""
+    if not HAVE_LIBSYSTEMD:
+        print("# %s: built without libsystemd: no watchdog to check" % label)
+        return
+    before = len(watchdog_pings(vm))
+    ok = rkvm.wait_until(lambda: len(watchdog_pings(vm)) >= before + WATCHDOG_PINGS,
+                         rkvm.WAIT_TIMEOUT, 0.5)
+    pings = watchdog_pings(vm)[max(before - 1, 0):]
+    gaps = [b - a for a, b in zip(pings, pings[1:])]
+    t.check(ok, "%s: asleep, WATCHDOG=1 keeps coming" % label,
+            "%d pings before, %d now\n%s" % (before, len(watchdog_pings(vm)), vm.log("nl")))
+    t.check(gaps and max(gaps) < WATCHDOG_USEC // 1000,
+            "%s: no gap as long as WatchdogSec" % label, "gaps (ms): %s" % gaps)
+    print("# %s: asleep, WATCHDOG=1 gaps (ms): %s" % (label, gaps))
+
+
 def power_run(vm, driver, label):
-    vm.start("rk", "ripple-kiosk", "--sleep-after", str(SLEEP_AFTER_S), "--attract", "0",
+    vm.start("nl", "notify-listen", NOTIFY_SOCKET)
+    t.check(rkvm.wait_until(lambda: vm.run("test -S " + NOTIFY_SOCKET, check=False)[0] == 0,
+                            rkvm.WAIT_TIMEOUT, 0.3),
+            "%s: the notify socket is there" % label, vm.log("nl"))
+    vm.start("rk", "env", "NOTIFY_SOCKET=" + NOTIFY_SOCKET, "WATCHDOG_USEC=%d" % WATCHDOG_USEC,
+             "ripple-kiosk", "--sleep-after", str(SLEEP_AFTER_S), "--attract", "0",
              "--stats-interval", str(STATS_S), "--wave-speed", "5")
     first = vm.wait_picture("rk", SCREEN, label + "-0", FIRST_FRAME_S)
     if not t.check(first.size == SCREEN and rkvm.is_not_black(first),
@@ -132,6 +174,7 @@ def power_run(vm, driver, label):
             "%s: asleep it takes no CPU" % label,
             "%d ticks of 1/100 s in the last %d s" % (used["ticks"], IDLE_WINDOW_S))
     print("# %s: asleep, %d ticks of CPU in %d s" % (label, used["ticks"], IDLE_WINDOW_S))
+    watchdog_while_asleep(vm, label)
     log, ok = vm.wait_log("rk", r"^.*stats: .*asleep \d+ s \(", timeout=rkvm.WAIT_TIMEOUT)
     t.check(ok, "%s: the stats line says it slept" % label,
             "\n".join(line for line in log.splitlines() if "stats" in line))
@@ -174,14 +217,15 @@ def power_run(vm, driver, label):
     for line in vm.log("rk").splitlines():
         if re.search(r"sleep|switched|water is back|stats: .*asleep|backlight", line):
             print("# %s: %s" % (label, line))
+    vm.stop("nl", "TERM", 10)
 
 
 with rkvm.boot(devices=["bochs-display", "virtio-tablet-pci"],
-               programs=[prog, modetest]) as vm:
+               programs=[prog, modetest, (notify_listen, "/usr/local/bin/notify-listen")]) as vm:
     power_run(vm, "bochs-drm", "bochs")
 
 with rkvm.boot(devices=["virtio-gpu-pci", "virtio-tablet-pci"],
-               programs=[prog, modetest]) as vm:
+               programs=[prog, modetest, (notify_listen, "/usr/local/bin/notify-listen")]) as vm:
     power_run(vm, "virtio_gpu", "virtio-gpu")
 
 t.exit()
