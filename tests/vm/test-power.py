@@ -15,6 +15,9 @@ One run on each of bochs-display and virtio-gpu-pci (with a virtio tablet):
     frames reach the screendump: the frame after waking was presented);
   - it falls asleep again, and SIGTERM while asleep exits 0 with the
     connector switched on for the console.
+Then virtio-gpu-pci with two heads: a screen plugged in while asleep is
+switched off too (DPMS Off on both connectors) and takes no CPU; a touch
+gives DPMS On on both and each head shows the water again.
 
 The binary: $RIPPLE_KIOSK, else $top_builddir/src/ripple-kiosk.
 Skips (77) without QEMU/busybox/modetest/binary unless CI=true."""
@@ -75,25 +78,38 @@ except rkvm.VMError as e:
     sys.exit(1)
 
 
-def dpms(vm, driver):
-    """The first connected connector's DPMS value as the guest's kernel
-    gives it (modetest -c lists its properties), or None with why."""
+def dpms_all(vm, driver):
+    """{connector name: DPMS value} of every connected connector, as the
+    guest's kernel gives them (modetest -c lists their properties), and
+    the text to show when a check fails."""
     rc, out = vm.run("modetest -M %s -c" % driver, check=False)
-    # The connector's block: from its "connected" line to the next blank one.
-    m = re.search(r"^\d+\s+\d+\s+connected\s.*?(?=^\S|\Z)", out, re.M | re.S)
-    block = m.group(0) if m else ""
-    v = re.search(r"\bDPMS:\s*\n(?:\s+\w+:.*\n)*?\s+value:\s*(\d+)", block)
-    if rc != 0 or not v:
-        return None, "modetest rc=%d:\n%s" % (rc, out[-1500:])
-    return int(v.group(1)), "DPMS value %s" % v.group(1)
+    values = {}
+    # Each connector's block: from its line ("id encoder status name ...")
+    # to the next line that starts in the first column.
+    for m in re.finditer(r"^\d+\s+\d+\s+connected\s+(\S+).*?(?=^\S|\Z)", out, re.M | re.S):
+        v = re.search(r"\bDPMS:\s*\n(?:\s+\w+:.*\n)*?\s+value:\s*(\d+)", m.group(0))
+        if v:
+            values[m.group(1)] = int(v.group(1))
+    if rc != 0 or not values:
+        return values, "modetest rc=%d:\n%s" % (rc, out[-1500:])
+    return values, "DPMS " + ", ".join("%s %d" % kv for kv in sorted(values.items()))
 
 
-def wait_dpms(vm, driver, want):
+def dpms(vm, driver):
+    """The DPMS value all connected connectors have (None when they differ
+    or there are none), and why."""
+    values, why = dpms_all(vm, driver)
+    same = set(values.values())
+    return (same.pop() if len(same) == 1 else None), why
+
+
+def wait_dpms(vm, driver, want, connectors=1):
+    """Until that many connectors are connected, all with DPMS want."""
     seen = {}
 
     def probe():
-        seen["v"], seen["why"] = dpms(vm, driver)
-        return seen["v"] == want
+        values, seen["why"] = dpms_all(vm, driver)
+        return len(values) == connectors and all(v == want for v in values.values())
     ok = rkvm.wait_until(probe, rkvm.WAIT_TIMEOUT, 0.5)
     return bool(ok), seen.get("why", "")
 
@@ -220,6 +236,55 @@ def power_run(vm, driver, label):
     vm.stop("nl", "TERM", 10)
 
 
+def hotplug_asleep(vm, label, vsock):
+    """Two heads on virtio-gpu: a screen plugged in while the exhibit sleeps
+    is switched off too and not drawn on; the touch wakes both, each with
+    the water presented on it."""
+    driver = "virtio_gpu"
+    vm.start("rk", "ripple-kiosk", "--sleep-after", str(SLEEP_AFTER_S), "--attract", "0")
+    first = vm.wait_picture("rk", SCREEN, label + "-head0", FIRST_FRAME_S, device="gpu", head=0)
+    if not t.check(first.size == SCREEN and rkvm.is_not_black(first),
+                   "%s: water shown on head 0" % label, vm.log("rk")):
+        vm.stop("rk", "KILL", 5)
+        return None
+    log, ok = vm.wait_log("rk", r"no touch for %d s: the screens sleep" % SLEEP_AFTER_S)
+    t.check(ok, "%s: falls asleep" % label, log)
+    ok, why = wait_dpms(vm, driver, DPMS_OFF, connectors=1)
+    t.check(ok, "%s: head 0's DPMS reads Off" % label, why)
+
+    head1 = rkvm.vnc_set_desktop_size(vsock, SCREEN[0], SCREEN[1])
+    ok, why = wait_dpms(vm, driver, DPMS_OFF, connectors=2)
+    t.check(ok, "%s: the screen plugged in while asleep is switched off too" % label,
+            why + "\n" + vm.log("rk"))
+    log = vm.log("rk")
+    t.check(len(re.findall(r"output \S+: switched off \(DPMS off\)", log)) == 2 and
+            "the water is back" not in log,
+            "%s: the log says so, and the exhibit sleeps on" % label, log)
+    used = {}
+
+    def idle():
+        used["ticks"] = idle_window(vm)
+        return used["ticks"] <= IDLE_TICKS
+    t.check(rkvm.wait_until(idle, rkvm.WAIT_TIMEOUT, 0),
+            "%s: asleep with two screens it takes no CPU" % label,
+            "%d ticks of 1/100 s in the last %d s" % (used["ticks"], IDLE_WINDOW_S))
+
+    touch(vm, 320, 200)
+    ok, why = wait_dpms(vm, driver, DPMS_ON, connectors=2)
+    t.check(ok, "%s: a touch gives DPMS On on both" % label, why)
+    for head in (0, 1):
+        # virtio-gpu: only presented frames reach the screendump.
+        img, ok = vm.wait_screen(
+            lambda img: (img.size == SCREEN and
+                         rkvm.compare(img, REF, MAX_MEAN, MAX_FRACTION, CMP_THRESHOLD)[0]),
+            "%s-woken-head%d" % (label, head), device="gpu", head=head)
+        t.check(ok, "%s: head %d shows the water again" % (label, head),
+                "%dx%d, %.1f%% not black" % (img.size + (100 * rkvm.nonblack_fraction(img),)))
+    rc, _ = vm.stop("rk", "TERM", 10)
+    t.check(rc == 0, "%s: exits 0" % label, vm.log("rk"))
+    return head1
+
+
 with rkvm.boot(devices=["bochs-display", "virtio-tablet-pci"],
                programs=[prog, modetest, (notify_listen, "/usr/local/bin/notify-listen")]) as vm:
     power_run(vm, "bochs-drm", "bochs")
@@ -228,4 +293,15 @@ with rkvm.boot(devices=["virtio-gpu-pci", "virtio-tablet-pci"],
                programs=[prog, modetest, (notify_listen, "/usr/local/bin/notify-listen")]) as vm:
     power_run(vm, "virtio_gpu", "virtio-gpu")
 
+# QEMU enables head 1 only when a display UI asks for a size: a VNC server
+# bound to it, asked while the program sleeps, plugs that screen in then.
+vsock = os.path.join(tmp, "vnc-head1.sock")
+with rkvm.boot(devices=["virtio-gpu-pci,max_outputs=2,id=gpu", "virtio-tablet-pci"],
+               programs=[prog, modetest],
+               qemu_args=["-vnc", "unix:%s,display=gpu,head=1" % vsock]) as vm:
+    head1 = hotplug_asleep(vm, "two heads", vsock)
+    if head1:
+        head1.close()
+
+shutil.rmtree(tmp, ignore_errors=True)
 t.exit()
