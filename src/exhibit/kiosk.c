@@ -201,7 +201,6 @@ static void step(struct kiosk *k)
 }
 
 #define MINUTES_PER_HOUR 60
-#define LINE_LEN 64
 #define MINUTES_PER_DAY (24 * MINUTES_PER_HOUR)
 #define SECONDS_PER_MINUTE 60
 #define SECONDS_PER_DAY (MINUTES_PER_DAY * SECONDS_PER_MINUTE)
@@ -226,7 +225,7 @@ static bool is_open(const struct kiosk *k)
  * the wall clock may be set (NTP at boot) or jump (daylight saving time)
  * while the timer counts monotonic time.
  */
-#define OPENING_CHECK_NS (5 * 60 * NSEC_PER_SEC)
+#define OPENING_CHECK_NS (5 * SECONDS_PER_MINUTE * NSEC_PER_SEC)
 
 /* From now to the next opening time, in ns, at most OPENING_CHECK_NS. */
 static uint64_t until_opening_ns(const struct kiosk *k)
@@ -391,9 +390,12 @@ bool kiosk_dark(const struct kiosk *k)
 	return k->dark;
 }
 
+/* "after 300 s without a touch", "outside 09:00-18:00 when idle" */
+#define SLEEP_PART_LEN 64
+
 void kiosk_describe_sleep(const struct kiosk *k, char *buf, size_t len)
 {
-	char after[LINE_LEN] = "", hours[LINE_LEN] = "";
+	char after[SLEEP_PART_LEN] = "", hours[SLEEP_PART_LEN] = "";
 	bool closes = k->has_hours && k->attract_s > 0;
 
 	buf[0] = '\0';
