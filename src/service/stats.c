@@ -19,6 +19,7 @@ struct stats {
 	uint64_t since_ns;
 	uint64_t touches_before;
 	int started;
+	uint64_t total_frames, total_missed;
 };
 
 struct stats *stats_create(void)
@@ -37,11 +38,19 @@ void stats_frame(struct stats *s, uint64_t ns)
 
 	s->hist[b < BUCKETS ? b : BUCKETS - 1]++;
 	s->frames++;
+	s->total_frames++;
 }
 
 void stats_missed_flip(struct stats *s)
 {
 	s->missed++;
+	s->total_missed++;
+}
+
+void stats_totals(const struct stats *s, uint64_t *frames, uint64_t *missed)
+{
+	*frames = s->total_frames;
+	*missed = s->total_missed;
 }
 
 static double percentile_ms(const struct stats *s, int pct)

@@ -50,6 +50,7 @@ enum {
 	OPT_TOUCH_OUTPUT,
 	OPT_TOUCH_RADIUS,
 	OPT_TOUCH_WEIGHT,
+	OPT_STUCK_TOUCH,
 	/* ---- end touch input ---- */
 	OPT_CONFIG,
 	OPT_ATTRACT,
@@ -57,6 +58,7 @@ enum {
 	OPT_OPENING_HOURS,
 	OPT_STATS_INTERVAL,
 	OPT_STATE_DIR,
+	OPT_USAGE_DAYS,
 };
 
 struct option_row {
