@@ -202,11 +202,13 @@ static const struct sample {
 	{ "touch-output", "DP-1", NULL },
 	{ "touch-radius", "2:10", NULL },
 	{ "touch-weight", "1:12.5", NULL },
+	{ "stuck-touch", "45", NULL },
 	{ "attract", "45", NULL },
 	{ "attract-rain", "60", NULL },
 	{ "opening-hours", "09:30-18:00", NULL },
 	{ "stats-interval", "60", NULL },
 	{ "state-dir", "/run/ripple", NULL },
+	{ "usage-days", "30", NULL },
 	{ "verbose", "yes", NULL },
 };
 
@@ -327,6 +329,8 @@ static void test_reload_classes(void)
 	/* What the water and the fingers take at once ... */
 	CHECK_EQ(reload_of("touch-radius"), OPTIONS_RELOAD_LIVE);
 	CHECK_EQ(reload_of("touch-weight"), OPTIONS_RELOAD_LIVE);
+	CHECK_EQ(reload_of("stuck-touch"), OPTIONS_RELOAD_LIVE);
+	CHECK_EQ(reload_of("usage-days"), OPTIONS_RELOAD_LIVE);
 	CHECK_EQ(reload_of("stone-radius"), OPTIONS_RELOAD_LIVE);
 	CHECK_EQ(reload_of("background"), OPTIONS_RELOAD_LIVE);
 	CHECK_EQ(reload_of("fade"), OPTIONS_RELOAD_LIVE);
