@@ -22,12 +22,11 @@
 /* The picture under the map, dimmed to this fraction, so the colours
  * read and the picture is still recognised. */
 #define DIM 0.35
-/* The colours cover the busiest cell fully at this opacity, quiet cells
- * less; below FAINT nothing is drawn (a single stray touch stays faint,
- * not a blot). */
+/* The colours cover the busy cells at this opacity, and fade in over the
+ * quiet end of the scale (no hard edge around them; a single stray touch
+ * stays faint, not a blot). */
 #define ALPHA_MAX 0.85
-#define ALPHA_MIN 0.25
-#define FAINT 0.02
+#define ALPHA_RAMP 0.3
 /* Smoothing: a binomial kernel over neighbouring cells, so a cell's
  * edges do not show as squares. */
 #define BLUR_RADIUS 2
@@ -251,7 +250,7 @@ void heatmap_draw(const struct heatmap *h, const struct image *picture, uint32_t
 
 			if (max > 0)
 				t = sqrt(sample(b, (x + 0.5) * HEATMAP_COLS / w - 0.5, gy) / max);
-			a = t < FAINT ? 0 : ALPHA_MIN + (ALPHA_MAX - ALPHA_MIN) * t;
+			a = ALPHA_MAX * fmin(1.0, t / ALPHA_RAMP);
 			colour(t, heat);
 			for (int k = 0; k < 3; k++)
 				c[k] = c[k] * DIM * (1 - a) + heat[k] * a;
