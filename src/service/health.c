@@ -98,18 +98,27 @@ static void start_line(const struct health_view *v)
 static void live_status(struct health *h, const struct health_view *v, uint64_t now)
 {
 	uint64_t frames, missed;
-	char line[LINE_LEN];
+	char line[LINE_LEN], rate[LINE_LEN] = "still water";
 	double fps;
 
 	if (!h->ready || now < h->status_ns + STATUS_INTERVAL_NS)
 		return;
 	stats_totals(h->stats, &frames, &missed);
-	fps = h->status_ns ? (double)(frames - h->status_frames) * (double)NSEC_PER_SEC /
-				     (double)(now - h->status_ns)
-			   : 0.0;
-	snprintf(line, sizeof(line), "%s on %d screen%s: %.1f fps, %llu touch%s today",
+	if (!h->status_ns) {
+		/* READY=1's line stands until there is a frame rate to say. */
+		h->status_ns = now;
+		h->status_frames = frames;
+		h->status_moving = true;
+		return;
+	}
+	fps = (double)(frames - h->status_frames) * (double)NSEC_PER_SEC /
+	      (double)(now - h->status_ns);
+	/* Calm water draws nothing: 0 fps is no fault, and says so. */
+	if (frames > h->status_frames)
+		snprintf(rate, sizeof(rate), "%.1f fps", fps);
+	snprintf(line, sizeof(line), "%s on %d screen%s: %s, %llu touch%s today",
 		 v->asleep ? "asleep" : "awake", loop_output_count(v->loop),
-		 loop_output_count(v->loop) == 1 ? "" : "s", fps,
+		 loop_output_count(v->loop) == 1 ? "" : "s", rate,
 		 (unsigned long long)v->touches_today, v->touches_today == 1 ? "" : "es");
 	notify_status_line(line);
 	h->status_ns = now;
