@@ -7,6 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "capture.h"
 #include "check.h"
 #include "exhibit/kiosk.h"
 #include "settings/options.h"
@@ -271,9 +272,14 @@ static void test_gesture_held_until(void)
 	CHECK_EQ(gesture_held_until(g, 11 * SEC), 11 * SEC);
 	gesture_move(g, 1, 52, 51);  /* within GESTURE_JITTER_MM */
 	CHECK_EQ(gesture_held_until(g, 12 * SEC), 12 * SEC);
-	/* stuck since 12 s: it was a visitor until then */
+	/* stuck since 12 s: it was a visitor until then; said once */
+	struct capture c;
+	capture_begin(&c, STDERR_FILENO);
 	CHECK_EQ(gesture_held_until(g, 13 * SEC), 12 * SEC);
 	CHECK_EQ(gesture_held_until(g, 100 * SEC), 12 * SEC);
+	capture_end(&c);
+	CHECK_EQ(count_lines(captured), 1);
+	CHECK(strstr(captured, "finger 1 has not moved for 10 s: taken as stuck") != NULL);
 	/* trembling around the same spot does not unstick it... */
 	uint64_t activity = gesture_activity(g);
 	gesture_move(g, 1, 48, 49);

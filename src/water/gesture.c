@@ -4,6 +4,8 @@
 #include <limits.h>
 #include <stdlib.h>
 
+#include "base/clock.h"
+#include "base/log.h"
 #include "base/util.h"
 #include "water/gesture.h"
 #include "water/ripple.h"
@@ -17,6 +19,7 @@ struct slot {
 	int still_x, still_y;  /* where it last moved beyond the jitter */
 	bool stirred;      /* landed or moved since gesture_held_until() looked */
 	uint64_t moved_ns; /* when it looked and saw that */
+	bool stuck_said;
 };
 
 struct gesture {
@@ -225,11 +228,21 @@ uint64_t gesture_held_until(struct gesture *g, uint64_t now_ns)
 		if (s->stirred) {
 			s->stirred = false;
 			s->moved_ns = now_ns;
+			s->stuck_said = false;
 		}
-		/* A stuck one was a visitor until it got stuck. */
-		held = g->stuck_ns == 0 ? now_ns : s->moved_ns + g->stuck_ns;
-		if (held > now_ns)
+		if (g->stuck_ns == 0 || now_ns < s->moved_ns + g->stuck_ns) {
 			held = now_ns;
+		} else {
+			/* A stuck one was a visitor until it got stuck. */
+			held = s->moved_ns + g->stuck_ns;
+		}
+		if (held < now_ns && !s->stuck_said) {
+			/* For the technician: a panel that keeps doing this is
+			 * faulty, or something lies on it. */
+			s->stuck_said = true;
+			log_info("finger %d has not moved for %llu s: taken as stuck, not a visitor, "
+				 "until it lifts", i, (unsigned long long)(g->stuck_ns / NSEC_PER_SEC));
+		}
 		if (held > until)
 			until = held;
 	}
