@@ -90,8 +90,9 @@ static struct usage_sample quiet(uint64_t frames)
 }
 
 /* One hour: two fingers at once, then one more; 30 s touched; the hour
- * ends 5 s past 15:00. */
-static void an_hour(struct usage *u, time_t t, uint64_t mono)
+ * ends 5 s past 15:00, and its files are written (the map over picture,
+ * when there is one). */
+static void an_hour_over(struct usage *u, time_t t, uint64_t mono, const struct image *picture)
 {
 	static const struct gesture_point where[] = { { 10, 10 }, { 1900, 1070 }, { 960, 540 } };
 	struct usage_sample s = { .landed = 2, .where = where, .n_where = 2, .screen_w = 1920,
@@ -103,19 +104,34 @@ static void an_hour(struct usage *u, time_t t, uint64_t mono)
 				   .frames = 1800, .missed = 2 };
 	CHECK(!usage_add(u, &s, t + 30, mono + 30 * SEC));
 	s = quiet(1800);
+	s.picture = picture;
 	CHECK(usage_add(u, &s, t + 50 * 60 + 5, mono + 3005 * SEC));
+	usage_wait(u);
+}
+
+static void an_hour(struct usage *u, time_t t, uint64_t mono)
+{
+	an_hour_over(u, t, mono, NULL);
 }
 
 #define ROW_14 "2026-11-30T14:00+00:00,3,2,30,0.6,2,3005\n"
 
 static void test_hour_rollover(void)
 {
+	struct image *pic = image_default(192, 108), *back = NULL;
+	char path[PATH_MAX], err[256];
 	struct usage *u;
 
 	clean();
 	CHECK_EQ(usage_create(dir, 90, T0, &u), 0);
-	an_hour(u, T0, MONO0);
+	an_hour_over(u, T0, MONO0, pic);
 	CHECK(strcmp(slurp(USAGE_FILE), USAGE_HEADER "\n" ROW_14) == 0);
+	/* The map, drawn over the picture at its size. */
+	path_of("touches.png", path, sizeof(path));
+	CHECK_EQ(image_load(path, &back, err, sizeof(err)), 0);
+	CHECK(back && image_width(back) == 192 && image_height(back) == 108);
+	image_destroy(back);
+	image_destroy(pic);
 	CHECK_EQ(usage_touches_today(u), 3);
 	/* The next hour's end is due in 3595 s on the caller's clock. */
 	CHECK_EQ(usage_next_hour_ns(u), MONO0 + 3005 * SEC + 3595 * SEC);
@@ -140,6 +156,7 @@ static void test_max_fingers(void)
 	}
 	s.peak = 0;
 	CHECK(usage_add(u, &s, T0 + HOUR, MONO0 + HOUR * SEC));
+	usage_wait(u);
 	CHECK(strstr(slurp(USAGE_FILE), "\n2026-11-30T14:00+00:00,0,7,") != NULL);
 	usage_destroy(u);
 }
@@ -189,6 +206,7 @@ static void test_restart_same_hour(void)
 	usage_add(u, &s, T0 + 610, 15 * SEC);
 	s = quiet(600);
 	CHECK(usage_add(u, &s, T0 + 50 * 60, 25 * SEC));
+	usage_wait(u);
 	CHECK(strcmp(slurp(USAGE_FILE),
 		     USAGE_HEADER "\n2026-11-30T14:00+00:00,5,3,10,40.0,0,30\n") == 0);
 	usage_destroy(u);
@@ -260,6 +278,33 @@ static void test_symlink_not_followed(void)
 	usage_destroy(u);
 }
 
+/* SIGUSR1: the map and its grid now, aside, said when written; the
+ * picture may go meanwhile (the writer has its own copy). */
+static void test_map_on_request(void)
+{
+	static const struct gesture_point where[] = { { 50, 50 } };
+	struct usage_sample s = { .landed = 1, .where = where, .n_where = 1, .screen_w = 192,
+				  .screen_h = 108 };
+	struct image *pic = image_default(192, 108);
+	struct capture c;
+	struct usage *u;
+
+	clean();
+	CHECK_EQ(usage_create(dir, 90, T0, &u), 0);
+	CHECK(!usage_add(u, &s, T0, MONO0));
+	capture_begin(&c, STDERR_FILENO);
+	usage_write_map(u, pic);
+	image_destroy(pic);
+	usage_wait(u);
+	capture_end(&c);
+	CHECK(strstr(captured, "SIGUSR1: wrote ") && strstr(captured, "/touches.png"));
+	CHECK(slurp("touches.png")[0] != '\0');
+	CHECK(strstr(slurp("touches-grid.csv"), "1") != NULL);
+	/* No row before the hour ends. */
+	CHECK(slurp(USAGE_FILE)[0] == '\0');
+	usage_destroy(u);
+}
+
 static void test_days_zero(void)
 {
 	struct usage *u;
@@ -288,6 +333,7 @@ static void test_midnight(void)
 	CHECK_EQ(usage_touches_today(u), 9);
 	s.landed = 1;
 	CHECK(usage_add(u, &s, late + 15 * 60, MONO0 + 900 * SEC));
+	usage_wait(u);
 	/* Those before midnight were yesterday's (the last one too: it came
 	 * with the sample that ended the hour). */
 	CHECK_EQ(usage_touches_today(u), 0);
@@ -397,6 +443,7 @@ int main(void)
 	RUN(test_restart_same_hour);
 	RUN(test_prune);
 	RUN(test_symlink_not_followed);
+	RUN(test_map_on_request);
 	RUN(test_days_zero);
 	RUN(test_midnight);
 	RUN(test_heatmap_counts);

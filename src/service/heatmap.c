@@ -117,6 +117,24 @@ struct heatmap *heatmap_create(const char *dir)
 	return h;
 }
 
+struct heatmap *heatmap_copy(const struct heatmap *h)
+{
+	struct heatmap *c = malloc(sizeof(*c));
+
+	if (!c)
+		return NULL;
+	*c = *h;
+	c->dir = NULL;
+	if (h->dir) {
+		c->dir = strdup(h->dir);
+		if (!c->dir) {
+			free(c);
+			return NULL;
+		}
+	}
+	return c;
+}
+
 void heatmap_destroy(struct heatmap *h)
 {
 	if (!h)

@@ -22,6 +22,9 @@ struct image;
  * no memory. */
 struct heatmap *heatmap_create(const char *dir);
 void heatmap_destroy(struct heatmap *h);
+/* The same counts and directory, to write from another thread. NULL on no
+ * memory. */
+struct heatmap *heatmap_copy(const struct heatmap *h);
 /* A finger landed at x, y of a screen_w x screen_h screen. */
 void heatmap_add(struct heatmap *h, int x, int y, int screen_w, int screen_h);
 uint32_t heatmap_count(const struct heatmap *h, int col, int row);

@@ -21,7 +21,6 @@
 #include "input/input.h"
 #include "input/touch-script.h"
 #include "service/health.h"
-#include "service/heatmap.h"
 #include "service/loop.h"
 #include "service/notify.h"
 #include "service/run-live.h"
@@ -228,13 +227,9 @@ static void write_usage_map(struct live *l)
 {
 	struct kiosk *k = loop_kiosk(l->loop);
 	const struct image *picture;
-	char dir[PATH_MAX];
 
-	if (!l->usage || l->o->usage_days == 0 || !k || kiosk_picture(k, &picture) < 0)
-		return;
-	if (usage_write_map(l->usage, picture) == 0 && heatmap_save(usage_heatmap(l->usage)) == 0)
-		log_info("SIGUSR1: wrote %s/touches.png",
-			 state_dir_resolve(l->o->state_dir, dir, sizeof(dir)));
+	if (l->usage && k && kiosk_picture(k, &picture) == 0)
+		usage_write_map(l->usage, picture);
 }
 
 static int arm_timer(struct live *l, uint64_t when)

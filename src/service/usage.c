@@ -5,12 +5,18 @@
  * symlink planted there is replaced, not followed. The old rows are read
  * from the file itself, so rows outlive restarts; those older than
  * --usage-days go.
+ *
+ * An hour's files (the row, the grid, the map drawn at the screen's size,
+ * each synced) take long on a slow board and its SD card: they are written
+ * by a thread of their own from copies, so the frames go on meanwhile (a
+ * frame loop held for a second is a stuck display to --flip-timeout).
  */
 #include "config.h"
 
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,6 +66,19 @@ struct usage {
 	bool touching;
 	uint64_t frames_seen, missed_seen;
 	uint64_t next_hour_ns;
+	pthread_t writer;         /* writing an hour's files (or the map) */
+	bool writing;
+};
+
+/* What the writer thread writes: its own copies of everything. */
+struct job {
+	char *dir;
+	int keep_days;
+	bool has_row;
+	struct hour row;
+	struct heatmap *heat;
+	struct image *picture;    /* NULL: no map drawn */
+	bool say;                 /* SIGUSR1 asked: say what was written */
 };
 
 /* ---- hours ---- */
@@ -129,21 +148,21 @@ static bool is_row(const char *line, size_t len, time_t *start)
 
 /* ---- the file ---- */
 
-static void usage_path(const struct usage *u, char *buf, size_t len)
+static void usage_path(const char *dir, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s/" USAGE_FILE, u->dir);
+	snprintf(buf, len, "%s/" USAGE_FILE, dir);
 }
 
 /* The file's text, "" when there is none (or a symlink, not followed:
  * ours replaces it). A negative errno (said) when it is there but cannot
  * be read: then it is not written over either. */
-static int read_rows(const struct usage *u, char **text)
+static int read_rows(const char *dir, char **text)
 {
 	char path[PATH_LEN], err[ERR_LEN];
 	size_t len;
 	int ret;
 
-	usage_path(u, path, sizeof(path));
+	usage_path(dir, path, sizeof(path));
 	ret = file_read_own(path, USAGE_MAX_BYTES, text, &len, err, sizeof(err));
 	if (ret == -ENOENT || ret == -ELOOP) {
 		if (ret == -ELOOP)
@@ -203,7 +222,7 @@ static void seed(struct usage *u)
 	struct seed s = { .u = u };
 	char *text;
 
-	if (u->keep_days == 0 || read_rows(u, &text) < 0)
+	if (u->keep_days == 0 || read_rows(u->dir, &text) < 0)
 		return;
 	snprintf(s.today, sizeof(s.today), "%.*s", DATE_CHARS, u->hour.key);
 	each_line(text, seed_line, &s);
@@ -257,19 +276,19 @@ static int fill_text(FILE *f, void *ctx)
 
 /* The file again with h's row: old rows kept unless older than the
  * days kept, or h's own from an earlier run. */
-static int write_row(struct usage *u, const struct hour *h)
+static int write_row(const char *dir, int keep_days, const struct hour *h)
 {
 	struct rewrite r = { .h = h };
 	char path[PATH_LEN], row[ROW_LEN];
 	char *old;
 	int ret;
 
-	if (u->keep_days == 0)
+	if (keep_days == 0)
 		return 0;
-	ret = read_rows(u, &old);
+	ret = read_rows(dir, &old);
 	if (ret < 0)
 		return ret;
-	r.oldest = h->start - (time_t)u->keep_days * SEC_PER_DAY + SEC_PER_HOUR;
+	r.oldest = h->start - (time_t)keep_days * SEC_PER_DAY + SEC_PER_HOUR;
 	r.mem = open_memstream(&r.text, &r.len);
 	if (!r.mem) {
 		free(old);
@@ -281,7 +300,7 @@ static int write_row(struct usage *u, const struct hour *h)
 	fprintf(r.mem, "%s\n", row);
 	ret = fclose(r.mem) == 0 ? 0 : -ENOMEM;
 	free(old);
-	usage_path(u, path, sizeof(path));
+	usage_path(dir, path, sizeof(path));
 	if (r.dropped)
 		log_warn("%s: dropped %d line%s that %s not usage rows", path, r.dropped,
 			 r.dropped == 1 ? "" : "s", r.dropped == 1 ? "is" : "are");
@@ -294,6 +313,105 @@ static int write_row(struct usage *u, const struct hour *h)
 	else
 		log_debug("%s: %s", path, row);
 	return ret;
+}
+
+/* ---- the writer ---- */
+
+static void job_free(struct job *j)
+{
+	if (!j)
+		return;
+	free(j->dir);
+	heatmap_destroy(j->heat);
+	image_destroy(j->picture);
+	free(j);
+}
+
+static void job_run(struct job *j)
+{
+	if (j->has_row)
+		write_row(j->dir, j->keep_days, &j->row);
+	heatmap_save(j->heat);
+	if (j->picture && heatmap_write_png(j->heat, j->picture) == 0 && j->say)
+		log_info("SIGUSR1: wrote %s/touches.png", j->dir);
+	job_free(j);
+}
+
+static void *job_thread(void *data)
+{
+	job_run(data);
+	return NULL;
+}
+
+static struct image *copy_picture(const struct image *p)
+{
+	struct image *c = image_create(image_width(p), image_height(p));
+	size_t row = (size_t)image_width(p) * sizeof(uint32_t);
+
+	if (!c)
+		return NULL;
+	for (int y = 0; y < image_height(p); y++)
+		memcpy((uint8_t *)image_data(c) + (size_t)y * image_stride(c),
+		       (const uint8_t *)image_const_data(p) + (size_t)y * image_stride(p), row);
+	return c;
+}
+
+/* Copies of the row (NULL: none), the grid and the picture (NULL: no map). */
+static struct job *job_make(const struct usage *u, const struct hour *row,
+			    const struct image *picture, bool say)
+{
+	struct job *j = calloc(1, sizeof(*j));
+
+	if (!j)
+		return NULL;
+	j->dir = strdup(u->dir);
+	j->keep_days = u->keep_days;
+	j->has_row = row != NULL;
+	if (row)
+		j->row = *row;
+	j->heat = heatmap_copy(u->heat);
+	j->picture = picture ? copy_picture(picture) : NULL;
+	j->say = say;
+	if (!j->dir || !j->heat || (picture && !j->picture)) {
+		job_free(j);
+		return NULL;
+	}
+	return j;
+}
+
+void usage_wait(struct usage *u)
+{
+	if (u->writing) {
+		pthread_join(u->writer, NULL);
+		u->writing = false;
+	}
+}
+
+/* One job at a time: the one before is done by the next hour. Without
+ * the memory for copies or a thread, written here and now (the row and the
+ * grid; the map is left out without memory for it). */
+static void job_start(struct usage *u, const struct hour *row, const struct image *picture,
+		      bool say)
+{
+	struct job *j;
+	int ret;
+
+	usage_wait(u);
+	j = job_make(u, row, picture, say);
+	if (!j) {
+		log_warn("usage numbers: no memory to write them aside; writing %s now",
+			 row ? "the row" : "nothing");
+		if (row)
+			write_row(u->dir, u->keep_days, row);
+		heatmap_save(u->heat);
+		return;
+	}
+	ret = pthread_create(&u->writer, NULL, job_thread, j);
+	if (ret != 0) {
+		job_run(j);
+		return;
+	}
+	u->writing = true;
 }
 
 /* ---- counting ---- */
@@ -321,6 +439,7 @@ void usage_destroy(struct usage *u)
 {
 	if (!u)
 		return;
+	usage_wait(u);
 	heatmap_destroy(u->heat);
 	free(u->dir);
 	free(u);
@@ -356,9 +475,10 @@ int usage_flush(struct usage *u)
 {
 	int ret;
 
+	usage_wait(u);
 	if (u->keep_days == 0)
 		return 0;
-	ret = write_row(u, &u->hour);
+	ret = write_row(u->dir, u->keep_days, &u->hour);
 	return heatmap_save(u->heat) < 0 ? -EIO : ret;
 }
 
@@ -385,8 +505,8 @@ bool usage_add(struct usage *u, const struct usage_sample *s, time_t now, uint64
 
 	hour_at(now, &next);
 	if (strcmp(next.key, h->key) != 0) {
-		write_row(u, h);
-		heatmap_save(u->heat);
+		if (u->keep_days > 0)
+			job_start(u, h, s->picture, false);
 		if (strncmp(next.key, h->key, DATE_CHARS) == 0)
 			u->today_before += h->touches;
 		else
@@ -403,11 +523,10 @@ bool usage_add(struct usage *u, const struct usage_sample *s, time_t now, uint64
 	return ended;
 }
 
-int usage_write_map(struct usage *u, const struct image *picture)
+void usage_write_map(struct usage *u, const struct image *picture)
 {
-	if (u->keep_days == 0)
-		return 0;
-	return heatmap_write_png(u->heat, picture);
+	if (u->keep_days > 0 && picture)
+		job_start(u, NULL, picture, true);
 }
 
 uint64_t usage_touches_today(const struct usage *u)
@@ -431,6 +550,7 @@ void usage_tick(struct usage *u, struct kiosk *k, const struct stats *st, time_t
 	struct gesture_point where[GESTURE_LANDINGS];
 	struct usage_sample s = { .where = where };
 	const struct image *picture = NULL;
+	struct hour next;
 
 	if (st)
 		stats_totals(st, &s.frames, &s.missed);
@@ -442,13 +562,17 @@ void usage_tick(struct usage *u, struct kiosk *k, const struct stats *st, time_t
 		s.peak = gesture_take_peak(g);
 		/* A stuck contact is nobody touching. */
 		s.touching = gesture_active(g) > 0 && gesture_held_until(g, mono_ns) >= mono_ns;
-		if (s.landed > 0 && kiosk_picture(k, &picture) == 0) {
+		hour_at(now, &next);
+		/* The picture's size is the screen's; at an hour's end the map
+		 * is drawn over it. */
+		if ((s.landed > 0 || strcmp(next.key, u->hour.key) != 0) &&
+		    kiosk_picture(k, &picture) == 0) {
 			s.screen_w = image_width(picture);
 			s.screen_h = image_height(picture);
+			s.picture = picture;
 		} else {
 			s.n_where = 0;
 		}
 	}
-	if (usage_add(u, &s, now, mono_ns) && k && (picture || kiosk_picture(k, &picture) == 0))
-		usage_write_map(u, picture);
+	usage_add(u, &s, now, mono_ns);
 }

@@ -35,6 +35,7 @@ struct usage_sample {
 	int peak;                  /* the most down at once */
 	bool touching;             /* a visitor's finger is down now (not a stuck one) */
 	uint64_t frames, missed;   /* stats_totals(): since the start, never reset */
+	const struct image *picture;  /* the map is drawn over it at an hour's end (NULL: not) */
 };
 
 /*
@@ -49,16 +50,21 @@ void usage_destroy(struct usage *u);
 /* New settings (a reload): the hour so far goes on into dir's files. */
 int usage_configure(struct usage *u, const char *dir, int keep_days);
 
-/* Counts a sample taken at wall time now (local hours) and mono_ns of a
- * monotonic clock. When a new hour has begun, the last one's row is
- * written (and the grid of touches): returns true, and the caller then
- * draws the map (usage_write_map). */
+/*
+ * Counts a sample taken at wall time now (local hours) and mono_ns of a
+ * monotonic clock. When a new hour has begun, the last one's row, the grid
+ * of touches and the map over s->picture are written by a thread of their
+ * own (usage_wait), and true comes back.
+ */
 bool usage_add(struct usage *u, const struct usage_sample *s, time_t now, uint64_t mono_ns);
 /* The row of the hour so far and the grid, now (at exit: a start in the
  * same hour counts on from them). 0 or a negative errno (said). */
 int usage_flush(struct usage *u);
-/* touches.png over the picture (NULL: not drawn). 0 or a negative errno. */
-int usage_write_map(struct usage *u, const struct image *picture);
+/* touches.png over the picture and the grid it is drawn from (SIGUSR1),
+ * by the writer thread; said when written. */
+void usage_write_map(struct usage *u, const struct image *picture);
+/* Until the files being written are (the writer thread is done). */
+void usage_wait(struct usage *u);
 
 /* Fingers landed since local midnight. */
 uint64_t usage_touches_today(const struct usage *u);
