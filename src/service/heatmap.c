@@ -50,7 +50,8 @@ static int parse_grid(struct heatmap *h, const char *text, char *err, size_t err
 			char *end;
 
 			if (*p < '0' || *p > '9') {
-				snprintf(err, errlen, "line %d: not %d counts", r + 1, HEATMAP_COLS);
+				snprintf(err, errlen, "line %d: not %d counts", r + 1,
+					 HEATMAP_COLS);
 				return -EINVAL;
 			}
 			errno = 0;
@@ -62,7 +63,8 @@ static int parse_grid(struct heatmap *h, const char *text, char *err, size_t err
 			h->cell[r][c] = (uint32_t)v;
 			p = end;
 			if (*p != (c + 1 < HEATMAP_COLS ? ',' : '\n')) {
-				snprintf(err, errlen, "line %d: not %d counts", r + 1, HEATMAP_COLS);
+				snprintf(err, errlen, "line %d: not %d counts", r + 1,
+					 HEATMAP_COLS);
 				return -EINVAL;
 			}
 			p++;
@@ -225,7 +227,8 @@ static double sample(const double b[HEATMAP_ROWS][HEATMAP_COLS], double gx, doub
 {
 	int x0 = (int)floor(gx), y0 = (int)floor(gy);
 	double fx = gx - x0, fy = gy - y0;
-	int x1 = clamp_int(x0 + 1, 0, HEATMAP_COLS - 1), y1 = clamp_int(y0 + 1, 0, HEATMAP_ROWS - 1);
+	int x1 = clamp_int(x0 + 1, 0, HEATMAP_COLS - 1);
+	int y1 = clamp_int(y0 + 1, 0, HEATMAP_ROWS - 1);
 
 	x0 = clamp_int(x0, 0, HEATMAP_COLS - 1);
 	y0 = clamp_int(y0, 0, HEATMAP_ROWS - 1);

@@ -140,7 +140,8 @@ static bool is_row(const char *line, size_t len, time_t *start)
 	for (size_t i = 0; i < len; i++) {
 		if (line[i] == ',')
 			commas++;
-		else if (!(line[i] >= '0' && line[i] <= '9') && line[i] != '.' && i > HOUR_KEY_CHARS)
+		else if (i > HOUR_KEY_CHARS && !(line[i] >= '0' && line[i] <= '9') &&
+			 line[i] != '.')
 			return false;
 	}
 	return commas == COLUMNS - 1;

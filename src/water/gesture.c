@@ -240,8 +240,9 @@ uint64_t gesture_held_until(struct gesture *g, uint64_t now_ns)
 			/* For the technician: a panel that keeps doing this is
 			 * faulty, or something lies on it. */
 			s->stuck_said = true;
-			log_info("finger %d has not moved for %llu s: taken as stuck, not a visitor, "
-				 "until it lifts", i, (unsigned long long)(g->stuck_ns / NSEC_PER_SEC));
+			log_info("finger %d has not moved for %llu s: taken as stuck, not a "
+				 "visitor, until it lifts", i,
+				 (unsigned long long)(g->stuck_ns / NSEC_PER_SEC));
 		}
 		if (held > until)
 			until = held;
