@@ -80,6 +80,7 @@ static void apply_settings(struct kiosk *k, const struct options *o, const struc
 		ripple_set_damping_mul(k->ripple, u->damping_mul);
 	gesture_set_units(k->gesture, u);
 	gesture_set_defaults(k->gesture, o->stone_radius_mm, o->stone_weight_mm);
+	gesture_set_stuck(k->gesture, (uint64_t)o->stuck_touch_s * NSEC_PER_SEC);
 	rain_set_drops(k->rain, water_units_radius(u, o->rain_drop_mm),
 		       water_units_depth(u, o->stone_weight_mm));
 	/* Touches and rain decide the rate; this is the quiet one. */
@@ -268,6 +269,7 @@ static uint64_t sleep_at(const struct kiosk *k)
 static void follow_visitors(struct kiosk *k, uint64_t now)
 {
 	uint64_t seen = gesture_activity(k->gesture);
+	uint64_t held = gesture_held_until(k->gesture, now);
 	bool touched = seen != k->touches_seen;
 	bool idle, open, opening, closed, sleepy, dark;
 
@@ -275,6 +277,10 @@ static void follow_visitors(struct kiosk *k, uint64_t now)
 		k->touches_seen = seen;
 		k->last_touch_ns = now;
 	}
+	/* A finger held still is a visitor too, until --stuck-touch says it
+	 * is stuck. */
+	if (held > k->last_touch_ns)
+		k->last_touch_ns = held;
 	open = is_open(k);
 	opening = open && !k->was_open;
 	if (opening)
@@ -477,6 +483,16 @@ out:
 const struct water_units *kiosk_units(const struct kiosk *k)
 {
 	return &k->units;
+}
+
+int kiosk_picture(struct kiosk *k, const struct image **out)
+{
+	struct view *v;
+	int ret = kiosk_get_view(k, k->width, k->height, &v);
+
+	if (ret == 0)
+		*out = v->background;
+	return ret;
 }
 
 struct gesture *kiosk_gesture(struct kiosk *k)

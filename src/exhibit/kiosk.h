@@ -16,6 +16,7 @@
 
 struct kiosk;
 struct gesture;
+struct image;
 struct ripple;
 struct water_units;
 
@@ -82,6 +83,9 @@ uint64_t kiosk_generation(const struct kiosk *k);
 bool kiosk_busy(const struct kiosk *k);
 
 struct gesture *kiosk_gesture(struct kiosk *k);
+/* The picture under the water as the screen it was made for shows it, in
+ * the logical pixels touches are given in. 0 or a negative errno. */
+int kiosk_picture(struct kiosk *k, const struct image **out);
 /* The look in cells, steps and heights, for the screen the water is for. */
 const struct water_units *kiosk_units(const struct kiosk *k);
 struct ripple *kiosk_ripple(struct kiosk *k);

@@ -19,6 +19,9 @@
 #include "water/workers.h"
 
 #define LINE_LEN 256
+/* The live STATUS= line at most this often: systemctl status is read by a
+ * person, and each line is a message to the service manager. */
+#define STATUS_INTERVAL_NS (5 * NSEC_PER_SEC)
 
 struct health {
 	struct stats *stats;
@@ -29,6 +32,11 @@ struct health {
 	uint64_t watchdog_sent_ns;
 	uint64_t stats_ns;         /* the next stats line */
 	bool screens_off;          /* asleep on purpose: no frames to wait for */
+	/* the live STATUS= line */
+	uint64_t status_ns;        /* when it was last sent */
+	uint64_t status_frames;    /* stats_totals() then */
+	bool status_moving;        /* it showed frames: another one will say when they stop */
+	bool status_asleep;        /* what it said of the screens */
 };
 
 struct health *health_create(void)
@@ -87,6 +95,44 @@ static void start_line(const struct health_view *v)
 }
 
 /*
+ * What `systemctl status` shows while running: awake or asleep, the frame
+ * rate over the last few seconds, the touches today. Once it has shown no
+ * frames it waits for a pass (a touch, rain, the watchdog) to say more.
+ */
+static void live_status(struct health *h, const struct health_view *v, uint64_t now)
+{
+	uint64_t frames, missed;
+	char line[LINE_LEN], rate[LINE_LEN] = "still water";
+	double fps;
+
+	/* Falling asleep or waking is said at once. */
+	if (!h->ready || (now < h->status_ns + STATUS_INTERVAL_NS && v->asleep == h->status_asleep))
+		return;
+	stats_totals(h->stats, &frames, &missed);
+	if (!h->status_ns) {
+		/* READY=1's line stands until there is a frame rate to say. */
+		h->status_ns = now;
+		h->status_frames = frames;
+		h->status_moving = true;
+		return;
+	}
+	fps = (double)(frames - h->status_frames) * (double)NSEC_PER_SEC /
+	      (double)(now - h->status_ns);
+	/* Calm water draws nothing: 0 fps is no fault, and says so. */
+	if (frames > h->status_frames)
+		snprintf(rate, sizeof(rate), "%.1f fps", fps);
+	snprintf(line, sizeof(line), "%s on %d screen%s: %s, %llu touch%s today",
+		 v->asleep ? "asleep" : "awake", loop_output_count(v->loop),
+		 loop_output_count(v->loop) == 1 ? "" : "s", rate,
+		 (unsigned long long)v->touches_today, v->touches_today == 1 ? "" : "es");
+	notify_status_line(line);
+	h->status_ns = now;
+	h->status_frames = frames;
+	h->status_moving = frames > 0 && fps > 0;
+	h->status_asleep = v->asleep;
+}
+
+/*
  * READY=1 once the first frame is on the screen (or when there is no screen
  * to show one on: waiting for one is working as meant). WATCHDOG=1 only
  * while frames reach the screen, so a stuck display or a stuck loop gets
@@ -135,6 +181,7 @@ void health_check(struct health *h, const struct health_view *v, uint64_t now)
 			log_info("stats: %s", line);
 		h->stats_ns = now + (uint64_t)v->stats_interval_s * NSEC_PER_SEC;
 	}
+	live_status(h, v, now);
 }
 
 uint64_t health_wake(const struct health *h, int stats_interval_s)
@@ -149,5 +196,7 @@ uint64_t health_wake(const struct health *h, int stats_interval_s)
 	}
 	if (stats_interval_s > 0 && h->stats_ns)
 		wake = clock_earliest(wake, h->stats_ns);
+	if (h->status_moving)
+		wake = clock_earliest(wake, h->status_ns + STATUS_INTERVAL_NS);
 	return wake;
 }

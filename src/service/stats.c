@@ -29,6 +29,7 @@ struct stats {
 	uint64_t asleep_since_ns;
 	uint64_t asleep_ns;        /* whole sleeps ended since the last line */
 	time_t off_at, on_at;      /* wall clock, the last of each; 0: none */
+	uint64_t total_frames, total_missed;
 };
 
 struct stats *stats_create(void)
@@ -47,11 +48,19 @@ void stats_frame(struct stats *s, uint64_t ns)
 
 	s->hist[b < BUCKETS ? b : BUCKETS - 1]++;
 	s->frames++;
+	s->total_frames++;
 }
 
 void stats_missed_flip(struct stats *s)
 {
 	s->missed++;
+	s->total_missed++;
+}
+
+void stats_totals(const struct stats *s, uint64_t *frames, uint64_t *missed)
+{
+	*frames = s->total_frames;
+	*missed = s->total_missed;
 }
 
 void stats_sleep(struct stats *s, uint64_t now_ns, bool asleep)

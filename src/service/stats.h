@@ -16,6 +16,9 @@ void stats_frame(struct stats *s, uint64_t ns);
 void stats_missed_flip(struct stats *s);
 /* The screens were switched off (asleep) or on again at now_ns. */
 void stats_sleep(struct stats *s, uint64_t now_ns, bool asleep);
+/* Frames rendered and flips missed since stats_create(): never reset (the
+ * hourly usage numbers and the STATUS= line take differences). */
+void stats_totals(const struct stats *s, uint64_t *frames, uint64_t *missed);
 /* One line ("60.0 fps, frame 2.1 ms p50 / 3.9 ms p99, 4 touches, 0 missed
  * flips") over the time since the last call, then start counting anew.
  * When the screens slept meanwhile it says for how long and when they

@@ -7,6 +7,10 @@
 #include "water/ripple.h"
 #include "water/workers.h"
 
+/* A default that is a plain number, spelt into the text. */
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
 /* --help: every option with its unit, range and default. A new option
  * gets its line here and in doc/ripple-kiosk.1 (tests/man.sh checks). */
 void options_print_help(FILE *f)
@@ -76,6 +80,9 @@ void options_print_help(FILE *f)
 "                          the device reports contact size (default stone-radius x1:x%g)\n"
 "  --touch-weight MIN:MAX  stone weight in mm from the lightest to the firmest press,\n"
 "                          where the device reports pressure (default stone-weight /%g:x%g)\n"
+"  --stuck-touch SECONDS   a contact that has not moved for this long is stuck, not a\n"
+"                          visitor, until it lifts (default "
+				STR(OPTIONS_DEFAULT_STUCK_TOUCH_S) ", 0 never)\n"
 "  --grab                  take the input devices for this program alone (EVIOCGRAB)\n"
 "\n"
 "The exhibit:\n"
@@ -89,6 +96,9 @@ void options_print_help(FILE *f)
 "  --stats-interval SECONDS  a stats line this often (default %d, 0 never)\n"
 "  --state-dir DIR         where SIGUSR1 writes a PNG of the screen (default\n"
 "                          $STATE_DIRECTORY, else %s)\n"
+"  --usage-days N          usage.csv there keeps N days of hourly rows, and touches.png\n"
+"                          shows where fingers landed (default "
+				STR(OPTIONS_DEFAULT_USAGE_DAYS) ", 0 none)\n"
 "\n"
 "Speed:\n"
 "  --threads N             threads for step and render (default: online CPUs, 1..%d)\n"

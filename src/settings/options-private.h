@@ -53,6 +53,7 @@ enum {
 	OPT_TOUCH_OUTPUT,
 	OPT_TOUCH_RADIUS,
 	OPT_TOUCH_WEIGHT,
+	OPT_STUCK_TOUCH,
 	/* ---- end touch input ---- */
 	OPT_CONFIG,
 	OPT_ATTRACT,
@@ -61,6 +62,7 @@ enum {
 	OPT_SLEEP_AFTER,
 	OPT_STATS_INTERVAL,
 	OPT_STATE_DIR,
+	OPT_USAGE_DAYS,
 };
 
 struct option_row {

@@ -179,6 +179,8 @@ static bool parse_touch(struct options *o, int c, const char *arg, bool on,
 	case OPT_TOUCH_WEIGHT:
 		return bad_bounds(from, arg, OPTIONS_MIN_LENGTH_MM, OPTIONS_MAX_WEIGHT_MM,
 				  &o->touch_weight_min, &o->touch_weight_max);
+	case OPT_STUCK_TOUCH:
+		return bad_int(from, arg, 0, OPTIONS_MAX_STUCK_TOUCH_S, &o->stuck_touch_s);
 	default:
 		return bad(from, "not a setting this program knows");
 	}
@@ -330,6 +332,8 @@ bool options_parse_one(struct options *o, const struct option_row *opt, const ch
 		return bad_int(f, arg, 0, OPTIONS_MAX_STATS_INTERVAL_S, &o->stats_interval_s);
 	case OPT_STATE_DIR:
 		return set_string(f, &o->state_dir, arg);
+	case OPT_USAGE_DAYS:
+		return bad_int(f, arg, 0, OPTIONS_MAX_USAGE_DAYS, &o->usage_days);
 	case 'v':
 		o->verbose = on;
 		return false;

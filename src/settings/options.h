@@ -73,12 +73,18 @@ enum rotation {
 #define OPTIONS_DEFAULT_CROSSFADE_S 2.0
 #define OPTIONS_MAX_CROSSFADE_S 60.0
 #define OPTIONS_MAX_DRIFT 64
+/* usage.csv keeps this many days of rows; ten years at the most. */
+#define OPTIONS_DEFAULT_USAGE_DAYS 90
+#define OPTIONS_MAX_USAGE_DAYS 3660
 
 /* ---- touch input ---- */
 /* --touch-radius/--touch-weight bounds when not given: from the stone's
  * size and weight, so a fingertip and a flat hand differ by these factors. */
 #define OPTIONS_TOUCH_RADIUS_SPREAD 4.0
 #define OPTIONS_TOUCH_WEIGHT_SPREAD 2.0
+/* A contact that has not moved for this long is stuck, not a visitor. */
+#define OPTIONS_DEFAULT_STUCK_TOUCH_S 30
+#define OPTIONS_MAX_STUCK_TOUCH_S 86400
 /* ---- end touch input ---- */
 
 /*
@@ -145,6 +151,7 @@ struct options {
 	 * derived from stone_radius_mm/stone_weight_mm. */
 	double touch_radius_min, touch_radius_max;
 	double touch_weight_min, touch_weight_max;
+	int stuck_touch_s;            /* a contact still this long is stuck, 0 = never */
 	/* ---- end touch input ---- */
 
 	/* ---- the exhibit ---- */
@@ -156,6 +163,7 @@ struct options {
 	int sleep_after_s;            /* screens off after this long without a touch, 0 = never */
 	int stats_interval_s;         /* a stats line this often, 0 = never */
 	const char *state_dir;        /* NULL: $STATE_DIRECTORY, else OPTIONS_DEFAULT_STATE_DIR */
+	int usage_days;               /* days usage.csv keeps, 0 = no usage numbers */
 	/* ---- end the exhibit ---- */
 
 	bool verbose;

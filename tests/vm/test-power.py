@@ -154,6 +154,21 @@ def watchdog_while_asleep(vm, label):
     t.check(gaps and max(gaps) < WATCHDOG_USEC // 1000,
             "%s: no gap as long as WatchdogSec" % label, "gaps (ms): %s" % gaps)
     print("# %s: asleep, WATCHDOG=1 gaps (ms): %s" % (label, gaps))
+    ok = rkvm.wait_until(lambda: re.search(r"\bSTATUS=asleep on \d+ screen", vm.log("nl")),
+                         rkvm.WAIT_TIMEOUT, 0.5)
+    t.check(ok, "%s: systemctl status says asleep" % label, vm.log("nl")[-2000:])
+
+
+def status_awake(vm, label):
+    """The STATUS= line after the last asleep one says awake."""
+    if not HAVE_LIBSYSTEMD:
+        return
+
+    def awake():
+        log = vm.log("nl")
+        return re.search(r"\bSTATUS=awake on \d+ screen", log[log.rfind("STATUS=asleep"):])
+    t.check(rkvm.wait_until(awake, rkvm.WAIT_TIMEOUT, 0.5),
+            "%s: systemctl status says awake again" % label, vm.log("nl")[-2000:])
 
 
 def power_run(vm, driver, label):
@@ -218,6 +233,7 @@ def power_run(vm, driver, label):
     t.check("a touch: the water is back" in log and
             re.search(r"output \S+: switched on \(DPMS on\)", log),
             "%s: the log says the touch woke it" % label, log)
+    status_awake(vm, label)
 
     # Asleep again; SIGTERM gives the console its screen back, switched on.
     log, ok = vm.wait_log("rk", r"no touch for %d s: the screens sleep" % SLEEP_AFTER_S,
