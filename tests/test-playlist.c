@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "base/clock.h"
+#include "capture.h"
 #include "check.h"
 #include "exhibit/drift.h"
 #include "exhibit/kiosk.h"
@@ -20,45 +21,11 @@
 #include "image/playlist.h"
 #include "settings/options.h"
 
-#define CAPTURE_MAX 16384
 #define PATH_LEN 4096
 #define SEC NSEC_PER_SEC
 
 static char tmpdir[] = "/tmp/rk-playlist-XXXXXX";
 
-/* ---- what a call logs ---- */
-static char captured[CAPTURE_MAX];
-
-struct capture {
-	FILE *file;
-	int saved;
-};
-
-static void capture_begin(struct capture *c)
-{
-	fflush(stderr);
-	c->file = tmpfile();
-	if (!c->file) {
-		perror("tmpfile");
-		exit(EXIT_FAILURE);
-	}
-	c->saved = dup(STDERR_FILENO);
-	dup2(fileno(c->file), STDERR_FILENO);
-}
-
-static const char *capture_end(struct capture *c)
-{
-	size_t n;
-
-	fflush(stderr);
-	dup2(c->saved, STDERR_FILENO);
-	close(c->saved);
-	rewind(c->file);
-	n = fread(captured, 1, sizeof(captured) - 1, c->file);
-	captured[n] = '\0';
-	fclose(c->file);
-	return captured;
-}
 
 static int count_of(const char *s, const char *what)
 {
@@ -193,7 +160,7 @@ static void test_bad_file_said_once(void)
 	CHECK_EQ(playlist_create(dir, &pl), 0);
 	CHECK_EQ(playlist_count(pl), 3);
 
-	capture_begin(&cap);
+	capture_begin(&cap, STDERR_FILENO);
 	for (int round = 0; round < 3; round++) {
 		idx = playlist_load(pl, 1, 0, 0, "skipped", &img);
 		CHECK_EQ(idx, 2);
@@ -443,7 +410,7 @@ static void test_kiosk_none_readable(void)
 	path_in(p, dir, "b.jpg");
 	write_text(p, "y");
 	kiosk_options(&o, dir);
-	capture_begin(&cap);
+	capture_begin(&cap, STDERR_FILENO);
 	CHECK_EQ(kiosk_create(&o, 0, W, H, 0, 0, &k), 0);
 	kiosk_advance(k, SEC);
 	kiosk_advance(k, 10 * SEC);
@@ -457,14 +424,14 @@ static void test_kiosk_none_readable(void)
 	/* An empty directory says so. */
 	make_dir(dir, "empty");
 	kiosk_options(&o, dir);
-	capture_begin(&cap);
+	capture_begin(&cap, STDERR_FILENO);
 	CHECK_EQ(kiosk_create(&o, 0, W, H, 0, 0, &k), 0);
 	capture_end(&cap);
 	CHECK(strstr(captured, "no PNG, JPEG or PPM pictures there") != NULL);
 	kiosk_destroy(k);
 	/* ... and with strict it is an error. */
 	o.strict = true;
-	capture_begin(&cap);
+	capture_begin(&cap, STDERR_FILENO);
 	CHECK(kiosk_create(&o, 0, W, H, 0, 0, &k) < 0);
 	capture_end(&cap);
 	CHECK(strstr(captured, "error: background '") != NULL);
@@ -473,7 +440,7 @@ static void test_kiosk_none_readable(void)
 	path_in(p, tmpdir, "none/a.png");
 	kiosk_options(&o, p);
 	o.strict = true;
-	capture_begin(&cap);
+	capture_begin(&cap, STDERR_FILENO);
 	CHECK(kiosk_create(&o, 0, W, H, 0, 0, &k) < 0);
 	capture_end(&cap);
 	CHECK(strstr(captured, "error: background '") != NULL);
