@@ -10,12 +10,14 @@ the unit and switch_root's to systemd.  A small service runs rkvm's command
 channel on ttyS1.  Checks, in one boot:
 
   the unit is active, runs as its own user, water on screen like the
-  headless render;  systemctl kill -s KILL -> a new PID on screen within
+  headless render;  a live STATUS= line (awake, fps, touches today) in
+  systemctl status;  systemctl kill -s KILL -> a new PID on screen within
   seconds;  systemctl kill -s STOP -> the watchdog restarts it (journal says
   so);  systemctl reload with a new background -> new picture, same PID, no
   black screen in between;  a broken config on reload -> rejected with
   file:line in the journal, same PID, still the water;  systemctl stop -> the
-  text console is back (text written to tty1 shows).
+  hour's row in usage.csv, the text console is back (text written to tty1
+  shows).
 
 The build: $top_builddir (make check), else the directory above the binary's
 src/ ($RIPPLE_KIOSK).  RKVM_SERVICE_UNIT / RKVM_SYSUSERS use another unit or
@@ -191,6 +193,13 @@ def run_checks(vm, ref1, ref2):
     t.check(user == "ripple-kiosk", "runs as user ripple-kiosk, not root", "user %r" % user)
     groups = sh(vm, "grep ^Groups: /proc/%d/status; getent group video render input" % pid)
     note("groups: %s" % " | ".join(groups.splitlines()))
+    # The live STATUS= line, a few seconds after READY=1's.
+    live = re.compile(r"^(awake|asleep) on \d+ screens?: (\d+\.\d fps|still water), "
+                      r"\d+ touch(es)? today$")
+    status, secs = wait_for("status", lambda: live.match(show(vm, "StatusText")) and
+                            show(vm, "StatusText"), 60)
+    t.check(bool(status), "systemctl status shows a live line: awake, fps, touches today",
+            "StatusText %r" % show(vm, "StatusText"))
 
     # ---- 2. SIGKILL -> restarted, on screen again --------------------------------
     old = pid
@@ -289,6 +298,9 @@ def run_checks(vm, ref1, ref2):
     sh(vm, "systemctl stop %s" % UNIT, 60)
     st = state(vm)
     t.check(st in ("inactive", "unknown"), "systemctl stop: the unit is inactive", st)
+    usage = sh(vm, "cat /var/lib/ripple-kiosk/usage.csv")
+    t.check(usage.startswith("hour,touches,max_fingers,") and len(usage.splitlines()) >= 2,
+            "... and usage.csv in its StateDirectory has the hour's row", usage)
     before, gone = vm.wait_screen(lambda img: not looks_like(img, ref2)[0], "6-after-stop")
     t.check(gone, "... the water is gone from the screen", looks_like(before, ref2)[1])
     sh(vm, "for i in $(seq 30); do echo '#### ripple-kiosk VM test: text console ####'; "
