@@ -156,13 +156,18 @@ void health_check(struct health *h, const struct health_view *v, uint64_t now)
 		h->presented_total = total;
 		h->presented_ns = now;
 	}
-	if (!h->ready && (total > 0 || (n_outputs == 0 && v->d->description[0]))) {
+	/* No screen (or no display device) yet: the kiosk waits for one,
+	 * as it should, and boot goes on without it. */
+	if (!h->ready && (total > 0 || n_outputs == 0)) {
 		char status[LINE_LEN];
 
 		h->ready = true;
 		start_line(v);
-		snprintf(status, sizeof(status), "showing water on %d screen%s", n_outputs,
-			 n_outputs == 1 ? "" : "s");
+		if (n_outputs)
+			snprintf(status, sizeof(status), "showing water on %d screen%s", n_outputs,
+				 n_outputs == 1 ? "" : "s");
+		else
+			snprintf(status, sizeof(status), "waiting for a screen");
 		notify_status(status);
 	}
 	if (h->watchdog_ns && h->ready &&

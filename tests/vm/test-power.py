@@ -18,6 +18,9 @@ One run on each of bochs-display and virtio-gpu-pci (with a virtio tablet):
 Then virtio-gpu-pci with two heads: a screen plugged in while asleep is
 switched off too (DPMS Off on both connectors) and takes no CPU; a touch
 gives DPMS On on both and each head shows the water again.
+Last, a machine with no display device at all (a GPU driver that failed):
+READY=1 at once with "waiting for a screen", so boot goes on, and the
+watchdog keeps being fed while it waits.
 
 The binary: $RIPPLE_KIOSK, else $top_builddir/src/ripple-kiosk.
 Skips (77) without QEMU/busybox/modetest/binary unless CI=true."""
@@ -318,6 +321,37 @@ with rkvm.boot(devices=["virtio-gpu-pci,max_outputs=2,id=gpu", "virtio-tablet-pc
     head1 = hotplug_asleep(vm, "two heads", vsock)
     if head1:
         head1.close()
+
+
+
+def no_display(vm, label):
+    """No DRM device: ready, waiting, fed; not a start timeout and restarts."""
+    if not HAVE_LIBSYSTEMD:
+        print("# %s: built without libsystemd: no READY=1 to check" % label)
+        return
+    vm.start("nl", "notify-listen", NOTIFY_SOCKET)
+    t.check(rkvm.wait_until(lambda: vm.run("test -S " + NOTIFY_SOCKET, check=False)[0] == 0,
+                            rkvm.WAIT_TIMEOUT, 0.3),
+            "%s: the notify socket is there" % label, vm.log("nl"))
+    vm.start("rk", "env", "NOTIFY_SOCKET=" + NOTIFY_SOCKET, "WATCHDOG_USEC=%d" % WATCHDOG_USEC,
+             "ripple-kiosk", "--backend", "drm")
+    ok = rkvm.wait_until(lambda: re.search(r"READY=1\s+STATUS=waiting for a screen",
+                                           vm.log("nl")), rkvm.WAIT_TIMEOUT, 0.5)
+    t.check(ok, "%s: READY=1 at once, waiting for a screen" % label,
+            vm.log("nl")[-1000:] + "\n" + vm.log("rk"))
+    before = len(watchdog_pings(vm))
+    ok = rkvm.wait_until(lambda: len(watchdog_pings(vm)) >= before + WATCHDOG_PINGS,
+                         rkvm.WAIT_TIMEOUT, 0.5)
+    t.check(ok, "%s: WATCHDOG=1 keeps coming while it waits" % label, vm.log("nl")[-1000:])
+    t.check(vm.running("rk") and "no KMS display device yet; waiting for one" in vm.log("rk"),
+            "%s: still running, and the log says what it waits for" % label, vm.log("rk"))
+    rc, _ = vm.stop("rk", "TERM", 10)
+    t.check(rc == 0, "%s: exits 0" % label, vm.log("rk"))
+    vm.stop("nl", "TERM", 10)
+
+
+with rkvm.boot(devices=[], programs=[prog, (notify_listen, "/usr/local/bin/notify-listen")]) as vm:
+    no_display(vm, "no display")
 
 shutil.rmtree(tmp, ignore_errors=True)
 t.exit()
