@@ -13,7 +13,8 @@ and a virtio tablet, TCG. One boot:
   console   root on the serial console (autologin, only because QEMU
             passes the credential ripple-kiosk.serial-autologin); the
             service is active, no unit failed, /etc/ripple-kiosk.conf is
-            the EFI partition's, no getty on tty1
+            the EFI partition's, no getty on tty1; `systemctl stop` gives
+            the text console back (the screen goes blank)
   poweroff  `systemctl poweroff` typed on the serial console: QEMU exits 0
             within POWEROFF_S, the kernel says "Power down", and the root
             file system was unmounted cleanly (its journal needs no
@@ -230,6 +231,16 @@ def console_checks(vm, serial):
         t.check(re.search(expect, out, re.M) is not None, what, "rc=%d: %s" % (rc, out))
 
 
+def console_back(vm, serial):
+    """The kiosk stopped: the unit's TTYReset/TTYVTDisallocate give tty1
+    back in text mode, a blank console (quiet boot, no getty there)."""
+    rc, out = run_on_console(vm, serial, "systemctl stop ripple-kiosk")
+    t.check(rc == 0, "systemctl stop ripple-kiosk", out)
+    _, ok = vm.wait_screen(lambda img: not rkvm.is_not_black(img), "stopped",
+                           filename=os.path.join(vm.workdir, "screen.ppm"))
+    t.check(ok, "stopped: the water is gone, the text console is back")
+
+
 def poweroff(vm, serial, disk, root_offset):
     serial.write("systemctl poweroff\n")
     t0 = time.monotonic()
@@ -284,6 +295,7 @@ def main():
         try:
             water_and_touch(vm, ref, t0)
             console_checks(vm, serial)
+            console_back(vm, serial)
             poweroff(vm, serial, disk, parts[ROOT_TYPE][0])
         except rkvm.VMError as e:
             t.check(False, "the boot test runs to its end", e)
