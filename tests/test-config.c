@@ -9,59 +9,14 @@
 
 #include "base/file.h"
 #include "base/log.h"
+#include "capture.h"
 #include "check.h"
 #include "settings/config-file.h"
 #include "settings/options.h"
 #include "settings/settings.h"
 
 #define NAME "test.conf"
-#define CAPTURE_MAX 16384
 #define PATH_LEN 4096
-
-/* ---- what a call writes to stderr (or stdout) ---- */
-static char captured[CAPTURE_MAX];
-
-struct capture {
-	FILE *file;
-	int fd, saved;
-};
-
-static void capture_begin(struct capture *c, int fd)
-{
-	fflush(fd == STDOUT_FILENO ? stdout : stderr);
-	c->file = tmpfile();
-	if (!c->file) {
-		perror("tmpfile");
-		exit(EXIT_FAILURE);
-	}
-	c->fd = fd;
-	c->saved = dup(fd);
-	dup2(fileno(c->file), fd);
-}
-
-/* Into captured[]. */
-static const char *capture_end(struct capture *c)
-{
-	size_t n;
-
-	fflush(c->fd == STDOUT_FILENO ? stdout : stderr);
-	dup2(c->saved, c->fd);
-	close(c->saved);
-	rewind(c->file);
-	n = fread(captured, 1, sizeof(captured) - 1, c->file);
-	captured[n] = '\0';
-	fclose(c->file);
-	return captured;
-}
-
-static int count_lines(const char *s)
-{
-	int n = 0;
-
-	for (; *s; s++)
-		n += *s == '\n';
-	return n;
-}
 
 /* ---- helpers ---- */
 
@@ -170,6 +125,9 @@ static const struct sample {
 	{ "format", "rgb565", NULL },
 	{ "background", "/srv/pictures/#1.png", NULL },
 	{ "fit", "contain", NULL },
+	{ "picture-seconds", "300", NULL },
+	{ "crossfade", "3.5", NULL },
+	{ "drift", "4", NULL },
 	{ "obstacles", "\"/srv/pictures/rocks and reeds.png\"",
 	  "/srv/pictures/rocks and reeds.png" },
 	{ "strict", "yes", NULL },
@@ -202,11 +160,14 @@ static const struct sample {
 	{ "touch-output", "DP-1", NULL },
 	{ "touch-radius", "2:10", NULL },
 	{ "touch-weight", "1:12.5", NULL },
+	{ "stuck-touch", "45", NULL },
 	{ "attract", "45", NULL },
 	{ "attract-rain", "60", NULL },
 	{ "opening-hours", "09:30-18:00", NULL },
+	{ "sleep-after", "900", NULL },
 	{ "stats-interval", "60", NULL },
 	{ "state-dir", "/run/ripple", NULL },
+	{ "usage-days", "30", NULL },
 	{ "verbose", "yes", NULL },
 };
 
@@ -327,6 +288,8 @@ static void test_reload_classes(void)
 	/* What the water and the fingers take at once ... */
 	CHECK_EQ(reload_of("touch-radius"), OPTIONS_RELOAD_LIVE);
 	CHECK_EQ(reload_of("touch-weight"), OPTIONS_RELOAD_LIVE);
+	CHECK_EQ(reload_of("stuck-touch"), OPTIONS_RELOAD_LIVE);
+	CHECK_EQ(reload_of("usage-days"), OPTIONS_RELOAD_LIVE);
 	CHECK_EQ(reload_of("stone-radius"), OPTIONS_RELOAD_LIVE);
 	CHECK_EQ(reload_of("background"), OPTIONS_RELOAD_LIVE);
 	CHECK_EQ(reload_of("fade"), OPTIONS_RELOAD_LIVE);

@@ -21,6 +21,7 @@
 #include <libevdev/libevdev.h>
 #include <libevdev/libevdev-uinput.h>
 
+#include "capture.h"
 #include "check.h"
 #include "evemu.h"
 #include "input/input.h"
@@ -259,6 +260,68 @@ static struct libevdev *sized_panel(void)
 }
 
 /* ---- tests ---- */
+
+/*
+ * A panel chattering with nobody on it: a thousand events a second (the
+ * clock of ev() moves 1 ms an event), no contact ever down. Said once a
+ * minute at most; nothing reaches the water.
+ */
+#define FLOOD_SAID "events/s without a touch (a faulty or noisy touchscreen?)"
+
+static void flood(struct rig *rig, int id, int seconds)
+{
+	for (int i = 0; i < seconds * 500; i++)
+		FEED(rig, id, MT_X(700 + i % 7), SYN);
+}
+
+static void test_idle_flood(void)
+{
+	struct capture c;
+	struct rig rig;
+	uint64_t activity;
+	int id;
+
+	rig_init(&rig);
+	rig_start(&rig, TEST_W, TEST_H, TEST_W, TEST_H);
+	id = input_add_libevdev(rig.in, load("nexus4-touch-screen.evemu"), "nexus4");
+	CHECK(id >= 0);
+	activity = gesture_activity(rig.g);
+
+	capture_begin(&c, STDERR_FILENO);
+	flood(&rig, id, 10);
+	capture_end(&c);
+	CHECK_EQ(count_matches(captured, FLOOD_SAID), 1);
+	CHECK(strstr(captured, "nexus4: 1000 events/s") != NULL);
+	CHECK_EQ(rig.seen.n, 0);
+	CHECK_EQ(gesture_activity(rig.g), activity);
+	CHECK_EQ(gesture_touches(rig.g), 0);
+
+	/* A minute on, said again (once). */
+	clock_us += 60 * 1000000ull;
+	capture_begin(&c, STDERR_FILENO);
+	flood(&rig, id, 3);
+	capture_end(&c);
+	CHECK_EQ(count_matches(captured, FLOOD_SAID), 1);
+
+	/* A real finger after it lands, as ever; its frames are not idle. */
+	FEED(&rig, id, MT_SLOT(0), MT_ID(7), MT_X(300), MT_Y(500), SYN);
+	CHECK_EQ(gesture_touches(rig.g), 1);
+	CHECK(gesture_activity(rig.g) != activity);
+	capture_begin(&c, STDERR_FILENO);
+	clock_us += 60 * 1000000ull;
+	for (int i = 0; i < 3000; i++)
+		FEED(&rig, id, MT_X(300 + i % 40), SYN);
+	FEED(&rig, id, MT_ID(-1), SYN);
+	/* ... and a quiet panel says nothing: a few events a second. */
+	for (int i = 0; i < 20; i++) {
+		clock_us += 100000;
+		FEED(&rig, id, MT_X(700), SYN);
+	}
+	capture_end(&c);
+	CHECK_EQ(count_matches(captured, FLOOD_SAID), 0);
+	CHECK_EQ(gesture_active(rig.g), 0);
+	rig_stop(&rig);
+}
 
 static void test_classify(void)
 {
@@ -874,6 +937,7 @@ int main(int argc, char **argv)
 	}
 
 	RUN(test_classify);
+	RUN(test_idle_flood);
 	RUN(test_ignored_and_bad_axes);
 	RUN(test_two_fingers);
 	RUN(test_syn_dropped);

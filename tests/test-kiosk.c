@@ -7,6 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "capture.h"
 #include "check.h"
 #include "exhibit/kiosk.h"
 #include "settings/options.h"
@@ -119,6 +120,119 @@ static void test_dark_outside_hours(void)
 	kiosk_destroy(k);
 }
 
+static bool all_black(const uint32_t *px, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (px[i] != 0xff000000u)
+			return false;
+	return true;
+}
+
+/* --sleep-after: asleep after that long without a touch, open or not;
+ * the first touch wakes it and ripples. */
+static void test_sleep_after(void)
+{
+	struct options o;
+	struct kiosk *k;
+	uint32_t px[40 * 30];
+	struct render_target t = { px, 40, 30, 40 * 4, PIXEL_XRGB8888 };
+	uint64_t t0 = 100 * SEC, g;
+
+	base_options(&o);
+	o.attract_s = 5;
+	o.sleep_after_s = 10;
+	CHECK_EQ(kiosk_create(&o, 0, 40, 30, 0, 0, &k), 0);
+	kiosk_advance(k, t0);
+	CHECK_EQ(kiosk_next_wake_ns(k), t0 + 5 * SEC);
+	kiosk_advance(k, t0 + 5 * SEC);
+	CHECK(kiosk_raining(k));
+	for (uint64_t i = 1; i < 4 * 30; i++)
+		kiosk_advance(k, t0 + 5 * SEC + i * SEC / 30);
+	CHECK(!kiosk_dark(k));
+	/* Raining: the next step comes first, but never later than the sleep. */
+	CHECK(kiosk_next_wake_ns(k) <= t0 + 10 * SEC);
+	g = kiosk_generation(k);
+	kiosk_advance(k, t0 + 10 * SEC);
+	CHECK(kiosk_dark(k));
+	CHECK(kiosk_generation(k) != g);
+	CHECK(!kiosk_raining(k));
+	CHECK(!kiosk_busy(k));
+	CHECK(ripple_is_flat(kiosk_ripple(k)));
+	/* Asleep without opening hours: nothing to wake up for but a touch. */
+	CHECK_EQ(kiosk_next_wake_ns(k), 0);
+	g = kiosk_generation(k);
+	CHECK_EQ(kiosk_advance(k, t0 + 1000 * SEC), 0);
+	CHECK_EQ(kiosk_generation(k), g);
+	CHECK_EQ(kiosk_render(k, &t), 0);
+	CHECK(all_black(px, 40 * 30));
+
+	/* The first touch wakes it, and its stone is in the water. */
+	gesture_down(kiosk_gesture(k), 0, 20, 15, 0, 0);
+	gesture_up(kiosk_gesture(k), 0);
+	kiosk_advance(k, t0 + 1001 * SEC);
+	CHECK(!kiosk_dark(k));
+	CHECK(kiosk_busy(k));
+	CHECK(!ripple_is_flat(kiosk_ripple(k)));
+	CHECK_EQ(kiosk_render(k, &t), 0);
+	CHECK(!all_black(px, 40 * 30));
+	/* ... and it sleeps again ten seconds after that touch. */
+	CHECK(kiosk_next_wake_ns(k) <= t0 + 1011 * SEC);
+	kiosk_advance(k, t0 + 1010 * SEC);
+	CHECK(!kiosk_dark(k));
+	kiosk_advance(k, t0 + 1011 * SEC);
+	CHECK(kiosk_dark(k));
+
+	/* 0 (the default): never, whatever the idle time. */
+	o.sleep_after_s = 0;
+	o.attract_s = 0;
+	CHECK_EQ(kiosk_reconfigure(k, &o), 0);
+	gesture_down(kiosk_gesture(k), 0, 20, 15, 0, 0);
+	gesture_up(kiosk_gesture(k), 0);
+	kiosk_advance(k, t0 + 1012 * SEC);
+	CHECK(!kiosk_dark(k));
+	kiosk_advance(k, t0 + 100000 * SEC);
+	CHECK(!kiosk_dark(k));
+	kiosk_destroy(k);
+}
+
+/* Asleep outside opening hours, the opening time wakes it without a touch
+ * (moved here by new hours, as a reload does), and the timer is set for
+ * the opening time, not every few seconds. */
+static void test_opening_time_wakes(void)
+{
+	struct options o;
+	struct kiosk *k;
+	struct tm tm;
+	time_t now = time(NULL);
+	uint64_t t0 = 100 * SEC, wake;
+
+	localtime_r(&now, &tm);
+	base_options(&o);
+	o.has_opening_hours = true;
+	/* Opens in two minutes, for an hour: closed now. */
+	o.open_min = (tm.tm_hour * 60 + tm.tm_min + 2) % 1440;
+	o.close_min = (o.open_min + 60) % 1440;
+	CHECK_EQ(kiosk_create(&o, 0, 40, 30, 0, 0, &k), 0);
+	kiosk_advance(k, t0);
+	kiosk_advance(k, t0 + 6 * SEC);
+	CHECK(kiosk_dark(k));
+	wake = kiosk_next_wake_ns(k);
+	/* 60..120 s from now, as the seconds of this minute go (a minute
+	 * that turns meanwhile takes some off). */
+	CHECK(wake > t0 + 6 * SEC + 30 * SEC);
+	CHECK(wake <= t0 + 6 * SEC + 121 * SEC);
+
+	/* Opening time: open since a minute ago. */
+	o.open_min = (tm.tm_hour * 60 + tm.tm_min + 1440 - 1) % 1440;
+	o.close_min = (o.open_min + 60) % 1440;
+	CHECK_EQ(kiosk_reconfigure(k, &o), 0);
+	kiosk_advance(k, t0 + 7 * SEC);
+	CHECK(!kiosk_dark(k));
+	/* The opening counts as a visitor: idle starts over from it. */
+	CHECK_EQ(kiosk_next_wake_ns(k), t0 + 12 * SEC);
+	kiosk_destroy(k);
+}
+
 static void test_reconfigure(void)
 {
 	struct options o;
@@ -183,11 +297,162 @@ static void test_reconfigure(void)
 	kiosk_destroy(k);
 }
 
+/* ---- stuck touches ---- */
+
+/* A screen of 1 mm pixels: jitter and moves in mm are plain pixels. */
+#define MM_W 400
+#define MM_H 300
+
+/* Runs the kiosk from *now to until, a tenth of a second at a time. */
+static void advance_to(struct kiosk *k, uint64_t *now, uint64_t until)
+{
+	while (*now < until) {
+		*now += SEC / 10;
+		kiosk_advance(k, *now);
+	}
+}
+
+static void test_stuck_touch(void)
+{
+	struct options o;
+	struct kiosk *k;
+	struct gesture *g;
+	uint64_t t0 = 1000 * SEC, now = t0;
+
+	base_options(&o);
+	o.stuck_touch_s = 10;
+	CHECK_EQ(kiosk_create(&o, 0, MM_W, MM_H, MM_W, MM_H, &k), 0);
+	g = kiosk_gesture(k);
+	kiosk_advance(k, now);
+	gesture_down(g, 0, 200, 150, 0, 0);
+	/* Held still for less than 10 s: a visitor, so no attract rain
+	 * although the 5 idle seconds are long past. */
+	advance_to(k, &now, t0 + 9 * SEC);
+	CHECK(!kiosk_raining(k));
+	/* It trembles within the jitter (2 mm): still held still. */
+	gesture_move(g, 0, 202, 150);
+	advance_to(k, &now, t0 + 9 * SEC + SEC / 2);
+	gesture_move(g, 0, 200, 151);
+	/* Stuck at 10 s: no visitor from then, so the rain comes 5 s later. */
+	advance_to(k, &now, t0 + 14 * SEC + SEC / 2);
+	CHECK(!kiosk_raining(k));
+	advance_to(k, &now, t0 + 15 * SEC + SEC / 2);
+	CHECK(kiosk_raining(k));
+	CHECK(gesture_slot_down(g, 0));
+	/* Lifted and put down again: a visitor again. */
+	gesture_up(g, 0);
+	gesture_down(g, 0, 200, 150, 0, 0);
+	advance_to(k, &now, t0 + 16 * SEC);
+	CHECK(!kiosk_raining(k));
+	/* Held and moving now and then (5 mm): a visitor all along. */
+	for (int i = 1; i <= 4; i++) {
+		advance_to(k, &now, t0 + (16 + 8 * (uint64_t)i) * SEC);
+		CHECK(!kiosk_raining(k));
+		gesture_move(g, 0, 200 + 5 * i, 150);
+	}
+	kiosk_destroy(k);
+}
+
+static void test_stuck_touch_never(void)
+{
+	struct options o;
+	struct kiosk *k;
+	uint64_t now = 1000 * SEC;
+
+	base_options(&o);
+	o.stuck_touch_s = 0;
+	CHECK_EQ(kiosk_create(&o, 0, MM_W, MM_H, MM_W, MM_H, &k), 0);
+	kiosk_advance(k, now);
+	gesture_down(kiosk_gesture(k), 3, 10, 10, 0, 0);
+	advance_to(k, &now, now + 60 * SEC);
+	CHECK(!kiosk_raining(k));
+	gesture_up(kiosk_gesture(k), 3);
+	advance_to(k, &now, now + 6 * SEC);
+	CHECK(kiosk_raining(k));
+	kiosk_destroy(k);
+}
+
+/* The gesture's own account, on the caller's clock: a mm is a cell here. */
+static void test_gesture_held_until(void)
+{
+	struct ripple *r = ripple_create(100, 100);
+	struct gesture *g = gesture_create(r);
+
+	gesture_set_stuck(g, 10 * SEC);
+	CHECK_EQ(gesture_held_until(g, SEC), 0);
+	gesture_down(g, 1, 50, 50, 0, 0);
+	CHECK_EQ(gesture_held_until(g, 2 * SEC), 2 * SEC);  /* dated now */
+	CHECK_EQ(gesture_held_until(g, 11 * SEC), 11 * SEC);
+	gesture_move(g, 1, 52, 51);  /* within GESTURE_JITTER_MM */
+	CHECK_EQ(gesture_held_until(g, 12 * SEC), 12 * SEC);
+	/* stuck since 12 s: it was a visitor until then; said once */
+	struct capture c;
+	capture_begin(&c, STDERR_FILENO);
+	CHECK_EQ(gesture_held_until(g, 13 * SEC), 12 * SEC);
+	CHECK_EQ(gesture_held_until(g, 100 * SEC), 12 * SEC);
+	capture_end(&c);
+	CHECK_EQ(count_lines(captured), 1);
+	CHECK(strstr(captured, "finger 1 has not moved for 10 s: taken as stuck") != NULL);
+	/* trembling around the same spot does not unstick it... */
+	uint64_t activity = gesture_activity(g);
+	gesture_move(g, 1, 48, 49);
+	gesture_move(g, 1, 50, 50);
+	CHECK_EQ(gesture_activity(g), activity);
+	CHECK_EQ(gesture_held_until(g, 101 * SEC), 12 * SEC);
+	/* ... going somewhere does */
+	gesture_move(g, 1, 55, 50);
+	CHECK(gesture_activity(g) > activity);
+	CHECK_EQ(gesture_held_until(g, 102 * SEC), 102 * SEC);
+	/* lifted: nothing held */
+	gesture_up(g, 1);
+	CHECK_EQ(gesture_held_until(g, 103 * SEC), 0);
+	gesture_destroy(g);
+	ripple_destroy(r);
+}
+
+static void test_gesture_peak_and_landings(void)
+{
+	struct ripple *r = ripple_create(100, 100);
+	struct gesture *g = gesture_create(r);
+	struct gesture_point p[GESTURE_LANDINGS];
+
+	CHECK_EQ(gesture_take_peak(g), 0);
+	CHECK_EQ(gesture_take_landings(g, p, GESTURE_LANDINGS), 0);
+	/* Three fingers at once, lifted before anyone looked. */
+	gesture_down(g, 0, 10, 20, 0, 0);
+	gesture_down(g, 1, 30, 40, 0, 0);
+	gesture_down(g, 2, 50, 60, 0, 0);
+	gesture_up(g, 0);
+	gesture_up(g, 1);
+	CHECK_EQ(gesture_take_peak(g), 3);
+	CHECK_EQ(gesture_take_peak(g), 1);  /* one is still down */
+	CHECK_EQ(gesture_take_landings(g, p, GESTURE_LANDINGS), 3);
+	CHECK_EQ(p[0].x, 10);
+	CHECK_EQ(p[2].y, 60);
+	CHECK_EQ(gesture_take_landings(g, p, GESTURE_LANDINGS), 0);
+	/* More than it remembers: all counted, the latest places kept. */
+	for (int i = 0; i < GESTURE_LANDINGS + 10; i++) {
+		gesture_down(g, 5, i, i, 0, 0);
+		gesture_up(g, 5);
+	}
+	CHECK_EQ(gesture_take_landings(g, p, 4), GESTURE_LANDINGS + 10);
+	CHECK_EQ(p[0].x, GESTURE_LANDINGS + 6);
+	CHECK_EQ(p[3].x, GESTURE_LANDINGS + 9);
+	gesture_destroy(g);
+	ripple_destroy(r);
+}
+
 int main(void)
 {
 	RUN(test_idle_until_attract);
 	RUN(test_attract_off);
 	RUN(test_dark_outside_hours);
+	RUN(test_sleep_after);
+	RUN(test_opening_time_wakes);
 	RUN(test_reconfigure);
+	RUN(test_stuck_touch);
+	RUN(test_stuck_touch_never);
+	RUN(test_gesture_held_until);
+	RUN(test_gesture_peak_and_landings);
 	return CHECK_EXIT();
 }

@@ -27,8 +27,8 @@
 #define TMP_MIX 0x9e3779b97f4a7c15ull
 #define BITS_PER_BYTE 8
 
-int file_read_all(const char *path, size_t max, char **out, size_t *outlen,
-		  char *err, size_t errlen)
+static int read_all(const char *path, int oflags, size_t max, char **out, size_t *outlen,
+		    char *err, size_t errlen)
 {
 	struct stat st;
 	char *buf = NULL;
@@ -36,10 +36,13 @@ int file_read_all(const char *path, size_t max, char **out, size_t *outlen,
 	int fd, ret;
 
 	/* O_NONBLOCK: a FIFO with no writer must not hang the kiosk at open. */
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | oflags);
 	if (fd < 0) {
 		ret = -errno;
-		snprintf(err, errlen, "cannot open: %s", strerror(-ret));
+		if (ret == -ELOOP && (oflags & O_NOFOLLOW))
+			snprintf(err, errlen, "is a symbolic link, not followed");
+		else
+			snprintf(err, errlen, "cannot open: %s", strerror(-ret));
 		return ret;
 	}
 	if (fstat(fd, &st) < 0) {
@@ -99,6 +102,18 @@ out:
 	free(buf);
 	close(fd);
 	return ret;
+}
+
+int file_read_all(const char *path, size_t max, char **out, size_t *outlen,
+		  char *err, size_t errlen)
+{
+	return read_all(path, 0, max, out, outlen, err, errlen);
+}
+
+int file_read_own(const char *path, size_t max, char **out, size_t *outlen,
+		  char *err, size_t errlen)
+{
+	return read_all(path, O_NOFOLLOW, max, out, outlen, err, errlen);
 }
 
 /* ---- writing ---- */

@@ -17,6 +17,14 @@
 int file_read_all(const char *path, size_t max, char **out, size_t *len,
 		  char *err, size_t errlen);
 
+/*
+ * The same for a file the program wrote itself and reads back (its state):
+ * a symbolic link planted at path is not followed (-ELOOP, "is a symbolic
+ * link, not followed"), so nobody else's file is read as ours.
+ */
+int file_read_own(const char *path, size_t max, char **out, size_t *len,
+		  char *err, size_t errlen);
+
 /* file_write_atomic(): on disk, the file and its name, before it returns. */
 #define FILE_WRITE_SYNC 1u
 

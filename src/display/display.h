@@ -53,6 +53,9 @@ struct display_output_info {
 	 * moments in time: every refresh is one, every Nth is kept, calm or
 	 * not; the loop does not draw the others. */
 	int record_every;
+	/* Switched off by set_power(): nothing is drawn on it until it is
+	 * on again. A screen that refused stays false, and is drawn. */
+	bool asleep;
 };
 
 struct display;
@@ -71,6 +74,14 @@ struct display_ops {
 	int (*acquire)(struct display *d, int idx, struct render_target *target);
 	/* Show what was rendered into the acquired buffer; frame counts from 0. */
 	int (*present)(struct display *d, int idx, uint64_t frame);
+	/*
+	 * Every screen off (false: DPMS off, the backlight off) or on again
+	 * (true: each output's next present sets its mode, so draw them all).
+	 * Outputs that appear meanwhile follow. A screen that refuses is
+	 * said once and stays on: its output's asleep stays false, and what
+	 * is drawn there (black) shows. 0 or a negative errno.
+	 */
+	int (*set_power)(struct display *d, bool on);
 };
 
 /* Every backend's struct begins with this. */

@@ -23,6 +23,7 @@
 /* On exit or unplug: how long to wait for a flip still in flight. */
 #define DRM_FLIP_DRAIN_MS 300
 
+struct backlight;
 struct vt;
 
 struct drm_fb {
@@ -48,6 +49,8 @@ struct drm_output {
 	uint64_t presented;       /* modesets done and flips completed */
 	bool flip_pending;
 	uint64_t flip_sent_ns;
+	bool dpms_off;            /* switched off by drm_power_apply() */
+	bool dpms_refused;        /* it would not: said once, shown black */
 	bool seen;                /* scratch for rescans */
 };
 
@@ -80,6 +83,8 @@ struct drm_display {
 	struct drm_device *dev;   /* NULL while waiting for a device */
 	struct drm_output *outputs[DRM_MAX_OUTPUTS];
 	int n_outputs;
+	bool asleep;              /* set_power(false): every screen off */
+	struct backlight *backlight;  /* made at the first sleep */
 };
 
 /* ---- drm-device.c ---- */
@@ -106,6 +111,18 @@ void drm_device_restore_crtcs(struct drm_device *dev);
 int drm_scan(struct drm_display *dd, bool startup);
 /* disable: switch their CRTCs off as well. */
 void drm_outputs_clear(struct drm_display *dd, bool disable);
+
+/* ---- drm-power.c ---- */
+
+/*
+ * Every output's screen as dd->asleep asks: DPMS off, or on again with its
+ * mode set at the next present. A screen that refuses is said once and
+ * stays on. Again after each scan and VT switch: screens that came in the
+ * meantime follow. Nothing without the device or the VT.
+ */
+void drm_power_apply(struct drm_display *dd);
+/* What the other VT did to them is not known: set them as asked again. */
+void drm_power_forget(struct drm_display *dd);
 
 /* ---- drm-buffers.c ---- */
 

@@ -17,6 +17,7 @@
 #include "base/log.h"
 #include "base/uevent.h"
 #include "base/util.h"
+#include "display/backlight.h"
 #include "display/drm-private.h"
 #include "display/vt.h"
 
@@ -67,6 +68,7 @@ static int drm_open(struct drm_display *dd, bool startup)
 	ret = epoll_add(dd->epoll_fd, dev->fd, SOURCE_DRM);
 	if (ret < 0)
 		goto err_outputs;
+	drm_power_apply(dd);
 	return 0;
 
 err_outputs:
@@ -87,6 +89,10 @@ static void drm_close(struct drm_display *dd, bool gone)
 		return;
 	if (!gone) {
 		drm_drain_flips(dd, DRM_FLIP_DRAIN_MS);
+		/* The console gets its screens back lit: the CRTCs as they
+		 * were may not switch a connector's DPMS on again. */
+		dd->asleep = false;
+		drm_power_apply(dd);
 		if (vt_active(dd->vt))
 			drm_device_restore_crtcs(dev);
 	}
@@ -132,6 +138,7 @@ static int vt_acquire(void *data)
 		dd->outputs[i]->modeset_needed = true;
 		dd->outputs[i]->serial++;
 	}
+	drm_power_forget(dd);
 	return 0;
 }
 
@@ -181,6 +188,7 @@ static void drm_destroy(struct display *d)
 	struct drm_display *dd = to_drm(d);
 
 	drm_close(dd, false);
+	backlight_destroy(dd->backlight);
 	vt_restore(dd->vt);
 	if (dd->uevent_fd >= 0)
 		close(dd->uevent_fd);
@@ -236,6 +244,7 @@ static int drm_dispatch(struct display *d)
 		ret = drm_scan(dd, false);
 		if (ret < 0)
 			return ret;
+		drm_power_apply(dd);
 	}
 	if (act.probe && !dd->dev) {
 		ret = drm_open(dd, false);
@@ -273,6 +282,7 @@ static int drm_output_info(struct display *d, int idx, struct display_output_inf
 	info->format = dd->dev->format;
 	info->serial = out->serial;
 	info->presented = out->presented;
+	info->asleep = out->dpms_off;
 	return 0;
 }
 
@@ -348,6 +358,31 @@ static int drm_present(struct display *d, int idx, uint64_t frame)
 	return 0;
 }
 
+static int drm_set_power(struct display *d, bool on)
+{
+	struct drm_display *dd = to_drm(d);
+	int ret;
+
+	if (dd->asleep == !on)
+		return 0;
+	/* Looked for at the first sleep, not at start: most kiosks never
+	 * sleep, and a panel's backlight driver may load late. */
+	if (!on && !dd->backlight) {
+		ret = backlight_create(NULL, &dd->backlight);
+		if (ret < 0)
+			return ret;
+	}
+	dd->asleep = !on;
+	/* Off: the picture first, then the light; on: the other way round. */
+	if (on && dd->backlight)
+		backlight_set_power(dd->backlight, true);
+	drm_power_apply(dd);
+	if (!on && backlight_count(dd->backlight) > 0 &&
+	    backlight_set_power(dd->backlight, false) > 0)
+		log_info("backlight switched off");
+	return 0;
+}
+
 /* *copy: an owned copy of s, NULL for NULL. 0 or -ENOMEM. */
 static int string_copy(const char *s, char **copy)
 {
@@ -363,6 +398,7 @@ static const struct display_ops drm_ops = {
 	.output_info = drm_output_info,
 	.acquire = drm_acquire,
 	.present = drm_present,
+	.set_power = drm_set_power,
 };
 
 int display_drm_create(const struct drm_config *cfg, bool wait_for_device,

@@ -15,6 +15,7 @@
 struct headless {
 	struct display base;
 	struct display_output_info info;
+	bool screen_off;          /* set_power(false): said, recorded black */
 	int every;
 	char dir[PATH_MAX];
 	void *pixels;
@@ -116,6 +117,24 @@ static int headless_present(struct display *d, int idx, uint64_t frame)
 	return ret;
 }
 
+/*
+ * A recorder's frames are moments of what a screen shows: one switched off
+ * shows black, which is what the exhibit draws while it sleeps. So the
+ * power is said and kept, the output never reported asleep, and the
+ * frames go on, black.
+ */
+static int headless_set_power(struct display *d, bool on)
+{
+	struct headless *h = to_headless(d);
+
+	if (h->screen_off == !on)
+		return 0;
+	h->screen_off = !on;
+	log_info("%s: screen %s%s", h->info.name, on ? "on" : "off",
+		 on ? "" : " (its frames are recorded black)");
+	return 0;
+}
+
 static const struct display_ops headless_ops = {
 	.destroy = headless_destroy,
 	.get_fd = headless_get_fd,
@@ -124,6 +143,7 @@ static const struct display_ops headless_ops = {
 	.output_info = headless_output_info,
 	.acquire = headless_acquire,
 	.present = headless_present,
+	.set_power = headless_set_power,
 };
 
 int display_headless_create(const struct headless_config *cfg, struct display **out)

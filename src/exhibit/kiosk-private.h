@@ -11,6 +11,8 @@
 
 #include "exhibit/kiosk.h"
 #include "image/image.h"
+#include "image/playlist.h"
+#include "settings/options.h"
 #include "water/render.h"
 #include "water/units.h"
 
@@ -40,7 +42,13 @@ struct level {
  */
 struct view {
 	int width, height;
+	/* The picture, drift_margin pixels bigger each way than the view (the
+	 * view shows a window of it that wanders); while a crossfade runs, the
+	 * next picture at the same size, and the blend of the two as seen. */
 	struct image *background;
+	struct image *next_background;
+	struct image *blend;
+	int drift_margin;
 	const int16_t *heights;    /* what is rendered: NULL, the water itself */
 	size_t pitch;              /* of heights, in cells */
 	int levels;
@@ -48,6 +56,29 @@ struct view {
 	int16_t *resampled;        /* the one-pass resampling */
 	int *x0, *xw, *y0, *yw;    /* source cell and weight of the next, per column/row */
 	uint64_t used;
+};
+
+/*
+ * The playlist as it shows: the current picture (struct kiosk's source),
+ * the next decoded ahead, the crossfade between them and the drift. At
+ * most two pictures decoded at once: the current one and the next (on the
+ * prefetch thread while the current one shows, here while they fade).
+ */
+struct show {
+	struct playlist *list;     /* NULL: no --background */
+	int current;               /* index in list; -1: the built-in picture */
+	int next;                  /* index of next_source while fading */
+	struct image *next_source;
+	struct image *next_scaled; /* the prefetch's, at the first screen's size */
+	uint64_t picture_ns;       /* how long each stands still; 0: it stays */
+	uint64_t fade_ns;
+	int drift;                 /* --drift pixels each way; 0: off */
+	bool started;
+	uint64_t t0;               /* the drift's time zero */
+	uint64_t shown_at;         /* when the current picture began to stand */
+	bool fading;
+	int alpha;                 /* of the next picture, 0..BLEND_ONE */
+	int dx, dy;                /* the drift now */
 };
 
 struct kiosk {
@@ -61,12 +92,16 @@ struct kiosk {
 	int width, height;         /* the logical size touches are given in */
 	struct image *source;      /* the picture as decoded; NULL: the built-in one */
 	enum image_fit fit;
+	struct show show;          /* the playlist, its crossfades and the drift */
 
-	/* the exhibit: attract rain after idle seconds, dark outside hours */
+	/* the exhibit: attract rain after idle seconds, asleep (dark)
+	 * outside hours or after sleep_after_s without a touch */
 	int base_rain;             /* --rain: always */
 	int attract_s, attract_rain;
 	bool has_hours;
 	int open_min, close_min;
+	int sleep_after_s;         /* 0: never */
+	bool was_open;             /* at the last look: opening time is seen once */
 	uint64_t touches_seen;     /* gesture_activity() when last looked */
 	uint64_t last_touch_ns;
 	uint64_t now_ns;           /* the last time kiosk_advance() was given */
@@ -81,6 +116,34 @@ struct kiosk {
 	uint64_t t0;
 	uint64_t steps_done;       /* since t0, counting skipped ones */
 };
+
+/* The pictures shown, for kiosk-show.c. */
+struct show_pick {
+	struct playlist *list;
+	struct image *source;      /* NULL: the built-in picture */
+	int index;                 /* in list; -1: the built-in picture */
+};
+
+/*
+ * Reads the list o->background names and decodes the picture to show
+ * first: the list's first that can be read, or on reload the one showing
+ * now if the list still has it. 0 and *pick (its source NULL: the built-in
+ * picture); a negative errno when nothing may change: with o->strict
+ * when that picture cannot be read, on reload when none can.
+ */
+int kiosk_show_open(const struct kiosk *k, const struct options *o, bool reload,
+		    struct show_pick *pick);
+void kiosk_show_pick_clear(struct show_pick *pick);
+/* Shows pick from now (taking what it holds), with o's timing. k->fit is
+ * set: the next picture is decoded and scaled ahead. */
+void kiosk_show_take(struct kiosk *k, struct show_pick *pick, const struct options *o);
+/* The timing alone (a reload whose pictures could not be read). */
+void kiosk_show_set_timing(struct kiosk *k, const struct options *o);
+void kiosk_show_clear(struct kiosk *k);
+/* The picture change, crossfade and drift due by now. */
+void kiosk_show_advance(struct kiosk *k, uint64_t now);
+/* When the picture may next change by itself, or 0. */
+uint64_t kiosk_show_wake_ns(const struct kiosk *k);
 
 /* A piece of work cut into bands of rows, one per worker thread. */
 struct band_job {

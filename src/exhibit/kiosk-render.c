@@ -7,6 +7,7 @@
 #include "base/bigmem.h"
 #include "base/log.h"
 #include "exhibit/kiosk-private.h"
+#include "image/blend.h"
 #include "image/image.h"
 #include "water/kernels.h"
 #include "water/ripple.h"
@@ -40,13 +41,14 @@ void kiosk_band_rows(const struct band_job *j, int index, int *y0, int *y1)
 	*y1 = j->y0 + (int)((int64_t)rows * (index + 1) / j->bands);
 }
 
-/* The picture at a size: the decoded one scaled, or the built-in one. */
-static int make_background(struct kiosk *k, int w, int h, struct image **out)
+/* A picture at a size: the decoded one scaled, or (src NULL) the built-in one. */
+static int make_background(const struct kiosk *k, const struct image *src, int w, int h,
+			   struct image **out)
 {
 	struct image *img;
 	int ret;
 
-	img = k->source ? image_scale(k->source, w, h, k->fit) : image_default(w, h);
+	img = src ? image_scale(src, w, h, k->fit) : image_default(w, h);
 	if (!img) {
 		ret = errno ? -errno : -ENOMEM;
 		log_error("cannot make a %dx%d background: %s", w, h, strerror(-ret));
@@ -59,6 +61,8 @@ static int make_background(struct kiosk *k, int w, int h, struct image **out)
 void kiosk_view_clear(struct view *v)
 {
 	image_destroy(v->background);
+	image_destroy(v->next_background);
+	image_destroy(v->blend);
 	for (int i = 0; i < v->levels; i++) {
 		free(v->level[i].heights);
 		free(v->level[i].y0);
@@ -138,7 +142,10 @@ static int view_init(struct kiosk *k, struct view *v, int w, int h)
 
 	v->width = w;
 	v->height = h;
-	ret = make_background(k, w, h, &v->background);
+	/* Bigger by the drift each way: the view's window wanders over it. */
+	v->drift_margin = k->show.drift;
+	ret = make_background(k, k->source, w + 2 * v->drift_margin, h + 2 * v->drift_margin,
+			      &v->background);
 	if (ret < 0)
 		return ret;
 	if (w == sw && h == sh) {
@@ -234,14 +241,94 @@ static void view_resample_rows(struct view *v, const int16_t *src, int sim_w, in
 	free(row);
 }
 
+/* The picture as this frame sees it: the blend while fading, else the
+ * window of the background where the drift has it. */
+static const uint32_t *view_picture(const struct kiosk *k, const struct view *v, size_t *stride)
+{
+	const struct image *bg = v->background;
+	int x = v->drift_margin + k->show.dx, y = v->drift_margin + k->show.dy;
+
+	if (v->blend && k->show.fading) {
+		*stride = image_stride(v->blend);
+		return image_const_data(v->blend);
+	}
+	*stride = image_stride(bg);
+	return image_const_data(bg) + (size_t)y * (*stride / sizeof(uint32_t)) + (size_t)x;
+}
+
 static int render_band(struct band_job *j, int y0, int y1)
 {
 	struct view *v = j->view;
 	const int16_t *h = v->heights ? v->heights : ripple_heights(j->k->ripple);
+	size_t stride;
+	const uint32_t *bg = view_picture(j->k, v, &stride);
 
-	return render_rows(&j->k->params, h, v->pitch, v->width, v->height,
-			   image_const_data(v->background), image_stride(v->background),
+	return render_rows(&j->k->params, h, v->pitch, v->width, v->height, bg, stride,
 			   j->target, y0, y1);
+}
+
+/* Rows y0 <= y < y1 of the crossfade: the two pictures' windows mixed. */
+static void blend_band(struct kiosk *k, struct view *v, int y0, int y1)
+{
+	const struct image *a = v->background, *b = v->next_background;
+	const size_t pitch = image_stride(a) / sizeof(uint32_t);
+	const size_t out_pitch = image_stride(v->blend) / sizeof(uint32_t);
+	const size_t x = (size_t)(v->drift_margin + k->show.dx);
+
+	for (int y = y0; y < y1; y++) {
+		size_t row = (size_t)(y + v->drift_margin + k->show.dy) * pitch + x;
+
+		blend_row(image_const_data(a) + row, image_const_data(b) + row,
+			  image_data(v->blend) + (size_t)y * out_pitch, v->width, k->show.alpha);
+	}
+}
+
+static void blend_job(void *ctx, int index, int count)
+{
+	struct band_job *j = ctx;
+	int y0, y1;
+
+	if (index >= j->bands)
+		return;
+	kiosk_band_rows(j, index, &y0, &y1);
+	blend_band(j->k, j->view, y0, y1);
+}
+
+/*
+ * While a crossfade runs: the next picture at the view's size (the
+ * prefetch's scaled one for the first screen, else scaled now) and the
+ * blend for this frame, whole before refraction reads it. Without the
+ * memory for it the view shows the current picture alone.
+ */
+static int view_fade(struct kiosk *k, struct view *v)
+{
+	const int bw = image_width(v->background), bh = image_height(v->background);
+	struct band_job j = { .k = k, .view = v, .y0 = 0, .y1 = v->height };
+	struct show *s = &k->show;
+	int ret;
+
+	if (!v->next_background) {
+		if (s->next_scaled && image_width(s->next_scaled) == bw &&
+		    image_height(s->next_scaled) == bh) {
+			v->next_background = s->next_scaled;
+			s->next_scaled = NULL;
+		} else {
+			ret = make_background(k, s->next_source, bw, bh, &v->next_background);
+			if (ret < 0)
+				return ret;
+		}
+	}
+	if (!v->blend) {
+		v->blend = image_create(v->width, v->height);
+		if (!v->blend)
+			return -errno;
+	}
+	j.bands = kiosk_bands_for(k, v->height);
+	if (j.bands > 1)
+		workers_run(k->workers, blend_job, &j);
+	else
+		blend_band(k, v, 0, v->height);
+	return 0;
 }
 
 /* The heights a 2x pass reads: the water's, or the pass before. */
@@ -342,6 +429,10 @@ int kiosk_render(struct kiosk *k, const struct render_target *target)
 	j.y0 = 0;
 	j.y1 = lh;
 	j.bands = kiosk_bands_for(k, lh);
+	if (k->show.fading && view_fade(k, j.view) < 0) {
+		image_destroy(j.view->blend);
+		j.view->blend = NULL;
+	}
 	if (j.view->heights)
 		view_resample(k, j.view);
 	if (j.bands == 1)

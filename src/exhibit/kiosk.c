@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -17,36 +18,6 @@
 #include "water/ripple.h"
 #include "water/units.h"
 #include "water/workers.h"
-
-/*
- * Decodes the named picture, no bigger than covering width x height needs;
- * NULL (and 0) when none is named. One that cannot be read is an error
- * with strict; without, it is said and 0 comes back at start (the built-in
- * picture shows), the error on reload (the picture shown now stays).
- */
-static int load_source(const char *path, int width, int height, bool strict, bool reload,
-		       struct image **out)
-{
-	char err[ERR_LEN];
-	int ret;
-
-	*out = NULL;
-	if (!path)
-		return 0;
-	ret = image_load_for(path, width, height, out, err, sizeof(err));
-	if (ret == 0)
-		return 0;
-	if (strict) {
-		log_error("background '%s': %s", path, err);
-		return ret;
-	}
-	if (reload) {
-		log_warn("background '%s': %s; keeping the picture shown now", path, err);
-		return ret;
-	}
-	log_warn("background '%s': %s; showing the built-in picture instead", path, err);
-	return 0;
-}
 
 /*
  * The obstacle mask (dark = solid) for w x h cells in *mask; NULL when
@@ -102,12 +73,14 @@ static void apply_settings(struct kiosk *k, const struct options *o, const struc
 	k->has_hours = o->has_opening_hours;
 	k->open_min = o->open_min;
 	k->close_min = o->close_min;
+	k->sleep_after_s = o->sleep_after_s;
 	if (u->damping_shift > 0)
 		ripple_set_damping(k->ripple, u->damping_shift);
 	else
 		ripple_set_damping_mul(k->ripple, u->damping_mul);
 	gesture_set_units(k->gesture, u);
 	gesture_set_defaults(k->gesture, o->stone_radius_mm, o->stone_weight_mm);
+	gesture_set_stuck(k->gesture, (uint64_t)o->stuck_touch_s * NSEC_PER_SEC);
 	rain_set_drops(k->rain, water_units_radius(u, o->rain_drop_mm),
 		       water_units_depth(u, o->stone_weight_mm));
 	/* Touches and rain decide the rate; this is the quiet one. */
@@ -119,6 +92,7 @@ int kiosk_create(const struct options *o, int rotation, int width, int height, i
 		 int mm_height, struct kiosk **out)
 {
 	struct water_look look;
+	struct show_pick pick = { .index = -1 };
 	struct water_units u;
 	uint8_t *mask = NULL;
 	struct kiosk *k;
@@ -160,7 +134,7 @@ int kiosk_create(const struct options *o, int rotation, int width, int height, i
 	free(mask);
 	if (ret < 0)
 		goto fail;
-	ret = load_source(o->background, width, height, o->strict, false, &k->source);
+	ret = kiosk_show_open(k, o, false, &pick);
 	if (ret < 0)
 		goto fail;
 
@@ -172,6 +146,7 @@ int kiosk_create(const struct options *o, int rotation, int width, int height, i
 	}
 
 	apply_settings(k, o, &u);
+	kiosk_show_take(k, &pick, o);
 	/* The first output's view now: the first frame need not wait for
 	 * the picture to be scaled. */
 	ret = kiosk_get_view(k, width, height, &v);
@@ -181,6 +156,7 @@ int kiosk_create(const struct options *o, int rotation, int width, int height, i
 	return 0;
 
 fail:
+	kiosk_show_pick_clear(&pick);
 	kiosk_destroy(k);
 	return ret;
 }
@@ -189,6 +165,7 @@ void kiosk_destroy(struct kiosk *k)
 {
 	if (!k)
 		return;
+	kiosk_show_clear(k);
 	workers_destroy(k->workers);
 	for (int i = 0; i < KIOSK_MAX_VIEWS; i++)
 		kiosk_view_clear(&k->views[i]);
@@ -224,7 +201,10 @@ static void step(struct kiosk *k)
 	ripple_step_finish(k->ripple);
 }
 
-#define MINUTES_PER_DAY (24 * 60)
+#define MINUTES_PER_HOUR 60
+#define MINUTES_PER_DAY (24 * MINUTES_PER_HOUR)
+#define SECONDS_PER_MINUTE 60
+#define SECONDS_PER_DAY (MINUTES_PER_DAY * SECONDS_PER_MINUTE)
 
 /* Opening hours in local time; a span may pass midnight. */
 static bool is_open(const struct kiosk *k)
@@ -235,10 +215,35 @@ static bool is_open(const struct kiosk *k)
 
 	if (!k->has_hours || !localtime_r(&now, &tm))
 		return true;
-	m = tm.tm_hour * 60 + tm.tm_min;
+	m = tm.tm_hour * MINUTES_PER_HOUR + tm.tm_min;
 	if (k->open_min < k->close_min)
 		return m >= k->open_min && m < k->close_min;
 	return m >= k->open_min || m < k->close_min;
+}
+
+/*
+ * While asleep the opening time is looked for this often at the least:
+ * the wall clock may be set (NTP at boot) or jump (daylight saving time)
+ * while the timer counts monotonic time.
+ */
+#define OPENING_CHECK_NS (5 * SECONDS_PER_MINUTE * NSEC_PER_SEC)
+
+/* From now to the next opening time, in ns, at most OPENING_CHECK_NS. */
+static uint64_t until_opening_ns(const struct kiosk *k)
+{
+	struct tm tm;
+	time_t now = time(NULL);
+	int64_t s;
+
+	if (!localtime_r(&now, &tm))
+		return OPENING_CHECK_NS;
+	s = (int64_t)k->open_min * SECONDS_PER_MINUTE -
+	    (((int64_t)tm.tm_hour * MINUTES_PER_HOUR + tm.tm_min) * SECONDS_PER_MINUTE +
+	     tm.tm_sec);
+	if (s <= 0)
+		s += SECONDS_PER_DAY;
+	return (uint64_t)s * NSEC_PER_SEC < OPENING_CHECK_NS ? (uint64_t)s * NSEC_PER_SEC
+							     : OPENING_CHECK_NS;
 }
 
 static uint64_t attract_at(const struct kiosk *k)
@@ -246,30 +251,59 @@ static uint64_t attract_at(const struct kiosk *k)
 	return k->last_touch_ns + (uint64_t)k->attract_s * NSEC_PER_SEC;
 }
 
+static uint64_t sleep_at(const struct kiosk *k)
+{
+	return k->last_touch_ns + (uint64_t)k->sleep_after_s * NSEC_PER_SEC;
+}
+
 /*
  * The exhibit's moods. A touch wakes everything and stops the attract rain.
  * After attract_s seconds without one: rain, to draw visitors, while open;
- * outside opening hours the screen goes dark instead (no steps, no frames)
- * until the next touch.
+ * outside opening hours the exhibit goes to sleep instead. After
+ * sleep_after_s seconds without one it sleeps, open or not. Asleep
+ * (k->dark): no steps, the screens switched off by the loop (black where
+ * one refuses), until a touch or the opening time, which counts as a
+ * visitor: the screens come on for the day and sleep again when nobody
+ * comes.
  */
 static void follow_visitors(struct kiosk *k, uint64_t now)
 {
 	uint64_t seen = gesture_activity(k->gesture);
-	bool idle, dark;
+	uint64_t held = gesture_held_until(k->gesture, now);
+	bool touched = seen != k->touches_seen;
+	bool idle, open, opening, closed, sleepy, dark;
 
 	if (seen != k->touches_seen) {
 		k->touches_seen = seen;
 		k->last_touch_ns = now;
 	}
+	/* A finger held still is a visitor too, until --stuck-touch says it
+	 * is stuck. */
+	if (held > k->last_touch_ns)
+		k->last_touch_ns = held;
+	open = is_open(k);
+	opening = open && !k->was_open;
+	if (opening)
+		k->last_touch_ns = now;
+	k->was_open = open;
 	idle = k->attract_s > 0 && now >= attract_at(k);
-	dark = idle && !is_open(k);
+	closed = idle && !open;
+	sleepy = k->sleep_after_s > 0 && now >= sleep_at(k);
+	dark = closed || sleepy;
 	if (dark != k->dark) {
 		k->dark = dark;
 		k->extra_generation++;
 		if (dark)
 			ripple_clear(k->ripple);
-		log_info(dark ? "closed and nobody around: the screen goes dark until a touch"
-			      : "a touch: the water is back");
+		if (closed)
+			log_info("closed and nobody around: the screens sleep until a touch "
+				 "or the opening time");
+		else if (dark)
+			log_info("no touch for %d s: the screens sleep until a touch",
+				 k->sleep_after_s);
+		else
+			log_info("%s: the water is back",
+				 touched ? "a touch" : opening ? "opening time" : "new settings");
 	}
 	if (idle && !dark && !k->attracting) {
 		k->attracting = true;
@@ -294,6 +328,7 @@ int kiosk_advance(struct kiosk *k, uint64_t now_ns)
 		return 0;
 	k->now_ns = now_ns;
 	follow_visitors(k, now_ns);
+	kiosk_show_advance(k, now_ns);
 	due = clock_ticks(now_ns - k->t0, (unsigned)k->units.steps_per_second);
 	/* After a stall (VT switched away, a hiccup) the water does not race
 	 * to catch up; it resumes at its normal pace. */
@@ -332,9 +367,13 @@ uint64_t kiosk_next_wake_ns(const struct kiosk *k)
 	if (k->attract_s > 0 && !k->attracting && !k->dark &&
 	    (wake == 0 || attract_at(k) < wake))
 		wake = attract_at(k);
-	if (k->has_hours && (wake == 0 || k->now_ns + HOURS_CHECK_NS < wake))
-		wake = k->now_ns + HOURS_CHECK_NS;
-	return wake;
+	if (k->sleep_after_s > 0 && !k->dark)
+		wake = clock_earliest(wake, sleep_at(k));
+	/* Asleep nothing but the opening time (or a touch) changes anything. */
+	if (k->has_hours)
+		wake = clock_earliest(wake, k->now_ns + (k->dark ? until_opening_ns(k)
+								: HOURS_CHECK_NS));
+	return clock_earliest(wake, kiosk_show_wake_ns(k));
 }
 
 uint64_t kiosk_generation(const struct kiosk *k)
@@ -357,9 +396,30 @@ bool kiosk_dark(const struct kiosk *k)
 	return k->dark;
 }
 
+/* "after 300 s without a touch", "outside 09:00-18:00 when idle" */
+#define SLEEP_PART_LEN 64
+
+void kiosk_describe_sleep(const struct kiosk *k, char *buf, size_t len)
+{
+	char after[SLEEP_PART_LEN] = "", hours[SLEEP_PART_LEN] = "";
+	bool closes = k->has_hours && k->attract_s > 0;
+
+	buf[0] = '\0';
+	if (k->sleep_after_s > 0)
+		snprintf(after, sizeof(after), "after %d s without a touch", k->sleep_after_s);
+	if (closes)
+		snprintf(hours, sizeof(hours), "outside %02d:%02d-%02d:%02d when idle",
+			 k->open_min / MINUTES_PER_HOUR, k->open_min % MINUTES_PER_HOUR,
+			 k->close_min / MINUTES_PER_HOUR, k->close_min % MINUTES_PER_HOUR);
+	if (after[0] || hours[0])
+		snprintf(buf, len, "screens sleep %s%s%s, until a touch%s", after,
+			 after[0] && hours[0] ? " and " : "", hours,
+			 k->has_hours ? " or the opening time" : "");
+}
+
 int kiosk_reconfigure(struct kiosk *k, const struct options *o)
 {
-	struct image *source = NULL;
+	struct show_pick pick = { .index = -1 };
 	struct water_look look;
 	struct water_units u;
 	struct workers *w;
@@ -376,7 +436,7 @@ int kiosk_reconfigure(struct kiosk *k, const struct options *o)
 
 	/* Everything that can fail first, nothing changed yet: with strict a
 	 * picture that cannot be read refuses the whole reload. */
-	ret = load_source(o->background, k->width, k->height, o->strict, true, &source);
+	ret = kiosk_show_open(k, o, true, &pick);
 	if (ret < 0 && o->strict)
 		return ret;
 	new_source = ret == 0;
@@ -391,13 +451,6 @@ int kiosk_reconfigure(struct kiosk *k, const struct options *o)
 	}
 
 	/* From here on it all applies. */
-	if (new_source) {
-		/* The old views keep showing until the new ones are made at
-		 * the next frame: no black frame in between. */
-		image_destroy(k->source);
-		k->source = source;
-		source = NULL;
-	}
 	if (u.steps_per_second != k->units.steps_per_second) {
 		/* The step clock starts over at the new rate from now (the
 		 * new units are taken below). */
@@ -411,19 +464,35 @@ int kiosk_reconfigure(struct kiosk *k, const struct options *o)
 		k->workers = w;
 	}
 	apply_settings(k, o, &u);
+	/* The old views keep showing until the new ones are made at the
+	 * next frame: no black frame in between. */
+	if (new_source)
+		kiosk_show_take(k, &pick, o);
+	else
+		kiosk_show_set_timing(k, o);
 	for (int i = 0; i < KIOSK_MAX_VIEWS; i++)
 		kiosk_view_clear(&k->views[i]);
 	k->extra_generation++;
 	ret = 0;
 out:
 	free(mask);
-	image_destroy(source);
+	kiosk_show_pick_clear(&pick);
 	return ret;
 }
 
 const struct water_units *kiosk_units(const struct kiosk *k)
 {
 	return &k->units;
+}
+
+int kiosk_picture(struct kiosk *k, const struct image **out)
+{
+	struct view *v;
+	int ret = kiosk_get_view(k, k->width, k->height, &v);
+
+	if (ret == 0)
+		*out = v->background;
+	return ret;
 }
 
 struct gesture *kiosk_gesture(struct kiosk *k)
@@ -434,4 +503,10 @@ struct gesture *kiosk_gesture(struct kiosk *k)
 struct ripple *kiosk_ripple(struct kiosk *k)
 {
 	return k->ripple;
+}
+
+int kiosk_pictures_held(const struct kiosk *k)
+{
+	return (k->source != NULL) + (k->show.next_source != NULL) +
+	       (k->show.list && playlist_prefetching(k->show.list));
 }

@@ -8,6 +8,7 @@
 #define KIOSK_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "settings/options.h"
@@ -15,6 +16,7 @@
 
 struct kiosk;
 struct gesture;
+struct image;
 struct ripple;
 struct water_units;
 
@@ -48,8 +50,17 @@ uint64_t kiosk_next_wake_ns(const struct kiosk *k);
 /* Rain falls: --rain, or the attract rain after idle seconds. */
 bool kiosk_raining(const struct kiosk *k);
 
-/* Outside opening hours with nobody around: the screen shows black. */
+/*
+ * Asleep: outside opening hours with nobody around, or --sleep-after
+ * seconds without a touch. The water is flat and does not step, and
+ * kiosk_render() draws black; the loop switches the screens off. A touch,
+ * or the opening time, wakes it (and changes kiosk_generation()).
+ */
 bool kiosk_dark(const struct kiosk *k);
+/* When it sleeps and wakes, for the start line ("screens sleep after 300 s
+ * without a touch, and outside 09:00-18:00 when idle, until a touch or
+ * the opening time"); "" when it never does. */
+void kiosk_describe_sleep(const struct kiosk *k, char *buf, size_t len);
 
 /*
  * Take new settings (SIGHUP) without new water: picture, obstacles,
@@ -72,8 +83,14 @@ uint64_t kiosk_generation(const struct kiosk *k);
 bool kiosk_busy(const struct kiosk *k);
 
 struct gesture *kiosk_gesture(struct kiosk *k);
+/* The picture under the water as the screen it was made for shows it, in
+ * the logical pixels touches are given in. 0 or a negative errno. */
+int kiosk_picture(struct kiosk *k, const struct image **out);
 /* The look in cells, steps and heights, for the screen the water is for. */
 const struct water_units *kiosk_units(const struct kiosk *k);
 struct ripple *kiosk_ripple(struct kiosk *k);
+/* Pictures decoded and held for the playlist (the tests' look at memory):
+ * the current one, the next one, a decode ahead under way. At most 2. */
+int kiosk_pictures_held(const struct kiosk *k);
 
 #endif

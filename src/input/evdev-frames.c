@@ -22,6 +22,12 @@
 #define RATELIMIT_INTERVAL_NS (30 * NSEC_PER_SEC)
 /* The relative mouse moves this many screen pixels per count. */
 #define MOUSE_PIXELS_PER_COUNT 1
+/* A touchscreen nobody touches says nothing; this many events a second
+ * with no contact down is a faulty or noisy one (a finger sends a few
+ * hundred, but with a contact down). Said at most once an interval. */
+#define IDLE_FLOOD_EVENTS_PER_S 200
+#define IDLE_FLOOD_WINDOW_NS NSEC_PER_SEC
+#define IDLE_FLOOD_SAY_NS (60 * NSEC_PER_SEC)
 
 /* true: say it. The last allowed line says that more are muted. */
 static bool ratelimit_pass(struct ratelimit *r, bool *last)
@@ -240,9 +246,45 @@ static void event_mt(struct device *d, const struct input_event *ev)
 	}
 }
 
+static bool any_contact_down(const struct device *d)
+{
+	for (int s = 0; s < d->n_slots; s++)
+		if (d->cur[s].down || d->pend[s].down)
+			return true;
+	return false;
+}
+
+/*
+ * A flood of events with no contact down: counted per second of the
+ * events' own time, said at most once a minute per device. They change
+ * no contact, so no touch reaches the gesture machine and nothing counts
+ * them as a visitor. Pointers are left out: one moving without its
+ * button held is a hand on the mouse, not a fault.
+ */
+static void count_idle_event(struct device *d, uint64_t t)
+{
+	if (d->kind == INPUT_REL_MOUSE || d->kind == INPUT_ABS_POINTER || any_contact_down(d))
+		return;
+	if (t < d->idle_window_ns || t - d->idle_window_ns >= IDLE_FLOOD_WINDOW_NS) {
+		/* The window before is over (or the clock went back). */
+		if (d->idle_events >= IDLE_FLOOD_EVENTS_PER_S &&
+		    (d->idle_said_ns == 0 || t < d->idle_said_ns ||
+		     t - d->idle_said_ns >= IDLE_FLOOD_SAY_NS)) {
+			log_warn("%s: %u events/s without a touch (a faulty or noisy touchscreen?)",
+				 d->path, d->idle_events);
+			d->idle_said_ns = t ? t : 1;
+		}
+		d->idle_window_ns = t;
+		d->idle_events = 0;
+	}
+	d->idle_events++;
+}
+
 void device_event(struct input *in, struct device *d, const struct input_event *ev)
 {
 	uint64_t t = event_ns(ev);
+
+	count_idle_event(d, t);
 
 	if (ev->type == EV_SYN && ev->code == SYN_DROPPED) {
 		on_dropped(in, d, t);

@@ -69,6 +69,10 @@ struct device {
 	struct touch_map map;
 	bool map_ok;
 	double units_per_mm;           /* for contact sizes */
+	/* events with no contact down, per second of the events' clock */
+	uint64_t idle_window_ns;
+	unsigned idle_events;
+	uint64_t idle_said_ns;         /* 0: never said */
 };
 
 struct input {

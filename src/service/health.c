@@ -19,6 +19,9 @@
 #include "water/workers.h"
 
 #define LINE_LEN 256
+/* The live STATUS= line at most this often: systemctl status is read by a
+ * person, and each line is a message to the service manager. */
+#define STATUS_INTERVAL_NS (5 * NSEC_PER_SEC)
 
 struct health {
 	struct stats *stats;
@@ -28,6 +31,12 @@ struct health {
 	uint64_t watchdog_ns;      /* how often to say WATCHDOG=1; 0: no watchdog */
 	uint64_t watchdog_sent_ns;
 	uint64_t stats_ns;         /* the next stats line */
+	bool screens_off;          /* asleep on purpose: no frames to wait for */
+	/* the live STATUS= line */
+	uint64_t status_ns;        /* when it was last sent */
+	uint64_t status_frames;    /* stats_totals() then */
+	bool status_moving;        /* it showed frames: another one will say when they stop */
+	bool status_asleep;        /* what it said of the screens */
 };
 
 struct health *health_create(void)
@@ -60,7 +69,7 @@ struct stats *health_stats(struct health *h)
 
 static void start_line(const struct health_view *v)
 {
-	char outs[LINE_LEN] = "", units[LINE_LEN] = "no water";
+	char outs[LINE_LEN] = "", units[LINE_LEN] = "no water", sleep[LINE_LEN] = "";
 	int n_outputs = loop_output_count(v->loop);
 	struct kiosk *k = loop_kiosk(v->loop);
 	size_t n = 0;
@@ -74,13 +83,53 @@ static void start_line(const struct health_view *v)
 			n += (size_t)snprintf(outs + n, sizeof(outs) - n, " %dx%d mm",
 					      in->mm_width, in->mm_height);
 	}
-	if (k)
+	if (k) {
 		water_units_describe(kiosk_units(k), units, sizeof(units));
-	log_info("version %s on %s: %s; %s; touch devices: %d; SIMD %s; %d threads", VERSION,
+		kiosk_describe_sleep(k, sleep, sizeof(sleep));
+	}
+	log_info("version %s on %s: %s; %s; touch devices: %d; SIMD %s; %d threads%s%s", VERSION,
 		 v->d->description[0] ? v->d->description : v->d->backend_name,
 		 n_outputs ? outs : "no screen connected", units,
 		 v->input ? input_device_count(v->input) : 0, simd_kernels()->name,
-		 v->threads > 0 ? v->threads : workers_default_count());
+		 v->threads > 0 ? v->threads : workers_default_count(), sleep[0] ? "; " : "", sleep);
+}
+
+/*
+ * What `systemctl status` shows while running: awake or asleep, the frame
+ * rate over the last few seconds, the touches today. Once it has shown no
+ * frames it waits for a pass (a touch, rain, the watchdog) to say more.
+ */
+static void live_status(struct health *h, const struct health_view *v, uint64_t now)
+{
+	uint64_t frames, missed;
+	char line[LINE_LEN], rate[LINE_LEN] = "still water";
+	double fps;
+
+	/* Falling asleep or waking is said at once. */
+	if (!h->ready || (now < h->status_ns + STATUS_INTERVAL_NS && v->asleep == h->status_asleep))
+		return;
+	stats_totals(h->stats, &frames, &missed);
+	if (!h->status_ns) {
+		/* READY=1's line stands until there is a frame rate to say. */
+		h->status_ns = now;
+		h->status_frames = frames;
+		h->status_moving = true;
+		return;
+	}
+	fps = (double)(frames - h->status_frames) * (double)NSEC_PER_SEC /
+	      (double)(now - h->status_ns);
+	/* Calm water draws nothing: 0 fps is no fault, and says so. */
+	if (frames > h->status_frames)
+		snprintf(rate, sizeof(rate), "%.1f fps", fps);
+	snprintf(line, sizeof(line), "%s on %d screen%s: %s, %llu touch%s today",
+		 v->asleep ? "asleep" : "awake", loop_output_count(v->loop),
+		 loop_output_count(v->loop) == 1 ? "" : "s", rate,
+		 (unsigned long long)v->touches_today, v->touches_today == 1 ? "" : "es");
+	notify_status_line(line);
+	h->status_ns = now;
+	h->status_frames = frames;
+	h->status_moving = frames > 0 && fps > 0;
+	h->status_asleep = v->asleep;
 }
 
 /*
@@ -88,7 +137,11 @@ static void start_line(const struct health_view *v)
  * to show one on: waiting for one is working as meant). WATCHDOG=1 only
  * while frames reach the screen, so a stuck display or a stuck loop gets
  * the service restarted; calm water shows no new frames, so then one is
- * drawn again for the watchdog's sake (see health_wake).
+ * drawn again for the watchdog's sake (see health_wake). While the exhibit
+ * sleeps with every screen switched off there are no frames to wait for:
+ * then WATCHDOG=1 goes each period the loop comes round to here (its
+ * timer wakes it for that), so a stuck loop is still caught; the first
+ * frame after waking must flip within --flip-timeout.
  */
 void health_check(struct health *h, const struct health_view *v, uint64_t now)
 {
@@ -96,6 +149,7 @@ void health_check(struct health *h, const struct health_view *v, uint64_t now)
 	struct kiosk *k = loop_kiosk(v->loop);
 	uint64_t total = 0;
 
+	h->screens_off = loop_screens_off(v->loop);
 	for (int i = 0; i < n_outputs; i++)
 		total += loop_output(v->loop, i)->presented;
 	if (total != h->presented_total) {
@@ -112,12 +166,12 @@ void health_check(struct health *h, const struct health_view *v, uint64_t now)
 		notify_status(status);
 	}
 	if (h->watchdog_ns && h->ready &&
-	    (h->presented_ns > h->watchdog_sent_ns || n_outputs == 0) &&
+	    (h->presented_ns > h->watchdog_sent_ns || n_outputs == 0 || h->screens_off) &&
 	    now >= h->watchdog_sent_ns + h->watchdog_ns) {
 		notify_watchdog();
 		h->watchdog_sent_ns = now;
 	}
-	if (h->watchdog_ns && now >= h->presented_ns + h->watchdog_ns)
+	if (h->watchdog_ns && !h->screens_off && now >= h->presented_ns + h->watchdog_ns)
 		loop_redraw(v->loop);
 	if (v->stats_interval_s > 0 && k && now >= h->stats_ns) {
 		char line[LINE_LEN];
@@ -127,6 +181,7 @@ void health_check(struct health *h, const struct health_view *v, uint64_t now)
 			log_info("stats: %s", line);
 		h->stats_ns = now + (uint64_t)v->stats_interval_s * NSEC_PER_SEC;
 	}
+	live_status(h, v, now);
 }
 
 uint64_t health_wake(const struct health *h, int stats_interval_s)
@@ -135,9 +190,13 @@ uint64_t health_wake(const struct health *h, int stats_interval_s)
 
 	if (h->watchdog_ns && h->ready) {
 		wake = h->watchdog_sent_ns + h->watchdog_ns;
-		wake = clock_earliest(wake, h->presented_ns + h->watchdog_ns);
+		/* Asleep no frame is drawn for it: that time would pass at once. */
+		if (!h->screens_off)
+			wake = clock_earliest(wake, h->presented_ns + h->watchdog_ns);
 	}
 	if (stats_interval_s > 0 && h->stats_ns)
 		wake = clock_earliest(wake, h->stats_ns);
+	if (h->status_moving)
+		wake = clock_earliest(wake, h->status_ns + STATUS_INTERVAL_NS);
 	return wake;
 }

@@ -1,6 +1,7 @@
 # service: the program -- main() picks a backend; the one frame loop, driven
 # live by poll() (signals, timer, reload) or headless by a virtual clock;
-# health and stats for systemd; the SIGUSR1 screenshot. libsystemd.
+# health and stats for systemd; the SIGUSR1 screenshot; the curator's
+# usage numbers and map of touches. libsystemd.
 noinst_LIBRARIES += src/service/librk-service.a
 src_service_librk_service_a_SOURCES = \
 	src/service/loop.c src/service/loop.h \
@@ -9,7 +10,10 @@ src_service_librk_service_a_SOURCES = \
 	src/service/health.c src/service/health.h \
 	src/service/screenshot.c src/service/screenshot.h \
 	src/service/notify.c src/service/notify.h \
-	src/service/stats.c src/service/stats.h
+	src/service/stats.c src/service/stats.h \
+	src/service/state-dir.c src/service/state-dir.h \
+	src/service/usage.c src/service/usage.h \
+	src/service/heatmap.c src/service/heatmap.h
 src_service_librk_service_a_CFLAGS = $(AM_CFLAGS) $(LIBSYSTEMD_CFLAGS)
 SERVICE_LIBS = src/service/librk-service.a $(LIBSYSTEMD_LIBS)
 

@@ -46,6 +46,7 @@ struct loop {
 	int rotation;             /* the water's, as given or as the panel says */
 	int touch_output;         /* index in outputs, -1: none */
 	uint64_t display_ns;      /* when the display's events were last read */
+	bool asleep;              /* the screens were switched off for the exhibit's sleep */
 };
 
 int loop_create(struct display *d, struct touch_script *script, struct stats *stats,
@@ -195,14 +196,17 @@ static int sync_outputs(struct loop *l, const struct options *o, uint64_t now)
 	for (int i = 0; i < n; i++) {
 		struct loop_output *lo = &next[count];
 		uint64_t presented;
+		bool asleep;
 
 		if (l->d->ops->output_info(l->d, i, &lo->info) < 0)
 			continue;
 		presented = lo->info.presented;
+		asleep = lo->info.asleep;
 		for (int j = 0; j < l->n_outputs; j++) {
 			if (!kept[j] && same_output(&l->outputs[j].info, &lo->info)) {
 				*lo = l->outputs[j];
 				lo->info.presented = presented;
+				lo->info.asleep = asleep;
 				kept[j] = true;
 				break;
 			}
@@ -367,7 +371,10 @@ static uint64_t frames(struct loop *l, uint64_t now, int *err)
 		uint64_t when;
 		int ret = 0;
 
-		if (now < out->next_ns) {
+		if (out->info.asleep) {
+			/* Switched off: no frames, no flips, no timer. */
+			continue;
+		} else if (now < out->next_ns) {
 			when = out->next_ns;
 		} else if (!keep && out->showing && out->shown == kiosk_generation(l->k)) {
 			/* Idle when flat, and between steps: the screen already
@@ -405,6 +412,36 @@ static uint64_t frames(struct loop *l, uint64_t now, int *err)
 	return wake;
 }
 
+/*
+ * The exhibit's sleep: the screens switched off as it falls asleep (the
+ * outputs that went off are skipped from then on, those that refused are
+ * drawn black), on again as it wakes, every output drawn anew.
+ */
+static void follow_sleep(struct loop *l, uint64_t now)
+{
+	bool dark = kiosk_dark(l->k);
+	int ret;
+
+	if (dark == l->asleep)
+		return;
+	l->asleep = dark;
+	ret = l->d->ops->set_power(l->d, !dark);
+	/* Only memory runs out here; the screens then show black, awake. */
+	if (ret < 0)
+		log_warn("cannot switch the screens %s: %s", dark ? "off" : "on",
+			 strerror(-ret));
+	for (int i = 0; i < l->n_outputs; i++) {
+		struct display_output_info info;
+
+		if (l->d->ops->output_info(l->d, i, &info) == 0)
+			l->outputs[i].info.asleep = info.asleep;
+	}
+	if (l->stats)
+		stats_sleep(l->stats, now, dark);
+	if (!dark)
+		loop_redraw(l);
+}
+
 int loop_follow_outputs(struct loop *l, const struct options *o, uint64_t now)
 {
 	return sync_outputs(l, o, now);
@@ -421,6 +458,7 @@ int loop_frame(struct loop *l, const struct options *o, uint64_t now, uint64_t *
 	/* Touches read before a step are in that step. */
 	play_script(l, o, now);
 	kiosk_advance(l->k, now);
+	follow_sleep(l, now);
 	*wake = frames(l, now, &ret);
 	if (ret < 0)
 		return ret;
@@ -440,6 +478,16 @@ void loop_redraw(struct loop *l)
 {
 	for (int i = 0; i < l->n_outputs; i++)
 		l->outputs[i].showing = false;
+}
+
+bool loop_screens_off(const struct loop *l)
+{
+	if (!l->asleep || l->n_outputs == 0)
+		return false;
+	for (int i = 0; i < l->n_outputs; i++)
+		if (!l->outputs[i].info.asleep)
+			return false;
+	return true;
 }
 
 int loop_output_count(const struct loop *l)

@@ -68,6 +68,13 @@ int loop_new_water(struct loop *l, const struct options *o);
 /* Every output drawn again at its next frame, changed or not. */
 void loop_redraw(struct loop *l);
 
+/*
+ * The exhibit sleeps and every screen is switched off, on purpose: no
+ * frames come, and none are missing. False while one of them refused and
+ * shows black (its frames go on), or without screens.
+ */
+bool loop_screens_off(const struct loop *l);
+
 int loop_output_count(const struct loop *l);
 /* As of the last pass; idx < loop_output_count(). */
 const struct display_output_info *loop_output(const struct loop *l, int idx);

@@ -36,6 +36,14 @@ void notify_status(const char *status)
 	notify_send(msg);
 }
 
+void notify_status_line(const char *status)
+{
+	char msg[STATUS_MAX];
+
+	snprintf(msg, sizeof(msg), "STATUS=%s", status);
+	notify_send(msg);
+}
+
 void notify_stopping(void)
 {
 	notify_send("STOPPING=1");

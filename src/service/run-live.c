@@ -1,6 +1,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -24,6 +25,8 @@
 #include "service/notify.h"
 #include "service/run-live.h"
 #include "service/screenshot.h"
+#include "service/state-dir.h"
+#include "service/usage.h"
 #include "settings/options.h"
 #include "settings/settings.h"
 
@@ -46,6 +49,7 @@ struct live {
 	struct loop *loop;
 	struct input *input;
 	struct health *health;
+	struct usage *usage;       /* NULL: no memory for it at start */
 
 	struct live_source sources[LIVE_MAX_SOURCES];
 	int n_sources;
@@ -98,6 +102,18 @@ static void apply_touch_settings(struct live *l, const struct options *next)
 	c.transform.rotation = loop_rotation(l->loop);
 	input_set_stones(l->input, &c.stones);
 	input_set_transform(l->input, &c.transform);
+}
+
+/* The usage numbers go where the state directory now is, kept as long as
+ * --usage-days now says. */
+static void apply_usage_settings(struct live *l)
+{
+	char buf[PATH_MAX];
+
+	if (l->usage && usage_configure(l->usage, state_dir_resolve(l->o->state_dir, buf,
+								    sizeof(buf)),
+					l->o->usage_days) < 0)
+		log_warn("reload: out of memory for the usage numbers; they stay where they were");
 }
 
 /*
@@ -155,6 +171,7 @@ static void reload(struct live *l)
 	apply_touch_settings(l, &next);
 	options_free(l->o);
 	*l->o = next;
+	apply_usage_settings(l);
 	loop_redraw(l->loop);
 	log_info("reloaded the settings%s%s (now: %s; new water: %s)",
 		 l->src->config_path ? " from " : "", l->src->config_path ? l->src->config_path : "",
@@ -204,6 +221,17 @@ static int on_display(struct live *l)
 static int on_input(struct live *l)
 {
 	return input_dispatch(l->input);
+}
+
+/* SIGUSR1: the map of touches with the screenshot, the grid it is drawn
+ * from beside it. */
+static void write_usage_map(struct live *l)
+{
+	struct kiosk *k = loop_kiosk(l->loop);
+	const struct image *picture;
+
+	if (l->usage && k && kiosk_picture(k, &picture) == 0)
+		usage_write_map(l->usage, picture);
 }
 
 static int arm_timer(struct live *l, uint64_t when)
@@ -257,6 +285,7 @@ static int block_signals(sigset_t *set)
 static int live_setup(struct live *l, struct touch_script *script)
 {
 	struct input_config ic;
+	char dir[PATH_MAX];
 	sigset_t signals;
 	int ret, display_fd;
 
@@ -284,6 +313,11 @@ static int live_setup(struct live *l, struct touch_script *script)
 	display_fd = l->d->ops->get_fd(l->d);
 	if (display_fd >= 0)
 		live_add_source(l, display_fd, on_display);
+	/* Without the curator's numbers the water still shows. */
+	ret = usage_create(state_dir_resolve(l->o->state_dir, dir, sizeof(dir)), l->o->usage_days,
+			   time(NULL), &l->usage);
+	if (ret < 0)
+		log_warn("no usage numbers: %s", strerror(-ret));
 	/* Without touch input the water still shows: a warning, not an exit. */
 	options_input_config(l->o, &ic);
 	ret = input_create(&ic, true, &l->input);
@@ -316,20 +350,41 @@ int run_live(struct options *o, const struct options_source *src, struct display
 			reload(&l);
 		hv.threads = o->threads;
 		hv.stats_interval_s = o->stats_interval_s;
+		if (l.usage) {
+			usage_tick(l.usage, loop_kiosk(l.loop), health_stats(l.health), time(NULL),
+				   now);
+			hv.touches_today = usage_touches_today(l.usage);
+		}
+		/* The exhibit sleeps: outside opening hours, or --sleep-after. */
+		hv.asleep = loop_kiosk(l.loop) && kiosk_dark(loop_kiosk(l.loop));
 		health_check(l.health, &hv, now);
 		if (l.screenshot) {
 			l.screenshot = false;
 			screenshot_write(l.loop, o->state_dir);
+			write_usage_map(&l);
 		}
 		ret = loop_frame(l.loop, o, now, &wake);
 		if (ret < 0)
 			break;
 		wake = clock_earliest(wake, health_wake(l.health, o->stats_interval_s));
+		/* The exhibit fell asleep or woke in this pass: another pass at
+		 * once, for the STATUS= line to say so. */
+		if (loop_kiosk(l.loop) && kiosk_dark(loop_kiosk(l.loop)) != hv.asleep)
+			wake = now;
+		if (l.usage)
+			wake = clock_earliest(wake, usage_next_hour_ns(l.usage));
 		ret = arm_timer(&l, wake);
 		if (ret == 0)
 			ret = poll_sources(&l);
 	}
 
+	/* The hour so far, for the next start to count on. */
+	if (l.usage && l.loop) {
+		usage_tick(l.usage, loop_kiosk(l.loop), health_stats(l.health), time(NULL),
+			   clock_now_ns());
+		usage_flush(l.usage);
+	}
+	usage_destroy(l.usage);
 	/* The water and its threads first: they hold the input's target. */
 	loop_destroy(l.loop);
 	input_destroy(l.input);

@@ -10,12 +10,12 @@
 #include "image/image.h"
 #include "service/loop.h"
 #include "service/screenshot.h"
-#include "settings/options.h"
+#include "service/state-dir.h"
 
 void screenshot_write(struct loop *l, const char *state_dir)
 {
-	const char *dir = state_dir, *env = getenv("STATE_DIRECTORY");
 	char first[PATH_MAX], path[PATH_MAX + 32];
+	const char *dir = state_dir_resolve(state_dir, first, sizeof(first));
 	struct kiosk *k = loop_kiosk(l);
 	const struct display_output_info *info;
 	struct render_target t;
@@ -25,13 +25,6 @@ void screenshot_write(struct loop *l, const char *state_dir)
 		log_warn("SIGUSR1: no screen to take a picture of");
 		return;
 	}
-	if (!dir && env && *env) {
-		/* $STATE_DIRECTORY may list several, colon-separated. */
-		snprintf(first, sizeof(first), "%.*s", (int)strcspn(env, ":"), env);
-		dir = first;
-	}
-	if (!dir)
-		dir = OPTIONS_DEFAULT_STATE_DIR;
 	info = loop_output(l, 0);
 	t.width = info->width;
 	t.height = info->height;

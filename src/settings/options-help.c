@@ -7,6 +7,10 @@
 #include "water/ripple.h"
 #include "water/workers.h"
 
+/* A default that is a plain number, spelt into the text. */
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
 /* --help: every option with its unit, range and default. A new option
  * gets its line here and in doc/ripple-kiosk.1 (tests/man.sh checks). */
 void options_print_help(FILE *f)
@@ -35,8 +39,13 @@ void options_print_help(FILE *f)
 "  --format xrgb8888|rgb565  pixel format rendered (default xrgb8888)\n"
 "\n"
 "Picture:\n"
-"  --background FILE       PNG, JPEG or PPM under the water (default: built-in pool)\n"
+"  --background FILE[:FILE|DIR]...  PNG, JPEG or PPM under the water (default:\n"
+"                          built-in pool); several, or a directory's, take turns\n"
 "  --fit cover|contain|stretch  how the picture fills the screen (default cover)\n"
+"  --picture-seconds N     with several: each stands N s, 0 the first stays (default %d)\n"
+"  --crossfade SECONDS     then fades into the next over this (default %g, 0..%g)\n"
+"  --drift PIXELS          burn-in care (OLED, plasma): the picture wanders this far,\n"
+"                          a pixel every few minutes (default 0: off, 0..%d)\n"
 "  --obstacles FILE        image whose dark parts are solid walls in the water\n"
 "  --strict                a bad picture is fatal instead of replaced\n"
 "  --light N               crests catch the light, 0 off (default 0, 0..%d)\n"
@@ -71,6 +80,9 @@ void options_print_help(FILE *f)
 "                          the device reports contact size (default stone-radius x1:x%g)\n"
 "  --touch-weight MIN:MAX  stone weight in mm from the lightest to the firmest press,\n"
 "                          where the device reports pressure (default stone-weight /%g:x%g)\n"
+"  --stuck-touch SECONDS   a contact that has not moved for this long is stuck, not a\n"
+"                          visitor, until it lifts (default "
+				STR(OPTIONS_DEFAULT_STUCK_TOUCH_S) ", 0 never)\n"
 "  --grab                  take the input devices for this program alone (EVIOCGRAB)\n"
 "\n"
 "The exhibit:\n"
@@ -79,9 +91,14 @@ void options_print_help(FILE *f)
 "  --attract-rain N        raindrops per minute per square metre then (default %d)\n"
 "  --opening-hours HH:MM-HH:MM  outside them the screen goes dark when idle, a touch\n"
 "                          wakes it (default: always open)\n"
+"  --sleep-after SECONDS   after this long without a touch the screens are switched\n"
+"                          off (DPMS, backlight) until a touch (default 0, never)\n"
 "  --stats-interval SECONDS  a stats line this often (default %d, 0 never)\n"
 "  --state-dir DIR         where SIGUSR1 writes a PNG of the screen (default\n"
 "                          $STATE_DIRECTORY, else %s)\n"
+"  --usage-days N          usage.csv there keeps N days of hourly rows, and touches.png\n"
+"                          shows where fingers landed (default "
+				STR(OPTIONS_DEFAULT_USAGE_DAYS) ", 0 none)\n"
 "\n"
 "Speed:\n"
 "  --threads N             threads for step and render (default: online CPUs, 1..%d)\n"
@@ -95,7 +112,9 @@ void options_print_help(FILE *f)
 "--verbose) has a --no- form that turns it off: --no-grab undoes the config file.\n",
 		OPTIONS_DEFAULT_FLIP_TIMEOUT_MS, OPTIONS_MAX_FLIP_TIMEOUT_MS,
 		OPTIONS_DEFAULT_WIDTH, OPTIONS_DEFAULT_HEIGHT, OPTIONS_DEFAULT_FRAMES,
-		OPTIONS_DEFAULT_OUTPUT, OPTIONS_DEFAULT_REFRESH_HZ, RENDER_LIGHT_MAX,
+		OPTIONS_DEFAULT_OUTPUT, OPTIONS_DEFAULT_REFRESH_HZ,
+		OPTIONS_DEFAULT_PICTURE_SECONDS, OPTIONS_DEFAULT_CROSSFADE_S, OPTIONS_MAX_CROSSFADE_S,
+		OPTIONS_MAX_DRIFT, RENDER_LIGHT_MAX,
 		OPTIONS_DEFAULT_WAVE_SPEED_CM_S, OPTIONS_DEFAULT_FADE_S, OPTIONS_DEFAULT_DEPTH_MM,
 		OPTIONS_DEFAULT_STONE_RADIUS_MM, OPTIONS_DEFAULT_STONE_WEIGHT_MM,
 		OPTIONS_DEFAULT_RAIN, OPTIONS_DEFAULT_RAIN_DROP_MM, OPTIONS_DEFAULT_SEED,

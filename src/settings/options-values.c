@@ -179,6 +179,8 @@ static bool parse_touch(struct options *o, int c, const char *arg, bool on,
 	case OPT_TOUCH_WEIGHT:
 		return bad_bounds(from, arg, OPTIONS_MIN_LENGTH_MM, OPTIONS_MAX_WEIGHT_MM,
 				  &o->touch_weight_min, &o->touch_weight_max);
+	case OPT_STUCK_TOUCH:
+		return bad_int(from, arg, 0, OPTIONS_MAX_STUCK_TOUCH_S, &o->stuck_touch_s);
 	default:
 		return bad(from, "not a setting this program knows");
 	}
@@ -234,6 +236,12 @@ bool options_parse_one(struct options *o, const struct option_row *opt, const ch
 		if (image_fit_from_name(arg, &o->fit) < 0)
 			return bad_choice(f, arg, "cover, contain, stretch");
 		return false;
+	case OPT_PICTURE_SECONDS:
+		return bad_int(f, arg, 0, OPTIONS_MAX_PICTURE_SECONDS, &o->picture_seconds);
+	case OPT_CROSSFADE:
+		return bad_number(f, arg, 0, OPTIONS_MAX_CROSSFADE_S, "seconds", &o->crossfade_s);
+	case OPT_DRIFT:
+		return bad_int(f, arg, 0, OPTIONS_MAX_DRIFT, &o->drift);
 	case OPT_OBSTACLES:
 		return set_string(f, &o->obstacles, arg);
 	case OPT_STRICT:
@@ -318,10 +326,14 @@ bool options_parse_one(struct options *o, const struct option_row *opt, const ch
 			return true;
 		o->has_opening_hours = true;
 		return false;
+	case OPT_SLEEP_AFTER:
+		return bad_int(f, arg, 0, OPTIONS_MAX_SLEEP_AFTER_S, &o->sleep_after_s);
 	case OPT_STATS_INTERVAL:
 		return bad_int(f, arg, 0, OPTIONS_MAX_STATS_INTERVAL_S, &o->stats_interval_s);
 	case OPT_STATE_DIR:
 		return set_string(f, &o->state_dir, arg);
+	case OPT_USAGE_DAYS:
+		return bad_int(f, arg, 0, OPTIONS_MAX_USAGE_DAYS, &o->usage_days);
 	case 'v':
 		o->verbose = on;
 		return false;

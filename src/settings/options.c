@@ -41,6 +41,9 @@ static const struct option_row option_rows[] = {
 	{ "format", required_argument, OPT_FORMAT, RELOAD_RESTART, FIELD(format) },
 	{ "background", required_argument, OPT_BACKGROUND, RELOAD_LIVE, STRING(background) },
 	{ "fit", required_argument, OPT_FIT, RELOAD_LIVE, FIELD(fit) },
+	{ "picture-seconds", required_argument, OPT_PICTURE_SECONDS, RELOAD_LIVE, FIELD(picture_seconds) },
+	{ "crossfade", required_argument, OPT_CROSSFADE, RELOAD_LIVE, FIELD(crossfade_s) },
+	{ "drift", required_argument, OPT_DRIFT, RELOAD_LIVE, FIELD(drift) },
 	{ "obstacles", required_argument, OPT_OBSTACLES, RELOAD_LIVE, STRING(obstacles) },
 	{ "strict", no_argument, OPT_STRICT, RELOAD_LIVE, FIELD(strict) },
 	{ "damping", required_argument, OPT_DAMPING, RELOAD_LIVE, FIELD(damping) },
@@ -73,13 +76,16 @@ static const struct option_row option_rows[] = {
 	{ "touch-output", required_argument, OPT_TOUCH_OUTPUT, RELOAD_LIVE, STRING(touch_output) },
 	{ "touch-radius", required_argument, OPT_TOUCH_RADIUS, RELOAD_LIVE, SPAN(touch_radius_min, touch_radius_max) },
 	{ "touch-weight", required_argument, OPT_TOUCH_WEIGHT, RELOAD_LIVE, SPAN(touch_weight_min, touch_weight_max) },
+	{ "stuck-touch", required_argument, OPT_STUCK_TOUCH, RELOAD_LIVE, FIELD(stuck_touch_s) },
 	/* ---- end touch input ---- */
 	{ "config", required_argument, OPT_CONFIG, RELOAD_RESTART, NOTHING },
 	{ "attract", required_argument, OPT_ATTRACT, RELOAD_LIVE, FIELD(attract_s) },
 	{ "attract-rain", required_argument, OPT_ATTRACT_RAIN, RELOAD_LIVE, FIELD(attract_rain) },
 	{ "opening-hours", required_argument, OPT_OPENING_HOURS, RELOAD_LIVE, SPAN(has_opening_hours, close_min) },
+	{ "sleep-after", required_argument, OPT_SLEEP_AFTER, RELOAD_LIVE, FIELD(sleep_after_s) },
 	{ "stats-interval", required_argument, OPT_STATS_INTERVAL, RELOAD_LIVE, FIELD(stats_interval_s) },
 	{ "state-dir", required_argument, OPT_STATE_DIR, RELOAD_LIVE, STRING(state_dir) },
+	{ "usage-days", required_argument, OPT_USAGE_DAYS, RELOAD_LIVE, FIELD(usage_days) },
 	{ "verbose", no_argument, 'v', RELOAD_RESTART, FIELD(verbose) },
 	{ "help", no_argument, 'h', RELOAD_RESTART, NOTHING },
 	{ "version", no_argument, 'V', RELOAD_RESTART, NOTHING },
@@ -93,6 +99,8 @@ void options_defaults(struct options *o)
 	memset(o, 0, sizeof(*o));
 	o->backend = BACKEND_AUTO;
 	o->fit = IMAGE_FIT_COVER;
+	o->picture_seconds = OPTIONS_DEFAULT_PICTURE_SECONDS;
+	o->crossfade_s = OPTIONS_DEFAULT_CROSSFADE_S;
 	o->wave_speed_cm_s = OPTIONS_DEFAULT_WAVE_SPEED_CM_S;
 	o->fade_s = OPTIONS_DEFAULT_FADE_S;
 	o->depth_mm = OPTIONS_DEFAULT_DEPTH_MM;
@@ -117,6 +125,8 @@ void options_defaults(struct options *o)
 	o->rotate = ROTATE_AUTO;
 	o->flip_timeout_ms = OPTIONS_DEFAULT_FLIP_TIMEOUT_MS;
 	o->threads = 0;
+	o->stuck_touch_s = OPTIONS_DEFAULT_STUCK_TOUCH_S;
+	o->usage_days = OPTIONS_DEFAULT_USAGE_DAYS;
 	o->attract_s = OPTIONS_DEFAULT_ATTRACT_S;
 	o->attract_rain = OPTIONS_DEFAULT_ATTRACT_RAIN;
 	o->stats_interval_s = OPTIONS_DEFAULT_STATS_INTERVAL_S;

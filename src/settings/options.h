@@ -64,14 +64,27 @@ enum rotation {
 #define OPTIONS_MAX_ATTRACT_S 86400
 #define OPTIONS_DEFAULT_ATTRACT_RAIN 300  /* drops per minute per square metre */
 #define OPTIONS_DEFAULT_STATS_INTERVAL_S 600
+#define OPTIONS_MAX_SLEEP_AFTER_S 604800  /* a week */
 #define OPTIONS_MAX_STATS_INTERVAL_S 86400
 #define OPTIONS_DEFAULT_STATE_DIR "/var/lib/ripple-kiosk"
+/* The picture playlist (image/playlist.h) and burn-in care (exhibit/drift.h). */
+#define OPTIONS_DEFAULT_PICTURE_SECONDS 60
+#define OPTIONS_MAX_PICTURE_SECONDS 86400
+#define OPTIONS_DEFAULT_CROSSFADE_S 2.0
+#define OPTIONS_MAX_CROSSFADE_S 60.0
+#define OPTIONS_MAX_DRIFT 64
+/* usage.csv keeps this many days of rows; ten years at the most. */
+#define OPTIONS_DEFAULT_USAGE_DAYS 90
+#define OPTIONS_MAX_USAGE_DAYS 3660
 
 /* ---- touch input ---- */
 /* --touch-radius/--touch-weight bounds when not given: from the stone's
  * size and weight, so a fingertip and a flat hand differ by these factors. */
 #define OPTIONS_TOUCH_RADIUS_SPREAD 4.0
 #define OPTIONS_TOUCH_WEIGHT_SPREAD 2.0
+/* A contact that has not moved for this long is stuck, not a visitor. */
+#define OPTIONS_DEFAULT_STUCK_TOUCH_S 30
+#define OPTIONS_MAX_STUCK_TOUCH_S 86400
 /* ---- end touch input ---- */
 
 /*
@@ -87,6 +100,9 @@ struct options {
 	/* picture and water */
 	const char *background;       /* NULL: the built-in picture */
 	enum image_fit fit;
+	int picture_seconds;          /* each picture of a list stands this long; 0: stays */
+	double crossfade_s;           /* then fades into the next over this */
+	int drift;                    /* burn-in care: wander this many pixels; 0: off */
 	const char *obstacles;        /* NULL: none */
 	bool strict;                  /* a bad picture is fatal */
 	/* the look, in the visitor's units */
@@ -135,6 +151,7 @@ struct options {
 	 * derived from stone_radius_mm/stone_weight_mm. */
 	double touch_radius_min, touch_radius_max;
 	double touch_weight_min, touch_weight_max;
+	int stuck_touch_s;            /* a contact still this long is stuck, 0 = never */
 	/* ---- end touch input ---- */
 
 	/* ---- the exhibit ---- */
@@ -143,8 +160,10 @@ struct options {
 	int attract_rain;             /* its drops per minute per m^2 */
 	bool has_opening_hours;
 	int open_min, close_min;      /* minutes after midnight, local time */
+	int sleep_after_s;            /* screens off after this long without a touch, 0 = never */
 	int stats_interval_s;         /* a stats line this often, 0 = never */
 	const char *state_dir;        /* NULL: $STATE_DIRECTORY, else OPTIONS_DEFAULT_STATE_DIR */
+	int usage_days;               /* days usage.csv keeps, 0 = no usage numbers */
 	/* ---- end the exhibit ---- */
 
 	bool verbose;

@@ -23,7 +23,15 @@ void gesture_set_units(struct gesture *g, const struct water_units *u);
 /* The stone of a finger that brings no pressure or size of its own: its
  * radius on the screen and how deep it pushes the water, in mm. */
 void gesture_set_defaults(struct gesture *g, double radius_mm, double weight_mm);
-/* Counts fingers landing and moving: visitors are around while it changes. */
+/*
+ * A finger that moves less than this from where it last moved is held
+ * still: a resting fingertip rolls about this much, and a panel's noise
+ * on a contact nobody makes (dirt, a sticker, water) stays within it.
+ */
+#define GESTURE_JITTER_MM 3.0
+
+/* Counts fingers landing and moving beyond GESTURE_JITTER_MM: visitors
+ * are around while it changes. */
 uint64_t gesture_activity(const struct gesture *g);
 /* Counts fingers landing. */
 uint64_t gesture_touches(const struct gesture *g);
@@ -46,5 +54,38 @@ int gesture_up(struct gesture *g, int slot);
 void gesture_cancel_all(struct gesture *g);
 bool gesture_slot_down(const struct gesture *g, int slot);
 int gesture_active(const struct gesture *g);
+
+/*
+ * A finger held down is a visitor holding it there, until it has not
+ * moved beyond GESTURE_JITTER_MM for stuck_ns (0: never stuck); then it
+ * is stuck (a faulty panel, something lying on it) and no visitor, until
+ * it lifts. Until gesture_set_stuck() fingers never get stuck.
+ */
+void gesture_set_stuck(struct gesture *g, uint64_t stuck_ns);
+/*
+ * The latest time a finger down counts as a visitor: now_ns (ns of the
+ * caller's clock) while one is held and not stuck; when every one is
+ * stuck, when the last of them got stuck; 0 when no finger is down. The
+ * gesture keeps no clock: a landing or a move is dated at the first call
+ * after it, so the caller asks at each step of its clock.
+ */
+uint64_t gesture_held_until(struct gesture *g, uint64_t now_ns);
+
+/* For the curator's numbers: where fingers landed and how many at once. */
+struct gesture_point {
+	int x, y;          /* as given to gesture_down() */
+};
+/* Landings remembered between two gesture_take_landings(). */
+#define GESTURE_LANDINGS 64
+/*
+ * The fingers that landed since the last call: returns how many (capped
+ * at INT_MAX), and puts the places of the latest of them, up to max and
+ * GESTURE_LANDINGS, oldest first, in out (the older ones' places are
+ * lost; their count is not).
+ */
+int gesture_take_landings(struct gesture *g, struct gesture_point *out, int max);
+/* The most fingers down at once since the last call (counting from those
+ * down then). */
+int gesture_take_peak(struct gesture *g);
 
 #endif

@@ -106,6 +106,9 @@ def _package_hint(tool):
         "modetest": "libdrm-tests",
         "xz": "xz-utils",
         "dpkg": "dpkg",
+        "dpkg-deb": "dpkg",
+        "dpkg-buildpackage": "dpkg-dev",
+        "dh": "debhelper",
         "apt-get": "apt",
         "ldd": "libc-bin",
     }.get(tool, tool)

@@ -10,12 +10,14 @@ the unit and switch_root's to systemd.  A small service runs rkvm's command
 channel on ttyS1.  Checks, in one boot:
 
   the unit is active, runs as its own user, water on screen like the
-  headless render;  systemctl kill -s KILL -> a new PID on screen within
+  headless render;  a live STATUS= line (awake, fps, touches today) in
+  systemctl status;  systemctl kill -s KILL -> a new PID on screen within
   seconds;  systemctl kill -s STOP -> the watchdog restarts it (journal says
   so);  systemctl reload with a new background -> new picture, same PID, no
   black screen in between;  a broken config on reload -> rejected with
   file:line in the journal, same PID, still the water;  systemctl stop -> the
-  text console is back (text written to tty1 shows).
+  hour's row in usage.csv, the text console is back (text written to tty1
+  shows).
 
 The build: $top_builddir (make check), else the directory above the binary's
 src/ ($RIPPLE_KIOSK).  RKVM_SERVICE_UNIT / RKVM_SYSUSERS use another unit or
@@ -36,8 +38,12 @@ sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import rkvm  # noqa: E402
-
-T_START = time.monotonic()
+from rkservice import (PICS, UNIT, add_to_payload, boot_debian,  # noqa: E402
+                       build_rootfs, check_pivot, die, guest_now, journal,
+                       library_packages, looks_like, main_pid, note, payload_files,
+                       picture, process_user, sh, show, state, unit_seconds, wait_active,
+                       wait_for, wait_water)
+import rkservice  # noqa: E402
 
 rkvm.require_tools("qemu-system-x86_64", "busybox", "debootstrap", "mke2fs", "dpkg", "make")
 if os.geteuid() != 0:
@@ -45,9 +51,6 @@ if os.geteuid() != 0:
 prog = rkvm.ripple_kiosk()
 top_builddir = os.path.abspath(os.environ.get("top_builddir") or
                                os.path.join(os.path.dirname(prog), ".."))
-
-SIZE = (1280, 800)                 # bochs-display's preferred mode
-MAX_MEAN, MAX_FRACTION, THRESHOLD = 12.0, 0.10, 48   # as test-drm.py
 
 
 def default_config():
@@ -60,25 +63,8 @@ def default_config():
     return m.group(1)
 
 
-PICS = "/usr/local/share/rkvm"
-UNIT = "ripple-kiosk.service"
-# Runtime libraries every build may need (sd_notify, optional ones): the
-# image then rarely changes when the program gains a library.
-BASE_LIBS = ["libpng16-16", "libjpeg62-turbo", "libpixman-1-0", "libdrm2",
-             "libevdev2", "libsystemd0"]
-
 t = rkvm.Checks()
 tmp = tempfile.mkdtemp(prefix="rk-systemd-")
-
-
-def note(msg):
-    print("# [%5.1f s] %s" % (time.monotonic() - T_START, msg), flush=True)
-
-
-def die(msg):
-    print("ERROR: " + msg, flush=True)
-    sys.exit(rkvm.HARD_ERROR)
-
 
 CONF = default_config()
 
@@ -110,59 +96,10 @@ def find_installed(dest, name, env_var):
     return None, None
 
 
-def library_packages(binary):
-    """Debian packages of the binary's shared libraries (ldd + dpkg -S)."""
-    pkgs = set(BASE_LIBS)
-    for lib in rkvm.shared_libs(binary):
-        for path in (lib, os.path.realpath(lib)):
-            res = subprocess.run(["dpkg", "-S", path], stdout=subprocess.PIPE,
-                                 stderr=subprocess.DEVNULL, universal_newlines=True)
-            if res.returncode == 0 and res.stdout:
-                pkgs.add(res.stdout.split(":")[0].strip())
-                break
-        else:
-            note("no package owns %s (not from Debian?); hoping the image has it" % lib)
-    return sorted(pkgs)
-
-
-def build_rootfs(packages):
-    t0 = time.monotonic()
-    res = subprocess.run(["sh", os.path.join(HERE, "build-rootfs.sh")] + packages,
-                         stdout=subprocess.PIPE, universal_newlines=True)
-    lines = res.stdout.strip().splitlines()
-    if res.returncode != 0 or not lines or not os.path.isfile(lines[-1]):
-        rkvm.skip_or_fail("could not build the Debian root filesystem (build-rootfs.sh "
-                          "failed; debootstrap needs the mirror apt uses)")
-    secs = time.monotonic() - t0
-    note("root filesystem %s (%s)" % (lines[-1], "built in %.0f s" % secs if secs > 5
-                                      else "cached"))
-    return lines[-1]
-
-
 # ---- pictures and their headless renders -----------------------------------------
 
-def picture(path, kind):
-    """A 320x200 test picture, unlike the built-in pool and each other."""
-    w, h = 320, 200
-    px = bytearray()
-    for y in range(h):
-        for x in range(w):
-            if kind == 1:     # green-yellow diagonal stripes
-                on = ((x + y) // 20) % 2
-                px += bytes((60 + 150 * on, 200, 40)) if on else bytes((20, 110, 30))
-            else:             # magenta/white checkerboard
-                on = (x // 40 + y // 40) % 2
-                px += bytes((250, 250, 250)) if on else bytes((170, 20, 140))
-    rkvm.write_png(path, rkvm.Image(w, h, bytes(px)))
-    return path
-
-
 def headless(background, label):
-    try:
-        return rkvm.headless_frame(prog, os.path.join(tmp, "ref-" + label), SIZE,
-                                   "--background", background)
-    except rkvm.VMError as e:
-        die(str(e))
+    return rkservice.headless(prog, os.path.join(tmp, "ref-" + label), background)
 
 
 def config(background, extra=""):
@@ -173,123 +110,6 @@ def config(background, extra=""):
 
 
 # ---- the guest -------------------------------------------------------------------
-
-# Runs in the initramfs's PID 1 shell after the modules are loaded.
-PIVOT = r"""
-rk_pivot_fail() {
-	echo "RK-PIVOT-FAIL $*"
-	sync
-	poweroff -f
-}
-i=0
-while [ ! -b /dev/vda ] && [ $i -lt 300 ]; do usleep 100000; i=$((i + 1)); done
-mkdir -p /newroot
-mount -t ext4 /dev/vda /newroot || rk_pivot_fail "mount /dev/vda"
-cp -a /payload/. /newroot/ || rk_pivot_fail "copying the payload"
-ln -sf /lib/systemd/system/graphical.target /newroot/etc/systemd/system/default.target
-for d in dev proc sys run; do mount --move /$d /newroot/$d; done
-chroot /newroot systemctl enable rk-cmd.service %(unit)s ||
-	rk_pivot_fail "systemctl enable rk-cmd.service %(unit)s"
-echo "RK-PIVOT switch_root"
-exec switch_root /newroot /sbin/init
-"""
-
-# The command channel under systemd: rkvm's rk_serve, in busybox sh.
-CMD_UNIT = """[Unit]
-Description=rkvm test command channel on ttyS1
-DefaultDependencies=no
-After=systemd-remount-fs.service
-
-[Service]
-Environment=PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:/rk/bin
-Environment=SYSTEMD_PAGER=cat SYSTEMD_COLORS=0 COLUMNS=300 TERM=dumb
-ExecStartPre=/rk/busybox mkdir -p /rk/bin
-ExecStartPre=/rk/busybox --install -s /rk/bin
-ExecStart=/rk/busybox sh -c '. /rk/lib.sh; echo RK-READY > /dev/ttyS0; rk_serve /dev/ttyS1'
-
-[Install]
-WantedBy=sysinit.target
-"""
-
-
-def sh(vm, command, timeout=60):
-    """Output of a guest command (stripped); rc ignored."""
-    return vm.run(command, timeout, check=False)[1].strip()
-
-
-def show(vm, prop):
-    return sh(vm, "systemctl show -p %s --value %s" % (prop, UNIT))
-
-
-def main_pid(vm):
-    try:
-        return int(show(vm, "MainPID"))
-    except ValueError:
-        return 0
-
-
-def state(vm):
-    return sh(vm, "systemctl is-active %s" % UNIT)
-
-
-def journal(vm, since=None):
-    cmd = "journalctl --no-pager -o short-monotonic -u %s" % UNIT
-    if since is not None:
-        cmd += " --since @%d" % since
-    return sh(vm, cmd, 60)
-
-
-def guest_now(vm):
-    return int(sh(vm, "date +%s"))
-
-
-def shot(vm, label):
-    return vm.shot(label)
-
-
-def looks_like(img, ref):
-    if img.size != ref.size:
-        return False, "screen is %dx%d" % img.size
-    return rkvm.compare(img, ref, MAX_MEAN, MAX_FRACTION, THRESHOLD)
-
-
-def wait_for(what, cond, timeout, step=0.5):
-    """Poll cond() (returning a true value when done) until timeout;
-    returns (value, seconds)."""
-    t0 = time.monotonic()
-    v = rkvm.wait_until(cond, timeout, step)
-    return v, time.monotonic() - t0
-
-
-def wait_water(vm, ref, label, timeout, old_pid=None):
-    """Wait until the unit is active (with a PID other than old_pid) and the
-    screen looks like ref.  Returns (pid, image, seconds, why)."""
-    last = {"img": None, "why": "", "pid": 0}
-
-    def ready():
-        pid = main_pid(vm)
-        last["pid"] = pid
-        if pid == 0 or pid == old_pid:
-            return False
-        img = vm.qmp.screendump()
-        ok, why = looks_like(img, ref)
-        last["img"], last["why"] = img, why
-        return ok
-    ok, secs = wait_for(label, ready, timeout)
-    if last["img"] is not None:
-        last["img"].save_png(os.path.join(vm.workdir, label + ".png"))
-    return last["pid"] if ok else 0, last["img"], secs, last["why"]
-
-
-def unit_seconds(vm, prop, default):
-    """A time property of the unit (systemctl show prints e.g. 10s, 1min 30s)."""
-    v = show(vm, prop)
-    total, found = 0.0, False
-    for num, unit in re.findall(r"([\d.]+)\s*(min|ms|us|s|h)?", v):
-        found = True
-        total += float(num) * {"min": 60, "ms": 1e-3, "us": 1e-6, "h": 3600}.get(unit, 1)
-    return total if found and total > 0 else default
-
 
 def main():
     note("make install")
@@ -337,37 +157,22 @@ def main():
             shutil.copytree(top, os.path.join(payload, "usr", d), symlinks=True,
                             dirs_exist_ok=True)
             shutil.rmtree(top)
-    ours = {
-        "/rk/busybox": shutil.which("busybox"),
-        "/rk/lib.sh": os.path.join(HERE, "guest-lib.sh"),
-        "/etc/systemd/system/rk-cmd.service": CMD_UNIT,
+    ours = payload_files()
+    ours.update({
         CONF: config(PICS + "/bg1.png"),
         PICS + "/bg1.png": bg1,
         PICS + "/bg2.png": bg2,
-    }
+    })
     if os.environ.get("RKVM_SERVICE_UNIT"):
         ours["/etc/systemd/system/" + UNIT] = unit_host
     if os.environ.get("RKVM_SYSUSERS"):
         ours["/etc/sysusers.d/ripple-kiosk.conf"] = sysusers_host
-    for guest, src in ours.items():
-        path = payload + guest
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        if src.startswith("/") and os.path.isfile(src):
-            shutil.copy(src, path)
-        else:
-            with open(path, "w") as f:
-                f.write(src)
-    files = {"/rk/pivot": PIVOT % {"unit": UNIT}, "/payload": payload}
+    add_to_payload(payload, ours)
 
     note("booting Debian with systemd")
-    with rkvm.boot(devices=["bochs-display"], extra_files=files, memory=1024,
-                   modules=["bochs", "virtio_pci", "virtio_blk", "ext4", "crc32c_generic",
-                            "evdev"],
-                   qemu_args=["-drive", "file=%s,if=virtio,format=raw,snapshot=on" % image],
-                   boot_timeout=240, timeout=float(os.environ.get("RKVM_TIMEOUT", "720"))) as vm:
+    with boot_debian(payload, image, units=[UNIT]) as vm:
         note("systemd up, command channel ready (%.1f s)" % vm.boot_seconds)
-        if "RK-PIVOT-FAIL" in vm.serial():
-            die("the initramfs could not switch to the root filesystem:\n" + vm.serial()[-3000:])
+        check_pivot(vm)
         run_checks(vm, ref1, ref2)
         vm.poweroff(60)
     shutil.rmtree(tmp, ignore_errors=True)
@@ -375,11 +180,8 @@ def main():
 
 def run_checks(vm, ref1, ref2):
     # ---- 1. active, own user, water ------------------------------------------
-    st, secs = wait_for("active", lambda: state(vm) in ("active", "failed") and state(vm),
-                        120, 1.0)
-    t.check(st == "active", "the unit reaches active at boot",
-            "state %r after %.0f s\n%s\n%s" % (st, secs, sh(vm, "systemctl status %s" % UNIT),
-                                              journal(vm)))
+    st, secs, why = wait_active(vm)
+    t.check(st == "active", "the unit reaches active at boot", why)
     note("unit %s after %.0f s more" % (st, secs))
     pid, img, secs, why = wait_water(vm, ref1, "1-active", 60)
     t.check(img is not None and rkvm.is_not_black(img), "water on screen (not black)",
@@ -387,10 +189,17 @@ def run_checks(vm, ref1, ref2):
     t.check(pid != 0, "... and it looks like the headless render of the configured picture",
             "%s\n%s" % (why, journal(vm)))
     pid = pid or main_pid(vm)
-    user = sh(vm, "stat -c %%U /proc/%d" % pid) if pid else "?"
+    user = process_user(vm, pid)
     t.check(user == "ripple-kiosk", "runs as user ripple-kiosk, not root", "user %r" % user)
     groups = sh(vm, "grep ^Groups: /proc/%d/status; getent group video render input" % pid)
     note("groups: %s" % " | ".join(groups.splitlines()))
+    # The live STATUS= line, a few seconds after READY=1's.
+    live = re.compile(r"^(awake|asleep) on \d+ screens?: (\d+\.\d fps|still water), "
+                      r"\d+ touch(es)? today$")
+    status, secs = wait_for("status", lambda: live.match(show(vm, "StatusText")) and
+                            show(vm, "StatusText"), 60)
+    t.check(bool(status), "systemctl status shows a live line: awake, fps, touches today",
+            "StatusText %r" % show(vm, "StatusText"))
 
     # ---- 2. SIGKILL -> restarted, on screen again --------------------------------
     old = pid
@@ -455,7 +264,7 @@ def run_checks(vm, ref1, ref2):
         return seen["img"] is not None and time.monotonic() - t0 > 2
     wait_for("bg2", new_picture, 30, 0.1)
     img, secs, black, dumps = seen["img"], seen["at"] or 0, seen["black"], seen["dumps"]
-    img = img or shot(vm, "4-after-reload")
+    img = img or vm.shot("4-after-reload")
     t.check(looks_like(img, ref2)[0], "systemctl reload with a new background: the new picture",
             "%s\n%s" % (looks_like(img, ref2)[1], journal(vm, since)))
     now = main_pid(vm)
@@ -481,7 +290,7 @@ def run_checks(vm, ref1, ref2):
     now = main_pid(vm)
     t.check(now == old and state(vm) == "active", "... still active, same MainPID",
             "pid %d -> %d, %s" % (old, now, state(vm)))
-    img = shot(vm, "5-after-bad-reload")
+    img = vm.shot("5-after-bad-reload")
     ok, why = looks_like(img, ref2)
     t.check(ok, "... the water keeps running with the old settings", why)
 
@@ -489,6 +298,9 @@ def run_checks(vm, ref1, ref2):
     sh(vm, "systemctl stop %s" % UNIT, 60)
     st = state(vm)
     t.check(st in ("inactive", "unknown"), "systemctl stop: the unit is inactive", st)
+    usage = sh(vm, "cat /var/lib/ripple-kiosk/usage.csv")
+    t.check(usage.startswith("hour,touches,max_fingers,") and len(usage.splitlines()) >= 2,
+            "... and usage.csv in its StateDirectory has the hour's row", usage)
     before, gone = vm.wait_screen(lambda img: not looks_like(img, ref2)[0], "6-after-stop")
     t.check(gone, "... the water is gone from the screen", looks_like(before, ref2)[1])
     sh(vm, "for i in $(seq 30); do echo '#### ripple-kiosk VM test: text console ####'; "

@@ -5,6 +5,8 @@
                      water changes around that point and not far from it,
                      with --rotate 0 and --rotate 90 (the place touched does
                      not move when the picture turns).
+                     A tap is counted in the state directory: usage.csv's
+                     row at exit, the map of touches on SIGUSR1.
   Panel orientation  the kernel told the connector is a panel built in
                      with its left side up (video=...:panel_orientation=, as
                      its quirk table does for tablets): without --rotate the
@@ -171,7 +173,42 @@ def idle_when_flat(vm):
     vm.stop("rk", "TERM", 10)
 
 
+def usage_numbers(vm):
+    """A tap is counted: the map of touches on SIGUSR1 (its grid has the tap
+    in the right cell), usage.csv's row for the hour when it stops."""
+    label = "usage"
+    state = "/tmp/rk-usage"
+    vm.run("mkdir -p %s" % state)
+    vm.start("rk", "ripple-kiosk", "--attract", "0", "--state-dir", state)
+    before = wait_picture(vm, "rk", label + "-0")
+    px, py = 320, 200
+    vm.qmp.tablet_px(px, py, SCREEN[0], SCREEN[1], "left", True)
+    time.sleep(0.3)
+    vm.qmp.tablet(button="left", down=False)
+    touch_shows(vm, before, px, py, label + "-touched")
+    vm.run("kill -USR1 $(pidof ripple-kiosk)")
+    log, wrote = vm.wait_log("rk", r"SIGUSR1: wrote %s/touches\.png" % state)
+    t.check(wrote and vm.run("ls %s/touches.png" % state, check=False)[0] == 0,
+            "%s: SIGUSR1 writes the map of touches" % label, log)
+    # 96 x 54 cells over the screen: the tap's cell holds one landing.
+    rc, grid = vm.run("cat %s/touches-grid.csv" % state, check=False)
+    rows = [line.split(",") for line in grid.splitlines()]
+    col, row = px * 96 // SCREEN[0], py * 54 // SCREEN[1]
+    t.check(rc == 0 and len(rows) == 54 and rows[row][col] == "1" and
+            sum(int(v) for r in rows for v in r) == 1,
+            "%s: ... from a grid with the tap in its cell (%d, %d)" % (label, col, row), grid)
+    rc, _ = vm.stop("rk", "TERM", 10)
+    t.check(rc == 0, "%s: exits 0" % label, vm.log("rk"))
+    rc, csv = vm.run("cat %s/usage.csv" % state, check=False)
+    lines = csv.splitlines()
+    ok = rc == 0 and len(lines) == 2 and lines[0].startswith("hour,touches,max_fingers,")
+    cells = lines[1].split(",") if ok else []
+    t.check(ok and len(cells) == 7 and cells[1] == "1" and cells[2] == "1",
+            "%s: usage.csv has this hour's row at exit: 1 touch, 1 finger at most" % label, csv)
+
+
 with rkvm.boot(devices=["bochs-display", "virtio-tablet-pci"], programs=[prog]) as vm:
+    usage_numbers(vm)
     tablet_run(vm, 0)
     tablet_run(vm, 90)
     idle_when_flat(vm)

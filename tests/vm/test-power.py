@@ -1,0 +1,323 @@
+#!/usr/bin/env python3
+"""Screen power on real kernel drivers in QEMU: --sleep-after switches the
+screens off through the connector's DPMS property and a touch brings them
+back with water on them.
+
+One run on each of bochs-display and virtio-gpu-pci (with a virtio tablet):
+  - the connector's DPMS value, read back in the guest with modetest -c,
+    is Off while the exhibit sleeps; the log says so, and the stats line
+    says how long it slept;
+  - asleep it takes no CPU (no steps, frames, flips or short timers), and
+    still sends WATCHDOG=1 every half WATCHDOG_USEC (tests/vm/notify-listen
+    stands in for systemd's notify socket);
+  - a touch (QMP tablet) gives DPMS On and the screendump shows the water
+    again, rippling where it was touched (on virtio-gpu only presented
+    frames reach the screendump: the frame after waking was presented);
+  - it falls asleep again, and SIGTERM while asleep exits 0 with the
+    connector switched on for the console.
+Then virtio-gpu-pci with two heads: a screen plugged in while asleep is
+switched off too (DPMS Off on both connectors) and takes no CPU; a touch
+gives DPMS On on both and each head shows the water again.
+
+The binary: $RIPPLE_KIOSK, else $top_builddir/src/ripple-kiosk.
+Skips (77) without QEMU/busybox/modetest/binary unless CI=true."""
+
+import os
+import re
+import shutil
+import sys
+import tempfile
+import time
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import rkvm  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+rkvm.require_tools("qemu-system-x86_64", "busybox", "modetest")
+prog = rkvm.ripple_kiosk()
+modetest = shutil.which("modetest")
+builddir = os.environ.get("top_builddir") or os.path.dirname(os.path.dirname(prog))
+notify_listen = rkvm.require_file(os.path.join(builddir, "tests", "vm", "notify-listen"),
+                                  "tests/vm/notify-listen (built by make check)")
+# Without libsystemd the program tells systemd nothing: no watchdog to see.
+with open(os.path.join(builddir, "config.h")) as f:
+    HAVE_LIBSYSTEMD = re.search(r"^#define HAVE_LIBSYSTEMD 1", f.read(), re.M) is not None
+NOTIFY_SOCKET = "/run/notify.sock"
+# WatchdogSec=4: WATCHDOG=1 every 2 s; systemd would kill it after a gap of 4.
+WATCHDOG_USEC = 4000000
+WATCHDOG_PINGS = 3
+
+SCREEN = (1280, 800)
+FIRST_FRAME_S = 60
+# Long enough to see the water and touch it under TCG on a busy machine,
+# short enough to wait for twice.
+SLEEP_AFTER_S = 8
+STATS_S = 5
+# The DPMS property's values (DRM_MODE_DPMS_ON, DRM_MODE_DPMS_OFF).
+DPMS_ON, DPMS_OFF = 0, 3
+# Asleep: at most this many ticks (1/100 s) of CPU in a window of seconds
+# (the stats line and the watchdog each wake it now and then).
+IDLE_TICKS = 4
+IDLE_WINDOW_S = 4
+NEAR = 160
+THRESHOLD = 8
+MOVED = 0.002
+# The water after the touch against the headless render of calm water:
+# the rings near the touch differ, the rest should not.
+MAX_MEAN = 12.0
+MAX_FRACTION = 0.10
+CMP_THRESHOLD = 48
+
+t = rkvm.Checks()
+tmp = tempfile.mkdtemp(prefix="rk-power-")
+try:
+    REF = rkvm.headless_frame(prog, os.path.join(tmp, "ref"), SCREEN)
+except rkvm.VMError as e:
+    print(e)
+    sys.exit(1)
+
+
+def dpms_all(vm, driver):
+    """{connector name: DPMS value} of every connected connector, as the
+    guest's kernel gives them (modetest -c lists their properties), and
+    the text to show when a check fails."""
+    rc, out = vm.run("modetest -M %s -c" % driver, check=False)
+    values = {}
+    # Each connector's block: from its line ("id encoder status name ...")
+    # to the next line that starts in the first column.
+    for m in re.finditer(r"^\d+\s+\d+\s+connected\s+(\S+).*?(?=^\S|\Z)", out, re.M | re.S):
+        v = re.search(r"\bDPMS:\s*\n(?:\s+\w+:.*\n)*?\s+value:\s*(\d+)", m.group(0))
+        if v:
+            values[m.group(1)] = int(v.group(1))
+    if rc != 0 or not values:
+        return values, "modetest rc=%d:\n%s" % (rc, out[-1500:])
+    return values, "DPMS " + ", ".join("%s %d" % kv for kv in sorted(values.items()))
+
+
+def dpms(vm, driver):
+    """The DPMS value all connected connectors have (None when they differ
+    or there are none), and why."""
+    values, why = dpms_all(vm, driver)
+    same = set(values.values())
+    return (same.pop() if len(same) == 1 else None), why
+
+
+def wait_dpms(vm, driver, want, connectors=1):
+    """Until that many connectors are connected, all with DPMS want."""
+    seen = {}
+
+    def probe():
+        values, seen["why"] = dpms_all(vm, driver)
+        return len(values) == connectors and all(v == want for v in values.values())
+    ok = rkvm.wait_until(probe, rkvm.WAIT_TIMEOUT, 0.5)
+    return bool(ok), seen.get("why", "")
+
+
+def cpu_ticks(vm):
+    """utime + stime of ripple-kiosk in clock ticks (1/100 s)."""
+    out = vm.run("cut -d' ' -f14,15 /proc/$(pidof ripple-kiosk)/stat")[1].split()
+    return int(out[0]) + int(out[1])
+
+
+def idle_window(vm):
+    a = cpu_ticks(vm)
+    time.sleep(IDLE_WINDOW_S)   # spans the time the check is about
+    return cpu_ticks(vm) - a
+
+
+def touch(vm, px, py):
+    vm.qmp.tablet_px(px, py, SCREEN[0], SCREEN[1], "left", True)
+    time.sleep(0.3)             # paces the press and the release
+    vm.qmp.tablet(button="left", down=False)
+
+
+def watchdog_pings(vm):
+    """Guest monotonic ms of each WATCHDOG=1 the notify socket got."""
+    return [int(m.group(1)) for m in
+            re.finditer(r"^(\d+) .*\bWATCHDOG=1", vm.log("nl"), re.M)]
+
+
+def watchdog_while_asleep(vm, label):
+    """More pings come while every screen is off, none further apart than
+    systemd allows."""
+    if not HAVE_LIBSYSTEMD:
+        print("# %s: built without libsystemd: no watchdog to check" % label)
+        return
+    before = len(watchdog_pings(vm))
+    ok = rkvm.wait_until(lambda: len(watchdog_pings(vm)) >= before + WATCHDOG_PINGS,
+                         rkvm.WAIT_TIMEOUT, 0.5)
+    pings = watchdog_pings(vm)[max(before - 1, 0):]
+    gaps = [b - a for a, b in zip(pings, pings[1:])]
+    t.check(ok, "%s: asleep, WATCHDOG=1 keeps coming" % label,
+            "%d pings before, %d now\n%s" % (before, len(watchdog_pings(vm)), vm.log("nl")))
+    t.check(gaps and max(gaps) < WATCHDOG_USEC // 1000,
+            "%s: no gap as long as WatchdogSec" % label, "gaps (ms): %s" % gaps)
+    print("# %s: asleep, WATCHDOG=1 gaps (ms): %s" % (label, gaps))
+    ok = rkvm.wait_until(lambda: re.search(r"\bSTATUS=asleep on \d+ screen", vm.log("nl")),
+                         rkvm.WAIT_TIMEOUT, 0.5)
+    t.check(ok, "%s: systemctl status says asleep" % label, vm.log("nl")[-2000:])
+
+
+def status_awake(vm, label):
+    """The STATUS= line after the last asleep one says awake."""
+    if not HAVE_LIBSYSTEMD:
+        return
+
+    def awake():
+        log = vm.log("nl")
+        return re.search(r"\bSTATUS=awake on \d+ screen", log[log.rfind("STATUS=asleep"):])
+    t.check(rkvm.wait_until(awake, rkvm.WAIT_TIMEOUT, 0.5),
+            "%s: systemctl status says awake again" % label, vm.log("nl")[-2000:])
+
+
+def power_run(vm, driver, label):
+    vm.start("nl", "notify-listen", NOTIFY_SOCKET)
+    t.check(rkvm.wait_until(lambda: vm.run("test -S " + NOTIFY_SOCKET, check=False)[0] == 0,
+                            rkvm.WAIT_TIMEOUT, 0.3),
+            "%s: the notify socket is there" % label, vm.log("nl"))
+    vm.start("rk", "env", "NOTIFY_SOCKET=" + NOTIFY_SOCKET, "WATCHDOG_USEC=%d" % WATCHDOG_USEC,
+             "ripple-kiosk", "--sleep-after", str(SLEEP_AFTER_S), "--attract", "0",
+             "--stats-interval", str(STATS_S), "--wave-speed", "5")
+    first = vm.wait_picture("rk", SCREEN, label + "-0", FIRST_FRAME_S)
+    if not t.check(first.size == SCREEN and rkvm.is_not_black(first),
+                   "%s: water shown" % label, vm.log("rk")):
+        vm.stop("rk", "KILL", 5)
+        return
+    log, ok = vm.wait_log("rk", r"no touch for %d s: the screens sleep" % SLEEP_AFTER_S)
+    t.check(ok, "%s: falls asleep after --sleep-after" % label, log)
+    t.check(re.search(r"threads; screens sleep after %d s without a touch" % SLEEP_AFTER_S, log),
+            "%s: the start line says when the screens sleep" % label, log)
+    ok, why = wait_dpms(vm, driver, DPMS_OFF)
+    t.check(ok, "%s: the connector's DPMS reads Off while asleep" % label, why)
+    t.check(re.search(r"output \S+: switched off \(DPMS off\)", log) and
+            "refuses DPMS" not in log, "%s: the log says the screen went off" % label, log)
+    asleep_shot = vm.shot(label + "-asleep")
+    print("# %s: asleep, the screendump is %.1f%% not black" %
+          (label, 100 * rkvm.nonblack_fraction(asleep_shot)))
+
+    used = {}
+
+    def idle():
+        used["ticks"] = idle_window(vm)
+        return used["ticks"] <= IDLE_TICKS
+    t.check(rkvm.wait_until(idle, rkvm.WAIT_TIMEOUT, 0),
+            "%s: asleep it takes no CPU" % label,
+            "%d ticks of 1/100 s in the last %d s" % (used["ticks"], IDLE_WINDOW_S))
+    print("# %s: asleep, %d ticks of CPU in %d s" % (label, used["ticks"], IDLE_WINDOW_S))
+    watchdog_while_asleep(vm, label)
+    log, ok = vm.wait_log("rk", r"^.*stats: .*asleep \d+ s \(", timeout=rkvm.WAIT_TIMEOUT)
+    t.check(ok, "%s: the stats line says it slept" % label,
+            "\n".join(line for line in log.splitlines() if "stats" in line))
+
+    # The first touch: on again, water on it, rippling where touched.
+    px, py = 320, 200
+    t0 = time.monotonic()
+    touch(vm, px, py)
+    ok, why = wait_dpms(vm, driver, DPMS_ON)
+    t.check(ok, "%s: a touch gives DPMS On" % label, why)
+    img, ok = vm.wait_screen(
+        lambda img: (img.size == SCREEN and rkvm.is_not_black(img) and
+                     rkvm.region_changed(REF, img, rkvm.box(px, py, NEAR), THRESHOLD) > MOVED),
+        label + "-woken")
+    print("# %s: touch to water on screen: %.1f s (TCG)" % (label, time.monotonic() - t0))
+    t.check(ok, "%s: the screendump shows water again, rippling at the touch" % label,
+            "%dx%d, %.1f%% not black, %.2f%% changed near the touch\n%s" %
+            (img.size + (100 * rkvm.nonblack_fraction(img),
+                         100 * rkvm.region_changed(REF, img, rkvm.box(px, py, NEAR),
+                                                   THRESHOLD), vm.log("rk"))))
+    if img.size == SCREEN:
+        ok, why = rkvm.compare(img, REF, MAX_MEAN, MAX_FRACTION, CMP_THRESHOLD)
+        t.check(ok, "%s: and the rest is the picture under calm water" % label, why)
+    log = vm.log("rk")
+    t.check("a touch: the water is back" in log and
+            re.search(r"output \S+: switched on \(DPMS on\)", log),
+            "%s: the log says the touch woke it" % label, log)
+    status_awake(vm, label)
+
+    # Asleep again; SIGTERM gives the console its screen back, switched on.
+    log, ok = vm.wait_log("rk", r"no touch for %d s: the screens sleep" % SLEEP_AFTER_S,
+                          count=2)
+    t.check(ok, "%s: falls asleep again" % label, log)
+    ok, why = wait_dpms(vm, driver, DPMS_OFF)
+    t.check(ok, "%s: DPMS Off again" % label, why)
+    rc, ms = vm.stop("rk", "TERM", 10)
+    t.check(rc == 0, "%s: SIGTERM while asleep exits 0" % label,
+            "rc=%s after %d ms\n%s" % (rc, ms, vm.log("rk")))
+    v, why = dpms(vm, driver)
+    t.check(v == DPMS_ON, "%s: the console gets the screen back switched on" % label, why)
+    for line in vm.log("rk").splitlines():
+        if re.search(r"sleep|switched|water is back|stats: .*asleep|backlight", line):
+            print("# %s: %s" % (label, line))
+    vm.stop("nl", "TERM", 10)
+
+
+def hotplug_asleep(vm, label, vsock):
+    """Two heads on virtio-gpu: a screen plugged in while the exhibit sleeps
+    is switched off too and not drawn on; the touch wakes both, each with
+    the water presented on it."""
+    driver = "virtio_gpu"
+    vm.start("rk", "ripple-kiosk", "--sleep-after", str(SLEEP_AFTER_S), "--attract", "0")
+    first = vm.wait_picture("rk", SCREEN, label + "-head0", FIRST_FRAME_S, device="gpu", head=0)
+    if not t.check(first.size == SCREEN and rkvm.is_not_black(first),
+                   "%s: water shown on head 0" % label, vm.log("rk")):
+        vm.stop("rk", "KILL", 5)
+        return None
+    log, ok = vm.wait_log("rk", r"no touch for %d s: the screens sleep" % SLEEP_AFTER_S)
+    t.check(ok, "%s: falls asleep" % label, log)
+    ok, why = wait_dpms(vm, driver, DPMS_OFF, connectors=1)
+    t.check(ok, "%s: head 0's DPMS reads Off" % label, why)
+
+    head1 = rkvm.vnc_set_desktop_size(vsock, SCREEN[0], SCREEN[1])
+    ok, why = wait_dpms(vm, driver, DPMS_OFF, connectors=2)
+    t.check(ok, "%s: the screen plugged in while asleep is switched off too" % label,
+            why + "\n" + vm.log("rk"))
+    log = vm.log("rk")
+    t.check(len(re.findall(r"output \S+: switched off \(DPMS off\)", log)) == 2 and
+            "the water is back" not in log,
+            "%s: the log says so, and the exhibit sleeps on" % label, log)
+    used = {}
+
+    def idle():
+        used["ticks"] = idle_window(vm)
+        return used["ticks"] <= IDLE_TICKS
+    t.check(rkvm.wait_until(idle, rkvm.WAIT_TIMEOUT, 0),
+            "%s: asleep with two screens it takes no CPU" % label,
+            "%d ticks of 1/100 s in the last %d s" % (used["ticks"], IDLE_WINDOW_S))
+
+    touch(vm, 320, 200)
+    ok, why = wait_dpms(vm, driver, DPMS_ON, connectors=2)
+    t.check(ok, "%s: a touch gives DPMS On on both" % label, why)
+    for head in (0, 1):
+        # virtio-gpu: only presented frames reach the screendump.
+        img, ok = vm.wait_screen(
+            lambda img: (img.size == SCREEN and
+                         rkvm.compare(img, REF, MAX_MEAN, MAX_FRACTION, CMP_THRESHOLD)[0]),
+            "%s-woken-head%d" % (label, head), device="gpu", head=head)
+        t.check(ok, "%s: head %d shows the water again" % (label, head),
+                "%dx%d, %.1f%% not black" % (img.size + (100 * rkvm.nonblack_fraction(img),)))
+    rc, _ = vm.stop("rk", "TERM", 10)
+    t.check(rc == 0, "%s: exits 0" % label, vm.log("rk"))
+    return head1
+
+
+with rkvm.boot(devices=["bochs-display", "virtio-tablet-pci"],
+               programs=[prog, modetest, (notify_listen, "/usr/local/bin/notify-listen")]) as vm:
+    power_run(vm, "bochs-drm", "bochs")
+
+with rkvm.boot(devices=["virtio-gpu-pci", "virtio-tablet-pci"],
+               programs=[prog, modetest, (notify_listen, "/usr/local/bin/notify-listen")]) as vm:
+    power_run(vm, "virtio_gpu", "virtio-gpu")
+
+# QEMU enables head 1 only when a display UI asks for a size: a VNC server
+# bound to it, asked while the program sleeps, plugs that screen in then.
+vsock = os.path.join(tmp, "vnc-head1.sock")
+with rkvm.boot(devices=["virtio-gpu-pci,max_outputs=2,id=gpu", "virtio-tablet-pci"],
+               programs=[prog, modetest],
+               qemu_args=["-vnc", "unix:%s,display=gpu,head=1" % vsock]) as vm:
+    head1 = hotplug_asleep(vm, "two heads", vsock)
+    if head1:
+        head1.close()
+
+shutil.rmtree(tmp, ignore_errors=True)
+t.exit()
