@@ -129,8 +129,9 @@ tmk=$(date +%s)
 esp_uuid=$(cat /proc/sys/kernel/random/uuid)
 root_uuid=$(cat /proc/sys/kernel/random/uuid)
 kver=$(ls "$root/lib/modules" | sort -V | tail -n 1)
-[ -f "$root/boot/vmlinuz-$kver" ] && [ -f "$root/boot/initrd.img-$kver" ] ||
+if [ ! -f "$root/boot/vmlinuz-$kver" ] || [ ! -f "$root/boot/initrd.img-$kver" ]; then
 	die "no kernel or initrd for $kver in the tree (log: $out/mkosi.log)"
+fi
 efi=$work/efi
 mkdir -p "$efi/EFI/BOOT" "$efi/EFI/systemd" "$efi/loader/entries" "$efi/ripple-kiosk"
 cp "$root/usr/lib/systemd/boot/efi/systemd-bootx64.efi" "$efi/EFI/BOOT/BOOTX64.EFI"
@@ -193,7 +194,7 @@ mv "$img" "$out/ripple-kiosk.raw"
 img=$out/ripple-kiosk.raw
 raw=$(stat -c %s "$img")
 used=$(du -B1 "$img" | cut -f1)
-log "mkosi took $((tmk - t0)) s, the disk $(($(date +%s) - tmk)) s: $img ($((raw / 1048576)) MiB, $((used / 1048576)) MiB of it data)"
+log "package and tree (mkosi) took $((tmk - t0)) s, the disk $(($(date +%s) - tmk)) s: $img ($((raw / 1048576)) MiB, $((used / 1048576)) MiB of it data)"
 if $compress; then
 	log "compressing (xz) and writing the block map"
 	bmaptool create -o "$out/ripple-kiosk.raw.bmap" "$img"
