@@ -53,39 +53,12 @@ if command -v flock >/dev/null 2>&1; then
 fi
 
 # -- the mirror apt uses for $SUITE -------------------------------------------
-# deb822 (*.sources): the first "Types: deb" stanza whose Suites has $SUITE;
-# one-line (*.list): the first "deb [opts] URI $SUITE ..." line.
 mirror=${RKVM_MIRROR:-}
 keyring=
-if [ -z "$mirror" ]; then
-	for f in /etc/apt/sources.list.d/*.sources; do
-		[ -f "$f" ] || continue
-		set -- $(awk -v suite="$SUITE" '
-			function flush() {
-				if (types ~ /(^| )deb( |$)/ && (" " suites " ") ~ (" " suite " ") &&
-				    enabled != "no" && uris != "") {
-					split(uris, u, " "); print u[1], (signed == "" ? "-" : signed); found = 1; exit
-				}
-				types = uris = suites = signed = enabled = ""
-			}
-			/^[ \t]*$/ { flush(); next }
-			/^#/ { next }
-			{ k = tolower($1); sub(/:$/, "", k); $1 = ""; sub(/^ +/, "")
-			  if (k == "types") types = $0; else if (k == "uris") uris = $0
-			  else if (k == "suites") suites = $0; else if (k == "signed-by") signed = $0
-			  else if (k == "enabled") enabled = tolower($0) }
-			END { if (!found) flush() }' "$f")
-		if [ $# -ge 1 ]; then
-			mirror=$1
-			[ "${2:--}" != - ] && [ -f "$2" ] && keyring=$2
-			break
-		fi
-	done
-fi
-if [ -z "$mirror" ]; then
-	mirror=$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null |
-		awk -v suite="$SUITE" '$1 == "deb" { i = 2; if ($2 ~ /^\[/) while (i <= NF && $(i - 1) !~ /\]$/) i++
-			if ($(i + 1) == suite) { print $i; exit } }')
+if [ -z "$mirror" ] && found=$("$(dirname "$0")/apt-mirror.sh" "$SUITE"); then
+	set -- $found
+	mirror=$1
+	[ "${2:--}" != - ] && [ -f "$2" ] && keyring=$2
 fi
 [ -n "$mirror" ] || die "no Debian mirror for $SUITE in /etc/apt/sources.list{,.d/*} (set RKVM_MIRROR)"
 
