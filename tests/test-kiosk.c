@@ -120,6 +120,35 @@ static void test_dark_outside_hours(void)
 	kiosk_destroy(k);
 }
 
+/* --attract 0 (no attract rain) must not keep a closed exhibit awake:
+ * it sleeps after a minute without a touch instead. */
+static void test_closed_without_attract(void)
+{
+	struct options o;
+	struct kiosk *k;
+	struct tm tm;
+	time_t now = time(NULL);
+
+	localtime_r(&now, &tm);
+	base_options(&o);
+	o.attract_s = 0;
+	o.has_opening_hours = true;
+	o.open_min = (tm.tm_hour * 60 + tm.tm_min + 120) % 1440;
+	o.close_min = (o.open_min + 60) % 1440;
+	CHECK_EQ(kiosk_create(&o, 0, 40, 30, 0, 0, &k), 0);
+	kiosk_advance(k, SEC);
+	kiosk_advance(k, 59 * SEC);
+	CHECK(!kiosk_dark(k));
+	CHECK(kiosk_next_wake_ns(k) <= 62 * SEC);  /* it looks again in time */
+	kiosk_advance(k, 62 * SEC);
+	CHECK(kiosk_dark(k));
+	CHECK(!kiosk_raining(k));
+	gesture_down(kiosk_gesture(k), 0, 20, 15, 0, 0);
+	kiosk_advance(k, 63 * SEC);
+	CHECK(!kiosk_dark(k));
+	kiosk_destroy(k);
+}
+
 static bool all_black(const uint32_t *px, int n)
 {
 	for (int i = 0; i < n; i++)
@@ -449,6 +478,7 @@ int main(void)
 	RUN(test_dark_outside_hours);
 	RUN(test_sleep_after);
 	RUN(test_opening_time_wakes);
+	RUN(test_closed_without_attract);
 	RUN(test_reconfigure);
 	RUN(test_stuck_touch);
 	RUN(test_stuck_touch_never);

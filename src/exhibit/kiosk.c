@@ -251,6 +251,18 @@ static uint64_t attract_at(const struct kiosk *k)
 	return k->last_touch_ns + (uint64_t)k->attract_s * NSEC_PER_SEC;
 }
 
+/* Closed, the screens sleep once nobody has touched for --attract's idle
+ * time, or this long when --attract 0 turned the attract rain off (which
+ * must not keep them on all night). */
+#define KIOSK_CLOSED_IDLE_S 60
+
+static uint64_t closed_at(const struct kiosk *k)
+{
+	int s = k->attract_s > 0 ? k->attract_s : KIOSK_CLOSED_IDLE_S;
+
+	return k->last_touch_ns + (uint64_t)s * NSEC_PER_SEC;
+}
+
 static uint64_t sleep_at(const struct kiosk *k)
 {
 	return k->last_touch_ns + (uint64_t)k->sleep_after_s * NSEC_PER_SEC;
@@ -287,7 +299,7 @@ static void follow_visitors(struct kiosk *k, uint64_t now)
 		k->last_touch_ns = now;
 	k->was_open = open;
 	idle = k->attract_s > 0 && now >= attract_at(k);
-	closed = idle && !open;
+	closed = !open && now >= closed_at(k);
 	sleepy = k->sleep_after_s > 0 && now >= sleep_at(k);
 	dark = closed || sleepy;
 	if (dark != k->dark) {
@@ -369,6 +381,9 @@ uint64_t kiosk_next_wake_ns(const struct kiosk *k)
 		wake = attract_at(k);
 	if (k->sleep_after_s > 0 && !k->dark)
 		wake = clock_earliest(wake, sleep_at(k));
+	/* Closed, it falls asleep then (with --attract 0 no attract time says so). */
+	if (k->has_hours && !k->dark && closed_at(k) > k->now_ns)
+		wake = clock_earliest(wake, closed_at(k));
 	/* Asleep nothing but the opening time (or a touch) changes anything. */
 	if (k->has_hours)
 		wake = clock_earliest(wake, k->now_ns + (k->dark ? until_opening_ns(k)
