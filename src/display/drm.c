@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -286,18 +287,38 @@ static int drm_output_info(struct display *d, int idx, struct display_output_inf
 	return 0;
 }
 
+/* The device has events not read yet (a flip completed). */
+static bool events_waiting(const struct drm_display *dd)
+{
+	struct pollfd pfd = { .fd = dd->dev->fd, .events = POLLIN };
+
+	return poll(&pfd, 1, 0) > 0 && (pfd.revents & POLLIN);
+}
+
+static bool flip_late(const struct drm_display *dd, const struct drm_output *out)
+{
+	return clock_now_ns() - out->flip_sent_ns > (uint64_t)dd->cfg.flip_timeout_ms * 1000000u;
+}
+
 static int drm_acquire(struct display *d, int idx, struct render_target *target)
 {
 	struct drm_display *dd = to_drm(d);
 	struct drm_output *out;
+	int ret;
 
 	if (idx < 0 || idx >= drm_output_count(d))
 		return -ENOENT;
 	out = dd->outputs[idx];
+	/* The main loop held up (new water made on a reload, a large
+	 * picture) has not read the flip's event yet: a flip that completed
+	 * meanwhile is no stuck display. */
+	if (out->flip_pending && flip_late(dd, out) && events_waiting(dd)) {
+		ret = drm_handle_events(dd);
+		if (ret < 0)
+			return ret;
+	}
 	if (out->flip_pending) {
-		uint64_t waited = clock_now_ns() - out->flip_sent_ns;
-
-		if (waited > (uint64_t)dd->cfg.flip_timeout_ms * 1000000u) {
+		if (flip_late(dd, out)) {
 			log_error("%s: page flip on %s did not complete within %d ms "
 				  "(--flip-timeout); the display is stuck",
 				  dd->dev->path, out->name, dd->cfg.flip_timeout_ms);
