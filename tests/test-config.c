@@ -515,8 +515,10 @@ static void test_ranges(void)
 
 /* ---- the file with the command line ---- */
 
-static enum options_result load(struct options *o, const char *default_config,
-				const char *const *args)
+static enum options_result load_with(enum options_result (*fn)(struct options *,
+								const struct options_source *),
+				     struct options *o, const char *default_config,
+				     const char *const *args)
 {
 	struct options_source src;
 	struct capture cap;
@@ -530,10 +532,69 @@ static enum options_result load(struct options *o, const char *default_config,
 	argv[argc] = NULL;
 	CHECK_EQ(options_source_init(&src, argc, argv, default_config), 0);
 	capture_begin(&cap, STDERR_FILENO);
-	r = options_load(o, &src);
+	r = fn(o, &src);
 	capture_end(&cap);
 	options_source_fini(&src);
 	return r;
+}
+
+static enum options_result load(struct options *o, const char *default_config,
+				const char *const *args)
+{
+	return load_with(options_load, o, default_config, args);
+}
+
+/*
+ * At start a config file that cannot be used is said (its error, then what
+ * becomes of it) and the kiosk starts with the defaults and the command
+ * line: water, not a service restarting. The command line stays strict.
+ */
+static void test_start_without_the_file(void)
+{
+	char path[PATH_LEN], missing[PATH_LEN];
+	struct options o, def;
+
+	tmp_path(path, "start.conf");
+	tmp_path(missing, "missing.conf");
+	options_defaults(&def);
+	write_file(path, "rain = 33\ndamping = 99\n");
+
+	CHECK_EQ(load_with(options_start, &o, NULL,
+			   (const char *[]){ "--config", path, "--stone-radius", "7", NULL }),
+		 OPTIONS_RUN);
+	CHECK(strstr(captured, ":2: damping: '99' is out of range") != NULL);
+	CHECK(strstr(captured, "is not used: the water runs with the built-in settings") != NULL);
+	CHECK_EQ(count_lines(captured), 2);
+	CHECK_EQ(o.rain, def.rain);            /* nothing of the broken file */
+	CHECK(o.stone_radius_mm == 7.0);       /* the command line */
+	options_free(&o);
+
+	/* the default file broken: the same */
+	CHECK_EQ(load_with(options_start, &o, path, (const char *[]){ NULL }), OPTIONS_RUN);
+	CHECK_EQ(o.rain, def.rain);
+	options_free(&o);
+
+	/* --config naming a file that is not there */
+	CHECK_EQ(load_with(options_start, &o, NULL, (const char *[]){ "--config", missing, NULL }),
+		 OPTIONS_RUN);
+	CHECK(strstr(captured, "No such file") != NULL);
+	options_free(&o);
+
+	/* a bad command line is still an error */
+	CHECK_EQ(load_with(options_start, &o, NULL,
+			   (const char *[]){ "--config", path, "--damping", "77", NULL }),
+		 OPTIONS_ERROR);
+	CHECK(strstr(captured, "--damping: '77' is out of range") != NULL);
+	options_free(&o);
+
+	/* a good file is read as at any time */
+	write_file(path, "rain = 33\n");
+	CHECK_EQ(load_with(options_start, &o, NULL, (const char *[]){ "--config", path, NULL }),
+		 OPTIONS_RUN);
+	CHECK_EQ(o.rain, 33);
+	CHECK_EQ(captured[0], '\0');
+	options_free(&o);
+	unlink(path);
 }
 
 static void test_command_line_wins(void)
@@ -900,6 +961,7 @@ int main(void)
 	RUN(test_ranges);
 	RUN(test_command_line_wins);
 	RUN(test_which_file);
+	RUN(test_start_without_the_file);
 	RUN(test_reload);
 	RUN(test_copy_and_free);
 	RUN(test_example_config);

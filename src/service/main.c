@@ -170,7 +170,7 @@ int main(int argc, char **argv)
 	/* The config file first, then the command line over it. */
 	if (options_source_init(&src, argc, argv, NULL) < 0)
 		return EXIT_FAILURE;
-	switch (options_load(&o, &src)) {
+	switch (options_start(&o, &src)) {
 	case OPTIONS_EXIT_OK:
 		status = EXIT_SUCCESS;
 		break;

@@ -52,18 +52,46 @@ nomem:
 	return -ENOMEM;
 }
 
-enum options_result options_load(struct options *o, const struct options_source *src)
+/* file_failed: the config file could not be used (said already). */
+static enum options_result load(struct options *o, const struct options_source *src,
+				bool *file_failed)
 {
 	enum options_result r;
 
+	*file_failed = false;
 	options_defaults(o);
 	if (!src->skip_config &&
 	    config_parse_file(src->config_path, src->config_required, o) < 0) {
+		*file_failed = true;
 		r = OPTIONS_ERROR;
 		goto out;
 	}
 	r = options_parse_args(o, src->argc, src->argv);
 out:
+	if (r != OPTIONS_RUN)
+		options_free(o);
+	return r;
+}
+
+enum options_result options_load(struct options *o, const struct options_source *src)
+{
+	bool file_failed;
+
+	return load(o, src, &file_failed);
+}
+
+enum options_result options_start(struct options *o, const struct options_source *src)
+{
+	enum options_result r;
+	bool file_failed;
+
+	r = load(o, src, &file_failed);
+	if (!file_failed)
+		return r;
+	log_warn("%s is not used: the water runs with the built-in settings and the command "
+		 "line until it is fixed (then reload)", src->config_path);
+	options_defaults(o);
+	r = options_parse_args(o, src->argc, src->argv);
 	if (r != OPTIONS_RUN)
 		options_free(o);
 	return r;

@@ -38,6 +38,14 @@ void options_source_fini(struct options_source *src);
  */
 enum options_result options_load(struct options *o, const struct options_source *src);
 /*
+ * At start: as options_load, except that a config file that cannot be
+ * used (an error in it, or missing when --config named it) is said, and
+ * the kiosk starts with the defaults and the command line instead: water
+ * on the screen, not a service restarting. A reload reads the file again
+ * once it is fixed. A bad command line is still an error.
+ */
+enum options_result options_start(struct options *o, const struct options_source *src);
+/*
  * For SIGHUP: the same as options_load, into *out (free it with
  * options_free). 0, or a negative errno with one line logged and *out
  * zeroed: the caller keeps the options it has.
