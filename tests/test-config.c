@@ -11,6 +11,7 @@
 #include "base/log.h"
 #include "capture.h"
 #include "check.h"
+#include "text-file.h"
 #include "settings/config-file.h"
 #include "settings/options.h"
 #include "settings/settings.h"
@@ -90,18 +91,6 @@ static char tmpdir[] = "/tmp/test-config-XXXXXX";
 static void tmp_path(char *out, const char *name)
 {
 	snprintf(out, PATH_LEN, "%s/%s", tmpdir, name);
-}
-
-static void write_file(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	if (!f) {
-		perror(path);
-		exit(EXIT_FAILURE);
-	}
-	fputs(text, f);
-	fclose(f);
 }
 
 /* ---- every key ---- */
@@ -557,7 +546,7 @@ static void test_start_without_the_file(void)
 	tmp_path(path, "start.conf");
 	tmp_path(missing, "missing.conf");
 	options_defaults(&def);
-	write_file(path, "rain = 33\ndamping = 99\n");
+	write_text_file(path, "rain = 33\ndamping = 99\n");
 
 	CHECK_EQ(load_with(options_start, &o, NULL,
 			   (const char *[]){ "--config", path, "--stone-radius", "7", NULL }),
@@ -588,7 +577,7 @@ static void test_start_without_the_file(void)
 	options_free(&o);
 
 	/* a good file is read as at any time */
-	write_file(path, "rain = 33\n");
+	write_text_file(path, "rain = 33\n");
 	CHECK_EQ(load_with(options_start, &o, NULL, (const char *[]){ "--config", path, NULL }),
 		 OPTIONS_RUN);
 	CHECK_EQ(o.rain, 33);
@@ -603,7 +592,7 @@ static void test_command_line_wins(void)
 	struct options o;
 
 	tmp_path(path, "a.conf");
-	write_file(path, "damping = 7\nbackground = /a.png\nstrict = yes\nrain = 20\n");
+	write_text_file(path, "damping = 7\nbackground = /a.png\nstrict = yes\nrain = 20\n");
 
 	CHECK_EQ(load(&o, NULL, (const char *[]){ "--config", path, "--damping", "9",
 						  "--background", "/b.png", NULL }), OPTIONS_RUN);
@@ -636,7 +625,7 @@ static void test_command_line_wins(void)
 	options_free(&o);
 
 	/* a bad file is an error even where the command line would override */
-	write_file(path, "damping = 99\n");
+	write_text_file(path, "damping = 99\n");
 	CHECK_EQ(load(&o, NULL, (const char *[]){ "--config", path, "--damping", "9", NULL }),
 		 OPTIONS_ERROR);
 	CHECK(strstr(captured, ":1: damping: '99' is out of range") != NULL);
@@ -681,7 +670,7 @@ static void test_which_file(void)
 	options_free(&o);
 
 	/* ... and is read when there */
-	write_file(path, "rain = 33\n");
+	write_text_file(path, "rain = 33\n");
 	CHECK_EQ(load(&o, path, (const char *[]){ NULL }), OPTIONS_RUN);
 	CHECK_EQ(o.rain, 33);
 	options_free(&o);
@@ -701,7 +690,7 @@ static void test_reload(void)
 			 (char *)"5", NULL };
 
 	tmp_path(path, "reload.conf");
-	write_file(path, "background = /a.png\ndamping = 7\n");
+	write_text_file(path, "background = /a.png\ndamping = 7\n");
 	CHECK_EQ(options_source_init(&src, 5, argv, NULL), 0);
 	/* the source keeps its own copy of argv */
 	argv[4] = (char *)"6";
@@ -709,7 +698,7 @@ static void test_reload(void)
 	CHECK_EQ(first.rain, 5);
 	CHECK_EQ(first.damping, 7);
 
-	write_file(path, "background = /b.png\ndamping = 8\nrain = 100\n");
+	write_text_file(path, "background = /b.png\ndamping = 8\nrain = 100\n");
 	CHECK_EQ(options_reload(&src, &second), 0);
 	CHECK(second.background && strcmp(second.background, "/b.png") == 0);
 	CHECK_EQ(second.damping, 8);
@@ -718,7 +707,7 @@ static void test_reload(void)
 	CHECK(second.background != first.background);
 
 	/* broken: an error naming the line, nothing new, the old ones intact */
-	write_file(path, "background = /c.png\n\nfit = zoom\n");
+	write_text_file(path, "background = /c.png\n\nfit = zoom\n");
 	capture_begin(&cap, STDERR_FILENO);
 	CHECK(options_reload(&src, &third) < 0);
 	capture_end(&cap);

@@ -14,6 +14,7 @@
 #include "base/clock.h"
 #include "capture.h"
 #include "check.h"
+#include "text-file.h"
 #include "exhibit/drift.h"
 #include "exhibit/kiosk.h"
 #include "image/blend.h"
@@ -63,18 +64,6 @@ static void write_ppm(const char *path, int w, int h, uint32_t rgb)
 	fclose(f);
 }
 
-static void write_text(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	if (!f) {
-		perror(path);
-		exit(EXIT_FAILURE);
-	}
-	fputs(text, f);
-	fclose(f);
-}
-
 static void make_dir(char *out, const char *name)
 {
 	path_in(out, tmpdir, name);
@@ -115,9 +104,9 @@ static void test_listing(void)
 	path_in(p, dir, ".hidden.ppm");
 	write_ppm(p, 8, 6, GREEN);
 	path_in(p, dir, "notes.txt");
-	write_text(p, "not a picture\n");
+	write_text_file(p, "not a picture\n");
 	path_in(p, dir, "broken.png");
-	write_text(p, "\x89PNG\r\n\x1a\n\0\0\0\rIHDR");
+	write_text_file(p, "\x89PNG\r\n\x1a\n\0\0\0\rIHDR");
 	path_in(p, dir, "folder.png");
 	mkdir(p, 0755);
 	path_in(extra, tmpdir, "extra.ppm");
@@ -154,7 +143,7 @@ static void test_bad_file_said_once(void)
 	path_in(p, dir, "1.ppm");
 	write_ppm(p, 8, 6, RED);
 	path_in(p, dir, "2.png");
-	write_text(p, "not really a PNG");
+	write_text_file(p, "not really a PNG");
 	path_in(p, dir, "3.ppm");
 	write_ppm(p, 8, 6, BLUE);
 	CHECK_EQ(playlist_create(dir, &pl), 0);
@@ -323,7 +312,7 @@ static void test_kiosk_round(void)
 	path_in(p, dir, "b.ppm");
 	write_ppm(p, W, H, BLUE);
 	path_in(p, dir, "c.txt");  /* not a picture: never tried */
-	write_text(p, "x");
+	write_text_file(p, "x");
 	kiosk_options(&o, dir);
 	CHECK_EQ(kiosk_create(&o, 0, W, H, 0, 0, &k), 0);
 	kiosk_advance(k, t);
@@ -406,9 +395,9 @@ static void test_kiosk_none_readable(void)
 
 	make_dir(dir, "none");
 	path_in(p, dir, "a.png");
-	write_text(p, "x");
+	write_text_file(p, "x");
 	path_in(p, dir, "b.jpg");
-	write_text(p, "y");
+	write_text_file(p, "y");
 	kiosk_options(&o, dir);
 	capture_begin(&cap, STDERR_FILENO);
 	CHECK_EQ(kiosk_create(&o, 0, W, H, 0, 0, &k), 0);
