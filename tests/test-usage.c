@@ -8,10 +8,12 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -689,6 +691,45 @@ static void test_too_big(void)
 	usage_destroy(u);
 }
 
+/* A full disk (here a file size limit: the same failing write) is said with
+ * the write's own reason, for usage.csv and touches-grid.csv alike. */
+static void test_write_error(void)
+{
+	/* Under the grid's size and the rows', over a log line's. */
+	const rlim_t small = 2048;
+	char text[16384];
+	size_t at = (size_t)snprintf(text, sizeof(text), "%s\n", USAGE_HEADER);
+	struct rlimit was, lim;
+	struct capture c;
+	struct usage *u;
+	int ret;
+
+	clean();
+	for (int h = 0; h < 200; h++)
+		at += (size_t)snprintf(text + at, sizeof(text) - at,
+				       "2026-11-%02dT%02d:00+00:00,5,1,12,30.0,0,3600\n",
+				       20 + h / 24, h % 24);
+	put(USAGE_FILE, text);
+	CHECK_EQ(usage_create(dir, 90, T0, &u), 0);
+	CHECK_EQ(getrlimit(RLIMIT_FSIZE, &was), 0);
+	lim = was;
+	lim.rlim_cur = small;
+	signal(SIGXFSZ, SIG_IGN);
+	capture_begin(&c, STDERR_FILENO);
+	CHECK_EQ(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	ret = usage_flush(u);
+	setrlimit(RLIMIT_FSIZE, &was);
+	capture_end(&c);
+	signal(SIGXFSZ, SIG_DFL);
+	CHECK_EQ(ret, -EFBIG);
+	CHECK(strstr(captured, "usage.csv': File too large") != NULL);
+	CHECK(strstr(captured, "touches-grid.csv': File too large") != NULL);
+	CHECK_EQ(count_lines(captured), 2);
+	/* Nothing half written. */
+	CHECK(strcmp(slurp(USAGE_FILE), text) == 0);
+	usage_destroy(u);
+}
+
 /* ---- the map ---- */
 
 static void test_heatmap_counts(void)
@@ -732,6 +773,98 @@ static void test_heatmap_counts(void)
 	CHECK(strstr(captured, "the map of touches starts over") != NULL);
 	CHECK_EQ(heatmap_count(h, 0, 0), 0);
 	heatmap_destroy(h);
+}
+
+/* A grid of counts r * 1000 + c, each line ending in eol; line bad_row
+ * (-1: none) is not counts, and the count at row big_row, column 5 has
+ * 400 digits. */
+#define GRID_TEXT_MAX (HEATMAP_ROWS * HEATMAP_COLS * 8 + 1024)
+#define BIG_COL 5
+
+static void grid_text(char *buf, size_t len, const char *eol, int bad_row, int big_row)
+{
+	size_t at = 0;
+
+	for (int r = 0; r < HEATMAP_ROWS; r++) {
+		if (r == bad_row) {
+			at += (size_t)snprintf(buf + at, len - at, "1,2,x%s", eol);
+			continue;
+		}
+		for (int c = 0; c < HEATMAP_COLS; c++) {
+			if (r == big_row && c == BIG_COL)
+				for (int k = 0; k < 400; k++)
+					buf[at++] = '7';
+			else
+				at += (size_t)snprintf(buf + at, len - at, "%d", r * 1000 + c);
+			at += (size_t)snprintf(buf + at, len - at, "%s",
+					       c + 1 < HEATMAP_COLS ? "," : eol);
+		}
+	}
+}
+
+/* The counts read back, those of bad_row (-1: none) 0, that of big_row
+ * UINT32_MAX. */
+static void check_grid(const struct heatmap *h, int bad_row, int big_row)
+{
+	int wrong = 0;
+
+	for (int r = 0; r < HEATMAP_ROWS; r++)
+		for (int c = 0; c < HEATMAP_COLS; c++) {
+			uint32_t want = r == bad_row ? 0 :
+					r == big_row && c == BIG_COL ? UINT32_MAX :
+					(uint32_t)(r * 1000 + c);
+
+			wrong += heatmap_count(h, c, r) != want;
+		}
+	CHECK_EQ(wrong, 0);
+}
+
+/* A grid edited on Windows, one with a count over 32 bits, one with a bad
+ * line: the other counts are kept, what was wrong said in one line. */
+static void test_heatmap_damaged(void)
+{
+	static const struct {
+		const char *eol;
+		int bad_row, big_row;
+		const char *said;
+	} cases[] = {
+		{ "\r\n", -1, -1, NULL },
+		{ "\n", -1, 3, "line 4 has a count over 4294967295 (1 count kept as 4294967295); "
+			       "the other counts are kept" },
+		{ "\r\n", 7, -1, "line 8 is not 96 counts (1 line left at 0); "
+				 "the other counts are kept" },
+	};
+	static char text[GRID_TEXT_MAX];
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct heatmap *h;
+		struct capture c;
+
+		clean();
+		grid_text(text, sizeof(text), cases[i].eol, cases[i].bad_row, cases[i].big_row);
+		put("touches-grid.csv", text);
+		capture_begin(&c, STDERR_FILENO);
+		h = heatmap_create(dir);
+		capture_end(&c);
+		CHECK(h != NULL);
+		if (!h)
+			continue;
+		check_grid(h, cases[i].bad_row, cases[i].big_row);
+		if (cases[i].said) {
+			CHECK_EQ(count_lines(captured), 1);
+			CHECK(strstr(captured, cases[i].said) != NULL);
+		} else {
+			CHECK_EQ(captured[0], '\0');
+		}
+		if (cases[i].said && !strstr(captured, cases[i].said))
+			fprintf(stderr, "  said: %s", captured);
+		/* Written back whole: read again, the same. */
+		CHECK_EQ(heatmap_save(h), 0);
+		heatmap_destroy(h);
+		h = heatmap_create(dir);
+		check_grid(h, cases[i].bad_row, cases[i].big_row);
+		heatmap_destroy(h);
+	}
 }
 
 /* Drawn over the picture: dimmed where nobody touched, coloured where
@@ -803,7 +936,9 @@ int main(void)
 	RUN(test_clock_back);
 	RUN(test_prune_gap);
 	RUN(test_too_big);
+	RUN(test_write_error);
 	RUN(test_heatmap_counts);
+	RUN(test_heatmap_damaged);
 	RUN(test_heatmap_draw);
 	clean();
 	rmdir(dir);
