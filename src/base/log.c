@@ -53,11 +53,101 @@ static void cut_middle(char *line, const char *full, size_t len)
 	memcpy(line + LOG_HEAD + strlen(LOG_ELLIPSIS), full + len - tail, tail + 1);
 }
 
+/*
+ * A line carries what it names as given: a config file's line, a file's
+ * name. Bytes that would act on a terminal or the journal (control
+ * characters, ESC sequences, C1 controls) or that are not UTF-8 are written
+ * as \xNN instead; valid UTF-8 (a picture called "Été.jpg") stays.
+ */
+#define ASCII_PRINTABLE_FIRST 0x20
+#define ASCII_DEL 0x7f
+#define UTF8_LEAD_2 0xc2        /* 0xc0, 0xc1: overlong */
+#define UTF8_LEAD_3 0xe0
+#define UTF8_LEAD_4 0xf0
+#define UTF8_LEAD_LAST 0xf4     /* beyond: past U+10FFFF */
+#define UTF8_CONT_MASK 0xc0
+#define UTF8_CONT 0x80
+#define UTF8_CONT_BITS 6
+#define UTF8_CONT_VALUE 0x3f
+#define UNICODE_C1_END 0xa0     /* U+0080..U+009F: C1 controls */
+#define UNICODE_3_MIN 0x800
+#define UNICODE_4_MIN 0x10000
+#define UNICODE_SURROGATE_FIRST 0xd800
+#define UNICODE_SURROGATE_LAST 0xdfff
+#define UNICODE_LAST 0x10ffff
+#define ESCAPED_LEN 4           /* "\xNN" */
+
+/* How many bytes at s (left of them) make one printable character; 0 when
+ * the byte at s is to be escaped. */
+static size_t printable_len(const unsigned char *s, size_t left)
+{
+	unsigned c = s[0], cp, min;
+	size_t n;
+
+	if (c >= ASCII_PRINTABLE_FIRST && c < ASCII_DEL)
+		return 1;
+	if (c < UTF8_LEAD_2 || c > UTF8_LEAD_LAST)
+		return 0;
+	n = c < UTF8_LEAD_3 ? 2 : c < UTF8_LEAD_4 ? 3 : 4;
+	min = n == 2 ? UNICODE_C1_END : n == 3 ? UNICODE_3_MIN : UNICODE_4_MIN;
+	if (left < n)
+		return 0;
+	cp = c & (ASCII_DEL >> n);
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & UTF8_CONT_MASK) != UTF8_CONT)
+			return 0;
+		cp = cp << UTF8_CONT_BITS | (s[i] & UTF8_CONT_VALUE);
+	}
+	if (cp < min || cp > UNICODE_LAST ||
+	    (cp >= UNICODE_SURROGATE_FIRST && cp <= UNICODE_SURROGATE_LAST))
+		return 0;
+	return n;
+}
+
+/* line, escaped where it must be: line itself when nothing is, else a
+ * malloc'd copy (*copy, to free). Without memory, such bytes become '?' in
+ * place. */
+static const char *escape(char *line, char **copy)
+{
+	size_t len = strlen(line), i, n;
+	char *o;
+
+	*copy = NULL;
+	for (i = 0; i < len && (n = printable_len((unsigned char *)line + i, len - i)) > 0; i += n)
+		;
+	if (i == len)
+		return line;
+	*copy = malloc(len * ESCAPED_LEN + 1);
+	if (!*copy) {
+		for (; i < len; i += n)
+			if ((n = printable_len((unsigned char *)line + i, len - i)) == 0) {
+				line[i] = '?';
+				n = 1;
+			}
+		return line;
+	}
+	memcpy(*copy, line, i);
+	o = *copy + i;
+	for (; i < len; i += n) {
+		n = printable_len((unsigned char *)line + i, len - i);
+		if (n > 0) {
+			memcpy(o, line + i, n);
+			o += n;
+		} else {
+			o += sprintf(o, "\\x%02x", (unsigned char)line[i]);
+			n = 1;
+		}
+	}
+	*o = '\0';
+	return *copy;
+}
+
 static void log_v(const char *sd_level, const char *level, const char *fmt, va_list ap)
 {
 	/* Callers log right after a failing call and may still read errno. */
 	int saved = errno;
-	char line[LOG_LINE_MAX];
+	char line[LOG_LINE_MAX], *copy;
+	const char *safe;
 	va_list again;
 	int n;
 
@@ -74,10 +164,12 @@ static void log_v(const char *sd_level, const char *level, const char *fmt, va_l
 		}
 	}
 	va_end(again);
+	safe = escape(line, &copy);
 	if (stderr_is_journal())
-		fprintf(stderr, "%s%s%s\n", sd_level, level, line);
+		fprintf(stderr, "%s%s%s\n", sd_level, level, safe);
 	else
-		fprintf(stderr, "%s%s%s\n", LOG_PREFIX, level, line);
+		fprintf(stderr, "%s%s%s\n", LOG_PREFIX, level, safe);
+	free(copy);
 	errno = saved;
 }
 

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include "base/log.h"
 #include "base/util.h"
 #include "image/image.h"
+#include "service/csv-digits.h"
 #include "service/heatmap.h"
 
 #define GRID_NAME "touches-grid.csv"
@@ -39,42 +41,104 @@ struct heatmap {
 	uint32_t cell[HEATMAP_ROWS][HEATMAP_COLS];
 };
 
-/* Returns 0, or a negative errno with the reason in err. */
-static int parse_grid(struct heatmap *h, const char *text, char *err, size_t errlen)
+/* What was wrong with a grid read back, said in one line. */
+struct grid_faults {
+	int good;                 /* lines of counts read */
+	int bad, first_bad;       /* lines not of HEATMAP_COLS counts: left at 0 */
+	int missing;              /* lines short of HEATMAP_ROWS: left at 0 */
+	int big, first_big;       /* counts over UINT32_MAX: kept as UINT32_MAX */
+	int extra;                /* lines past HEATMAP_ROWS: not read */
+};
+
+/* A line of counts (p to end, without its line end) into row: false when
+ * it is not one (row left as it was). */
+static bool parse_line(const char *p, const char *end, uint32_t row[HEATMAP_COLS], int *big)
 {
-	const char *p = text;
+	uint32_t v[HEATMAP_COLS];
+	int over = 0;
 
-	for (int r = 0; r < HEATMAP_ROWS; r++) {
-		for (int c = 0; c < HEATMAP_COLS; c++) {
-			unsigned long long v;
-			char *end;
+	for (int c = 0; c < HEATMAP_COLS; c++) {
+		uint64_t x;
+		bool huge;
 
-			if (*p < '0' || *p > '9') {
-				snprintf(err, errlen, "line %d: not %d counts", r + 1,
-					 HEATMAP_COLS);
-				return -EINVAL;
-			}
-			errno = 0;
-			v = strtoull(p, &end, 10);
-			if (errno || v > UINT32_MAX) {
-				snprintf(err, errlen, "line %d: a count out of range", r + 1);
-				return -ERANGE;
-			}
-			h->cell[r][c] = (uint32_t)v;
-			p = end;
-			if (*p != (c + 1 < HEATMAP_COLS ? ',' : '\n')) {
-				snprintf(err, errlen, "line %d: not %d counts", r + 1,
-					 HEATMAP_COLS);
-				return -EINVAL;
-			}
-			p++;
+		if (csv_digits(&p, end, &x, &huge) == 0)
+			return false;
+		if (huge || x > UINT32_MAX) {
+			x = UINT32_MAX;
+			over++;
 		}
+		v[c] = (uint32_t)x;
+		if (c + 1 < HEATMAP_COLS && (p == end || *p++ != ','))
+			return false;
 	}
-	if (*p) {
-		snprintf(err, errlen, "more than %d lines", HEATMAP_ROWS);
-		return -EINVAL;
+	if (p != end)
+		return false;
+	memcpy(row, v, sizeof(v));
+	*big += over;
+	return true;
+}
+
+/* The grid of text[0..len), read by its length, a line at a time: a bad
+ * line or count costs itself, not the other counts. */
+static void parse_grid(struct heatmap *h, const char *text, size_t len, struct grid_faults *f)
+{
+	const char *p = text, *end = text + len;
+	int r = 0;
+
+	memset(f, 0, sizeof(*f));
+	for (; p < end; r++) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *line_end = nl ? nl : end;
+		int big = 0;
+
+		if (line_end > p && line_end[-1] == '\r')
+			line_end--;
+		if (r >= HEATMAP_ROWS) {
+			/* Blank lines at the end are nothing. */
+			f->extra += line_end > p;
+		} else if (parse_line(p, line_end, h->cell[r], &big)) {
+			f->good++;
+			if (big && !f->big)
+				f->first_big = r + 1;
+			f->big += big;
+		} else {
+			if (!f->bad)
+				f->first_bad = r + 1;
+			f->bad++;
+		}
+		p = nl ? nl + 1 : end;
 	}
-	return 0;
+	if (r < HEATMAP_ROWS)
+		f->missing = HEATMAP_ROWS - r;
+}
+
+/* The faults as one reason; false when there are none. */
+static bool grid_faults_say(const struct grid_faults *f, char *err, size_t errlen)
+{
+	FILE *m = fmemopen(err, errlen, "w");
+	long n;
+
+	if (!m) {
+		snprintf(err, errlen, "not a grid of %d by %d counts", HEATMAP_COLS, HEATMAP_ROWS);
+		return f->bad || f->missing || f->big || f->extra;
+	}
+	if (f->bad)
+		fprintf(m, "; line %d is not %d counts (%d line%s left at 0)", f->first_bad,
+			HEATMAP_COLS, f->bad, f->bad == 1 ? "" : "s");
+	if (f->missing)
+		fprintf(m, "; %d line%s of %d (the rest left at 0)", HEATMAP_ROWS - f->missing,
+			HEATMAP_ROWS - f->missing == 1 ? "" : "s", HEATMAP_ROWS);
+	if (f->big)
+		fprintf(m, "; line %d has a count over %u (%d count%s kept as %u)", f->first_big,
+			UINT32_MAX, f->big, f->big == 1 ? "" : "s", UINT32_MAX);
+	if (f->extra)
+		fprintf(m, "; more than %d lines (the rest not read)", HEATMAP_ROWS);
+	n = ftell(m);
+	fclose(m);
+	/* Without the first "; ". */
+	if (n > 2)
+		memmove(err, err + 2, strlen(err + 2) + 1);
+	return n > 0;
 }
 
 static void grid_path(const struct heatmap *h, const char *name, char *buf, size_t len)
@@ -85,6 +149,7 @@ static void grid_path(const struct heatmap *h, const char *name, char *buf, size
 static void load(struct heatmap *h)
 {
 	char path[PATH_LEN], err[ERR_LEN];
+	struct grid_faults f;
 	char *text = NULL;
 	size_t len;
 	int ret;
@@ -93,13 +158,15 @@ static void load(struct heatmap *h)
 	ret = file_read_own(path, GRID_MAX_BYTES, &text, &len, err, sizeof(err));
 	if (ret == -ENOENT)
 		return;
-	if (ret == 0)
-		ret = parse_grid(h, text, err, sizeof(err));
-	free(text);
 	if (ret < 0) {
 		log_warn("%s: %s; the map of touches starts over", path, err);
-		memset(h->cell, 0, sizeof(h->cell));
+		return;
 	}
+	parse_grid(h, text, len, &f);
+	free(text);
+	if (grid_faults_say(&f, err, sizeof(err)))
+		log_warn("%s: %s; %s", path, err,
+			 f.good ? "the other counts are kept" : "the map of touches starts over");
 }
 
 struct heatmap *heatmap_create(const char *dir)
@@ -172,10 +239,14 @@ static int fill_grid(FILE *f, void *ctx)
 {
 	const struct heatmap *h = ctx;
 
+	/* The reason of the write that failed (a full disk is ENOSPC). */
+	errno = 0;
 	for (int r = 0; r < HEATMAP_ROWS; r++)
 		for (int c = 0; c < HEATMAP_COLS; c++)
-			fprintf(f, "%u%c", h->cell[r][c], c + 1 < HEATMAP_COLS ? ',' : '\n');
-	return ferror(f) ? -EIO : 0;
+			if (fprintf(f, "%u%c", h->cell[r][c],
+				    c + 1 < HEATMAP_COLS ? ',' : '\n') < 0)
+				return errno ? -errno : -EIO;
+	return 0;
 }
 
 int heatmap_save(const struct heatmap *h)

@@ -1,10 +1,12 @@
 /*
- * usage.csv: read back at start (the hour so far, today's touches), and
- * written whole at each hour's end and at exit through file_write_atomic:
- * a reader sees the old file or the new one, never half a row, and a
- * symlink planted there is replaced, not followed. The old rows are read
- * from the file itself, so rows outlive restarts; those older than
- * --usage-days go.
+ * usage.csv: read back at start (today's touches), and written whole at
+ * each hour's end and at exit through file_write_atomic: a reader sees the
+ * old file or the new one, never half a row, and a symlink planted there is
+ * replaced, not followed. The old rows are read from the file itself, so
+ * rows outlive restarts; an hour's counts are added to its row (a restart
+ * in the hour, a clock set back into it), the rows stay in date order, and
+ * those older than --usage-days go, as far as a clock that jumps ahead can
+ * tell (usage-rows.h). Valid rows are never dropped for a bad line.
  *
  * An hour's files (the row, the grid, the map drawn at the screen's size,
  * each synced) take long on a slow board and its SD card: they are written
@@ -20,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "base/clock.h"
 #include "base/file.h"
@@ -29,6 +32,7 @@
 #include "image/image.h"
 #include "service/heatmap.h"
 #include "service/stats.h"
+#include "service/usage-rows.h"
 #include "service/usage.h"
 #include "water/gesture.h"
 
@@ -36,22 +40,22 @@
 #define SEC_PER_HOUR 3600
 #define SEC_PER_DAY 86400
 #define MIN_PER_HOUR 60
-/* "2026-11-30T14:00+01:00" */
+/* "2026-11-30T14:00+01:00" (USAGE_KEY_CHARS) */
 #define HOUR_LEN 128  /* room for any int the format could be given */
-#define HOUR_KEY_CHARS 22
 /* "2026-11-30": the start of a key, its local date */
 #define DATE_CHARS 10
 #define ROW_LEN 160
 #define PATH_LEN (PATH_MAX + 32)
-#define COLUMNS 7
 
+/* An hour's counts since its row was last written here: writing adds them
+ * to the row. */
 struct hour {
 	char key[HOUR_LEN];      /* local time with its offset: DST's repeated hour is two */
 	time_t start;
 	uint64_t touches;
 	int max_fingers;
 	uint64_t touched_ns, running_ns;
-	double frames;           /* counted on from a row read back: fps x running_s */
+	double frames;           /* added to a row's: fps x running_s */
 	uint64_t missed;
 };
 
@@ -102,49 +106,33 @@ static void hour_at(time_t now, struct hour *h)
 	h->start = now - tm.tm_min * SEC_PER_MIN - tm.tm_sec;
 }
 
-/* Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's). */
-static long long days_from_civil(long long y, int m, int d)
+static uint64_t add_sat(uint64_t a, uint64_t b)
 {
-	long long era, yoe, doy, doe;
-
-	y -= m <= 2;
-	era = (y >= 0 ? y : y - 399) / 400;
-	yoe = y - era * 400;
-	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-	return era * 146097 + doe - 719468;
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
 }
 
-/* A row's hour ("2026-11-30T14:00+01:00", then a comma) as a time. */
-static int parse_hour(const char *s, time_t *out)
+/* seconds: at most what a count of ns holds (usage_row_read() sees to it). */
+static uint64_t ns_of(double seconds)
 {
-	int y, mo, d, h, oh, om, n = 0;
-	char sign;
-
-	if (sscanf(s, "%4d-%2d-%2dT%2d:00%c%2d:%2d%n", &y, &mo, &d, &h, &sign, &oh, &om, &n) != 7 ||
-	    n != HOUR_KEY_CHARS || s[n] != ',' || (sign != '+' && sign != '-') || mo < 1 ||
-	    mo > 12 || d < 1 || d > 31 || h > 23 || oh > 23 || om > 59)
-		return -EINVAL;
-	*out = (time_t)(days_from_civil(y, mo, d) * SEC_PER_DAY + h * SEC_PER_HOUR) -
-	       (sign == '-' ? -1 : 1) * (oh * SEC_PER_HOUR + om * SEC_PER_MIN);
-	return 0;
+	return (uint64_t)(seconds * NSEC_PER_SEC);
 }
 
-/* A line of ours: an hour and six numbers. */
-static bool is_row(const char *line, size_t len, time_t *start)
+/* A row of the file counted into h: h's hour had one already (an earlier
+ * run, or a clock set back into it). */
+static void count_row(struct hour *h, const struct usage_values *v)
 {
-	int commas = 0;
+	h->touches = add_sat(h->touches, v->touches);
+	if (v->max_fingers > h->max_fingers)
+		h->max_fingers = v->max_fingers;
+	h->touched_ns = add_sat(h->touched_ns, ns_of(v->touched_s));
+	h->frames += v->fps * v->running_s;
+	h->missed = add_sat(h->missed, v->missed);
+	h->running_ns = add_sat(h->running_ns, ns_of(v->running_s));
+}
 
-	if (len == 0 || parse_hour(line, start) < 0)
-		return false;
-	for (size_t i = 0; i < len; i++) {
-		if (line[i] == ',')
-			commas++;
-		else if (i > HOUR_KEY_CHARS && !(line[i] >= '0' && line[i] <= '9') &&
-			 line[i] != '.')
-			return false;
-	}
-	return commas == COLUMNS - 1;
+static bool is_hour(const struct usage_row *row, const struct hour *h)
+{
+	return strlen(h->key) == USAGE_KEY_CHARS && memcmp(row->line, h->key, USAGE_KEY_CHARS) == 0;
 }
 
 /* ---- the file ---- */
@@ -154,106 +142,75 @@ static void usage_path(const char *dir, char *buf, size_t len)
 	snprintf(buf, len, "%s/" USAGE_FILE, dir);
 }
 
-/* The file's text, "" when there is none (or a symlink, not followed:
- * ours replaces it). A negative errno (said) when it is there but cannot
- * be read: then it is not written over either. */
-static int read_rows(const char *dir, char **text)
+/* A file too big to read is kept as usage.csv.1 (once: then it is gone),
+ * and a new one begins: the rows so far are not lost, and the numbers go
+ * on being written. 0, or a negative errno (said). */
+static int set_aside(const char *path, const char *why)
+{
+	char old[PATH_LEN + sizeof(USAGE_OLD_SUFFIX)];
+	struct stat st;
+	int ret = 0;
+
+	snprintf(old, sizeof(old), "%s" USAGE_OLD_SUFFIX, path);
+	/* An older one is not written over. */
+	if (lstat(old, &st) == 0)
+		ret = -EEXIST;
+	else if (rename(path, old) < 0)
+		ret = -errno;
+	if (ret < 0)
+		log_warn("%s: %s; cannot keep it as %s: %s; usage numbers are not written there",
+			 path, why, old, strerror(-ret));
+	else
+		log_warn("%s: %s; kept as %s, a new %s begins", path, why, old, USAGE_FILE);
+	return ret;
+}
+
+/* The file's text and its length, "" when there is none (or a symlink, not
+ * followed: ours replaces it). A negative errno (said) when it is there but
+ * cannot be read: then it is not written over either. */
+static int read_rows(const char *dir, char **text, size_t *len)
 {
 	char path[PATH_LEN], err[ERR_LEN];
-	size_t len;
 	int ret;
 
 	usage_path(dir, path, sizeof(path));
-	ret = file_read_own(path, USAGE_MAX_BYTES, text, &len, err, sizeof(err));
+	ret = file_read_own(path, USAGE_MAX_BYTES, text, len, err, sizeof(err));
+	if (ret == -EFBIG && set_aside(path, err) == 0)
+		ret = -ENOENT;
 	if (ret == -ENOENT || ret == -ELOOP) {
 		if (ret == -ELOOP)
 			log_warn("%s: %s; a file of its own replaces it", path, err);
 		*text = strdup("");
+		*len = 0;
 		return *text ? 0 : -ENOMEM;
 	}
-	if (ret < 0)
+	if (ret < 0 && ret != -EFBIG)
 		log_warn("%s: %s; usage numbers are not written there", path, err);
 	return ret;
 }
 
-/* Each line of text: fn(line, len, ctx). */
-static void each_line(const char *text, void (*fn)(const char *, size_t, void *), void *ctx)
-{
-	while (*text) {
-		size_t len = strcspn(text, "\n");
-
-		fn(text, len, ctx);
-		text += len + (text[len] == '\n');
-	}
-}
-
-struct seed {
-	struct usage *u;
-	char today[DATE_CHARS + 1];
-};
-
-/* The hour being counted from its row, today's touches from the others. */
-static void seed_line(const char *line, size_t len, void *ctx)
-{
-	struct seed *s = ctx;
-	struct hour *h = &s->u->hour;
-	unsigned long long touches, missed;
-	double touched, fps, running;
-	int max;
-	time_t start;
-
-	if (!is_row(line, len, &start) ||
-	    sscanf(line + HOUR_KEY_CHARS, ",%llu,%d,%lf,%lf,%llu,%lf", &touches, &max, &touched,
-		   &fps, &missed, &running) != COLUMNS - 1)
-		return;
-	if (strncmp(line, h->key, HOUR_KEY_CHARS) == 0) {
-		h->touches = touches;
-		h->max_fingers = max;
-		h->touched_ns = (uint64_t)(touched * NSEC_PER_SEC);
-		h->running_ns = (uint64_t)(running * NSEC_PER_SEC);
-		h->frames = fps * running;
-		h->missed = missed;
-	} else if (strncmp(line, s->today, DATE_CHARS) == 0) {
-		s->u->today_before += touches;
-	}
-}
-
+/* Today's touches, from the rows of today's date (this hour's too: the
+ * hour being counted starts from nothing and is added to its row). */
 static void seed(struct usage *u)
 {
-	struct seed s = { .u = u };
+	struct usage_rows rows;
 	char *text;
-
-	if (u->keep_days == 0 || read_rows(u->dir, &text) < 0)
-		return;
-	snprintf(s.today, sizeof(s.today), "%.*s", DATE_CHARS, u->hour.key);
-	each_line(text, seed_line, &s);
-	free(text);
-}
-
-struct rewrite {
-	const struct hour *h;
-	time_t oldest;           /* rows starting before this go */
-	char *text;              /* what is kept, then the row */
 	size_t len;
-	FILE *mem;
-	int dropped;             /* lines that are not rows */
-};
 
-static void keep_line(const char *line, size_t len, void *ctx)
-{
-	struct rewrite *r = ctx;
-	time_t start;
+	if (u->keep_days == 0 || read_rows(u->dir, &text, &len) < 0)
+		return;
+	if (usage_rows_parse(text, len, &rows) == 0) {
+		for (size_t i = 0; i < rows.n; i++) {
+			struct usage_values v;
 
-	if (len == strlen(USAGE_HEADER) && strncmp(line, USAGE_HEADER, len) == 0)
-		return;
-	if (!is_row(line, len, &start)) {
-		r->dropped++;
-		return;
+			if (memcmp(rows.row[i].line, u->hour.key, DATE_CHARS) == 0) {
+				usage_row_values(&rows.row[i], &v);
+				u->today_before = add_sat(u->today_before, v.touches);
+			}
+		}
+		usage_rows_free(&rows);
 	}
-	/* This hour's row from an earlier run is replaced by the new one. */
-	if (start < r->oldest || strncmp(line, r->h->key, HOUR_KEY_CHARS) == 0)
-		return;
-	fprintf(r->mem, "%.*s\n", (int)len, line);
+	free(text);
 }
 
 static void format_row(const struct hour *h, char *buf, size_t len)
@@ -266,49 +223,118 @@ static void format_row(const struct hour *h, char *buf, size_t len)
 		 (unsigned long long)h->missed, running);
 }
 
-static int fill_text(FILE *f, void *ctx)
-{
-	const struct rewrite *r = ctx;
+struct text {
+	char *data;
+	size_t len;
+};
 
-	if (r->len && fwrite(r->text, 1, r->len, f) != r->len)
-		return -EIO;
+/* The header, then the rows. */
+static int join_rows(const struct usage_rows *rows, struct text *t)
+{
+	size_t len = strlen(USAGE_HEADER) + 1;
+	char *p;
+
+	for (size_t i = 0; i < rows->n; i++)
+		len += rows->row[i].len + 1;
+	t->data = p = malloc(len);
+	if (!p)
+		return -ENOMEM;
+	t->len = len;
+	memcpy(p, USAGE_HEADER "\n", strlen(USAGE_HEADER) + 1);
+	p += strlen(USAGE_HEADER) + 1;
+	for (size_t i = 0; i < rows->n; i++) {
+		memcpy(p, rows->row[i].line, rows->row[i].len);
+		p += rows->row[i].len;
+		*p++ = '\n';
+	}
 	return 0;
 }
 
-/* The file again with h's row: old rows kept unless older than the
- * days kept, or h's own from an earlier run. */
+static int fill_text(FILE *f, void *ctx)
+{
+	const struct text *t = ctx;
+
+	/* The reason of the write that failed (a full disk is ENOSPC). */
+	errno = 0;
+	if (fwrite(t->data, 1, t->len, f) != t->len)
+		return errno ? -errno : -EIO;
+	return 0;
+}
+
+/* The newest row's start before the hour at, or at itself when none is. */
+static time_t newest_before(const struct usage_rows *rows, time_t at)
+{
+	time_t newest = at;
+
+	for (size_t i = 0; i < rows->n && rows->row[i].start < at; i++)
+		newest = rows->row[i].start;
+	return newest;
+}
+
+/*
+ * The file again with h counted in: into its hour's row when there is one
+ * (an earlier run's, or an hour the clock was set back into), the rows in
+ * date order, those older than the days kept gone (usage_rows_prune(): a
+ * clock set far ahead removes no more than a day of them).
+ */
 static int write_row(const char *dir, int keep_days, const struct hour *h)
 {
-	struct rewrite r = { .h = h };
+	struct usage_rows rows;
+	struct hour sum = *h;
+	struct text t = { 0 };
 	char path[PATH_LEN], row[ROW_LEN];
+	size_t found, spared;
+	time_t newest;
 	char *old;
+	size_t old_len;
 	int ret;
 
 	if (keep_days == 0)
 		return 0;
-	ret = read_rows(dir, &old);
+	ret = read_rows(dir, &old, &old_len);
 	if (ret < 0)
 		return ret;
-	r.oldest = h->start - (time_t)keep_days * SEC_PER_DAY + SEC_PER_HOUR;
-	r.mem = open_memstream(&r.text, &r.len);
-	if (!r.mem) {
+	ret = usage_rows_parse(old, old_len, &rows);
+	if (ret < 0) {
 		free(old);
-		return -ENOMEM;
+		return ret;
 	}
-	fputs(USAGE_HEADER "\n", r.mem);
-	each_line(old, keep_line, &r);
-	format_row(h, row, sizeof(row));
-	fprintf(r.mem, "%s\n", row);
-	ret = fclose(r.mem) == 0 ? 0 : -ENOMEM;
+	for (found = 0; found < rows.n && !is_hour(&rows.row[found], h); found++)
+		;
+	if (found < rows.n) {
+		struct usage_values v;
+
+		usage_row_values(&rows.row[found], &v);
+		count_row(&sum, &v);
+	}
+	format_row(&sum, row, sizeof(row));
+	if (found < rows.n) {
+		rows.row[found].line = row;
+		rows.row[found].len = strlen(row);
+	} else {
+		ret = usage_rows_add(&rows, row, strlen(row), h->start);
+	}
+	usage_rows_sort(&rows);
+	newest = newest_before(&rows, h->start);
+	spared = usage_rows_prune(&rows, h->start, (time_t)keep_days * SEC_PER_DAY);
+	if (ret == 0)
+		ret = join_rows(&rows, &t);
+	usage_rows_free(&rows);
 	free(old);
 	usage_path(dir, path, sizeof(path));
-	if (r.dropped)
-		log_warn("%s: dropped %d line%s that %s not usage rows", path, r.dropped,
-			 r.dropped == 1 ? "" : "s", r.dropped == 1 ? "is" : "are");
+	if (rows.dropped)
+		log_warn("%s: dropped %d %s", path, rows.dropped,
+			 rows.dropped == 1 ? "line that is not a usage row" :
+					     "lines that are not usage rows");
+	if (spared && h->start - newest > USAGE_GAP_MAX_S)
+		log_warn("%s: the clock (%s) is %lld days past the newest row; %zu older row%s "
+			 "kept: a gap between rows counts as one day", path, h->key,
+			 (long long)((h->start - newest) / SEC_PER_DAY), spared,
+			 spared == 1 ? " is" : "s are");
 	/* Synced: the numbers outlive a power cut. */
 	if (ret == 0)
-		ret = file_write_atomic(path, FILE_WRITE_SYNC, fill_text, &r);
-	free(r.text);
+		ret = file_write_atomic(path, FILE_WRITE_SYNC, fill_text, &t);
+	free(t.data);
 	if (ret < 0)
 		log_warn("cannot write '%s': %s", path, strerror(-ret));
 	else
@@ -474,13 +500,23 @@ int usage_configure(struct usage *u, const char *dir, int keep_days)
 
 int usage_flush(struct usage *u)
 {
-	int ret;
+	struct hour *h = &u->hour;
+	int ret, heat;
 
 	usage_wait(u);
 	if (u->keep_days == 0)
 		return 0;
-	ret = write_row(u->dir, u->keep_days, &u->hour);
-	return heatmap_save(u->heat) < 0 ? -EIO : ret;
+	ret = write_row(u->dir, u->keep_days, h);
+	if (ret == 0) {
+		/* In the row now: what follows is added to it. */
+		struct hour rest = { .start = h->start };
+
+		memcpy(rest.key, h->key, sizeof(rest.key));
+		u->today_before = add_sat(u->today_before, h->touches);
+		*h = rest;
+	}
+	heat = heatmap_save(u->heat);
+	return ret < 0 ? ret : heat;
 }
 
 bool usage_add(struct usage *u, const struct usage_sample *s, time_t now, uint64_t mono_ns)

@@ -21,6 +21,8 @@ struct stats;
 struct usage;
 
 #define USAGE_FILE "usage.csv"
+/* A usage.csv too big to read is kept as usage.csv.1, and a new one begins. */
+#define USAGE_OLD_SUFFIX ".1"
 #define USAGE_HEADER "hour,touches,max_fingers,touched_s,fps,missed_flips,running_s"
 /* Read back no bigger than this: ten years of rows fit several times. */
 #define USAGE_MAX_BYTES (32u << 20)
@@ -41,8 +43,9 @@ struct usage_sample {
 /*
  * dir: the state directory (copied); keep_days: rows older than that many
  * days go, 0: nothing is read or written (the counts of today still are,
- * for the STATUS= line). now: the wall clock. What usage.csv has for this
- * hour and today is read back and counted on. 0 or -ENOMEM.
+ * for the STATUS= line). now: the wall clock. Today's touches are read
+ * back from usage.csv; an hour's counts are added to its row there when
+ * written. 0 or -ENOMEM.
  */
 int usage_create(const char *dir, int keep_days, time_t now, struct usage **out);
 /* Accepts NULL. Writes nothing: usage_flush() first. */
@@ -57,8 +60,8 @@ int usage_configure(struct usage *u, const char *dir, int keep_days);
  * own (usage_wait), and true comes back.
  */
 bool usage_add(struct usage *u, const struct usage_sample *s, time_t now, uint64_t mono_ns);
-/* The row of the hour so far and the grid, now (at exit: a start in the
- * same hour counts on from them). 0 or a negative errno (said). */
+/* The hour so far into its row, and the grid, now (at exit: a start in the
+ * same hour adds to that row). 0 or a negative errno (said). */
 int usage_flush(struct usage *u);
 /* touches.png over the picture and the grid it is drawn from (SIGUSR1),
  * by the writer thread; said when written. */
