@@ -131,10 +131,12 @@ t.check(spread <= 0.1 * SPEED_MM_S, "the ring is the same mm out at 720p, 1080p 
 
 # The 4K frame halved (2x2 averages) against the 1080p frame, 1 s after the
 # same tap, over 900x900 px of 1080p around it: their difference may exceed
-# the two flat pictures' own (scaling) difference by at most half of what
-# the ring changes. A ring at another radius, or bent by other millimetres,
-# fails this (checked by hand: 4K with --wave-speed 15 gives 3.1 against a
-# bound of 1.1, with --depth 60 1.45).
+# the two flat pictures' own (scaling) difference by at most 0.7 of what
+# the ring changes (half, before the water's viscosity took the grid's
+# shimmer out of the ring, which changed many pixels and both frames alike).
+# A ring at another radius, or bent by other millimetres, fails this
+# (checked by hand: 0.96 against a bound of 1.06; 4K with --wave-speed 15
+# gives 2.16 against 0.98, with --depth 60 1.16 against 0.94).
 def crop(img, x0, y0, w, h):
     return b"".join(img.data[((y0 + y) * img.width + x0) * 3:
                              ((y0 + y) * img.width + x0 + w) * 3] for y in range(h))
@@ -163,7 +165,7 @@ a, af = crop(hd[HZ + 1], *box), crop(hd[0], *box)
 b, bf = halved(uhd[HZ + 1], *box), halved(uhd[0], *box)
 ring = (mad(a, af) + mad(b, bf)) / 2
 excess = mad(a, b) - mad(af, bf)
-t.check(ring > 1 and excess <= ring / 2, "the 4K frame halved looks like the 1080p frame",
+t.check(ring > 1 and excess <= 0.7 * ring, "the 4K frame halved looks like the 1080p frame",
         "they differ by %.2f more than the flat pictures do; the ring changes %.2f" %
         (excess, ring))
 

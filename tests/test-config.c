@@ -110,6 +110,7 @@ static const struct sample {
 	{ "frames", "5", NULL },
 	{ "every", "2", NULL },
 	{ "output", "/var/tmp/frames", NULL },
+	{ "output-heights", "yes", NULL },
 	{ "refresh", "50", NULL },
 	{ "format", "rgb565", NULL },
 	{ "background", "/srv/pictures/#1.png", NULL },
@@ -324,7 +325,7 @@ static void test_flags(void)
 		snprintf(text, sizeof(text), "%s =", key);
 		check_bad(text, NAME ":1: ", key);
 	}
-	CHECK_EQ(flags, 5);
+	CHECK_EQ(flags, 6);
 
 }
 

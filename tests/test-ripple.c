@@ -1,6 +1,8 @@
 #include "config.h"
 
+#include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -284,6 +286,87 @@ static void test_damping_to_flat(void)
 	ripple_destroy(r);
 }
 
+/*
+ * Viscosity damps by scale, as water does: in 60 steps a wave two cells
+ * long (the grid's shortest along an axis) loses 9/10 of its energy, one of
+ * four cells half, one of 24 cells hardly any (the fade takes a tenth); the strongest viscosity is
+ * stable (the checkerboard, which the leapfrog carries at its limit, is not
+ * pushed over it) and brings the water back to exactly flat. Bands:
+ * test_steps_by_bands_match.
+ */
+#define VISC_W 52
+#define VISC_H 52
+#define VISC_FADE_MUL 60    /* a slow fade, so the viscosity shows */
+#define VISC_KIOSK 1400     /* about what the kiosk's grids get */
+
+static uint64_t wave_energy_after(int period, int visc, int steps)
+{
+	struct ripple *r = ripple_create(VISC_W, VISC_H);
+	uint64_t e;
+
+	ripple_set_damping_mul(r, VISC_FADE_MUL);
+	CHECK_EQ(ripple_set_viscosity(r, visc), 0);
+	/* A standing wave along x, whole periods between the walls. */
+	for (int y = 1; y < VISC_H - 1; y++)
+		for (int x = 1; x < VISC_W - 1; x++) {
+			int16_t v = (int16_t)lround(4000 * cos(2 * M_PI * x / period));
+
+			ripple_set_height(r, x, y, v, v);
+		}
+	for (int s = 0; s < steps; s++)
+		ripple_step(r);
+	e = ripple_energy(r);
+	ripple_destroy(r);
+	return e;
+}
+
+static void test_viscosity_by_scale(void)
+{
+	const int steps = 60;
+	uint64_t short0 = wave_energy_after(2, 0, steps), short1 = wave_energy_after(2, VISC_KIOSK, steps);
+	uint64_t four0 = wave_energy_after(4, 0, steps), four1 = wave_energy_after(4, VISC_KIOSK, steps);
+	uint64_t long0 = wave_energy_after(24, 0, steps), long1 = wave_energy_after(24, VISC_KIOSK, steps);
+
+	/* two cells: gone; four: a small part left; 24: most of it */
+	CHECK(short0 > 0 && short1 * 10 < short0);
+	CHECK(four1 * 2 < four0);
+	CHECK(long1 * 10 > long0 * 8);
+
+	/* The strongest on wild water: nothing grows beyond what the rule
+	 * without viscosity makes of it (the checkerboard's double root at -1
+	 * lets that grow for a while, then the fade wins; an unstable step
+	 * would run into saturation, some 1000 times more), and flat in the
+	 * end. */
+	struct ripple *r = ripple_create(VISC_W, VISC_H), *plain = ripple_create(VISC_W, VISC_H);
+	uint64_t most = 0, most_visc = 0;
+	int s;
+
+	ripple_set_damping_mul(r, VISC_FADE_MUL);
+	ripple_set_damping_mul(plain, VISC_FADE_MUL);
+	CHECK_EQ(ripple_set_viscosity(r, RIPPLE_VISC_MAX + 1), -EINVAL);
+	CHECK_EQ(ripple_set_viscosity(r, RIPPLE_VISC_MAX), 0);
+	CHECK_EQ(ripple_viscosity(r), RIPPLE_VISC_MAX);
+	for (int y = 1; y < VISC_H - 1; y++)
+		for (int x = 1; x < VISC_W - 1; x++) {
+			int16_t c = (int16_t)((x * 13 + y * 7) % 11 * 300 - 1500);
+			int16_t p = (int16_t)((x * 7 + y * 3) % 5 * 300 - 600);
+
+			ripple_set_height(r, x, y, c, p);
+			ripple_set_height(plain, x, y, c, p);
+		}
+	for (s = 0; s < 20000 && !ripple_is_flat(r); s++) {
+		ripple_step(r);
+		ripple_step(plain);
+		most = ripple_energy(plain) > most ? ripple_energy(plain) : most;
+		most_visc = ripple_energy(r) > most_visc ? ripple_energy(r) : most_visc;
+	}
+	CHECK(most_visc <= 2 * most);
+	CHECK(ripple_is_flat(r));
+	ripple_destroy(plain);
+
+	ripple_destroy(r);
+}
+
 static int count_value(const struct ripple *r, int16_t v)
 {
 	int n = 0;
@@ -388,14 +471,25 @@ static void test_obstacles_stay_zero(void)
 	free(mask);
 }
 
-static void test_steps_by_bands_match(void)
+/* Split into row bands (as threads will) gives the same water; with
+ * viscosity (mul >= 0) also after a height set by hand between steps. */
+static void check_bands(int mul, int visc)
 {
-	/* Split into row bands (as threads will) gives the same water. */
 	struct ripple *a = ripple_create(37, 23), *b = ripple_create(37, 23);
 
+	if (mul >= 0) {
+		ripple_set_damping_mul(a, mul);
+		ripple_set_damping_mul(b, mul);
+		ripple_set_viscosity(a, visc);
+		ripple_set_viscosity(b, visc);
+	}
 	ripple_drop(a, 10, 10, 3, 100);
 	ripple_drop(b, 10, 10, 3, 100);
 	for (int s = 0; s < 25; s++) {
+		if (mul >= 0 && s == 12) {
+			ripple_set_height(a, 12, 12, 500, -700);
+			ripple_set_height(b, 12, 12, 500, -700);
+		}
 		ripple_step(a);
 		ripple_step_rows(b, 0, 7);
 		ripple_step_rows(b, 7, 8);
@@ -405,6 +499,12 @@ static void test_steps_by_bands_match(void)
 	CHECK(memcmp(ripple_heights(a), ripple_heights(b), 37 * 23 * sizeof(int16_t)) == 0);
 	ripple_destroy(a);
 	ripple_destroy(b);
+}
+
+static void test_steps_by_bands_match(void)
+{
+	check_bands(-1, 0);
+	check_bands(VISC_FADE_MUL, VISC_KIOSK);
 }
 
 /* The rule written out plainly over every cell, to hold the engine (its
@@ -425,7 +525,36 @@ static void naive_step(int16_t *cur, int16_t *prev, const uint8_t *solid, int w,
 		}
 }
 
-static void test_matches_plain_rule(void)
+/* The same with the multiplier and viscosity, from the whole planes (the
+ * engine keeps diag_mean(prev) in a plane of its own instead). */
+static int16_t sat16(int32_t v)
+{
+	return (int16_t)(v > INT16_MAX ? INT16_MAX : v < INT16_MIN ? INT16_MIN : v);
+}
+
+static void naive_step_visc(int16_t *cur, int16_t *prev, const uint8_t *solid, int w, int h,
+			    int mul, int visc)
+{
+	int16_t *old = malloc((size_t)w * h * 2);
+
+	memcpy(old, prev, (size_t)w * h * 2);
+	for (int y = 1; y < h - 1; y++)
+		for (int x = 1; x < w - 1; x++) {
+			size_t i = (size_t)y * w + x;
+			int dm = (cur[i - w - 1] + cur[i - w + 1] + cur[i + w - 1] + cur[i + w + 1]) >> 2;
+			int dm_old = (old[i - w - 1] + old[i - w + 1] + old[i + w - 1] + old[i + w + 1]) >> 2;
+			int32_t t = sat16((dm - cur[i]) - (dm_old - old[i]));
+			int32_t v = sat16(((cur[i - w] + cur[i + w] + cur[i - 1] + cur[i + 1]) >> 1) -
+					  old[i] + ((t * visc + 32768) >> 16));
+
+			prev[i] = solid[i] ? 0 : (int16_t)(v - ((v * mul) >> 16));
+		}
+	free(old);
+}
+
+/* mul < 0: the shift's rule, else the multiplier's with viscosity; now and
+ * then a height set by hand, as tests and restoring state do. */
+static void matches_plain_rule(int mul, int visc)
 {
 	const int w = 45, h = 61;
 	struct ripple *r = ripple_create(w, h);
@@ -437,6 +566,10 @@ static void test_matches_plain_rule(void)
 	for (int i = 20; i < 30; i++)
 		solid[40 * w + i] = 1;
 	ripple_set_obstacles(r, solid);
+	if (mul >= 0) {
+		ripple_set_damping_mul(r, mul);
+		ripple_set_viscosity(r, visc);
+	}
 	for (int s = 0; s < 4000 && bad < 0; s++) {
 		seed = seed * 1103515245u + 12345u;
 		/* bursts of stones, then long calm stretches that go flat */
@@ -446,7 +579,17 @@ static void test_matches_plain_rule(void)
 			ripple_drop(r, x, y, 3, 90);
 			memcpy(cur, ripple_heights(r), (size_t)w * h * 2);
 		}
-		naive_step(cur, prev, solid, w, h, RIPPLE_DAMPING_DEFAULT);
+		if (mul >= 0 && (s / 400) % 2 == 0 && seed % 37 == 0) {
+			int x = 1 + (int)(seed >> 9) % (w - 2), y = 1 + (int)(seed >> 17) % (h - 2);
+
+			ripple_set_height(r, x, y, 300, -250);
+			memcpy(cur, ripple_heights(r), (size_t)w * h * 2);
+			memcpy(prev, ripple_previous(r), (size_t)w * h * 2);
+		}
+		if (mul >= 0)
+			naive_step_visc(cur, prev, solid, w, h, mul, visc);
+		else
+			naive_step(cur, prev, solid, w, h, RIPPLE_DAMPING_DEFAULT);
 		int16_t *t = cur;
 		cur = prev;
 		prev = t;
@@ -467,6 +610,13 @@ static void test_matches_plain_rule(void)
 	free(prev);
 	free(solid);
 	ripple_destroy(r);
+}
+
+static void test_matches_plain_rule(void)
+{
+	matches_plain_rule(-1, 0);
+	matches_plain_rule(VISC_FADE_MUL * 4, VISC_KIOSK);
+	matches_plain_rule(VISC_FADE_MUL * 4, RIPPLE_VISC_MAX);
 }
 
 static void test_generation_and_idle(void)
@@ -606,6 +756,7 @@ int main(void)
 	RUN(test_wall_reflects);
 	RUN(test_diffraction_through_gap);
 	RUN(test_damping_to_flat);
+	RUN(test_viscosity_by_scale);
 	RUN(test_drop_disc_and_clipping);
 	RUN(test_stroke_clipping);
 	RUN(test_obstacles_stay_zero);

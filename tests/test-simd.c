@@ -177,6 +177,45 @@ static int compare_mul(const struct kernels *k, int w, int h, int steps)
 	return bad == 0;
 }
 
+/*
+ * Viscosity with the multiplier: the strongest with no fade, the weakest
+ * with the strongest fade, the kiosk's usual and anything, each on its own
+ * water.
+ */
+#define N_VISCS 4
+
+static int compare_visc(const struct kernels *k, int w, int h, int steps)
+{
+	const int pairs[N_VISCS][2] = {
+		{ 0, RIPPLE_VISC_MAX },
+		{ RIPPLE_DAMP_MUL_MAX, 1 },
+		{ 100 + (int)(rnd() % 201), 1000 + (int)(rnd() % 3001) },
+		{ (int)(rnd() % (RIPPLE_DAMP_MUL_MAX + 1)), (int)(rnd() % (RIPPLE_VISC_MAX + 1)) },
+	};
+	int bad = 0;
+
+	for (int i = 0; i < N_VISCS; i++) {
+		struct ripple *ref = ripple_create(w, h), *fast = ripple_create(w, h);
+		int bad_step;
+
+		ripple_set_kernels(ref, &kernels_scalar);
+		ripple_set_kernels(fast, k);
+		setup_water(ref, fast, w, h, pairs[i][0]);
+		CHECK(ripple_set_viscosity(ref, pairs[i][1]) == 0 &&
+		      ripple_set_viscosity(fast, pairs[i][1]) == 0);
+		bad_step = step_both(ref, fast, w, h, steps);
+		if (bad_step >= 0) {
+			fprintf(stderr, "%s: %dx%d heights with mul %d, viscosity %d differ from "
+				"scalar after step %d\n", k->name, w, h, pairs[i][0], pairs[i][1],
+				bad_step);
+			bad++;
+		}
+		ripple_destroy(ref);
+		ripple_destroy(fast);
+	}
+	return bad == 0;
+}
+
 /* One height for a row kernel's input: how wild depends on the mode. */
 enum row_mode {
 	ROW_NARROW,   /* all within +-8191: the 16-bit paths */
@@ -233,12 +272,14 @@ static int compare_rows(const struct kernels *k, int *rows)
 		const size_t n = (size_t)w + ROW_GUARD;
 		int16_t *up = malloc(n * 2), *mid = malloc(n * 2), *down = malloc(n * 2);
 		int16_t *prev = malloc(n * 2), *a = malloc(n * 2), *b = malloc(n * 2);
+		int16_t *lap = malloc(n * 2), *lap_a = malloc(n * 2), *lap_b = malloc(n * 2);
 		uint16_t *keep = malloc(n * 2);
 
 		for (int trial = 0; trial < ROW_TRIALS; trial++) {
 			enum row_mode mode = (enum row_mode)(trial % ROW_MODES);
 			int walls = (trial / ROW_MODES) % 3;  /* none, 0/0xffff, any bits */
-			bool by_mul = trial & 1;
+			bool by_mul = trial & 1, by_visc = trial % 4 == 1;
+			int visc = trial % 8 == 1 ? RIPPLE_VISC_MAX : (int)(rnd() % (RIPPLE_VISC_MAX + 1));
 			int n_fixed = (int)(sizeof(fixed_muls) / sizeof(fixed_muls[0]));
 			int mul = trial / 2 < n_fixed ? fixed_muls[trial / 2]
 						     : trial % 3 ? 100 + (int)(rnd() % 201)
@@ -254,11 +295,19 @@ static int compare_rows(const struct kernels *k, int *rows)
 				mid[x] = row_height(mode, sign);
 				down[x] = row_height(mode, sign);
 				prev[x] = row_height(mode, prev_sign);
+				lap[x] = row_height(mode, rnd() & 1 ? sign : -sign);
 				keep[x] = walls == 1 ? (rnd() % 7 ? 0xffff : 0) : (uint16_t)rnd();
 			}
 			memcpy(a, prev, n * 2);
 			memcpy(b, prev, n * 2);
-			if (by_mul) {
+			memcpy(lap_a, lap, n * 2);
+			memcpy(lap_b, lap, n * 2);
+			if (by_visc) {
+				step_row_visc_scalar(up, mid, down, a, lap_a, walls ? keep : NULL, w, mul,
+						     visc);
+				k->step_row_visc(up, mid, down, b, lap_b, walls ? keep : NULL, w, mul,
+						 visc);
+			} else if (by_mul) {
 				step_row_mul_scalar(up, mid, down, a, walls ? keep : NULL, w, mul);
 				k->step_row_mul(up, mid, down, b, walls ? keep : NULL, w, mul);
 			} else {
@@ -266,10 +315,11 @@ static int compare_rows(const struct kernels *k, int *rows)
 				k->step_row(up, mid, down, b, walls ? keep : NULL, w, shift);
 			}
 			(*rows)++;
-			if (memcmp(a, b, n * 2) == 0)
+			if (memcmp(a, b, n * 2) == 0 && memcmp(lap_a, lap_b, n * 2) == 0)
 				continue;
-			fprintf(stderr, "%s: step row of width %d (mode %d, keep %d, %s %d) differs\n",
-				k->name, w, (int)mode, walls, by_mul ? "mul" : "shift", by_mul ? mul : shift);
+			fprintf(stderr, "%s: step row of width %d (mode %d, keep %d, %s %d, viscosity %d) "
+				"differs\n", k->name, w, (int)mode, walls, by_mul ? "mul" : "shift",
+				by_mul ? mul : shift, by_visc ? visc : 0);
 			bad++;
 			break;
 		}
@@ -277,6 +327,9 @@ static int compare_rows(const struct kernels *k, int *rows)
 		free(mid);
 		free(down);
 		free(prev);
+		free(lap);
+		free(lap_a);
+		free(lap_b);
 		free(a);
 		free(b);
 		free(keep);
@@ -346,13 +399,15 @@ int main(void)
 
 			same = compare_path(k, w, h, steps) && same;
 			same = compare_mul(k, w, h, steps) && same;
+			same = compare_visc(k, w, h, steps) && same;
 		}
 		same = compare_rows(k, &rows) && same;
 		same = compare_upsample(k) && same;
 		CHECK(same);
 		if (same)
-			fprintf(stderr, "%s: bit-exact with scalar at %zu sizes, damped by shift and by "
-				"multiplier, and in %d random step rows\n", k->name, N_SIZES, rows);
+			fprintf(stderr, "%s: bit-exact with scalar at %zu sizes, damped by shift, by "
+				"multiplier and with viscosity, and in %d random step rows\n", k->name,
+				N_SIZES, rows);
 		tested++;
 	}
 	/* A build with fast paths has one this CPU runs: x86-64 always has

@@ -78,6 +78,7 @@ static void apply_settings(struct kiosk *k, const struct options *o, const struc
 		ripple_set_damping(k->ripple, u->damping_shift);
 	else
 		ripple_set_damping_mul(k->ripple, u->damping_mul);
+	ripple_set_viscosity(k->ripple, u->viscosity);
 	gesture_set_units(k->gesture, u);
 	gesture_set_defaults(k->gesture, o->stone_radius_mm, o->stone_weight_mm);
 	gesture_set_stuck(k->gesture, (uint64_t)o->stuck_touch_s * NSEC_PER_SEC);

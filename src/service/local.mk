@@ -14,7 +14,8 @@ src_service_librk_service_a_SOURCES = \
 	src/service/state-dir.c src/service/state-dir.h \
 	src/service/usage.c src/service/usage.h \
 	src/service/usage-rows.c src/service/usage-rows.h src/service/csv-digits.h \
-	src/service/heatmap.c src/service/heatmap.h
+	src/service/heatmap.c src/service/heatmap.h \
+	src/service/heights.c src/service/heights.h
 src_service_librk_service_a_CFLAGS = $(AM_CFLAGS) $(LIBSYSTEMD_CFLAGS)
 SERVICE_LIBS = src/service/librk-service.a $(LIBSYSTEMD_LIBS)
 

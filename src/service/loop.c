@@ -1,6 +1,8 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,10 +11,12 @@
 #include "exhibit/kiosk.h"
 #include "input/input.h"
 #include "input/touch-script.h"
+#include "service/heights.h"
 #include "service/loop.h"
 #include "service/stats.h"
 #include "settings/options.h"
 #include "water/render.h"
+#include "water/ripple.h"
 #include "water/units.h"
 
 #define UNITS_LEN 256
@@ -47,6 +51,7 @@ struct loop {
 	int touch_output;         /* index in outputs, -1: none */
 	uint64_t display_ns;      /* when the display's events were last read */
 	bool asleep;              /* the screens were switched off for the exhibit's sleep */
+	char *heights_dir;        /* --output-heights: where, else NULL */
 };
 
 int loop_create(struct display *d, struct touch_script *script, struct stats *stats,
@@ -93,7 +98,22 @@ void loop_destroy(struct loop *l)
 		output_gone(&l->outputs[i], clock_now_ns());
 	drop_water(l);
 	touch_script_destroy(l->script);
+	free(l->heights_dir);
 	free(l);
+}
+
+int loop_set_heights_dir(struct loop *l, const char *dir)
+{
+	char *copy = NULL;
+
+	if (dir) {
+		copy = strdup(dir);
+		if (!copy)
+			return -ENOMEM;
+	}
+	free(l->heights_dir);
+	l->heights_dir = copy;
+	return 0;
 }
 
 void loop_set_input(struct loop *l, struct input *in)
@@ -328,6 +348,21 @@ static uint64_t period_ns(const struct display_output_info *info)
 	return NSEC_PER_SEC * 1000u / (uint64_t)mhz;
 }
 
+/* The heights the first output's frame number frame shows, beside it. */
+static int write_heights(struct loop *l, uint64_t frame)
+{
+	struct ripple *r = kiosk_ripple(l->k);
+	char path[PATH_MAX];
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/heights-%05llu.pgm", l->heights_dir,
+		 (unsigned long long)frame);
+	ret = heights_write_pgm(path, ripple_heights(r), ripple_width(r), ripple_height(r));
+	if (ret < 0)
+		log_error("cannot write heights '%s': %s", path, strerror(-ret));
+	return ret;
+}
+
 /* Render into the buffer acquired for output i, and show it. */
 static int draw(struct loop *l, int i, const struct render_target *t)
 {
@@ -350,6 +385,11 @@ static int draw(struct loop *l, int i, const struct render_target *t)
 	ret = l->d->ops->present(l->d, i, out->frames);
 	if (ret < 0)
 		return ret;
+	if (l->heights_dir && i == 0) {
+		ret = write_heights(l, out->frames);
+		if (ret < 0)
+			return ret;
+	}
 	touch_frame_rendered(l, i);
 	return 0;
 }

@@ -33,6 +33,10 @@ int loop_create(struct display *d, struct touch_script *script, struct stats *st
 		bool announce, struct loop **out);
 void loop_destroy(struct loop *l);
 
+/* Each frame output 0 shows is followed by the water's heights in dir,
+ * as heights-NNNNN.pgm (the frame's number); NULL: none. 0 or -ENOMEM. */
+int loop_set_heights_dir(struct loop *l, const char *dir);
+
 /* Touches from in go to the water through the touch output (NULL: none),
  * turned as the water is. */
 void loop_set_input(struct loop *l, struct input *in);

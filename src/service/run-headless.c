@@ -52,6 +52,8 @@ int run_headless(const struct options *o, struct display *d, struct touch_script
 		return ret;
 	}
 	ret = loop_create(d, script, NULL, say, &l);
+	if (ret == 0 && o->output_heights)
+		ret = loop_set_heights_dir(l, o->output_dir);
 	while (ret == 0 && frames < o->frames && !sig) {
 		uint64_t wake;
 

@@ -35,6 +35,8 @@ void options_print_help(FILE *f)
 "  --frames N              frames to make (default %d)\n"
 "  --every N               write every Nth frame (default 1)\n"
 "  --output DIR            where frame-NNNNN.png go (default %s)\n"
+"  --output-heights        and the water's heights beside each, heights-NNNNN.pgm\n"
+"                          (16 bits a cell, height + 32768)\n"
 "  --refresh HZ            frames per second of the virtual display (default %d)\n"
 "  --format xrgb8888|rgb565  pixel format rendered (default xrgb8888)\n"
 "\n"
@@ -54,7 +56,8 @@ void options_print_help(FILE *f)
 "  --screen-mm WxH         the screen's size in mm (default: the connector's, else\n"
 "                          a 24-inch screen)\n"
 "  --wave-speed CM_S       how fast ripples spread, cm per second (default %g)\n"
-"  --fade SECONDS          damping leaves a tenth of a wave after this (default %g)\n"
+"  --fade SECONDS          damping leaves a tenth of a wave after this; water's\n"
+"                          viscosity takes short ripples sooner (default %g)\n"
 "  --depth MM              how deep the picture lies: deeper bends it more (default %g)\n"
 "  --stone-radius MM       radius of a fingertip's stone (default %g)\n"
 "  --stone-weight MM       how deep a fingertip pushes the water (default %g)\n"
@@ -109,7 +112,7 @@ void options_print_help(FILE *f)
 "  -V, --version           the version\n"
 "\n"
 "Every on/off option (--strict, --grab, --touch-invert-x, --touch-invert-y,\n"
-"--verbose) has a --no- form that turns it off: --no-grab undoes the config file.\n",
+"--output-heights, --verbose) has a --no- form that turns it off: --no-grab undoes the config file.\n",
 		OPTIONS_DEFAULT_FLIP_TIMEOUT_MS, OPTIONS_MAX_FLIP_TIMEOUT_MS,
 		OPTIONS_DEFAULT_WIDTH, OPTIONS_DEFAULT_HEIGHT, OPTIONS_DEFAULT_FRAMES,
 		OPTIONS_DEFAULT_OUTPUT, OPTIONS_DEFAULT_REFRESH_HZ,

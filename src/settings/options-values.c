@@ -224,6 +224,9 @@ bool options_parse_one(struct options *o, const struct option_row *opt, const ch
 		return bad_int(f, arg, 1, OPTIONS_MAX_FRAMES, &o->every);
 	case OPT_OUTPUT:
 		return set_string(f, &o->output_dir, arg);
+	case OPT_OUTPUT_HEIGHTS:
+		o->output_heights = on;
+		return false;
 	case OPT_REFRESH:
 		return bad_int(f, arg, 1, OPTIONS_MAX_REFRESH_HZ, &o->refresh_hz);
 	case OPT_FORMAT:

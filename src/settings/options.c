@@ -37,6 +37,7 @@ static const struct option_row option_rows[] = {
 	{ "frames", required_argument, OPT_FRAMES, RELOAD_RESTART, FIELD(frames) },
 	{ "every", required_argument, OPT_EVERY, RELOAD_RESTART, FIELD(every) },
 	{ "output", required_argument, OPT_OUTPUT, RELOAD_RESTART, STRING(output_dir) },
+	{ "output-heights", no_argument, OPT_OUTPUT_HEIGHTS, RELOAD_RESTART, FIELD(output_heights) },
 	{ "refresh", required_argument, OPT_REFRESH, RELOAD_RESTART, FIELD(refresh_hz) },
 	{ "format", required_argument, OPT_FORMAT, RELOAD_RESTART, FIELD(format) },
 	{ "background", required_argument, OPT_BACKGROUND, RELOAD_LIVE, STRING(background) },

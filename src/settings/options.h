@@ -130,6 +130,7 @@ struct options {
 	int every;
 	int refresh_hz;
 	const char *output_dir;
+	bool output_heights;          /* heights-NNNNN.pgm beside each frame */
 	enum pixel_format format;
 
 	/* drm */

@@ -130,6 +130,48 @@ static void step_row_mul_neon(const int16_t *up, const int16_t *mid, const int16
 	step_span_mul_scalar(up, mid, down, out, keep, x, width - 1, mul);
 }
 
+/* (t * visc + 2^15) >> 16 of int16 lanes (visc_term): vrshrn rounds so. */
+static inline int16x8_t visc8(int16x8_t t, int16x8_t e)
+{
+	return vcombine_s16(vrshrn_n_s32(vmull_s16(vget_low_s16(t), vget_low_s16(e)), 16),
+			    vrshrn_n_s32(vmull_high_s16(t, e), 16));
+}
+
+/*
+ * The step with viscosity (step_cell_visc), in 16-bit lanes while the
+ * eleven heights a cell reads are within +-8191 (every value then fits
+ * int16 exactly, and vqadd saturates the last sum as the scalar code does).
+ * A group with a taller height (the middle of a fresh splash, for a few
+ * steps) goes through the scalar cells.
+ */
+static void step_row_visc_neon(const int16_t *up, const int16_t *mid, const int16_t *down,
+			       int16_t *out, int16_t *lap, const uint16_t *keep, int width,
+			       int mul, int visc)
+{
+	const int16x8_t m = vdupq_n_s16((int16_t)mul), e = vdupq_n_s16((int16_t)visc);
+	int x = 1;
+
+	for (; x + LANES <= width - 1; x += LANES) {
+		int16x8_t u = vld1q_s16(up + x), d = vld1q_s16(down + x);
+		int16x8_t l = vld1q_s16(mid + x - 1), r = vld1q_s16(mid + x + 1);
+		int16x8_t p = vld1q_s16(out + x), c = vld1q_s16(mid + x), q = vld1q_s16(lap + x);
+		int16x8_t ul = vld1q_s16(up + x - 1), ur = vld1q_s16(up + x + 1);
+		int16x8_t dl = vld1q_s16(down + x - 1), dr = vld1q_s16(down + x + 1);
+		int16x8_t dm, t, h;
+
+		if (!narrow8(u, d, l, r, p) || !narrow8(ul, ur, dl, dr, c) || !narrow8(q, q, q, q, q)) {
+			step_span_visc_scalar(up, mid, down, out, lap, keep, x, x + LANES, mul, visc);
+			continue;
+		}
+		dm = vshrq_n_s16(vaddq_s16(vaddq_s16(ul, ur), vaddq_s16(dl, dr)), 2);
+		t = vsubq_s16(vsubq_s16(dm, c), vsubq_s16(q, p));
+		h = vqaddq_s16(sum8_narrow(u, d, l, r, p), visc8(t, e));
+		store8(out, keep, x, damp_mul8(h, m));
+		vst1q_s16(lap + x, dm);
+	}
+	step_span_visc_scalar(up, mid, down, out, lap, keep, x, width - 1, mul, visc);
+}
+
 static inline uint32x4_t shade4(uint32x4_t px, int32x4_t b)
 {
 	const int32x4_t lim = vdupq_n_s32(255), zero = vdupq_n_s32(0);
@@ -309,6 +351,7 @@ const struct kernels kernels_neon = {
 	.name = "neon",
 	.step_row = step_row_neon,
 	.step_row_mul = step_row_mul_neon,
+	.step_row_visc = step_row_visc_neon,
 	.render_row = render_row_neon,
 	.upsample2_row = upsample2_row_neon,
 };

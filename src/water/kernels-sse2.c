@@ -122,6 +122,74 @@ static void step_row_mul_sse2(const int16_t *up, const int16_t *mid, const int16
 	step_span_mul_scalar(up, mid, down, out, keep, x, width - 1, mul);
 }
 
+/* (t * visc + 2^15) >> 16 of int16 lanes: the high half of the product
+ * plus the rounding bit, bit 15 of the low half (visc_term). */
+static inline __m128i visc8(__m128i t, __m128i e)
+{
+	return _mm_add_epi16(_mm_mulhi_epi16(t, e), _mm_srli_epi16(_mm_mullo_epi16(t, e), 15));
+}
+
+/* diag_mean() - mid of 4 cells, in 32-bit lanes. */
+static inline __m128i lap_half(__m128i ul, __m128i ur, __m128i dl, __m128i dr, __m128i c,
+			       __m128i *dm)
+{
+	*dm = _mm_srai_epi32(_mm_add_epi32(_mm_add_epi32(ul, ur), _mm_add_epi32(dl, dr)), 2);
+	return _mm_sub_epi32(*dm, c);
+}
+
+/*
+ * The step with viscosity (step_cell_visc). While the eleven heights a cell
+ * reads are within -8192..8191, every value fits int16 exactly (the
+ * Laplacians' difference within +-32764) and the last sum saturates as the
+ * scalar one does (adds); else the Laplacians are taken in 32-bit lanes.
+ */
+static void step_row_visc_sse2(const int16_t *up, const int16_t *mid, const int16_t *down,
+			       int16_t *out, int16_t *lap, const uint16_t *keep, int width,
+			       int mul, int visc)
+{
+	const __m128i m = _mm_set1_epi16((short)mul), e = _mm_set1_epi16((short)visc);
+	int x = 1;
+
+	for (; x + LANES <= width - 1; x += LANES) {
+		__m128i u = loadu(up + x), d = loadu(down + x);
+		__m128i l = loadu(mid + x - 1), r = loadu(mid + x + 1);
+		__m128i p = loadu(out + x), c = loadu(mid + x), q = loadu(lap + x);
+		__m128i ul = loadu(up + x - 1), ur = loadu(up + x + 1);
+		__m128i dl = loadu(down + x - 1), dr = loadu(down + x + 1);
+		__m128i h, dm;
+
+		if (narrow8(u, d, l, r, p) && narrow8(ul, ur, dl, dr, c) &&
+		    narrow8(q, q, q, q, q)) {
+			__m128i t;
+
+			dm = _mm_srai_epi16(_mm_add_epi16(_mm_add_epi16(ul, ur), _mm_add_epi16(dl, dr)), 2);
+			t = _mm_sub_epi16(_mm_sub_epi16(dm, c), _mm_sub_epi16(q, p));
+			h = _mm_add_epi16(_mm_add_epi16(u, d), _mm_add_epi16(l, r));
+			h = _mm_adds_epi16(_mm_sub_epi16(_mm_srai_epi16(h, 1), p), visc8(t, e));
+		} else {
+			__m128i dm_lo, dm_hi, t, v;
+			__m128i t_lo = _mm_sub_epi32(lap_half(sext_lo(ul), sext_lo(ur), sext_lo(dl),
+							      sext_lo(dr), sext_lo(c), &dm_lo),
+						     _mm_sub_epi32(sext_lo(q), sext_lo(p)));
+			__m128i t_hi = _mm_sub_epi32(lap_half(sext_hi(ul), sext_hi(ur), sext_hi(dl),
+							      sext_hi(dr), sext_hi(c), &dm_hi),
+						     _mm_sub_epi32(sext_hi(q), sext_hi(p)));
+
+			dm = _mm_packs_epi32(dm_lo, dm_hi);
+			t = _mm_packs_epi32(t_lo, t_hi);
+			v = visc8(t, e);
+			h = _mm_packs_epi32(
+				_mm_add_epi32(sum_half(sext_lo(u), sext_lo(d), sext_lo(l), sext_lo(r), sext_lo(p)),
+					      sext_lo(v)),
+				_mm_add_epi32(sum_half(sext_hi(u), sext_hi(d), sext_hi(l), sext_hi(r), sext_hi(p)),
+					      sext_hi(v)));
+		}
+		store8(out, keep, x, _mm_sub_epi16(h, _mm_mulhi_epi16(h, m)));
+		_mm_storeu_si128((__m128i *)(lap + x), dm);
+	}
+	step_span_visc_scalar(up, mid, down, out, lap, keep, x, width - 1, mul, visc);
+}
+
 static inline __m128i min32(__m128i a, __m128i b)
 {
 	__m128i gt = _mm_cmpgt_epi32(a, b);
@@ -347,6 +415,7 @@ const struct kernels kernels_sse2 = {
 	.name = "sse2",
 	.step_row = step_row_sse2,
 	.step_row_mul = step_row_mul_sse2,
+	.step_row_visc = step_row_visc_sse2,
 	.render_row = render_row_sse2,
 	.upsample2_row = upsample2_row_sse2,
 };

@@ -28,6 +28,18 @@ typedef void (*step_row_fn)(const int16_t *up, const int16_t *mid, const int16_t
 typedef void (*step_row_mul_fn)(const int16_t *up, const int16_t *mid, const int16_t *down,
 				int16_t *out, const uint16_t *keep, int width, int mul);
 
+/*
+ * The same row with the water's viscosity (ripple_set_viscosity): the
+ * Laplacian of the velocity, taken on the diagonal neighbours, added to the
+ * leapfrog (step_cell_visc is the definition). lap[x] holds the diagonal
+ * mean of the heights that are now out[] (the previous step wrote it) and
+ * is given that of the heights now (up, mid, down), pointwise, so bands of
+ * rows stay independent. visc 0..32767 is epsilon in 1/65536.
+ */
+typedef void (*step_row_visc_fn)(const int16_t *up, const int16_t *mid, const int16_t *down,
+				 int16_t *out, int16_t *lap, const uint16_t *keep, int width,
+				 int mul, int visc);
+
 /* One logical row of a render whose rows above and below exist. */
 struct render_row {
 	const int16_t *up, *mid, *down;
@@ -57,6 +69,7 @@ struct kernels {
 	const char *name;
 	step_row_fn step_row;
 	step_row_mul_fn step_row_mul;
+	step_row_visc_fn step_row_visc;
 	render_row_fn render_row;
 	upsample2_row_fn upsample2_row;
 };
@@ -83,6 +96,40 @@ static inline int16_t step_cell_mul(int up, int down, int left, int right, int p
 	return (int16_t)(h - ((h * mul) >> 16));
 }
 
+/*
+ * The mean of a cell's four diagonal neighbours (floored), which the
+ * viscosity compares with the cell: a Laplacian that, unlike the one of the
+ * four sides, is zero on the grid's checkerboard, the one wave the leapfrog
+ * carries at the edge of stability (see ripple.c).
+ */
+static inline int diag_mean(const int16_t *up, const int16_t *down, int x)
+{
+	return (up[x - 1] + up[x + 1] + down[x - 1] + down[x + 1]) >> 2;
+}
+
+/* (t * visc) / 65536 rounded to nearest (ties up), for int16 t: no bias
+ * for or against troughs, and mulhi plus bit 15 of mullo in every path. */
+static inline int32_t visc_term(int32_t t, int visc)
+{
+	return (t * visc + (1 << 15)) >> 16;
+}
+
+/*
+ * One cell of the step with viscosity: dm is diag_mean() of the heights now
+ * (the caller stores it for the next step), lap_prev the one stored for the
+ * previous heights. The velocity's Laplacian is saturated to int16 before it
+ * is scaled (every product within int32, and pmulhw's rule), the height
+ * after it is added, and then damped by the multiplier as step_cell_mul.
+ */
+static inline int16_t step_cell_visc(int up, int down, int left, int right, int mid, int dm,
+				     int prev, int lap_prev, int mul, int visc)
+{
+	int32_t t = kernel_saturate16((dm - mid) - (lap_prev - prev));
+	int32_t h = kernel_saturate16(((up + down + left + right) >> 1) - prev + visc_term(t, visc));
+
+	return (int16_t)(h - ((h * mul) >> 16));
+}
+
 /* The reference. */
 /* Cells x0 <= x < x1 of a row, for the SIMD paths' tails. */
 void step_span_scalar(const int16_t *up, const int16_t *mid, const int16_t *down,
@@ -93,6 +140,12 @@ void step_span_mul_scalar(const int16_t *up, const int16_t *mid, const int16_t *
 			  int16_t *out, const uint16_t *keep, int x0, int x1, int mul);
 void step_row_mul_scalar(const int16_t *up, const int16_t *mid, const int16_t *down,
 			 int16_t *out, const uint16_t *keep, int width, int mul);
+void step_span_visc_scalar(const int16_t *up, const int16_t *mid, const int16_t *down,
+			   int16_t *out, int16_t *lap, const uint16_t *keep, int x0, int x1,
+			   int mul, int visc);
+void step_row_visc_scalar(const int16_t *up, const int16_t *mid, const int16_t *down,
+			  int16_t *out, int16_t *lap, const uint16_t *keep, int width, int mul,
+			  int visc);
 void render_row_scalar(const struct render_row *r);
 /* Pixels x0 <= x < x1 of a row, for the SIMD paths' heads and tails. */
 void render_span_scalar(const struct render_row *r, int x0, int x1);

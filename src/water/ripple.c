@@ -29,6 +29,28 @@
  * Cells of the one-cell border frame and solid obstacle cells are never
  * written and stay zero, so waves reflect off them (a fixed-end boundary)
  * and no cell ever reads a neighbour from the adjacent row.
+ *
+ * Viscosity. Real water damps a wave of wavenumber k at 2 nu k^2 a second
+ * (the Laplacian of the velocity in the wave equation): a ring lives for
+ * seconds while millimetre ripples die within a fraction of one. On the grid
+ * this is also the cure for its own waves of a few cells, which the leapfrog
+ * carries too slowly and along the axes (a lattice behind every ring). The
+ * step adds eps * L(h - prev), L the Laplacian on the diagonal neighbours,
+ *
+ *	next = ((N + S + E + W) >> 1) - prev
+ *	       + eps * ((diag_mean(h) - h) - (diag_mean(prev) - prev))
+ *
+ * In Fourier, with d = 1 - cos kx cos ky (k^2/2 for long waves, 1 at a wave
+ * of four cells along an axis), a wave's height is multiplied by
+ * sqrt(1 - eps d) each step: as water, by k^2. The Laplacian of the four
+ * sides would not do: the rule runs at its stability limit (c^2 dt^2 /
+ * dx^2 = 1/2), where the checkerboard's roots are -1, and any damping of it
+ * in this explicit form pushes one outside the unit circle. The diagonal one
+ * is zero on the checkerboard, and the step stays stable for eps < 1/2
+ * (the whole int16 multiplier's range). Only the neighbours of h are at
+ * hand in the in-place step (prev's are being overwritten), so each step
+ * keeps diag_mean(h) in a third plane, read at the same cell one step later
+ * as diag_mean(prev): still pointwise, so bands of rows stay independent.
  */
 
 _Static_assert((-3 >> 1) == -2, "arithmetic right shift of negative ints required");
@@ -38,8 +60,10 @@ struct ripple {
 	int height;
 	int damping;
 	int damp_mul;   /* -1: damping by the shift */
+	int visc;       /* eps in 1/65536 (with the multiplier only) */
 	int16_t *cur;   /* heights now */
 	int16_t *prev;  /* heights one step ago; becomes next */
+	int16_t *lap;   /* diag_mean(prev) at each cell, while visc is used */
 	/* Per cell 0xffff where water may move, 0 where solid; NULL when
 	 * there are no obstacles. A mask instead of a branch keeps the inner
 	 * loop straight for the SIMD paths that will share this layout. */
@@ -81,7 +105,8 @@ struct ripple *ripple_create(int width, int height)
 	r->kernels = simd_kernels();
 	r->cur = bigmem_calloc(cells, sizeof(*r->cur));
 	r->prev = bigmem_calloc(cells, sizeof(*r->prev));
-	if (!r->cur || !r->prev) {
+	r->lap = bigmem_calloc(cells, sizeof(*r->lap));
+	if (!r->cur || !r->prev || !r->lap) {
 		ripple_destroy(r);
 		errno = ENOMEM;
 		return NULL;
@@ -95,6 +120,7 @@ void ripple_destroy(struct ripple *r)
 		return;
 	free(r->cur);
 	free(r->prev);
+	free(r->lap);
 	free(r->keep);
 	free(r);
 }
@@ -128,12 +154,62 @@ int ripple_damping(const struct ripple *r)
 	return r->damp_mul < 0 ? r->damping : 0;
 }
 
+static bool uses_lap(const struct ripple *r)
+{
+	return r->damp_mul >= 0 && r->visc > 0;
+}
+
+/* diag_mean(prev) of rows y0 <= y < y1, as a step would have left it. */
+static void lap_rows(struct ripple *r, int y0, int y1)
+{
+	const int w = r->width;
+
+	y0 = y0 < 1 ? 1 : y0;
+	y1 = y1 > r->height - 1 ? r->height - 1 : y1;
+	for (int y = y0; y < y1; y++) {
+		const int16_t *up = r->prev + (size_t)(y - 1) * w, *down = up + 2 * (size_t)w;
+		int16_t *lap = r->lap + (size_t)y * w;
+
+		for (int x = 1; x < w - 1; x++)
+			lap[x] = (int16_t)diag_mean(up, down, x);
+	}
+}
+
+/* The steps without viscosity leave the third plane alone: it is made
+ * again whenever a step with it is about to follow from other planes. */
+static void lap_sync(struct ripple *r)
+{
+	if (uses_lap(r))
+		lap_rows(r, 1, r->height - 1);
+}
+
 int ripple_set_damping_mul(struct ripple *r, int mul)
 {
+	bool had = uses_lap(r);
+
 	if (mul < 0 || mul > RIPPLE_DAMP_MUL_MAX)
 		return -EINVAL;
 	r->damp_mul = mul;
+	if (!had)
+		lap_sync(r);
 	return 0;
+}
+
+int ripple_set_viscosity(struct ripple *r, int visc)
+{
+	bool had = uses_lap(r);
+
+	if (visc < 0 || visc > RIPPLE_VISC_MAX)
+		return -EINVAL;
+	r->visc = visc;
+	if (!had)
+		lap_sync(r);
+	return 0;
+}
+
+int ripple_viscosity(const struct ripple *r)
+{
+	return r->visc;
 }
 
 int ripple_damping_mul(const struct ripple *r)
@@ -206,6 +282,7 @@ int ripple_set_obstacles(struct ripple *r, const uint8_t *mask)
 	}
 	free(r->keep);
 	r->keep = keep;
+	lap_sync(r);
 	return 0;
 }
 
@@ -241,6 +318,27 @@ void step_row_mul_scalar(const int16_t *up, const int16_t *mid, const int16_t *d
 	step_span_mul_scalar(up, mid, down, out, keep, 1, width - 1, mul);
 }
 
+void step_span_visc_scalar(const int16_t *up, const int16_t *mid, const int16_t *down,
+			   int16_t *out, int16_t *lap, const uint16_t *keep, int x0, int x1,
+			   int mul, int visc)
+{
+	for (int x = x0; x < x1; x++) {
+		int dm = diag_mean(up, down, x);
+		int16_t h = step_cell_visc(up[x], down[x], mid[x - 1], mid[x + 1], mid[x], dm,
+					   out[x], lap[x], mul, visc);
+
+		out[x] = keep ? (int16_t)(h & keep[x]) : h;
+		lap[x] = (int16_t)dm;
+	}
+}
+
+void step_row_visc_scalar(const int16_t *up, const int16_t *mid, const int16_t *down,
+			  int16_t *out, int16_t *lap, const uint16_t *keep, int width, int mul,
+			  int visc)
+{
+	step_span_visc_scalar(up, mid, down, out, lap, keep, 1, width - 1, mul, visc);
+}
+
 void ripple_step_rows(struct ripple *r, int y0, int y1)
 {
 	const int w = r->width;
@@ -256,7 +354,11 @@ void ripple_step_rows(struct ripple *r, int y0, int y1)
 
 		const uint16_t *keep = r->keep ? r->keep + row : NULL;
 
-		if (r->damp_mul >= 0)
+		if (uses_lap(r))
+			r->kernels->step_row_visc(r->cur + row - w, r->cur + row, r->cur + row + w,
+						  r->prev + row, r->lap + row, keep, w, r->damp_mul,
+						  r->visc);
+		else if (r->damp_mul >= 0)
 			r->kernels->step_row_mul(r->cur + row - w, r->cur + row, r->cur + row + w,
 						 r->prev + row, keep, w, r->damp_mul);
 		else
@@ -707,6 +809,7 @@ void ripple_clear(struct ripple *r)
 
 	memset(r->cur, 0, cells * sizeof(*r->cur));
 	memset(r->prev, 0, cells * sizeof(*r->prev));
+	memset(r->lap, 0, cells * sizeof(*r->lap));
 	r->live0 = r->live1 = 0;
 	r->generation++;
 }
@@ -730,6 +833,9 @@ void ripple_set_height(struct ripple *r, int x, int y, int16_t current, int16_t 
 	i = (size_t)y * r->width + x;
 	r->cur[i] = current;
 	r->prev[i] = previous;
+	/* the diagonal neighbours' view of prev */
+	if (uses_lap(r))
+		lap_rows(r, y - 1, y + 2);
 	mark_live(r, y, y + 1);
 	r->generation++;
 }

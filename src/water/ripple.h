@@ -15,6 +15,10 @@
  * ripple_set_damping_mul): any lifetime at any step rate. */
 #define RIPPLE_DAMP_MUL_BITS 16
 #define RIPPLE_DAMP_MUL_MAX INT16_MAX
+/* The viscosity in 1/65536 (ripple_set_viscosity); below 1/2, the step's
+ * limit of stability. */
+#define RIPPLE_VISC_BITS 16
+#define RIPPLE_VISC_MAX INT16_MAX
 
 /* Positions and radii of splashes are in 1/RIPPLE_SUBCELL of a cell. */
 #define RIPPLE_SUBCELL 256
@@ -61,6 +65,16 @@ int ripple_damping(const struct ripple *r);
 int ripple_set_damping_mul(struct ripple *r, int mul);
 /* The multiplier, or -1 while the water damps by a shift. */
 int ripple_damping_mul(const struct ripple *r);
+/*
+ * The water's viscosity, with the multiplier's damping (the shift's is the
+ * seeds' rule, kept as it was): eps = visc / 65536 of the Laplacian of the
+ * velocity added each step, so a wave's height is multiplied by
+ * sqrt(1 - eps d) a step, d = 1 - cos kx cos ky: about k^2/2 for long waves,
+ * 1 for a wave four cells long along an axis (see ripple.c). 0 (the default)
+ * is none. 0 or -EINVAL when visc is outside 0..RIPPLE_VISC_MAX.
+ */
+int ripple_set_viscosity(struct ripple *r, int visc);
+int ripple_viscosity(const struct ripple *r);
 
 /*
  * mask: width*height bytes, non-zero = solid (held at zero, reflects waves),

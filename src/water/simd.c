@@ -13,6 +13,7 @@ const struct kernels kernels_scalar = {
 	.name = "scalar",
 	.step_row = step_row_scalar,
 	.step_row_mul = step_row_mul_scalar,
+	.step_row_visc = step_row_visc_scalar,
 	.render_row = render_row_scalar,
 	.upsample2_row = upsample2_row_scalar,
 };

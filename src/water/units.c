@@ -22,6 +22,24 @@
 #define CELL_MM_MAX 2.8
 #define MM_PER_CM 10.0
 
+/*
+ * Viscosity (see ripple.c): eps of the Laplacian of the velocity a step
+ * multiplies a long wave's height by about 1 - eps k^2 / 4 (k in radians a
+ * cell); water's own, exp(-2 nu k^2 dt) with k in radians a metre, is so
+ * eps = 8 nu dt / dx^2. On these grids that is about 0.01: a ring of 2 cm
+ * keeps most of its height for seconds, as on a pond. Waves of four cells
+ * (9 to 10 mm) would keep theirs for a second or two as well, but the grid
+ * carries them wrong (slower, and along its axes: the lattice), so they
+ * are given more: at most a tenth of their height left after
+ * GRID_WAVE_FADE_S, whatever the cell and the step rate. The sum is what
+ * the step uses: below it the grid shows, above it the rings fade sooner
+ * than water's.
+ */
+#define WATER_VISCOSITY_M2_S 1.0e-6
+#define MM_PER_M 1000.0
+#define VISC_PER_K2 8.0
+#define GRID_WAVE_FADE_S 3.0
+
 /* A picture under water seems to move by depth * slope * (1 - 1/n),
  * n = 1.33 for water. */
 #define WATER_BENDING (1.0 - 1.0 / 1.333)
@@ -85,6 +103,17 @@ static int auto_scale(const struct water_units *u)
 	return n;
 }
 
+/* The step's viscosity, eps in 1/2^RIPPLE_VISC_BITS (see above). */
+static int viscosity(const struct water_units *u)
+{
+	double dx_m = u->cell_mm / MM_PER_M, dt = 1.0 / u->steps_per_second;
+	double water = VISC_PER_K2 * WATER_VISCOSITY_M2_S * dt / (dx_m * dx_m);
+	/* A wave of four cells along an axis: sqrt(1 - eps) a step. */
+	double grid = 1.0 - pow(0.1, 2.0 / (GRID_WAVE_FADE_S * u->steps_per_second));
+
+	return clamp_int((int)lround((water + grid) * (1 << RIPPLE_VISC_BITS)), 0, RIPPLE_VISC_MAX);
+}
+
 void water_units_compute(const struct water_look *look, int width, int height, int mm_w, int mm_h,
 			 struct water_units *u)
 {
@@ -119,6 +148,7 @@ void water_units_compute(const struct water_look *look, int width, int height, i
 		double mul = (1.0 - per_step) * (1 << RIPPLE_DAMP_MUL_BITS);
 
 		u->damping_mul = clamp_int((int)lround(mul), 1, RIPPLE_DAMP_MUL_MAX);
+		u->viscosity = viscosity(u);
 	}
 
 	/*

@@ -47,6 +47,7 @@ struct water_units {
 	int steps_per_second;
 	int damping_shift;           /* > 0: the seeds' shift damping */
 	int damping_mul;             /* else this multiplier (ripple_set_damping_mul) */
+	int viscosity;               /* and this (ripple_set_viscosity) */
 	double wave_speed_mm_s;      /* what the grid and step rate give */
 
 	/* heights: the render shift, and how many height units a mm is */
