@@ -1,6 +1,7 @@
 #include "config.h"
 
 #include <limits.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -554,6 +555,44 @@ static void test_wake_same_as_splashes(void)
 	ripple_destroy(b);
 }
 
+/* A swept wake is the plain one pressed at its ages: now (age 0) just the
+ * same; a step ago, into the previous plane as deep and the current one
+ * twice as deep (a step of sinking on); in between, in between. */
+static void test_wake_swept(void)
+{
+	const int w = 64, h = 24, y = 12, depth = 1000;
+	const int64_t radius = 2 * RIPPLE_SUBCELL, x0 = 8 * RIPPLE_SUBCELL, x1 = 56 * RIPPLE_SUBCELL;
+	struct ripple *plain = ripple_create(w, h), *now = ripple_create(w, h);
+	struct ripple *swept = ripple_create(w, h);
+	const int16_t *p, *c, *q;
+	int bad = 0;
+
+	CHECK(plain && now && swept);
+	ripple_wake(plain, x0, y * RIPPLE_SUBCELL, x1, y * RIPPLE_SUBCELL, radius, depth);
+	ripple_wake_swept(now, x0, y * RIPPLE_SUBCELL, x1, y * RIPPLE_SUBCELL, radius, depth, 0, 0);
+	ripple_wake_swept(swept, x0, y * RIPPLE_SUBCELL, x1, y * RIPPLE_SUBCELL, radius, depth,
+			  RIPPLE_AGE_ONE, 0);
+	CHECK(memcmp(ripple_heights(plain), ripple_heights(now), (size_t)w * h * 2) == 0);
+	CHECK(ripple_is_flat(plain) == false);
+	for (int i = 0; i < w * h; i++)
+		bad += ripple_previous(now)[i] != 0;
+	p = ripple_heights(plain) + (size_t)y * w;
+	c = ripple_heights(swept) + (size_t)y * w;
+	q = ripple_previous(swept) + (size_t)y * w;
+	/* From the start (a step ago) to the end (now), along the path: the
+	 * nearest splash's age, to the splashes' spacing. */
+	for (int x = 10; x < 54; x++) {
+		double age = (56.0 - x) / (56 - 8);
+
+		bad += fabs(q[x] - age * p[x]) > depth * 0.05 + 2;
+		bad += fabs(c[x] - (1 + age) * p[x]) > depth * 0.05 + 2;
+	}
+	CHECK_EQ(bad, 0);
+	ripple_destroy(plain);
+	ripple_destroy(now);
+	ripple_destroy(swept);
+}
+
 /*
  * The worst a finger can ask of one frame: the largest stone dragged
  * across a 4K grid in one-cell moves, every one of them before the next
@@ -613,6 +652,7 @@ int main(void)
 	RUN(test_matches_plain_rule);
 	RUN(test_generation_and_idle);
 	RUN(test_wake_same_as_splashes);
+	RUN(test_wake_swept);
 	RUN(test_wake_work_bounded);
 	return CHECK_EXIT();
 }
