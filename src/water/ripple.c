@@ -413,6 +413,12 @@ void ripple_splash(struct ripple *r, int64_t cx, int64_t cy, int64_t radius, int
 
 	radius = clamp_i64(radius, 1, (int64_t)RIPPLE_RADIUS_MAX * RIPPLE_SUBCELL);
 	depth = clamp_int(depth, 0, RIPPLE_WEIGHT_MAX);
+	if (radius < RIPPLE_SPLASH_RADIUS_MIN) {
+		/* The volume, depth * radius^2, kept. */
+		depth = (int)(depth * radius * radius /
+			      ((int64_t)RIPPLE_SPLASH_RADIUS_MIN * RIPPLE_SPLASH_RADIUS_MIN));
+		radius = RIPPLE_SPLASH_RADIUS_MIN;
+	}
 	cx = clamp_i64(cx, -SPLASH_LIMIT, SPLASH_LIMIT);
 	cy = clamp_i64(cy, -SPLASH_LIMIT, SPLASH_LIMIT);
 	/* A step's worth of stones has been laid: more would only stall the
@@ -656,6 +662,11 @@ static void wake(struct ripple *r, int64_t x0, int64_t y0, int64_t x1, int64_t y
 
 	radius = clamp_i64(radius, 1, (int64_t)RIPPLE_RADIUS_MAX * RIPPLE_SUBCELL);
 	depth = clamp_int(depth, 0, RIPPLE_WEIGHT_MAX);
+	if (radius < RIPPLE_SPLASH_RADIUS_MIN) {
+		/* The trough's cross-section, depth * radius, kept. */
+		depth = (int)(depth * radius / RIPPLE_SPLASH_RADIUS_MIN);
+		radius = RIPPLE_SPLASH_RADIUS_MIN;
+	}
 	x0 = clamp_i64(x0, -SPLASH_LIMIT, SPLASH_LIMIT);
 	y0 = clamp_i64(y0, -SPLASH_LIMIT, SPLASH_LIMIT);
 	x1 = clamp_i64(x1, -SPLASH_LIMIT, SPLASH_LIMIT);
