@@ -125,7 +125,7 @@ static const struct sample {
 	{ "steps-per-second", "60", NULL },
 	{ "refraction", "3", NULL },
 	{ "light", "4", NULL },
-	{ "stone-radius", "8", NULL },
+	{ "stone-radius", "6", NULL },
 	{ "stone-weight", "2.5", NULL },
 	{ "screen-mm", "1210x680", NULL },
 	{ "wave-speed", "30", NULL },

@@ -645,10 +645,15 @@ static void test_generation_and_idle(void)
 }
 
 /* The wake as it was first written: splashes a third of their radius apart
- * along the line. ripple_wake() must give exactly this, only cheaper. */
+ * along the line (a narrow one spread as a wake is). ripple_wake() must
+ * give exactly this, only cheaper. */
 static void wake_by_splashes(struct ripple *r, int64_t x0, int64_t y0, int64_t x1, int64_t y1,
 			     int64_t radius, int depth)
 {
+	if (radius < RIPPLE_SPLASH_RADIUS_MIN) {
+		depth = (int)(depth * radius / RIPPLE_SPLASH_RADIUS_MIN);
+		radius = RIPPLE_SPLASH_RADIUS_MIN;
+	}
 	int64_t dx = x1 - x0, dy = y1 - y0;
 	int64_t ax = dx < 0 ? -dx : dx, ay = dy < 0 ? -dy : dy;
 	int64_t len = ax > ay ? ax + ay / 2 : ay + ax / 2;
@@ -702,6 +707,122 @@ static void test_wake_same_as_splashes(void)
 	free(mask);
 	ripple_destroy(a);
 	ripple_destroy(b);
+}
+
+/* A swept wake is the plain one pressed at its ages: now (age 0) just the
+ * same; a step ago, into the previous plane as deep and the current one
+ * twice as deep (a step of sinking on); in between, in between. */
+static void test_wake_swept(void)
+{
+	const int w = 64, h = 24, y = 12, depth = 1000;
+	const int64_t radius = 2 * RIPPLE_SUBCELL, x0 = 8 * RIPPLE_SUBCELL, x1 = 56 * RIPPLE_SUBCELL;
+	struct ripple *plain = ripple_create(w, h), *now = ripple_create(w, h);
+	struct ripple *swept = ripple_create(w, h);
+	const int16_t *p, *c, *q;
+	int bad = 0;
+
+	CHECK(plain && now && swept);
+	ripple_wake(plain, x0, y * RIPPLE_SUBCELL, x1, y * RIPPLE_SUBCELL, radius, depth);
+	ripple_wake_swept(now, x0, y * RIPPLE_SUBCELL, x1, y * RIPPLE_SUBCELL, radius, depth, 0, 0);
+	ripple_wake_swept(swept, x0, y * RIPPLE_SUBCELL, x1, y * RIPPLE_SUBCELL, radius, depth,
+			  RIPPLE_AGE_ONE, 0);
+	CHECK(memcmp(ripple_heights(plain), ripple_heights(now), (size_t)w * h * 2) == 0);
+	CHECK(ripple_is_flat(plain) == false);
+	for (int i = 0; i < w * h; i++)
+		bad += ripple_previous(now)[i] != 0;
+	p = ripple_heights(plain) + (size_t)y * w;
+	c = ripple_heights(swept) + (size_t)y * w;
+	q = ripple_previous(swept) + (size_t)y * w;
+	/* From the start (a step ago) to the end (now), along the path: the
+	 * nearest splash's age, to the splashes' spacing. */
+	for (int x = 10; x < 54; x++) {
+		double age = (56.0 - x) / (56 - 8);
+
+		bad += fabs(q[x] - age * p[x]) > depth * 0.05 + 2;
+		bad += fabs(c[x] - (1 + age) * p[x]) > depth * 0.05 + 2;
+	}
+	CHECK_EQ(bad, 0);
+	ripple_destroy(plain);
+	ripple_destroy(now);
+	ripple_destroy(swept);
+}
+
+/* The patch a splash's spectrum is taken over: a power of two, wide
+ * enough for the widest splash below with room around it. */
+#define SPECTRUM_N 32
+
+/* Of the power of heights in the SPECTRUM_N square at (0, 0) of r (its
+ * mean left out), the fraction at wavelengths under 4 cells. */
+static double short_wave_power(const struct ripple *r)
+{
+	static double re[SPECTRUM_N][SPECTRUM_N], im[SPECTRUM_N][SPECTRUM_N];
+	const int16_t *h = ripple_heights(r);
+	const int n = SPECTRUM_N, w = ripple_width(r);
+	double all = 0, shorter = 0;
+
+	for (int y = 0; y < n; y++)
+		for (int k = 0; k < n; k++) {
+			re[y][k] = im[y][k] = 0;
+			for (int x = 0; x < n; x++) {
+				re[y][k] += h[y * w + x] * cos(2 * M_PI * k * x / n);
+				im[y][k] -= h[y * w + x] * sin(2 * M_PI * k * x / n);
+			}
+		}
+	for (int k = 0; k < n; k++)
+		for (int l = 0; l < n; l++) {
+			double a = 0, b = 0, p;
+			int kx = k > n / 2 ? k - n : k, ky = l > n / 2 ? l - n : l;
+
+			for (int y = 0; y < n; y++) {
+				double c = cos(2 * M_PI * l * y / n), s = -sin(2 * M_PI * l * y / n);
+
+				a += re[y][k] * c - im[y][k] * s;
+				b += re[y][k] * s + im[y][k] * c;
+			}
+			if (kx == 0 && ky == 0)
+				continue;
+			p = a * a + b * b;
+			all += p;
+			/* wavelength n / |k| under 4 cells */
+			if (kx * kx + ky * ky > (n / 4) * (n / 4))
+				shorter += p;
+		}
+	return all > 0 ? shorter / all : 0;
+}
+
+/*
+ * A fingertip on a coarse grid (5 mm on cells of 2.5 mm: 2 cells) or a
+ * raindrop (1 to 1.5 cells) puts little power at wavelengths under 4
+ * cells, which the grid cannot carry (e8e96c0: 23 % and more), and keeps
+ * its volume: spread wider, as shallow as keeps it.
+ */
+static void test_splash_smooth(void)
+{
+	const double most = 0.02, radii[] = { 1.0, 1.5, 2.0, 3.0, 5.0 };
+	const int depth = 8000;
+
+	for (size_t i = 0; i < sizeof(radii) / sizeof(radii[0]); i++)
+		for (int off = 0; off < 4; off++) {
+			struct ripple *r = ripple_create(SPECTRUM_N + 2, SPECTRUM_N + 2);
+			int64_t radius = (int64_t)(radii[i] * RIPPLE_SUBCELL);
+			int64_t c = SPECTRUM_N / 2 * RIPPLE_SUBCELL + off * RIPPLE_SUBCELL / 4;
+			double part, volume = 0, want = M_PI * radii[i] * radii[i] * depth / 3;
+			const int16_t *h;
+
+			CHECK(r);
+			ripple_splash(r, c, c - off * RIPPLE_SUBCELL / 8, radius, depth);
+			part = short_wave_power(r);
+			h = ripple_heights(r);
+			for (int k = 0; k < (SPECTRUM_N + 2) * (SPECTRUM_N + 2); k++)
+				volume -= h[k];
+			if (part >= most || fabs(volume - want) > 0.05 * want)
+				fprintf(stderr, "radius %.1f cells, offset %d/4: %.3f of the power under "
+					"4 cells, volume %.0f (%.0f wanted)\n", radii[i], off, part,
+					volume, want);
+			CHECK(part < most);
+			CHECK(fabs(volume - want) <= 0.05 * want);
+			ripple_destroy(r);
+		}
 }
 
 /*
@@ -764,6 +885,8 @@ int main(void)
 	RUN(test_matches_plain_rule);
 	RUN(test_generation_and_idle);
 	RUN(test_wake_same_as_splashes);
+	RUN(test_wake_swept);
+	RUN(test_splash_smooth);
 	RUN(test_wake_work_bounded);
 	return CHECK_EXIT();
 }

@@ -188,11 +188,15 @@ static void step_band(void *ctx, int index, int count)
 	ripple_step_rows(j->k->ripple, y0, y1);
 }
 
-static void step(struct kiosk *k)
+/* The step at step_ns on the caller's clock. */
+static void step(struct kiosk *k, uint64_t step_ns)
 {
 	struct band_job j = { .k = k };
 
 	rain_step(k->rain, k->ripple);
+	/* The fingers' stones where they are at this step, between their
+	 * samples: a drag's wake is laid as smoothly as the water steps. */
+	gesture_step(k->gesture, step_ns);
 	ripple_step_span(k->ripple, &j.y0, &j.y1);
 	j.bands = kiosk_bands_for(k, j.y1 - j.y0);
 	if (j.bands > 1)
@@ -340,6 +344,8 @@ int kiosk_advance(struct kiosk *k, uint64_t now_ns)
 	if (now_ns < k->t0)
 		return 0;
 	k->now_ns = now_ns;
+	/* Touches given before this call came by now. */
+	gesture_pace(k->gesture, now_ns);
 	follow_visitors(k, now_ns);
 	kiosk_show_advance(k, now_ns);
 	due = clock_ticks(now_ns - k->t0, (unsigned)k->units.steps_per_second);
@@ -352,7 +358,7 @@ int kiosk_advance(struct kiosk *k, uint64_t now_ns)
 		return 0;
 	}
 	while (k->steps_done < due) {
-		step(k);
+		step(k, k->t0 + clock_tick_ns(k->steps_done + 1, (unsigned)k->units.steps_per_second));
 		k->steps_done++;
 		n++;
 	}
@@ -399,7 +405,8 @@ uint64_t kiosk_generation(const struct kiosk *k)
 
 bool kiosk_busy(const struct kiosk *k)
 {
-	return !k->dark && (!ripple_is_flat(k->ripple) || rain_rate(k->rain) > 0);
+	return !k->dark && (!ripple_is_flat(k->ripple) || rain_rate(k->rain) > 0 ||
+			    gesture_pending(k->gesture));
 }
 
 bool kiosk_raining(const struct kiosk *k)

@@ -44,12 +44,22 @@ enum rotation {
 #define OPTIONS_DEFAULT_DEPTH_MM 150.0  /* the picture lies this deep under water */
 #define OPTIONS_MIN_DEPTH_MM 1.0
 #define OPTIONS_MAX_DEPTH_MM 1000.0
-#define OPTIONS_DEFAULT_STONE_RADIUS_MM 5.0  /* a fingertip: 1 cm across */
-#define OPTIONS_DEFAULT_STONE_WEIGHT_MM 8.0  /* how deep it pushes the water */
+/*
+ * A fingertip's stone, as real water takes one: the contact is 8-12 mm
+ * across and the surface round it bends down too, flattening out over
+ * water's capillary length (2.7 mm). A (1 - d^2/r^2)^2 dent of radius 8 mm
+ * is 8.6 mm wide at half its depth, flat by 8 mm out; it is pushed a few
+ * mm down. Its ripples are far shallower: 0.1-0.5 mm high and sloped
+ * 0.05-0.15 a second later, as a pond's are.
+ */
+#define OPTIONS_DEFAULT_STONE_RADIUS_MM 8.0
+#define OPTIONS_DEFAULT_STONE_WEIGHT_MM 3.0  /* how deep it pushes the water */
 #define OPTIONS_MIN_LENGTH_MM 0.1
 #define OPTIONS_MAX_RADIUS_MM 500.0
 #define OPTIONS_MAX_WEIGHT_MM 50.0
-#define OPTIONS_DEFAULT_RAIN_DROP_MM 3.0     /* raindrops: half to all of this radius */
+/* A raindrop of 2-4 mm leaves a crater several times its size, about as
+ * deep as the stone: its dent's radius is from half of this to this. */
+#define OPTIONS_DEFAULT_RAIN_DROP_MM 5.0
 #define OPTIONS_DEFAULT_RAIN 0           /* drops per minute per square metre */
 #define OPTIONS_MAX_RAIN 60000
 #define OPTIONS_MAX_DAMPING_SHIFT 15     /* --damping in the seeds' units */

@@ -2,7 +2,9 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "base/clock.h"
 #include "base/log.h"
@@ -20,6 +22,18 @@ struct slot {
 	bool stirred;      /* landed or moved since gesture_held_until() looked */
 	uint64_t moved_ns; /* when it looked and saw that */
 	bool stuck_said;
+	bool moving;        /* the stone has a dated path to follow */
+
+	/* The stone that follows the finger along its path, a step at a time
+	 * (see gesture_pace()): where it has marked the water up to, and the
+	 * points it has still to reach, oldest first (1/RIPPLE_SUBCELL cells). */
+	int64_t stone_x, stone_y;
+	int64_t path_x[GESTURE_PATH_POINTS], path_y[GESTURE_PATH_POINTS];
+	int path_n;
+	bool undated;       /* a landing or move since gesture_pace() looked */
+	uint64_t sample_ns; /* when the latest of them was dated */
+	uint64_t stone_ns;  /* the time of the stone's place */
+	uint64_t due_ns;    /* when it is to reach the path's end */
 };
 
 struct gesture {
@@ -30,6 +44,7 @@ struct gesture {
 	uint64_t activity;
 	uint64_t touches;
 	uint64_t stuck_ns;  /* 0: never stuck */
+	bool paced;         /* gesture_pace() has been called: moves wait for the steps */
 	struct slot slots[GESTURE_MAX_SLOTS];
 
 	/* since the last gesture_take_landings() / gesture_take_peak() */
@@ -41,6 +56,8 @@ struct gesture {
 /* Before any units are given: a mm is a cell and a height unit. */
 #define GESTURE_DEFAULT_RADIUS 3
 #define GESTURE_DEFAULT_WEIGHT 64
+/* ... and the water steps this often. */
+#define GESTURE_STEPS_PER_SECOND 100
 
 struct gesture *gesture_create(struct ripple *r)
 {
@@ -125,6 +142,34 @@ static struct slot *get_slot(struct gesture *g, int slot)
 	return &g->slots[slot];
 }
 
+/* The stone's way on to (x, y), in 1/RIPPLE_SUBCELL cells: one unbroken
+ * trough from where it was, which it already marked. */
+static void lay_to(struct gesture *g, struct slot *s, int64_t x, int64_t y)
+{
+	ripple_wake(g->ripple, s->stone_x, s->stone_y, x, y, s->radius, s->weight);
+	s->stone_x = x;
+	s->stone_y = y;
+}
+
+/* The first point of the stone's path, reached. */
+static void pop_path(struct slot *s)
+{
+	s->path_n--;
+	memmove(s->path_x, s->path_x + 1, (size_t)s->path_n * sizeof(s->path_x[0]));
+	memmove(s->path_y, s->path_y + 1, (size_t)s->path_n * sizeof(s->path_y[0]));
+	if (s->path_n == 0)
+		s->moving = false;
+}
+
+/* The stone on through the first n points of its path at once. */
+static void lay_path(struct gesture *g, struct slot *s, int n)
+{
+	for (int i = 0; i < n; i++) {
+		lay_to(g, s, s->path_x[0], s->path_y[0]);
+		pop_path(s);
+	}
+}
+
 int gesture_down(struct gesture *g, int slot, int x, int y, double radius_mm, double weight_mm)
 {
 	struct slot *s = get_slot(g, slot);
@@ -141,9 +186,14 @@ int gesture_down(struct gesture *g, int slot, int x, int y, double radius_mm, do
 	s->stirred = true;
 	if (gesture_active(g) > g->peak)
 		g->peak = gesture_active(g);
+	/* The last touch's trail, still on its way, ends now. */
+	lay_path(g, s, s->path_n);
 	s->radius = water_units_radius(&g->units, radius_mm > 0 ? radius_mm : g->radius_mm);
 	s->weight = water_units_depth(&g->units, weight_mm > 0 ? weight_mm : g->weight_mm);
-	ripple_splash(g->ripple, cell_x(g, x), cell_y(g, y), s->radius, s->weight);
+	s->stone_x = cell_x(g, x);
+	s->stone_y = cell_y(g, y);
+	s->undated = true;
+	ripple_splash(g->ripple, s->stone_x, s->stone_y, s->radius, s->weight);
 	return 0;
 }
 
@@ -171,12 +221,21 @@ int gesture_move(struct gesture *g, int slot, int x, int y)
 		s->still_y = y;
 		s->stirred = true;
 	}
-	/* A finger dragging leaves a wake: one unbroken trough from where it
-	 * was, which it already marked. */
-	ripple_wake(g->ripple, cell_x(g, s->x), cell_y(g, s->y), cell_x(g, x), cell_y(g, y),
-		    s->radius, s->weight);
 	s->x = x;
 	s->y = y;
+	/* A finger dragging leaves a wake. */
+	if (!g->paced) {
+		lay_to(g, s, cell_x(g, x), cell_y(g, y));
+		return 0;
+	}
+	/* Paced, the stone follows at the water's steps. A path that has
+	 * piled up (no steps ran: a stall) is laid at once from its start. */
+	if (s->path_n == GESTURE_PATH_POINTS)
+		lay_path(g, s, 1);
+	s->path_x[s->path_n] = cell_x(g, x);
+	s->path_y[s->path_n] = cell_y(g, y);
+	s->path_n++;
+	s->undated = true;
 	return 0;
 }
 
@@ -192,8 +251,110 @@ int gesture_up(struct gesture *g, int slot)
 
 void gesture_cancel_all(struct gesture *g)
 {
-	for (int i = 0; i < GESTURE_MAX_SLOTS; i++)
+	for (int i = 0; i < GESTURE_MAX_SLOTS; i++) {
 		g->slots[i].down = false;
+		g->slots[i].path_n = 0;
+		g->slots[i].moving = false;
+	}
+}
+
+void gesture_pace(struct gesture *g, uint64_t now_ns)
+{
+	g->paced = true;
+	for (int i = 0; i < GESTURE_MAX_SLOTS; i++) {
+		struct slot *s = &g->slots[i];
+		uint64_t lag;
+
+		if (!s->undated)
+			continue;
+		s->undated = false;
+		/* One sample's interval behind: the next sample is due by then,
+		 * so the stone rarely waits for the finger. */
+		lag = now_ns > s->sample_ns ? now_ns - s->sample_ns : 0;
+		if (lag > GESTURE_LAG_MAX_NS)
+			lag = GESTURE_LAG_MAX_NS;
+		s->sample_ns = now_ns;
+		if (s->path_n == 0)
+			continue;
+		if (!s->moving) {
+			s->moving = true;
+			s->stone_ns = now_ns;
+		}
+		s->due_ns = now_ns + lag;
+	}
+}
+
+/* From (x0, y0) to (x1, y1), in 1/RIPPLE_SUBCELL cells. */
+static double distance(int64_t x0, int64_t y0, int64_t x1, int64_t y1)
+{
+	double dx = (double)(x1 - x0), dy = (double)(y1 - y0);
+
+	return sqrt(dx * dx + dy * dy);
+}
+
+/* The stone on along its path by the fraction f (0..1) of what is left of
+ * it, as far as the finger's path is long whatever its corners; it set
+ * off age (1/RIPPLE_AGE_ONE of a step) before this step, and went at an
+ * even pace since. */
+static void follow_path(struct gesture *g, struct slot *s, double f, int64_t age)
+{
+	double left = 0, go, done = 0;
+	int64_t x = s->stone_x, y = s->stone_y;
+
+	for (int i = 0; i < s->path_n; i++) {
+		left += distance(x, y, s->path_x[i], s->path_y[i]);
+		x = s->path_x[i];
+		y = s->path_y[i];
+	}
+	go = left * f;
+	while (s->path_n > 0) {
+		double piece = distance(s->stone_x, s->stone_y, s->path_x[0], s->path_y[0]);
+		double t = piece > go - done ? (go - done) / piece : 1;
+		int64_t age0 = go > 0 ? llround(age * (1 - done / go)) : 0;
+		int64_t age1 = go > 0 ? llround(age * (1 - (done + piece * t) / go)) : 0;
+
+		x = s->path_x[0];
+		y = s->path_y[0];
+		if (t < 1) {
+			x = s->stone_x + llround((double)(x - s->stone_x) * t);
+			y = s->stone_y + llround((double)(y - s->stone_y) * t);
+		}
+		ripple_wake_swept(g->ripple, s->stone_x, s->stone_y, x, y, s->radius, s->weight,
+				  age0, t < 1 ? 0 : age1);
+		s->stone_x = x;
+		s->stone_y = y;
+		if (t < 1)
+			return;
+		done += piece;
+		pop_path(s);
+	}
+}
+
+void gesture_step(struct gesture *g, uint64_t step_ns)
+{
+	const double step_s = 1.0 / (g->units.steps_per_second > 0 ? g->units.steps_per_second
+								  : GESTURE_STEPS_PER_SECOND);
+
+	for (int i = 0; i < GESTURE_MAX_SLOTS; i++) {
+		struct slot *s = &g->slots[i];
+		double since, f, age;
+
+		if (!s->moving || step_ns <= s->stone_ns)
+			continue;
+		since = (double)(step_ns - s->stone_ns);
+		f = step_ns >= s->due_ns ? 1 : since / (double)(s->due_ns - s->stone_ns);
+		age = since / NSEC_PER_SEC / step_s;
+		follow_path(g, s, f, llround((age < 1 ? age : 1) * RIPPLE_AGE_ONE));
+		s->stone_ns = step_ns;
+	}
+}
+
+bool gesture_pending(const struct gesture *g)
+{
+	for (int i = 0; i < GESTURE_MAX_SLOTS; i++)
+		if (g->slots[i].path_n > 0)
+			return true;
+	return false;
 }
 
 bool gesture_slot_down(const struct gesture *g, int slot)

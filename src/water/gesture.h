@@ -46,12 +46,35 @@ int gesture_set_input_size(struct gesture *g, int screen_w, int screen_h);
  * ripple_splash(). Return 0, or -EINVAL for a slot outside
  * 0..GESTURE_MAX_SLOTS-1. */
 int gesture_down(struct gesture *g, int slot, int x, int y, double radius_mm, double weight_mm);
-/* A wake from the slot's last point (ripple_wake); -EINVAL if the slot is
- * not down. */
+/* A wake from the slot's last point (ripple_wake), at once or paced (see
+ * gesture_pace()); -EINVAL if the slot is not down. */
 int gesture_move(struct gesture *g, int slot, int x, int y);
 int gesture_up(struct gesture *g, int slot);
-/* End every touch without a stone (device gone). */
+/* End every touch without a stone (device gone), their paths too. */
 void gesture_cancel_all(struct gesture *g);
+
+/*
+ * A finger is sampled 60-200 times a second and the water steps 100-200
+ * times. A move's whole segment laid when its sample comes sends its wave
+ * all at once: a fast drag shows one arc a sample inside its wake. Paced,
+ * a finger's stone follows its path at the water's steps instead, between
+ * the samples, one sample's interval behind the finger (at most
+ * GESTURE_LAG_MAX_NS): one smooth wake.
+ *
+ * gesture_pace(): the landings and moves given since the last call came by
+ * now_ns (the caller's clock, as for gesture_held_until()). Until it is
+ * first called moves are laid at once.
+ * gesture_step(): before each step of the water, at step_ns on that clock,
+ * lays the stones' way due by then.
+ * gesture_pending(): a stone has path left to follow (steps are wanted).
+ */
+#define GESTURE_LAG_MAX_NS 25000000ull  /* a 40 Hz panel's samples */
+/* Points of a path a stone has still to reach; more pile up only in a
+ * stall, and are laid at once. */
+#define GESTURE_PATH_POINTS 16
+void gesture_pace(struct gesture *g, uint64_t now_ns);
+void gesture_step(struct gesture *g, uint64_t step_ns);
+bool gesture_pending(const struct gesture *g);
 bool gesture_slot_down(const struct gesture *g, int slot);
 int gesture_active(const struct gesture *g);
 

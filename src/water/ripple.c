@@ -515,6 +515,12 @@ void ripple_splash(struct ripple *r, int64_t cx, int64_t cy, int64_t radius, int
 
 	radius = clamp_i64(radius, 1, (int64_t)RIPPLE_RADIUS_MAX * RIPPLE_SUBCELL);
 	depth = clamp_int(depth, 0, RIPPLE_WEIGHT_MAX);
+	if (radius < RIPPLE_SPLASH_RADIUS_MIN) {
+		/* The volume, depth * radius^2, kept. */
+		depth = (int)(depth * radius * radius /
+			      ((int64_t)RIPPLE_SPLASH_RADIUS_MIN * RIPPLE_SPLASH_RADIUS_MIN));
+		radius = RIPPLE_SPLASH_RADIUS_MIN;
+	}
 	cx = clamp_i64(cx, -SPLASH_LIMIT, SPLASH_LIMIT);
 	cy = clamp_i64(cy, -SPLASH_LIMIT, SPLASH_LIMIT);
 	/* A step's worth of stones has been laid: more would only stall the
@@ -582,18 +588,21 @@ void ripple_splash(struct ripple *r, int64_t cx, int64_t cy, int64_t radius, int
 struct wake {
 	int64_t x0, y0, dx, dy, n, r2;
 	int depth;
+	bool swept;          /* the previous plane is pressed too, by age */
+	int64_t age0, age1;  /* at p0 and p1, 1/RIPPLE_AGE_ONE of a step */
 	double proj;  /* n / |p1 - p0|^2 */
 	double inv_r2;
 	int64_t cache_i[WAKE_CANDIDATES], cache_x[WAKE_CANDIDATES], cache_y[WAKE_CANDIDATES];
 };
 
 /* The smallest d^2 from (px, py) to any centre (all i, as those that miss
- * the water reach no cell inside it either). */
-static int64_t wake_nearest(struct wake *k, int64_t px, int64_t py)
+ * the water reach no cell inside it either), and in *at that centre's i. */
+static int64_t wake_nearest(struct wake *k, int64_t px, int64_t py, int64_t *at)
 {
 	double t;
 	int64_t i0, best = INT64_MAX;
 
+	*at = k->n;
 	if (k->n == 1) {
 		/* a short move: one splash, at its end */
 		int64_t ddx = px - (k->x0 + k->dx), ddy = py - (k->y0 + k->dy);
@@ -617,8 +626,10 @@ static int64_t wake_nearest(struct wake *k, int64_t px, int64_t py)
 		ddx = px - k->cache_x[slot];
 		ddy = py - k->cache_y[slot];
 		d2 = ddx * ddx + ddy * ddy;
-		if (d2 < best)
+		if (d2 < best) {
 			best = d2;
+			*at = i;
+		}
 	}
 	return best;
 }
@@ -698,11 +709,11 @@ static void wake_cells(struct ripple *r, struct wake *k, int64_t py, int64_t xa,
 		return;
 	r->stamped += (uint64_t)(xb - xa + 1);
 	for (int64_t px = xa; px <= xb; px++) {
-		int64_t d2, a, p, h;
+		int64_t d2, a, p, h, at, age, hp;
 
 		if (r->keep && !r->keep[row + px])
 			continue;
-		d2 = wake_nearest(k, px * RIPPLE_SUBCELL, py * RIPPLE_SUBCELL);
+		d2 = wake_nearest(k, px * RIPPLE_SUBCELL, py * RIPPLE_SUBCELL, &at);
 		if (d2 >= k->r2)
 			continue;
 		/* The profile of ripple_splash, its division by r^2 done by a
@@ -715,13 +726,28 @@ static void wake_cells(struct ripple *r, struct wake *k, int64_t py, int64_t xa,
 		else if ((p + 1) * k->r2 <= a)
 			p++;
 		h = -((k->depth * p * p) >> (2 * PROFILE_BITS));
+		if (k->swept) {
+			/*
+			 * Pressed age steps ago: the press a step later sinks
+			 * on by as much again (the rule keeps a cell's speed,
+			 * cur - prev, until its neighbours pull it back), so
+			 * between the two planes it is (cur, prev) = (-(1 +
+			 * age), -age) * h. Then what a step lays is not all
+			 * sent off at the same instant.
+			 */
+			age = k->age0 + (k->age1 - k->age0) * at / k->n;
+			hp = h * age / RIPPLE_AGE_ONE;
+			if (hp < r->prev[row + px])
+				r->prev[row + px] = (int16_t)hp;
+			h = clamp_i64(h + hp, INT16_MIN, INT16_MAX);
+		}
 		if (h < r->cur[row + px])
 			r->cur[row + px] = (int16_t)h;
 	}
 }
 
-void ripple_wake(struct ripple *r, int64_t x0, int64_t y0, int64_t x1, int64_t y1,
-		 int64_t radius, int depth)
+static void wake(struct ripple *r, int64_t x0, int64_t y0, int64_t x1, int64_t y1,
+		 int64_t radius, int depth, bool swept, int64_t age0, int64_t age1)
 {
 	struct wake k;
 	int64_t dx, dy, len, spacing, n, first = 0, ry0 = INT64_MAX, ry1 = INT64_MIN;
@@ -738,6 +764,11 @@ void ripple_wake(struct ripple *r, int64_t x0, int64_t y0, int64_t x1, int64_t y
 
 	radius = clamp_i64(radius, 1, (int64_t)RIPPLE_RADIUS_MAX * RIPPLE_SUBCELL);
 	depth = clamp_int(depth, 0, RIPPLE_WEIGHT_MAX);
+	if (radius < RIPPLE_SPLASH_RADIUS_MIN) {
+		/* The trough's cross-section, depth * radius, kept. */
+		depth = (int)(depth * radius / RIPPLE_SPLASH_RADIUS_MIN);
+		radius = RIPPLE_SPLASH_RADIUS_MIN;
+	}
 	x0 = clamp_i64(x0, -SPLASH_LIMIT, SPLASH_LIMIT);
 	y0 = clamp_i64(y0, -SPLASH_LIMIT, SPLASH_LIMIT);
 	x1 = clamp_i64(x1, -SPLASH_LIMIT, SPLASH_LIMIT);
@@ -784,6 +815,8 @@ void ripple_wake(struct ripple *r, int64_t x0, int64_t y0, int64_t x1, int64_t y
 	k = (struct wake){ .x0 = x0, .y0 = y0, .dx = dx, .dy = dy, .n = n, .r2 = radius * radius,
 			   .depth = depth, .proj = (double)n / ((double)dx * dx + (double)dy * dy),
 			   .inv_r2 = 1.0 / ((double)radius * (double)radius),
+			   .swept = swept, .age0 = clamp_i64(age0, 0, RIPPLE_AGE_ONE),
+			   .age1 = clamp_i64(age1, 0, RIPPLE_AGE_ONE),
 			   .cache_i = { -1, -1, -1, -1 } };
 	{
 		/* exact: all the splashes; thrifty: the move from p0 */
@@ -801,6 +834,18 @@ void ripple_wake(struct ripple *r, int64_t x0, int64_t y0, int64_t x1, int64_t y
 				   (int64_t)floor(min_d(hi / RIPPLE_SUBCELL, r->width - 2)));
 		}
 	}
+}
+
+void ripple_wake(struct ripple *r, int64_t x0, int64_t y0, int64_t x1, int64_t y1,
+		 int64_t radius, int depth)
+{
+	wake(r, x0, y0, x1, y1, radius, depth, false, 0, 0);
+}
+
+void ripple_wake_swept(struct ripple *r, int64_t x0, int64_t y0, int64_t x1, int64_t y1,
+		       int64_t radius, int depth, int64_t age0, int64_t age1)
+{
+	wake(r, x0, y0, x1, y1, radius, depth, true, age0, age1);
 }
 
 void ripple_clear(struct ripple *r)

@@ -34,6 +34,16 @@
  * is a few cells; only a huge stone on a fine grid reaches this. */
 #define RIPPLE_RADIUS_MAX 256
 /*
+ * The narrowest splash, in 1/RIPPLE_SUBCELL cells. The grid carries
+ * waves of a few cells badly (slow, and without the shortest ones' real
+ * damping they linger as a lattice); a smooth splash of 3.5 cells' radius
+ * puts under 1 % of its power at wavelengths under 4 cells, of 2 cells
+ * 23 %. A narrower stone is spread to this radius with its volume kept
+ * (a splash's far ring grows with its volume, not its shape), a wake's
+ * with its cross-section kept.
+ */
+#define RIPPLE_SPLASH_RADIUS_MIN (7 * RIPPLE_SUBCELL / 2)
+/*
  * Cells the stones between two steps may look at before they go thrifty:
  * then a wake adds only what its start's splash did not cover, and a
  * splash is left out. Far above what fingers of any sane size and rain
@@ -114,6 +124,8 @@ void ripple_stroke(struct ripple *r, int x0, int y0, int x1, int y1, int radius,
  * 1/RIPPLE_SUBCELL cells), the surface is pushed down to at least
  * -depth * (1 - d^2/radius^2)^2: a round dent with no hard edge, which
  * would feed the grid's shortest waves (a fine shimmer behind the ring).
+ * One narrower than RIPPLE_SPLASH_RADIUS_MIN is spread to it, as shallow
+ * as keeps its volume.
  * A cell already deeper keeps its depth, so splashes laid over each other
  * (a dragging finger) make one smooth trough, never deeper than depth.
  * Clipped to the water like ripple_drop.
@@ -121,9 +133,23 @@ void ripple_stroke(struct ripple *r, int x0, int y0, int x1, int y1, int radius,
 void ripple_splash(struct ripple *r, int64_t cx, int64_t cy, int64_t radius, int depth);
 /* Splashes along the line from (x0,y0) to (x1,y1), end included, start not
  * (a finger's last point already has one), close enough to make one
- * unbroken trough; the same units as ripple_splash. */
+ * unbroken trough; the same units as ripple_splash. One narrower than
+ * RIPPLE_SPLASH_RADIUS_MIN is spread to it, as shallow as keeps the
+ * trough's cross-section. */
 void ripple_wake(struct ripple *r, int64_t x0, int64_t y0, int64_t x1, int64_t y1,
 		 int64_t radius, int depth);
+/* Ages of a stone's way, in 1/RIPPLE_AGE_ONE of a step. */
+#define RIPPLE_AGE_ONE 65536
+/*
+ * The wake of a stone that went from (x0,y0) to (x1,y1) since the last
+ * step, passing them age0 and age1 ago (0..RIPPLE_AGE_ONE, a step at the
+ * most): each splash is also pressed into the previous plane, by its age.
+ * Between the two planes of the leapfrog rule that is a press at its time
+ * between the steps, so a fast stone's wake is one smooth trough, not a
+ * row of troughs each sent off at a step.
+ */
+void ripple_wake_swept(struct ripple *r, int64_t x0, int64_t y0, int64_t x1, int64_t y1,
+		       int64_t radius, int depth, int64_t age0, int64_t age1);
 
 /* Cells the splashes and wakes have looked at since the last step: how much
  * work the stones of a frame cost (tests bound it). */

@@ -47,9 +47,10 @@
  * Heights are integers: a fingertip's stone is given this many units at
  * most (the render's shift scales them to pixels), so the damping's
  * rounding is small beside them and int16 keeps room for crests that
- * meet.
+ * meet, and for a fast drag's trough, which sinks on behind the finger
+ * to about three times the stone's depth.
  */
-#define STONE_UNITS_MAX 16384
+#define STONE_UNITS_MAX 8192
 
 static bool plausible(int px_w, int px_h, int mm_w, int mm_h)
 {
