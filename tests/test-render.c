@@ -79,7 +79,7 @@ static int padding_intact(const struct buf *b)
 static void test_flat_is_exact_copy(void)
 {
 	const int rots[] = { 0, 90, 180, 270 };
-	struct render_params p = { .shift = RENDER_SHIFT_DEFAULT, .light = 0 };
+	struct render_params p = { .shift = RENDER_SHIFT_DEFAULT };
 
 	memset(hts, 0, sizeof(hts));
 	for (size_t r = 0; r < 4; r++) {
@@ -110,7 +110,8 @@ static void test_flat_is_exact_copy(void)
 	struct buf b;
 	int bad = 0;
 	p.rotation = 0;
-	p.light = 8;
+	p.light_x = p.light_y = 3000;
+	p.light_max = RENDER_LIGHT_LEVELS_MAX;
 	buf_init(&b, 0, PIXEL_XRGB8888);
 	render_rows(&p, hts, W, W, H, bg, W * 4, &b.t, 0, H);
 	for (int y = 0; y < H; y++)
@@ -122,7 +123,7 @@ static void test_flat_is_exact_copy(void)
 
 static void test_known_displacement(void)
 {
-	struct render_params p = { .shift = 2, .light = 0, .rotation = 0 };
+	struct render_params p = { .shift = 2, .rotation = 0 };
 	struct buf b;
 
 	memset(hts, 0, sizeof(hts));
@@ -136,13 +137,13 @@ static void test_known_displacement(void)
 	p.shift = 0;
 	render_rows(&p, hts, W, W, H, bg, W * 4, &b.t, 0, H);
 	CHECK_EQ(px32(&b, 10, 8), bg[0 * W + W - 1]);
-	/* negative slopes: arithmetic shift floors (-12 >> 2 = -3, 12 >> 2 = 3) */
+	/* negative slopes: dx = -12 -> -3, dy = 12 -> 3 */
 	p.shift = 2;
 	memset(hts, 0, sizeof(hts));
-	hts[8 * W + 11] = 13;  /* dx = -13 -> -4 */
-	hts[7 * W + 10] = 12;  /* dy = 12 -> 3 */
+	hts[8 * W + 11] = 12;
+	hts[7 * W + 10] = 12;
 	render_rows(&p, hts, W, W, H, bg, W * 4, &b.t, 0, H);
-	CHECK_EQ(px32(&b, 10, 8), bg[(8 + 3) * W + 10 - 4]);
+	CHECK_EQ(px32(&b, 10, 8), bg[(8 + 3) * W + 10 - 3]);
 	/* on the border, heights outside the plane count as zero */
 	memset(hts, 0, sizeof(hts));
 	hts[0 * W + 1] = -20;  /* at (0, 0): dx = 0 - (-20) = 20 -> 5 */
@@ -155,7 +156,7 @@ static void test_known_displacement(void)
 static void test_rotation_displacement(void)
 {
 	/* Rotation moves where a pixel goes, not what it shows. */
-	struct render_params p = { .shift = 2, .light = 0 };
+	struct render_params p = { .shift = 2, .light_x = 700, .light_y = -300, .light_max = 60 };
 	const int rots[] = { 90, 180, 270 };
 
 	memset(hts, 0, sizeof(hts));
@@ -186,31 +187,127 @@ static void test_rotation_displacement(void)
 	free(ref.mem);
 }
 
+/* One channel between two pixels side by side, as the render weighs it. */
+static int between(int a, int c, int f)
+{
+	return (a * (RENDER_SUBPIXEL - f) * RENDER_SUBPIXEL + c * f * RENDER_SUBPIXEL +
+		(1 << (2 * RENDER_SUBPIXEL_BITS - 1))) >> (2 * RENDER_SUBPIXEL_BITS);
+}
+
+/*
+ * The picture is sampled between its pixels: a slope that moves it by a
+ * fraction of a pixel shows the mix of two, so an edge slides smoothly as
+ * the slope grows instead of jumping a pixel at a time.
+ */
+static void test_between_pixels(void)
+{
+	struct render_params p = { .shift = 4 };  /* a difference of 16 is a pixel */
+	uint32_t edge[W * H];
+	struct buf b;
+	int last = -1, levels = 0;
+
+	for (int i = 0; i < W * H; i++)
+		edge[i] = i % W < 11 ? 0xff000000u : 0xffffffffu;
+	buf_init(&b, 0, PIXEL_XRGB8888);
+	memset(hts, 0, sizeof(hts));
+	/* at (10, 8): dx = 0 - h[11]: the picture seen moves right by dx / 16 px */
+	for (int d = 0; d <= 2 * 16; d += 2) {
+		hts[8 * W + 11] = (int16_t)-d;
+		render_rows(&p, hts, W, W, H, edge, W * 4, &b.t, 0, H);
+		int v = (int)(px32(&b, 10, 8) & 0xff);
+
+		CHECK(v >= last);           /* the edge comes nearer, never back */
+		levels += v != last;
+		last = v;
+		/* between columns 10 + d/16 and the next, by (d mod 16)/16 */
+		int x = 10 + d / 16, f = d % 16;
+		CHECK_EQ(v, between(x < 11 ? 0 : 255, x + 1 < 11 ? 0 : 255, f));
+	}
+	CHECK(levels >= 8);  /* a level for each slope until the edge has passed */
+	CHECK_EQ(last, 255);
+	/* and a real picture, half way across and a quarter down */
+	memset(hts, 0, sizeof(hts));
+	hts[8 * W + 11] = -8;    /* dx = -(-8) = 8: half a pixel right */
+	hts[9 * W + 10] = 8;
+	hts[7 * W + 10] = 4;     /* dy = h[y-1] - h[y+1] = 4 - 8: a quarter pixel up */
+	render_rows(&p, hts, W, W, H, bg, W * 4, &b.t, 0, H);
+	/* sx = 10.5, sy = 7.75: between rows 7 and 8 by 12/16, columns 10 and 11 by 8/16 */
+	uint32_t want = 0xff000000u;
+	for (int s = 0; s < 24; s += 8) {
+		int c00 = (int)(bg[7 * W + 10] >> s & 0xff), c01 = (int)(bg[7 * W + 11] >> s & 0xff);
+		int c10 = (int)(bg[8 * W + 10] >> s & 0xff), c11 = (int)(bg[8 * W + 11] >> s & 0xff);
+		int t = c00 * 8 + c01 * 8, d = c10 * 8 + c11 * 8;
+
+		want |= (uint32_t)((t * 4 + d * 12 + 128) >> 8) << s;
+	}
+	CHECK_EQ(px32(&b, 10, 8), want);
+	free(b.mem);
+}
+
+/* A fresh splash bends the picture by at most offset_max, however steep. */
+static void test_offset_bound(void)
+{
+	struct render_params p = { .shift = 0, .offset_max = 3 * RENDER_SUBPIXEL };
+	struct buf b;
+
+	memset(hts, 0, sizeof(hts));
+	hts[8 * W + 9] = 20000;   /* dx = 20000: 20000 px unbounded */
+	hts[9 * W + 20] = 20000;  /* at (20, 8): dy = -20000 */
+	buf_init(&b, 0, PIXEL_XRGB8888);
+	render_rows(&p, hts, W, W, H, bg, W * 4, &b.t, 0, H);
+	CHECK_EQ(px32(&b, 10, 8), bg[8 * W + 13]);
+	CHECK_EQ(px32(&b, 20, 8), bg[5 * W + 20]);
+	p.offset_max = 0;  /* unbounded: to the picture's edge */
+	render_rows(&p, hts, W, W, H, bg, W * 4, &b.t, 0, H);
+	CHECK_EQ(px32(&b, 10, 8), bg[8 * W + W - 1]);
+	CHECK_EQ(px32(&b, 20, 8), bg[0 * W + 20]);
+	free(b.mem);
+}
+
 static void test_light(void)
 {
-	struct render_params p = { .shift = 2, .light = 8, .rotation = 0 };
+	/* a level for each unit of the half difference across, none down */
+	struct render_params p = { .shift = 2, .light_x = 1 << RENDER_LIGHT_BITS,
+				   .light_max = RENDER_LIGHT_LEVELS_MAX };
 	struct buf b;
 	uint32_t grey[W * H];
 
 	for (int i = 0; i < W * H; i++)
 		grey[i] = 0xff808080u;
 	memset(hts, 0, sizeof(hts));
-	hts[8 * W + 9] = 40;    /* (10, 8): slope dx + dy = 40 -> +40 */
+	hts[8 * W + 9] = 40;    /* (10, 8): (40 - 0) / 2 -> +20 */
 	hts[8 * W + 21] = -40;  /* a dip: lit on one side, dark on the other */
-	hts[8 * W + 29] = 400;  /* (30, 8): +400 clamps to white */
+	hts[8 * W + 29] = 400;  /* (30, 8): +200 clamps to white */
 	buf_init(&b, 0, PIXEL_XRGB8888);
 	render_rows(&p, hts, W, W, H, grey, W * 4, &b.t, 0, H);
-	CHECK_EQ(px32(&b, 10, 8), 0xffa8a8a8u);
-	CHECK_EQ(px32(&b, 20, 8), 0xffa8a8a8u);   /* dx = h[19] - h[21] = 40 */
-	CHECK_EQ(px32(&b, 22, 8), 0xff585858u);   /* dx = h[21] - h[23] = -40 */
+	CHECK_EQ(px32(&b, 10, 8), 0xff949494u);
+	CHECK_EQ(px32(&b, 20, 8), 0xff949494u);   /* (h[19] - h[21]) / 2 = 20 */
+	CHECK_EQ(px32(&b, 22, 8), 0xff6c6c6cu);   /* (h[21] - h[23]) / 2 = -20 */
 	CHECK_EQ(px32(&b, 30, 8), 0xffffffffu);
-	CHECK_EQ(px32(&b, 28, 8), 0xff000000u);   /* -400 clamps to black */
+	CHECK_EQ(px32(&b, 28, 8), 0xff000000u);   /* -200 clamps to black */
+	CHECK_EQ(px32(&b, 10, 9), 0xff808080u);   /* flat: the picture */
+	/* at most light_max levels either way */
+	p.light_max = 30;
+	render_rows(&p, hts, W, W, H, grey, W * 4, &b.t, 0, H);
+	CHECK_EQ(px32(&b, 30, 8), 0xff9e9e9eu);
+	CHECK_EQ(px32(&b, 28, 8), 0xff626262u);
+	/* the lamp below: a slope down the screen catches it, across not */
+	p.light_x = 0;
+	p.light_y = -(1 << RENDER_LIGHT_BITS);
+	p.light_max = RENDER_LIGHT_LEVELS_MAX;
+	memset(hts, 0, sizeof(hts));
+	hts[9 * W + 10] = 40;   /* (10, 8): (0 - 40) / 2 * -1 -> +20 */
+	hts[8 * W + 19] = 40;
+	render_rows(&p, hts, W, W, H, grey, W * 4, &b.t, 0, H);
+	CHECK_EQ(px32(&b, 10, 8), 0xff949494u);
+	CHECK_EQ(px32(&b, 20, 8), 0xff808080u);
 	free(b.mem);
 }
 
 static void test_bands_and_errors(void)
 {
-	struct render_params p = { .shift = 1, .light = 3, .rotation = 90 };
+	struct render_params p = { .shift = 1, .offset_max = 40, .light_x = -2000, .light_y = 900,
+				   .light_max = 200, .rotation = 90 };
 	struct buf a, b;
 
 	for (int i = 0; i < W * H; i++)
@@ -238,6 +335,8 @@ int main(void)
 	RUN(test_flat_is_exact_copy);
 	RUN(test_known_displacement);
 	RUN(test_rotation_displacement);
+	RUN(test_between_pixels);
+	RUN(test_offset_bound);
 	RUN(test_light);
 	RUN(test_bands_and_errors);
 	return CHECK_EXIT();

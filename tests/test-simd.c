@@ -112,7 +112,13 @@ static int compare_path(const struct kernels *k, int w, int h, int steps)
 			int pw, ph;
 			struct render_params pa = {
 				.shift = shifts[combo >> 2],
-				.light = combo & 2 ? 1 + (int)(rnd() % RENDER_LIGHT_MAX) : 0,
+				/* unbounded, or bounded anywhere from a pixel to the
+				 * picture's width */
+				.offset_max = rnd() % 2 ? 0 : RENDER_SUBPIXEL +
+					      (int)(rnd() % (uint32_t)(w * RENDER_SUBPIXEL)),
+				.light_x = combo & 2 ? (int)(rnd() % 65535) - 32767 : 0,
+				.light_y = combo & 2 ? (int)(rnd() % 65535) - 32767 : 0,
+				.light_max = combo & 2 ? 1 + (int)(rnd() % RENDER_LIGHT_LEVELS_MAX) : 0,
 				.rotation = rot,
 				.kernels = &kernels_scalar,
 			};
@@ -131,8 +137,10 @@ static int compare_path(const struct kernels *k, int w, int h, int steps)
 			render_rows(&pa, ripple_heights(ref), (size_t)w, w, h, bg, bg_pitch * 4, &ta, 0, h);
 			render_rows(&pb, ripple_heights(ref), (size_t)w, w, h, bg, bg_pitch * 4, &tb, 0, h);
 			if (memcmp(ta.pixels, tb.pixels, ta.stride * ph)) {
-				fprintf(stderr, "%s: %dx%d render differs (rotation %d, %s, shift %d, light %d)\n",
-					k->name, w, h, rot, pixel_format_name(fmt), pa.shift, pa.light);
+				fprintf(stderr, "%s: %dx%d render differs (rotation %d, %s, shift %d, "
+					"bound %d, light %d %d %d)\n", k->name, w, h, rot,
+					pixel_format_name(fmt), pa.shift, pa.offset_max, pa.light_x,
+					pa.light_y, pa.light_max);
 				bad_render++;
 			}
 			free(ta.pixels);

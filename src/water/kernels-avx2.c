@@ -2,6 +2,7 @@
 
 #include <immintrin.h>
 #include <stdbool.h>
+#include <string.h>
 
 #include "water/kernels.h"
 #include "water/simd.h"
@@ -124,73 +125,143 @@ static void step_row_mul_avx2(const int16_t *up, const int16_t *mid, const int16
 	step_span_mul_scalar(up, mid, down, out, keep, x, width - 1, mul);
 }
 
-/* clamp(channel + b, 0, 255) for R, G and B of 8 pixels. */
-static inline __m256i shade8(__m256i px, __m256i b)
-{
-	const __m256i lim = _mm256_set1_epi32(255), zero = _mm256_setzero_si256();
-	const __m256i rep = _mm256_set1_epi32(0x010101);
-	__m256i pos = _mm256_min_epi32(_mm256_max_epi32(b, zero), lim);
-	__m256i neg = _mm256_min_epi32(_mm256_max_epi32(_mm256_sub_epi32(zero, b), zero), lim);
+/*
+ * The refraction, 16 pixels a group. The floored half differences of the
+ * heights (exact in 16-bit lanes) are paired (hx, hy) per pixel; one
+ * vpmaddwd each gives the offsets and the light in 32-bit lanes, exactly
+ * the scalar products. vpunpck*wd pairs within 128-bit halves, so one half
+ * group is pixels 0-3 and 8-11, the other 4-7 and 12-15.
+ *
+ * The bilinear fetch reads two adjacent pixels at once (a 64-bit load on
+ * the row and one on the row below), at a position kept within the
+ * picture (ix <= width - 2, the fraction up to RENDER_SUBPIXEL: the same
+ * sum as the scalar code's, which clamps the right neighbour instead).
+ * vpshufb puts each channel of the pair side by side and vpmaddubsw
+ * weighs them (16 - fx, fx); the rows are then mixed in 16-bit lanes,
+ * below 65536 as render_blend says, and vpackuswb is the clamp after the
+ * light.
+ */
+struct render_consts {
+	__m256i omx, omy, lxy;      /* vpmaddwd pairs: (mul, 0), (0, mul), (light_x, light_y) */
+	__m256i omax, omin, lmax, lmin;
+	__m256i sxmax, symax;       /* the last pixel, in 1/16 */
+	__m256i ixmax, iymax;       /* the last pair's left / upper pixel */
+	__m256i y16, pitch1;
+	__m256i pairs, pat_lo, pat_hi, perm_lo, perm_hi;
+};
 
-	pos = _mm256_mullo_epi32(pos, rep);
-	neg = _mm256_mullo_epi32(neg, rep);
-	return _mm256_subs_epu8(_mm256_adds_epu8(px, pos), neg);
+static inline void render_consts_init(struct render_consts *c, const struct render_row *rr)
+{
+	c->omx = _mm256_set1_epi32(rr->offset_mul & 0xffff);
+	c->omy = _mm256_set1_epi32((int)((uint32_t)rr->offset_mul << 16));
+	c->lxy = _mm256_set1_epi32((int)(((uint32_t)rr->light_y << 16) | (rr->light_x & 0xffff)));
+	c->omax = _mm256_set1_epi32(rr->offset_max);
+	c->omin = _mm256_set1_epi32(-rr->offset_max);
+	c->lmax = _mm256_set1_epi32(rr->light_max);
+	c->lmin = _mm256_set1_epi32(-rr->light_max);
+	c->sxmax = _mm256_set1_epi32((rr->width - 1) * RENDER_SUBPIXEL);
+	c->symax = _mm256_set1_epi32((rr->height - 1) * RENDER_SUBPIXEL);
+	c->ixmax = _mm256_set1_epi32(rr->width - 2);
+	c->iymax = _mm256_set1_epi32(rr->height - 2);
+	c->y16 = _mm256_set1_epi32(rr->y * RENDER_SUBPIXEL);
+	c->pitch1 = _mm256_set1_epi32((int)(rr->bg_pitch << 16 | 1));
+	c->pairs = _mm256_setr_epi8(0, 4, 1, 5, 2, 6, 3, 7, 8, 12, 9, 13, 10, 14, 11, 15,
+				    0, 4, 1, 5, 2, 6, 3, 7, 8, 12, 9, 13, 10, 14, 11, 15);
+	c->pat_lo = _mm256_setr_epi8(0, 1, 0, 1, 0, 1, 0, 1, 8, 9, 8, 9, 8, 9, 8, 9,
+				     0, 1, 0, 1, 0, 1, 0, 1, 8, 9, 8, 9, 8, 9, 8, 9);
+	c->pat_hi = _mm256_setr_epi8(2, 3, 2, 3, 2, 3, 2, 3, 10, 11, 10, 11, 10, 11, 10, 11,
+				     2, 3, 2, 3, 2, 3, 2, 3, 10, 11, 10, 11, 10, 11, 10, 11);
+	c->perm_lo = _mm256_setr_epi32(0, 0, 1, 1, 2, 2, 3, 3);
+	c->perm_hi = _mm256_setr_epi32(4, 4, 5, 5, 6, 6, 7, 7);
 }
 
-/*
- * Eight background pixels, at the indices in a (pixels 0-3) and b (4-7).
- * The indices leave the vector unit two at a time (vmovq/vpextrq, then a
- * shift), half the transfers of one vpextrd each, and the pixels come back
- * as vmovd/vpinsrd loads. Measured on Zen 4 (bench/ripple-bench, 1080p):
- * this render takes 0.78 the time of one vpextrd an index and 0.78 of
- * vpgatherdd; storing the indices to memory to reload them as scalars is
- * slower than either (the narrow reloads of a wide store stall).
- */
-static inline __m256i fetch8(const uint32_t *bg, __m128i a, __m128i b)
+static inline long long load_pair(const uint32_t *p)
+{
+	long long v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+/* The pixel pairs at the four indices of idx. */
+static inline __m256i fetch_pairs4(const uint32_t *bg, __m128i idx)
 {
 #ifdef __x86_64__
-	uint64_t a01 = (uint64_t)_mm_cvtsi128_si64(a), a23 = (uint64_t)_mm_extract_epi64(a, 1);
-	uint64_t b01 = (uint64_t)_mm_cvtsi128_si64(b), b23 = (uint64_t)_mm_extract_epi64(b, 1);
+	uint64_t i01 = (uint64_t)_mm_cvtsi128_si64(idx), i23 = (uint64_t)_mm_extract_epi64(idx, 1);
 
-	return _mm256_setr_epi32((int)bg[(uint32_t)a01], (int)bg[a01 >> 32],
-				 (int)bg[(uint32_t)a23], (int)bg[a23 >> 32],
-				 (int)bg[(uint32_t)b01], (int)bg[b01 >> 32],
-				 (int)bg[(uint32_t)b23], (int)bg[b23 >> 32]);
+	return _mm256_setr_epi64x(load_pair(bg + (uint32_t)i01), load_pair(bg + (i01 >> 32)),
+				  load_pair(bg + (uint32_t)i23), load_pair(bg + (i23 >> 32)));
 #else
 	/* 32-bit x86 has no 64-bit moves: one index at a time. */
-	return _mm256_setr_epi32((int)bg[(uint32_t)_mm_cvtsi128_si32(a)],
-				 (int)bg[(uint32_t)_mm_extract_epi32(a, 1)],
-				 (int)bg[(uint32_t)_mm_extract_epi32(a, 2)],
-				 (int)bg[(uint32_t)_mm_extract_epi32(a, 3)],
-				 (int)bg[(uint32_t)_mm_cvtsi128_si32(b)],
-				 (int)bg[(uint32_t)_mm_extract_epi32(b, 1)],
-				 (int)bg[(uint32_t)_mm_extract_epi32(b, 2)],
-				 (int)bg[(uint32_t)_mm_extract_epi32(b, 3)]);
+	return _mm256_setr_epi64x(load_pair(bg + (uint32_t)_mm_cvtsi128_si32(idx)),
+				  load_pair(bg + (uint32_t)_mm_extract_epi32(idx, 1)),
+				  load_pair(bg + (uint32_t)_mm_extract_epi32(idx, 2)),
+				  load_pair(bg + (uint32_t)_mm_extract_epi32(idx, 3)));
 #endif
 }
 
-/* The general case: any shift, any picture pitch, and the light. */
-static inline __attribute__((always_inline)) __m256i render8(const struct render_row *rr, int x, __m128i cnt)
+/* Four pixels, channels in 16-bit lanes; v holds (16 + 255 fx) | fy << 16
+ * and b the light of each pixel, both twice in each 64-bit lane. */
+static inline __attribute__((always_inline)) __m256i blend4(const struct render_row *rr,
+							     const struct render_consts *c,
+							     __m128i idx, __m256i v, __m256i b,
+							     bool light)
 {
-	const __m256i wmax = _mm256_set1_epi32(rr->width - 1);
-	const __m256i hmax = _mm256_set1_epi32(rr->height - 1);
+	const __m256i sub = _mm256_set1_epi16(RENDER_SUBPIXEL);
+	__m256i t = _mm256_shuffle_epi8(fetch_pairs4(rr->bg, idx), c->pairs);
+	__m256i d = _mm256_shuffle_epi8(fetch_pairs4(rr->bg + rr->bg_pitch, idx), c->pairs);
+	__m256i wx = _mm256_shuffle_epi8(v, c->pat_lo);
+	__m256i fy = _mm256_shuffle_epi8(v, c->pat_hi);
+	__m256i s;
+
+	t = _mm256_maddubs_epi16(t, wx);
+	d = _mm256_maddubs_epi16(d, wx);
+	s = _mm256_add_epi16(_mm256_mullo_epi16(t, _mm256_sub_epi16(sub, fy)),
+			     _mm256_mullo_epi16(d, fy));
+	s = _mm256_srli_epi16(_mm256_add_epi16(s, _mm256_set1_epi16(RENDER_BLEND_ROUND)),
+			      2 * RENDER_SUBPIXEL_BITS);
+	if (light)
+		s = _mm256_add_epi16(s, _mm256_shuffle_epi8(b, c->pat_lo));
+	return s;
+}
+
+/* Eight pixels from their (hx, hy) pairs and positions xs in 1/16 px,
+ * packed in the order of the lanes. */
+static inline __attribute__((always_inline)) __m256i render8(const struct render_row *rr,
+							      const struct render_consts *c,
+							      __m256i p, __m256i xs, bool light)
+{
 	const __m256i zero = _mm256_setzero_si256();
-	__m256i dx = _mm256_sub_epi32(widen(rr->mid + x - 1), widen(rr->mid + x + 1));
-	__m256i dy = _mm256_sub_epi32(widen(rr->up + x), widen(rr->down + x));
-	__m256i xs = _mm256_add_epi32(_mm256_set1_epi32(x), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-	__m256i sx = _mm256_min_epi32(_mm256_max_epi32(
-		_mm256_add_epi32(xs, _mm256_sra_epi32(dx, cnt)), zero), wmax);
-	__m256i sy = _mm256_min_epi32(_mm256_max_epi32(
-		_mm256_add_epi32(_mm256_set1_epi32(rr->y), _mm256_sra_epi32(dy, cnt)), zero), hmax);
-	__m256i idx = _mm256_add_epi32(_mm256_mullo_epi32(sy, _mm256_set1_epi32((int)rr->bg_pitch)), sx);
-	__m256i px = fetch8(rr->bg, _mm256_castsi256_si128(idx), _mm256_extracti128_si256(idx, 1));
+	__m256i ox = _mm256_srai_epi32(_mm256_madd_epi16(p, c->omx), RENDER_OFFSET_MUL_BITS);
+	__m256i oy = _mm256_srai_epi32(_mm256_madd_epi16(p, c->omy), RENDER_OFFSET_MUL_BITS);
+	__m256i sx, sy, ix, iy, fx, fy, v, idx, b = zero;
 
-	if (rr->light) {
-		__m256i b = _mm256_mullo_epi32(_mm256_add_epi32(dx, dy), _mm256_set1_epi32(rr->light));
-
-		px = shade8(px, _mm256_srai_epi32(b, LIGHT_SCALE_SHIFT));
+	ox = _mm256_min_epi32(_mm256_max_epi32(ox, c->omin), c->omax);
+	oy = _mm256_min_epi32(_mm256_max_epi32(oy, c->omin), c->omax);
+	sx = _mm256_min_epi32(_mm256_max_epi32(_mm256_add_epi32(xs, ox), zero), c->sxmax);
+	sy = _mm256_min_epi32(_mm256_max_epi32(_mm256_add_epi32(c->y16, oy), zero), c->symax);
+	ix = _mm256_min_epi32(_mm256_srai_epi32(sx, RENDER_SUBPIXEL_BITS), c->ixmax);
+	iy = _mm256_min_epi32(_mm256_srai_epi32(sy, RENDER_SUBPIXEL_BITS), c->iymax);
+	fx = _mm256_sub_epi32(sx, _mm256_slli_epi32(ix, RENDER_SUBPIXEL_BITS));
+	fy = _mm256_sub_epi32(sy, _mm256_slli_epi32(iy, RENDER_SUBPIXEL_BITS));
+	idx = _mm256_madd_epi16(_mm256_or_si256(ix, _mm256_slli_epi32(iy, 16)), c->pitch1);
+	/* (16 - fx) in the low byte, fx in the high: vpmaddubsw's weights */
+	v = _mm256_add_epi32(_mm256_sub_epi32(_mm256_slli_epi32(fx, 8), fx),
+			     _mm256_set1_epi32(RENDER_SUBPIXEL));
+	v = _mm256_or_si256(v, _mm256_slli_epi32(fy, 16));
+	if (light) {
+		b = _mm256_srai_epi32(_mm256_madd_epi16(p, c->lxy), RENDER_LIGHT_BITS);
+		b = _mm256_min_epi32(_mm256_max_epi32(b, c->lmin), c->lmax);
 	}
-	return _mm256_or_si256(px, _mm256_set1_epi32((int)0xff000000u));
+
+	__m256i lo = blend4(rr, c, _mm256_castsi256_si128(idx),
+			    _mm256_permutevar8x32_epi32(v, c->perm_lo),
+			    _mm256_permutevar8x32_epi32(b, c->perm_lo), light);
+	__m256i hi = blend4(rr, c, _mm256_extracti128_si256(idx, 1),
+			    _mm256_permutevar8x32_epi32(v, c->perm_hi),
+			    _mm256_permutevar8x32_epi32(b, c->perm_hi), light);
+
+	return _mm256_permute4x64_epi64(_mm256_packus_epi16(lo, hi), _MM_SHUFFLE(3, 1, 2, 0));
 }
 
 /*
@@ -205,47 +276,6 @@ static inline __m256i half_diff16(__m256i a, __m256i b)
 	return _mm256_xor_si256(_mm256_avg_epu16(_mm256_xor_si256(a, bias),
 						 _mm256_xor_si256(b, _mm256_set1_epi16(0x7fff))),
 				bias);
-}
-
-/*
- * The usual case, no light and a shift of at least 1 (the default is 2):
- * (d >> shift) is (d >> 1) >> (shift - 1), and d >> 1 fits 16 bits, so the
- * fetch position of 16 pixels is worked out in one register. Saturating
- * adds clamp exactly as the 32-bit sums do, because a saturated lane lies
- * beyond the picture either way; then row * pitch + column is one vpmaddwd
- * (pitch below 32768). Pixels 0-7 come out in p[0], 8-15 in p[1].
- */
-struct narrow {
-	__m256i wmax, hmax, ys, pitch1;
-	__m128i cnt;
-};
-
-static inline __attribute__((always_inline)) void render16_narrow(const struct render_row *rr,
-								   const struct narrow *n,
-								   int x, __m256i p[2])
-{
-	const __m256i zero = _mm256_setzero_si256();
-	const __m256i alpha = _mm256_set1_epi32((int)0xff000000u);
-	__m256i xs = _mm256_add_epi16(_mm256_set1_epi16((short)x),
-				      _mm256_setr_epi16(0, 1, 2, 3, 4, 5, 6, 7,
-							8, 9, 10, 11, 12, 13, 14, 15));
-	__m256i l = _mm256_loadu_si256((const __m256i *)(rr->mid + x - 1));
-	__m256i r = _mm256_loadu_si256((const __m256i *)(rr->mid + x + 1));
-	__m256i u = _mm256_loadu_si256((const __m256i *)(rr->up + x));
-	__m256i d = _mm256_loadu_si256((const __m256i *)(rr->down + x));
-	__m256i sx = _mm256_adds_epi16(xs, _mm256_sra_epi16(half_diff16(l, r), n->cnt));
-	__m256i sy = _mm256_adds_epi16(n->ys, _mm256_sra_epi16(half_diff16(u, d), n->cnt));
-	__m256i lo, hi;
-
-	sx = _mm256_min_epi16(_mm256_max_epi16(sx, zero), n->wmax);
-	sy = _mm256_min_epi16(_mm256_max_epi16(sy, zero), n->hmax);
-	/* Within each 128-bit half: pixels 0-3 and 8-11 in lo, 4-7 and 12-15 in hi. */
-	lo = _mm256_madd_epi16(_mm256_unpacklo_epi16(sx, sy), n->pitch1);
-	hi = _mm256_madd_epi16(_mm256_unpackhi_epi16(sx, sy), n->pitch1);
-	p[0] = _mm256_or_si256(fetch8(rr->bg, _mm256_castsi256_si128(lo),
-				      _mm256_castsi256_si128(hi)), alpha);
-	p[1] = _mm256_or_si256(fetch8(rr->bg, _mm256_extracti128_si256(lo, 1),
-				      _mm256_extracti128_si256(hi, 1)), alpha);
 }
 
 static inline __m256i to_rgb565x8(__m256i p)
@@ -296,22 +326,20 @@ static inline __attribute__((always_inline)) void put16(const struct render_row 
 	}
 }
 
-/* One row, specialised by the compiler for each value of narrow. */
+/* One row, specialised by the compiler with and without the light. */
 static inline __attribute__((always_inline)) void render_row_loop(const struct render_row *rr,
-								   bool narrow)
+								   bool light)
 {
 	const int last = rr->width - 1 - LANES;  /* the last x a whole group fits at */
-	const __m128i cnt = _mm_cvtsi32_si128(rr->shift);
-	const struct narrow n = {
-		.wmax = _mm256_set1_epi16((short)(rr->width - 1)),
-		.hmax = _mm256_set1_epi16((short)(rr->height - 1)),
-		.ys = _mm256_set1_epi16((short)rr->y),
-		.pitch1 = _mm256_set1_epi32((int)(rr->bg_pitch << 16 | 1)),
-		.cnt = _mm_cvtsi32_si128(rr->shift - 1),
-	};
+	const __m256i alpha = _mm256_set1_epi32((int)0xff000000u);
+	const __m256i ramp_a = _mm256_setr_epi32(0, 16, 32, 48, 128, 144, 160, 176);
+	const __m256i ramp_b = _mm256_setr_epi32(64, 80, 96, 112, 192, 208, 224, 240);
+	const uint32_t *row = rr->bg + (size_t)rr->y * rr->bg_pitch;
 	const uint32_t *ahead = render_row_ahead(rr);
+	struct render_consts c;
 	__m256i p[2];
 
+	render_consts_init(&c, rr);
 	/* Pixel 0 and width-1 read outside the plane: the reference does them.
 	 * The groups start at x = 1 and the last one ends at width - 2,
 	 * overlapping its neighbour where the width is not a multiple of 16;
@@ -321,11 +349,26 @@ static inline __attribute__((always_inline)) void render_row_loop(const struct r
 		if (x > last)
 			x = last;
 		_mm_prefetch((const char *)(ahead + x), _MM_HINT_T0);
-		if (narrow) {
-			render16_narrow(rr, &n, x, p);
+		__m256i hx = half_diff16(_mm256_loadu_si256((const __m256i *)(rr->mid + x - 1)),
+					 _mm256_loadu_si256((const __m256i *)(rr->mid + x + 1)));
+		__m256i hy = half_diff16(_mm256_loadu_si256((const __m256i *)(rr->up + x)),
+					 _mm256_loadu_si256((const __m256i *)(rr->down + x)));
+		__m256i any = _mm256_or_si256(hx, hy);
+
+		if (_mm256_testz_si256(any, any)) {
+			/* Flat: no offset, no light, the picture itself. */
+			p[0] = _mm256_or_si256(_mm256_loadu_si256((const __m256i *)(row + x)), alpha);
+			p[1] = _mm256_or_si256(_mm256_loadu_si256((const __m256i *)(row + x + 8)),
+					       alpha);
 		} else {
-			p[0] = render8(rr, x, cnt);
-			p[1] = render8(rr, x + 8, cnt);
+			__m256i xs = _mm256_set1_epi32(x * RENDER_SUBPIXEL);
+			__m256i a = render8(rr, &c, _mm256_unpacklo_epi16(hx, hy),
+					    _mm256_add_epi32(xs, ramp_a), light);
+			__m256i b = render8(rr, &c, _mm256_unpackhi_epi16(hx, hy),
+					    _mm256_add_epi32(xs, ramp_b), light);
+
+			p[0] = _mm256_or_si256(_mm256_permute2x128_si256(a, b, 0x20), alpha);
+			p[1] = _mm256_or_si256(_mm256_permute2x128_si256(a, b, 0x31), alpha);
 		}
 		put16(rr, x, p);
 		if (x == last)
@@ -336,15 +379,14 @@ static inline __attribute__((always_inline)) void render_row_loop(const struct r
 
 static void render_row_avx2(const struct render_row *rr)
 {
-	/* The fetch index is computed in 32-bit lanes; the row needs one
-	 * whole group. */
-	if ((uint64_t)rr->bg_pitch * (uint64_t)rr->height > INT32_MAX || rr->width < LANES + 2) {
+	/* Positions in 32-bit lanes, pixel and row for the index in 16 bits;
+	 * the row needs one whole group. */
+	if ((uint64_t)rr->bg_pitch * (uint64_t)rr->height > INT32_MAX || rr->width < LANES + 2 ||
+	    rr->bg_pitch > INT16_MAX || rr->width > INT16_MAX || rr->height > INT16_MAX) {
 		render_row_scalar(rr);
 		return;
 	}
-	/* Positions in 16 bits: the sizes and the pitch below 32768. */
-	if (rr->light == 0 && rr->shift >= 1 && rr->bg_pitch <= INT16_MAX &&
-	    rr->width <= INT16_MAX && rr->height <= INT16_MAX)
+	if (rr->light_max)
 		render_row_loop(rr, true);
 	else
 		render_row_loop(rr, false);

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "water/pixel.h"
+#include "water/render.h"
 
 /*
  * One interior row of a step: for 1 <= x < width-1,
@@ -34,7 +35,10 @@ struct render_row {
 	const uint32_t *bg;      /* the whole background */
 	size_t bg_pitch;         /* in pixels */
 	int width, height, y;
-	int shift, light;
+	/* In 1/RENDER_SUBPIXEL px: the offset is the floored half difference
+	 * times offset_mul >> RENDER_OFFSET_MUL_BITS, within +-offset_max. */
+	int offset_mul, offset_max;
+	int light_x, light_y, light_max;  /* render_params' */
 	uint8_t *out;            /* where logical x = 0 goes */
 	ptrdiff_t step;          /* bytes from logical x to x + 1 */
 	enum pixel_format format;
@@ -130,7 +134,25 @@ static inline const uint32_t *render_row_ahead(const struct render_row *r)
 	return r->bg + (size_t)y * r->bg_pitch;
 }
 
-/* --light N scales the slope by N / 2^LIGHT_SCALE_SHIFT into brightness. */
-#define LIGHT_SCALE_SHIFT 3
+/* offset_mul's fraction: a shift of up to RENDER_SHIFT_MAX keeps 5 bits. */
+#define RENDER_OFFSET_MUL_BITS 8
+
+/*
+ * One colour channel (0..255) of the picture between four pixels: c00 and
+ * c01 side by side above c10 and c11, fx and fy 0..RENDER_SUBPIXEL the
+ * position between them; then the light's b levels added, clamped. Every
+ * path computes exactly this (the SIMD ones in 16-bit lanes: each sum
+ * stays below 65536).
+ */
+#define RENDER_BLEND_ROUND (1 << (2 * RENDER_SUBPIXEL_BITS - 1))
+static inline int render_blend(int c00, int c01, int c10, int c11, int fx, int fy, int b)
+{
+	int t = c00 * (RENDER_SUBPIXEL - fx) + c01 * fx;
+	int d = c10 * (RENDER_SUBPIXEL - fx) + c11 * fx;
+	int c = ((t * (RENDER_SUBPIXEL - fy) + d * fy + RENDER_BLEND_ROUND) >>
+		 (2 * RENDER_SUBPIXEL_BITS)) + b;
+
+	return c < 0 ? 0 : c > 255 ? 255 : c;
+}
 
 #endif
