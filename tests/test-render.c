@@ -187,11 +187,14 @@ static void test_rotation_displacement(void)
 	free(ref.mem);
 }
 
-/* One channel between two pixels side by side, as the render weighs it. */
-static int between(int a, int c, int f)
+/* One channel at (fx, fy) between c00, c01 and c10, c11 below them, in
+ * 1/RENDER_SUBPIXEL, rounded as the render does. */
+static int between(int c00, int c01, int c10, int c11, int fx, int fy)
 {
-	return (a * (RENDER_SUBPIXEL - f) * RENDER_SUBPIXEL + c * f * RENDER_SUBPIXEL +
-		(1 << (2 * RENDER_SUBPIXEL_BITS - 1))) >> (2 * RENDER_SUBPIXEL_BITS);
+	const int s = RENDER_SUBPIXEL;
+	int t = c00 * (s - fx) + c01 * fx, d = c10 * (s - fx) + c11 * fx;
+
+	return (t * (s - fy) + d * fy + s * s / 2) / (s * s);
 }
 
 /*
@@ -201,7 +204,9 @@ static int between(int a, int c, int f)
  */
 static void test_between_pixels(void)
 {
-	struct render_params p = { .shift = 4 };  /* a difference of 16 is a pixel */
+	/* a height difference of 2 * RENDER_SUBPIXEL is a pixel: 2 a step */
+	struct render_params p = { .shift = RENDER_SUBPIXEL_BITS + 1 };
+	const int s = RENDER_SUBPIXEL;
 	uint32_t edge[W * H];
 	struct buf b;
 	int last = -1, levels = 0;
@@ -210,36 +215,32 @@ static void test_between_pixels(void)
 		edge[i] = i % W < 11 ? 0xff000000u : 0xffffffffu;
 	buf_init(&b, 0, PIXEL_XRGB8888);
 	memset(hts, 0, sizeof(hts));
-	/* at (10, 8): dx = 0 - h[11]: the picture seen moves right by dx / 16 px */
-	for (int d = 0; d <= 2 * 16; d += 2) {
-		hts[8 * W + 11] = (int16_t)-d;
+	/* at (10, 8): dx = 0 - h[11]; the picture seen moves right by a step each */
+	for (int step = 0; step <= 2 * s; step++) {
+		hts[8 * W + 11] = (int16_t)(-2 * step);
 		render_rows(&p, hts, W, W, H, edge, W * 4, &b.t, 0, H);
 		int v = (int)(px32(&b, 10, 8) & 0xff);
+		int x = 10 + step / s, f = step % s;
 
 		CHECK(v >= last);           /* the edge comes nearer, never back */
 		levels += v != last;
 		last = v;
-		/* between columns 10 + d/16 and the next, by (d mod 16)/16 */
-		int x = 10 + d / 16, f = d % 16;
-		CHECK_EQ(v, between(x < 11 ? 0 : 255, x + 1 < 11 ? 0 : 255, f));
+		CHECK_EQ(v, between(x < 11 ? 0 : 255, x + 1 < 11 ? 0 : 255, 0, 0, f, 0));
 	}
-	CHECK(levels >= 8);  /* a level for each slope until the edge has passed */
+	CHECK_EQ(levels, s + 1);  /* black, every step between, white */
 	CHECK_EQ(last, 255);
-	/* and a real picture, half way across and a quarter down */
+	/* and a real picture, half a pixel right and a quarter up */
 	memset(hts, 0, sizeof(hts));
-	hts[8 * W + 11] = -8;    /* dx = -(-8) = 8: half a pixel right */
-	hts[9 * W + 10] = 8;
-	hts[7 * W + 10] = 4;     /* dy = h[y-1] - h[y+1] = 4 - 8: a quarter pixel up */
+	hts[8 * W + 11] = (int16_t)-s;      /* dx = 0 - h[11] */
+	hts[9 * W + 10] = (int16_t)(s / 2); /* dy = h[y-1] - h[y+1] */
 	render_rows(&p, hts, W, W, H, bg, W * 4, &b.t, 0, H);
-	/* sx = 10.5, sy = 7.75: between rows 7 and 8 by 12/16, columns 10 and 11 by 8/16 */
+	/* between columns 10 and 11 by a half, rows 7 and 8 by three quarters */
 	uint32_t want = 0xff000000u;
-	for (int s = 0; s < 24; s += 8) {
-		int c00 = (int)(bg[7 * W + 10] >> s & 0xff), c01 = (int)(bg[7 * W + 11] >> s & 0xff);
-		int c10 = (int)(bg[8 * W + 10] >> s & 0xff), c11 = (int)(bg[8 * W + 11] >> s & 0xff);
-		int t = c00 * 8 + c01 * 8, d = c10 * 8 + c11 * 8;
-
-		want |= (uint32_t)((t * 4 + d * 12 + 128) >> 8) << s;
-	}
+	for (int c = 0; c < 24; c += 8)
+		want |= (uint32_t)between((int)(bg[7 * W + 10] >> c & 0xff),
+					  (int)(bg[7 * W + 11] >> c & 0xff),
+					  (int)(bg[8 * W + 10] >> c & 0xff),
+					  (int)(bg[8 * W + 11] >> c & 0xff), s / 2, 3 * s / 4) << c;
 	CHECK_EQ(px32(&b, 10, 8), want);
 	free(b.mem);
 }

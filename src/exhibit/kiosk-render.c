@@ -210,6 +210,19 @@ static void level_rows(const struct level *l, const int16_t *src, int src_w, int
 	}
 }
 
+/* The first pass, smoother where more passes follow (render.c says why). */
+static void level_smooth_rows(const struct kiosk *k, const struct level *l, int y0, int y1)
+{
+	int sw = ripple_width(k->ripple);
+	int32_t *tmp = malloc((size_t)(sw + 2) * sizeof(*tmp));
+
+	if (!tmp)
+		return;  /* the heights of the last frame stay: a stale frame, no crash */
+	upsample2_smooth_rows(ripple_heights(k->ripple), sw, ripple_height(k->ripple), l->heights,
+			      tmp, y0, y1);
+	free(tmp);
+}
+
 /*
  * Bilinear, rows first: the two source rows blended into one (a straight,
  * vectorisable loop), then each output pixel from its two neighbours in
@@ -358,7 +371,10 @@ static void resample_job(void *ctx, int index, int count)
 		return;
 	}
 	src = level_source(j->k, j->view, j->level, &src_w);
-	level_rows(&j->view->level[j->level], src, src_w, y0, y1);
+	if (j->level == 0 && j->view->levels >= VIEW_SMOOTH_LEVELS)
+		level_smooth_rows(j->k, &j->view->level[0], y0, y1);
+	else
+		level_rows(&j->view->level[j->level], src, src_w, y0, y1);
 }
 
 /* The heights at the view's size, from the water as it is now. A pass

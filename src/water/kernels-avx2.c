@@ -15,6 +15,8 @@
  */
 
 #define LANES 16  /* int16 cells per register */
+/* Offsets (in 1/8 px) up to this stay in 16-bit lanes in the interior. */
+#define RENDER_INTERIOR_OFFSET_MAX (1 << 14)
 
 static inline __m256i widen(const int16_t *p)
 {
@@ -127,52 +129,82 @@ static void step_row_mul_avx2(const int16_t *up, const int16_t *mid, const int16
 
 /*
  * The refraction, 16 pixels a group. The floored half differences of the
- * heights (exact in 16-bit lanes) are paired (hx, hy) per pixel; one
- * vpmaddwd each gives the offsets and the light in 32-bit lanes, exactly
- * the scalar products. vpunpck*wd pairs within 128-bit halves, so one half
- * group is pixels 0-3 and 8-11, the other 4-7 and 12-15.
+ * heights (exact in 16-bit lanes) give the offsets and the light.
  *
- * The bilinear fetch reads two adjacent pixels at once (a 64-bit load on
- * the row and one on the row below), at a position kept within the
- * picture (ix <= width - 2, the fraction up to RENDER_SUBPIXEL: the same
- * sum as the scalar code's, which clamps the right neighbour instead).
- * vpshufb puts each channel of the pair side by side and vpmaddubsw
- * weighs them (16 - fx, fx); the rows are then mixed in 16-bit lanes,
- * below 65536 as render_blend says, and vpackuswb is the clamp after the
- * light.
+ * The fetch: each pixel's four neighbours come as two 64-bit loads (the
+ * pair on its row, the pair below) into one 128-bit half; vpshufb puts the
+ * four values of each channel side by side, vpmaddubsw weighs them by the
+ * pixel's four weights (products of eighths: at most 64, a signed byte)
+ * and vpmaddwd adds the two halves: each channel's whole bilinear sum,
+ * exactly render_blend's. vpmulhrsw by 512 is (sum + 32) >> 6 for sums
+ * from 0 to 16320; the light is added in 16-bit lanes and vpackuswb
+ * clamps, as the scalar code does.
+ *
+ * Eight pixels are fetched together, two to a register: lanes m and m + 4
+ * of the eight 32-bit lanes of an index vector. vpunpck*wd pairs within
+ * 128-bit halves, so of a group's 16 pixels one set of eight is pixels 0-3
+ * and 8-11, the other 4-7 and 12-15.
  */
 struct render_consts {
 	__m256i omx, omy, lxy;      /* vpmaddwd pairs: (mul, 0), (0, mul), (light_x, light_y) */
 	__m256i omax, omin, lmax, lmin;
-	__m256i sxmax, symax;       /* the last pixel, in 1/16 */
+	__m256i sxmax, symax;       /* the last pixel, in 1/8 */
 	__m256i ixmax, iymax;       /* the last pair's left / upper pixel */
-	__m256i y16, pitch1;
-	__m256i pairs, pat_lo, pat_hi, perm_lo, perm_hi;
+	__m256i ys, pitch1;
+	__m256i quad, perm[4], light_perm[2];
+	/* the offsets in 16-bit lanes: hx within +-hmax never leaves them */
+	__m256i mul16, hmax16, omax16, omin16, pitch16;
 };
 
-static inline void render_consts_init(struct render_consts *c, const struct render_row *rr)
+/* An interior group: every pixel's fetch is this far from the edges. */
+struct render_interior {
+	bool row;                   /* the rows above and below are far enough */
+	int x0, x1;                 /* and the group starts within x0 <= x <= x1 */
+};
+
+static inline void render_consts_init(struct render_consts *c, struct render_interior *in,
+				      const struct render_row *rr)
 {
+	const int om = rr->offset_max;
+	/* the farthest whole pixels an offset reaches, and one for the pair */
+	const int reach = (om >> RENDER_SUBPIXEL_BITS) + 2;
+
 	c->omx = _mm256_set1_epi32(rr->offset_mul & 0xffff);
 	c->omy = _mm256_set1_epi32((int)((uint32_t)rr->offset_mul << 16));
 	c->lxy = _mm256_set1_epi32((int)(((uint32_t)rr->light_y << 16) | (rr->light_x & 0xffff)));
-	c->omax = _mm256_set1_epi32(rr->offset_max);
-	c->omin = _mm256_set1_epi32(-rr->offset_max);
+	c->omax = _mm256_set1_epi32(om);
+	c->omin = _mm256_set1_epi32(-om);
 	c->lmax = _mm256_set1_epi32(rr->light_max);
 	c->lmin = _mm256_set1_epi32(-rr->light_max);
 	c->sxmax = _mm256_set1_epi32((rr->width - 1) * RENDER_SUBPIXEL);
 	c->symax = _mm256_set1_epi32((rr->height - 1) * RENDER_SUBPIXEL);
 	c->ixmax = _mm256_set1_epi32(rr->width - 2);
 	c->iymax = _mm256_set1_epi32(rr->height - 2);
-	c->y16 = _mm256_set1_epi32(rr->y * RENDER_SUBPIXEL);
+	c->ys = _mm256_set1_epi32(rr->y * RENDER_SUBPIXEL);
 	c->pitch1 = _mm256_set1_epi32((int)(rr->bg_pitch << 16 | 1));
-	c->pairs = _mm256_setr_epi8(0, 4, 1, 5, 2, 6, 3, 7, 8, 12, 9, 13, 10, 14, 11, 15,
-				    0, 4, 1, 5, 2, 6, 3, 7, 8, 12, 9, 13, 10, 14, 11, 15);
-	c->pat_lo = _mm256_setr_epi8(0, 1, 0, 1, 0, 1, 0, 1, 8, 9, 8, 9, 8, 9, 8, 9,
-				     0, 1, 0, 1, 0, 1, 0, 1, 8, 9, 8, 9, 8, 9, 8, 9);
-	c->pat_hi = _mm256_setr_epi8(2, 3, 2, 3, 2, 3, 2, 3, 10, 11, 10, 11, 10, 11, 10, 11,
-				     2, 3, 2, 3, 2, 3, 2, 3, 10, 11, 10, 11, 10, 11, 10, 11);
-	c->perm_lo = _mm256_setr_epi32(0, 0, 1, 1, 2, 2, 3, 3);
-	c->perm_hi = _mm256_setr_epi32(4, 4, 5, 5, 6, 6, 7, 7);
+	c->quad = _mm256_setr_epi8(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15,
+				   0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+	for (int m = 0; m < 4; m++)
+		c->perm[m] = _mm256_setr_epi32(m, m, m, m, m + 4, m + 4, m + 4, m + 4);
+	c->light_perm[0] = _mm256_setr_epi32(0, 0, 1, 1, 4, 4, 5, 5);
+	c->light_perm[1] = _mm256_setr_epi32(2, 2, 3, 3, 6, 6, 7, 7);
+
+	/*
+	 * (hx * mul) >> 8 in 16-bit lanes is exact while it fits; hx held
+	 * within +-hmax keeps it within om + 1 + mul / 256 and leaves the
+	 * clamp's result as it was. Offsets of up to 2^14 / 8 px do.
+	 */
+	int hmax = ((om + 1) << RENDER_OFFSET_MUL_BITS) / (rr->offset_mul > 0 ? rr->offset_mul : 1) + 1;
+
+	c->mul16 = _mm256_set1_epi16((short)rr->offset_mul);
+	c->hmax16 = _mm256_set1_epi16((short)(hmax < INT16_MAX ? hmax : INT16_MAX));
+	c->omax16 = _mm256_set1_epi16((short)om);
+	c->omin16 = _mm256_set1_epi16((short)-om);
+	c->pitch16 = _mm256_set1_epi32((int)(rr->bg_pitch << 16 | 1));
+	in->row = om <= RENDER_INTERIOR_OFFSET_MAX && rr->offset_mul > 0 &&
+		  rr->y - reach >= 0 && rr->y + reach <= rr->height - 2;
+	in->x0 = reach;
+	in->x1 = rr->width - 2 - reach - (LANES - 1);
 }
 
 static inline long long load_pair(const uint32_t *p)
@@ -183,50 +215,102 @@ static inline long long load_pair(const uint32_t *p)
 	return v;
 }
 
-/* The pixel pairs at the four indices of idx. */
-static inline __m256i fetch_pairs4(const uint32_t *bg, __m128i idx)
+/* The four neighbours of the pixel at index i: its pair, then the pair below. */
+static inline __m128i quad_at(const uint32_t *base, size_t pitch, int64_t i)
 {
-#ifdef __x86_64__
-	uint64_t i01 = (uint64_t)_mm_cvtsi128_si64(idx), i23 = (uint64_t)_mm_extract_epi64(idx, 1);
-
-	return _mm256_setr_epi64x(load_pair(bg + (uint32_t)i01), load_pair(bg + (i01 >> 32)),
-				  load_pair(bg + (uint32_t)i23), load_pair(bg + (i23 >> 32)));
-#else
-	/* 32-bit x86 has no 64-bit moves: one index at a time. */
-	return _mm256_setr_epi64x(load_pair(bg + (uint32_t)_mm_cvtsi128_si32(idx)),
-				  load_pair(bg + (uint32_t)_mm_extract_epi32(idx, 1)),
-				  load_pair(bg + (uint32_t)_mm_extract_epi32(idx, 2)),
-				  load_pair(bg + (uint32_t)_mm_extract_epi32(idx, 3)));
-#endif
+	return _mm_castpd_si128(_mm_loadh_pd(_mm_castsi128_pd(_mm_loadl_epi64(
+		(const __m128i *)(base + i))), (const double *)(base + pitch + i)));
 }
 
-/* Four pixels, channels in 16-bit lanes; v holds (16 + 255 fx) | fy << 16
- * and b the light of each pixel, both twice in each 64-bit lane. */
-static inline __attribute__((always_inline)) __m256i blend4(const struct render_row *rr,
+/* Two pixels' bilinear sums, each channel in a 32-bit lane. */
+static inline __attribute__((always_inline)) __m256i sum2(const uint32_t *base, size_t pitch,
+							   const struct render_consts *c,
+							   int64_t i0, int64_t i1, __m256i w,
+							   __m256i perm)
+{
+	__m256i q = _mm256_set_m128i(quad_at(base, pitch, i1), quad_at(base, pitch, i0));
+
+	q = _mm256_maddubs_epi16(_mm256_shuffle_epi8(q, c->quad),
+				 _mm256_permutevar8x32_epi32(w, perm));
+	return _mm256_madd_epi16(q, _mm256_set1_epi16(1));
+}
+
+/*
+ * Eight pixels at the indices in idx (from base), with their weights
+ * (w00 | w01 << 8 | w10 << 16 | w11 << 24) in w and their light,
+ * duplicated in both 16-bit halves, in b: packed in the order of the lanes.
+ */
+static inline __attribute__((always_inline)) __m256i fetch8(const uint32_t *base, size_t pitch,
 							     const struct render_consts *c,
-							     __m128i idx, __m256i v, __m256i b,
+							     __m256i idx, __m256i w, __m256i b,
 							     bool light)
 {
-	const __m256i sub = _mm256_set1_epi16(RENDER_SUBPIXEL);
-	__m256i t = _mm256_shuffle_epi8(fetch_pairs4(rr->bg, idx), c->pairs);
-	__m256i d = _mm256_shuffle_epi8(fetch_pairs4(rr->bg + rr->bg_pitch, idx), c->pairs);
-	__m256i wx = _mm256_shuffle_epi8(v, c->pat_lo);
-	__m256i fy = _mm256_shuffle_epi8(v, c->pat_hi);
-	__m256i s;
+	const __m256i round = _mm256_set1_epi16(1 << (15 - 2 * RENDER_SUBPIXEL_BITS));
+	int64_t i[8];
+	__m256i s0, s1, s2, s3, lo, hi;
 
-	t = _mm256_maddubs_epi16(t, wx);
-	d = _mm256_maddubs_epi16(d, wx);
-	s = _mm256_add_epi16(_mm256_mullo_epi16(t, _mm256_sub_epi16(sub, fy)),
-			     _mm256_mullo_epi16(d, fy));
-	s = _mm256_srli_epi16(_mm256_add_epi16(s, _mm256_set1_epi16(RENDER_BLEND_ROUND)),
-			      2 * RENDER_SUBPIXEL_BITS);
-	if (light)
-		s = _mm256_add_epi16(s, _mm256_shuffle_epi8(b, c->pat_lo));
-	return s;
+#ifdef __x86_64__
+	__m128i a = _mm256_castsi256_si128(idx), z = _mm256_extracti128_si256(idx, 1);
+	int64_t a01 = _mm_cvtsi128_si64(a), a23 = _mm_extract_epi64(a, 1);
+	int64_t z01 = _mm_cvtsi128_si64(z), z23 = _mm_extract_epi64(z, 1);
+
+	/* the indices are signed: relative to a group's own pixel */
+	i[0] = (int32_t)a01;
+	i[1] = a01 >> 32;
+	i[2] = (int32_t)a23;
+	i[3] = a23 >> 32;
+	i[4] = (int32_t)z01;
+	i[5] = z01 >> 32;
+	i[6] = (int32_t)z23;
+	i[7] = z23 >> 32;
+#else
+	int32_t t[8];
+
+	_mm256_storeu_si256((__m256i *)t, idx);
+	for (int k = 0; k < 8; k++)
+		i[k] = t[k];
+#endif
+	s0 = sum2(base, pitch, c, i[0], i[4], w, c->perm[0]);
+	s1 = sum2(base, pitch, c, i[1], i[5], w, c->perm[1]);
+	s2 = sum2(base, pitch, c, i[2], i[6], w, c->perm[2]);
+	s3 = sum2(base, pitch, c, i[3], i[7], w, c->perm[3]);
+	lo = _mm256_mulhrs_epi16(_mm256_packs_epi32(s0, s1), round);
+	hi = _mm256_mulhrs_epi16(_mm256_packs_epi32(s2, s3), round);
+	if (light) {
+		lo = _mm256_add_epi16(lo, _mm256_permutevar8x32_epi32(b, c->light_perm[0]));
+		hi = _mm256_add_epi16(hi, _mm256_permutevar8x32_epi32(b, c->light_perm[1]));
+	}
+	return _mm256_packus_epi16(lo, hi);
 }
 
-/* Eight pixels from their (hx, hy) pairs and positions xs in 1/16 px,
- * packed in the order of the lanes. */
+/* The light of eight pixels from their (hx, hy) pairs, in both halves of each lane. */
+static inline __m256i light8(const struct render_consts *c, __m256i p)
+{
+	__m256i b = _mm256_srai_epi32(_mm256_madd_epi16(p, c->lxy), RENDER_LIGHT_BITS);
+
+	b = _mm256_min_epi32(_mm256_max_epi32(b, c->lmin), c->lmax);
+	return _mm256_or_si256(_mm256_and_si256(b, _mm256_set1_epi32(0xffff)),
+			       _mm256_slli_epi32(b, 16));
+}
+
+/* The four weights of each pixel from its fractions (16-bit lanes or the
+ * low halves of 32-bit ones): bytes (gx gy, fx gy, gx fy, fx fy), g = 8 - f. */
+static inline void weights(__m256i fx, __m256i fy, __m256i *lo, __m256i *hi)
+{
+	const __m256i sub = _mm256_set1_epi16(RENDER_SUBPIXEL);
+	/* gx | fx << 8 is 8 + 255 fx; times gy or fy no byte carries */
+	__m256i wx = _mm256_add_epi16(_mm256_sub_epi16(_mm256_slli_epi16(fx, 8), fx), sub);
+
+	*lo = _mm256_mullo_epi16(_mm256_sub_epi16(sub, fy), wx);
+	*hi = _mm256_mullo_epi16(fy, wx);
+}
+
+/*
+ * Eight pixels anywhere, from their (hx, hy) pairs and positions xs in 1/8
+ * px, in 32-bit lanes: the offsets clamped, the position kept within the
+ * picture (ix <= width - 2 with the fraction up to 8: the same sum as the
+ * scalar code's, which clamps the right neighbour instead).
+ */
 static inline __attribute__((always_inline)) __m256i render8(const struct render_row *rr,
 							      const struct render_consts *c,
 							      __m256i p, __m256i xs, bool light)
@@ -234,34 +318,62 @@ static inline __attribute__((always_inline)) __m256i render8(const struct render
 	const __m256i zero = _mm256_setzero_si256();
 	__m256i ox = _mm256_srai_epi32(_mm256_madd_epi16(p, c->omx), RENDER_OFFSET_MUL_BITS);
 	__m256i oy = _mm256_srai_epi32(_mm256_madd_epi16(p, c->omy), RENDER_OFFSET_MUL_BITS);
-	__m256i sx, sy, ix, iy, fx, fy, v, idx, b = zero;
+	__m256i sx, sy, ix, iy, lo, hi, idx;
 
 	ox = _mm256_min_epi32(_mm256_max_epi32(ox, c->omin), c->omax);
 	oy = _mm256_min_epi32(_mm256_max_epi32(oy, c->omin), c->omax);
 	sx = _mm256_min_epi32(_mm256_max_epi32(_mm256_add_epi32(xs, ox), zero), c->sxmax);
-	sy = _mm256_min_epi32(_mm256_max_epi32(_mm256_add_epi32(c->y16, oy), zero), c->symax);
+	sy = _mm256_min_epi32(_mm256_max_epi32(_mm256_add_epi32(c->ys, oy), zero), c->symax);
 	ix = _mm256_min_epi32(_mm256_srai_epi32(sx, RENDER_SUBPIXEL_BITS), c->ixmax);
 	iy = _mm256_min_epi32(_mm256_srai_epi32(sy, RENDER_SUBPIXEL_BITS), c->iymax);
-	fx = _mm256_sub_epi32(sx, _mm256_slli_epi32(ix, RENDER_SUBPIXEL_BITS));
-	fy = _mm256_sub_epi32(sy, _mm256_slli_epi32(iy, RENDER_SUBPIXEL_BITS));
 	idx = _mm256_madd_epi16(_mm256_or_si256(ix, _mm256_slli_epi32(iy, 16)), c->pitch1);
-	/* (16 - fx) in the low byte, fx in the high: vpmaddubsw's weights */
-	v = _mm256_add_epi32(_mm256_sub_epi32(_mm256_slli_epi32(fx, 8), fx),
-			     _mm256_set1_epi32(RENDER_SUBPIXEL));
-	v = _mm256_or_si256(v, _mm256_slli_epi32(fy, 16));
-	if (light) {
-		b = _mm256_srai_epi32(_mm256_madd_epi16(p, c->lxy), RENDER_LIGHT_BITS);
-		b = _mm256_min_epi32(_mm256_max_epi32(b, c->lmin), c->lmax);
-	}
+	weights(_mm256_sub_epi32(sx, _mm256_slli_epi32(ix, RENDER_SUBPIXEL_BITS)),
+		_mm256_sub_epi32(sy, _mm256_slli_epi32(iy, RENDER_SUBPIXEL_BITS)), &lo, &hi);
+	return fetch8(rr->bg, rr->bg_pitch, c, idx,
+		      _mm256_blend_epi16(lo, _mm256_slli_epi32(hi, 16), 0xaa),
+		      light ? light8(c, p) : zero, light);
+}
 
-	__m256i lo = blend4(rr, c, _mm256_castsi256_si128(idx),
-			    _mm256_permutevar8x32_epi32(v, c->perm_lo),
-			    _mm256_permutevar8x32_epi32(b, c->perm_lo), light);
-	__m256i hi = blend4(rr, c, _mm256_extracti128_si256(idx, 1),
-			    _mm256_permutevar8x32_epi32(v, c->perm_hi),
-			    _mm256_permutevar8x32_epi32(b, c->perm_hi), light);
+/* The offsets of 16 pixels in 16-bit lanes: (h * mul) >> 8 from the
+ * product's two halves, h first held within +-hmax, then clamped. */
+static inline __m256i offset16(const struct render_consts *c, __m256i h)
+{
+	__m256i o;
 
-	return _mm256_permute4x64_epi64(_mm256_packus_epi16(lo, hi), _MM_SHUFFLE(3, 1, 2, 0));
+	h = _mm256_min_epi16(_mm256_max_epi16(h, _mm256_sub_epi16(_mm256_setzero_si256(),
+								  c->hmax16)), c->hmax16);
+	o = _mm256_or_si256(_mm256_slli_epi16(_mm256_mulhi_epi16(h, c->mul16),
+					      16 - RENDER_OFFSET_MUL_BITS),
+			    _mm256_srli_epi16(_mm256_mullo_epi16(h, c->mul16),
+					      RENDER_OFFSET_MUL_BITS));
+	return _mm256_min_epi16(_mm256_max_epi16(o, c->omin16), c->omax16);
+}
+
+/*
+ * Sixteen pixels whose fetches all stay inside the picture: no clamp can
+ * act, so the offsets stay in 16-bit lanes and the fetch is relative to
+ * the group's own pixel, the whole pixels of the offset apart from its
+ * eighths. a gets pixels 0-3 and 8-11, b 4-7 and 12-15.
+ */
+static inline __attribute__((always_inline)) void render16_interior(const struct render_row *rr,
+								     const struct render_consts *c,
+								     int x, __m256i hx, __m256i hy,
+								     bool light, __m256i *a, __m256i *b)
+{
+	const __m256i ramp = _mm256_setr_epi16(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+	const __m256i frac = _mm256_set1_epi16(RENDER_SUBPIXEL - 1);
+	const uint32_t *base = rr->bg + (size_t)rr->y * rr->bg_pitch + (size_t)x;
+	__m256i ox = offset16(c, hx), oy = offset16(c, hy), cx, cy, lo, hi, wa, wb;
+
+	cx = _mm256_add_epi16(_mm256_srai_epi16(ox, RENDER_SUBPIXEL_BITS), ramp);
+	cy = _mm256_srai_epi16(oy, RENDER_SUBPIXEL_BITS);
+	weights(_mm256_and_si256(ox, frac), _mm256_and_si256(oy, frac), &lo, &hi);
+	wa = _mm256_unpacklo_epi16(lo, hi);
+	wb = _mm256_unpackhi_epi16(lo, hi);
+	*a = fetch8(base, rr->bg_pitch, c, _mm256_madd_epi16(_mm256_unpacklo_epi16(cx, cy), c->pitch16),
+		    wa, light ? light8(c, _mm256_unpacklo_epi16(hx, hy)) : wa, light);
+	*b = fetch8(base, rr->bg_pitch, c, _mm256_madd_epi16(_mm256_unpackhi_epi16(cx, cy), c->pitch16),
+		    wb, light ? light8(c, _mm256_unpackhi_epi16(hx, hy)) : wb, light);
 }
 
 /*
@@ -332,14 +444,15 @@ static inline __attribute__((always_inline)) void render_row_loop(const struct r
 {
 	const int last = rr->width - 1 - LANES;  /* the last x a whole group fits at */
 	const __m256i alpha = _mm256_set1_epi32((int)0xff000000u);
-	const __m256i ramp_a = _mm256_setr_epi32(0, 16, 32, 48, 128, 144, 160, 176);
-	const __m256i ramp_b = _mm256_setr_epi32(64, 80, 96, 112, 192, 208, 224, 240);
+	const __m256i ramp_a = _mm256_setr_epi32(0, 1, 2, 3, 8, 9, 10, 11);
+	const __m256i ramp_b = _mm256_setr_epi32(4, 5, 6, 7, 12, 13, 14, 15);
 	const uint32_t *row = rr->bg + (size_t)rr->y * rr->bg_pitch;
 	const uint32_t *ahead = render_row_ahead(rr);
 	struct render_consts c;
+	struct render_interior in;
 	__m256i p[2];
 
-	render_consts_init(&c, rr);
+	render_consts_init(&c, &in, rr);
 	/* Pixel 0 and width-1 read outside the plane: the reference does them.
 	 * The groups start at x = 1 and the last one ends at width - 2,
 	 * overlapping its neighbour where the width is not a multiple of 16;
@@ -353,23 +466,32 @@ static inline __attribute__((always_inline)) void render_row_loop(const struct r
 					 _mm256_loadu_si256((const __m256i *)(rr->mid + x + 1)));
 		__m256i hy = half_diff16(_mm256_loadu_si256((const __m256i *)(rr->up + x)),
 					 _mm256_loadu_si256((const __m256i *)(rr->down + x)));
-		__m256i any = _mm256_or_si256(hx, hy);
+		__m256i any = _mm256_or_si256(hx, hy), a, b;
 
 		if (_mm256_testz_si256(any, any)) {
 			/* Flat: no offset, no light, the picture itself. */
 			p[0] = _mm256_or_si256(_mm256_loadu_si256((const __m256i *)(row + x)), alpha);
 			p[1] = _mm256_or_si256(_mm256_loadu_si256((const __m256i *)(row + x + 8)),
 					       alpha);
-		} else {
-			__m256i xs = _mm256_set1_epi32(x * RENDER_SUBPIXEL);
-			__m256i a = render8(rr, &c, _mm256_unpacklo_epi16(hx, hy),
-					    _mm256_add_epi32(xs, ramp_a), light);
-			__m256i b = render8(rr, &c, _mm256_unpackhi_epi16(hx, hy),
-					    _mm256_add_epi32(xs, ramp_b), light);
-
-			p[0] = _mm256_or_si256(_mm256_permute2x128_si256(a, b, 0x20), alpha);
-			p[1] = _mm256_or_si256(_mm256_permute2x128_si256(a, b, 0x31), alpha);
+			put16(rr, x, p);
+			if (x == last)
+				break;
+			continue;
 		}
+		if (in.row && x >= in.x0 && x <= in.x1) {
+			render16_interior(rr, &c, x, hx, hy, light, &a, &b);
+		} else {
+			__m256i xs = _mm256_set1_epi32(x);
+
+			a = render8(rr, &c, _mm256_unpacklo_epi16(hx, hy),
+				    _mm256_slli_epi32(_mm256_add_epi32(xs, ramp_a), RENDER_SUBPIXEL_BITS),
+				    light);
+			b = render8(rr, &c, _mm256_unpackhi_epi16(hx, hy),
+				    _mm256_slli_epi32(_mm256_add_epi32(xs, ramp_b), RENDER_SUBPIXEL_BITS),
+				    light);
+		}
+		p[0] = _mm256_or_si256(_mm256_permute2x128_si256(a, b, 0x20), alpha);
+		p[1] = _mm256_or_si256(_mm256_permute2x128_si256(a, b, 0x31), alpha);
 		put16(rr, x, p);
 		if (x == last)
 			break;

@@ -112,6 +112,10 @@ static inline int16_t upsample2_first(const int16_t *r0, const int16_t *r1, int 
 {
 	return (int16_t)((upsample_blend(r0, r1, wy, 0) * UPSAMPLE_ONE) >> (2 * UPSAMPLE_BITS));
 }
+/* Rows y0 <= y < y1 of the smoother first 2x pass (render.c says why): src
+ * is sw x sh, dst 2sw wide; tmp holds sw + 2 values. */
+void upsample2_smooth_rows(const int16_t *src, int sw, int sh, int16_t *dst, int32_t *tmp,
+			   int y0, int y1);
 /* Output cells 2k-1 and 2k for k0 <= k < sim_w, and the last cell; prev is
  * row[k0 - 1]. The SIMD paths' tails. */
 void upsample2_tail_scalar(const int16_t *r0, const int16_t *r1, int wy, int16_t *dst,

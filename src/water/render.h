@@ -17,9 +17,10 @@
  * The picture is sampled between pixels, at positions in 1/RENDER_SUBPIXEL
  * of a pixel: bilinear, so a gentle ripple moves an edge smoothly instead
  * of in whole-pixel steps, and flat water (an offset of exactly 0) shows
- * each pixel exactly.
+ * each pixel exactly. Eighths: the four weights of a pixel, products of
+ * two eighths, then fit a signed byte each (one vpmaddubsw for all four).
  */
-#define RENDER_SUBPIXEL_BITS 4
+#define RENDER_SUBPIXEL_BITS 3
 #define RENDER_SUBPIXEL (1 << RENDER_SUBPIXEL_BITS)
 /* No bound on the offset (tests, the seeds' look). */
 #define RENDER_OFFSET_UNBOUNDED (1 << 24)
