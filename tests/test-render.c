@@ -1,12 +1,14 @@
 #include "config.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
 #include "water/pixel.h"
+#include "water/kernels.h"
 #include "water/render.h"
 
 #define W 37
@@ -111,7 +113,7 @@ static void test_flat_is_exact_copy(void)
 	int bad = 0;
 	p.rotation = 0;
 	p.light_x = p.light_y = 3000;
-	p.light_max = RENDER_LIGHT_LEVELS_MAX;
+	p.light_max = p.light_dark = RENDER_LIGHT_LEVELS_MAX;
 	buf_init(&b, 0, PIXEL_XRGB8888);
 	render_rows(&p, hts, W, W, H, bg, W * 4, &b.t, 0, H);
 	for (int y = 0; y < H; y++)
@@ -156,7 +158,8 @@ static void test_known_displacement(void)
 static void test_rotation_displacement(void)
 {
 	/* Rotation moves where a pixel goes, not what it shows. */
-	struct render_params p = { .shift = 2, .light_x = 700, .light_y = -300, .light_max = 60 };
+	struct render_params p = { .shift = 2, .light_x = 700, .light_y = -300, .light_max = 60,
+				   .light_dark = 20 };
 	const int rots[] = { 90, 180, 270 };
 
 	memset(hts, 0, sizeof(hts));
@@ -269,7 +272,8 @@ static void test_light(void)
 {
 	/* a level for each unit of the half difference across, none down */
 	struct render_params p = { .shift = 2, .light_x = 1 << RENDER_LIGHT_BITS,
-				   .light_max = RENDER_LIGHT_LEVELS_MAX };
+				   .light_max = RENDER_LIGHT_LEVELS_MAX,
+				   .light_dark = RENDER_LIGHT_LEVELS_MAX };
 	struct buf b;
 	uint32_t grey[W * H];
 
@@ -287,11 +291,12 @@ static void test_light(void)
 	CHECK_EQ(px32(&b, 30, 8), 0xffffffffu);
 	CHECK_EQ(px32(&b, 28, 8), 0xff000000u);   /* -200 clamps to black */
 	CHECK_EQ(px32(&b, 10, 9), 0xff808080u);   /* flat: the picture */
-	/* at most light_max levels either way */
+	/* at most light_max levels brighter, light_dark darker */
 	p.light_max = 30;
+	p.light_dark = 8;
 	render_rows(&p, hts, W, W, H, grey, W * 4, &b.t, 0, H);
 	CHECK_EQ(px32(&b, 30, 8), 0xff9e9e9eu);
-	CHECK_EQ(px32(&b, 28, 8), 0xff626262u);
+	CHECK_EQ(px32(&b, 28, 8), 0xff787878u);
 	/* the lamp below: a slope down the screen catches it, across not */
 	p.light_x = 0;
 	p.light_y = -(1 << RENDER_LIGHT_BITS);
@@ -305,10 +310,81 @@ static void test_light(void)
 	free(b.mem);
 }
 
+/*
+ * The smoother 2x pass keeps still water still and a uniform slope uniform
+ * (a B-spline's subdivision reproduces straight lines), and unlike Chaikin's
+ * 1:3 passes, which leave a quadratic B-spline whose curvature jumps at every
+ * cell's edge, its slopes bend smoothly across the cells: what a light
+ * catching the slope shows as a lattice.
+ */
+#define SW 48
+#define WAVE_CELLS 12
+
+/* |second difference of the slope| averaged by position within a cell of
+ * 8 px: the largest over the smallest. */
+static double lattice(const int16_t *h, int n)
+{
+	double sum[8] = { 0 }, lo = 1e9, hi = 0;
+	int count[8] = { 0 };
+
+	for (int x = 24; x < n - 24; x++) {
+		int s0 = h[x - 2] - h[x], s1 = h[x - 1] - h[x + 1], s2 = h[x] - h[x + 2];
+
+		sum[x % 8] += abs(s0 - 2 * s1 + s2);
+		count[x % 8]++;
+	}
+	for (int i = 0; i < 8; i++) {
+		double v = sum[i] / count[i];
+
+		lo = v < lo ? v : lo;
+		hi = v > hi ? v : hi;
+	}
+	return hi / lo;
+}
+
+static void test_smooth_upsample(void)
+{
+	int16_t src[3][SW], wave[SW], a[2 * SW], b[4 * SW], c[8 * SW];
+	int32_t tmp[8 * SW + 2];
+
+	for (int x = 0; x < SW; x++)
+		src[0][x] = src[1][x] = src[2][x] = (int16_t)(64 * x);
+	upsample2_smooth_row_scalar(src[0], src[1], src[2], UPSAMPLE_SMOOTH_MID,
+				    UPSAMPLE_SMOOTH_FAR, a, SW, tmp);
+	/* output j lies at source (j - 0.5) / 2; the ends repeat the edge */
+	for (int j = 2; j < 2 * SW - 2; j++)
+		CHECK_EQ(a[j], 32 * j - 16);
+	for (int x = 0; x < SW; x++)
+		src[0][x] = src[1][x] = src[2][x] = 1000;
+	upsample2_smooth_row_scalar(src[0], src[1], src[2], UPSAMPLE_SMOOTH_FAR,
+				    UPSAMPLE_SMOOTH_MID, a, SW, tmp);
+	for (int j = 0; j < 2 * SW; j++)
+		CHECK_EQ(a[j], 1000);
+
+	/* a ring's wave, 12 cells long, brought to 8 px a cell as the view
+	 * does: two smoother passes then Chaikin's, against three of Chaikin's */
+	for (int x = 0; x < SW; x++)
+		wave[x] = (int16_t)lround(4000 * cos(2 * M_PI * x / WAVE_CELLS));
+	upsample2_smooth_row_scalar(wave, wave, wave, UPSAMPLE_SMOOTH_MID, UPSAMPLE_SMOOTH_FAR, a,
+				    SW, tmp);
+	upsample2_smooth_row_scalar(a, a, a, UPSAMPLE_SMOOTH_MID, UPSAMPLE_SMOOTH_FAR, b, 2 * SW,
+				    tmp);
+	upsample2_row_scalar(b, b, 0, c, 4 * SW);
+	double smooth = lattice(c, 8 * SW);
+
+	upsample2_row_scalar(wave, wave, 0, a, SW);
+	upsample2_row_scalar(a, a, 0, b, 2 * SW);
+	upsample2_row_scalar(b, b, 0, c, 4 * SW);
+	double chaikin = lattice(c, 8 * SW);
+
+	CHECK(chaikin > 3.0);  /* the lattice this pass is for */
+	CHECK(smooth < 2.0);
+}
+
 static void test_bands_and_errors(void)
 {
 	struct render_params p = { .shift = 1, .offset_max = 40, .light_x = -2000, .light_y = 900,
-				   .light_max = 200, .rotation = 90 };
+				   .light_max = 200, .light_dark = 50, .rotation = 90 };
 	struct buf a, b;
 
 	for (int i = 0; i < W * H; i++)
@@ -339,6 +415,7 @@ int main(void)
 	RUN(test_between_pixels);
 	RUN(test_offset_bound);
 	RUN(test_light);
+	RUN(test_smooth_upsample);
 	RUN(test_bands_and_errors);
 	return CHECK_EXIT();
 }

@@ -22,9 +22,9 @@
 
 /* 2x passes at the most: cells of up to 64 pixels. */
 #define VIEW_MAX_LEVELS 6
-/* From this many passes on, the first is the smoother one (cells of 4 px
- * and more); with one, the lattice would be 2 px: too fine to see. */
-#define VIEW_SMOOTH_LEVELS 2
+/* The last passes are Chaikin's, the ones before the smoother kind
+ * (render.c): with cells of 4 px and more no lattice is left to see. */
+#define VIEW_CHAIKIN_PASSES 1
 
 /* One 2x pass: heights at twice the size of the level before. */
 struct level {

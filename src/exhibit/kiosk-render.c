@@ -6,6 +6,7 @@
 
 #include "base/bigmem.h"
 #include "base/log.h"
+#include "base/util.h"
 #include "exhibit/kiosk-private.h"
 #include "image/blend.h"
 #include "image/image.h"
@@ -210,16 +211,31 @@ static void level_rows(const struct level *l, const int16_t *src, int src_w, int
 	}
 }
 
-/* The first pass, smoother where more passes follow (render.c says why). */
-static void level_smooth_rows(const struct kiosk *k, const struct level *l, int y0, int y1)
+/*
+ * Rows y0 <= y < y1 of a smoother pass (render.c says why): output row y
+ * lies at source (y - 0.5) / 2, between rows k - 1 and k nearer k (y = 2k)
+ * or between k - 2 and k - 1 nearer k - 1 (y = 2k - 1); rows beyond the
+ * edges repeat the edge.
+ */
+static void level_smooth_rows(const struct level *l, const int16_t *src, int src_w, int src_h,
+			      int y0, int y1)
 {
-	int sw = ripple_width(k->ripple);
-	int32_t *tmp = malloc((size_t)(sw + 2) * sizeof(*tmp));
+	const upsample2_smooth_row_fn smooth = simd_kernels()->upsample2_smooth_row;
+	int32_t *tmp = malloc((size_t)(src_w + 2) * sizeof(*tmp));
 
 	if (!tmp)
 		return;  /* the heights of the last frame stay: a stale frame, no crash */
-	upsample2_smooth_rows(ripple_heights(k->ripple), sw, ripple_height(k->ripple), l->heights,
-			      tmp, y0, y1);
+	for (int y = y0; y < y1; y++) {
+		int k = (y + 1) >> 1;
+		int a = y & 1 ? k - 2 : k - 1;
+		const int16_t *r[3];
+
+		for (int i = 0; i < 3; i++)
+			r[i] = src + (size_t)clamp_int(a + i, 0, src_h - 1) * (size_t)src_w;
+		smooth(r[0], r[1], r[2], y & 1 ? UPSAMPLE_SMOOTH_FAR : UPSAMPLE_SMOOTH_MID,
+		       y & 1 ? UPSAMPLE_SMOOTH_MID : UPSAMPLE_SMOOTH_FAR,
+		       l->heights + (size_t)y * (size_t)l->width, src_w, tmp);
+	}
 	free(tmp);
 }
 
@@ -356,6 +372,13 @@ static const int16_t *level_source(const struct kiosk *k, const struct view *v, 
 	return v->level[level - 1].heights;
 }
 
+/* How many of the first passes are the smoother one: all but the last,
+ * and never the finest two levels where their lattice is a few pixels. */
+static int view_smooth_passes(const struct view *v)
+{
+	return v->levels - VIEW_CHAIKIN_PASSES > 0 ? v->levels - VIEW_CHAIKIN_PASSES : 0;
+}
+
 static void resample_job(void *ctx, int index, int count)
 {
 	struct band_job *j = ctx;
@@ -371,8 +394,10 @@ static void resample_job(void *ctx, int index, int count)
 		return;
 	}
 	src = level_source(j->k, j->view, j->level, &src_w);
-	if (j->level == 0 && j->view->levels >= VIEW_SMOOTH_LEVELS)
-		level_smooth_rows(j->k, &j->view->level[0], y0, y1);
+	if (j->level < view_smooth_passes(j->view))
+		level_smooth_rows(&j->view->level[j->level], src, src_w,
+				  j->level ? j->view->level[j->level - 1].height
+					   : ripple_height(j->k->ripple), y0, y1);
 	else
 		level_rows(&j->view->level[j->level], src, src_w, y0, y1);
 }

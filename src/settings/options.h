@@ -75,13 +75,13 @@ enum rotation {
 #define OPTIONS_MAX_DRIFT 64
 /* The lamp the water mirrors (units.c): how bright, in % of white, and
  * where, in degrees clockwise from the screen's top edge and above the
- * panel. Top left and fairly high, as a room's window or a gallery's
- * spotlight usually is: its mirror image is as bright as the screen's
- * white. */
-#define OPTIONS_DEFAULT_LIGHT_PERCENT 100
+ * panel. Top left, half way up, as a room's window or a gallery's spotlight
+ * often is; its mirror image a little darker than the screen's white, so
+ * the steepest slopes glint without washing the picture out. */
+#define OPTIONS_DEFAULT_LIGHT_PERCENT 70
 #define OPTIONS_MAX_LIGHT_PERCENT 1000
 #define OPTIONS_DEFAULT_LIGHT_AZIMUTH 315.0
-#define OPTIONS_DEFAULT_LIGHT_ELEVATION 60.0
+#define OPTIONS_DEFAULT_LIGHT_ELEVATION 50.0
 #define OPTIONS_MAX_LIGHT_AZIMUTH 360.0
 #define OPTIONS_MIN_LIGHT_ELEVATION 10.0
 #define OPTIONS_MAX_LIGHT_ELEVATION 80.0

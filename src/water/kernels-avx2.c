@@ -175,7 +175,7 @@ static inline void render_consts_init(struct render_consts *c, struct render_int
 	c->omax = _mm256_set1_epi32(om);
 	c->omin = _mm256_set1_epi32(-om);
 	c->lmax = _mm256_set1_epi32(rr->light_max);
-	c->lmin = _mm256_set1_epi32(-rr->light_max);
+	c->lmin = _mm256_set1_epi32(-rr->light_dark);
 	c->sxmax = _mm256_set1_epi32((rr->width - 1) * RENDER_SUBPIXEL);
 	c->symax = _mm256_set1_epi32((rr->height - 1) * RENDER_SUBPIXEL);
 	c->ixmax = _mm256_set1_epi32(rr->width - 2);
@@ -545,10 +545,58 @@ static void upsample2_row_avx2(const int16_t *r0, const int16_t *r1, int wy, int
 	upsample2_tail_scalar(r0, r1, wy, dst, sim_w, k);
 }
 
+/*
+ * The smoother 2x pass, eight source cells at a time in 32-bit lanes: the
+ * three rows blended into tmp (one cell ahead, as the scalar code has it),
+ * then each output pair from three neighbours. The weights by shifts and
+ * adds; unpacking the even and odd outputs by 32-bit lanes and packing
+ * them puts them in order.
+ */
+static inline __m256i times5(__m256i v)
+{
+	return _mm256_add_epi32(_mm256_slli_epi32(v, 2), v);
+}
+
+static void upsample2_smooth_row_avx2(const int16_t *r0, const int16_t *r1, const int16_t *r2,
+				      int w0, int w2, int16_t *dst, int sw, int32_t *tmp)
+{
+	const __m256i m0 = _mm256_set1_epi32(w0), m2 = _mm256_set1_epi32(w2);
+	int x = 0;
+
+	for (; x + 8 <= sw; x += 8) {
+		__m256i b = widen(r1 + x);
+		__m256i v = _mm256_add_epi32(_mm256_mullo_epi32(widen(r0 + x), m0),
+					     _mm256_mullo_epi32(widen(r2 + x), m2));
+
+		v = _mm256_add_epi32(v, _mm256_add_epi32(_mm256_slli_epi32(b, 3), _mm256_slli_epi32(b, 1)));
+		_mm256_storeu_si256((__m256i *)(tmp + x + 1), v);
+	}
+	for (; x < sw; x++)
+		tmp[x + 1] = upsample_smooth_blend(r0, r1, r2, w0, w2, x);
+	tmp[0] = tmp[1];
+	tmp[sw + 1] = tmp[sw];
+	for (x = 0; x + 8 <= sw; x += 8) {
+		__m256i a = _mm256_loadu_si256((const __m256i *)(tmp + x));
+		__m256i b = _mm256_loadu_si256((const __m256i *)(tmp + x + 1));
+		__m256i c = _mm256_loadu_si256((const __m256i *)(tmp + x + 2));
+		__m256i b10 = _mm256_add_epi32(_mm256_slli_epi32(b, 3), _mm256_slli_epi32(b, 1));
+		__m256i even = _mm256_add_epi32(_mm256_add_epi32(times5(a), b10), c);
+		__m256i odd = _mm256_add_epi32(_mm256_add_epi32(a, b10), times5(c));
+
+		even = _mm256_srai_epi32(even, 2 * UPSAMPLE_SMOOTH_BITS);
+		odd = _mm256_srai_epi32(odd, 2 * UPSAMPLE_SMOOTH_BITS);
+		_mm256_storeu_si256((__m256i *)(dst + 2 * x),
+				    _mm256_packs_epi32(_mm256_unpacklo_epi32(even, odd),
+						       _mm256_unpackhi_epi32(even, odd)));
+	}
+	upsample2_smooth_tail_scalar(tmp, dst, x, sw);
+}
+
 const struct kernels kernels_avx2 = {
 	.name = "avx2",
 	.step_row = step_row_avx2,
 	.step_row_mul = step_row_mul_avx2,
 	.render_row = render_row_avx2,
 	.upsample2_row = upsample2_row_avx2,
+	.upsample2_smooth_row = upsample2_smooth_row_avx2,
 };

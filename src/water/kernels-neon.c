@@ -156,6 +156,7 @@ static inline uint32x4_t render4(const struct render_row *rr, int x, int16x4_t h
 					 3 * RENDER_SUBPIXEL };
 	const int32x4_t zero = vdupq_n_s32(0);
 	const int32x4_t om = vdupq_n_s32(rr->offset_max), lm = vdupq_n_s32(rr->light_max);
+	const int32x4_t ld = vdupq_n_s32(-rr->light_dark);
 	int32x4_t hx = vmovl_s16(hx16), hy = vmovl_s16(hy16);
 	int32x4_t ox = vshrq_n_s32(vmulq_n_s32(hx, rr->offset_mul), RENDER_OFFSET_MUL_BITS);
 	int32x4_t oy = vshrq_n_s32(vmulq_n_s32(hy, rr->offset_mul), RENDER_OFFSET_MUL_BITS);
@@ -178,7 +179,7 @@ static inline uint32x4_t render4(const struct render_row *rr, int x, int16x4_t h
 				 (uint32_t)rr->bg_pitch));
 	vst1q_s32(f, vsubq_s32(sx, vshlq_n_s32(ix, RENDER_SUBPIXEL_BITS)));
 	vst1q_s32(g, vsubq_s32(sy, vshlq_n_s32(iy, RENDER_SUBPIXEL_BITS)));
-	vst1q_s32(l, vminq_s32(vmaxq_s32(b, vnegq_s32(lm)), lm));
+	vst1q_s32(l, vminq_s32(vmaxq_s32(b, ld), lm));
 	for (int k = 0; k < 4; k++)
 		v[k] = blend1(rr, i[k], f[k], g[k], l[k]);
 	return vorrq_u32(vld1q_u32(v), vdupq_n_u32(0xff000000u));
@@ -291,4 +292,6 @@ const struct kernels kernels_neon = {
 	.step_row_mul = step_row_mul_neon,
 	.render_row = render_row_neon,
 	.upsample2_row = upsample2_row_neon,
+	/* the coarse levels only: the reference is fast enough there */
+	.upsample2_smooth_row = upsample2_smooth_row_scalar,
 };

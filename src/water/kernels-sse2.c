@@ -227,7 +227,7 @@ static void render_row_sse2(const struct render_row *rr)
 		.omax = _mm_set1_epi32(rr->offset_max),
 		.omin = _mm_set1_epi32(-rr->offset_max),
 		.lmax = _mm_set1_epi32(rr->light_max),
-		.lmin = _mm_set1_epi32(-rr->light_max),
+		.lmin = _mm_set1_epi32(-rr->light_dark),
 		.sxmax = _mm_set1_epi32((rr->width - 1) * RENDER_SUBPIXEL),
 		.symax = _mm_set1_epi32((rr->height - 1) * RENDER_SUBPIXEL),
 		.ixmax = _mm_set1_epi32(rr->width - 2),
@@ -337,4 +337,6 @@ const struct kernels kernels_sse2 = {
 	.step_row_mul = step_row_mul_sse2,
 	.render_row = render_row_sse2,
 	.upsample2_row = upsample2_row_sse2,
+	/* the coarse levels only: the reference is fast enough there */
+	.upsample2_smooth_row = upsample2_smooth_row_scalar,
 };

@@ -38,7 +38,7 @@ struct render_row {
 	/* In 1/RENDER_SUBPIXEL px: the offset is the floored half difference
 	 * times offset_mul >> RENDER_OFFSET_MUL_BITS, within +-offset_max. */
 	int offset_mul, offset_max;
-	int light_x, light_y, light_max;  /* render_params' */
+	int light_x, light_y, light_max, light_dark;  /* render_params' */
 	uint8_t *out;            /* where logical x = 0 goes */
 	ptrdiff_t step;          /* bytes from logical x to x + 1 */
 	enum pixel_format format;
@@ -57,12 +57,27 @@ typedef void (*upsample2_row_fn)(const int16_t *r0, const int16_t *r1, int wy,
 #define UPSAMPLE_BITS 8
 #define UPSAMPLE_ONE (1 << UPSAMPLE_BITS)
 
+/*
+ * The smoother 2x pass (the quartic B-spline's subdivision): an output row
+ * is source rows r0, r1, r2 weighed w0 : 10 : w2 (1 : 10 : 5 or 5 : 10 : 1,
+ * in sixteenths), and the output cells 2x, 2x + 1 the blended cells x - 1,
+ * x, x + 1 weighed 5 : 10 : 1 and 1 : 10 : 5, the row's ends repeated,
+ * floored once.
+ */
+typedef void (*upsample2_smooth_row_fn)(const int16_t *r0, const int16_t *r1, const int16_t *r2,
+					int w0, int w2, int16_t *dst, int sw, int32_t *tmp);
+#define UPSAMPLE_SMOOTH_NEAR 10
+#define UPSAMPLE_SMOOTH_MID 5
+#define UPSAMPLE_SMOOTH_FAR 1
+#define UPSAMPLE_SMOOTH_BITS 4
+
 struct kernels {
 	const char *name;
 	step_row_fn step_row;
 	step_row_mul_fn step_row_mul;
 	render_row_fn render_row;
 	upsample2_row_fn upsample2_row;
+	upsample2_smooth_row_fn upsample2_smooth_row;
 };
 
 static inline int16_t kernel_saturate16(int32_t v)
@@ -107,15 +122,25 @@ static inline int32_t upsample_blend(const int16_t *r0, const int16_t *r1, int w
 	return r0[k] * (UPSAMPLE_ONE - wy) + r1[k] * wy;
 }
 
+/* Cell x of the smoother pass's three rows blended, in 1/16. */
+static inline int32_t upsample_smooth_blend(const int16_t *r0, const int16_t *r1,
+					    const int16_t *r2, int w0, int w2, int x)
+{
+	return r0[x] * w0 + r1[x] * UPSAMPLE_SMOOTH_NEAR + r2[x] * w2;
+}
+
 /* The first output cell, row[0] itself (the SIMD paths' heads). */
 static inline int16_t upsample2_first(const int16_t *r0, const int16_t *r1, int wy)
 {
 	return (int16_t)((upsample_blend(r0, r1, wy, 0) * UPSAMPLE_ONE) >> (2 * UPSAMPLE_BITS));
 }
-/* Rows y0 <= y < y1 of the smoother first 2x pass (render.c says why): src
- * is sw x sh, dst 2sw wide; tmp holds sw + 2 values. */
-void upsample2_smooth_rows(const int16_t *src, int sw, int sh, int16_t *dst, int32_t *tmp,
-			   int y0, int y1);
+/* The smoother 2x pass's row (render.c says why) from source rows r0, r1, r2
+ * weighed w0 : UPSAMPLE_SMOOTH_NEAR : w2; tmp holds sw + 2 values. */
+void upsample2_smooth_row_scalar(const int16_t *r0, const int16_t *r1, const int16_t *r2,
+				 int w0, int w2, int16_t *dst, int sw, int32_t *tmp);
+/* Its output cells 2x and 2x + 1 for x0 <= x < sw from tmp (the blended
+ * row one cell ahead, its ends repeated): the SIMD paths' tails. */
+void upsample2_smooth_tail_scalar(const int32_t *tmp, int16_t *dst, int x0, int sw);
 /* Output cells 2k-1 and 2k for k0 <= k < sim_w, and the last cell; prev is
  * row[k0 - 1]. The SIMD paths' tails. */
 void upsample2_tail_scalar(const int16_t *r0, const int16_t *r1, int wy, int16_t *dst,

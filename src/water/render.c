@@ -39,7 +39,7 @@ void render_span_scalar(const struct render_row *r, int x0, int x1)
 		int sx = clamp_int(x * RENDER_SUBPIXEL + ox, 0, (width - 1) * RENDER_SUBPIXEL);
 		int sy = clamp_int(y * RENDER_SUBPIXEL + oy, 0, (height - 1) * RENDER_SUBPIXEL);
 		int b = clamp_int((hx * r->light_x + hy * r->light_y) >> RENDER_LIGHT_BITS,
-				  -r->light_max, r->light_max);
+				  -r->light_dark, r->light_max);
 		int ix = sx >> RENDER_SUBPIXEL_BITS, iy = sy >> RENDER_SUBPIXEL_BITS;
 		int fx = sx & (RENDER_SUBPIXEL - 1), fy = sy & (RENDER_SUBPIXEL - 1);
 		const uint32_t *r0 = r->bg + (size_t)iy * r->bg_pitch;
@@ -98,54 +98,40 @@ static int render_offset_mul(int shift)
 }
 
 /*
- * The first 2x pass of three or more: the quartic B-spline's subdivision
+ * The first 2x passes of several: the quartic B-spline's subdivision
  * (weights 1, 10, 5 and 5, 10, 1 in sixteenths) instead of Chaikin's 1:3.
  * Chaikin's passes alone end in a quadratic B-spline: its slope is
  * continuous, but its curvature jumps at every cell's edge, and a light
  * that catches the slope shows those jumps as a lattice a cell wide. One
  * smoother pass first leaves the later ones a net already smooth, so what
  * jumps is the curvature of a net of half cells, by a fraction of the
- * amount: no lattice to see. It reads three cells for each one of the 2x1
- * passes' two; on the coarsest level (a sixteenth of the screen's pixels
- * at 8 px a cell) the cost is small, so this one pass is scalar only.
+ * amount: no lattice to see. It reads three cells for each one of Chaikin's
+ * two, but runs only on the coarse levels (a sixteenth and a quarter of the
+ * screen's pixels at 8 px a cell). The weights sum to 16 each way: the sum
+ * is exact in int32 and floored once.
  */
-#define SMOOTH_NEAR 10
-#define SMOOTH_MID 5
-#define SMOOTH_FAR 1
-#define SMOOTH_BITS 4
-
-static inline int clamp_index(int i, int n)
+void upsample2_smooth_row_scalar(const int16_t *r0, const int16_t *r1, const int16_t *r2,
+				 int w0, int w2, int16_t *dst, int sw, int32_t *tmp)
 {
-	return i < 0 ? 0 : i >= n ? n - 1 : i;
+	/* the row's ends repeat its first and last cells */
+	for (int x = 0; x < sw; x++)
+		tmp[x + 1] = upsample_smooth_blend(r0, r1, r2, w0, w2, x);
+	tmp[0] = tmp[1];
+	tmp[sw + 1] = tmp[sw];
+	upsample2_smooth_tail_scalar(tmp, dst, 0, sw);
 }
 
-void upsample2_smooth_rows(const int16_t *src, int sw, int sh, int16_t *dst, int32_t *tmp,
-			   int y0, int y1)
+void upsample2_smooth_tail_scalar(const int32_t *tmp, int16_t *dst, int x0, int sw)
 {
-	for (int j = y0; j < y1; j++) {
-		/* output j lies at source (j - 0.5) / 2: nearest k, then the side */
-		int k = (j + 1) >> 1;
-		int a = j & 1 ? k - 2 : k - 1;
-		const int16_t *r0 = src + (size_t)clamp_index(a, sh) * (size_t)sw;
-		const int16_t *r1 = src + (size_t)clamp_index(a + 1, sh) * (size_t)sw;
-		const int16_t *r2 = src + (size_t)clamp_index(a + 2, sh) * (size_t)sw;
-		const int w0 = j & 1 ? SMOOTH_FAR : SMOOTH_MID;
-		const int w2 = j & 1 ? SMOOTH_MID : SMOOTH_FAR;
-		int16_t *out = dst + (size_t)j * (size_t)(2 * sw);
-
-		/* the row's ends repeat its first and last cells */
-		for (int x = 0; x < sw; x++)
-			tmp[x + 1] = r0[x] * w0 + r1[x] * SMOOTH_NEAR + r2[x] * w2;
-		tmp[0] = tmp[1];
-		tmp[sw + 1] = tmp[sw];
-		/* out[2k] lies between cells k - 1 and k nearer k, out[2k + 1]
-		 * between k and k + 1 nearer k (tmp is one cell ahead) */
-		for (int x = 0; x < sw; x++) {
-			out[2 * x] = (int16_t)((tmp[x] * SMOOTH_MID + tmp[x + 1] * SMOOTH_NEAR +
-						tmp[x + 2] * SMOOTH_FAR) >> (2 * SMOOTH_BITS));
-			out[2 * x + 1] = (int16_t)((tmp[x] * SMOOTH_FAR + tmp[x + 1] * SMOOTH_NEAR +
-						    tmp[x + 2] * SMOOTH_MID) >> (2 * SMOOTH_BITS));
-		}
+	/* dst[2x] lies between cells x - 1 and x nearer x, dst[2x + 1] between
+	 * x and x + 1 nearer x (tmp is one cell ahead) */
+	for (int x = x0; x < sw; x++) {
+		dst[2 * x] = (int16_t)((tmp[x] * UPSAMPLE_SMOOTH_MID + tmp[x + 1] * UPSAMPLE_SMOOTH_NEAR +
+					tmp[x + 2] * UPSAMPLE_SMOOTH_FAR) >> (2 * UPSAMPLE_SMOOTH_BITS));
+		dst[2 * x + 1] = (int16_t)((tmp[x] * UPSAMPLE_SMOOTH_FAR +
+					    tmp[x + 1] * UPSAMPLE_SMOOTH_NEAR +
+					    tmp[x + 2] * UPSAMPLE_SMOOTH_MID) >>
+					   (2 * UPSAMPLE_SMOOTH_BITS));
 	}
 }
 
@@ -234,6 +220,7 @@ int render_rows(const struct render_params *p,
 			.light_y = light_max ? clamp_int(p->light_y, -RENDER_LIGHT_GAIN_MAX,
 							 RENDER_LIGHT_GAIN_MAX) : 0,
 			.light_max = light_max,
+			.light_dark = clamp_int(p->light_dark, 0, light_max),
 			.format = dst->format,
 		};
 

@@ -39,11 +39,12 @@ struct render_params {
 	/*
 	 * The light: a level of brightness is added for every 2^RENDER_LIGHT_BITS
 	 * of (h[x-1] - h[x+1]) / 2 * light_x + (h[y-1] - h[y+1]) / 2 * light_y
-	 * (halves floored), at most light_max levels either way; light_max 0
-	 * is off. Flat water adds nothing.
+	 * (halves floored), at most light_max levels brighter and light_dark
+	 * darker; light_max 0 is off. Flat water adds nothing.
 	 */
 	int light_x, light_y;
 	int light_max;   /* 0..RENDER_LIGHT_LEVELS_MAX */
+	int light_dark;  /* 0..light_max */
 	int rotation;    /* 0, 90, 180, 270: degrees the picture turns clockwise */
 	/* The instruction set to render with; NULL: simd_kernels(). */
 	const struct kernels *kernels;

@@ -93,6 +93,8 @@ static int auto_scale(const struct water_units *u)
 #define SLOPE_SEEN_MAX 0.25
 #define DEG_TO_RAD (3.14159265358979323846 / 180.0)
 #define PERCENT 100.0
+/* The room straight above, mirrored by flat water, beside the lamp. */
+#define LIGHT_DARK_SHARE 0.25
 
 /*
  * The light: a broad lamp above the panel (a window, a softbox), seen
@@ -102,7 +104,8 @@ static int auto_scale(const struct water_units *u)
  * facing the lamp by tan(zenith / 2) it mirrors the lamp itself, at the
  * brightness --light gives (in % of the screen's white), and in between
  * the room brightens towards the lamp, linearly in the slope; facing away
- * it darkens alike. That is what shows a ring over a plain picture, where
+ * it darkens alike, but never by more than what flat water mirrors of the
+ * room, far less than the lamp: a reflection only adds light. That is what shows a ring over a plain picture, where
  * refraction moves nothing visible. Water's Fresnel reflectance (2 % straight
  * down) rises only past 60 degrees, a slope ripples never have, so it is
  * taken as constant (in the lamp's brightness).
@@ -118,8 +121,9 @@ static void light_units(const struct water_look *look, struct water_units *u)
 	u->offset_max = (int)lround(look->depth_mm * WATER_BENDING * SLOPE_SEEN_MAX / u->px_mm *
 				    RENDER_SUBPIXEL);
 	u->light_max = (int)lround(full);
+	u->light_dark = (int)lround(full * LIGHT_DARK_SHARE);
 	if (u->light_max <= 0 || zenith <= 0) {
-		u->light_max = u->light_x = u->light_y = 0;
+		u->light_max = u->light_dark = u->light_x = u->light_y = 0;
 		return;
 	}
 	/* A half difference of one unit is a slope of 1 / (units_per_mm px_mm);
@@ -200,6 +204,7 @@ void water_units_render_params(const struct water_units *u, struct render_params
 	p->light_x = u->light_x;
 	p->light_y = u->light_y;
 	p->light_max = u->light_max;
+	p->light_dark = u->light_dark;
 }
 
 static const char *source_name(enum screen_mm_source source)

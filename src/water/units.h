@@ -56,7 +56,7 @@ struct water_units {
 
 	/* the render's bound on the bend and its light (render_params) */
 	int offset_max;
-	int light_x, light_y, light_max;
+	int light_x, light_y, light_max, light_dark;
 };
 
 /* What the water should look like, in the visitor's units, and the seeds'
