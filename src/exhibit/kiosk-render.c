@@ -372,11 +372,14 @@ static const int16_t *level_source(const struct kiosk *k, const struct view *v, 
 	return v->level[level - 1].heights;
 }
 
-/* How many of the first passes are the smoother one: all but the last,
- * and never the finest two levels where their lattice is a few pixels. */
+/* How many of the first passes are the smoother one: never the last, and
+ * two at most (after two, what is left of the lattice is a few pixels
+ * fine; the finer levels cost four times the coarser ones). */
 static int view_smooth_passes(const struct view *v)
 {
-	return v->levels - VIEW_CHAIKIN_PASSES > 0 ? v->levels - VIEW_CHAIKIN_PASSES : 0;
+	int n = v->levels - VIEW_CHAIKIN_PASSES;
+
+	return n < 0 ? 0 : n > VIEW_SMOOTH_PASSES_MAX ? VIEW_SMOOTH_PASSES_MAX : n;
 }
 
 static void resample_job(void *ctx, int index, int count)

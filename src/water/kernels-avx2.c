@@ -174,8 +174,8 @@ static inline void render_consts_init(struct render_consts *c, struct render_int
 	c->lxy = _mm256_set1_epi32((int)(((uint32_t)rr->light_y << 16) | (rr->light_x & 0xffff)));
 	c->omax = _mm256_set1_epi32(om);
 	c->omin = _mm256_set1_epi32(-om);
-	c->lmax = _mm256_set1_epi32(rr->light_max);
-	c->lmin = _mm256_set1_epi32(-rr->light_dark);
+	c->lmax = _mm256_set1_epi16((short)rr->light_max);
+	c->lmin = _mm256_set1_epi16((short)-rr->light_dark);
 	c->sxmax = _mm256_set1_epi32((rr->width - 1) * RENDER_SUBPIXEL);
 	c->symax = _mm256_set1_epi32((rr->height - 1) * RENDER_SUBPIXEL);
 	c->ixmax = _mm256_set1_epi32(rr->width - 2);
@@ -283,14 +283,22 @@ static inline __attribute__((always_inline)) __m256i fetch8(const uint32_t *base
 	return _mm256_packus_epi16(lo, hi);
 }
 
-/* The light of eight pixels from their (hx, hy) pairs, in both halves of each lane. */
-static inline __m256i light8(const struct render_consts *c, __m256i p)
+/*
+ * The light of 16 pixels from their (hx, hy) pairs pa (pixels 0-3, 8-11)
+ * and pb (4-7, 12-15): packed to 16 bits (saturating, which the clamp to
+ * far less than that leaves as it is) and clamped, then each pixel's in
+ * both halves of a 32-bit lane, in pa's and pb's orders.
+ */
+static inline void light16(const struct render_consts *c, __m256i pa, __m256i pb, __m256i *ba,
+			   __m256i *bb)
 {
-	__m256i b = _mm256_srai_epi32(_mm256_madd_epi16(p, c->lxy), RENDER_LIGHT_BITS);
+	__m256i b = _mm256_packs_epi32(
+		_mm256_srai_epi32(_mm256_madd_epi16(pa, c->lxy), RENDER_LIGHT_BITS),
+		_mm256_srai_epi32(_mm256_madd_epi16(pb, c->lxy), RENDER_LIGHT_BITS));
 
-	b = _mm256_min_epi32(_mm256_max_epi32(b, c->lmin), c->lmax);
-	return _mm256_or_si256(_mm256_and_si256(b, _mm256_set1_epi32(0xffff)),
-			       _mm256_slli_epi32(b, 16));
+	b = _mm256_min_epi16(_mm256_max_epi16(b, c->lmin), c->lmax);
+	*ba = _mm256_unpacklo_epi16(b, b);
+	*bb = _mm256_unpackhi_epi16(b, b);
 }
 
 /* The four weights of each pixel from its fractions (16-bit lanes or the
@@ -313,7 +321,8 @@ static inline void weights(__m256i fx, __m256i fy, __m256i *lo, __m256i *hi)
  */
 static inline __attribute__((always_inline)) __m256i render8(const struct render_row *rr,
 							      const struct render_consts *c,
-							      __m256i p, __m256i xs, bool light)
+							      __m256i p, __m256i xs, __m256i b,
+							      bool light)
 {
 	const __m256i zero = _mm256_setzero_si256();
 	__m256i ox = _mm256_srai_epi32(_mm256_madd_epi16(p, c->omx), RENDER_OFFSET_MUL_BITS);
@@ -330,8 +339,7 @@ static inline __attribute__((always_inline)) __m256i render8(const struct render
 	weights(_mm256_sub_epi32(sx, _mm256_slli_epi32(ix, RENDER_SUBPIXEL_BITS)),
 		_mm256_sub_epi32(sy, _mm256_slli_epi32(iy, RENDER_SUBPIXEL_BITS)), &lo, &hi);
 	return fetch8(rr->bg, rr->bg_pitch, c, idx,
-		      _mm256_blend_epi16(lo, _mm256_slli_epi32(hi, 16), 0xaa),
-		      light ? light8(c, p) : zero, light);
+		      _mm256_blend_epi16(lo, _mm256_slli_epi32(hi, 16), 0xaa), b, light);
 }
 
 /* The offsets of 16 pixels in 16-bit lanes: (h * mul) >> 8 from the
@@ -358,7 +366,8 @@ static inline __m256i offset16(const struct render_consts *c, __m256i h)
 static inline __attribute__((always_inline)) void render16_interior(const struct render_row *rr,
 								     const struct render_consts *c,
 								     int x, __m256i hx, __m256i hy,
-								     bool light, __m256i *a, __m256i *b)
+								     __m256i ba, __m256i bb, bool light,
+								     __m256i *a, __m256i *b)
 {
 	const __m256i ramp = _mm256_setr_epi16(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
 	const __m256i frac = _mm256_set1_epi16(RENDER_SUBPIXEL - 1);
@@ -371,9 +380,9 @@ static inline __attribute__((always_inline)) void render16_interior(const struct
 	wa = _mm256_unpacklo_epi16(lo, hi);
 	wb = _mm256_unpackhi_epi16(lo, hi);
 	*a = fetch8(base, rr->bg_pitch, c, _mm256_madd_epi16(_mm256_unpacklo_epi16(cx, cy), c->pitch16),
-		    wa, light ? light8(c, _mm256_unpacklo_epi16(hx, hy)) : wa, light);
+		    wa, ba, light);
 	*b = fetch8(base, rr->bg_pitch, c, _mm256_madd_epi16(_mm256_unpackhi_epi16(cx, cy), c->pitch16),
-		    wb, light ? light8(c, _mm256_unpackhi_epi16(hx, hy)) : wb, light);
+		    wb, bb, light);
 }
 
 /*
@@ -478,17 +487,22 @@ static inline __attribute__((always_inline)) void render_row_loop(const struct r
 				break;
 			continue;
 		}
+		__m256i pa = _mm256_unpacklo_epi16(hx, hy), pb = _mm256_unpackhi_epi16(hx, hy);
+		__m256i ba = pa, bb = pb;
+
+		if (light)
+			light16(&c, pa, pb, &ba, &bb);
 		if (in.row && x >= in.x0 && x <= in.x1) {
-			render16_interior(rr, &c, x, hx, hy, light, &a, &b);
+			render16_interior(rr, &c, x, hx, hy, ba, bb, light, &a, &b);
 		} else {
 			__m256i xs = _mm256_set1_epi32(x);
 
-			a = render8(rr, &c, _mm256_unpacklo_epi16(hx, hy),
+			a = render8(rr, &c, pa,
 				    _mm256_slli_epi32(_mm256_add_epi32(xs, ramp_a), RENDER_SUBPIXEL_BITS),
-				    light);
-			b = render8(rr, &c, _mm256_unpackhi_epi16(hx, hy),
+				    ba, light);
+			b = render8(rr, &c, pb,
 				    _mm256_slli_epi32(_mm256_add_epi32(xs, ramp_b), RENDER_SUBPIXEL_BITS),
-				    light);
+				    bb, light);
 		}
 		p[0] = _mm256_or_si256(_mm256_permute2x128_si256(a, b, 0x20), alpha);
 		p[1] = _mm256_or_si256(_mm256_permute2x128_si256(a, b, 0x31), alpha);
