@@ -194,7 +194,8 @@ static inline void render_consts_init(struct render_consts *c, struct render_int
 	 * within +-hmax keeps it within om + 1 + mul / 256 and leaves the
 	 * clamp's result as it was. Offsets of up to 2^14 / 8 px do.
 	 */
-	int hmax = ((om + 1) << RENDER_OFFSET_MUL_BITS) / (rr->offset_mul > 0 ? rr->offset_mul : 1) + 1;
+	int64_t hmax = ((int64_t)(om + 1) << RENDER_OFFSET_MUL_BITS) /
+		       (rr->offset_mul > 0 ? rr->offset_mul : 1) + 1;
 
 	c->mul16 = _mm256_set1_epi16((short)rr->offset_mul);
 	c->hmax16 = _mm256_set1_epi16((short)(hmax < INT16_MAX ? hmax : INT16_MAX));
