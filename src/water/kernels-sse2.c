@@ -159,43 +159,46 @@ struct render_consts {
 	__m128i omax, omin, lmax, lmin, sxmax, symax, ixmax, iymax, y16, pitch1;
 };
 
-/* One pixel between four: the pair on its row and the pair below, in
- * 16-bit lanes (render_blend's sums), the light added. */
-static inline uint32_t blend1(const struct render_row *rr, uint32_t idx, int fx, int fy, int b)
+/*
+ * One pixel's bilinear sum, channels in the low four 16-bit lanes: the
+ * pair on its row (c00, c01) and the pair below (c10, c11), widened, times
+ * (w00 x4, w01 x4) and (w10 x4, w11 x4), and the two halves added. Each
+ * partial sum stays below 255 * 64: render_blend's sums exactly.
+ */
+static inline __m128i sum1(const struct render_row *rr, uint32_t idx, __m128i wt, __m128i wd)
 {
 	const __m128i zero = _mm_setzero_si128();
-	const __m128i wx = _mm_set_epi16((short)fx, (short)fx, (short)fx, (short)fx,
-					 (short)(RENDER_SUBPIXEL - fx), (short)(RENDER_SUBPIXEL - fx),
-					 (short)(RENDER_SUBPIXEL - fx), (short)(RENDER_SUBPIXEL - fx));
 	__m128i t = _mm_unpacklo_epi8(_mm_loadl_epi64((const __m128i *)(rr->bg + idx)), zero);
 	__m128i d = _mm_unpacklo_epi8(
 		_mm_loadl_epi64((const __m128i *)(rr->bg + rr->bg_pitch + idx)), zero);
-	__m128i v;
+	__m128i v = _mm_add_epi16(_mm_mullo_epi16(t, wt), _mm_mullo_epi16(d, wd));
 
-	t = _mm_mullo_epi16(t, wx);
-	d = _mm_mullo_epi16(d, wx);
-	t = _mm_add_epi16(t, _mm_srli_si128(t, 8));
-	d = _mm_add_epi16(d, _mm_srli_si128(d, 8));
-	v = _mm_add_epi16(_mm_mullo_epi16(t, _mm_set1_epi16((short)(RENDER_SUBPIXEL - fy))),
-			  _mm_mullo_epi16(d, _mm_set1_epi16((short)fy)));
-	v = _mm_srli_epi16(_mm_add_epi16(v, _mm_set1_epi16(RENDER_BLEND_ROUND)),
-			   2 * RENDER_SUBPIXEL_BITS);
-	v = _mm_add_epi16(v, _mm_set1_epi16((short)b));
-	return (uint32_t)_mm_cvtsi128_si32(_mm_packus_epi16(v, v));
+	return _mm_add_epi16(v, _mm_srli_si128(v, 8));
 }
 
-/* Four pixels from their (hx, hy) pairs p and positions xs in 1/16 px:
- * the offsets, the position and the light four at a time (as render8 in
- * kernels-avx2.c), the blend one pixel at a time. */
+/* Pixel k's pair of weights (lo | hi << 16 in its 32-bit lane of w),
+ * each four times. */
+#define PAIR_WEIGHTS(w, k) \
+	_mm_shufflehi_epi16(_mm_shufflelo_epi16(_mm_shuffle_epi32((w), (k) * 0x55), 0x00), 0x55)
+
+/* Pixel k of four: its index out of the vector, its sum. */
+#define SUM_PIXEL(k) \
+	sum1(rr, (uint32_t)_mm_cvtsi128_si32(_mm_shuffle_epi32(idx, (k) * 0x55)), \
+	     PAIR_WEIGHTS(top, k), PAIR_WEIGHTS(bot, k))
+
+/* Four pixels from their (hx, hy) pairs p and positions xs in 1/8 px:
+ * the offsets, positions, weights and light four at a time (as render8 in
+ * kernels-avx2.c), the sums a pixel at a time, never through memory (the
+ * narrow reloads of a wide store stall). */
 static inline __m128i render4(const struct render_row *rr, const struct render_consts *c,
 			      __m128i p, __m128i xs)
 {
 	const __m128i zero = _mm_setzero_si128();
+	const __m128i sub = _mm_set1_epi32(RENDER_SUBPIXEL);
 	__m128i ox = _mm_srai_epi32(_mm_madd_epi16(p, c->omx), RENDER_OFFSET_MUL_BITS);
 	__m128i oy = _mm_srai_epi32(_mm_madd_epi16(p, c->omy), RENDER_OFFSET_MUL_BITS);
 	__m128i b = _mm_srai_epi32(_mm_madd_epi16(p, c->lxy), RENDER_LIGHT_BITS);
-	__m128i sx, sy, ix, iy;
-	uint32_t i[4], f[4], g[4], l[4];
+	__m128i sx, sy, ix, iy, fx, fy, gx, gy, idx, top, bot, lo, hi;
 
 	ox = min32(max32(ox, c->omin), c->omax);
 	oy = min32(max32(oy, c->omin), c->omax);
@@ -203,16 +206,28 @@ static inline __m128i render4(const struct render_row *rr, const struct render_c
 	sy = min32(max32(_mm_add_epi32(c->y16, oy), zero), c->symax);
 	ix = min32(_mm_srai_epi32(sx, RENDER_SUBPIXEL_BITS), c->ixmax);
 	iy = min32(_mm_srai_epi32(sy, RENDER_SUBPIXEL_BITS), c->iymax);
-	_mm_storeu_si128((__m128i *)i, _mm_madd_epi16(_mm_or_si128(ix, _mm_slli_epi32(iy, 16)),
-						      c->pitch1));
-	_mm_storeu_si128((__m128i *)f, _mm_sub_epi32(sx, _mm_slli_epi32(ix, RENDER_SUBPIXEL_BITS)));
-	_mm_storeu_si128((__m128i *)g, _mm_sub_epi32(sy, _mm_slli_epi32(iy, RENDER_SUBPIXEL_BITS)));
-	_mm_storeu_si128((__m128i *)l, min32(max32(b, c->lmin), c->lmax));
-	return _mm_or_si128(_mm_setr_epi32((int)blend1(rr, i[0], (int)f[0], (int)g[0], (int)l[0]),
-					   (int)blend1(rr, i[1], (int)f[1], (int)g[1], (int)l[1]),
-					   (int)blend1(rr, i[2], (int)f[2], (int)g[2], (int)l[2]),
-					   (int)blend1(rr, i[3], (int)f[3], (int)g[3], (int)l[3])),
-			    _mm_set1_epi32((int)0xff000000u));
+	idx = _mm_madd_epi16(_mm_or_si128(ix, _mm_slli_epi32(iy, 16)), c->pitch1);
+	fx = _mm_sub_epi32(sx, _mm_slli_epi32(ix, RENDER_SUBPIXEL_BITS));
+	fy = _mm_sub_epi32(sy, _mm_slli_epi32(iy, RENDER_SUBPIXEL_BITS));
+	gx = _mm_sub_epi32(sub, fx);
+	gy = _mm_sub_epi32(sub, fy);
+	/* small products in the low halves of the lanes, the high halves 0 */
+	top = _mm_or_si128(_mm_mullo_epi16(gx, gy), _mm_slli_epi32(_mm_mullo_epi16(fx, gy), 16));
+	bot = _mm_or_si128(_mm_mullo_epi16(gx, fy), _mm_slli_epi32(_mm_mullo_epi16(fx, fy), 16));
+	b = _mm_packs_epi32(min32(max32(b, c->lmin), c->lmax), zero);
+	/* pixels 0 and 1, then 2 and 3, each a 64-bit half; rounded, lit */
+	lo = _mm_unpacklo_epi64(SUM_PIXEL(0), SUM_PIXEL(1));
+	hi = _mm_unpacklo_epi64(SUM_PIXEL(2), SUM_PIXEL(3));
+	lo = _mm_srli_epi16(_mm_add_epi16(lo, _mm_set1_epi16(RENDER_BLEND_ROUND)),
+			    2 * RENDER_SUBPIXEL_BITS);
+	hi = _mm_srli_epi16(_mm_add_epi16(hi, _mm_set1_epi16(RENDER_BLEND_ROUND)),
+			    2 * RENDER_SUBPIXEL_BITS);
+	/* each pixel's light four times: words 0 0 0 0 1 1 1 1, 2 ... 3 */
+	lo = _mm_add_epi16(lo, _mm_unpacklo_epi64(_mm_shufflelo_epi16(b, 0x00),
+						  _mm_shufflelo_epi16(b, 0x55)));
+	hi = _mm_add_epi16(hi, _mm_unpacklo_epi64(_mm_shufflelo_epi16(b, 0xaa),
+						  _mm_shufflelo_epi16(b, 0xff)));
+	return _mm_or_si128(_mm_packus_epi16(lo, hi), _mm_set1_epi32((int)0xff000000u));
 }
 
 static void render_row_sse2(const struct render_row *rr)
