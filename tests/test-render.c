@@ -1,12 +1,14 @@
 #include "config.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
 #include "water/pixel.h"
+#include "water/kernels.h"
 #include "water/render.h"
 
 #define W 37
@@ -79,7 +81,7 @@ static int padding_intact(const struct buf *b)
 static void test_flat_is_exact_copy(void)
 {
 	const int rots[] = { 0, 90, 180, 270 };
-	struct render_params p = { .shift = RENDER_SHIFT_DEFAULT, .light = 0 };
+	struct render_params p = { .shift = RENDER_SHIFT_DEFAULT };
 
 	memset(hts, 0, sizeof(hts));
 	for (size_t r = 0; r < 4; r++) {
@@ -110,7 +112,8 @@ static void test_flat_is_exact_copy(void)
 	struct buf b;
 	int bad = 0;
 	p.rotation = 0;
-	p.light = 8;
+	p.light_x = p.light_y = 3000;
+	p.light_max = p.light_dark = RENDER_LIGHT_LEVELS_MAX;
 	buf_init(&b, 0, PIXEL_XRGB8888);
 	render_rows(&p, hts, W, W, H, bg, W * 4, &b.t, 0, H);
 	for (int y = 0; y < H; y++)
@@ -122,7 +125,7 @@ static void test_flat_is_exact_copy(void)
 
 static void test_known_displacement(void)
 {
-	struct render_params p = { .shift = 2, .light = 0, .rotation = 0 };
+	struct render_params p = { .shift = 2, .rotation = 0 };
 	struct buf b;
 
 	memset(hts, 0, sizeof(hts));
@@ -136,13 +139,13 @@ static void test_known_displacement(void)
 	p.shift = 0;
 	render_rows(&p, hts, W, W, H, bg, W * 4, &b.t, 0, H);
 	CHECK_EQ(px32(&b, 10, 8), bg[0 * W + W - 1]);
-	/* negative slopes: arithmetic shift floors (-12 >> 2 = -3, 12 >> 2 = 3) */
+	/* negative slopes: dx = -12 -> -3, dy = 12 -> 3 */
 	p.shift = 2;
 	memset(hts, 0, sizeof(hts));
-	hts[8 * W + 11] = 13;  /* dx = -13 -> -4 */
-	hts[7 * W + 10] = 12;  /* dy = 12 -> 3 */
+	hts[8 * W + 11] = 12;
+	hts[7 * W + 10] = 12;
 	render_rows(&p, hts, W, W, H, bg, W * 4, &b.t, 0, H);
-	CHECK_EQ(px32(&b, 10, 8), bg[(8 + 3) * W + 10 - 4]);
+	CHECK_EQ(px32(&b, 10, 8), bg[(8 + 3) * W + 10 - 3]);
 	/* on the border, heights outside the plane count as zero */
 	memset(hts, 0, sizeof(hts));
 	hts[0 * W + 1] = -20;  /* at (0, 0): dx = 0 - (-20) = 20 -> 5 */
@@ -155,7 +158,8 @@ static void test_known_displacement(void)
 static void test_rotation_displacement(void)
 {
 	/* Rotation moves where a pixel goes, not what it shows. */
-	struct render_params p = { .shift = 2, .light = 0 };
+	struct render_params p = { .shift = 2, .light_x = 700, .light_y = -300, .light_max = 60,
+				   .light_dark = 20 };
 	const int rots[] = { 90, 180, 270 };
 
 	memset(hts, 0, sizeof(hts));
@@ -186,31 +190,201 @@ static void test_rotation_displacement(void)
 	free(ref.mem);
 }
 
+/* One channel at (fx, fy) between c00, c01 and c10, c11 below them, in
+ * 1/RENDER_SUBPIXEL, rounded as the render does. */
+static int between(int c00, int c01, int c10, int c11, int fx, int fy)
+{
+	const int s = RENDER_SUBPIXEL;
+	int t = c00 * (s - fx) + c01 * fx, d = c10 * (s - fx) + c11 * fx;
+
+	return (t * (s - fy) + d * fy + s * s / 2) / (s * s);
+}
+
+/*
+ * The picture is sampled between its pixels: a slope that moves it by a
+ * fraction of a pixel shows the mix of two, so an edge slides smoothly as
+ * the slope grows instead of jumping a pixel at a time.
+ */
+static void test_between_pixels(void)
+{
+	/* a height difference of 2 * RENDER_SUBPIXEL is a pixel: 2 a step */
+	struct render_params p = { .shift = RENDER_SUBPIXEL_BITS + 1 };
+	const int s = RENDER_SUBPIXEL;
+	uint32_t edge[W * H];
+	struct buf b;
+	int last = -1, levels = 0;
+
+	for (int i = 0; i < W * H; i++)
+		edge[i] = i % W < 11 ? 0xff000000u : 0xffffffffu;
+	buf_init(&b, 0, PIXEL_XRGB8888);
+	memset(hts, 0, sizeof(hts));
+	/* at (10, 8): dx = 0 - h[11]; the picture seen moves right by a step each */
+	for (int step = 0; step <= 2 * s; step++) {
+		hts[8 * W + 11] = (int16_t)(-2 * step);
+		render_rows(&p, hts, W, W, H, edge, W * 4, &b.t, 0, H);
+		int v = (int)(px32(&b, 10, 8) & 0xff);
+		int x = 10 + step / s, f = step % s;
+
+		CHECK(v >= last);           /* the edge comes nearer, never back */
+		levels += v != last;
+		last = v;
+		CHECK_EQ(v, between(x < 11 ? 0 : 255, x + 1 < 11 ? 0 : 255, 0, 0, f, 0));
+	}
+	CHECK_EQ(levels, s + 1);  /* black, every step between, white */
+	CHECK_EQ(last, 255);
+	/* and a real picture, half a pixel right and a quarter up */
+	memset(hts, 0, sizeof(hts));
+	hts[8 * W + 11] = (int16_t)-s;      /* dx = 0 - h[11] */
+	hts[9 * W + 10] = (int16_t)(s / 2); /* dy = h[y-1] - h[y+1] */
+	render_rows(&p, hts, W, W, H, bg, W * 4, &b.t, 0, H);
+	/* between columns 10 and 11 by a half, rows 7 and 8 by three quarters */
+	uint32_t want = 0xff000000u;
+	for (int c = 0; c < 24; c += 8)
+		want |= (uint32_t)between((int)(bg[7 * W + 10] >> c & 0xff),
+					  (int)(bg[7 * W + 11] >> c & 0xff),
+					  (int)(bg[8 * W + 10] >> c & 0xff),
+					  (int)(bg[8 * W + 11] >> c & 0xff), s / 2, 3 * s / 4) << c;
+	CHECK_EQ(px32(&b, 10, 8), want);
+	free(b.mem);
+}
+
+/* A fresh splash bends the picture by at most offset_max, however steep. */
+static void test_offset_bound(void)
+{
+	struct render_params p = { .shift = 0, .offset_max = 3 * RENDER_SUBPIXEL };
+	struct buf b;
+
+	memset(hts, 0, sizeof(hts));
+	hts[8 * W + 9] = 20000;   /* dx = 20000: 20000 px unbounded */
+	hts[9 * W + 20] = 20000;  /* at (20, 8): dy = -20000 */
+	buf_init(&b, 0, PIXEL_XRGB8888);
+	render_rows(&p, hts, W, W, H, bg, W * 4, &b.t, 0, H);
+	CHECK_EQ(px32(&b, 10, 8), bg[8 * W + 13]);
+	CHECK_EQ(px32(&b, 20, 8), bg[5 * W + 20]);
+	p.offset_max = 0;  /* unbounded: to the picture's edge */
+	render_rows(&p, hts, W, W, H, bg, W * 4, &b.t, 0, H);
+	CHECK_EQ(px32(&b, 10, 8), bg[8 * W + W - 1]);
+	CHECK_EQ(px32(&b, 20, 8), bg[0 * W + 20]);
+	free(b.mem);
+}
+
 static void test_light(void)
 {
-	struct render_params p = { .shift = 2, .light = 8, .rotation = 0 };
+	/* a level for each unit of the half difference across, none down */
+	struct render_params p = { .shift = 2, .light_x = 1 << RENDER_LIGHT_BITS,
+				   .light_max = RENDER_LIGHT_LEVELS_MAX,
+				   .light_dark = RENDER_LIGHT_LEVELS_MAX };
 	struct buf b;
 	uint32_t grey[W * H];
 
 	for (int i = 0; i < W * H; i++)
 		grey[i] = 0xff808080u;
 	memset(hts, 0, sizeof(hts));
-	hts[8 * W + 9] = 40;    /* (10, 8): slope dx + dy = 40 -> +40 */
+	hts[8 * W + 9] = 40;    /* (10, 8): (40 - 0) / 2 -> +20 */
 	hts[8 * W + 21] = -40;  /* a dip: lit on one side, dark on the other */
-	hts[8 * W + 29] = 400;  /* (30, 8): +400 clamps to white */
+	hts[8 * W + 29] = 400;  /* (30, 8): +200 clamps to white */
 	buf_init(&b, 0, PIXEL_XRGB8888);
 	render_rows(&p, hts, W, W, H, grey, W * 4, &b.t, 0, H);
-	CHECK_EQ(px32(&b, 10, 8), 0xffa8a8a8u);
-	CHECK_EQ(px32(&b, 20, 8), 0xffa8a8a8u);   /* dx = h[19] - h[21] = 40 */
-	CHECK_EQ(px32(&b, 22, 8), 0xff585858u);   /* dx = h[21] - h[23] = -40 */
+	CHECK_EQ(px32(&b, 10, 8), 0xff949494u);
+	CHECK_EQ(px32(&b, 20, 8), 0xff949494u);   /* (h[19] - h[21]) / 2 = 20 */
+	CHECK_EQ(px32(&b, 22, 8), 0xff6c6c6cu);   /* (h[21] - h[23]) / 2 = -20 */
 	CHECK_EQ(px32(&b, 30, 8), 0xffffffffu);
-	CHECK_EQ(px32(&b, 28, 8), 0xff000000u);   /* -400 clamps to black */
+	CHECK_EQ(px32(&b, 28, 8), 0xff000000u);   /* -200 clamps to black */
+	CHECK_EQ(px32(&b, 10, 9), 0xff808080u);   /* flat: the picture */
+	/* at most light_max levels brighter, light_dark darker */
+	p.light_max = 30;
+	p.light_dark = 8;
+	render_rows(&p, hts, W, W, H, grey, W * 4, &b.t, 0, H);
+	CHECK_EQ(px32(&b, 30, 8), 0xff9e9e9eu);
+	CHECK_EQ(px32(&b, 28, 8), 0xff787878u);
+	/* the lamp below: a slope down the screen catches it, across not */
+	p.light_x = 0;
+	p.light_y = -(1 << RENDER_LIGHT_BITS);
+	p.light_max = RENDER_LIGHT_LEVELS_MAX;
+	memset(hts, 0, sizeof(hts));
+	hts[9 * W + 10] = 40;   /* (10, 8): (0 - 40) / 2 * -1 -> +20 */
+	hts[8 * W + 19] = 40;
+	render_rows(&p, hts, W, W, H, grey, W * 4, &b.t, 0, H);
+	CHECK_EQ(px32(&b, 10, 8), 0xff949494u);
+	CHECK_EQ(px32(&b, 20, 8), 0xff808080u);
 	free(b.mem);
+}
+
+/*
+ * The smoother 2x pass keeps still water still and a uniform slope uniform
+ * (a B-spline's subdivision reproduces straight lines), and unlike Chaikin's
+ * 1:3 passes, which leave a quadratic B-spline whose curvature jumps at every
+ * cell's edge, its slopes bend smoothly across the cells: what a light
+ * catching the slope shows as a lattice.
+ */
+#define SW 48
+#define WAVE_CELLS 12
+
+/* |second difference of the slope| averaged by position within a cell of
+ * 8 px: the largest over the smallest. */
+static double lattice(const int16_t *h, int n)
+{
+	double sum[8] = { 0 }, lo = 1e9, hi = 0;
+	int count[8] = { 0 };
+
+	for (int x = 24; x < n - 24; x++) {
+		int s0 = h[x - 2] - h[x], s1 = h[x - 1] - h[x + 1], s2 = h[x] - h[x + 2];
+
+		sum[x % 8] += abs(s0 - 2 * s1 + s2);
+		count[x % 8]++;
+	}
+	for (int i = 0; i < 8; i++) {
+		double v = sum[i] / count[i];
+
+		lo = v < lo ? v : lo;
+		hi = v > hi ? v : hi;
+	}
+	return hi / lo;
+}
+
+static void test_smooth_upsample(void)
+{
+	int16_t src[3][SW], wave[SW], a[2 * SW], b[4 * SW], c[8 * SW];
+	int32_t tmp[8 * SW + 2];
+
+	for (int x = 0; x < SW; x++)
+		src[0][x] = src[1][x] = src[2][x] = (int16_t)(64 * x);
+	upsample2_smooth_row_scalar(src[0], src[1], src[2], UPSAMPLE_SMOOTH_MID,
+				    UPSAMPLE_SMOOTH_FAR, a, SW, tmp);
+	/* output j lies at source (j - 0.5) / 2; the ends repeat the edge */
+	for (int j = 2; j < 2 * SW - 2; j++)
+		CHECK_EQ(a[j], 32 * j - 16);
+	for (int x = 0; x < SW; x++)
+		src[0][x] = src[1][x] = src[2][x] = 1000;
+	upsample2_smooth_row_scalar(src[0], src[1], src[2], UPSAMPLE_SMOOTH_FAR,
+				    UPSAMPLE_SMOOTH_MID, a, SW, tmp);
+	for (int j = 0; j < 2 * SW; j++)
+		CHECK_EQ(a[j], 1000);
+
+	/* a ring's wave, 12 cells long, brought to 8 px a cell as the view
+	 * does: two smoother passes then Chaikin's, against three of Chaikin's */
+	for (int x = 0; x < SW; x++)
+		wave[x] = (int16_t)lround(4000 * cos(2 * M_PI * x / WAVE_CELLS));
+	upsample2_smooth_row_scalar(wave, wave, wave, UPSAMPLE_SMOOTH_MID, UPSAMPLE_SMOOTH_FAR, a,
+				    SW, tmp);
+	upsample2_smooth_row_scalar(a, a, a, UPSAMPLE_SMOOTH_MID, UPSAMPLE_SMOOTH_FAR, b, 2 * SW,
+				    tmp);
+	upsample2_row_scalar(b, b, 0, c, 4 * SW);
+	double smooth = lattice(c, 8 * SW);
+
+	upsample2_row_scalar(wave, wave, 0, a, SW);
+	upsample2_row_scalar(a, a, 0, b, 2 * SW);
+	upsample2_row_scalar(b, b, 0, c, 4 * SW);
+	double chaikin = lattice(c, 8 * SW);
+
+	CHECK(chaikin > 3.0);  /* the lattice this pass is for */
+	CHECK(smooth < 2.0);
 }
 
 static void test_bands_and_errors(void)
 {
-	struct render_params p = { .shift = 1, .light = 3, .rotation = 90 };
+	struct render_params p = { .shift = 1, .offset_max = 40, .light_x = -2000, .light_y = 900,
+				   .light_max = 200, .light_dark = 50, .rotation = 90 };
 	struct buf a, b;
 
 	for (int i = 0; i < W * H; i++)
@@ -238,7 +412,10 @@ int main(void)
 	RUN(test_flat_is_exact_copy);
 	RUN(test_known_displacement);
 	RUN(test_rotation_displacement);
+	RUN(test_between_pixels);
+	RUN(test_offset_bound);
 	RUN(test_light);
+	RUN(test_smooth_upsample);
 	RUN(test_bands_and_errors);
 	return CHECK_EXIT();
 }

@@ -112,7 +112,14 @@ static int compare_path(const struct kernels *k, int w, int h, int steps)
 			int pw, ph;
 			struct render_params pa = {
 				.shift = shifts[combo >> 2],
-				.light = combo & 2 ? 1 + (int)(rnd() % RENDER_LIGHT_MAX) : 0,
+				/* unbounded, or bounded from a pixel to half the
+				 * picture's height (its interior then fast) */
+				.offset_max = rnd() % 3 == 0 ? 0 : RENDER_SUBPIXEL +
+					      (int)(rnd() % (uint32_t)(h / 2 * RENDER_SUBPIXEL + 1)),
+				.light_x = combo & 2 ? (int)(rnd() % 65535) - 32767 : 0,
+				.light_y = combo & 2 ? (int)(rnd() % 65535) - 32767 : 0,
+				.light_max = combo & 2 ? 1 + (int)(rnd() % RENDER_LIGHT_LEVELS_MAX) : 0,
+				.light_dark = (int)(rnd() % (RENDER_LIGHT_LEVELS_MAX + 1)),
 				.rotation = rot,
 				.kernels = &kernels_scalar,
 			};
@@ -131,8 +138,10 @@ static int compare_path(const struct kernels *k, int w, int h, int steps)
 			render_rows(&pa, ripple_heights(ref), (size_t)w, w, h, bg, bg_pitch * 4, &ta, 0, h);
 			render_rows(&pb, ripple_heights(ref), (size_t)w, w, h, bg, bg_pitch * 4, &tb, 0, h);
 			if (memcmp(ta.pixels, tb.pixels, ta.stride * ph)) {
-				fprintf(stderr, "%s: %dx%d render differs (rotation %d, %s, shift %d, light %d)\n",
-					k->name, w, h, rot, pixel_format_name(fmt), pa.shift, pa.light);
+				fprintf(stderr, "%s: %dx%d render differs (rotation %d, %s, shift %d, "
+					"bound %d, light %d %d %d %d)\n", k->name, w, h, rot,
+					pixel_format_name(fmt), pa.shift, pa.offset_max, pa.light_x,
+					pa.light_y, pa.light_max, pa.light_dark);
 				bad_render++;
 			}
 			free(ta.pixels);
@@ -339,6 +348,51 @@ static int compare_rows(const struct kernels *k, int *rows)
 
 /* --sim-scale 2 rows: random heights with the extremes mixed in, every
  * weight the view uses and then some, widths around each vector length. */
+/* The smoother 2x pass: both weightings, every width about a vector's, the
+ * extremes of int16 among the heights. */
+static int compare_smooth(const struct kernels *k)
+{
+	static const int widths[] = { 1, 2, 3, 7, 8, 9, 15, 16, 17, 31, 33, 240, 481 };
+	int bad = 0;
+
+	for (size_t i = 0; i < sizeof(widths) / sizeof(widths[0]); i++) {
+		const int w = widths[i];
+		int16_t *r = malloc((size_t)w * 3 * 2);
+		int16_t *a = malloc((size_t)w * 4 + 2), *b = malloc((size_t)w * 4 + 2);
+		int32_t *tmp = malloc((size_t)(w + 2) * sizeof(*tmp));
+
+		for (int trial = 0; trial < 20; trial++) {
+			int near_first = trial & 1;
+
+			for (int x = 0; x < 3 * w; x++) {
+				uint32_t c = rnd() % 8;
+
+				r[x] = (int16_t)(c == 0 ? INT16_MIN : c == 1 ? INT16_MAX
+						 : (int)(rnd() & 0xffff) - 32768);
+			}
+			a[2 * w] = b[2 * w] = 0x1234;
+			upsample2_smooth_row_scalar(r, r + w, r + 2 * w,
+						    near_first ? UPSAMPLE_SMOOTH_MID : UPSAMPLE_SMOOTH_FAR,
+						    near_first ? UPSAMPLE_SMOOTH_FAR : UPSAMPLE_SMOOTH_MID,
+						    a, w, tmp);
+			k->upsample2_smooth_row(r, r + w, r + 2 * w,
+						near_first ? UPSAMPLE_SMOOTH_MID : UPSAMPLE_SMOOTH_FAR,
+						near_first ? UPSAMPLE_SMOOTH_FAR : UPSAMPLE_SMOOTH_MID,
+						b, w, tmp);
+			if (memcmp(a, b, (size_t)w * 4 + 2)) {
+				fprintf(stderr, "%s: smooth upsample of width %d differs\n", k->name, w);
+				bad++;
+				break;
+			}
+		}
+		free(r);
+		free(a);
+		free(b);
+		free(tmp);
+	}
+	return bad == 0;
+}
+
 static int compare_upsample(const struct kernels *k)
 {
 	static const int widths[] = { 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 33, 960, 1921 };
@@ -403,6 +457,7 @@ int main(void)
 		}
 		same = compare_rows(k, &rows) && same;
 		same = compare_upsample(k) && same;
+		same = compare_smooth(k) && same;
 		CHECK(same);
 		if (same)
 			fprintf(stderr, "%s: bit-exact with scalar at %zu sizes, damped by shift, by "

@@ -22,6 +22,10 @@
 
 /* 2x passes at the most: cells of up to 64 pixels. */
 #define VIEW_MAX_LEVELS 6
+/* The last pass is Chaikin's, up to two before it the smoother kind
+ * (render.c): with cells of 4 px and more no lattice is left to see. */
+#define VIEW_CHAIKIN_PASSES 1
+#define VIEW_SMOOTH_PASSES_MAX 2
 
 /* One 2x pass: heights at twice the size of the level before. */
 struct level {

@@ -6,6 +6,7 @@
 
 #include "base/bigmem.h"
 #include "base/log.h"
+#include "base/util.h"
 #include "exhibit/kiosk-private.h"
 #include "image/blend.h"
 #include "image/image.h"
@@ -211,6 +212,34 @@ static void level_rows(const struct level *l, const int16_t *src, int src_w, int
 }
 
 /*
+ * Rows y0 <= y < y1 of a smoother pass (render.c says why): output row y
+ * lies at source (y - 0.5) / 2, between rows k - 1 and k nearer k (y = 2k)
+ * or between k - 2 and k - 1 nearer k - 1 (y = 2k - 1); rows beyond the
+ * edges repeat the edge.
+ */
+static void level_smooth_rows(const struct level *l, const int16_t *src, int src_w, int src_h,
+			      int y0, int y1)
+{
+	const upsample2_smooth_row_fn smooth = simd_kernels()->upsample2_smooth_row;
+	int32_t *tmp = malloc((size_t)(src_w + 2) * sizeof(*tmp));
+
+	if (!tmp)
+		return;  /* the heights of the last frame stay: a stale frame, no crash */
+	for (int y = y0; y < y1; y++) {
+		int k = (y + 1) >> 1;
+		int a = y & 1 ? k - 2 : k - 1;
+		const int16_t *r[3];
+
+		for (int i = 0; i < 3; i++)
+			r[i] = src + (size_t)clamp_int(a + i, 0, src_h - 1) * (size_t)src_w;
+		smooth(r[0], r[1], r[2], y & 1 ? UPSAMPLE_SMOOTH_FAR : UPSAMPLE_SMOOTH_MID,
+		       y & 1 ? UPSAMPLE_SMOOTH_MID : UPSAMPLE_SMOOTH_FAR,
+		       l->heights + (size_t)y * (size_t)l->width, src_w, tmp);
+	}
+	free(tmp);
+}
+
+/*
  * Bilinear, rows first: the two source rows blended into one (a straight,
  * vectorisable loop), then each output pixel from its two neighbours in
  * that row. The same exact sum as blending columns first, floored once.
@@ -343,6 +372,16 @@ static const int16_t *level_source(const struct kiosk *k, const struct view *v, 
 	return v->level[level - 1].heights;
 }
 
+/* How many of the first passes are the smoother one: never the last, and
+ * two at most (after two, what is left of the lattice is a few pixels
+ * fine; the finer levels cost four times the coarser ones). */
+static int view_smooth_passes(const struct view *v)
+{
+	int n = v->levels - VIEW_CHAIKIN_PASSES;
+
+	return n < 0 ? 0 : n > VIEW_SMOOTH_PASSES_MAX ? VIEW_SMOOTH_PASSES_MAX : n;
+}
+
 static void resample_job(void *ctx, int index, int count)
 {
 	struct band_job *j = ctx;
@@ -358,7 +397,12 @@ static void resample_job(void *ctx, int index, int count)
 		return;
 	}
 	src = level_source(j->k, j->view, j->level, &src_w);
-	level_rows(&j->view->level[j->level], src, src_w, y0, y1);
+	if (j->level < view_smooth_passes(j->view))
+		level_smooth_rows(&j->view->level[j->level], src, src_w,
+				  j->level ? j->view->level[j->level - 1].height
+					   : ripple_height(j->k->ripple), y0, y1);
+	else
+		level_rows(&j->view->level[j->level], src, src_w, y0, y1);
 }
 
 /* The heights at the view's size, from the water as it is now. A pass

@@ -64,8 +64,7 @@ static int64_t rain_on_screen(const struct kiosk *k, int per_m2)
 static void apply_settings(struct kiosk *k, const struct options *o, const struct water_units *u)
 {
 	k->units = *u;
-	k->params.shift = u->refraction_shift;
-	k->params.light = o->light;
+	water_units_render_params(u, &k->params);
 	k->fit = o->fit;
 	k->base_rain = o->rain;
 	k->attract_s = o->attract_s;

@@ -50,7 +50,10 @@ void options_print_help(FILE *f)
 "                          a pixel every few minutes (default 0: off, 0..%d)\n"
 "  --obstacles FILE        image whose dark parts are solid walls in the water\n"
 "  --strict                a bad picture is fatal instead of replaced\n"
-"  --light N               crests catch the light, 0 off (default 0, 0..%d)\n"
+"  --light PERCENT         a lamp's mirror image in the water, in %% of white: the\n"
+"                          slopes catch it; 0 off (default %d, 0..%d)\n"
+"  --light-from AZ:EL      where the lamp is: degrees clockwise from the screen's\n"
+"                          top edge, and above the panel (default %g:%g)\n"
 "\n"
 "The water, in millimetres and seconds on the screen:\n"
 "  --screen-mm WxH         the screen's size in mm (default: the connector's, else\n"
@@ -117,7 +120,8 @@ void options_print_help(FILE *f)
 		OPTIONS_DEFAULT_WIDTH, OPTIONS_DEFAULT_HEIGHT, OPTIONS_DEFAULT_FRAMES,
 		OPTIONS_DEFAULT_OUTPUT, OPTIONS_DEFAULT_REFRESH_HZ,
 		OPTIONS_DEFAULT_PICTURE_SECONDS, OPTIONS_DEFAULT_CROSSFADE_S, OPTIONS_MAX_CROSSFADE_S,
-		OPTIONS_MAX_DRIFT, RENDER_LIGHT_MAX,
+		OPTIONS_MAX_DRIFT, OPTIONS_DEFAULT_LIGHT_PERCENT, OPTIONS_MAX_LIGHT_PERCENT,
+		OPTIONS_DEFAULT_LIGHT_AZIMUTH, OPTIONS_DEFAULT_LIGHT_ELEVATION,
 		OPTIONS_DEFAULT_WAVE_SPEED_CM_S, OPTIONS_DEFAULT_FADE_S, OPTIONS_DEFAULT_DEPTH_MM,
 		OPTIONS_DEFAULT_STONE_RADIUS_MM, OPTIONS_DEFAULT_STONE_WEIGHT_MM,
 		OPTIONS_DEFAULT_RAIN, OPTIONS_DEFAULT_RAIN_DROP_MM, OPTIONS_DEFAULT_SEED,

@@ -117,26 +117,45 @@ static int parse_flag(const char *s, bool *on)
 }
 
 /* ---- touch input ---- */
-/* "MIN:MAX" in mm with lo <= MIN <= MAX <= hi. */
-static bool bad_bounds(const struct origin *from, const char *arg, double lo, double hi,
-		       double *min, double *max)
+/* "A:B", each within its own bounds: 0, or -EINVAL. */
+static int parse_pair(const char *arg, double a_lo, double a_hi, double b_lo, double b_hi,
+		      double *a, double *b)
 {
 	char buf[64];
 	char *colon;
 
 	if (strlen(arg) >= sizeof(buf))
-		goto bad;
+		return -EINVAL;
 	strcpy(buf, arg);
 	colon = strchr(buf, ':');
 	if (!colon)
-		goto bad;
+		return -EINVAL;
 	*colon = '\0';
-	if (parse_double(buf, lo, hi, min) < 0 || parse_double(colon + 1, lo, hi, max) < 0 ||
-	    *min > *max)
-		goto bad;
+	if (parse_double(buf, a_lo, a_hi, a) < 0 || parse_double(colon + 1, b_lo, b_hi, b) < 0)
+		return -EINVAL;
+	return 0;
+}
+
+/* "MIN:MAX" in mm with lo <= MIN <= MAX <= hi. */
+static bool bad_bounds(const struct origin *from, const char *arg, double lo, double hi,
+		       double *min, double *max)
+{
+	if (parse_pair(arg, lo, hi, lo, hi, min, max) < 0 || *min > *max)
+		return bad(from, "'%s' is not MIN:MAX in mm with %g <= MIN <= MAX <= %g", arg, lo,
+			   hi);
 	return false;
-bad:
-	return bad(from, "'%s' is not MIN:MAX in mm with %g <= MIN <= MAX <= %g", arg, lo, hi);
+}
+
+/* --light-from AZIMUTH:ELEVATION in degrees. */
+static bool bad_light_from(const struct origin *from, const char *arg, double *az, double *el)
+{
+	if (parse_pair(arg, 0, OPTIONS_MAX_LIGHT_AZIMUTH, OPTIONS_MIN_LIGHT_ELEVATION,
+		       OPTIONS_MAX_LIGHT_ELEVATION, az, el) < 0)
+		return bad(from, "'%s' is not AZIMUTH:ELEVATION in degrees, 0 to %g clockwise from "
+			   "the screen's top edge and %g to %g above the panel", arg,
+			   OPTIONS_MAX_LIGHT_AZIMUTH, OPTIONS_MIN_LIGHT_ELEVATION,
+			   OPTIONS_MAX_LIGHT_ELEVATION);
+	return false;
 }
 
 static bool bad_hours(const struct origin *from, struct options *o, const char *arg)
@@ -258,7 +277,9 @@ bool options_parse_one(struct options *o, const struct option_row *opt, const ch
 	case OPT_REFRACTION:
 		return bad_int_or_auto(f, arg, RENDER_SHIFT_MIN, RENDER_SHIFT_MAX, -1, &o->shift);
 	case OPT_LIGHT:
-		return bad_int(f, arg, 0, RENDER_LIGHT_MAX, &o->light);
+		return bad_int(f, arg, 0, OPTIONS_MAX_LIGHT_PERCENT, &o->light);
+	case OPT_LIGHT_FROM:
+		return bad_light_from(f, arg, &o->light_azimuth, &o->light_elevation);
 	case OPT_SCREEN_MM:
 		if (parse_size(arg, SCREEN_MM_MIN, SCREEN_MM_MAX, &o->screen_mm_width,
 			       &o->screen_mm_height) < 0)

@@ -51,6 +51,7 @@ static const struct option_row option_rows[] = {
 	{ "steps-per-second", required_argument, OPT_STEPS, RELOAD_LIVE, FIELD(steps_per_second) },
 	{ "refraction", required_argument, OPT_REFRACTION, RELOAD_LIVE, FIELD(shift) },
 	{ "light", required_argument, OPT_LIGHT, RELOAD_LIVE, FIELD(light) },
+	{ "light-from", required_argument, OPT_LIGHT_FROM, RELOAD_LIVE, SPAN(light_azimuth, light_elevation) },
 	{ "stone-radius", required_argument, OPT_STONE_RADIUS, RELOAD_LIVE, FIELD(stone_radius_mm) },
 	{ "stone-weight", required_argument, OPT_STONE_WEIGHT, RELOAD_LIVE, FIELD(stone_weight_mm) },
 	{ "rain", required_argument, OPT_RAIN, RELOAD_LIVE, FIELD(rain) },
@@ -114,7 +115,9 @@ void options_defaults(struct options *o)
 	o->steps_per_second = 0;
 	o->shift = -1;
 	o->sim_scale = 0;
-	o->light = 0;
+	o->light = OPTIONS_DEFAULT_LIGHT_PERCENT;
+	o->light_azimuth = OPTIONS_DEFAULT_LIGHT_AZIMUTH;
+	o->light_elevation = OPTIONS_DEFAULT_LIGHT_ELEVATION;
 	o->seed = OPTIONS_DEFAULT_SEED;
 	o->width = OPTIONS_DEFAULT_WIDTH;
 	o->height = OPTIONS_DEFAULT_HEIGHT;
@@ -176,6 +179,9 @@ void options_water_look(const struct options *o, struct water_look *look)
 		.steps_per_second = o->steps_per_second,
 		.damping_shift = o->damping,
 		.refraction_shift = o->shift,
+		.light_percent = o->light,
+		.light_azimuth_deg = o->light_azimuth,
+		.light_elevation_deg = o->light_elevation,
 	};
 }
 

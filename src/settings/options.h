@@ -83,6 +83,18 @@ enum rotation {
 #define OPTIONS_DEFAULT_CROSSFADE_S 2.0
 #define OPTIONS_MAX_CROSSFADE_S 60.0
 #define OPTIONS_MAX_DRIFT 64
+/* The lamp the water mirrors (units.c): how bright, in % of white, and
+ * where, in degrees clockwise from the screen's top edge and above the
+ * panel. Top left, half way up, as a room's window or a gallery's spotlight
+ * often is; its mirror image a little darker than the screen's white, so
+ * the steepest slopes glint without washing the picture out. */
+#define OPTIONS_DEFAULT_LIGHT_PERCENT 70
+#define OPTIONS_MAX_LIGHT_PERCENT 1000
+#define OPTIONS_DEFAULT_LIGHT_AZIMUTH 315.0
+#define OPTIONS_DEFAULT_LIGHT_ELEVATION 50.0
+#define OPTIONS_MAX_LIGHT_AZIMUTH 360.0
+#define OPTIONS_MIN_LIGHT_ELEVATION 10.0
+#define OPTIONS_MAX_LIGHT_ELEVATION 80.0
 /* usage.csv keeps this many days of rows; ten years at the most. */
 #define OPTIONS_DEFAULT_USAGE_DAYS 90
 #define OPTIONS_MAX_USAGE_DAYS 3660
@@ -129,7 +141,8 @@ struct options {
 	int steps_per_second;
 	int shift;                    /* refraction shift */
 	int sim_scale;                /* the water is simulated at 1/sim_scale size */
-	int light;
+	int light;                    /* % of white; 0: no light */
+	double light_azimuth, light_elevation;  /* degrees */
 	uint64_t seed;
 	const char *touch_script;
 	int threads;                  /* 0: one per online CPU */

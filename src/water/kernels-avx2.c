@@ -2,6 +2,7 @@
 
 #include <immintrin.h>
 #include <stdbool.h>
+#include <string.h>
 
 #include "water/kernels.h"
 #include "water/simd.h"
@@ -14,6 +15,8 @@
  */
 
 #define LANES 16  /* int16 cells per register */
+/* Offsets (in 1/8 px) up to this stay in 16-bit lanes in the interior. */
+#define RENDER_INTERIOR_OFFSET_MAX (1 << 14)
 
 static inline __m256i widen(const int16_t *p)
 {
@@ -171,73 +174,263 @@ static void step_row_visc_avx2(const int16_t *up, const int16_t *mid, const int1
 	step_span_visc_scalar(up, mid, down, out, lap, keep, x, width - 1, mul, visc);
 }
 
-/* clamp(channel + b, 0, 255) for R, G and B of 8 pixels. */
-static inline __m256i shade8(__m256i px, __m256i b)
-{
-	const __m256i lim = _mm256_set1_epi32(255), zero = _mm256_setzero_si256();
-	const __m256i rep = _mm256_set1_epi32(0x010101);
-	__m256i pos = _mm256_min_epi32(_mm256_max_epi32(b, zero), lim);
-	__m256i neg = _mm256_min_epi32(_mm256_max_epi32(_mm256_sub_epi32(zero, b), zero), lim);
+/*
+ * The refraction, 16 pixels a group. The floored half differences of the
+ * heights (exact in 16-bit lanes) give the offsets and the light.
+ *
+ * The fetch: each pixel's four neighbours come as two 64-bit loads (the
+ * pair on its row, the pair below) into one 128-bit half; vpshufb puts the
+ * four values of each channel side by side, vpmaddubsw weighs them by the
+ * pixel's four weights (products of eighths: at most 64, a signed byte)
+ * and vpmaddwd adds the two halves: each channel's whole bilinear sum,
+ * exactly render_blend's. vpmulhrsw by 512 is (sum + 32) >> 6 for sums
+ * from 0 to 16320; the light is added in 16-bit lanes and vpackuswb
+ * clamps, as the scalar code does.
+ *
+ * Eight pixels are fetched together, two to a register: lanes m and m + 4
+ * of the eight 32-bit lanes of an index vector. vpunpck*wd pairs within
+ * 128-bit halves, so of a group's 16 pixels one set of eight is pixels 0-3
+ * and 8-11, the other 4-7 and 12-15.
+ */
+struct render_consts {
+	__m256i omx, omy, lxy;      /* vpmaddwd pairs: (mul, 0), (0, mul), (light_x, light_y) */
+	__m256i omax, omin, lmax, lmin;
+	__m256i sxmax, symax;       /* the last pixel, in 1/8 */
+	__m256i ixmax, iymax;       /* the last pair's left / upper pixel */
+	__m256i ys, pitch1;
+	__m256i quad, perm[4], light_perm[2];
+	/* the offsets in 16-bit lanes: hx within +-hmax never leaves them */
+	__m256i mul16, hmax16, omax16, omin16, pitch16;
+};
 
-	pos = _mm256_mullo_epi32(pos, rep);
-	neg = _mm256_mullo_epi32(neg, rep);
-	return _mm256_subs_epu8(_mm256_adds_epu8(px, pos), neg);
+/* An interior group: every pixel's fetch is this far from the edges. */
+struct render_interior {
+	bool row;                   /* the rows above and below are far enough */
+	int x0, x1;                 /* and the group starts within x0 <= x <= x1 */
+};
+
+static inline void render_consts_init(struct render_consts *c, struct render_interior *in,
+				      const struct render_row *rr)
+{
+	const int om = rr->offset_max;
+	/* the farthest whole pixels an offset reaches, and one for the pair */
+	const int reach = (om >> RENDER_SUBPIXEL_BITS) + 2;
+
+	c->omx = _mm256_set1_epi32(rr->offset_mul & 0xffff);
+	c->omy = _mm256_set1_epi32((int)((uint32_t)rr->offset_mul << 16));
+	c->lxy = _mm256_set1_epi32((int)(((uint32_t)rr->light_y << 16) | (rr->light_x & 0xffff)));
+	c->omax = _mm256_set1_epi32(om);
+	c->omin = _mm256_set1_epi32(-om);
+	c->lmax = _mm256_set1_epi16((short)rr->light_max);
+	c->lmin = _mm256_set1_epi16((short)-rr->light_dark);
+	c->sxmax = _mm256_set1_epi32((rr->width - 1) * RENDER_SUBPIXEL);
+	c->symax = _mm256_set1_epi32((rr->height - 1) * RENDER_SUBPIXEL);
+	c->ixmax = _mm256_set1_epi32(rr->width - 2);
+	c->iymax = _mm256_set1_epi32(rr->height - 2);
+	c->ys = _mm256_set1_epi32(rr->y * RENDER_SUBPIXEL);
+	c->pitch1 = _mm256_set1_epi32((int)(rr->bg_pitch << 16 | 1));
+	c->quad = _mm256_setr_epi8(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15,
+				   0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+	for (int m = 0; m < 4; m++)
+		c->perm[m] = _mm256_setr_epi32(m, m, m, m, m + 4, m + 4, m + 4, m + 4);
+	c->light_perm[0] = _mm256_setr_epi32(0, 0, 1, 1, 4, 4, 5, 5);
+	c->light_perm[1] = _mm256_setr_epi32(2, 2, 3, 3, 6, 6, 7, 7);
+
+	/*
+	 * (hx * mul) >> 8 in 16-bit lanes is exact while it fits; hx held
+	 * within +-hmax keeps it within om + 1 + mul / 256 and leaves the
+	 * clamp's result as it was. Offsets of up to 2^14 / 8 px do.
+	 */
+	int64_t hmax = ((int64_t)(om + 1) << RENDER_OFFSET_MUL_BITS) /
+		       (rr->offset_mul > 0 ? rr->offset_mul : 1) + 1;
+
+	c->mul16 = _mm256_set1_epi16((short)rr->offset_mul);
+	c->hmax16 = _mm256_set1_epi16((short)(hmax < INT16_MAX ? hmax : INT16_MAX));
+	c->omax16 = _mm256_set1_epi16((short)om);
+	c->omin16 = _mm256_set1_epi16((short)-om);
+	c->pitch16 = _mm256_set1_epi32((int)(rr->bg_pitch << 16 | 1));
+	in->row = om <= RENDER_INTERIOR_OFFSET_MAX && rr->offset_mul > 0 &&
+		  rr->y - reach >= 0 && rr->y + reach <= rr->height - 2;
+	in->x0 = reach;
+	in->x1 = rr->width - 2 - reach - (LANES - 1);
+}
+
+static inline long long load_pair(const uint32_t *p)
+{
+	long long v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+/* The four neighbours of the pixel at index i: its pair, then the pair below. */
+static inline __m128i quad_at(const uint32_t *base, size_t pitch, int64_t i)
+{
+	return _mm_castpd_si128(_mm_loadh_pd(_mm_castsi128_pd(_mm_loadl_epi64(
+		(const __m128i *)(base + i))), (const double *)(base + pitch + i)));
+}
+
+/* Two pixels' bilinear sums, each channel in a 32-bit lane. */
+static inline __attribute__((always_inline)) __m256i sum2(const uint32_t *base, size_t pitch,
+							   const struct render_consts *c,
+							   int64_t i0, int64_t i1, __m256i w,
+							   __m256i perm)
+{
+	__m256i q = _mm256_set_m128i(quad_at(base, pitch, i1), quad_at(base, pitch, i0));
+
+	q = _mm256_maddubs_epi16(_mm256_shuffle_epi8(q, c->quad),
+				 _mm256_permutevar8x32_epi32(w, perm));
+	return _mm256_madd_epi16(q, _mm256_set1_epi16(1));
 }
 
 /*
- * Eight background pixels, at the indices in a (pixels 0-3) and b (4-7).
- * The indices leave the vector unit two at a time (vmovq/vpextrq, then a
- * shift), half the transfers of one vpextrd each, and the pixels come back
- * as vmovd/vpinsrd loads. Measured on Zen 4 (bench/ripple-bench, 1080p):
- * this render takes 0.78 the time of one vpextrd an index and 0.78 of
- * vpgatherdd; storing the indices to memory to reload them as scalars is
- * slower than either (the narrow reloads of a wide store stall).
+ * Eight pixels at the indices in idx (from base), with their weights
+ * (w00 | w01 << 8 | w10 << 16 | w11 << 24) in w and their light,
+ * duplicated in both 16-bit halves, in b: packed in the order of the lanes.
  */
-static inline __m256i fetch8(const uint32_t *bg, __m128i a, __m128i b)
+static inline __attribute__((always_inline)) __m256i fetch8(const uint32_t *base, size_t pitch,
+							     const struct render_consts *c,
+							     __m256i idx, __m256i w, __m256i b,
+							     bool light)
 {
-#ifdef __x86_64__
-	uint64_t a01 = (uint64_t)_mm_cvtsi128_si64(a), a23 = (uint64_t)_mm_extract_epi64(a, 1);
-	uint64_t b01 = (uint64_t)_mm_cvtsi128_si64(b), b23 = (uint64_t)_mm_extract_epi64(b, 1);
+	const __m256i round = _mm256_set1_epi16(1 << (15 - 2 * RENDER_SUBPIXEL_BITS));
+	int64_t i[8];
+	__m256i s0, s1, s2, s3, lo, hi;
 
-	return _mm256_setr_epi32((int)bg[(uint32_t)a01], (int)bg[a01 >> 32],
-				 (int)bg[(uint32_t)a23], (int)bg[a23 >> 32],
-				 (int)bg[(uint32_t)b01], (int)bg[b01 >> 32],
-				 (int)bg[(uint32_t)b23], (int)bg[b23 >> 32]);
+#ifdef __x86_64__
+	__m128i a = _mm256_castsi256_si128(idx), z = _mm256_extracti128_si256(idx, 1);
+	int64_t a01 = _mm_cvtsi128_si64(a), a23 = _mm_extract_epi64(a, 1);
+	int64_t z01 = _mm_cvtsi128_si64(z), z23 = _mm_extract_epi64(z, 1);
+
+	/* the indices are signed: relative to a group's own pixel */
+	i[0] = (int32_t)a01;
+	i[1] = a01 >> 32;
+	i[2] = (int32_t)a23;
+	i[3] = a23 >> 32;
+	i[4] = (int32_t)z01;
+	i[5] = z01 >> 32;
+	i[6] = (int32_t)z23;
+	i[7] = z23 >> 32;
 #else
-	/* 32-bit x86 has no 64-bit moves: one index at a time. */
-	return _mm256_setr_epi32((int)bg[(uint32_t)_mm_cvtsi128_si32(a)],
-				 (int)bg[(uint32_t)_mm_extract_epi32(a, 1)],
-				 (int)bg[(uint32_t)_mm_extract_epi32(a, 2)],
-				 (int)bg[(uint32_t)_mm_extract_epi32(a, 3)],
-				 (int)bg[(uint32_t)_mm_cvtsi128_si32(b)],
-				 (int)bg[(uint32_t)_mm_extract_epi32(b, 1)],
-				 (int)bg[(uint32_t)_mm_extract_epi32(b, 2)],
-				 (int)bg[(uint32_t)_mm_extract_epi32(b, 3)]);
+	int32_t t[8];
+
+	_mm256_storeu_si256((__m256i *)t, idx);
+	for (int k = 0; k < 8; k++)
+		i[k] = t[k];
 #endif
+	s0 = sum2(base, pitch, c, i[0], i[4], w, c->perm[0]);
+	s1 = sum2(base, pitch, c, i[1], i[5], w, c->perm[1]);
+	s2 = sum2(base, pitch, c, i[2], i[6], w, c->perm[2]);
+	s3 = sum2(base, pitch, c, i[3], i[7], w, c->perm[3]);
+	lo = _mm256_mulhrs_epi16(_mm256_packs_epi32(s0, s1), round);
+	hi = _mm256_mulhrs_epi16(_mm256_packs_epi32(s2, s3), round);
+	if (light) {
+		lo = _mm256_add_epi16(lo, _mm256_permutevar8x32_epi32(b, c->light_perm[0]));
+		hi = _mm256_add_epi16(hi, _mm256_permutevar8x32_epi32(b, c->light_perm[1]));
+	}
+	return _mm256_packus_epi16(lo, hi);
 }
 
-/* The general case: any shift, any picture pitch, and the light. */
-static inline __attribute__((always_inline)) __m256i render8(const struct render_row *rr, int x, __m128i cnt)
+/*
+ * The light of 16 pixels from their (hx, hy) pairs pa (pixels 0-3, 8-11)
+ * and pb (4-7, 12-15): packed to 16 bits (saturating, which the clamp to
+ * far less than that leaves as it is) and clamped, then each pixel's in
+ * both halves of a 32-bit lane, in pa's and pb's orders.
+ */
+static inline void light16(const struct render_consts *c, __m256i pa, __m256i pb, __m256i *ba,
+			   __m256i *bb)
 {
-	const __m256i wmax = _mm256_set1_epi32(rr->width - 1);
-	const __m256i hmax = _mm256_set1_epi32(rr->height - 1);
+	__m256i b = _mm256_packs_epi32(
+		_mm256_srai_epi32(_mm256_madd_epi16(pa, c->lxy), RENDER_LIGHT_BITS),
+		_mm256_srai_epi32(_mm256_madd_epi16(pb, c->lxy), RENDER_LIGHT_BITS));
+
+	b = _mm256_min_epi16(_mm256_max_epi16(b, c->lmin), c->lmax);
+	*ba = _mm256_unpacklo_epi16(b, b);
+	*bb = _mm256_unpackhi_epi16(b, b);
+}
+
+/* The four weights of each pixel from its fractions (16-bit lanes or the
+ * low halves of 32-bit ones): bytes (gx gy, fx gy, gx fy, fx fy), g = 8 - f. */
+static inline void weights(__m256i fx, __m256i fy, __m256i *lo, __m256i *hi)
+{
+	const __m256i sub = _mm256_set1_epi16(RENDER_SUBPIXEL);
+	/* gx | fx << 8 is 8 + 255 fx; times gy or fy no byte carries */
+	__m256i wx = _mm256_add_epi16(_mm256_sub_epi16(_mm256_slli_epi16(fx, 8), fx), sub);
+
+	*lo = _mm256_mullo_epi16(_mm256_sub_epi16(sub, fy), wx);
+	*hi = _mm256_mullo_epi16(fy, wx);
+}
+
+/*
+ * Eight pixels anywhere, from their (hx, hy) pairs and positions xs in 1/8
+ * px, in 32-bit lanes: the offsets clamped, the position kept within the
+ * picture (ix <= width - 2 with the fraction up to 8: the same sum as the
+ * scalar code's, which clamps the right neighbour instead).
+ */
+static inline __attribute__((always_inline)) __m256i render8(const struct render_row *rr,
+							      const struct render_consts *c,
+							      __m256i p, __m256i xs, __m256i b,
+							      bool light)
+{
 	const __m256i zero = _mm256_setzero_si256();
-	__m256i dx = _mm256_sub_epi32(widen(rr->mid + x - 1), widen(rr->mid + x + 1));
-	__m256i dy = _mm256_sub_epi32(widen(rr->up + x), widen(rr->down + x));
-	__m256i xs = _mm256_add_epi32(_mm256_set1_epi32(x), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-	__m256i sx = _mm256_min_epi32(_mm256_max_epi32(
-		_mm256_add_epi32(xs, _mm256_sra_epi32(dx, cnt)), zero), wmax);
-	__m256i sy = _mm256_min_epi32(_mm256_max_epi32(
-		_mm256_add_epi32(_mm256_set1_epi32(rr->y), _mm256_sra_epi32(dy, cnt)), zero), hmax);
-	__m256i idx = _mm256_add_epi32(_mm256_mullo_epi32(sy, _mm256_set1_epi32((int)rr->bg_pitch)), sx);
-	__m256i px = fetch8(rr->bg, _mm256_castsi256_si128(idx), _mm256_extracti128_si256(idx, 1));
+	__m256i ox = _mm256_srai_epi32(_mm256_madd_epi16(p, c->omx), RENDER_OFFSET_MUL_BITS);
+	__m256i oy = _mm256_srai_epi32(_mm256_madd_epi16(p, c->omy), RENDER_OFFSET_MUL_BITS);
+	__m256i sx, sy, ix, iy, lo, hi, idx;
 
-	if (rr->light) {
-		__m256i b = _mm256_mullo_epi32(_mm256_add_epi32(dx, dy), _mm256_set1_epi32(rr->light));
+	ox = _mm256_min_epi32(_mm256_max_epi32(ox, c->omin), c->omax);
+	oy = _mm256_min_epi32(_mm256_max_epi32(oy, c->omin), c->omax);
+	sx = _mm256_min_epi32(_mm256_max_epi32(_mm256_add_epi32(xs, ox), zero), c->sxmax);
+	sy = _mm256_min_epi32(_mm256_max_epi32(_mm256_add_epi32(c->ys, oy), zero), c->symax);
+	ix = _mm256_min_epi32(_mm256_srai_epi32(sx, RENDER_SUBPIXEL_BITS), c->ixmax);
+	iy = _mm256_min_epi32(_mm256_srai_epi32(sy, RENDER_SUBPIXEL_BITS), c->iymax);
+	idx = _mm256_madd_epi16(_mm256_or_si256(ix, _mm256_slli_epi32(iy, 16)), c->pitch1);
+	weights(_mm256_sub_epi32(sx, _mm256_slli_epi32(ix, RENDER_SUBPIXEL_BITS)),
+		_mm256_sub_epi32(sy, _mm256_slli_epi32(iy, RENDER_SUBPIXEL_BITS)), &lo, &hi);
+	return fetch8(rr->bg, rr->bg_pitch, c, idx,
+		      _mm256_blend_epi16(lo, _mm256_slli_epi32(hi, 16), 0xaa), b, light);
+}
 
-		px = shade8(px, _mm256_srai_epi32(b, LIGHT_SCALE_SHIFT));
-	}
-	return _mm256_or_si256(px, _mm256_set1_epi32((int)0xff000000u));
+/* The offsets of 16 pixels in 16-bit lanes: (h * mul) >> 8 from the
+ * product's two halves, h first held within +-hmax, then clamped. */
+static inline __m256i offset16(const struct render_consts *c, __m256i h)
+{
+	__m256i o;
+
+	h = _mm256_min_epi16(_mm256_max_epi16(h, _mm256_sub_epi16(_mm256_setzero_si256(),
+								  c->hmax16)), c->hmax16);
+	o = _mm256_or_si256(_mm256_slli_epi16(_mm256_mulhi_epi16(h, c->mul16),
+					      16 - RENDER_OFFSET_MUL_BITS),
+			    _mm256_srli_epi16(_mm256_mullo_epi16(h, c->mul16),
+					      RENDER_OFFSET_MUL_BITS));
+	return _mm256_min_epi16(_mm256_max_epi16(o, c->omin16), c->omax16);
+}
+
+/*
+ * Sixteen pixels whose fetches all stay inside the picture: no clamp can
+ * act, so the offsets stay in 16-bit lanes and the fetch is relative to
+ * the group's own pixel, the whole pixels of the offset apart from its
+ * eighths. a gets pixels 0-3 and 8-11, b 4-7 and 12-15.
+ */
+static inline __attribute__((always_inline)) void render16_interior(const struct render_row *rr,
+								     const struct render_consts *c,
+								     int x, __m256i hx, __m256i hy,
+								     __m256i ba, __m256i bb, bool light,
+								     __m256i *a, __m256i *b)
+{
+	const __m256i ramp = _mm256_setr_epi16(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+	const __m256i frac = _mm256_set1_epi16(RENDER_SUBPIXEL - 1);
+	const uint32_t *base = rr->bg + (size_t)rr->y * rr->bg_pitch + (size_t)x;
+	__m256i ox = offset16(c, hx), oy = offset16(c, hy), cx, cy, lo, hi, wa, wb;
+
+	cx = _mm256_add_epi16(_mm256_srai_epi16(ox, RENDER_SUBPIXEL_BITS), ramp);
+	cy = _mm256_srai_epi16(oy, RENDER_SUBPIXEL_BITS);
+	weights(_mm256_and_si256(ox, frac), _mm256_and_si256(oy, frac), &lo, &hi);
+	wa = _mm256_unpacklo_epi16(lo, hi);
+	wb = _mm256_unpackhi_epi16(lo, hi);
+	*a = fetch8(base, rr->bg_pitch, c, _mm256_madd_epi16(_mm256_unpacklo_epi16(cx, cy), c->pitch16),
+		    wa, ba, light);
+	*b = fetch8(base, rr->bg_pitch, c, _mm256_madd_epi16(_mm256_unpackhi_epi16(cx, cy), c->pitch16),
+		    wb, bb, light);
 }
 
 /*
@@ -252,47 +445,6 @@ static inline __m256i half_diff16(__m256i a, __m256i b)
 	return _mm256_xor_si256(_mm256_avg_epu16(_mm256_xor_si256(a, bias),
 						 _mm256_xor_si256(b, _mm256_set1_epi16(0x7fff))),
 				bias);
-}
-
-/*
- * The usual case, no light and a shift of at least 1 (the default is 2):
- * (d >> shift) is (d >> 1) >> (shift - 1), and d >> 1 fits 16 bits, so the
- * fetch position of 16 pixels is worked out in one register. Saturating
- * adds clamp exactly as the 32-bit sums do, because a saturated lane lies
- * beyond the picture either way; then row * pitch + column is one vpmaddwd
- * (pitch below 32768). Pixels 0-7 come out in p[0], 8-15 in p[1].
- */
-struct narrow {
-	__m256i wmax, hmax, ys, pitch1;
-	__m128i cnt;
-};
-
-static inline __attribute__((always_inline)) void render16_narrow(const struct render_row *rr,
-								   const struct narrow *n,
-								   int x, __m256i p[2])
-{
-	const __m256i zero = _mm256_setzero_si256();
-	const __m256i alpha = _mm256_set1_epi32((int)0xff000000u);
-	__m256i xs = _mm256_add_epi16(_mm256_set1_epi16((short)x),
-				      _mm256_setr_epi16(0, 1, 2, 3, 4, 5, 6, 7,
-							8, 9, 10, 11, 12, 13, 14, 15));
-	__m256i l = _mm256_loadu_si256((const __m256i *)(rr->mid + x - 1));
-	__m256i r = _mm256_loadu_si256((const __m256i *)(rr->mid + x + 1));
-	__m256i u = _mm256_loadu_si256((const __m256i *)(rr->up + x));
-	__m256i d = _mm256_loadu_si256((const __m256i *)(rr->down + x));
-	__m256i sx = _mm256_adds_epi16(xs, _mm256_sra_epi16(half_diff16(l, r), n->cnt));
-	__m256i sy = _mm256_adds_epi16(n->ys, _mm256_sra_epi16(half_diff16(u, d), n->cnt));
-	__m256i lo, hi;
-
-	sx = _mm256_min_epi16(_mm256_max_epi16(sx, zero), n->wmax);
-	sy = _mm256_min_epi16(_mm256_max_epi16(sy, zero), n->hmax);
-	/* Within each 128-bit half: pixels 0-3 and 8-11 in lo, 4-7 and 12-15 in hi. */
-	lo = _mm256_madd_epi16(_mm256_unpacklo_epi16(sx, sy), n->pitch1);
-	hi = _mm256_madd_epi16(_mm256_unpackhi_epi16(sx, sy), n->pitch1);
-	p[0] = _mm256_or_si256(fetch8(rr->bg, _mm256_castsi256_si128(lo),
-				      _mm256_castsi256_si128(hi)), alpha);
-	p[1] = _mm256_or_si256(fetch8(rr->bg, _mm256_extracti128_si256(lo, 1),
-				      _mm256_extracti128_si256(hi, 1)), alpha);
 }
 
 static inline __m256i to_rgb565x8(__m256i p)
@@ -343,22 +495,21 @@ static inline __attribute__((always_inline)) void put16(const struct render_row 
 	}
 }
 
-/* One row, specialised by the compiler for each value of narrow. */
+/* One row, specialised by the compiler with and without the light. */
 static inline __attribute__((always_inline)) void render_row_loop(const struct render_row *rr,
-								   bool narrow)
+								   bool light)
 {
 	const int last = rr->width - 1 - LANES;  /* the last x a whole group fits at */
-	const __m128i cnt = _mm_cvtsi32_si128(rr->shift);
-	const struct narrow n = {
-		.wmax = _mm256_set1_epi16((short)(rr->width - 1)),
-		.hmax = _mm256_set1_epi16((short)(rr->height - 1)),
-		.ys = _mm256_set1_epi16((short)rr->y),
-		.pitch1 = _mm256_set1_epi32((int)(rr->bg_pitch << 16 | 1)),
-		.cnt = _mm_cvtsi32_si128(rr->shift - 1),
-	};
+	const __m256i alpha = _mm256_set1_epi32((int)0xff000000u);
+	const __m256i ramp_a = _mm256_setr_epi32(0, 1, 2, 3, 8, 9, 10, 11);
+	const __m256i ramp_b = _mm256_setr_epi32(4, 5, 6, 7, 12, 13, 14, 15);
+	const uint32_t *row = rr->bg + (size_t)rr->y * rr->bg_pitch;
 	const uint32_t *ahead = render_row_ahead(rr);
+	struct render_consts c;
+	struct render_interior in;
 	__m256i p[2];
 
+	render_consts_init(&c, &in, rr);
 	/* Pixel 0 and width-1 read outside the plane: the reference does them.
 	 * The groups start at x = 1 and the last one ends at width - 2,
 	 * overlapping its neighbour where the width is not a multiple of 16;
@@ -368,12 +519,41 @@ static inline __attribute__((always_inline)) void render_row_loop(const struct r
 		if (x > last)
 			x = last;
 		_mm_prefetch((const char *)(ahead + x), _MM_HINT_T0);
-		if (narrow) {
-			render16_narrow(rr, &n, x, p);
-		} else {
-			p[0] = render8(rr, x, cnt);
-			p[1] = render8(rr, x + 8, cnt);
+		__m256i hx = half_diff16(_mm256_loadu_si256((const __m256i *)(rr->mid + x - 1)),
+					 _mm256_loadu_si256((const __m256i *)(rr->mid + x + 1)));
+		__m256i hy = half_diff16(_mm256_loadu_si256((const __m256i *)(rr->up + x)),
+					 _mm256_loadu_si256((const __m256i *)(rr->down + x)));
+		__m256i any = _mm256_or_si256(hx, hy), a, b;
+
+		if (_mm256_testz_si256(any, any)) {
+			/* Flat: no offset, no light, the picture itself. */
+			p[0] = _mm256_or_si256(_mm256_loadu_si256((const __m256i *)(row + x)), alpha);
+			p[1] = _mm256_or_si256(_mm256_loadu_si256((const __m256i *)(row + x + 8)),
+					       alpha);
+			put16(rr, x, p);
+			if (x == last)
+				break;
+			continue;
 		}
+		__m256i pa = _mm256_unpacklo_epi16(hx, hy), pb = _mm256_unpackhi_epi16(hx, hy);
+		__m256i ba = pa, bb = pb;
+
+		if (light)
+			light16(&c, pa, pb, &ba, &bb);
+		if (in.row && x >= in.x0 && x <= in.x1) {
+			render16_interior(rr, &c, x, hx, hy, ba, bb, light, &a, &b);
+		} else {
+			__m256i xs = _mm256_set1_epi32(x);
+
+			a = render8(rr, &c, pa,
+				    _mm256_slli_epi32(_mm256_add_epi32(xs, ramp_a), RENDER_SUBPIXEL_BITS),
+				    ba, light);
+			b = render8(rr, &c, pb,
+				    _mm256_slli_epi32(_mm256_add_epi32(xs, ramp_b), RENDER_SUBPIXEL_BITS),
+				    bb, light);
+		}
+		p[0] = _mm256_or_si256(_mm256_permute2x128_si256(a, b, 0x20), alpha);
+		p[1] = _mm256_or_si256(_mm256_permute2x128_si256(a, b, 0x31), alpha);
 		put16(rr, x, p);
 		if (x == last)
 			break;
@@ -383,15 +563,14 @@ static inline __attribute__((always_inline)) void render_row_loop(const struct r
 
 static void render_row_avx2(const struct render_row *rr)
 {
-	/* The fetch index is computed in 32-bit lanes; the row needs one
-	 * whole group. */
-	if ((uint64_t)rr->bg_pitch * (uint64_t)rr->height > INT32_MAX || rr->width < LANES + 2) {
+	/* Positions in 32-bit lanes, pixel and row for the index in 16 bits;
+	 * the row needs one whole group. */
+	if ((uint64_t)rr->bg_pitch * (uint64_t)rr->height > INT32_MAX || rr->width < LANES + 2 ||
+	    rr->bg_pitch > INT16_MAX || rr->width > INT16_MAX || rr->height > INT16_MAX) {
 		render_row_scalar(rr);
 		return;
 	}
-	/* Positions in 16 bits: the sizes and the pitch below 32768. */
-	if (rr->light == 0 && rr->shift >= 1 && rr->bg_pitch <= INT16_MAX &&
-	    rr->width <= INT16_MAX && rr->height <= INT16_MAX)
+	if (rr->light_max)
 		render_row_loop(rr, true);
 	else
 		render_row_loop(rr, false);
@@ -428,6 +607,53 @@ static void upsample2_row_avx2(const int16_t *r0, const int16_t *r1, int wy, int
 	upsample2_tail_scalar(r0, r1, wy, dst, sim_w, k);
 }
 
+/*
+ * The smoother 2x pass, eight source cells at a time in 32-bit lanes: the
+ * three rows blended into tmp (one cell ahead, as the scalar code has it),
+ * then each output pair from three neighbours. The weights by shifts and
+ * adds; unpacking the even and odd outputs by 32-bit lanes and packing
+ * them puts them in order.
+ */
+static inline __m256i times5(__m256i v)
+{
+	return _mm256_add_epi32(_mm256_slli_epi32(v, 2), v);
+}
+
+static void upsample2_smooth_row_avx2(const int16_t *r0, const int16_t *r1, const int16_t *r2,
+				      int w0, int w2, int16_t *dst, int sw, int32_t *tmp)
+{
+	const __m256i m0 = _mm256_set1_epi32(w0), m2 = _mm256_set1_epi32(w2);
+	int x = 0;
+
+	for (; x + 8 <= sw; x += 8) {
+		__m256i b = widen(r1 + x);
+		__m256i v = _mm256_add_epi32(_mm256_mullo_epi32(widen(r0 + x), m0),
+					     _mm256_mullo_epi32(widen(r2 + x), m2));
+
+		v = _mm256_add_epi32(v, _mm256_add_epi32(_mm256_slli_epi32(b, 3), _mm256_slli_epi32(b, 1)));
+		_mm256_storeu_si256((__m256i *)(tmp + x + 1), v);
+	}
+	for (; x < sw; x++)
+		tmp[x + 1] = upsample_smooth_blend(r0, r1, r2, w0, w2, x);
+	tmp[0] = tmp[1];
+	tmp[sw + 1] = tmp[sw];
+	for (x = 0; x + 8 <= sw; x += 8) {
+		__m256i a = _mm256_loadu_si256((const __m256i *)(tmp + x));
+		__m256i b = _mm256_loadu_si256((const __m256i *)(tmp + x + 1));
+		__m256i c = _mm256_loadu_si256((const __m256i *)(tmp + x + 2));
+		__m256i b10 = _mm256_add_epi32(_mm256_slli_epi32(b, 3), _mm256_slli_epi32(b, 1));
+		__m256i even = _mm256_add_epi32(_mm256_add_epi32(times5(a), b10), c);
+		__m256i odd = _mm256_add_epi32(_mm256_add_epi32(a, b10), times5(c));
+
+		even = _mm256_srai_epi32(even, 2 * UPSAMPLE_SMOOTH_BITS);
+		odd = _mm256_srai_epi32(odd, 2 * UPSAMPLE_SMOOTH_BITS);
+		_mm256_storeu_si256((__m256i *)(dst + 2 * x),
+				    _mm256_packs_epi32(_mm256_unpacklo_epi32(even, odd),
+						       _mm256_unpackhi_epi32(even, odd)));
+	}
+	upsample2_smooth_tail_scalar(tmp, dst, x, sw);
+}
+
 const struct kernels kernels_avx2 = {
 	.name = "avx2",
 	.step_row = step_row_avx2,
@@ -435,4 +661,5 @@ const struct kernels kernels_avx2 = {
 	.step_row_visc = step_row_visc_avx2,
 	.render_row = render_row_avx2,
 	.upsample2_row = upsample2_row_avx2,
+	.upsample2_smooth_row = upsample2_smooth_row_avx2,
 };

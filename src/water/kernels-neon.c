@@ -172,43 +172,59 @@ static void step_row_visc_neon(const int16_t *up, const int16_t *mid, const int1
 	step_span_visc_scalar(up, mid, down, out, lap, keep, x, width - 1, mul, visc);
 }
 
-static inline uint32x4_t shade4(uint32x4_t px, int32x4_t b)
+/* One pixel between four: the pair on its row and the pair below, in
+ * 16-bit lanes (render_blend's sums), the light added, vqmovun the clamp. */
+static inline uint32_t blend1(const struct render_row *rr, uint32_t idx, int fx, int fy, int b)
 {
-	const int32x4_t lim = vdupq_n_s32(255), zero = vdupq_n_s32(0);
-	uint32x4_t pos = vreinterpretq_u32_s32(vminq_s32(vmaxq_s32(b, zero), lim));
-	uint32x4_t neg = vreinterpretq_u32_s32(vminq_s32(vmaxq_s32(vnegq_s32(b), zero), lim));
-	uint8x16_t p8 = vreinterpretq_u8_u32(px);
+	uint16x8_t t = vmovl_u8(vreinterpret_u8_u32(vld1_u32(rr->bg + idx)));
+	uint16x8_t d = vmovl_u8(vreinterpret_u8_u32(vld1_u32(rr->bg + rr->bg_pitch + idx)));
+	const uint16_t gx = (uint16_t)(RENDER_SUBPIXEL - fx), gy = (uint16_t)(RENDER_SUBPIXEL - fy);
+	uint16x4_t top = vmla_n_u16(vmul_n_u16(vget_low_u16(t), gx), vget_high_u16(t), (uint16_t)fx);
+	uint16x4_t bot = vmla_n_u16(vmul_n_u16(vget_low_u16(d), gx), vget_high_u16(d), (uint16_t)fx);
+	uint16x4_t v = vmla_n_u16(vmul_n_u16(top, gy), bot, (uint16_t)fy);
+	int16x4_t c;
 
-	pos = vmulq_n_u32(pos, 0x010101);
-	neg = vmulq_n_u32(neg, 0x010101);
-	p8 = vqsubq_u8(vqaddq_u8(p8, vreinterpretq_u8_u32(pos)), vreinterpretq_u8_u32(neg));
-	return vreinterpretq_u32_u8(p8);
+	v = vshr_n_u16(vadd_u16(v, vdup_n_u16(RENDER_BLEND_ROUND)), 2 * RENDER_SUBPIXEL_BITS);
+	c = vadd_s16(vreinterpret_s16_u16(v), vdup_n_s16((int16_t)b));
+	return vget_lane_u32(vreinterpret_u32_u8(vqmovun_s16(vcombine_s16(c, c))), 0);
 }
 
-static inline uint32x4_t render4(const struct render_row *rr, int x, int32x4_t dx, int32x4_t dy,
-				 int32x4_t neg_shift)
+/* Four pixels from their half differences: the offsets, positions and
+ * light four at a time in 32-bit lanes, the blend a pixel at a time. */
+static inline uint32x4_t render4(const struct render_row *rr, int x, int16x4_t hx16,
+				 int16x4_t hy16)
 {
-	static const int32_t ramp[4] = { 0, 1, 2, 3 };
+	static const int32_t ramp[4] = { 0, RENDER_SUBPIXEL, 2 * RENDER_SUBPIXEL,
+					 3 * RENDER_SUBPIXEL };
 	const int32x4_t zero = vdupq_n_s32(0);
-	int32x4_t xs = vaddq_s32(vdupq_n_s32(x), vld1q_s32(ramp));
-	int32x4_t sx = vminq_s32(vmaxq_s32(vaddq_s32(xs, vshlq_s32(dx, neg_shift)), zero),
-				 vdupq_n_s32(rr->width - 1));
-	int32x4_t sy = vminq_s32(vmaxq_s32(vaddq_s32(vdupq_n_s32(rr->y), vshlq_s32(dy, neg_shift)),
-					   zero), vdupq_n_s32(rr->height - 1));
-	uint32_t ix[4], iy[4], v[4];
-	uint32x4_t px;
+	const int32x4_t om = vdupq_n_s32(rr->offset_max), lm = vdupq_n_s32(rr->light_max);
+	const int32x4_t ld = vdupq_n_s32(-rr->light_dark);
+	int32x4_t hx = vmovl_s16(hx16), hy = vmovl_s16(hy16);
+	int32x4_t ox = vshrq_n_s32(vmulq_n_s32(hx, rr->offset_mul), RENDER_OFFSET_MUL_BITS);
+	int32x4_t oy = vshrq_n_s32(vmulq_n_s32(hy, rr->offset_mul), RENDER_OFFSET_MUL_BITS);
+	int32x4_t b = vshrq_n_s32(vmlaq_n_s32(vmulq_n_s32(hx, rr->light_x), hy, rr->light_y),
+				  RENDER_LIGHT_BITS);
+	int32x4_t xs = vaddq_s32(vdupq_n_s32(x * RENDER_SUBPIXEL), vld1q_s32(ramp));
+	int32x4_t sx, sy, ix, iy;
+	int32_t f[4], g[4], l[4];
+	uint32_t i[4], v[4];
 
-	vst1q_u32(ix, vreinterpretq_u32_s32(sx));
-	vst1q_u32(iy, vreinterpretq_u32_s32(sy));
-	for (int i = 0; i < 4; i++)
-		v[i] = rr->bg[(size_t)iy[i] * rr->bg_pitch + ix[i]];
-	px = vld1q_u32(v);
-	if (rr->light) {
-		int32x4_t b = vmulq_n_s32(vaddq_s32(dx, dy), rr->light);
-
-		px = shade4(px, vshrq_n_s32(b, LIGHT_SCALE_SHIFT));
-	}
-	return vorrq_u32(px, vdupq_n_u32(0xff000000u));
+	ox = vminq_s32(vmaxq_s32(ox, vnegq_s32(om)), om);
+	oy = vminq_s32(vmaxq_s32(oy, vnegq_s32(om)), om);
+	sx = vminq_s32(vmaxq_s32(vaddq_s32(xs, ox), zero),
+		       vdupq_n_s32((rr->width - 1) * RENDER_SUBPIXEL));
+	sy = vminq_s32(vmaxq_s32(vaddq_s32(vdupq_n_s32(rr->y * RENDER_SUBPIXEL), oy), zero),
+		       vdupq_n_s32((rr->height - 1) * RENDER_SUBPIXEL));
+	ix = vminq_s32(vshrq_n_s32(sx, RENDER_SUBPIXEL_BITS), vdupq_n_s32(rr->width - 2));
+	iy = vminq_s32(vshrq_n_s32(sy, RENDER_SUBPIXEL_BITS), vdupq_n_s32(rr->height - 2));
+	vst1q_u32(i, vmlaq_n_u32(vreinterpretq_u32_s32(ix), vreinterpretq_u32_s32(iy),
+				 (uint32_t)rr->bg_pitch));
+	vst1q_s32(f, vsubq_s32(sx, vshlq_n_s32(ix, RENDER_SUBPIXEL_BITS)));
+	vst1q_s32(g, vsubq_s32(sy, vshlq_n_s32(iy, RENDER_SUBPIXEL_BITS)));
+	vst1q_s32(l, vminq_s32(vmaxq_s32(b, ld), lm));
+	for (int k = 0; k < 4; k++)
+		v[k] = blend1(rr, i[k], f[k], g[k], l[k]);
+	return vorrq_u32(vld1q_u32(v), vdupq_n_u32(0xff000000u));
 }
 
 static inline uint16x4_t to_rgb565x4(uint32x4_t p)
@@ -220,47 +236,18 @@ static inline uint16x4_t to_rgb565x4(uint32x4_t p)
 	return vmovn_u32(vorrq_u32(vorrq_u32(r, g), b));
 }
 
-/*
- * No light and a shift of at least 1 (the default): the fetch position in
- * 16-bit lanes, as render16_narrow in kernels-avx2.c. vhsub is (a - b) >> 1
- * without overflow, so (d >> shift) is vhsub then a shift by shift - 1;
- * saturating adds clamp like the 32-bit sums; row * pitch + column is a
- * widening multiply-accumulate. Pixels 0-3 go to p[0], 4-7 to p[1].
- */
-static inline void render8_narrow(const struct render_row *rr, int x, int16x8_t l, int16x8_t r,
-				  int16x8_t u, int16x8_t d, int16x8_t neg_shift1, uint32x4_t p[2])
-{
-	static const int16_t ramp[LANES] = { 0, 1, 2, 3, 4, 5, 6, 7 };
-	const int16x8_t zero = vdupq_n_s16(0);
-	const uint16_t pitch = (uint16_t)rr->bg_pitch;
-	int16x8_t xs = vaddq_s16(vdupq_n_s16((int16_t)x), vld1q_s16(ramp));
-	int16x8_t sx = vqaddq_s16(xs, vshlq_s16(vhsubq_s16(l, r), neg_shift1));
-	int16x8_t sy = vqaddq_s16(vdupq_n_s16((int16_t)rr->y), vshlq_s16(vhsubq_s16(u, d), neg_shift1));
-	uint16x8_t ux, uy;
-	uint32_t i[LANES], v[LANES];
-
-	ux = vreinterpretq_u16_s16(vminq_s16(vmaxq_s16(sx, zero), vdupq_n_s16((int16_t)(rr->width - 1))));
-	uy = vreinterpretq_u16_s16(vminq_s16(vmaxq_s16(sy, zero), vdupq_n_s16((int16_t)(rr->height - 1))));
-	vst1q_u32(i, vmlal_n_u16(vmovl_u16(vget_low_u16(ux)), vget_low_u16(uy), pitch));
-	vst1q_u32(i + 4, vmlal_n_u16(vmovl_u16(vget_high_u16(ux)), vget_high_u16(uy), pitch));
-	for (int k = 0; k < LANES; k++)
-		v[k] = rr->bg[i[k]];
-	p[0] = vorrq_u32(vld1q_u32(v), vdupq_n_u32(0xff000000u));
-	p[1] = vorrq_u32(vld1q_u32(v + 4), vdupq_n_u32(0xff000000u));
-}
-
 static void render_row_neon(const struct render_row *rr)
 {
-	const int32x4_t neg_shift = vdupq_n_s32(-rr->shift);
-	const int16x8_t neg_shift1 = vdupq_n_s16((int16_t)(1 - rr->shift));
-	/* 16-bit positions: columns and rows below 32768 (the size caps), the
-	 * pitch below 65536 for the 16x16 multiply. */
-	const bool narrow = rr->light == 0 && rr->shift >= 1 && rr->bg_pitch <= UINT16_MAX &&
-			    rr->width <= INT16_MAX && rr->height <= INT16_MAX;
 	const int bpp = pixel_format_bpp(rr->format);
 	const int contiguous = rr->step == bpp;
+	const uint32_t *row = rr->bg + (size_t)rr->y * rr->bg_pitch;
 	int x = 1;
 
+	/* The index in 32 bits, and a pair of pixels on each row. */
+	if ((uint64_t)rr->bg_pitch * (uint64_t)rr->height > UINT32_MAX || rr->width < 2) {
+		render_row_scalar(rr);
+		return;
+	}
 	const uint32_t *ahead = render_row_ahead(rr);
 
 	render_span_scalar(rr, 0, 1);
@@ -268,24 +255,18 @@ static void render_row_neon(const struct render_row *rr)
 		/* The row ahead, a cache line per 16 pixels (kernels.h). */
 		if (!(x & 8))
 			__builtin_prefetch(ahead + x);
-		int16x8_t l = vld1q_s16(rr->mid + x - 1), r = vld1q_s16(rr->mid + x + 1);
-		int16x8_t u = vld1q_s16(rr->up + x), d = vld1q_s16(rr->down + x);
+		/* vhsub is (a - b) >> 1 without overflow. */
+		int16x8_t hx = vhsubq_s16(vld1q_s16(rr->mid + x - 1), vld1q_s16(rr->mid + x + 1));
+		int16x8_t hy = vhsubq_s16(vld1q_s16(rr->up + x), vld1q_s16(rr->down + x));
 		uint32x4_t p0, p1;
 
-		if (narrow) {
-			uint32x4_t p[2];
-
-			render8_narrow(rr, x, l, r, u, d, neg_shift1, p);
-			p0 = p[0];
-			p1 = p[1];
+		if (vmaxvq_u16(vreinterpretq_u16_s16(vorrq_s16(hx, hy))) == 0) {
+			/* Flat: no offset, no light, the picture itself. */
+			p0 = vorrq_u32(vld1q_u32(row + x), vdupq_n_u32(0xff000000u));
+			p1 = vorrq_u32(vld1q_u32(row + x + 4), vdupq_n_u32(0xff000000u));
 		} else {
-			int32x4_t dx0 = vsubl_s16(vget_low_s16(l), vget_low_s16(r));
-			int32x4_t dx1 = vsubl_s16(vget_high_s16(l), vget_high_s16(r));
-			int32x4_t dy0 = vsubl_s16(vget_low_s16(u), vget_low_s16(d));
-			int32x4_t dy1 = vsubl_s16(vget_high_s16(u), vget_high_s16(d));
-
-			p0 = render4(rr, x, dx0, dy0, neg_shift);
-			p1 = render4(rr, x + 4, dx1, dy1, neg_shift);
+			p0 = render4(rr, x, vget_low_s16(hx), vget_low_s16(hy));
+			p1 = render4(rr, x + 4, vget_high_s16(hx), vget_high_s16(hy));
 		}
 		uint8_t *out = rr->out + (ptrdiff_t)x * rr->step;
 
@@ -354,4 +335,6 @@ const struct kernels kernels_neon = {
 	.step_row_visc = step_row_visc_neon,
 	.render_row = render_row_neon,
 	.upsample2_row = upsample2_row_neon,
+	/* the coarse levels only: the reference is fast enough there */
+	.upsample2_smooth_row = upsample2_smooth_row_scalar,
 };

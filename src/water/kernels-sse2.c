@@ -204,28 +204,6 @@ static inline __m128i max32(__m128i a, __m128i b)
 	return _mm_or_si128(_mm_and_si128(gt, a), _mm_andnot_si128(gt, b));
 }
 
-/* Low 32 bits of a 32x32 product, signed or not alike. */
-static inline __m128i mullo32(__m128i a, __m128i b)
-{
-	__m128i even = _mm_mul_epu32(a, b);
-	__m128i odd = _mm_mul_epu32(_mm_srli_si128(a, 4), _mm_srli_si128(b, 4));
-
-	return _mm_unpacklo_epi32(_mm_shuffle_epi32(even, _MM_SHUFFLE(0, 0, 2, 0)),
-				  _mm_shuffle_epi32(odd, _MM_SHUFFLE(0, 0, 2, 0)));
-}
-
-/* clamp(channel + b, 0, 255) for each of R, G, B; X set. */
-static inline __m128i shade4(__m128i px, __m128i b)
-{
-	const __m128i lim = _mm_set1_epi32(255), zero = _mm_setzero_si128();
-	__m128i pos = min32(max32(b, zero), lim);
-	__m128i neg = min32(max32(_mm_sub_epi32(zero, b), zero), lim);
-
-	pos = _mm_or_si128(_mm_or_si128(pos, _mm_slli_epi32(pos, 8)), _mm_slli_epi32(pos, 16));
-	neg = _mm_or_si128(_mm_or_si128(neg, _mm_slli_epi32(neg, 8)), _mm_slli_epi32(neg, 16));
-	return _mm_subs_epu8(_mm_adds_epu8(px, pos), neg);
-}
-
 static inline __m128i to_rgb565x4(__m128i p)
 {
 	__m128i r = _mm_and_si128(_mm_srli_epi32(p, 8), _mm_set1_epi32(0xf800));
@@ -233,51 +211,6 @@ static inline __m128i to_rgb565x4(__m128i p)
 	__m128i b = _mm_and_si128(_mm_srli_epi32(p, 3), _mm_set1_epi32(0x001f));
 
 	return _mm_or_si128(_mm_or_si128(r, g), b);
-}
-
-/*
- * Four background pixels at the indices in idx. On x86-64 they leave the
- * vector unit two at a time (see fetch8 in kernels-avx2.c for the numbers);
- * 32-bit x86 has no 64-bit move, so there they go through memory.
- */
-static inline __m128i fetch4(const uint32_t *bg, __m128i idx)
-{
-#ifdef __x86_64__
-	uint64_t i01 = (uint64_t)_mm_cvtsi128_si64(idx);
-	uint64_t i23 = (uint64_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(idx, idx));
-
-	return _mm_setr_epi32((int)bg[(uint32_t)i01], (int)bg[i01 >> 32],
-			      (int)bg[(uint32_t)i23], (int)bg[i23 >> 32]);
-#else
-	uint32_t i[4];
-
-	_mm_storeu_si128((__m128i *)i, idx);
-	return _mm_setr_epi32((int)bg[i[0]], (int)bg[i[1]], (int)bg[i[2]], (int)bg[i[3]]);
-#endif
-}
-
-/* Four pixels from x on: displacement, fetch, shading. */
-static inline __m128i render4(const struct render_row *rr, int x, __m128i dx, __m128i dy,
-			      __m128i cnt)
-{
-	const __m128i wmax = _mm_set1_epi32(rr->width - 1);
-	const __m128i hmax = _mm_set1_epi32(rr->height - 1);
-	const __m128i zero = _mm_setzero_si128();
-	__m128i xs = _mm_add_epi32(_mm_set1_epi32(x), _mm_setr_epi32(0, 1, 2, 3));
-	__m128i sx = min32(max32(_mm_add_epi32(xs, _mm_sra_epi32(dx, cnt)), zero), wmax);
-	__m128i sy = min32(max32(_mm_add_epi32(_mm_set1_epi32(rr->y), _mm_sra_epi32(dy, cnt)),
-				 zero), hmax);
-	/* sx, sy < 16384 and the pitch <= 16384 (the image caps): one madd. */
-	__m128i pair = _mm_or_si128(sx, _mm_slli_epi32(sy, 16));
-	__m128i idx = _mm_madd_epi16(pair, _mm_set1_epi32(1 | (int)((uint32_t)rr->bg_pitch << 16)));
-	__m128i px = fetch4(rr->bg, idx);
-
-	if (rr->light) {
-		__m128i b = mullo32(_mm_add_epi32(dx, dy), _mm_set1_epi32(rr->light));
-
-		px = shade4(px, _mm_srai_epi32(b, LIGHT_SCALE_SHIFT));
-	}
-	return _mm_or_si128(px, _mm_set1_epi32((int)0xff000000u));
 }
 
 /* floor((a - b) / 2) of int16 lanes without overflow (kernels-avx2.c). */
@@ -289,41 +222,110 @@ static inline __m128i half_diff16(__m128i a, __m128i b)
 					   _mm_xor_si128(b, _mm_set1_epi16(0x7fff))), bias);
 }
 
+struct render_consts {
+	__m128i omx, omy, lxy;      /* vpmaddwd pairs, as in kernels-avx2.c */
+	__m128i omax, omin, lmax, lmin, sxmax, symax, ixmax, iymax, y16, pitch1;
+};
+
 /*
- * Eight pixels without light at a shift of at least 1, the fetch position
- * in 16-bit lanes as in render16_narrow of kernels-avx2.c: p0 gets pixels
- * 0-3, p1 4-7.
+ * One pixel's bilinear sum, channels in the low four 16-bit lanes: the
+ * pair on its row (c00, c01) and the pair below (c10, c11), widened, times
+ * (w00 x4, w01 x4) and (w10 x4, w11 x4), and the two halves added. Each
+ * partial sum stays below 255 * 64: render_blend's sums exactly.
  */
-static inline void render8_narrow(const struct render_row *rr, int x, __m128i l, __m128i r,
-				  __m128i u, __m128i d, __m128i cnt1, __m128i pitch1,
-				  __m128i *p0, __m128i *p1)
+static inline __m128i sum1(const struct render_row *rr, uint32_t idx, __m128i wt, __m128i wd)
 {
 	const __m128i zero = _mm_setzero_si128();
-	const __m128i alpha = _mm_set1_epi32((int)0xff000000u);
-	__m128i xs = _mm_add_epi16(_mm_set1_epi16((short)x), _mm_setr_epi16(0, 1, 2, 3, 4, 5, 6, 7));
-	__m128i sx = _mm_adds_epi16(xs, _mm_sra_epi16(half_diff16(l, r), cnt1));
-	__m128i sy = _mm_adds_epi16(_mm_set1_epi16((short)rr->y),
-				    _mm_sra_epi16(half_diff16(u, d), cnt1));
+	__m128i t = _mm_unpacklo_epi8(_mm_loadl_epi64((const __m128i *)(rr->bg + idx)), zero);
+	__m128i d = _mm_unpacklo_epi8(
+		_mm_loadl_epi64((const __m128i *)(rr->bg + rr->bg_pitch + idx)), zero);
+	__m128i v = _mm_add_epi16(_mm_mullo_epi16(t, wt), _mm_mullo_epi16(d, wd));
 
-	sx = _mm_min_epi16(_mm_max_epi16(sx, zero), _mm_set1_epi16((short)(rr->width - 1)));
-	sy = _mm_min_epi16(_mm_max_epi16(sy, zero), _mm_set1_epi16((short)(rr->height - 1)));
-	*p0 = _mm_or_si128(fetch4(rr->bg, _mm_madd_epi16(_mm_unpacklo_epi16(sx, sy), pitch1)), alpha);
-	*p1 = _mm_or_si128(fetch4(rr->bg, _mm_madd_epi16(_mm_unpackhi_epi16(sx, sy), pitch1)), alpha);
+	return _mm_add_epi16(v, _mm_srli_si128(v, 8));
+}
+
+/* Pixel k's pair of weights (lo | hi << 16 in its 32-bit lane of w),
+ * each four times. */
+#define PAIR_WEIGHTS(w, k) \
+	_mm_shufflehi_epi16(_mm_shufflelo_epi16(_mm_shuffle_epi32((w), (k) * 0x55), 0x00), 0x55)
+
+/* Pixel k of four: its index out of the vector, its sum. */
+#define SUM_PIXEL(k) \
+	sum1(rr, (uint32_t)_mm_cvtsi128_si32(_mm_shuffle_epi32(idx, (k) * 0x55)), \
+	     PAIR_WEIGHTS(top, k), PAIR_WEIGHTS(bot, k))
+
+/* Four pixels from their (hx, hy) pairs p and positions xs in 1/8 px:
+ * the offsets, positions, weights and light four at a time (as render8 in
+ * kernels-avx2.c), the sums a pixel at a time, never through memory (the
+ * narrow reloads of a wide store stall). */
+static inline __m128i render4(const struct render_row *rr, const struct render_consts *c,
+			      __m128i p, __m128i xs)
+{
+	const __m128i zero = _mm_setzero_si128();
+	const __m128i sub = _mm_set1_epi32(RENDER_SUBPIXEL);
+	__m128i ox = _mm_srai_epi32(_mm_madd_epi16(p, c->omx), RENDER_OFFSET_MUL_BITS);
+	__m128i oy = _mm_srai_epi32(_mm_madd_epi16(p, c->omy), RENDER_OFFSET_MUL_BITS);
+	__m128i b = _mm_srai_epi32(_mm_madd_epi16(p, c->lxy), RENDER_LIGHT_BITS);
+	__m128i sx, sy, ix, iy, fx, fy, gx, gy, idx, top, bot, lo, hi;
+
+	ox = min32(max32(ox, c->omin), c->omax);
+	oy = min32(max32(oy, c->omin), c->omax);
+	sx = min32(max32(_mm_add_epi32(xs, ox), zero), c->sxmax);
+	sy = min32(max32(_mm_add_epi32(c->y16, oy), zero), c->symax);
+	ix = min32(_mm_srai_epi32(sx, RENDER_SUBPIXEL_BITS), c->ixmax);
+	iy = min32(_mm_srai_epi32(sy, RENDER_SUBPIXEL_BITS), c->iymax);
+	idx = _mm_madd_epi16(_mm_or_si128(ix, _mm_slli_epi32(iy, 16)), c->pitch1);
+	fx = _mm_sub_epi32(sx, _mm_slli_epi32(ix, RENDER_SUBPIXEL_BITS));
+	fy = _mm_sub_epi32(sy, _mm_slli_epi32(iy, RENDER_SUBPIXEL_BITS));
+	gx = _mm_sub_epi32(sub, fx);
+	gy = _mm_sub_epi32(sub, fy);
+	/* small products in the low halves of the lanes, the high halves 0 */
+	top = _mm_or_si128(_mm_mullo_epi16(gx, gy), _mm_slli_epi32(_mm_mullo_epi16(fx, gy), 16));
+	bot = _mm_or_si128(_mm_mullo_epi16(gx, fy), _mm_slli_epi32(_mm_mullo_epi16(fx, fy), 16));
+	b = _mm_packs_epi32(min32(max32(b, c->lmin), c->lmax), zero);
+	/* pixels 0 and 1, then 2 and 3, each a 64-bit half; rounded, lit */
+	lo = _mm_unpacklo_epi64(SUM_PIXEL(0), SUM_PIXEL(1));
+	hi = _mm_unpacklo_epi64(SUM_PIXEL(2), SUM_PIXEL(3));
+	lo = _mm_srli_epi16(_mm_add_epi16(lo, _mm_set1_epi16(RENDER_BLEND_ROUND)),
+			    2 * RENDER_SUBPIXEL_BITS);
+	hi = _mm_srli_epi16(_mm_add_epi16(hi, _mm_set1_epi16(RENDER_BLEND_ROUND)),
+			    2 * RENDER_SUBPIXEL_BITS);
+	/* each pixel's light four times: words 0 0 0 0 1 1 1 1, 2 ... 3 */
+	lo = _mm_add_epi16(lo, _mm_unpacklo_epi64(_mm_shufflelo_epi16(b, 0x00),
+						  _mm_shufflelo_epi16(b, 0x55)));
+	hi = _mm_add_epi16(hi, _mm_unpacklo_epi64(_mm_shufflelo_epi16(b, 0xaa),
+						  _mm_shufflelo_epi16(b, 0xff)));
+	return _mm_or_si128(_mm_packus_epi16(lo, hi), _mm_set1_epi32((int)0xff000000u));
 }
 
 static void render_row_sse2(const struct render_row *rr)
 {
-	const __m128i cnt = _mm_cvtsi32_si128(rr->shift);
-	const __m128i cnt1 = _mm_cvtsi32_si128(rr->shift - 1);
-	const __m128i pitch1 = _mm_set1_epi32(1 | (int)((uint32_t)rr->bg_pitch << 16));
-	const bool narrow = rr->light == 0 && rr->shift >= 1 &&
-			    rr->width <= INT16_MAX && rr->height <= INT16_MAX;
+	const __m128i alpha = _mm_set1_epi32((int)0xff000000u);
+	const __m128i ramp = _mm_setr_epi32(0, RENDER_SUBPIXEL, 2 * RENDER_SUBPIXEL,
+					    3 * RENDER_SUBPIXEL);
+	const struct render_consts c = {
+		.omx = _mm_set1_epi32(rr->offset_mul & 0xffff),
+		.omy = _mm_set1_epi32((int)((uint32_t)rr->offset_mul << 16)),
+		.lxy = _mm_set1_epi32((int)(((uint32_t)rr->light_y << 16) | (rr->light_x & 0xffff))),
+		.omax = _mm_set1_epi32(rr->offset_max),
+		.omin = _mm_set1_epi32(-rr->offset_max),
+		.lmax = _mm_set1_epi32(rr->light_max),
+		.lmin = _mm_set1_epi32(-rr->light_dark),
+		.sxmax = _mm_set1_epi32((rr->width - 1) * RENDER_SUBPIXEL),
+		.symax = _mm_set1_epi32((rr->height - 1) * RENDER_SUBPIXEL),
+		.ixmax = _mm_set1_epi32(rr->width - 2),
+		.iymax = _mm_set1_epi32(rr->height - 2),
+		.y16 = _mm_set1_epi32(rr->y * RENDER_SUBPIXEL),
+		.pitch1 = _mm_set1_epi32(1 | (int)((uint32_t)rr->bg_pitch << 16)),
+	};
+	const uint32_t *row = rr->bg + (size_t)rr->y * rr->bg_pitch;
 	const int bpp = pixel_format_bpp(rr->format);
 	const int contiguous = rr->step == bpp;
 	int x = 1;
 
-	/* The madd index needs the pitch in 16 bits. */
-	if (rr->bg_pitch > INT16_MAX) {
+	/* The madd index needs the pitch, the column and the row in 16 bits. */
+	if (rr->bg_pitch > INT16_MAX || rr->width > INT16_MAX || rr->height > INT16_MAX ||
+	    rr->width < 2) {
 		render_row_scalar(rr);
 		return;
 	}
@@ -335,23 +337,24 @@ static void render_row_sse2(const struct render_row *rr)
 		x++;
 	render_span_scalar(rr, 0, x);
 	for (; x + LANES <= rr->width - 1; x += LANES) {
-		__m128i l, r;
+		__m128i hx, hy, any, p0, p1;
 
 		/* A cache line of the row ahead per 16 pixels (kernels.h). */
 		if (!(x & 8))
 			_mm_prefetch((const char *)(ahead + x), _MM_HINT_T0);
-		l = loadu(rr->mid + x - 1);
-		r = loadu(rr->mid + x + 1);
-		__m128i u = loadu(rr->up + x), d = loadu(rr->down + x);
-		__m128i p0, p1;
-
-		if (narrow) {
-			render8_narrow(rr, x, l, r, u, d, cnt1, pitch1, &p0, &p1);
+		hx = half_diff16(loadu(rr->mid + x - 1), loadu(rr->mid + x + 1));
+		hy = half_diff16(loadu(rr->up + x), loadu(rr->down + x));
+		any = _mm_or_si128(hx, hy);
+		if (_mm_movemask_epi8(_mm_cmpeq_epi16(any, _mm_setzero_si128())) == 0xffff) {
+			/* Flat: no offset, no light, the picture itself. */
+			p0 = _mm_or_si128(_mm_loadu_si128((const __m128i *)(row + x)), alpha);
+			p1 = _mm_or_si128(_mm_loadu_si128((const __m128i *)(row + x + 4)), alpha);
 		} else {
-			p0 = render4(rr, x, _mm_sub_epi32(sext_lo(l), sext_lo(r)),
-				     _mm_sub_epi32(sext_lo(u), sext_lo(d)), cnt);
-			p1 = render4(rr, x + 4, _mm_sub_epi32(sext_hi(l), sext_hi(r)),
-				     _mm_sub_epi32(sext_hi(u), sext_hi(d)), cnt);
+			__m128i xs = _mm_add_epi32(_mm_set1_epi32(x * RENDER_SUBPIXEL), ramp);
+
+			p0 = render4(rr, &c, _mm_unpacklo_epi16(hx, hy), xs);
+			p1 = render4(rr, &c, _mm_unpackhi_epi16(hx, hy),
+				     _mm_add_epi32(xs, _mm_set1_epi32(4 * RENDER_SUBPIXEL)));
 		}
 		uint8_t *out = rr->out + (ptrdiff_t)x * rr->step;
 
@@ -418,4 +421,6 @@ const struct kernels kernels_sse2 = {
 	.step_row_visc = step_row_visc_sse2,
 	.render_row = render_row_sse2,
 	.upsample2_row = upsample2_row_sse2,
+	/* the coarse levels only: the reference is fast enough there */
+	.upsample2_smooth_row = upsample2_smooth_row_scalar,
 };

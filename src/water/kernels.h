@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "water/pixel.h"
+#include "water/render.h"
 
 /*
  * One interior row of a step: for 1 <= x < width-1,
@@ -46,7 +47,10 @@ struct render_row {
 	const uint32_t *bg;      /* the whole background */
 	size_t bg_pitch;         /* in pixels */
 	int width, height, y;
-	int shift, light;
+	/* In 1/RENDER_SUBPIXEL px: the offset is the floored half difference
+	 * times offset_mul >> RENDER_OFFSET_MUL_BITS, within +-offset_max. */
+	int offset_mul, offset_max;
+	int light_x, light_y, light_max, light_dark;  /* render_params' */
 	uint8_t *out;            /* where logical x = 0 goes */
 	ptrdiff_t step;          /* bytes from logical x to x + 1 */
 	enum pixel_format format;
@@ -65,6 +69,20 @@ typedef void (*upsample2_row_fn)(const int16_t *r0, const int16_t *r1, int wy,
 #define UPSAMPLE_BITS 8
 #define UPSAMPLE_ONE (1 << UPSAMPLE_BITS)
 
+/*
+ * The smoother 2x pass (the quartic B-spline's subdivision): an output row
+ * is source rows r0, r1, r2 weighed w0 : 10 : w2 (1 : 10 : 5 or 5 : 10 : 1,
+ * in sixteenths), and the output cells 2x, 2x + 1 the blended cells x - 1,
+ * x, x + 1 weighed 5 : 10 : 1 and 1 : 10 : 5, the row's ends repeated,
+ * floored once.
+ */
+typedef void (*upsample2_smooth_row_fn)(const int16_t *r0, const int16_t *r1, const int16_t *r2,
+					int w0, int w2, int16_t *dst, int sw, int32_t *tmp);
+#define UPSAMPLE_SMOOTH_NEAR 10
+#define UPSAMPLE_SMOOTH_MID 5
+#define UPSAMPLE_SMOOTH_FAR 1
+#define UPSAMPLE_SMOOTH_BITS 4
+
 struct kernels {
 	const char *name;
 	step_row_fn step_row;
@@ -72,6 +90,7 @@ struct kernels {
 	step_row_visc_fn step_row_visc;
 	render_row_fn render_row;
 	upsample2_row_fn upsample2_row;
+	upsample2_smooth_row_fn upsample2_smooth_row;
 };
 
 static inline int16_t kernel_saturate16(int32_t v)
@@ -156,11 +175,25 @@ static inline int32_t upsample_blend(const int16_t *r0, const int16_t *r1, int w
 	return r0[k] * (UPSAMPLE_ONE - wy) + r1[k] * wy;
 }
 
+/* Cell x of the smoother pass's three rows blended, in 1/16. */
+static inline int32_t upsample_smooth_blend(const int16_t *r0, const int16_t *r1,
+					    const int16_t *r2, int w0, int w2, int x)
+{
+	return r0[x] * w0 + r1[x] * UPSAMPLE_SMOOTH_NEAR + r2[x] * w2;
+}
+
 /* The first output cell, row[0] itself (the SIMD paths' heads). */
 static inline int16_t upsample2_first(const int16_t *r0, const int16_t *r1, int wy)
 {
 	return (int16_t)((upsample_blend(r0, r1, wy, 0) * UPSAMPLE_ONE) >> (2 * UPSAMPLE_BITS));
 }
+/* The smoother 2x pass's row (render.c says why) from source rows r0, r1, r2
+ * weighed w0 : UPSAMPLE_SMOOTH_NEAR : w2; tmp holds sw + 2 values. */
+void upsample2_smooth_row_scalar(const int16_t *r0, const int16_t *r1, const int16_t *r2,
+				 int w0, int w2, int16_t *dst, int sw, int32_t *tmp);
+/* Its output cells 2x and 2x + 1 for x0 <= x < sw from tmp (the blended
+ * row one cell ahead, its ends repeated): the SIMD paths' tails. */
+void upsample2_smooth_tail_scalar(const int32_t *tmp, int16_t *dst, int x0, int sw);
 /* Output cells 2k-1 and 2k for k0 <= k < sim_w, and the last cell; prev is
  * row[k0 - 1]. The SIMD paths' tails. */
 void upsample2_tail_scalar(const int16_t *r0, const int16_t *r1, int wy, int16_t *dst,
@@ -183,7 +216,25 @@ static inline const uint32_t *render_row_ahead(const struct render_row *r)
 	return r->bg + (size_t)y * r->bg_pitch;
 }
 
-/* --light N scales the slope by N / 2^LIGHT_SCALE_SHIFT into brightness. */
-#define LIGHT_SCALE_SHIFT 3
+/* offset_mul's fraction: a shift of up to RENDER_SHIFT_MAX keeps 5 bits. */
+#define RENDER_OFFSET_MUL_BITS 8
+
+/*
+ * One colour channel (0..255) of the picture between four pixels: c00 and
+ * c01 side by side above c10 and c11, fx and fy 0..RENDER_SUBPIXEL the
+ * position between them; then the light's b levels added, clamped. Every
+ * path computes exactly this (the SIMD ones in 16-bit lanes: each sum
+ * stays below 65536).
+ */
+#define RENDER_BLEND_ROUND (1 << (2 * RENDER_SUBPIXEL_BITS - 1))
+static inline int render_blend(int c00, int c01, int c10, int c11, int fx, int fy, int b)
+{
+	int t = c00 * (RENDER_SUBPIXEL - fx) + c01 * fx;
+	int d = c10 * (RENDER_SUBPIXEL - fx) + c11 * fx;
+	int c = ((t * (RENDER_SUBPIXEL - fy) + d * fy + RENDER_BLEND_ROUND) >>
+		 (2 * RENDER_SUBPIXEL_BITS)) + b;
+
+	return c < 0 ? 0 : c > 255 ? 255 : c;
+}
 
 #endif

@@ -13,15 +13,39 @@
 #define RENDER_SHIFT_MIN 0
 #define RENDER_SHIFT_MAX 8
 
-/* --light N: 0 is off; the slope is scaled by N/8 into brightness. */
-#define RENDER_LIGHT_MAX 16
+/*
+ * The picture is sampled between pixels, at positions in 1/RENDER_SUBPIXEL
+ * of a pixel: bilinear, so a gentle ripple moves an edge smoothly instead
+ * of in whole-pixel steps, and flat water (an offset of exactly 0) shows
+ * each pixel exactly. Eighths: the four weights of a pixel, products of
+ * two eighths, then fit a signed byte each (one vpmaddubsw for all four).
+ */
+#define RENDER_SUBPIXEL_BITS 3
+#define RENDER_SUBPIXEL (1 << RENDER_SUBPIXEL_BITS)
+/* No bound on the offset (tests, the seeds' look). */
+#define RENDER_OFFSET_UNBOUNDED (1 << 24)
+/* The light's gains are in 1/2^RENDER_LIGHT_BITS of a level per height
+ * unit, at most INT16_MAX (one multiply-add of 16-bit lanes). */
+#define RENDER_LIGHT_BITS 10
+#define RENDER_LIGHT_GAIN_MAX 32767
+#define RENDER_LIGHT_LEVELS_MAX 255
 
 struct kernels;
 
 struct render_params {
-	int shift;     /* RENDER_SHIFT_* */
-	int light;     /* 0..RENDER_LIGHT_MAX */
-	int rotation;  /* 0, 90, 180, 270: degrees the picture turns clockwise */
+	int shift;       /* RENDER_SHIFT_*: a height difference of 2^shift is a pixel */
+	/* The farthest the picture moves, in 1/RENDER_SUBPIXEL px; 0: unbounded. */
+	int offset_max;
+	/*
+	 * The light: a level of brightness is added for every 2^RENDER_LIGHT_BITS
+	 * of (h[x-1] - h[x+1]) / 2 * light_x + (h[y-1] - h[y+1]) / 2 * light_y
+	 * (halves floored), at most light_max levels brighter and light_dark
+	 * darker; light_max 0 is off. Flat water adds nothing.
+	 */
+	int light_x, light_y;
+	int light_max;   /* 0..RENDER_LIGHT_LEVELS_MAX */
+	int light_dark;  /* 0..light_max */
+	int rotation;    /* 0, 90, 180, 270: degrees the picture turns clockwise */
 	/* The instruction set to render with; NULL: simd_kernels(). */
 	const struct kernels *kernels;
 };

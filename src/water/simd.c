@@ -16,6 +16,7 @@ const struct kernels kernels_scalar = {
 	.step_row_visc = step_row_visc_scalar,
 	.render_row = render_row_scalar,
 	.upsample2_row = upsample2_row_scalar,
+	.upsample2_smooth_row = upsample2_smooth_row_scalar,
 };
 
 struct path {

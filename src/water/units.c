@@ -115,6 +115,57 @@ static int viscosity(const struct water_units *u)
 	return clamp_int((int)lround((water + grid) * (1 << RIPPLE_VISC_BITS)), 0, RIPPLE_VISC_MAX);
 }
 
+/*
+ * The bend is bounded where the slope seen passes this (about 14 degrees,
+ * steeper than any ripple a finger leaves): a fresh splash bends the
+ * picture strongly, but a crater's walls do not tear it into shreds.
+ */
+#define SLOPE_SEEN_MAX 0.25
+#define DEG_TO_RAD (3.14159265358979323846 / 180.0)
+#define PERCENT 100.0
+/* The room straight above, mirrored by flat water, beside the lamp. */
+#define LIGHT_DARK_SHARE 0.25
+
+/*
+ * The light: a broad lamp above the panel (a window, a softbox), seen
+ * mirrored in the water by a visitor looking down. Flat water mirrors the
+ * room straight above, which the picture's own brightness already has:
+ * flat water adds nothing. A slope s tilts the mirrored ray by 2 atan(s);
+ * facing the lamp by tan(zenith / 2) it mirrors the lamp itself, at the
+ * brightness --light gives (in % of the screen's white), and in between
+ * the room brightens towards the lamp, linearly in the slope; facing away
+ * it darkens alike, but never by more than what flat water mirrors of the
+ * room, far less than the lamp: a reflection only adds light. That is what shows a ring over a plain picture, where
+ * refraction moves nothing visible. Water's Fresnel reflectance (2 % straight
+ * down) rises only past 60 degrees, a slope ripples never have, so it is
+ * taken as constant (in the lamp's brightness).
+ */
+static void light_units(const struct water_look *look, struct water_units *u)
+{
+	double full = fmin(look->light_percent / PERCENT * RENDER_LIGHT_LEVELS_MAX,
+			   RENDER_LIGHT_LEVELS_MAX);
+	double zenith = (90.0 - look->light_elevation_deg) * DEG_TO_RAD;
+	double levels_per_unit, az = look->light_azimuth_deg * DEG_TO_RAD;
+
+	/* The bend in 1/16 px: depth * bending * slope mm. */
+	u->offset_max = (int)lround(look->depth_mm * WATER_BENDING * SLOPE_SEEN_MAX / u->px_mm *
+				    RENDER_SUBPIXEL);
+	u->light_max = (int)lround(full);
+	u->light_dark = (int)lround(full * LIGHT_DARK_SHARE);
+	if (u->light_max <= 0 || zenith <= 0) {
+		u->light_max = u->light_dark = u->light_x = u->light_y = 0;
+		return;
+	}
+	/* A half difference of one unit is a slope of 1 / (units_per_mm px_mm);
+	 * the lamp's direction on the screen (x right, y down) is (sin, -cos). */
+	levels_per_unit = full / tan(zenith / 2) / (u->units_per_mm * u->px_mm) *
+			  (1 << RENDER_LIGHT_BITS);
+	u->light_x = clamp_int((int)lround(levels_per_unit * sin(az)), -RENDER_LIGHT_GAIN_MAX,
+			       RENDER_LIGHT_GAIN_MAX);
+	u->light_y = clamp_int((int)lround(-levels_per_unit * cos(az)), -RENDER_LIGHT_GAIN_MAX,
+			       RENDER_LIGHT_GAIN_MAX);
+}
+
 void water_units_compute(const struct water_look *look, int width, int height, int mm_w, int mm_h,
 			 struct water_units *u)
 {
@@ -174,6 +225,17 @@ void water_units_compute(const struct water_look *look, int width, int height, i
 		}
 	}
 	u->units_per_mm = (double)(1 << u->refraction_shift) / mm_per_unit_at_shift0;
+	light_units(look, u);
+}
+
+void water_units_render_params(const struct water_units *u, struct render_params *p)
+{
+	p->shift = u->refraction_shift;
+	p->offset_max = u->offset_max;
+	p->light_x = u->light_x;
+	p->light_y = u->light_y;
+	p->light_max = u->light_max;
+	p->light_dark = u->light_dark;
 }
 
 static const char *source_name(enum screen_mm_source source)

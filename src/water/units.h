@@ -54,6 +54,10 @@ struct water_units {
 	int refraction_shift;
 	double units_per_mm;
 	double cells_per_mm;
+
+	/* the render's bound on the bend and its light (render_params) */
+	int offset_max;
+	int light_x, light_y, light_max, light_dark;
 };
 
 /* What the water should look like, in the visitor's units, and the seeds'
@@ -68,6 +72,11 @@ struct water_look {
 	int steps_per_second;        /* 0: from the wave speed */
 	int damping_shift;           /* 0: from the fade */
 	int refraction_shift;        /* -1: from the depth */
+	/* a lamp above the panel: how bright its mirror image is (% of the
+	 * screen's white, 0: no light), where it is (degrees clockwise from
+	 * the screen's top edge) and how high (degrees above the panel) */
+	double light_percent;
+	double light_azimuth_deg, light_elevation_deg;
 };
 
 /*
@@ -78,6 +87,10 @@ struct water_look {
  */
 void water_units_compute(const struct water_look *look, int width, int height, int mm_width,
 			 int mm_height, struct water_units *u);
+
+struct render_params;
+/* The render's offset bound and light for these units (the rest of p as it is). */
+void water_units_render_params(const struct water_units *u, struct render_params *p);
 
 /* One line for the log: the screen's size and where it came from ("600x340
  * mm (from the connector)"), the grid, the step rate, the heights. */

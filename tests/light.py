@@ -1,0 +1,93 @@
+#!/usr/bin/env python3
+"""The light shows the water on a plain picture: over a mid-grey picture,
+where refraction moves nothing one can see, a tap's ring is clearly
+visible 1 s later and still visible 3 s later, by the defaults; with
+--light 0 the frame is the grey picture exactly, ring or no ring. On a
+55-inch panel (1210 x 680 mm), at 720p."""
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "vm"))
+import rkvm  # noqa: E402  (its PNG reader and Checks; no VM here)
+
+prog = os.path.join(os.environ.get("top_builddir", "."), "src", "ripple-kiosk")
+t = rkvm.Checks()
+tmp = tempfile.mkdtemp(prefix="rk-light-")
+W, H = 1280, 720
+HZ = 60                # the headless backend's default --refresh
+GREY = 128
+# Levels of grey between the darkest and the brightest of the frame (the
+# 0.1 % at either end left out: a few pixels are not a ring).
+CLEAR_SPREAD = 48      # at 1 s: a ring one sees at a glance
+VISIBLE_SPREAD = 12    # at 3 s: still there to see
+# ... and over this much of the screen, not a speck.
+VISIBLE_LEVELS = 4
+VISIBLE_SHARE = 0.005
+
+
+def grey_picture():
+    path = os.path.join(tmp, "grey.ppm")
+    with open(path, "wb") as f:
+        f.write(b"P6\n16 9\n255\n" + bytes([GREY]) * (16 * 9 * 3))
+    return path
+
+
+def render(name, extra):
+    """Frames 0, 1 s, 2 s and 3 s after a tap in the middle at frame 0."""
+    out = os.path.join(tmp, name)
+    script = out + ".script"
+    with open(script, "w") as f:
+        f.write("0 down 0 %d %d\n1 up 0\n" % (W // 2, H // 2))
+    conf = out + ".conf"
+    open(conf, "w").close()
+    argv = [prog, "--config", conf, "--backend", "headless", "--size", "%dx%d" % (W, H),
+            "--frames", str(3 * HZ + 1), "--every", str(HZ), "--output", out,
+            "--attract", "0", "--screen-mm", "1210x680", "--touch-script", script,
+            "--background", grey_picture(), "--fit", "stretch"] + extra
+    res = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                         universal_newlines=True)
+    if res.returncode != 0:
+        raise rkvm.VMError("render failed:\n" + res.stdout)
+    return {s: rkvm.read_png(os.path.join(out, "frame-%05d.png" % (s * HZ))) for s in (1, 3)}
+
+
+def greys(img):
+    """Each pixel's brightness, the mean of its channels."""
+    d = img.data
+    return [(d[i] + d[i + 1] + d[i + 2]) // 3 for i in range(0, len(d), 3)]
+
+
+def spread(img):
+    g = sorted(greys(img))
+    cut = len(g) // 1000
+    return g[-1 - cut] - g[cut]
+
+
+def share_off_grey(img):
+    g = greys(img)
+    return sum(1 for v in g if abs(v - GREY) >= VISIBLE_LEVELS) / len(g)
+
+
+lit = render("lit", [])
+s1, s3 = spread(lit[1]), spread(lit[3])
+t.check(s1 >= CLEAR_SPREAD, "over plain grey the ring is clearly visible at 1 s",
+        "%d levels between dark and bright (at least %d)" % (s1, CLEAR_SPREAD))
+share = share_off_grey(lit[3])
+t.check(s3 >= VISIBLE_SPREAD, "over plain grey the ring is still visible at 3 s",
+        "%d levels between dark and bright (at least %d)" % (s3, VISIBLE_SPREAD))
+t.check(share >= VISIBLE_SHARE, "... over more than a speck of the screen",
+        "%.2f %% of it %d levels off the grey (at least %.2f %%)" %
+        (100 * share, VISIBLE_LEVELS, 100 * VISIBLE_SHARE))
+
+dark = render("dark", ["--light", "0"])
+off = [v for v in greys(dark[1]) if v != GREY]
+t.check(not off, "--light 0: the frame is the grey picture exactly",
+        "%d pixels off the grey" % len(off))
+
+shutil.rmtree(tmp, ignore_errors=True)
+t.exit()
