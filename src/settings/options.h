@@ -88,7 +88,7 @@ enum rotation {
  * panel. Top left, half way up, as a room's window or a gallery's spotlight
  * often is; its mirror image a little darker than the screen's white, so
  * the steepest slopes glint without washing the picture out. */
-#define OPTIONS_DEFAULT_LIGHT_PERCENT 70
+#define OPTIONS_DEFAULT_LIGHT_PERCENT 100
 #define OPTIONS_MAX_LIGHT_PERCENT 1000
 #define OPTIONS_DEFAULT_LIGHT_AZIMUTH 315.0
 #define OPTIONS_DEFAULT_LIGHT_ELEVATION 50.0
