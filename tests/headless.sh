@@ -157,6 +157,37 @@ if not names or broken:
     sys.exit(1)
 PY
 
+# SIGHUP and SIGUSR1 do not stop a headless run: SIGUSR1 writes the
+# picture of the screen a live run would, SIGHUP is said and changes nothing.
+mkdir "$tmp/state"
+"$prog" --backend headless --size 160x120 --frames 100000000 --every 100000000 \
+	--output "$tmp/u" --state-dir "$tmp/state" 2>"$tmp/err" &
+pid=$!
+tries=0
+# Until the first frame is there: the loop runs (at most a minute).
+while [ ! -s "$tmp/u/frame-00000.png" ] && [ $tries -lt 600 ] && kill -0 $pid 2>/dev/null; do
+	sleep 0.1
+	tries=$((tries + 1))
+done
+kill -HUP $pid
+kill -USR1 $pid
+tries=0
+while { [ ! -s "$tmp/state/screen.png" ] || ! grep -q "SIGHUP: ignored" "$tmp/err"; } &&
+	[ $tries -lt 600 ] && kill -0 $pid 2>/dev/null; do
+	sleep 0.1
+	tries=$((tries + 1))
+done
+kill -0 $pid 2>/dev/null || bad "SIGHUP or SIGUSR1 stopped a headless run: $(cat "$tmp/err")"
+[ -s "$tmp/state/screen.png" ] || bad "SIGUSR1: no screen.png in the state directory"
+grep -q "^ripple-kiosk: SIGUSR1: wrote $tmp/state/screen.png (160x120, headless-0)$" "$tmp/err" ||
+	bad "SIGUSR1: no line saying what it wrote: $(cat "$tmp/err")"
+grep -q "^ripple-kiosk: SIGHUP: ignored; a headless run keeps the settings it started with$" \
+	"$tmp/err" || bad "SIGHUP: no line saying it is ignored: $(cat "$tmp/err")"
+kill -TERM $pid
+wait $pid
+status=$?
+[ $status -eq 0 ] || bad "SIGTERM after SIGHUP and SIGUSR1: exit status $status, expected 0"
+
 # --help documents every option the program takes; --version.
 "$prog" --help >"$tmp/help" || bad "--help failed"
 # Every option in the program's getopt table, so a new one can't be missed.

@@ -125,12 +125,14 @@ static enum probe_result probe_fd(int fd, int *connected)
 	return PROBE_OK;
 }
 
-static int open_node(const char *path, bool quiet_enoent)
+static int open_node(const char *path, bool quiet_enoent, bool quiet_denied)
 {
 	int fd = open(path, O_RDWR | O_CLOEXEC | O_NOCTTY);
 
 	if (fd >= 0)
 		return fd;
+	if ((errno == EACCES || errno == EPERM) && quiet_denied)
+		return -EACCES;
 	if (errno == EACCES || errno == EPERM)
 		log_error("no permission to open %s: add the user to the video group or run as root",
 			  path);
@@ -150,16 +152,18 @@ static void driver_name(int fd, char *buf, size_t len)
 /*
  * Open cfg->device, or the best KMS device: a real driver before a firmware
  * framebuffer, one with a connected screen before one without.
- * -ENODEV: none (yet). Other errors are logged.
+ * -ENODEV: none (yet). Other errors are logged, but for no permission
+ * (-EACCES) when quiet_denied.
  */
-static int find_device(const struct drm_config *cfg, char *path, size_t path_len)
+static int find_device(const struct drm_config *cfg, bool quiet_denied, char *path,
+		       size_t path_len)
 {
 	drmDevicePtr devices[DRM_MAX_DEVICES];
 	int n, best_fd = -1, best_score = -1, ret = -ENODEV;
 	bool saw_eacces = false, saw_no_dumb = false;
 
 	if (cfg->device) {
-		int fd = open_node(cfg->device, true);
+		int fd = open_node(cfg->device, true, quiet_denied);
 		int connected;
 		enum probe_result pr;
 
@@ -229,7 +233,9 @@ static int find_device(const struct drm_config *cfg, char *path, size_t path_len
 
 	if (best_fd >= 0)
 		return best_fd;
-	if (saw_eacces) {
+	if (saw_eacces && quiet_denied) {
+		ret = -EACCES;
+	} else if (saw_eacces) {
 		log_error("no permission to open the display device in /dev/dri: "
 			  "add the user to the video group or run as root");
 		ret = -EACCES;
@@ -251,7 +257,7 @@ int drm_device_take_master(struct drm_device *dev)
 	return -EBUSY;
 }
 
-int drm_device_open(const struct drm_config *cfg, struct drm_device **out)
+int drm_device_open(const struct drm_config *cfg, bool quiet_denied, struct drm_device **out)
 {
 	struct drm_device *dev;
 	uint64_t depth = 0;
@@ -261,7 +267,7 @@ int drm_device_open(const struct drm_config *cfg, struct drm_device **out)
 	dev = calloc(1, sizeof(*dev));
 	if (!dev)
 		return -ENOMEM;
-	fd = find_device(cfg, dev->path, sizeof(dev->path));
+	fd = find_device(cfg, quiet_denied, dev->path, sizeof(dev->path));
 	if (fd < 0) {
 		free(dev);
 		return fd;

@@ -79,6 +79,8 @@ struct drm_display {
 	char *connector;
 	int epoll_fd;
 	int uevent_fd;
+	int retry_fd;             /* timerfd: a device that appeared, tried again */
+	int denied;               /* tries so far that had no permission to open it */
 	struct vt *vt;
 	struct drm_device *dev;   /* NULL while waiting for a device */
 	struct drm_output *outputs[DRM_MAX_OUTPUTS];
@@ -94,9 +96,10 @@ bool drm_driver_is_firmware(const char *name);
 /*
  * Open cfg->device, or the best KMS device, and read what it is: driver,
  * device number, the pixel format of its dumb buffers. Master is neither
- * taken nor dropped here. -ENODEV: no device (yet); other errors are logged.
+ * taken nor dropped here. -ENODEV: no device (yet); other errors are
+ * logged, but for -EACCES (no permission to open one) when quiet_denied.
  */
-int drm_device_open(const struct drm_config *cfg, struct drm_device **out);
+int drm_device_open(const struct drm_config *cfg, bool quiet_denied, struct drm_device **out);
 /* Accepts NULL. Does not restore the CRTCs: drm_device_restore_crtcs(). */
 void drm_device_close(struct drm_device *dev);
 /* 0, or -EBUSY with what to do about it logged. */

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/sysmacros.h>
+#include <sys/timerfd.h>
 #include <unistd.h>
 
 #include <xf86drm.h>
@@ -23,7 +24,17 @@
 #include "display/vt.h"
 
 /* epoll tags */
-enum { SOURCE_DRM = 1, SOURCE_UEVENT, SOURCE_VT };
+enum { SOURCE_DRM = 1, SOURCE_UEVENT, SOURCE_VT, SOURCE_RETRY };
+
+/*
+ * A device that appears (a screen's device bound again, a GPU driver
+ * loaded late) belongs to root at first: udev gives it the video group a
+ * moment after the kernel's uevent we act on, and sends no other we would
+ * see. Without permission it is tried again this often, this many times,
+ * before that is an error as it is at start.
+ */
+#define DRM_DENIED_RETRY_NS (500 * 1000000ll)
+#define DRM_DENIED_TRIES 20
 
 static struct drm_display *to_drm(struct display *d)
 {
@@ -37,13 +48,14 @@ static int epoll_add(int epfd, int fd, uint32_t tag)
 	return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev) < 0 ? -errno : 0;
 }
 
-/* Open the device and light up its outputs. -ENODEV: no device yet. */
-static int drm_open(struct drm_display *dd, bool startup)
+/* Open the device and light up its outputs. -ENODEV: no device yet.
+ * quiet_denied: no permission (-EACCES) is not said. */
+static int drm_open(struct drm_display *dd, bool startup, bool quiet_denied)
 {
 	struct drm_device *dev;
 	int ret;
 
-	ret = drm_device_open(&dd->cfg, &dev);
+	ret = drm_device_open(&dd->cfg, quiet_denied, &dev);
 	if (ret < 0)
 		return ret;
 
@@ -193,11 +205,38 @@ static void drm_destroy(struct display *d)
 	vt_restore(dd->vt);
 	if (dd->uevent_fd >= 0)
 		close(dd->uevent_fd);
+	if (dd->retry_fd >= 0)
+		close(dd->retry_fd);
 	if (dd->epoll_fd >= 0)
 		close(dd->epoll_fd);
 	free(dd->device);
 	free(dd->connector);
 	free(dd);
+}
+
+/*
+ * A device appeared but is not ours to open yet: tried again in a moment,
+ * said once; 0. After DRM_DENIED_TRIES, said as at start: -EACCES.
+ */
+static int retry_denied(struct drm_display *dd)
+{
+	struct itimerspec its = { .it_value = { 0, DRM_DENIED_RETRY_NS } };
+
+	if (++dd->denied > DRM_DENIED_TRIES) {
+		log_error("no permission to open the display device that appeared: "
+			  "add the user to the video group or run as root");
+		return -EACCES;
+	}
+	if (dd->denied == 1)
+		log_info("a display device appeared, not open to us yet (udev may still be "
+			 "setting its permissions): trying again");
+	if (timerfd_settime(dd->retry_fd, 0, &its, NULL) < 0) {
+		int ret = -errno;
+
+		log_error("timerfd_settime for the display device: %s", strerror(errno));
+		return ret;
+	}
+	return 0;
 }
 
 static int drm_get_fd(struct display *d)
@@ -232,6 +271,13 @@ static int drm_dispatch(struct display *d)
 			if (ret < 0)
 				return ret;
 			break;
+		case SOURCE_RETRY: {
+			uint64_t expirations;
+
+			if (read(dd->retry_fd, &expirations, sizeof(expirations)) > 0)
+				act.probe = true;
+			break;
+		}
 		}
 	}
 
@@ -248,7 +294,11 @@ static int drm_dispatch(struct display *d)
 		drm_power_apply(dd);
 	}
 	if (act.probe && !dd->dev) {
-		ret = drm_open(dd, false);
+		ret = drm_open(dd, false, true);
+		if (ret == -EACCES)
+			ret = retry_denied(dd);
+		else
+			dd->denied = 0;
 		if (ret < 0 && ret != -ENODEV)
 			return ret;
 	}
@@ -436,6 +486,7 @@ int display_drm_create(const struct drm_config *cfg, bool wait_for_device,
 	dd->base.ops = &drm_ops;
 	dd->base.backend_name = "drm";
 	dd->uevent_fd = -1;
+	dd->retry_fd = -1;
 	handler.data = dd;
 
 	dd->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
@@ -459,6 +510,15 @@ int display_drm_create(const struct drm_config *cfg, bool wait_for_device,
 		goto err;
 	}
 
+	dd->retry_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	if (dd->retry_fd < 0) {
+		ret = -errno;
+		goto err;
+	}
+	ret = epoll_add(dd->epoll_fd, dd->retry_fd, SOURCE_RETRY);
+	if (ret < 0)
+		goto err;
+
 	dd->uevent_fd = uevent_open();
 	if (dd->uevent_fd < 0) {
 		log_warn("no kernel uevents (%s): screens plugged in later stay dark",
@@ -480,7 +540,7 @@ int display_drm_create(const struct drm_config *cfg, bool wait_for_device,
 			goto err;
 	}
 
-	ret = drm_open(dd, true);
+	ret = drm_open(dd, true, false);
 	if (ret == -ENODEV && !wait_for_device)
 		goto err;
 	if (ret < 0 && ret != -ENODEV)

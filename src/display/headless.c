@@ -164,8 +164,10 @@ int display_headless_create(const struct headless_config *cfg, struct display **
 	}
 
 	h = calloc(1, sizeof(*h));
-	if (!h)
+	if (!h) {
+		log_error("no memory for the headless display");
 		return -ENOMEM;
+	}
 	h->base.ops = &headless_ops;
 	h->base.backend_name = "headless";
 	snprintf(h->base.description, sizeof(h->base.description), "PNG frames in %s/",

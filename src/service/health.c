@@ -32,6 +32,8 @@ struct health {
 	uint64_t watchdog_sent_ns;
 	uint64_t stats_ns;         /* the next stats line */
 	bool screens_off;          /* asleep on purpose: no frames to wait for */
+	int n_outputs;             /* screens at the last check: none, nothing to redraw */
+	uint64_t checked_ns;       /* the last check: what was due then is done or waits */
 	/* the live STATUS= line */
 	uint64_t status_ns;        /* when it was last sent */
 	uint64_t status_frames;    /* stats_totals() then */
@@ -150,6 +152,8 @@ void health_check(struct health *h, const struct health_view *v, uint64_t now)
 	uint64_t total = 0;
 
 	h->screens_off = loop_screens_off(v->loop);
+	h->n_outputs = n_outputs;
+	h->checked_ns = now;
 	for (int i = 0; i < n_outputs; i++)
 		total += loop_output(v->loop, i)->presented;
 	if (total != h->presented_total) {
@@ -176,7 +180,8 @@ void health_check(struct health *h, const struct health_view *v, uint64_t now)
 		notify_watchdog();
 		h->watchdog_sent_ns = now;
 	}
-	if (h->watchdog_ns && !h->screens_off && now >= h->presented_ns + h->watchdog_ns)
+	if (h->watchdog_ns && n_outputs > 0 && !h->screens_off &&
+	    now >= h->presented_ns + h->watchdog_ns)
 		loop_redraw(v->loop);
 	if (v->stats_interval_s > 0 && k && now >= h->stats_ns) {
 		char line[LINE_LEN];
@@ -189,19 +194,34 @@ void health_check(struct health *h, const struct health_view *v, uint64_t now)
 	live_status(h, v, now);
 }
 
+/*
+ * when, if it is still to come at the last check; else 0. What was due
+ * then was done (a WATCHDOG=1, a redraw asked for) or waits for something
+ * that wakes the loop by itself (a frame shown, a screen plugged in): a
+ * time already past would make the loop spin.
+ */
+static uint64_t still_to_come(const struct health *h, uint64_t when)
+{
+	return when > h->checked_ns ? when : 0;
+}
+
 uint64_t health_wake(const struct health *h, int stats_interval_s)
 {
 	uint64_t wake = 0;
 
 	if (h->watchdog_ns && h->ready) {
-		wake = h->watchdog_sent_ns + h->watchdog_ns;
-		/* Asleep no frame is drawn for it: that time would pass at once. */
-		if (!h->screens_off)
-			wake = clock_earliest(wake, h->presented_ns + h->watchdog_ns);
+		/* Without a screen (none yet, or a TV switched off at night
+		 * that dropped its HDMI) this is the watchdog's own period. */
+		wake = still_to_come(h, h->watchdog_sent_ns + h->watchdog_ns);
+		/* A frame drawn again for the watchdog needs a screen to draw
+		 * on, awake: asleep or with none, nothing is drawn for it. */
+		if (h->n_outputs > 0 && !h->screens_off)
+			wake = clock_earliest(wake,
+					      still_to_come(h, h->presented_ns + h->watchdog_ns));
 	}
 	if (stats_interval_s > 0 && h->stats_ns)
-		wake = clock_earliest(wake, h->stats_ns);
+		wake = clock_earliest(wake, still_to_come(h, h->stats_ns));
 	if (h->status_moving)
-		wake = clock_earliest(wake, h->status_ns + STATUS_INTERVAL_NS);
+		wake = clock_earliest(wake, still_to_come(h, h->status_ns + STATUS_INTERVAL_NS));
 	return wake;
 }

@@ -9,6 +9,7 @@ src_service_librk_service_a_SOURCES = \
 	src/service/run-headless.c src/service/run-headless.h \
 	src/service/health.c src/service/health.h \
 	src/service/screenshot.c src/service/screenshot.h \
+	src/service/signals.c src/service/signals.h \
 	src/service/notify.c src/service/notify.h \
 	src/service/stats.c src/service/stats.h \
 	src/service/state-dir.c src/service/state-dir.h \

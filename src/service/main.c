@@ -12,6 +12,7 @@
 #include "input/touch-script.h"
 #include "service/run-headless.h"
 #include "service/run-live.h"
+#include "service/signals.h"
 #include "settings/options.h"
 #include "settings/settings.h"
 #include "water/render.h"
@@ -144,6 +145,9 @@ static int run(struct options *o, const struct options_source *src)
 		 * above) still shows what it does, as PNG frames. */
 		if (o->backend == BACKEND_DRM ||
 		    (ret != -ENODEV && ret != -EBUSY && ret != -EACCES)) {
+			/* Some causes (no memory, a VT that cannot be read)
+			 * are not said on the way here. */
+			log_error("cannot use the display: %s", strerror(-ret));
 			touch_script_destroy(script);
 			return EXIT_FAILURE;
 		}
@@ -165,8 +169,18 @@ int main(int argc, char **argv)
 {
 	struct options_source src;
 	struct options o;
+	sigset_t handled;
 	int status = EXIT_FAILURE;
+	int ret;
 
+	/* Before anything slow: a SIGHUP or SIGUSR1 while the display, the
+	 * touch devices or the pictures are being set up would kill the
+	 * process; blocked, it waits for the loop. */
+	ret = signals_block(&handled);
+	if (ret < 0) {
+		log_error("cannot block the signals the program handles: %s", strerror(-ret));
+		return EXIT_FAILURE;
+	}
 	/* The config file first, then the command line over it. */
 	if (options_source_init(&src, argc, argv, NULL) < 0)
 		return EXIT_FAILURE;

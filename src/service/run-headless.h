@@ -12,7 +12,8 @@ struct touch_script;
  * at k/refresh seconds, as fast as the machine goes. script (taken over;
  * may be NULL) plays its fingers. SIGTERM or SIGINT stops it after the
  * frame being written (said), every frame file whole: 0, as at the end.
- * 0 or a negative errno (logged).
+ * SIGUSR1 writes screen.png to the state directory, as live; SIGHUP is
+ * said and changes nothing. 0 or a negative errno (logged).
  */
 int run_headless(const struct options *o, struct display *d, struct touch_script *script);
 

@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <limits.h>
 #include <poll.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -25,6 +24,7 @@
 #include "service/notify.h"
 #include "service/run-live.h"
 #include "service/screenshot.h"
+#include "service/signals.h"
 #include "service/state-dir.h"
 #include "service/usage.h"
 #include "settings/options.h"
@@ -59,7 +59,15 @@ struct live {
 	bool quit;
 	bool reload;               /* SIGHUP asked for one */
 	bool screenshot;           /* SIGUSR1 asked for one */
+	const char *failed;        /* the step that stopped the loop, said on the way out */
 };
+
+/* ret (a negative errno) from the step what: run_live says both as it stops. */
+static int live_fail(struct live *l, const char *what, int ret)
+{
+	l->failed = what;
+	return ret;
+}
 
 static int live_add_source(struct live *l, int fd, int (*dispatch)(struct live *))
 {
@@ -208,19 +216,24 @@ static int on_timer(struct live *l)
 	uint64_t expirations;
 
 	if (read(l->timer_fd, &expirations, sizeof(expirations)) < 0 && errno != EAGAIN)
-		return -errno;
+		return live_fail(l, "reading the timerfd", -errno);
 	return 0;
 }
 
 static int on_display(struct live *l)
 {
+	int ret;
+
 	loop_display_read(l->loop, clock_now_ns());
-	return l->d->ops->dispatch(l->d);
+	ret = l->d->ops->dispatch(l->d);
+	return ret < 0 ? live_fail(l, "the display's events", ret) : 0;
 }
 
 static int on_input(struct live *l)
 {
-	return input_dispatch(l->input);
+	int ret = input_dispatch(l->input);
+
+	return ret < 0 ? live_fail(l, "the touch input", ret) : 0;
 }
 
 /* SIGUSR1: the map of touches with the screenshot, the grid it is drawn
@@ -242,7 +255,7 @@ static int arm_timer(struct live *l, uint64_t when)
 	its.it_value.tv_sec = (time_t)(when / NSEC_PER_SEC);
 	its.it_value.tv_nsec = (long)(when % NSEC_PER_SEC);
 	if (timerfd_settime(l->timer_fd, TFD_TIMER_ABSTIME, &its, NULL) < 0)
-		return -errno;
+		return live_fail(l, "timerfd_settime", -errno);
 	return 0;
 }
 
@@ -255,12 +268,12 @@ static int poll_sources(struct live *l)
 		pfds[i] = (struct pollfd){ .fd = l->sources[i].fd, .events = POLLIN };
 	n = poll(pfds, (nfds_t)l->n_sources, -1);
 	if (n < 0)
-		return errno == EINTR ? 0 : -errno;
+		return errno == EINTR ? 0 : live_fail(l, "poll", -errno);
 	for (int i = 0; i < l->n_sources && !l->quit; i++) {
 		if (!pfds[i].revents)
 			continue;
 		if (pfds[i].revents & POLLNVAL)
-			return -EBADF;
+			return live_fail(l, "poll (a closed file descriptor)", -EBADF);
 		ret = l->sources[i].dispatch(l);
 		if (ret < 0)
 			return ret;
@@ -270,18 +283,6 @@ static int poll_sources(struct live *l)
 
 /* ---- the loop ---- */
 
-/* Blocked before any thread exists (the water may start some), so every
- * thread inherits it and only the signalfd sees them. */
-static int block_signals(sigset_t *set)
-{
-	sigemptyset(set);
-	sigaddset(set, SIGTERM);
-	sigaddset(set, SIGINT);
-	sigaddset(set, SIGHUP);
-	sigaddset(set, SIGUSR1);
-	return -pthread_sigmask(SIG_BLOCK, set, NULL);
-}
-
 static int live_setup(struct live *l, struct touch_script *script)
 {
 	struct input_config ic;
@@ -289,10 +290,12 @@ static int live_setup(struct live *l, struct touch_script *script)
 	sigset_t signals;
 	int ret, display_fd;
 
-	ret = block_signals(&signals);
+	/* Blocked already in main; again for the set, and in case. Only
+	 * the signalfd sees them: every thread inherits the mask. */
+	ret = signals_block(&signals);
 	if (ret < 0) {
 		touch_script_destroy(script);
-		return ret;
+		return live_fail(l, "blocking the signals", ret);
 	}
 	l->health = health_create();
 	ret = l->health ? loop_create(l->d, script, health_stats(l->health), true, &l->loop)
@@ -300,14 +303,13 @@ static int live_setup(struct live *l, struct touch_script *script)
 	if (!l->health)
 		touch_script_destroy(script);
 	if (ret < 0)
-		return ret;
+		return live_fail(l, "setting up the frame loop", ret);
 	l->signal_fd = signalfd(-1, &signals, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (l->signal_fd < 0)
+		return live_fail(l, "signalfd", -errno);
 	l->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-	if (l->signal_fd < 0 || l->timer_fd < 0) {
-		ret = -errno;
-		log_error("cannot set up the main loop: %s", strerror(errno));
-		return ret;
-	}
+	if (l->timer_fd < 0)
+		return live_fail(l, "timerfd_create", -errno);
 	live_add_source(l, l->signal_fd, on_signal);
 	live_add_source(l, l->timer_fd, on_timer);
 	display_fd = l->d->ops->get_fd(l->d);
@@ -342,8 +344,10 @@ int run_live(struct options *o, const struct options_source *src, struct display
 		struct health_view hv = { .d = d, .loop = l.loop, .input = l.input };
 
 		ret = loop_follow_outputs(l.loop, o, now);
-		if (ret < 0)
+		if (ret < 0) {
+			live_fail(&l, "following the screens", ret);
 			break;
+		}
 		/* Before the touch target is set: a reload may replace the
 		 * water, and with it the gesture machine input writes to. */
 		if (l.reload)
@@ -364,8 +368,10 @@ int run_live(struct options *o, const struct options_source *src, struct display
 			write_usage_map(&l);
 		}
 		ret = loop_frame(l.loop, o, now, &wake);
-		if (ret < 0)
+		if (ret < 0) {
+			live_fail(&l, "drawing a frame", ret);
 			break;
+		}
 		wake = clock_earliest(wake, health_wake(l.health, o->stats_interval_s));
 		/* The exhibit fell asleep or woke in this pass: another pass at
 		 * once, for the STATUS= line to say so. */
@@ -378,6 +384,9 @@ int run_live(struct options *o, const struct options_source *src, struct display
 			ret = poll_sources(&l);
 	}
 
+	/* Every exit that is not 0 says why, once, as the last word of the loop. */
+	if (ret < 0)
+		log_error("%s: %s; exiting", l.failed ? l.failed : "the main loop", strerror(-ret));
 	/* The hour so far, for the next start to count on. */
 	if (l.usage && l.loop) {
 		usage_tick(l.usage, loop_kiosk(l.loop), health_stats(l.health), time(NULL),

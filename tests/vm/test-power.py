@@ -18,9 +18,14 @@ One run on each of bochs-display and virtio-gpu-pci (with a virtio tablet):
 Then virtio-gpu-pci with two heads: a screen plugged in while asleep is
 switched off too (DPMS Off on both connectors) and takes no CPU; a touch
 gives DPMS On on both and each head shows the water again.
+On bochs-display again, the screen goes away while the water shows (the
+DRM driver unbound from its device in sysfs: the kernel removes the card,
+as when a screen's device goes): under the watchdog it waits for one as at
+start, taking no CPU while WATCHDOG=1 keeps coming; bound again, the water
+is back.
 Last, a machine with no display device at all (a GPU driver that failed):
-READY=1 at once with "waiting for a screen", so boot goes on, and the
-watchdog keeps being fed while it waits.
+READY=1 at once with "waiting for a screen", so boot goes on, the watchdog
+keeps being fed while it waits, and waiting takes no CPU.
 
 The binary: $RIPPLE_KIOSK, else $top_builddir/src/ripple-kiosk.
 Skips (77) without QEMU/busybox/modetest/binary unless CI=true."""
@@ -141,22 +146,40 @@ def watchdog_pings(vm):
             re.finditer(r"^(\d+) .*\bWATCHDOG=1", vm.log("nl"), re.M)]
 
 
+def watchdog_fed(vm, label, state):
+    """More pings come, none further apart than systemd allows."""
+    before = len(watchdog_pings(vm))
+    ok = rkvm.wait_until(lambda: len(watchdog_pings(vm)) >= before + WATCHDOG_PINGS,
+                         rkvm.WAIT_TIMEOUT, 0.5)
+    pings = watchdog_pings(vm)[max(before - 1, 0):]
+    gaps = [b - a for a, b in zip(pings, pings[1:])]
+    t.check(ok, "%s: %s, WATCHDOG=1 keeps coming" % (label, state),
+            "%d pings before, %d now\n%s" % (before, len(watchdog_pings(vm)), vm.log("nl")))
+    t.check(gaps and max(gaps) < WATCHDOG_USEC // 1000,
+            "%s: no gap as long as WatchdogSec" % label, "gaps (ms): %s" % gaps)
+    print("# %s: %s, WATCHDOG=1 gaps (ms): %s" % (label, state, gaps))
+
+
+def no_cpu(vm, label, state):
+    """Takes (next to) no CPU, in some window of IDLE_WINDOW_S."""
+    used = {}
+
+    def idle():
+        used["ticks"] = idle_window(vm)
+        return used["ticks"] <= IDLE_TICKS
+    t.check(rkvm.wait_until(idle, rkvm.WAIT_TIMEOUT, 0),
+            "%s: %s it takes no CPU" % (label, state),
+            "%d ticks of 1/100 s in the last %d s" % (used["ticks"], IDLE_WINDOW_S))
+    print("# %s: %s, %d ticks of CPU in %d s" % (label, state, used["ticks"], IDLE_WINDOW_S))
+
+
 def watchdog_while_asleep(vm, label):
     """More pings come while every screen is off, none further apart than
     systemd allows."""
     if not HAVE_LIBSYSTEMD:
         print("# %s: built without libsystemd: no watchdog to check" % label)
         return
-    before = len(watchdog_pings(vm))
-    ok = rkvm.wait_until(lambda: len(watchdog_pings(vm)) >= before + WATCHDOG_PINGS,
-                         rkvm.WAIT_TIMEOUT, 0.5)
-    pings = watchdog_pings(vm)[max(before - 1, 0):]
-    gaps = [b - a for a, b in zip(pings, pings[1:])]
-    t.check(ok, "%s: asleep, WATCHDOG=1 keeps coming" % label,
-            "%d pings before, %d now\n%s" % (before, len(watchdog_pings(vm)), vm.log("nl")))
-    t.check(gaps and max(gaps) < WATCHDOG_USEC // 1000,
-            "%s: no gap as long as WatchdogSec" % label, "gaps (ms): %s" % gaps)
-    print("# %s: asleep, WATCHDOG=1 gaps (ms): %s" % (label, gaps))
+    watchdog_fed(vm, label, "asleep")
     ok = rkvm.wait_until(lambda: re.search(r"\bSTATUS=asleep on \d+ screen", vm.log("nl")),
                          rkvm.WAIT_TIMEOUT, 0.5)
     t.check(ok, "%s: systemctl status says asleep" % label, vm.log("nl")[-2000:])
@@ -174,14 +197,20 @@ def status_awake(vm, label):
             "%s: systemctl status says awake again" % label, vm.log("nl")[-2000:])
 
 
-def power_run(vm, driver, label):
+def start_watched(vm, label, *args):
+    """ripple-kiosk with these arguments under a watchdog, its notify
+    socket served by notify-listen ("nl")."""
     vm.start("nl", "notify-listen", NOTIFY_SOCKET)
     t.check(rkvm.wait_until(lambda: vm.run("test -S " + NOTIFY_SOCKET, check=False)[0] == 0,
                             rkvm.WAIT_TIMEOUT, 0.3),
             "%s: the notify socket is there" % label, vm.log("nl"))
     vm.start("rk", "env", "NOTIFY_SOCKET=" + NOTIFY_SOCKET, "WATCHDOG_USEC=%d" % WATCHDOG_USEC,
-             "ripple-kiosk", "--sleep-after", str(SLEEP_AFTER_S), "--attract", "0",
-             "--stats-interval", str(STATS_S), "--wave-speed", "5")
+             "ripple-kiosk", *args)
+
+
+def power_run(vm, driver, label):
+    start_watched(vm, label, "--sleep-after", str(SLEEP_AFTER_S), "--attract", "0",
+                  "--stats-interval", str(STATS_S), "--wave-speed", "5")
     first = vm.wait_picture("rk", SCREEN, label + "-0", FIRST_FRAME_S)
     if not t.check(first.size == SCREEN and rkvm.is_not_black(first),
                    "%s: water shown" % label, vm.log("rk")):
@@ -198,16 +227,7 @@ def power_run(vm, driver, label):
     asleep_shot = vm.shot(label + "-asleep")
     print("# %s: asleep, the screendump is %.1f%% not black" %
           (label, 100 * rkvm.nonblack_fraction(asleep_shot)))
-
-    used = {}
-
-    def idle():
-        used["ticks"] = idle_window(vm)
-        return used["ticks"] <= IDLE_TICKS
-    t.check(rkvm.wait_until(idle, rkvm.WAIT_TIMEOUT, 0),
-            "%s: asleep it takes no CPU" % label,
-            "%d ticks of 1/100 s in the last %d s" % (used["ticks"], IDLE_WINDOW_S))
-    print("# %s: asleep, %d ticks of CPU in %d s" % (label, used["ticks"], IDLE_WINDOW_S))
+    no_cpu(vm, label, "asleep")
     watchdog_while_asleep(vm, label)
     log, ok = vm.wait_log("rk", r"^.*stats: .*asleep \d+ s \(", timeout=rkvm.WAIT_TIMEOUT)
     t.check(ok, "%s: the stats line says it slept" % label,
@@ -279,14 +299,7 @@ def hotplug_asleep(vm, label, vsock):
     t.check(len(re.findall(r"output \S+: switched off \(DPMS off\)", log)) == 2 and
             "the water is back" not in log,
             "%s: the log says so, and the exhibit sleeps on" % label, log)
-    used = {}
-
-    def idle():
-        used["ticks"] = idle_window(vm)
-        return used["ticks"] <= IDLE_TICKS
-    t.check(rkvm.wait_until(idle, rkvm.WAIT_TIMEOUT, 0),
-            "%s: asleep with two screens it takes no CPU" % label,
-            "%d ticks of 1/100 s in the last %d s" % (used["ticks"], IDLE_WINDOW_S))
+    no_cpu(vm, label, "asleep with two screens")
 
     touch(vm, 320, 200)
     ok, why = wait_dpms(vm, driver, DPMS_ON, connectors=2)
@@ -304,9 +317,41 @@ def hotplug_asleep(vm, label, vsock):
     return head1
 
 
+def unplug(vm, label):
+    """The screen's device goes while the water shows: under the watchdog,
+    it waits for one as at start (no CPU, WATCHDOG=1 at its period); the
+    device back, the water is back."""
+    if not HAVE_LIBSYSTEMD:
+        print("# %s: built without libsystemd: no watchdog to spin for" % label)
+        return
+    start_watched(vm, label, "--attract", "0")
+    first = vm.wait_picture("rk", SCREEN, label + "-0", FIRST_FRAME_S)
+    if not t.check(first.size == SCREEN and rkvm.is_not_black(first),
+                   "%s: water shown" % label, vm.log("rk")):
+        vm.stop("rk", "KILL", 5)
+        return
+    # The PCI device and its driver's directory: unbinding removes the DRM
+    # card (no hotplug of the PCI device itself is needed).
+    pci = vm.run("basename $(readlink -f /sys/class/drm/card0/device)")[1].strip()
+    driver = vm.run("readlink -f /sys/class/drm/card0/device/driver")[1].strip()
+    vm.run("echo %s > %s/unbind" % (pci, driver))
+    log, ok = vm.wait_log("rk", r"display device \S+ went away")
+    t.check(ok and vm.running("rk"), "%s: the device went away, and it runs on" % label, log)
+    no_cpu(vm, label, "with no screen left")
+    watchdog_fed(vm, label, "with no screen left")
+    vm.run("echo %s > %s/bind" % (pci, driver))
+    img = vm.wait_picture("rk", SCREEN, label + "-back", FIRST_FRAME_S)
+    t.check(img.size == SCREEN and rkvm.is_not_black(img),
+            "%s: the device back, the water is back" % label, vm.log("rk"))
+    rc, _ = vm.stop("rk", "TERM", 10)
+    t.check(rc == 0, "%s: exits 0" % label, vm.log("rk"))
+    vm.stop("nl", "TERM", 10)
+
+
 with rkvm.boot(devices=["bochs-display", "virtio-tablet-pci"],
                programs=[prog, modetest, (notify_listen, "/usr/local/bin/notify-listen")]) as vm:
     power_run(vm, "bochs-drm", "bochs")
+    unplug(vm, "unplugged")
 
 with rkvm.boot(devices=["virtio-gpu-pci", "virtio-tablet-pci"],
                programs=[prog, modetest, (notify_listen, "/usr/local/bin/notify-listen")]) as vm:
@@ -329,12 +374,7 @@ def no_display(vm, label):
     if not HAVE_LIBSYSTEMD:
         print("# %s: built without libsystemd: no READY=1 to check" % label)
         return
-    vm.start("nl", "notify-listen", NOTIFY_SOCKET)
-    t.check(rkvm.wait_until(lambda: vm.run("test -S " + NOTIFY_SOCKET, check=False)[0] == 0,
-                            rkvm.WAIT_TIMEOUT, 0.3),
-            "%s: the notify socket is there" % label, vm.log("nl"))
-    vm.start("rk", "env", "NOTIFY_SOCKET=" + NOTIFY_SOCKET, "WATCHDOG_USEC=%d" % WATCHDOG_USEC,
-             "ripple-kiosk", "--backend", "drm")
+    start_watched(vm, label, "--backend", "drm")
     ok = rkvm.wait_until(lambda: re.search(r"READY=1\s+STATUS=waiting for a screen",
                                            vm.log("nl")), rkvm.WAIT_TIMEOUT, 0.5)
     t.check(ok, "%s: READY=1 at once, waiting for a screen" % label,
@@ -343,6 +383,7 @@ def no_display(vm, label):
     ok = rkvm.wait_until(lambda: len(watchdog_pings(vm)) >= before + WATCHDOG_PINGS,
                          rkvm.WAIT_TIMEOUT, 0.5)
     t.check(ok, "%s: WATCHDOG=1 keeps coming while it waits" % label, vm.log("nl")[-1000:])
+    no_cpu(vm, label, "waiting for a screen")
     t.check(vm.running("rk") and "no KMS display device yet; waiting for one" in vm.log("rk"),
             "%s: still running, and the log says what it waits for" % label, vm.log("rk"))
     rc, _ = vm.stop("rk", "TERM", 10)

@@ -15,7 +15,11 @@ channel on ttyS1.  Checks, in one boot:
   seconds;  systemctl kill -s STOP -> the watchdog restarts it (journal says
   so);  systemctl reload with a new background -> new picture, same PID, no
   black screen in between;  a broken config on reload -> rejected with
-  file:line in the journal, same PID, still the water;  systemctl stop -> the
+  file:line in the journal, same PID, still the water;  the screen's device
+  goes (its DRM driver unbound in sysfs) -> the unit waits for one, same
+  PID, no watchdog restart, next to no CPU, and so after a restart with no
+  screen (active at once, "waiting for a screen");  the device bound again
+  -> the water, same PID;  systemctl stop -> the
   hour's row in usage.csv, the text console is back (text written to tty1
   shows).
 
@@ -65,6 +69,12 @@ def default_config():
 
 t = rkvm.Checks()
 tmp = tempfile.mkdtemp(prefix="rk-systemd-")
+
+# Waiting for a screen: at most this share of a window's CPU ticks (a
+# wake-up per watchdog period; a spin takes them all). Generous for TCG.
+IDLE_WINDOW_S = 4
+IDLE_FRACTION = 0.2
+GUEST_TICKS_PER_S = 100
 
 CONF = default_config()
 
@@ -294,7 +304,11 @@ def run_checks(vm, ref1, ref2):
     ok, why = looks_like(img, ref2)
     t.check(ok, "... the water keeps running with the old settings", why)
 
-    # ---- 6. stop: the console is back ---------------------------------------
+    # ---- 6. no screen: the unit waits for one ------------------------------------
+    sh(vm, "printf '%%s' %s > %s" % (shlex.quote(config(PICS + "/bg2.png")), CONF))
+    no_screen(vm, ref2, old)
+
+    # ---- 7. stop: the console is back ---------------------------------------
     sh(vm, "systemctl stop %s" % UNIT, 60)
     st = state(vm)
     t.check(st in ("inactive", "unknown"), "systemctl stop: the unit is inactive", st)
@@ -315,6 +329,76 @@ def run_checks(vm, ref1, ref2):
             "... the text console is back (text written to tty1 shows)",
             "%.2f%% of the screen changed, %.2f%% not black, %dx%d" %
             (100 * changed, 100 * rkvm.nonblack_fraction(after), after.width, after.height))
+
+
+def cpu_ticks(vm, pid):
+    """utime + stime of a guest process, in its clock ticks."""
+    fields = sh(vm, "cat /proc/%d/stat" % pid).rsplit(")", 1)[-1].split()
+    return int(fields[11]) + int(fields[12]) if len(fields) > 12 else 0
+
+
+def waits_idle(vm, pid, what):
+    """A window of IDLE_WINDOW_S in which pid takes next to no CPU."""
+    seen = {}
+
+    def idle():
+        a, t0 = cpu_ticks(vm, pid), time.monotonic()
+        time.sleep(IDLE_WINDOW_S)   # the window whose CPU is counted
+        seen["used"] = cpu_ticks(vm, pid) - a
+        seen["of"] = (time.monotonic() - t0) * GUEST_TICKS_PER_S
+        return seen["used"] < IDLE_FRACTION * seen["of"]
+    ok = rkvm.wait_until(idle, rkvm.WAIT_TIMEOUT, 0)
+    t.check(ok, "... %s it takes next to no CPU" % what,
+            "%d of %d ticks in %d s" % (seen["used"], seen["of"], IDLE_WINDOW_S))
+    note("%s: %d of %d CPU ticks in %d s" % (what, seen["used"], seen["of"], IDLE_WINDOW_S))
+
+
+def no_screen(vm, ref, pid):
+    """The screen's device goes (a TV switched off at night drops HDMI
+    likewise: no screen left): the unit waits for one, fed, asleep; and
+    so after a restart with no screen. The device back, the water is back."""
+    wd = unit_seconds(vm, "WatchdogUSec", 0)
+    # Unbinding the driver from its PCI device removes the DRM card.
+    pci = sh(vm, "basename $(readlink -f /sys/class/drm/card0/device)")
+    driver = sh(vm, "readlink -f /sys/class/drm/card0/device/driver")
+    since = guest_now(vm)
+    sh(vm, "echo %s > %s/unbind" % (pci, driver))
+    log, _ = wait_for("gone", lambda: (lambda l: "went away" in l and l)(journal(vm, since)),
+                      30, 1.0)
+    t.check(bool(log), "the screen's device unbound: the journal says it went away",
+            journal(vm, since))
+    time.sleep(wd + 3)      # a watchdog period and more must pass without a restart
+    now = main_pid(vm)
+    t.check(now == pid and state(vm) == "active",
+            "... no restart for WatchdogSec + 3 s: WATCHDOG=1 keeps coming",
+            "pid %d -> %d\n%s" % (pid, now, journal(vm, since)))
+    waits_idle(vm, now or pid, "with no screen left")
+
+    sh(vm, "systemctl restart %s" % UNIT, 60)
+    st, secs, why = wait_active(vm)
+    new = main_pid(vm)
+    t.check(st == "active" and new not in (0, pid),
+            "restarted with no screen: active at once", why)
+    # READY=1's line, or the live line that follows it a few seconds on.
+    status = show(vm, "StatusText")
+    t.check(re.match(r"waiting for a screen$|awake on 0 screens: ", status),
+            "... systemctl status: waiting for a screen", "StatusText %r" % status)
+    time.sleep(wd + 3)
+    t.check(main_pid(vm) == new and state(vm) == "active",
+            "... no restart for WatchdogSec + 3 s", journal(vm, since))
+    waits_idle(vm, new, "waiting for a screen since the start")
+
+    sh(vm, "echo %s > %s/bind" % (pci, driver))
+    back, img, secs, why = wait_water(vm, ref, "6-screen-back", 60)
+    t.check(back == new, "the device bound again: the water, same PID",
+            "pid %d -> %d; %s\n%s" % (new, back, why, journal(vm, since)))
+    note("device bound again -> water in %.1f s" % secs)
+    log = journal(vm, since)
+    errors = [line for line in log.splitlines() if "ripple-kiosk[" in line and " error: " in line]
+    t.check(not errors, "... and no error in the journal since the device went", "\n".join(errors))
+    for line in log.splitlines():
+        if "appeared" in line:
+            note("journal: " + line.split("]: ", 1)[-1])
 
 
 try:

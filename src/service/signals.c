@@ -1,0 +1,16 @@
+#include "config.h"
+
+#include <pthread.h>
+#include <signal.h>
+
+#include "service/signals.h"
+
+int signals_block(sigset_t *set)
+{
+	sigemptyset(set);
+	sigaddset(set, SIGTERM);
+	sigaddset(set, SIGINT);
+	sigaddset(set, SIGHUP);
+	sigaddset(set, SIGUSR1);
+	return -pthread_sigmask(SIG_BLOCK, set, NULL);
+}

@@ -1,0 +1,263 @@
+/*
+ * The service's own wake-ups under the watchdog, with no screen: none yet
+ * at start, and after the only one went away (a TV switched off at night
+ * drops its HDMI). The loop of run-live.c is played here on a virtual
+ * clock over a display whose one output comes and goes: each pass wakes
+ * at the time the last one asked for. A wake-up at or before the pass
+ * that asked is a spin (the loop's poll returns at once, for ever), and
+ * WATCHDOG=1 must keep coming at the watchdog's period.
+ */
+#include "config.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "base/clock.h"
+#include "check.h"
+#include "display/display.h"
+#include "service/health.h"
+#include "service/loop.h"
+#include "settings/options.h"
+
+#define SEC 1000000000ull
+/* WatchdogSec=10s, as the shipped unit: WATCHDOG=1 every 5 s. */
+#define WATCHDOG_USEC "10000000"
+#define PING_NS (5 * SEC)
+/* Well after boot, as a real monotonic clock is when the screen goes. */
+#define START_NS (3600 * SEC)
+#define WAIT_NS (60 * SEC)
+#define SHOW_NS (20 * SEC)
+#define WIDTH 64
+#define HEIGHT 48
+#define REFRESH_MHZ 60000
+/* Passes a 60 Hz screen may take in SHOW_NS, with room for the watchdog,
+ * the water's own steps and the stats; a spin takes millions. */
+#define SHOW_PASSES_MAX (2 * 60 * 20)
+/* Waiting for a screen: the watchdog's period, and the STATUS= line's
+ * (out of step at first); a spin takes millions. */
+#define WAIT_PASSES_MAX ((int)(2 * WAIT_NS / PING_NS + 2))
+/* Each period's WATCHDOG=1, but perhaps the first. */
+#define WAIT_PINGS_MIN ((int)(WAIT_NS / PING_NS - 1))
+#define SHOW_PINGS_MIN ((int)(SHOW_NS / PING_NS - 1))
+#define MSG_MAX 256
+
+struct fake_display {
+	struct display base;
+	int n_outputs;
+	uint64_t presented;
+	uint32_t pixels[WIDTH * HEIGHT];
+};
+
+static struct fake_display *to_fake(struct display *d)
+{
+	return (struct fake_display *)d;
+}
+
+static void fake_destroy(struct display *d)
+{
+	(void)d;
+}
+
+static int fake_get_fd(struct display *d)
+{
+	(void)d;
+	return -1;
+}
+
+static int fake_dispatch(struct display *d)
+{
+	(void)d;
+	return 0;
+}
+
+static int fake_output_count(struct display *d)
+{
+	return to_fake(d)->n_outputs;
+}
+
+static int fake_output_info(struct display *d, int idx, struct display_output_info *info)
+{
+	if (idx < 0 || idx >= to_fake(d)->n_outputs)
+		return -1;
+	memset(info, 0, sizeof(*info));
+	snprintf(info->name, sizeof(info->name), "HDMI-A-1");
+	info->width = WIDTH;
+	info->height = HEIGHT;
+	info->refresh_mhz = REFRESH_MHZ;
+	info->format = PIXEL_XRGB8888;
+	info->presented = to_fake(d)->presented;
+	return 0;
+}
+
+static int fake_acquire(struct display *d, int idx, struct render_target *t)
+{
+	(void)idx;
+	t->pixels = to_fake(d)->pixels;
+	t->width = WIDTH;
+	t->height = HEIGHT;
+	t->stride = WIDTH * sizeof(uint32_t);
+	t->format = PIXEL_XRGB8888;
+	return 0;
+}
+
+/* A flip that completes at once, as on a virtual GPU. */
+static int fake_present(struct display *d, int idx, uint64_t frame)
+{
+	(void)idx;
+	(void)frame;
+	to_fake(d)->presented++;
+	return 0;
+}
+
+static int fake_set_power(struct display *d, bool on)
+{
+	(void)d;
+	(void)on;
+	return 0;
+}
+
+static const struct display_ops fake_ops = {
+	.destroy = fake_destroy,
+	.get_fd = fake_get_fd,
+	.dispatch = fake_dispatch,
+	.output_count = fake_output_count,
+	.output_info = fake_output_info,
+	.acquire = fake_acquire,
+	.present = fake_present,
+	.set_power = fake_set_power,
+};
+
+struct run {
+	struct fake_display d;
+	struct options o;
+	struct health *h;
+	struct loop *l;
+	int notify_fd;
+	uint64_t now;
+	bool spun;      /* a wake-up asked for at or before the pass that asked */
+	int passes;
+	int pings;      /* WATCHDOG=1 messages */
+};
+
+/* What the service manager's socket got, read as it comes (a full socket
+ * would block the sender). */
+static void read_notify(struct run *r)
+{
+	char msg[MSG_MAX];
+	ssize_t n;
+
+	while ((n = recv(r->notify_fd, msg, sizeof(msg) - 1, MSG_DONTWAIT)) > 0) {
+		msg[n] = '\0';
+		if (strstr(msg, "WATCHDOG=1"))
+			r->pings++;
+	}
+}
+
+/* run-live.c's loop from now until, each pass at the wake-up the last one
+ * asked for. */
+static void run_until(struct run *r, uint64_t until)
+{
+	r->passes = 0;
+	r->pings = 0;
+	r->spun = false;
+	while (r->now < until && !r->spun) {
+		struct health_view hv = { .d = &r->d.base, .loop = r->l };
+		uint64_t wake;
+
+		CHECK_EQ(loop_follow_outputs(r->l, &r->o, r->now), 0);
+		health_check(r->h, &hv, r->now);
+		CHECK_EQ(loop_frame(r->l, &r->o, r->now, &wake), 0);
+		wake = clock_earliest(wake, health_wake(r->h, 0));
+		r->passes++;
+		read_notify(r);
+		if (wake <= r->now) {
+			fprintf(stderr, "pass %d at %.3f s asked to wake at %.3f s\n", r->passes,
+				(double)r->now / SEC, (double)wake / SEC);
+			r->spun = true;
+			/* The next check starts on time all the same. */
+			wake = until;
+		}
+		r->now = wake;
+	}
+}
+
+static int notify_socket(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		perror(path);
+		exit(EXIT_FAILURE);
+	}
+	return fd;
+}
+
+static void test_no_screen(void)
+{
+	char dir[] = "/tmp/test-health-XXXXXX", path[sizeof(dir) + 16], pid[32];
+	struct run r = { .d = { .base = { .ops = &fake_ops, .backend_name = "fake" } } };
+
+	if (!mkdtemp(dir)) {
+		perror("mkdtemp");
+		exit(EXIT_FAILURE);
+	}
+	snprintf(path, sizeof(path), "%s/notify", dir);
+	r.notify_fd = notify_socket(path);
+	snprintf(pid, sizeof(pid), "%d", (int)getpid());
+	setenv("NOTIFY_SOCKET", path, 1);
+	setenv("WATCHDOG_USEC", WATCHDOG_USEC, 1);
+	setenv("WATCHDOG_PID", pid, 1);
+	options_defaults(&r.o);
+	r.h = health_create();
+	CHECK(r.h != NULL);
+	CHECK_EQ(loop_create(&r.d.base, NULL, health_stats(r.h), false, &r.l), 0);
+	r.now = START_NS;
+
+	/* No screen at start: one pass per watchdog period. */
+	run_until(&r, r.now + WAIT_NS);
+	CHECK(!r.spun);
+	CHECK(r.passes <= WAIT_PASSES_MAX);
+	CHECK(r.pings >= WAIT_PINGS_MIN);
+
+	/* A screen: water on it, and no spin either. */
+	r.d.n_outputs = 1;
+	run_until(&r, r.now + SHOW_NS);
+	CHECK(!r.spun);
+	CHECK(r.passes <= SHOW_PASSES_MAX);
+	CHECK(r.d.presented > 0);
+	CHECK(r.pings >= SHOW_PINGS_MIN);
+
+	/* Unplugged while running: the same wait as at start. */
+	r.d.n_outputs = 0;
+	run_until(&r, r.now + WAIT_NS);
+	CHECK(!r.spun);
+	CHECK(r.passes <= WAIT_PASSES_MAX);
+	CHECK(r.pings >= WAIT_PINGS_MIN);
+
+	loop_destroy(r.l);
+	health_destroy(r.h);
+	options_free(&r.o);
+	close(r.notify_fd);
+	unlink(path);
+	rmdir(dir);
+}
+
+int main(void)
+{
+#ifdef HAVE_LIBSYSTEMD
+	RUN(test_no_screen);
+	return CHECK_EXIT();
+#else
+	(void)test_no_screen;
+	fprintf(stderr, "built without libsystemd: no watchdog\n");
+	return EXIT_SKIP;
+#endif
+}
