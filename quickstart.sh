@@ -28,6 +28,11 @@ install_packages() {
 	# shellcheck disable=SC2086
 	if dpkg-query -W -f='${Status}\n' $pkgs 2>/dev/null | grep -qv 'install ok installed' ||
 	   [ "$(dpkg-query -W $pkgs 2>/dev/null | wc -l)" -lt "$(echo $pkgs | wc -w)" ]; then
+		# .ci/packages has :arm64 ones (the cross build): the
+		# architecture first, then the one update.
+		[ "$(dpkg --print-architecture)" = arm64 ] ||
+			dpkg --print-foreign-architectures | grep -qx arm64 ||
+			$sudo dpkg --add-architecture arm64
 		$sudo apt-get update
 		# shellcheck disable=SC2086
 		DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y --no-install-recommends $pkgs

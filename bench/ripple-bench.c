@@ -111,7 +111,7 @@ static void usage(FILE *f)
 "it measures the kiosk's defaults for a screen of --screen-mm (default: the\n"
 "kiosk's default size); --sim-scale 1 --steps-per-second 60 is one full-size\n"
 "step a 60 Hz frame, as the seeds did.\n"
-"  --impl seed-o2|seed-native  the seeds' own loops, compiled -O2 / -O3 -march=native\n"
+"  --impl seed-o2|seed-native  the seeds' own loops, compiled -O2 / " SEED_NATIVE_CFLAGS "\n"
 "  --floor         memcpy as many bytes as a frame must move: two height planes and\n"
 "                  the picture read, a plane and the output written (14 bytes a pixel\n"
 "                  at xrgb8888, about 30 MB at 1920x1080) -- the memory floor\n"

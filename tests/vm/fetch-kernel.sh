@@ -1,5 +1,6 @@
 #!/bin/sh
-# Fetch Debian's current amd64 kernel and the modules the VM tests need.
+# Fetch Debian's current amd64 (or, with RKVM_ARCH=arm64, arm64) kernel and
+# the modules the VM tests need.
 #
 # Usage: fetch-kernel.sh [EXTRA_MODULE...]
 #
@@ -17,16 +18,28 @@
 #
 # CACHE is $VM_CACHE, else ${XDG_CACHE_HOME:-$HOME/.cache}/ripple-kiosk-vm.
 # RKVM_KERNEL_PKG overrides the package name (e.g. linux-image-6.1.0-57-amd64).
+# RKVM_ARCH=arm64: linux-image-arm64's kernel in $CACHE/arm64 (its Image is
+# booted as it is; no vmlinux), with the arm64 modules, and busybox-static's
+# arm64 busybox as $CACHE/arm64/<kver>/busybox for the guest (apt-get
+# download: the arm64 architecture must be added to dpkg and apt's lists).
 
 set -eu
 
 CACHE=${VM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ripple-kiosk-vm}
+ARCH=${RKVM_ARCH:-amd64}
 
 # Order matters only as a tie-break: dependencies are always loaded first.
 DEFAULT_MODULES="virtio virtio_ring virtio_pci_modern_dev virtio_pci_legacy_dev
 virtio_pci drm drm_kms_helper ttm drm_ttm_helper drm_vram_helper bochs evdev
 virtio_input uinput drm_shmem_helper virtio-gpu uhid hid hid-generic
 hid-multitouch virtio_blk ext4 crc32c_generic"
+if [ "$ARCH" != amd64 ]; then
+	# QEMU's virt board: virtio-gpu, the tablet, and virtio_console for the
+	# command channel (virt has one UART, the console).
+	CACHE=$CACHE/$ARCH
+	DEFAULT_MODULES="virtio_pci drm drm_kms_helper drm_shmem_helper virtio-gpu evdev
+virtio_input virtio_console uinput"
+fi
 
 die() { echo "fetch-kernel: $*" >&2; exit 1; }
 log() { echo "fetch-kernel: $*" >&2; }
@@ -49,8 +62,8 @@ fi
 # -- which package -----------------------------------------------------------
 pkg=${RKVM_KERNEL_PKG:-}
 if [ -z "$pkg" ] && command -v apt-cache >/dev/null 2>&1; then
-	pkg=$(apt-cache depends linux-image-amd64 2>/dev/null |
-		sed -n 's/^ *|\{0,1\}Depends: \(linux-image-[0-9][^ ]*\).*/\1/p' |
+	pkg=$(apt-cache depends "linux-image-$ARCH:$ARCH" 2>/dev/null |
+		sed -n 's/^ *|\{0,1\}Depends: \(linux-image-[0-9][^ :]*\).*/\1/p' |
 		grep -v -e -unsigned -e -dbg | head -n 1) || true
 fi
 if [ -z "$pkg" ]; then
@@ -67,6 +80,7 @@ kver=${pkg#linux-image-}
 dir=$CACHE/$kver
 
 if [ -f "$dir/modules.load" ] && [ -f "$dir/vmlinuz" ] &&
+   { [ "$ARCH" = amd64 ] || [ -x "$dir/busybox" ]; } &&
    [ "$(cat "$dir/modules.want" 2>/dev/null)" = "$want" ]; then
 	ln -sfn "$kver" "$CACHE/current"
 	echo "$dir"
@@ -74,14 +88,14 @@ if [ -f "$dir/modules.load" ] && [ -f "$dir/vmlinuz" ] &&
 fi
 
 # -- download ----------------------------------------------------------------
-deb=$(ls "$CACHE/debs/${pkg}_"*_amd64.deb 2>/dev/null | tail -n 1 || true)
+deb=$(ls "$CACHE/debs/${pkg}_"*_"$ARCH".deb 2>/dev/null | tail -n 1 || true)
 if [ -z "$deb" ]; then
 	log "downloading $pkg"
 	command -v apt-get >/dev/null 2>&1 || die "missing tool: apt-get"
 	# apt's _apt sandbox user may not be able to write into $HOME.
-	(cd "$CACHE/debs" && apt-get download -q -o APT::Sandbox::User=root "$pkg" >&2) ||
+	(cd "$CACHE/debs" && apt-get download -q -o APT::Sandbox::User=root "$pkg:$ARCH" >&2) ||
 		die "apt-get download $pkg failed"
-	deb=$(ls "$CACHE/debs/${pkg}_"*_amd64.deb 2>/dev/null | tail -n 1 || true)
+	deb=$(ls "$CACHE/debs/${pkg}_"*_"$ARCH".deb 2>/dev/null | tail -n 1 || true)
 	[ -n "$deb" ] || die "apt-get download left no .deb for $pkg"
 fi
 
@@ -146,7 +160,22 @@ done
 cp "$tmp/order" "$new/modules.load"
 echo "$want" > "$new/modules.want"
 
-# -- uncompressed vmlinux for PVH boot ---------------------------------------
+# -- the guest's busybox, when it is not the host's ---------------------------
+if [ "$ARCH" != amd64 ]; then
+	bb=$(ls "$CACHE/debs/busybox-static_"*_"$ARCH".deb 2>/dev/null | tail -n 1 || true)
+	if [ -z "$bb" ]; then
+		log "downloading busybox-static:$ARCH"
+		(cd "$CACHE/debs" && apt-get download -q -o APT::Sandbox::User=root \
+			"busybox-static:$ARCH" >&2) || die "apt-get download busybox-static:$ARCH failed"
+		bb=$(ls "$CACHE/debs/busybox-static_"*_"$ARCH".deb 2>/dev/null | tail -n 1 || true)
+		[ -n "$bb" ] || die "apt-get download left no busybox-static .deb"
+	fi
+	dpkg -x "$bb" "$tmp/busybox"
+	cp "$tmp/busybox/bin/busybox" "$new/busybox"
+fi
+
+# -- uncompressed vmlinux for PVH boot (x86 only) -----------------------------
+if [ "$ARCH" = amd64 ]; then
 # The kernel's scripts/extract-vmlinux method: find the compressed payload
 # inside the bzImage by its magic and decompress it.
 try_payload() { # magic-bytes decompressor...
@@ -171,6 +200,7 @@ if [ -f "$new/vmlinux" ] && [ -f "$new/config" ] &&
 	log "kernel lacks CONFIG_PVH; dropping vmlinux"
 	rm -f "$new/vmlinux"
 fi
+fi
 
 rm -rf "$dir"
 mv "$new" "$dir"
@@ -179,10 +209,10 @@ ln -sfn "$kver" "$CACHE/current"
 # Drop older kernels.
 for old in "$CACHE"/*/modules.load; do
 	old=$(dirname "$old")
-	[ "$(basename "$old")" = "$kver" ] || rm -rf "$old"
+	[ "$(basename "$old")" = "$kver" ] || [ -L "$old" ] || rm -rf "$old"
 done
 for old in "$CACHE"/debs/*.deb; do
-	[ "$old" = "$deb" ] || rm -f "$old"
+	[ "$old" = "$deb" ] || [ "$old" = "${bb:-}" ] || rm -f "$old"
 done
 log "kernel $kver ready in $dir ($(wc -l < "$dir/modules.load") modules)"
 echo "$dir"

@@ -112,8 +112,10 @@ rk_wait_path() {
 # writes "RK-CMD-END SEQ RC".  Started by /init when /dev/ttyS1 exists.
 rk_serve() {
 	local port=$1 seq b64 rc
-	stty -F "$port" raw -echo 115200 2>/dev/null
 	exec 3<> "$port"
+	# Set while it is open: a virtio console (arm64's virt board) resets
+	# its settings on the last close, and takes no speed.
+	stty raw -echo 115200 <&3 2>/dev/null || stty raw -echo <&3 2>/dev/null
 	echo "RK-CMD-READY" >&3
 	while IFS=' ' read -r seq b64 <&3; do
 		[ -n "$seq" ] || continue

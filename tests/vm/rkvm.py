@@ -39,6 +39,41 @@ HARD_ERROR = 99  # automake: the test itself broke (not used for skips)
 
 QEMU = os.environ.get("RKVM_QEMU", "qemu-system-x86_64")
 
+
+class Arch:
+    """What differs between guests of one architecture and another."""
+
+    def __init__(self, name, qemu, machine, console, cmd_port, cmd_devices, libdirs):
+        self.name = name
+        self.qemu = qemu            # QEMU binary
+        self.machine = machine      # its first arguments (board, CPU)
+        self.console = console      # the kernel's console: the serial log
+        self.cmd_port = cmd_port    # the command channel in the guest
+        self.cmd_devices = cmd_devices  # -device arguments that make it
+        self.libdirs = libdirs      # where the host keeps its libraries
+
+
+ARCHES = {
+    # A PC: the command channel is the second UART.
+    "amd64": Arch("amd64", QEMU, [], "ttyS0", "/dev/ttyS1", [], None),
+    # QEMU's virt board, which has one UART (the console): the command
+    # channel is a virtio console. Cortex-A72 is the Raspberry Pi 4's core.
+    # The programs are arm64; their libraries the :arm64 packages'
+    # (multiarch), read without ldd.
+    "arm64": Arch("arm64", os.environ.get("RKVM_QEMU_ARM64", "qemu-system-aarch64"),
+                  ["-M", "virt", "-cpu", "cortex-a72"], "ttyAMA0", "/dev/hvc0",
+                  ["virtio-serial-pci", "virtconsole,chardev=rkcmd"],
+                  ["/lib/aarch64-linux-gnu", "/usr/lib/aarch64-linux-gnu"]),
+}
+arch = ARCHES["amd64"]
+
+
+def use_arch(name):
+    """Boot guests of another architecture from now on ("arm64"); before
+    the first boot."""
+    global arch
+    arch = ARCHES[name]
+
 # Default wall-clock limits (seconds).  TCG is slow; keep them generous.
 BOOT_TIMEOUT = float(os.environ.get("RKVM_BOOT_TIMEOUT", "120"))
 GLOBAL_TIMEOUT = float(os.environ.get("RKVM_TIMEOUT", "600"))
@@ -102,6 +137,9 @@ def require_tools(*tools):
 def _package_hint(tool):
     return {
         "qemu-system-x86_64": "qemu-system-x86",
+        "qemu-system-aarch64": "qemu-system-arm",
+        "qemu-aarch64-static": "qemu-user-static",
+        "readelf": "binutils",
         "busybox": "busybox-static",
         "modetest": "libdrm-tests",
         "xz": "xz-utils",
@@ -138,22 +176,22 @@ def ripple_kiosk():
 # Kernel
 # --------------------------------------------------------------------------
 
-_kernel_dir = None
+_kernel_dir = {}
 
 
 def kernel_dir():
     """Run fetch-kernel.sh (cached) and return the kernel directory."""
-    global _kernel_dir
-    if _kernel_dir:
-        return _kernel_dir
+    if arch.name in _kernel_dir:
+        return _kernel_dir[arch.name]
     require_tools("dpkg", "xz")
     res = subprocess.run(["sh", os.path.join(HERE, "fetch-kernel.sh")],
-                         stdout=subprocess.PIPE, universal_newlines=True)
+                         stdout=subprocess.PIPE, universal_newlines=True,
+                         env=dict(os.environ, RKVM_ARCH=arch.name))
     lines = res.stdout.strip().splitlines()
     if res.returncode != 0 or not lines or not os.path.isdir(lines[-1]):
         skip_or_fail("could not get the Debian kernel (fetch-kernel.sh failed)")
-    _kernel_dir = lines[-1]
-    return _kernel_dir
+    _kernel_dir[arch.name] = lines[-1]
+    return lines[-1]
 
 
 def _ko_depends(path):
@@ -252,8 +290,38 @@ class Cpio:
         self.f.close()
 
 
+def foreign_libs(program, libdirs):
+    """shared_libs() of another architecture's program: its loader and
+    DT_NEEDED libraries, and theirs, found in libdirs (readelf reads any
+    ELF; ldd would have to run the loader)."""
+    libs, todo, seen = [], [program], set()
+    while todo:
+        path = todo.pop()
+        res = subprocess.run(["readelf", "-d", "-l", "-W", path], stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT, universal_newlines=True)
+        if res.returncode != 0:
+            raise VMError("readelf %s failed: %s" % (path, res.stdout.strip()))
+        interp = re.search(r"program interpreter: (/[^\]]+)\]", res.stdout)
+        if interp and interp.group(1) not in libs:
+            libs.append(interp.group(1))
+        for name in re.findall(r"\(NEEDED\)\s+Shared library: \[([^\]]+)\]", res.stdout):
+            if name in seen:
+                continue
+            seen.add(name)
+            found = [os.path.join(d, name) for d in libdirs
+                     if os.path.exists(os.path.join(d, name))]
+            if not found:
+                raise VMError("%s: library %s not in %s (its :%s package installed?)"
+                              % (program, name, " ".join(libdirs), arch.name))
+            libs.append(found[0])
+            todo.append(found[0])
+    return libs
+
+
 def shared_libs(program):
     """Absolute paths of the shared libraries and loader a program needs."""
+    if arch.libdirs:
+        return foreign_libs(program, arch.libdirs)
     res = subprocess.run(["ldd", program], stdout=subprocess.PIPE,
                          stderr=subprocess.STDOUT, universal_newlines=True)
     if res.returncode != 0:
@@ -283,7 +351,10 @@ def build_initramfs(path, kdir, script=None, programs=(), extra_files=None,
     env:         {NAME: value} exported for the script and commands.
     modules:     module names to load (plus dependencies); None = all cached.
     """
-    busybox = shutil.which("busybox") or "/bin/busybox"
+    if arch.name == "amd64":
+        busybox = shutil.which("busybox") or "/bin/busybox"
+    else:
+        busybox = os.path.join(kdir, "busybox")     # fetch-kernel.sh's
     if not os.path.exists(busybox):
         skip_or_fail("busybox not found (apt-get install busybox-static)")
     cpio = Cpio(path)
@@ -728,7 +799,7 @@ def boot(devices=(), guest_script=None, programs=(), extra_files=None,
     keep:         keep the work dir (serial log, screendumps); default: keep
                   when RKVM_KEEP=1 or on an exception.
     QEMU is always killed when the block is left."""
-    require_tools(QEMU, "ldd")
+    require_tools(arch.qemu, "ldd" if arch.libdirs is None else "readelf")
     kdir = kernel_dir()
     base = os.environ.get("RKVM_WORKDIR")
     if base:
@@ -746,17 +817,22 @@ def boot(devices=(), guest_script=None, programs=(), extra_files=None,
                         env, modules)
         qmp_sock = os.path.join(workdir, "qmp.sock")
         cmd_sock = os.path.join(workdir, "cmd.sock")
-        cmdline = "console=ttyS0 quiet panic=-1 rdinit=/init"
+        cmdline = "console=%s quiet panic=-1 rdinit=/init" % arch.console
         if command_channel:
-            cmdline += " rk.cmd=/dev/ttyS1"
+            cmdline += " rk.cmd=" + arch.cmd_port
         if append:
             cmdline += " " + append
-        argv = [QEMU, "-accel", "tcg", "-m", str(memory), "-nodefaults",
-                "-no-reboot", "-display", "none",
-                "-serial", "file:" + vm.serial_path]
+        argv = [arch.qemu] + arch.machine + [
+            "-accel", "tcg", "-m", str(memory), "-nodefaults",
+            "-no-reboot", "-display", "none",
+            "-serial", "file:" + vm.serial_path]
         if command_channel:
-            argv += ["-chardev", "socket,id=rkcmd,path=%s,server=on,wait=off" % cmd_sock,
-                     "-serial", "chardev:rkcmd"]
+            argv += ["-chardev", "socket,id=rkcmd,path=%s,server=on,wait=off" % cmd_sock]
+            if arch.cmd_devices:
+                for d in arch.cmd_devices:
+                    argv += ["-device", d]
+            else:
+                argv += ["-serial", "chardev:rkcmd"]
         argv += ["-qmp", "unix:%s,server=on,wait=off" % qmp_sock,
                  "-kernel", kernel_image(kdir), "-initrd", initrd,
                  "-append", cmdline]
