@@ -196,7 +196,7 @@ struct render_consts {
 	__m256i sxmax, symax;       /* the last pixel, in 1/8 */
 	__m256i ixmax, iymax;       /* the last pair's left / upper pixel */
 	__m256i ys, pitch1;
-	__m256i quad, perm[4], light_perm[2];
+	__m256i quad;
 	/* the offsets in 16-bit lanes: hx within +-hmax never leaves them */
 	__m256i mul16, hmax16, omax16, omin16, pitch16;
 };
@@ -222,10 +222,6 @@ static inline void render_consts_init(struct render_consts *c, struct render_int
 	c->pitch1 = _mm256_set1_epi32((int)(rr->bg_pitch << 16 | 1));
 	c->quad = _mm256_setr_epi8(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15,
 				   0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
-	for (int m = 0; m < 4; m++)
-		c->perm[m] = _mm256_setr_epi32(m, m, m, m, m + 4, m + 4, m + 4, m + 4);
-	c->light_perm[0] = _mm256_setr_epi32(0, 0, 1, 1, 4, 4, 5, 5);
-	c->light_perm[1] = _mm256_setr_epi32(2, 2, 3, 3, 6, 6, 7, 7);
 
 	c->mul16 = _mm256_set1_epi16((short)rr->offset_mul);
 	c->hmax16 = _mm256_set1_epi16(in->hmax);
@@ -252,13 +248,11 @@ static inline __m128i quad_at(const uint32_t *base, size_t pitch, int64_t i)
 /* Two pixels' bilinear sums, each channel in a 32-bit lane. */
 static inline __attribute__((always_inline)) __m256i sum2(const uint32_t *base, size_t pitch,
 							   const struct render_consts *c,
-							   int64_t i0, int64_t i1, __m256i w,
-							   __m256i perm)
+							   int64_t i0, int64_t i1, __m256i w)
 {
 	__m256i q = _mm256_set_m128i(quad_at(base, pitch, i1), quad_at(base, pitch, i0));
 
-	q = _mm256_maddubs_epi16(_mm256_shuffle_epi8(q, c->quad),
-				 _mm256_permutevar8x32_epi32(w, perm));
+	q = _mm256_maddubs_epi16(_mm256_shuffle_epi8(q, c->quad), w);
 	return _mm256_madd_epi16(q, _mm256_set1_epi16(1));
 }
 
@@ -297,15 +291,16 @@ static inline __attribute__((always_inline)) __m256i fetch8(const uint32_t *base
 	for (int k = 0; k < 8; k++)
 		i[k] = t[k];
 #endif
-	s0 = sum2(base, pitch, c, i[0], i[4], w, c->perm[0]);
-	s1 = sum2(base, pitch, c, i[1], i[5], w, c->perm[1]);
-	s2 = sum2(base, pitch, c, i[2], i[6], w, c->perm[2]);
-	s3 = sum2(base, pitch, c, i[3], i[7], w, c->perm[3]);
+	/* pixel m's weights are lane m of the low half, m + 4's of the high */
+	s0 = sum2(base, pitch, c, i[0], i[4], _mm256_shuffle_epi32(w, 0x00));
+	s1 = sum2(base, pitch, c, i[1], i[5], _mm256_shuffle_epi32(w, 0x55));
+	s2 = sum2(base, pitch, c, i[2], i[6], _mm256_shuffle_epi32(w, 0xaa));
+	s3 = sum2(base, pitch, c, i[3], i[7], _mm256_shuffle_epi32(w, 0xff));
 	lo = _mm256_mulhrs_epi16(_mm256_packs_epi32(s0, s1), round);
 	hi = _mm256_mulhrs_epi16(_mm256_packs_epi32(s2, s3), round);
 	if (light) {
-		lo = _mm256_add_epi16(lo, _mm256_permutevar8x32_epi32(b, c->light_perm[0]));
-		hi = _mm256_add_epi16(hi, _mm256_permutevar8x32_epi32(b, c->light_perm[1]));
+		lo = _mm256_add_epi16(lo, _mm256_shuffle_epi32(b, 0x50));
+		hi = _mm256_add_epi16(hi, _mm256_shuffle_epi32(b, 0xfa));
 	}
 	return _mm256_packus_epi16(lo, hi);
 }
