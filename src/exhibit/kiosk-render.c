@@ -23,7 +23,7 @@
 /* Below this many rows a band is not worth waking a thread for. */
 #define MIN_ROWS_PER_BAND 32
 /* Rows of the last 2x pass made at a time, just before they are drawn. */
-#define FUSED_ROWS 16
+#define FUSED_ROWS 32
 
 int kiosk_bands_for(const struct kiosk *k, int rows)
 {
