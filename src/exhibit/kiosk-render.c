@@ -22,6 +22,8 @@
 
 /* Below this many rows a band is not worth waking a thread for. */
 #define MIN_ROWS_PER_BAND 32
+/* Rows of the last 2x pass made at a time, just before they are drawn. */
+#define FUSED_ROWS 32
 
 int kiosk_bands_for(const struct kiosk *k, int rows)
 {
@@ -197,9 +199,11 @@ int kiosk_get_view(struct kiosk *k, int w, int h, struct view **out)
 	return 0;
 }
 
-/* Rows y0 <= y < y1 of a 2x pass from src, src_w cells wide. The
- * weights are 1/4 and 3/4 in turn: the SIMD kernels' fixed sums. */
-static void level_rows(const struct level *l, const int16_t *src, int src_w, int y0, int y1)
+/* Rows y0 <= y < y1 of a 2x pass from src, src_w cells wide, into dst
+ * (row y0 first). The weights are 1/4 and 3/4 in turn: the SIMD kernels'
+ * fixed sums. */
+static void level_rows(const struct level *l, const int16_t *src, int src_w, int y0, int y1,
+		       int16_t *dst)
 {
 	const upsample2_row_fn upsample2 = simd_kernels()->upsample2_row;
 
@@ -207,7 +211,7 @@ static void level_rows(const struct level *l, const int16_t *src, int src_w, int
 		const int16_t *r0 = src + (size_t)l->y0[y] * (size_t)src_w;
 		const int16_t *r1 = l->yw[y] ? r0 + src_w : r0;
 
-		upsample2(r0, r1, l->yw[y], l->heights + (size_t)y * (size_t)l->width, src_w);
+		upsample2(r0, r1, l->yw[y], dst + (size_t)(y - y0) * (size_t)l->width, src_w);
 	}
 }
 
@@ -285,6 +289,50 @@ static const uint32_t *view_picture(const struct kiosk *k, const struct view *v,
 	return image_const_data(bg) + (size_t)y * (*stride / sizeof(uint32_t)) + (size_t)x;
 }
 
+/* The heights a 2x pass reads: the water's, or the pass before. */
+static const int16_t *level_source(const struct kiosk *k, const struct view *v, int level,
+				   int *width)
+{
+	if (level == 0) {
+		*width = ripple_width(k->ripple);
+		return ripple_heights(k->ripple);
+	}
+	*width = v->level[level - 1].width;
+	return v->level[level - 1].heights;
+}
+
+/*
+ * The last 2x pass is made here, FUSED_ROWS rows at a time just before they
+ * are drawn, instead of into a plane of the screen's size first: the rows
+ * the render reads are still in the cache, and that plane is neither
+ * written nor read back (4 MB each way a frame at 1080p). Without the
+ * memory for the rows, the plane as it is: flat water, no crash.
+ */
+static int render_band_fused(struct band_job *j, int y0, int y1, const uint32_t *bg,
+			     size_t stride)
+{
+	struct view *v = j->view;
+	const struct level *l = &v->level[v->levels - 1];
+	int16_t *rows = malloc((size_t)(FUSED_ROWS + 2) * (size_t)l->width * sizeof(*rows));
+	int src_w, ret = 0;
+	const int16_t *src = level_source(j->k, v, v->levels - 1, &src_w);
+
+	if (!rows)
+		return render_rows(&j->k->params, v->heights, v->pitch, v->width, v->height, bg,
+				   stride, j->target, y0, y1);
+	for (int c0 = y0; c0 < y1 && ret == 0; c0 += FUSED_ROWS) {
+		int c1 = c0 + FUSED_ROWS < y1 ? c0 + FUSED_ROWS : y1;
+		/* the render reads a row above and below */
+		int h0 = c0 > 0 ? c0 - 1 : 0, h1 = c1 < v->height ? c1 + 1 : v->height;
+
+		level_rows(l, src, src_w, h0, h1, rows);
+		ret = render_rows_window(&j->k->params, rows, v->pitch, h0, v->width, v->height, bg,
+					 stride, j->target, c0, c1);
+	}
+	free(rows);
+	return ret;
+}
+
 static int render_band(struct band_job *j, int y0, int y1)
 {
 	struct view *v = j->view;
@@ -292,6 +340,8 @@ static int render_band(struct band_job *j, int y0, int y1)
 	size_t stride;
 	const uint32_t *bg = view_picture(j->k, v, &stride);
 
+	if (v->levels > 0)
+		return render_band_fused(j, y0, y1, bg, stride);
 	return render_rows(&j->k->params, h, v->pitch, v->width, v->height, bg, stride,
 			   j->target, y0, y1);
 }
@@ -360,18 +410,6 @@ static int view_fade(struct kiosk *k, struct view *v)
 	return 0;
 }
 
-/* The heights a 2x pass reads: the water's, or the pass before. */
-static const int16_t *level_source(const struct kiosk *k, const struct view *v, int level,
-				   int *width)
-{
-	if (level == 0) {
-		*width = ripple_width(k->ripple);
-		return ripple_heights(k->ripple);
-	}
-	*width = v->level[level - 1].width;
-	return v->level[level - 1].heights;
-}
-
 /* How many of the first passes are the smoother one: never the last, and
  * two at most (after two, what is left of the lattice is a few pixels
  * fine; the finer levels cost four times the coarser ones). */
@@ -385,6 +423,7 @@ static int view_smooth_passes(const struct view *v)
 static void resample_job(void *ctx, int index, int count)
 {
 	struct band_job *j = ctx;
+	const struct level *l = &j->view->level[j->level];
 	const int16_t *src;
 	int y0, y1, src_w;
 
@@ -398,25 +437,24 @@ static void resample_job(void *ctx, int index, int count)
 	}
 	src = level_source(j->k, j->view, j->level, &src_w);
 	if (j->level < view_smooth_passes(j->view))
-		level_smooth_rows(&j->view->level[j->level], src, src_w,
+		level_smooth_rows(l, src, src_w,
 				  j->level ? j->view->level[j->level - 1].height
 					   : ripple_height(j->k->ripple), y0, y1);
 	else
-		level_rows(&j->view->level[j->level], src, src_w, y0, y1);
+		level_rows(l, src, src_w, y0, y1, l->heights + (size_t)y0 * (size_t)l->width);
 }
 
-/* The heights at the view's size, from the water as it is now. A pass
- * reads one row beyond its bands: each is made whole before the next. */
+/* The heights at the view's size, from the water as it is now, but for
+ * the last 2x pass (render_band_fused). A pass reads one row beyond its
+ * bands: each is made whole before the next. */
 static void view_resample(struct kiosk *k, struct view *v)
 {
-	int passes = v->levels > 0 ? v->levels : 1;
+	int passes = v->levels > 0 ? v->levels - 1 : 1;
 
 	for (int i = 0; i < passes; i++) {
 		struct band_job j = { .k = k, .view = v, .level = i };
-		bool last = i == passes - 1;
 
-		/* The last pass only as far as the screen reaches. */
-		j.y1 = v->levels == 0 || last ? v->height : v->level[i].height;
+		j.y1 = v->levels == 0 ? v->height : v->level[i].height;
 		j.bands = kiosk_bands_for(k, j.y1);
 		if (j.bands > 1)
 			workers_run(k->workers, resample_job, &j);

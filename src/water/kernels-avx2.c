@@ -15,8 +15,6 @@
  */
 
 #define LANES 16  /* int16 cells per register */
-/* Offsets (in 1/8 px) up to this stay in 16-bit lanes in the interior. */
-#define RENDER_INTERIOR_OFFSET_MAX (1 << 14)
 
 static inline __m256i widen(const int16_t *p)
 {
@@ -198,24 +196,17 @@ struct render_consts {
 	__m256i sxmax, symax;       /* the last pixel, in 1/8 */
 	__m256i ixmax, iymax;       /* the last pair's left / upper pixel */
 	__m256i ys, pitch1;
-	__m256i quad, perm[4], light_perm[2];
+	__m256i quad;
 	/* the offsets in 16-bit lanes: hx within +-hmax never leaves them */
 	__m256i mul16, hmax16, omax16, omin16, pitch16;
-};
-
-/* An interior group: every pixel's fetch is this far from the edges. */
-struct render_interior {
-	bool row;                   /* the rows above and below are far enough */
-	int x0, x1;                 /* and the group starts within x0 <= x <= x1 */
 };
 
 static inline void render_consts_init(struct render_consts *c, struct render_interior *in,
 				      const struct render_row *rr)
 {
 	const int om = rr->offset_max;
-	/* the farthest whole pixels an offset reaches, and one for the pair */
-	const int reach = (om >> RENDER_SUBPIXEL_BITS) + 2;
 
+	render_interior_find(rr, LANES, in);
 	c->omx = _mm256_set1_epi32(rr->offset_mul & 0xffff);
 	c->omy = _mm256_set1_epi32((int)((uint32_t)rr->offset_mul << 16));
 	c->lxy = _mm256_set1_epi32((int)(((uint32_t)rr->light_y << 16) | (rr->light_x & 0xffff)));
@@ -231,28 +222,12 @@ static inline void render_consts_init(struct render_consts *c, struct render_int
 	c->pitch1 = _mm256_set1_epi32((int)(rr->bg_pitch << 16 | 1));
 	c->quad = _mm256_setr_epi8(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15,
 				   0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
-	for (int m = 0; m < 4; m++)
-		c->perm[m] = _mm256_setr_epi32(m, m, m, m, m + 4, m + 4, m + 4, m + 4);
-	c->light_perm[0] = _mm256_setr_epi32(0, 0, 1, 1, 4, 4, 5, 5);
-	c->light_perm[1] = _mm256_setr_epi32(2, 2, 3, 3, 6, 6, 7, 7);
-
-	/*
-	 * (hx * mul) >> 8 in 16-bit lanes is exact while it fits; hx held
-	 * within +-hmax keeps it within om + 1 + mul / 256 and leaves the
-	 * clamp's result as it was. Offsets of up to 2^14 / 8 px do.
-	 */
-	int64_t hmax = ((int64_t)(om + 1) << RENDER_OFFSET_MUL_BITS) /
-		       (rr->offset_mul > 0 ? rr->offset_mul : 1) + 1;
 
 	c->mul16 = _mm256_set1_epi16((short)rr->offset_mul);
-	c->hmax16 = _mm256_set1_epi16((short)(hmax < INT16_MAX ? hmax : INT16_MAX));
+	c->hmax16 = _mm256_set1_epi16(in->hmax);
 	c->omax16 = _mm256_set1_epi16((short)om);
 	c->omin16 = _mm256_set1_epi16((short)-om);
 	c->pitch16 = _mm256_set1_epi32((int)(rr->bg_pitch << 16 | 1));
-	in->row = om <= RENDER_INTERIOR_OFFSET_MAX && rr->offset_mul > 0 &&
-		  rr->y - reach >= 0 && rr->y + reach <= rr->height - 2;
-	in->x0 = reach;
-	in->x1 = rr->width - 2 - reach - (LANES - 1);
 }
 
 static inline long long load_pair(const uint32_t *p)
@@ -273,13 +248,11 @@ static inline __m128i quad_at(const uint32_t *base, size_t pitch, int64_t i)
 /* Two pixels' bilinear sums, each channel in a 32-bit lane. */
 static inline __attribute__((always_inline)) __m256i sum2(const uint32_t *base, size_t pitch,
 							   const struct render_consts *c,
-							   int64_t i0, int64_t i1, __m256i w,
-							   __m256i perm)
+							   int64_t i0, int64_t i1, __m256i w)
 {
 	__m256i q = _mm256_set_m128i(quad_at(base, pitch, i1), quad_at(base, pitch, i0));
 
-	q = _mm256_maddubs_epi16(_mm256_shuffle_epi8(q, c->quad),
-				 _mm256_permutevar8x32_epi32(w, perm));
+	q = _mm256_maddubs_epi16(_mm256_shuffle_epi8(q, c->quad), w);
 	return _mm256_madd_epi16(q, _mm256_set1_epi16(1));
 }
 
@@ -318,15 +291,16 @@ static inline __attribute__((always_inline)) __m256i fetch8(const uint32_t *base
 	for (int k = 0; k < 8; k++)
 		i[k] = t[k];
 #endif
-	s0 = sum2(base, pitch, c, i[0], i[4], w, c->perm[0]);
-	s1 = sum2(base, pitch, c, i[1], i[5], w, c->perm[1]);
-	s2 = sum2(base, pitch, c, i[2], i[6], w, c->perm[2]);
-	s3 = sum2(base, pitch, c, i[3], i[7], w, c->perm[3]);
+	/* pixel m's weights are lane m of the low half, m + 4's of the high */
+	s0 = sum2(base, pitch, c, i[0], i[4], _mm256_shuffle_epi32(w, 0x00));
+	s1 = sum2(base, pitch, c, i[1], i[5], _mm256_shuffle_epi32(w, 0x55));
+	s2 = sum2(base, pitch, c, i[2], i[6], _mm256_shuffle_epi32(w, 0xaa));
+	s3 = sum2(base, pitch, c, i[3], i[7], _mm256_shuffle_epi32(w, 0xff));
 	lo = _mm256_mulhrs_epi16(_mm256_packs_epi32(s0, s1), round);
 	hi = _mm256_mulhrs_epi16(_mm256_packs_epi32(s2, s3), round);
 	if (light) {
-		lo = _mm256_add_epi16(lo, _mm256_permutevar8x32_epi32(b, c->light_perm[0]));
-		hi = _mm256_add_epi16(hi, _mm256_permutevar8x32_epi32(b, c->light_perm[1]));
+		lo = _mm256_add_epi16(lo, _mm256_shuffle_epi32(b, 0x50));
+		hi = _mm256_add_epi16(hi, _mm256_shuffle_epi32(b, 0xfa));
 	}
 	return _mm256_packus_epi16(lo, hi);
 }
@@ -563,14 +537,10 @@ static inline __attribute__((always_inline)) void render_row_loop(const struct r
 
 static void render_row_avx2(const struct render_row *rr)
 {
-	/* Positions in 32-bit lanes, pixel and row for the index in 16 bits;
-	 * the row needs one whole group. */
-	if ((uint64_t)rr->bg_pitch * (uint64_t)rr->height > INT32_MAX || rr->width < LANES + 2 ||
-	    rr->bg_pitch > INT16_MAX || rr->width > INT16_MAX || rr->height > INT16_MAX) {
+	/* positions in 32-bit lanes; the row needs one whole group */
+	if (!render_row_fits16(rr, LANES + 2))
 		render_row_scalar(rr);
-		return;
-	}
-	if (rr->light_max)
+	else if (rr->light_max)
 		render_row_loop(rr, true);
 	else
 		render_row_loop(rr, false);

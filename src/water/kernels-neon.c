@@ -227,6 +227,135 @@ static inline uint32x4_t render4(const struct render_row *rr, int x, int16x4_t h
 	return vorrq_u32(vld1q_u32(v), vdupq_n_u32(0xff000000u));
 }
 
+/*
+ * The interior (render_interior_find): eight pixels whose fetches all stay
+ * inside the picture. Their offsets, weights and light are worked out
+ * together in 16-bit lanes, and each pixel's sum is two widening
+ * multiplies of its pairs (vld1 of the pair on its row and of the pair
+ * below) by their weights, each weight four times: render_blend's sum.
+ */
+struct render_consts16 {
+	int16x8_t hmax, omax, lmax, lmin;
+	int16_t mul, pitch, lx, ly;
+};
+
+static void render_consts16_init(struct render_consts16 *c, struct render_interior *in,
+				 const struct render_row *rr)
+{
+	render_interior_find(rr, LANES, in);
+	c->hmax = vdupq_n_s16(in->hmax);
+	c->omax = vdupq_n_s16((int16_t)rr->offset_max);
+	c->lmax = vdupq_n_s16((int16_t)rr->light_max);
+	c->lmin = vdupq_n_s16((int16_t)-rr->light_dark);
+	c->mul = (int16_t)rr->offset_mul;
+	c->pitch = (int16_t)rr->bg_pitch;
+	c->lx = (int16_t)rr->light_x;
+	c->ly = (int16_t)rr->light_y;
+}
+
+/* (h * mul) >> 8 for h held within +-hmax, exact in 16 bits, clamped. */
+static inline int16x8_t offset8(const struct render_consts16 *c, int16x8_t h)
+{
+	int16x8_t o;
+
+	h = vminq_s16(vmaxq_s16(h, vnegq_s16(c->hmax)), c->hmax);
+	o = vcombine_s16(vshrn_n_s32(vmull_n_s16(vget_low_s16(h), c->mul), RENDER_OFFSET_MUL_BITS),
+			 vshrn_n_s32(vmull_n_s16(vget_high_s16(h), c->mul), RENDER_OFFSET_MUL_BITS));
+	return vminq_s16(vmaxq_s16(o, vnegq_s16(c->omax)), c->omax);
+}
+
+/* A weight of each of four pixels, in each byte of its 32-bit lane. */
+static inline uint32x4_t weight_bytes(uint16x4_t w)
+{
+	return vmulq_n_u32(vmovl_u16(w), 0x01010101u);
+}
+
+/* One pixel's four channel sums: its pair times (w00 x4, w01 x4), the pair
+ * below times (w10 x4, w11 x4), the two columns added. */
+static inline uint16x4_t sum_interior(const uint32_t *p, size_t pitch, uint32x2_t wt,
+				      uint32x2_t wd)
+{
+	uint16x8_t s = vmull_u8(vld1_u8((const uint8_t *)p), vreinterpret_u8_u32(wt));
+
+	s = vmlal_u8(s, vld1_u8((const uint8_t *)(p + pitch)), vreinterpret_u8_u32(wd));
+	return vadd_u16(vget_low_u16(s), vget_high_u16(s));
+}
+
+/* Two pixels' sums rounded, their light l (each pixel's four times)
+ * added, clamped. */
+static inline uint8x8_t finish2(uint16x4_t a, uint16x4_t b, int16x8_t l)
+{
+	int16x8_t c = vreinterpretq_s16_u16(vrshrq_n_u16(vcombine_u16(a, b),
+							 2 * RENDER_SUBPIXEL_BITS));
+
+	return vqmovun_s16(vaddq_s16(c, l));
+}
+
+/* Four pixels of the interior: indices relative to base, the weights
+ * w00..w11 and light of each. */
+static inline uint32x4_t render4_interior(const uint32_t *base, size_t pitch, int32x4_t idx,
+					  const uint16x4_t w[4], int16x4_t b)
+{
+	uint32x4_t w00 = weight_bytes(w[0]), w01 = weight_bytes(w[1]);
+	uint32x4_t w10 = weight_bytes(w[2]), w11 = weight_bytes(w[3]);
+	/* each pixel's (w00 x4, w01 x4) and (w10 x4, w11 x4) in a 64-bit lane */
+	uint32x4_t t01 = vzip1q_u32(w00, w01), t23 = vzip2q_u32(w00, w01);
+	uint32x4_t d01 = vzip1q_u32(w10, w11), d23 = vzip2q_u32(w10, w11);
+	int16x8_t bb = vcombine_s16(b, b);
+	int16x8_t b2 = vzip1q_s16(bb, bb);  /* b0 b0 b1 b1 b2 b2 b3 b3 */
+	int16x8_t l01 = vreinterpretq_s16_s32(vzip1q_s32(vreinterpretq_s32_s16(b2),
+							  vreinterpretq_s32_s16(b2)));
+	int16x8_t l23 = vreinterpretq_s16_s32(vzip2q_s32(vreinterpretq_s32_s16(b2),
+							  vreinterpretq_s32_s16(b2)));
+	uint16x4_t s0 = sum_interior(base + vgetq_lane_s32(idx, 0), pitch, vget_low_u32(t01),
+				     vget_low_u32(d01));
+	uint16x4_t s1 = sum_interior(base + vgetq_lane_s32(idx, 1), pitch, vget_high_u32(t01),
+				     vget_high_u32(d01));
+	uint16x4_t s2 = sum_interior(base + vgetq_lane_s32(idx, 2), pitch, vget_low_u32(t23),
+				     vget_low_u32(d23));
+	uint16x4_t s3 = sum_interior(base + vgetq_lane_s32(idx, 3), pitch, vget_high_u32(t23),
+				     vget_high_u32(d23));
+	uint8x16_t p = vcombine_u8(finish2(s0, s1, l01), finish2(s2, s3, l23));
+
+	return vorrq_u32(vreinterpretq_u32_u8(p), vdupq_n_u32(0xff000000u));
+}
+
+/* Eight pixels of the interior at x from their half differences. */
+static inline void render8_interior(const struct render_row *rr, const struct render_consts16 *c,
+				    int x, int16x8_t hx, int16x8_t hy, uint32x4_t *p0,
+				    uint32x4_t *p1)
+{
+	static const int16_t ramp_values[LANES] = { 0, 1, 2, 3, 4, 5, 6, 7 };
+	const int16x8_t frac = vdupq_n_s16(RENDER_SUBPIXEL - 1);
+	const uint16x8_t sub = vdupq_n_u16(RENDER_SUBPIXEL);
+	const uint32_t *base = rr->bg + (size_t)rr->y * rr->bg_pitch + (size_t)x;
+	int16x8_t ox = offset8(c, hx), oy = offset8(c, hy);
+	int16x8_t cx = vaddq_s16(vshrq_n_s16(ox, RENDER_SUBPIXEL_BITS), vld1q_s16(ramp_values));
+	int16x8_t cy = vshrq_n_s16(oy, RENDER_SUBPIXEL_BITS);
+	uint16x8_t fx = vreinterpretq_u16_s16(vandq_s16(ox, frac));
+	uint16x8_t fy = vreinterpretq_u16_s16(vandq_s16(oy, frac));
+	uint16x8_t gx = vsubq_u16(sub, fx), gy = vsubq_u16(sub, fy);
+	uint16x8_t w00 = vmulq_u16(gx, gy), w01 = vmulq_u16(fx, gy);
+	uint16x8_t w10 = vmulq_u16(gx, fy), w11 = vmulq_u16(fx, fy);
+	int16x8_t b = vcombine_s16(
+		vqshrn_n_s32(vmlal_n_s16(vmull_n_s16(vget_low_s16(hx), c->lx), vget_low_s16(hy),
+					 c->ly), RENDER_LIGHT_BITS),
+		vqshrn_n_s32(vmlal_n_s16(vmull_n_s16(vget_high_s16(hx), c->lx), vget_high_s16(hy),
+					 c->ly), RENDER_LIGHT_BITS));
+	const uint16x4_t wlo[4] = { vget_low_u16(w00), vget_low_u16(w01), vget_low_u16(w10),
+				    vget_low_u16(w11) };
+	const uint16x4_t whi[4] = { vget_high_u16(w00), vget_high_u16(w01), vget_high_u16(w10),
+				    vget_high_u16(w11) };
+
+	b = vminq_s16(vmaxq_s16(b, c->lmin), c->lmax);
+	*p0 = render4_interior(base, rr->bg_pitch,
+			       vmlal_n_s16(vmovl_s16(vget_low_s16(cx)), vget_low_s16(cy), c->pitch),
+			       wlo, vget_low_s16(b));
+	*p1 = render4_interior(base, rr->bg_pitch,
+			       vmlal_n_s16(vmovl_s16(vget_high_s16(cx)), vget_high_s16(cy), c->pitch),
+			       whi, vget_high_s16(b));
+}
+
 static inline uint16x4_t to_rgb565x4(uint32x4_t p)
 {
 	uint32x4_t r = vandq_u32(vshrq_n_u32(p, 8), vdupq_n_u32(0xf800));
@@ -243,12 +372,19 @@ static void render_row_neon(const struct render_row *rr)
 	const uint32_t *row = rr->bg + (size_t)rr->y * rr->bg_pitch;
 	int x = 1;
 
+	struct render_consts16 c16;
+	struct render_interior in;
+
 	/* The index in 32 bits, and a pair of pixels on each row. */
 	if ((uint64_t)rr->bg_pitch * (uint64_t)rr->height > UINT32_MAX || rr->width < 2) {
 		render_row_scalar(rr);
 		return;
 	}
 	const uint32_t *ahead = render_row_ahead(rr);
+
+	/* the interior's 16-bit indices need the pitch in 16 bits */
+	render_consts16_init(&c16, &in, rr);
+	in.row = in.row && render_row_fits16(rr, 2);
 
 	render_span_scalar(rr, 0, 1);
 	for (; x + LANES <= rr->width - 1; x += LANES) {
@@ -264,6 +400,8 @@ static void render_row_neon(const struct render_row *rr)
 			/* Flat: no offset, no light, the picture itself. */
 			p0 = vorrq_u32(vld1q_u32(row + x), vdupq_n_u32(0xff000000u));
 			p1 = vorrq_u32(vld1q_u32(row + x + 4), vdupq_n_u32(0xff000000u));
+		} else if (in.row && x >= in.x0 && x <= in.x1) {
+			render8_interior(rr, &c16, x, hx, hy, &p0, &p1);
 		} else {
 			p0 = render4(rr, x, vget_low_s16(hx), vget_low_s16(hy));
 			p1 = render4(rr, x + 4, vget_high_s16(hx), vget_high_s16(hy));

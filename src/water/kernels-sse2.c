@@ -298,7 +298,144 @@ static inline __m128i render4(const struct render_row *rr, const struct render_c
 	return _mm_or_si128(_mm_packus_epi16(lo, hi), _mm_set1_epi32((int)0xff000000u));
 }
 
-static void render_row_sse2(const struct render_row *rr)
+/*
+ * The interior (render_interior_find): eight pixels whose fetches all stay
+ * inside the picture. The offsets, weights and light are worked out for all
+ * eight in 16-bit lanes, as render16_interior in kernels-avx2.c; only the
+ * fetch goes a pixel at a time.
+ */
+struct render_consts16 {
+	__m128i mul16, hmax16, omax16, omin16, pitch16, lxy, lmax16, lmin16;
+};
+
+static void render_consts16_init(struct render_consts16 *in, struct render_interior *bounds,
+				 const struct render_row *rr)
+{
+	render_interior_find(rr, LANES, bounds);
+	in->mul16 = _mm_set1_epi16((short)rr->offset_mul);
+	in->hmax16 = _mm_set1_epi16(bounds->hmax);
+	in->omax16 = _mm_set1_epi16((short)rr->offset_max);
+	in->omin16 = _mm_set1_epi16((short)-rr->offset_max);
+	in->pitch16 = _mm_set1_epi32((int)(rr->bg_pitch << 16 | 1));
+	in->lxy = _mm_set1_epi32((int)(((uint32_t)rr->light_y << 16) | (rr->light_x & 0xffff)));
+	in->lmax16 = _mm_set1_epi16((short)rr->light_max);
+	in->lmin16 = _mm_set1_epi16((short)-rr->light_dark);
+}
+
+/* The offsets of eight pixels in 16-bit lanes (offset16 in kernels-avx2.c). */
+static inline __m128i offset8(const struct render_consts16 *in, __m128i h)
+{
+	__m128i o;
+
+	h = _mm_min_epi16(_mm_max_epi16(h, _mm_sub_epi16(_mm_setzero_si128(), in->hmax16)),
+			  in->hmax16);
+	o = _mm_or_si128(_mm_slli_epi16(_mm_mulhi_epi16(h, in->mul16), 16 - RENDER_OFFSET_MUL_BITS),
+			 _mm_srli_epi16(_mm_mullo_epi16(h, in->mul16), RENDER_OFFSET_MUL_BITS));
+	return _mm_min_epi16(_mm_max_epi16(o, in->omin16), in->omax16);
+}
+
+/*
+ * One pixel's bilinear sum, a channel in each 32-bit lane: the pair on its
+ * row and the pair below interleaved byte by byte, so that each 16-bit pair
+ * is a channel of a pixel above and the one below it; pmaddwd weighs the
+ * left column's pairs by wl = (w00, w10) and the right one's by wr =
+ * (w01, w11). render_blend's sum exactly.
+ */
+static inline __m128i sum_interior(const uint32_t *p, size_t pitch, __m128i wl, __m128i wr)
+{
+	const __m128i zero = _mm_setzero_si128();
+	__m128i tb = _mm_unpacklo_epi8(_mm_loadl_epi64((const __m128i *)p),
+				       _mm_loadl_epi64((const __m128i *)(p + pitch)));
+
+	return _mm_add_epi32(_mm_madd_epi16(_mm_unpacklo_epi8(tb, zero), wl),
+			     _mm_madd_epi16(_mm_unpackhi_epi8(tb, zero), wr));
+}
+
+/* Four pixels of the interior: their indices (relative to base) and their
+ * weight pairs, a pixel in each 32-bit lane; the light of each in l. */
+static inline __m128i render4_interior(const uint32_t *base, size_t pitch, __m128i idx,
+				       __m128i wl, __m128i wr, __m128i l, bool light)
+{
+	const __m128i round = _mm_set1_epi16(RENDER_BLEND_ROUND);
+	int64_t i[4];
+	__m128i lo, hi;
+
+#ifdef __x86_64__
+	int64_t a01 = _mm_cvtsi128_si64(idx), a23 = _mm_cvtsi128_si64(_mm_unpackhi_epi64(idx, idx));
+
+	/* the indices are signed: relative to the group's own pixel */
+	i[0] = (int32_t)a01;
+	i[1] = a01 >> 32;
+	i[2] = (int32_t)a23;
+	i[3] = a23 >> 32;
+#else
+	for (int k = 0; k < 4; k++)
+		i[k] = _mm_cvtsi128_si32(_mm_srli_si128(idx, 4 * k));
+#endif
+	lo = _mm_packs_epi32(sum_interior(base + i[0], pitch, _mm_shuffle_epi32(wl, 0x00),
+					  _mm_shuffle_epi32(wr, 0x00)),
+			     sum_interior(base + i[1], pitch, _mm_shuffle_epi32(wl, 0x55),
+					  _mm_shuffle_epi32(wr, 0x55)));
+	hi = _mm_packs_epi32(sum_interior(base + i[2], pitch, _mm_shuffle_epi32(wl, 0xaa),
+					  _mm_shuffle_epi32(wr, 0xaa)),
+			     sum_interior(base + i[3], pitch, _mm_shuffle_epi32(wl, 0xff),
+					  _mm_shuffle_epi32(wr, 0xff)));
+	lo = _mm_srli_epi16(_mm_add_epi16(lo, round), 2 * RENDER_SUBPIXEL_BITS);
+	hi = _mm_srli_epi16(_mm_add_epi16(hi, round), 2 * RENDER_SUBPIXEL_BITS);
+	if (light) {
+		/* each pixel's light in its four channels; packus clamps */
+		lo = _mm_add_epi16(lo, _mm_unpacklo_epi32(l, l));
+		hi = _mm_add_epi16(hi, _mm_unpackhi_epi32(l, l));
+	}
+	return _mm_or_si128(_mm_packus_epi16(lo, hi), _mm_set1_epi32((int)0xff000000u));
+}
+
+/* Eight pixels of the interior at x from their half differences. */
+static inline __attribute__((always_inline)) void render8_interior(const struct render_row *rr,
+								    const struct render_consts16 *in,
+								    int x, __m128i hx, __m128i hy,
+								    bool light, __m128i *p0,
+								    __m128i *p1)
+{
+	const __m128i ramp = _mm_setr_epi16(0, 1, 2, 3, 4, 5, 6, 7);
+	const __m128i frac = _mm_set1_epi16(RENDER_SUBPIXEL - 1);
+	const __m128i sub = _mm_set1_epi16(RENDER_SUBPIXEL);
+	const uint32_t *base = rr->bg + (size_t)rr->y * rr->bg_pitch + (size_t)x;
+	__m128i ox = offset8(in, hx), oy = offset8(in, hy), cx, cy, fx, fy, gx, gy;
+	__m128i gf_lo, gf_hi, l_lo = _mm_setzero_si128(), l_hi = l_lo;
+
+	cx = _mm_add_epi16(_mm_srai_epi16(ox, RENDER_SUBPIXEL_BITS), ramp);
+	cy = _mm_srai_epi16(oy, RENDER_SUBPIXEL_BITS);
+	fx = _mm_and_si128(ox, frac);
+	fy = _mm_and_si128(oy, frac);
+	gx = _mm_sub_epi16(sub, fx);
+	gy = _mm_sub_epi16(sub, fy);
+	/* (gy | fy << 16) times gx or fx: (w00 | w10 << 16), (w01 | w11 << 16) */
+	gf_lo = _mm_unpacklo_epi16(gy, fy);
+	gf_hi = _mm_unpackhi_epi16(gy, fy);
+	if (light) {
+		__m128i b = _mm_packs_epi32(
+			_mm_srai_epi32(_mm_madd_epi16(_mm_unpacklo_epi16(hx, hy), in->lxy),
+				       RENDER_LIGHT_BITS),
+			_mm_srai_epi32(_mm_madd_epi16(_mm_unpackhi_epi16(hx, hy), in->lxy),
+				       RENDER_LIGHT_BITS));
+
+		b = _mm_min_epi16(_mm_max_epi16(b, in->lmin16), in->lmax16);
+		l_lo = _mm_unpacklo_epi16(b, b);
+		l_hi = _mm_unpackhi_epi16(b, b);
+	}
+	*p0 = render4_interior(base, rr->bg_pitch,
+			       _mm_madd_epi16(_mm_unpacklo_epi16(cx, cy), in->pitch16),
+			       _mm_mullo_epi16(_mm_unpacklo_epi16(gx, gx), gf_lo),
+			       _mm_mullo_epi16(_mm_unpacklo_epi16(fx, fx), gf_lo), l_lo, light);
+	*p1 = render4_interior(base, rr->bg_pitch,
+			       _mm_madd_epi16(_mm_unpackhi_epi16(cx, cy), in->pitch16),
+			       _mm_mullo_epi16(_mm_unpackhi_epi16(gx, gx), gf_hi),
+			       _mm_mullo_epi16(_mm_unpackhi_epi16(fx, fx), gf_hi), l_hi, light);
+}
+
+static inline __attribute__((always_inline)) void render_row_loop(const struct render_row *rr,
+								   bool light)
 {
 	const __m128i alpha = _mm_set1_epi32((int)0xff000000u);
 	const __m128i ramp = _mm_setr_epi32(0, RENDER_SUBPIXEL, 2 * RENDER_SUBPIXEL,
@@ -321,15 +458,12 @@ static void render_row_sse2(const struct render_row *rr)
 	const uint32_t *row = rr->bg + (size_t)rr->y * rr->bg_pitch;
 	const int bpp = pixel_format_bpp(rr->format);
 	const int contiguous = rr->step == bpp;
+	const uint32_t *ahead = render_row_ahead(rr);
+	struct render_consts16 c16;
+	struct render_interior in;
 	int x = 1;
 
-	/* The madd index needs the pitch, the column and the row in 16 bits. */
-	if (rr->bg_pitch > INT16_MAX || rr->width > INT16_MAX || rr->height > INT16_MAX ||
-	    rr->width < 2) {
-		render_row_scalar(rr);
-		return;
-	}
-	const uint32_t *ahead = render_row_ahead(rr);
+	render_consts16_init(&c16, &in, rr);
 
 	/* Scalar head up to an aligned destination, then whole aligned
 	 * stores in order (see kernels-avx2.c). */
@@ -349,6 +483,8 @@ static void render_row_sse2(const struct render_row *rr)
 			/* Flat: no offset, no light, the picture itself. */
 			p0 = _mm_or_si128(_mm_loadu_si128((const __m128i *)(row + x)), alpha);
 			p1 = _mm_or_si128(_mm_loadu_si128((const __m128i *)(row + x + 4)), alpha);
+		} else if (in.row && x >= in.x0 && x <= in.x1) {
+			render8_interior(rr, &c16, x, hx, hy, light, &p0, &p1);
 		} else {
 			__m128i xs = _mm_add_epi32(_mm_set1_epi32(x * RENDER_SUBPIXEL), ramp);
 
@@ -389,6 +525,17 @@ static void render_row_sse2(const struct render_row *rr)
 	render_span_scalar(rr, x, rr->width);
 }
 
+static void render_row_sse2(const struct render_row *rr)
+{
+	/* the loop specialised by the compiler with and without the light */
+	if (!render_row_fits16(rr, 2))
+		render_row_scalar(rr);
+	else if (rr->light_max)
+		render_row_loop(rr, true);
+	else
+		render_row_loop(rr, false);
+}
+
 /* --sim-scale 2, four source cells at a time (upsample2_row_avx2 explains). */
 static inline __m128i blend4(const int16_t *r0, const int16_t *r1, int k, __m128i w)
 {
@@ -414,6 +561,52 @@ static void upsample2_row_sse2(const int16_t *r0, const int16_t *r1, int wy, int
 	upsample2_tail_scalar(r0, r1, wy, dst, sim_w, k);
 }
 
+/*
+ * The smoother 2x pass (upsample2_smooth_row_avx2 explains), four source
+ * cells at a time: the three rows blended by two pmaddwd, (r0, r2) pairs
+ * by (w0, w2) and (r1, 0) by (10, 0), exact in 32-bit lanes.
+ */
+static inline __m128i times5(__m128i v)
+{
+	return _mm_add_epi32(_mm_slli_epi32(v, 2), v);
+}
+
+static void upsample2_smooth_row_sse2(const int16_t *r0, const int16_t *r1, const int16_t *r2,
+				      int w0, int w2, int16_t *dst, int sw, int32_t *tmp)
+{
+	const __m128i m02 = _mm_set1_epi32((int)((uint32_t)w2 << 16 | (uint32_t)w0));
+	const __m128i m1 = _mm_set1_epi32(UPSAMPLE_SMOOTH_NEAR);
+	const __m128i zero = _mm_setzero_si128();
+	int x = 0;
+
+	for (; x + 4 <= sw; x += 4) {
+		__m128i a = _mm_loadl_epi64((const __m128i *)(r0 + x));
+		__m128i b = _mm_loadl_epi64((const __m128i *)(r1 + x));
+		__m128i c = _mm_loadl_epi64((const __m128i *)(r2 + x));
+
+		_mm_storeu_si128((__m128i *)(tmp + x + 1),
+				 _mm_add_epi32(_mm_madd_epi16(_mm_unpacklo_epi16(a, c), m02),
+					       _mm_madd_epi16(_mm_unpacklo_epi16(b, zero), m1)));
+	}
+	for (; x < sw; x++)
+		tmp[x + 1] = upsample_smooth_blend(r0, r1, r2, w0, w2, x);
+	tmp[0] = tmp[1];
+	tmp[sw + 1] = tmp[sw];
+	for (x = 0; x + 4 <= sw; x += 4) {
+		__m128i a = loadu(tmp + x), b = loadu(tmp + x + 1), c = loadu(tmp + x + 2);
+		__m128i b10 = _mm_add_epi32(_mm_slli_epi32(b, 3), _mm_slli_epi32(b, 1));
+		__m128i even = _mm_srai_epi32(_mm_add_epi32(_mm_add_epi32(times5(a), b10), c),
+					      2 * UPSAMPLE_SMOOTH_BITS);
+		__m128i odd = _mm_srai_epi32(_mm_add_epi32(_mm_add_epi32(a, b10), times5(c)),
+					     2 * UPSAMPLE_SMOOTH_BITS);
+
+		_mm_storeu_si128((__m128i *)(dst + 2 * x),
+				 _mm_packs_epi32(_mm_unpacklo_epi32(even, odd),
+						 _mm_unpackhi_epi32(even, odd)));
+	}
+	upsample2_smooth_tail_scalar(tmp, dst, x, sw);
+}
+
 const struct kernels kernels_sse2 = {
 	.name = "sse2",
 	.step_row = step_row_sse2,
@@ -421,6 +614,5 @@ const struct kernels kernels_sse2 = {
 	.step_row_visc = step_row_visc_sse2,
 	.render_row = render_row_sse2,
 	.upsample2_row = upsample2_row_sse2,
-	/* the coarse levels only: the reference is fast enough there */
-	.upsample2_smooth_row = upsample2_smooth_row_scalar,
+	.upsample2_smooth_row = upsample2_smooth_row_sse2,
 };

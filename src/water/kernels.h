@@ -6,6 +6,7 @@
 #ifndef KERNELS_H
 #define KERNELS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -218,6 +219,48 @@ static inline const uint32_t *render_row_ahead(const struct render_row *r)
 
 /* offset_mul's fraction: a shift of up to RENDER_SHIFT_MAX keeps 5 bits. */
 #define RENDER_OFFSET_MUL_BITS 8
+
+/* Whether a row's madd indices fit: the pitch, the column and the row each
+ * in 16 bits, the whole picture's index in 32, and at least min_width
+ * pixels for the groups. Else the reference draws it. */
+static inline bool render_row_fits16(const struct render_row *r, int min_width)
+{
+	return r->bg_pitch <= INT16_MAX && r->width <= INT16_MAX && r->height <= INT16_MAX &&
+	       (uint64_t)r->bg_pitch * (uint64_t)r->height <= INT32_MAX && r->width >= min_width;
+}
+
+/* Offsets (in 1/8 px) up to this stay in 16-bit lanes in the interior. */
+#define RENDER_INTERIOR_OFFSET_MAX (1 << 14)
+
+/*
+ * The interior of a row for the SIMD renders: where every pixel's fetch is
+ * this far from the picture's edges no clamp but the offset's can act, so
+ * the offsets stay in 16-bit lanes and the fetch is relative to a group's
+ * own pixel. (h * mul) >> 8 in 16-bit lanes is exact while it fits; h held
+ * within +-hmax keeps it within om + 1 + mul / 256 and leaves the clamp's
+ * result as it was. Offsets of up to 2^14 / 8 px do.
+ */
+struct render_interior {
+	bool row;                   /* the rows above and below are far enough */
+	int x0, x1;                 /* and a group of lanes starts within x0 <= x <= x1 */
+	int16_t hmax;
+};
+
+static inline void render_interior_find(const struct render_row *r, int lanes,
+					struct render_interior *in)
+{
+	const int om = r->offset_max;
+	/* the farthest whole pixels an offset reaches, and one for the pair */
+	const int reach = (om >> RENDER_SUBPIXEL_BITS) + 2;
+	int64_t hmax = ((int64_t)(om + 1) << RENDER_OFFSET_MUL_BITS) /
+		       (r->offset_mul > 0 ? r->offset_mul : 1) + 1;
+
+	in->hmax = (int16_t)(hmax < INT16_MAX ? hmax : INT16_MAX);
+	in->row = om <= RENDER_INTERIOR_OFFSET_MAX && r->offset_mul > 0 &&
+		  r->y - reach >= 0 && r->y + reach <= r->height - 2;
+	in->x0 = reach;
+	in->x1 = r->width - 2 - reach - (lanes - 1);
+}
 
 /*
  * One colour channel (0..255) of the picture between four pixels: c00 and

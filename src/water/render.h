@@ -71,6 +71,15 @@ int render_rows(const struct render_params *p,
 		const uint32_t *bg, size_t bg_stride,
 		const struct render_target *dst, int y0, int y1);
 
+/*
+ * The same with only some rows of the heights at hand: heights holds rows
+ * h_y0 and on, and must hold y0 - 1 to y1 (those within the plane).
+ */
+int render_rows_window(const struct render_params *p,
+		       const int16_t *heights, size_t h_pitch, int h_y0, int width, int height,
+		       const uint32_t *bg, size_t bg_stride,
+		       const struct render_target *dst, int y0, int y1);
+
 /* 0 and the physical size a logical width x height takes under rotation. */
 void render_physical_size(int rotation, int width, int height, int *pw, int *ph);
 
