@@ -13,7 +13,8 @@ and a virtio tablet, TCG. One boot:
   console   root on the serial console (autologin, only because QEMU
             passes the credential ripple-kiosk.serial-autologin); the
             service is active, no unit failed, /etc/ripple-kiosk.conf is
-            the EFI partition's, no getty on tty1; `systemctl stop` gives
+            the EFI partition's, no getty on tty1, root and the EFI
+            partition read-only; `systemctl stop` gives
             the text console back (the screen goes blank)
   poweroff  `systemctl poweroff` typed on the serial console: QEMU exits 0
             within POWEROFF_S, the kernel says "Power down", and the root
@@ -224,6 +225,8 @@ def console_checks(vm, serial):
             ("systemctl is-system-running --wait; systemctl --failed --no-legend --plain",
              "^running$", "the system is running, no unit failed"),
             ("systemctl is-enabled getty@tty1", "^masked$", "no getty on tty1"),
+            ("for m in / /boot/efi; do findmnt -no OPTIONS $m | cut -d, -f1; done", r"^ro\nro$",
+             "the root and EFI partitions are mounted read-only"),
             ("readlink /etc/ripple-kiosk.conf; findmnt -no FSTYPE /boot/efi",
              r"^/boot/efi/ripple-kiosk/ripple-kiosk\.conf\nvfat$",
              "/etc/ripple-kiosk.conf is on the EFI partition (vfat at /boot/efi)")):
