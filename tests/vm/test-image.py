@@ -261,6 +261,22 @@ def poweroff(vm, serial, disk, root_offset):
                 "the root file system was unmounted cleanly")
 
 
+def teardown(name, vm, serial, workdir, failed):
+    """Stop the VM; when a check failed, show the end of its console and
+    keep the work dir (kept too with RKVM_KEEP=1)."""
+    if serial is not None:
+        serial.close()
+    if vm is not None:
+        vm.kill()
+        if failed:
+            sys.stderr.write("%s: --- serial console (last 60 lines) ---\n" % name)
+            sys.stderr.write("\n".join(vm.serial().splitlines()[-60:]) + "\n")
+    if os.environ.get("RKVM_KEEP") == "1" or failed:
+        sys.stderr.write("%s: work dir kept: %s\n" % (name, workdir))
+    else:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
 def main():
     rkvm.require_tools(rkvm.QEMU, "mcopy", "sfdisk")
     if not any(os.path.exists(p) for p in OVMF):
@@ -271,7 +287,6 @@ def main():
     if base:
         os.makedirs(base, exist_ok=True)
     workdir = tempfile.mkdtemp(prefix="rk-image-", dir=base)
-    keep = os.environ.get("RKVM_KEEP") == "1"
     vm = serial = None
     failed = True
     try:
@@ -305,17 +320,7 @@ def main():
         timer.cancel()
         failed = t.failures > 0
     finally:
-        if serial is not None:
-            serial.close()
-        if vm is not None:
-            vm.kill()
-            if failed:
-                sys.stderr.write("test-image: --- serial console (last 60 lines) ---\n")
-                sys.stderr.write("\n".join(vm.serial().splitlines()[-60:]) + "\n")
-        if keep or failed:
-            sys.stderr.write("test-image: work dir kept: %s\n" % workdir)
-        else:
-            shutil.rmtree(workdir, ignore_errors=True)
+        teardown("test-image", vm, serial, workdir, failed)
     t.exit()
 
 
