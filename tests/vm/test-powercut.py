@@ -27,7 +27,9 @@ one journal line, and still show the water. After the last check
 `systemctl poweroff`, and the state partition checks clean (e2fsck -fn).
 The first checked boot also checks the backlight's udev rule (parsed by
 udevadm) and that the kiosk's mount namespace has /sys read-only but
-/sys/devices writable (README: "Screen power").
+/sys/devices writable: as the kiosk's user in it, a write to a device
+attribute the group video may write goes through (README: "Screen
+power").
 
 RK_POWERCUT_CUTS (10) and RK_POWERCUT_SEED (20) change the cuts; the image
 is $RK_IMAGE as for test-image.py. Skips (77) as test-image.py does."""
@@ -266,6 +268,21 @@ def backlight_checks(vm, serial):
                                   "findmnt -N $pid -no OPTIONS /sys/devices | cut -d, -f1")
     t.check(out.split() == ["ro", "rw"],
             "the kiosk's sandbox: /sys read-only, /sys/devices (bl_power) writable", out)
+    # A write as the kiosk, in its mount namespace, to a device attribute
+    # made writable for the group video as the rule makes bl_power, through
+    # a link of /sys (as /sys/class/backlight's are): a PCI device's
+    # power/control, given its own value back. The group as the unit's
+    # SupplementaryGroups= gives it.
+    rc, out = console(vm, serial,
+                      "f=$(ls -d /sys/bus/pci/devices/*/power/control | tail -n 1); "
+                      "v=$(cat $f); chgrp video $f && chmod g+w $f && "
+                      "nsenter -t $(systemctl show -P MainPID ripple-kiosk) -m "
+                      "setpriv --reuid=ripple-kiosk --regid=ripple-kiosk "
+                      "--groups=$(getent group video | cut -d: -f3) "
+                      "sh -c \"echo $v >$f\" && echo written; "
+                      "chgrp root $f; chmod g-w $f")
+    t.check(out.endswith("written"),
+            "the kiosk, sandboxed, writes a device attribute the group video may write", out)
 
 
 def cut_while(vm, serial, moment, rng):
