@@ -4,8 +4,9 @@
 # Usage: image/build.sh [--deb FILE | --tarball FILE] [--output DIR] [--raw-only]
 #
 # Builds DIR/ripple-kiosk.raw (GPT: a FAT EFI partition with systemd-boot,
-# the kernel and initrd, and ripple-kiosk/ with the settings; an ext4 root
-# made by mkosi 14 from Debian 12 and the ripple-kiosk package), then
+# the kernel and initrd, and ripple-kiosk/ with the settings; an ext4 root,
+# mounted read-only, made by mkosi 14 from Debian 12 and the ripple-kiosk
+# package; a small ext4 state partition for what the kiosk writes), then
 # DIR/ripple-kiosk.raw.xz and DIR/ripple-kiosk.raw.bmap for writing it to a
 # stick (not with --raw-only, as the boot test wants it). The package is
 # FILE (--deb), else built with dpkg-buildpackage from the release tarball
@@ -32,6 +33,12 @@ SUITE=bookworm
 # The EFI partition: the kernel and initrd (about 45 MB) and room for
 # the technician's pictures.
 ESP_MIB=256
+# The state partition: usage.csv, the map of touches and the screenshot
+# (a few MB each at most), the machine id and the random seed.
+STATE_MIB=64
+# GPT type: Linux file system data (not systemd's /var type, which
+# systemd-gpt-auto-generator would mount on /var by itself).
+STATE_TYPE=0FC63DAF-8483-4772-8E79-3D69D8477DE4
 
 die() { echo "build.sh: $*" >&2; exit 1; }
 log() { echo "build.sh: $*" >&2; }
@@ -128,6 +135,7 @@ tmk=$(date +%s)
 # entry names the root, the fstab the EFI partition.
 esp_uuid=$(cat /proc/sys/kernel/random/uuid)
 root_uuid=$(cat /proc/sys/kernel/random/uuid)
+state_uuid=$(cat /proc/sys/kernel/random/uuid)
 kver=$(ls "$root/lib/modules" | sort -V | tail -n 1)
 if [ ! -f "$root/boot/vmlinuz-$kver" ] || [ ! -f "$root/boot/initrd.img-$kver" ]; then
 	die "no kernel or initrd for $kver in the tree (log: $out/mkosi.log)"
@@ -147,7 +155,7 @@ cat >"$efi/loader/entries/ripple-kiosk.conf" <<ENTRY
 title   ripple-kiosk (Debian $SUITE, Linux $kver)
 linux   /ripple-kiosk/vmlinuz
 initrd  /ripple-kiosk/initrd.img
-options root=PARTUUID=$root_uuid ${cmdline% }
+options root=PARTUUID=$root_uuid ripple-kiosk.state=PARTUUID=$state_uuid ${cmdline% }
 ENTRY
 {
 	cat "$here/esp-header.conf"
@@ -156,15 +164,34 @@ ENTRY
 cp "$here/esp-readme.txt" "$efi/ripple-kiosk/README.txt"
 
 cat >>"$root/etc/fstab" <<FSTAB
+# The root file system is never written, so a power cut cannot harm it:
+# read-only here (systemd-remount-fs keeps it so) and on the kernel
+# command line; no fsck (there is nothing to mend).
+PARTUUID=$root_uuid / ext4 ro,noatime 0 0
 # The EFI partition: boot loader, kernel, and the kiosk's settings and
-# pictures (ripple-kiosk/), readable by the kiosk's user. nofail: without
-# it the kiosk starts with its defaults.
-PARTUUID=$esp_uuid /boot/efi vfat rw,noatime,nofail,fmask=0133,dmask=0022 0 0
+# pictures (ripple-kiosk/), readable by the kiosk's user. Read-only: FAT
+# has no journal, and a cut while it is mounted read-write leaves it
+# dirty. nofail: without it the kiosk starts with its defaults.
+PARTUUID=$esp_uuid /boot/efi vfat ro,noatime,nofail,fmask=0133,dmask=0022 0 0
+# Scratch space in memory (PrivateTmp= needs /tmp and /var/tmp; logins
+# write /var/log). The state partition is mounted by the initrd, not here
+# (/etc/initramfs-tools/scripts/local-bottom/ripple-state).
+tmpfs /tmp tmpfs mode=1777,nosuid,nodev,size=64m 0 0
+tmpfs /var/tmp tmpfs mode=1777,nosuid,nodev,size=16m 0 0
+tmpfs /var/log tmpfs mode=0755,nosuid,nodev,noexec,size=16m 0 0
 FSTAB
 
 esp_mib=$ESP_MIB
 mkfs.fat -F 32 -n EFI -C "$work/esp.img" $((esp_mib * 1024)) >/dev/null
 mcopy -s -Q -i "$work/esp.img" "$efi"/* ::/
+
+# -- the state partition -------------------------------------------------------
+# Empty: the initrd makes its files at first boot. ext4 with its journal
+# in the default data=ordered mode, and e2fsck -p at every boot (in the
+# initrd): the kiosk writes each file whole to a new name, synced, then
+# renamed, so the journal's metadata is all a cut can tear; data=journal
+# would write every byte twice on an SD card for nothing more.
+mke2fs -q -t ext4 -L ripple-state "$work/state.img" "${STATE_MIB}M"
 
 # -- the root file system --------------------------------------------------------
 # No package lists or caches (about 100 MB; apt-get update makes them
@@ -176,17 +203,20 @@ root_kib=$(du -sk "$root" | cut -f1)
 root_mib=$((root_kib * 11 / 10 / 1024 + 64))
 mke2fs -q -t ext4 -m 1 -L ripple-root -d "$root" "$work/root.img" "${root_mib}M"
 
-# -- the disk: GPT, the EFI partition, the root ---------------------------------
+# -- the disk: GPT, the EFI partition, the root, the state ---------------------------------
 img=$work/ripple-kiosk.raw
-truncate -s $(((1 + esp_mib + root_mib + 1) * 1048576)) "$img"
+state_start=$((1 + esp_mib + root_mib))
+truncate -s $(((state_start + STATE_MIB + 1) * 1048576)) "$img"
 sfdisk --quiet "$img" <<TABLE
 label: gpt
 first-lba: 2048
 start=1MiB, size=${esp_mib}MiB, type=C12A7328-F81F-11D2-BA4B-00A0C93EC93B, uuid=$esp_uuid, name=ripple-kiosk-esp
 start=$((1 + esp_mib))MiB, size=${root_mib}MiB, type=4F68BCE3-E8CD-4DB1-96E7-FBCAF984B709, uuid=$root_uuid, name=ripple-kiosk-root
+start=${state_start}MiB, size=${STATE_MIB}MiB, type=$STATE_TYPE, uuid=$state_uuid, name=ripple-kiosk-state
 TABLE
 dd if="$work/esp.img" of="$img" bs=1M seek=1 conv=notrunc,sparse status=none
 dd if="$work/root.img" of="$img" bs=1M seek=$((1 + esp_mib)) conv=notrunc,sparse status=none
+dd if="$work/state.img" of="$img" bs=1M seek=$state_start conv=notrunc,sparse status=none
 
 # -- the outputs ---------------------------------------------------------------
 rm -f "$out/ripple-kiosk.raw" "$out/ripple-kiosk.raw.xz" "$out/ripple-kiosk.raw.bmap"

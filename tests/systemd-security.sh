@@ -5,7 +5,7 @@
 # Skips (77) without systemd-analyze, except in CI (CI=true).
 set -u
 unit="$(cd "${top_builddir:-.}" && pwd)/systemd/ripple-kiosk.service"
-max="${RK_MAX_EXPOSURE:-2.5}"
+max="${RK_MAX_EXPOSURE:-1.5}"
 
 skip() {
 	if [ "${CI:-}" = true ]; then

@@ -13,7 +13,8 @@ and a virtio tablet, TCG. One boot:
   console   root on the serial console (autologin, only because QEMU
             passes the credential ripple-kiosk.serial-autologin); the
             service is active, no unit failed, /etc/ripple-kiosk.conf is
-            the EFI partition's, no getty on tty1; `systemctl stop` gives
+            the EFI partition's, no getty on tty1, root and the EFI
+            partition read-only; `systemctl stop` gives
             the text console back (the screen goes blank)
   poweroff  `systemctl poweroff` typed on the serial console: QEMU exits 0
             within POWEROFF_S, the kernel says "Power down", and the root
@@ -224,6 +225,8 @@ def console_checks(vm, serial):
             ("systemctl is-system-running --wait; systemctl --failed --no-legend --plain",
              "^running$", "the system is running, no unit failed"),
             ("systemctl is-enabled getty@tty1", "^masked$", "no getty on tty1"),
+            ("for m in / /boot/efi; do findmnt -no OPTIONS $m | cut -d, -f1; done", r"^ro\nro$",
+             "the root and EFI partitions are mounted read-only"),
             ("readlink /etc/ripple-kiosk.conf; findmnt -no FSTYPE /boot/efi",
              r"^/boot/efi/ripple-kiosk/ripple-kiosk\.conf\nvfat$",
              "/etc/ripple-kiosk.conf is on the EFI partition (vfat at /boot/efi)")):
@@ -258,6 +261,22 @@ def poweroff(vm, serial, disk, root_offset):
                 "the root file system was unmounted cleanly")
 
 
+def teardown(name, vm, serial, workdir, failed):
+    """Stop the VM; when a check failed, show the end of its console and
+    keep the work dir (kept too with RKVM_KEEP=1)."""
+    if serial is not None:
+        serial.close()
+    if vm is not None:
+        vm.kill()
+        if failed:
+            sys.stderr.write("%s: --- serial console (last 60 lines) ---\n" % name)
+            sys.stderr.write("\n".join(vm.serial().splitlines()[-60:]) + "\n")
+    if os.environ.get("RKVM_KEEP") == "1" or failed:
+        sys.stderr.write("%s: work dir kept: %s\n" % (name, workdir))
+    else:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
 def main():
     rkvm.require_tools(rkvm.QEMU, "mcopy", "sfdisk")
     if not any(os.path.exists(p) for p in OVMF):
@@ -268,7 +287,6 @@ def main():
     if base:
         os.makedirs(base, exist_ok=True)
     workdir = tempfile.mkdtemp(prefix="rk-image-", dir=base)
-    keep = os.environ.get("RKVM_KEEP") == "1"
     vm = serial = None
     failed = True
     try:
@@ -302,17 +320,7 @@ def main():
         timer.cancel()
         failed = t.failures > 0
     finally:
-        if serial is not None:
-            serial.close()
-        if vm is not None:
-            vm.kill()
-            if failed:
-                sys.stderr.write("test-image: --- serial console (last 60 lines) ---\n")
-                sys.stderr.write("\n".join(vm.serial().splitlines()[-60:]) + "\n")
-        if keep or failed:
-            sys.stderr.write("test-image: work dir kept: %s\n" % workdir)
-        else:
-            shutil.rmtree(workdir, ignore_errors=True)
+        teardown("test-image", vm, serial, workdir, failed)
     t.exit()
 
 
