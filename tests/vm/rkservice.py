@@ -222,6 +222,25 @@ def guest_now(vm):
     return int(sh(vm, "date +%s"))
 
 
+def journal_span(vm, since, first, then, unit=UNIT):
+    """Seconds of the guest's own clock (the journal's monotonic stamps)
+    from the unit's first journal line since `since` that matches regex
+    first to the next one that matches then: how long it took in the
+    guest, whatever the host's polling added. (None, journal) when either
+    line is missing."""
+    log = journal(vm, since, unit)
+    start = None
+    for line in log.splitlines():
+        m = re.match(r"\[\s*(\d+\.\d+)\]", line)
+        if not m:
+            continue
+        if start is None and re.search(first, line):
+            start = float(m.group(1))
+        elif start is not None and re.search(then, line):
+            return float(m.group(1)) - start, log
+    return None, log
+
+
 def wait_for(what, cond, timeout, step=0.5):
     """Poll cond() (returning a true value when done) until timeout;
     returns (value, seconds)."""

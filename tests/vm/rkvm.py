@@ -75,26 +75,141 @@ def use_arch(name):
     arch = ARCHES[name]
 
 # Default wall-clock limits (seconds).  TCG is slow; keep them generous.
+# Like every bound here they are multiplied by timeout_mul().
 BOOT_TIMEOUT = float(os.environ.get("RKVM_BOOT_TIMEOUT", "120"))
 GLOBAL_TIMEOUT = float(os.environ.get("RKVM_TIMEOUT", "600"))
 
 
+# --------------------------------------------------------------------------
+# How slow the guest runs
+# --------------------------------------------------------------------------
+
+# Every bound in these tests is how long a working kiosk takes under TCG on
+# a quiet machine, with room to spare. A loaded machine runs the guest
+# several times slower, and a broken kiosk must still be told from a slow
+# one: each bound is multiplied by timeout_mul(), how many times slower than
+# that reference the guest runs now, never below 1. The larger of two
+# measures, each the latest taken:
+#   - after a boot, a busy loop in the guest (busybox sh): the CPU time the
+#     guest counts for it against its time on a quiet machine. The guest
+#     counts the time its vCPU waits for the host in that, but not the
+#     time the guest's other processes take (systemd still starting);
+#   - before a boot, and when a bound has passed (load that came later),
+#     the share of a CPU this process gets in a short busy window (QEMU
+#     runs beside it, at its priority).
+# RKVM_TIMEOUT_MUL overrides both (as LTP's LTP_TIMEOUT_MUL).
+CALIBRATE_LOOPS = 20000
+# The loop's time on a quiet machine (a 2-core x86-64 at 2.2 GHz, TCG).
+CALIBRATE_REF_S = {"amd64": 0.25, "arm64": 0.27}
+HOST_WINDOW_S = 0.2
+
+_mul = {"guest": 1.0, "host": 1.0}
+
+
+def _env_mul():
+    try:
+        v = float(os.environ.get("RKVM_TIMEOUT_MUL", ""))
+    except ValueError:
+        return None
+    return max(v, 1.0) if v > 0 else None
+
+
+def timeout_mul():
+    """The factor every time bound is multiplied by: $RKVM_TIMEOUT_MUL, else
+    the larger of the latest guest and host measures (1 until measured)."""
+    env = _env_mul()
+    return env if env is not None else max(_mul["guest"], _mul["host"], 1.0)
+
+
+def scaled(seconds):
+    """seconds (a bound on how long something takes in the guest) times
+    timeout_mul()."""
+    return seconds * timeout_mul()
+
+
+def host_slowness(window=HOST_WINDOW_S):
+    """How many times longer than its CPU time a busy window of this process
+    takes in wall time: 1 on an idle core, N when it shares one with N-1
+    busy processes of its priority. timeout_mul() takes it."""
+    w0, c0 = time.monotonic(), time.thread_time()
+    while time.monotonic() - w0 < window:
+        pass
+    wall, cpu = time.monotonic() - w0, time.thread_time() - c0
+    _mul["host"] = wall / max(cpu, 1e-3)
+    return _mul["host"]
+
+
+GUEST_TICKS_PER_S = 100     # USER_HZ: /proc's clock ticks
+
+
+def guest_slowness(vm):
+    """The calibrated busy loop's CPU time in the guest against the
+    reference: how many times slower than a quiet machine this guest runs,
+    host contention included. timeout_mul() takes it."""
+    # The shell's own utime + stime (fields 14 and 15), read by a builtin:
+    # no fork, so /proc/self is the shell running the loop.
+    ticks = "read -r s < /proc/self/stat; set -- $s; t=$(( ${14} + ${15} ))"
+    loop = ("%s; a=$t; i=0; while [ $i -lt %d ]; do i=$((i + 1)); done; %s; echo $((t - a))"
+            % (ticks, CALIBRATE_LOOPS, ticks))
+    rc, out = vm.run(loop, check=False)
+    try:
+        secs = int(out.strip().splitlines()[-1]) / GUEST_TICKS_PER_S
+    except (ValueError, IndexError):
+        sys.stderr.write("rkvm: the calibration loop printed %r (rc %d)\n" % (out, rc))
+        return None
+    _mul["guest"] = secs / CALIBRATE_REF_S[arch.name]
+    _mul["host"] = 1.0
+    vm.calibrate_seconds = secs
+    return _mul["guest"]
+
+
+def say_mul(what):
+    env = _env_mul()
+    print("# rkvm: %s: bounds x%.2f (%s)" % (
+        what, timeout_mul(),
+        "RKVM_TIMEOUT_MUL" if env is not None else "measured"), flush=True)
+
+
 # Polling waits: a test waits for a condition, never for a fixed time,
 # with a bound generous enough for a busy machine (TCG slows down in
-# proportion to the CPU it gets).
+# proportion to the CPU it gets), times timeout_mul().
 WAIT_TIMEOUT = 60.0
 
 
+class Deadline:
+    """timeout seconds times timeout_mul() from now. When it has passed, the
+    host's slowness is measured once more: load that came after the boot
+    moves it on."""
+
+    def __init__(self, timeout):
+        self.start = time.monotonic()
+        self.timeout = timeout
+        self.remeasured = False
+
+    def left(self):
+        """Seconds left (<= 0: over)."""
+        left = self.start + scaled(self.timeout) - time.monotonic()
+        if left <= 0 and not self.remeasured:
+            self.remeasured = True
+            host_slowness()
+            left = self.start + scaled(self.timeout) - time.monotonic()
+        return left
+
+    def seconds(self):
+        """The bound as it stands, in seconds."""
+        return scaled(self.timeout)
+
+
 def wait_until(fn, timeout=WAIT_TIMEOUT, interval=0.5):
-    """Call fn() until it returns a true value or timeout seconds pass;
-    returns its last value (false on timeout). fn runs at least once, and
-    once more at the deadline."""
-    deadline = time.monotonic() + timeout
+    """Call fn() until it returns a true value or the Deadline(timeout)
+    passes; returns its last value (false on timeout). fn runs at least
+    once, and once more at the deadline."""
+    deadline = Deadline(timeout)
     while True:
         v = fn()
         if v:
             return v
-        left = deadline - time.monotonic()
+        left = deadline.left()
         if left <= 0:
             return v
         time.sleep(min(interval, left))
@@ -538,17 +653,17 @@ class CommandChannel:
         self.lock = threading.Lock()
 
     def _read_until(self, regex, timeout):
-        deadline = time.monotonic() + timeout
+        deadline = Deadline(timeout)
         while True:
             m = regex.search(self.buf)
             if m:
                 out = self.buf[:m.start()]
                 self.buf = self.buf[m.end():]
                 return out, m
-            left = deadline - time.monotonic()
+            left = deadline.left()
             if left <= 0:
-                raise VMError("command channel: timed out waiting for %r; got %r"
-                              % (regex.pattern, self.buf[-500:]))
+                raise VMError("command channel: timed out after %.0f s waiting for %r; got %r"
+                              % (deadline.seconds(), regex.pattern, self.buf[-500:]))
             self.sock.settimeout(min(left, 1.0))
             try:
                 data = self.sock.recv(65536)
@@ -562,7 +677,8 @@ class CommandChannel:
         self._read_until(re.compile(rb"RK-CMD-READY\r?\n"), timeout)
 
     def run(self, command, timeout=60):
-        """Run shell text in the guest; returns (rc, output)."""
+        """Run shell text in the guest; returns (rc, output). timeout is
+        multiplied by timeout_mul()."""
         with self.lock:
             self.seq += 1
             b64 = base64.b64encode(command.encode()).decode()
@@ -603,6 +719,7 @@ class VM:
         self.qmp = None
         self.cmd = None
         self.boot_seconds = None
+        self.calibrate_seconds = None
         self.timed_out = False
         self._serial_pos = 0
 
@@ -619,20 +736,21 @@ class VM:
         """Wait until regex pattern appears on the console after the end of
         the previous match (or anywhere, with from_start); returns the match."""
         regex = re.compile(pattern)
-        deadline = time.monotonic() + timeout
+        deadline = Deadline(timeout)
         while True:
+            exited = self.proc.poll() is not None   # before reading: its last words count
             text = self.serial()
             m = regex.search(text, 0 if from_start else self._serial_pos)
             if m:
                 self._serial_pos = m.end()
                 return m
-            if self.proc.poll() is not None:
+            if exited:
                 raise VMError("QEMU exited (%s)%s while waiting for %r"
                               % (self.proc.returncode,
                                  " on timeout" if self.timed_out else "", pattern))
-            if time.monotonic() > deadline:
-                raise VMError("timed out after %ss waiting for %r on the serial console"
-                              % (timeout, pattern))
+            if deadline.left() <= 0:
+                raise VMError("timed out after %.0f s waiting for %r on the serial console"
+                              % (deadline.seconds(), pattern))
             time.sleep(0.05)
 
     def wait_exit(self, timeout=120):
@@ -641,9 +759,9 @@ class VM:
 
     def wait_poweroff(self, timeout=30):
         try:
-            return self.proc.wait(timeout)
+            return self.proc.wait(scaled(timeout))
         except subprocess.TimeoutExpired:
-            raise VMError("guest did not power off within %ss" % timeout)
+            raise VMError("guest did not power off within %.0f s" % scaled(timeout))
 
     # -- commands -----------------------------------------------------------
     def _need_cmd(self):
@@ -674,14 +792,15 @@ class VM:
     def wait(self, name, timeout=30):
         """Wait for the named program to exit; returns its exit code (None on
         timeout).  128+N means killed by signal N."""
-        rc, out = self.run("rk_wait %s %d" % (name, timeout), timeout + 30, check=False)
+        rc, out = self.run("rk_wait %s %d" % (name, scaled(timeout)), timeout + 30, check=False)
         m = re.search(r"RK-RC \S+ (\d+)", out)
         return int(m.group(1)) if m else None
 
     def stop(self, name, sig="TERM", timeout=10):
         """Signal the named program and wait; returns (exit code, ms from the
         signal to the exit, measured in the guest), rc None on timeout."""
-        rc, out = self.run("rk_stop %s %s %d" % (name, sig, timeout), timeout + 30, check=False)
+        rc, out = self.run("rk_stop %s %s %d" % (name, sig, scaled(timeout)), timeout + 30,
+                           check=False)
         m = re.search(r"RK-STOP \S+ rc=(\d+) ms=(\d+)", out)
         if not m:
             raise VMError("rk_stop: unexpected output %r" % out)
@@ -704,9 +823,9 @@ class VM:
         """Screendumps until one has the size and is not black (the program
         named name has set its mode and shown a frame), or name exits, or
         timeout; returns the last one."""
-        deadline = time.monotonic() + timeout
+        deadline = Deadline(timeout)
         img = None
-        while time.monotonic() < deadline:
+        while deadline.left() > 0:
             img = self.qmp.screendump(**dump)
             if img.size == tuple(size) and is_not_black(img):
                 break
@@ -751,13 +870,13 @@ class VM:
     def settle(self, label, timeout=30, gap=1.0, threshold=8, **dump):
         """Screendumps gap apart until two are the same (the water is still);
         returns (image, True), or (last image, False) after timeout."""
-        deadline = time.monotonic() + timeout
+        deadline = Deadline(timeout)
         prev = self.qmp.screendump(**dump)
         while True:
             time.sleep(gap)
             cur = self.qmp.screendump(**dump)
             still = diff_fraction(prev, cur, threshold) == 0
-            if still or time.monotonic() > deadline:
+            if still or deadline.left() <= 0:
                 cur.save_png(os.path.join(self.workdir, label + ".png"))
                 return cur, still
             prev = cur
@@ -809,7 +928,7 @@ def boot(devices=(), guest_script=None, programs=(), extra_files=None,
         keep = os.environ.get("RKVM_KEEP") == "1"
     vm = VM(workdir)
     failed = True
-    watchdog = None
+    timers = []             # the global limit's (one at a time)
     old_term = None
     try:
         initrd = os.path.join(workdir, "initramfs.cpio")
@@ -817,7 +936,10 @@ def boot(devices=(), guest_script=None, programs=(), extra_files=None,
                         env, modules)
         qmp_sock = os.path.join(workdir, "qmp.sock")
         cmd_sock = os.path.join(workdir, "cmd.sock")
-        cmdline = "console=%s quiet panic=-1 rdinit=/init" % arch.console
+        # no_timer_check: on a starved host the kernel's check of the
+        # timer interrupt, a few ticks against a busy loop, fails and it
+        # panics ("IO-APIC + timer doesn't work!").
+        cmdline = "console=%s quiet panic=-1 no_timer_check rdinit=/init" % arch.console
         if command_channel:
             cmdline += " rk.cmd=" + arch.cmd_port
         if append:
@@ -849,6 +971,8 @@ def boot(devices=(), guest_script=None, programs=(), extra_files=None,
         if threading.current_thread() is threading.main_thread():
             old_term = signal.signal(signal.SIGTERM, on_term)
 
+        say_mul("before the boot, this process gets %.0f%% of a CPU"
+                % (100 / host_slowness()))
         t0 = time.monotonic()
         qlog = open(os.path.join(workdir, "qemu.log"), "wb")
         vm.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=qlog,
@@ -856,29 +980,44 @@ def boot(devices=(), guest_script=None, programs=(), extra_files=None,
                                    preexec_fn=_set_pdeathsig)
         qlog.close()
 
+        # The limit grows with timeout_mul() (measured again after the boot).
         def expire():
+            left = t0 + scaled(timeout) - time.monotonic()
+            if left > 1:
+                arm(left)
+                return
             vm.timed_out = True
-            sys.stderr.write("rkvm: global timeout (%ss): killing QEMU\n" % timeout)
+            sys.stderr.write("rkvm: global timeout (%.0f s): killing QEMU\n" % scaled(timeout))
             vm.kill()
-        watchdog = threading.Timer(timeout, expire)
-        watchdog.daemon = True
-        watchdog.start()
 
-        vm.qmp = QMP(qmp_sock, vm.proc, workdir=workdir)
+        def arm(secs):
+            timer = threading.Timer(secs, expire)
+            timer.daemon = True
+            timer.start()
+            timers[:] = [timer]
+        arm(scaled(timeout))
+
+        vm.qmp = QMP(qmp_sock, vm.proc, timeout=scaled(30), workdir=workdir)
         if command_channel:
             vm.cmd = CommandChannel(cmd_sock, vm.proc)
         vm.wait_for_serial(r"RK-READY", boot_timeout)
         if command_channel:
-            vm.cmd.wait_ready(max(5.0, boot_timeout - (time.monotonic() - t0)))
+            vm.cmd.wait_ready(max(5.0, boot_timeout - (time.monotonic() - t0) / timeout_mul()))
         vm.boot_seconds = time.monotonic() - t0
+        if command_channel and guest_slowness(vm) is not None:
+            say_mul("booted in %.1f s; the calibration loop took %.2f s of the guest's CPU "
+                    "(%.2f s on a quiet machine)" % (vm.boot_seconds, vm.calibrate_seconds,
+                                  CALIBRATE_REF_S[arch.name]))
+        else:
+            say_mul("booted in %.1f s" % vm.boot_seconds)
         mods = re.findall(r"RK-MODULE-FAIL (\S+)", vm.serial())
         if mods:
             raise VMError("modules failed to load in the guest: %s" % " ".join(mods))
         yield vm
         failed = False
     finally:
-        if watchdog is not None:
-            watchdog.cancel()
+        for timer in timers:
+            timer.cancel()
         vm.kill()
         if old_term is not None:
             signal.signal(signal.SIGTERM, old_term)

@@ -114,14 +114,14 @@ class Panel:
 
     def wait_answers(self, n, timeout):
         """Wait for n more answer lines; returns them (None on timeout)."""
-        deadline = time.monotonic() + timeout
+        deadline = rkvm.Deadline(timeout)
         while True:
             lines = [l for l in self.log().splitlines() if l.startswith(("ok ", "error "))]
             if len(lines) >= self.answers + n:
                 new = lines[self.answers:self.answers + n]
                 self.answers += n
                 return new
-            if time.monotonic() > deadline or not self.vm.running("panel"):
+            if deadline.left() <= 0 or not self.vm.running("panel"):
                 self.answers = len(lines)
                 return None
             time.sleep(0.2)
@@ -194,7 +194,8 @@ STONE_AT = CENTRE
 # and its rings spread 40 px a second while they fade.
 SPLASH_BOX = 200
 # Seconds of screendumps after a splash first shows: the changed area peaks
-# within about a second and is gone after four (--fade 1).
+# within about a second and is gone after four (--fade 1); times the
+# guest's slowness, as the frames come that much slower.
 SPLASH_WATCH_S = 4
 # How much more of SPLASH_BOX the big stone's splash must change at its
 # peak than the small one's (about 4.5x here).
@@ -214,9 +215,10 @@ def splash_peak(vm, pan, before, label):
     shows. Returns the largest fraction of SPLASH_BOX changed from before."""
     rect = box(STONE_AT, SPLASH_BOX)
     pan.do("down 3 %d %d" % panel(STONE_AT), "sync", "up 3", "sync")
-    deadline = time.monotonic() + 30
+    deadline = rkvm.Deadline(30)
+    watch = rkvm.scaled(SPLASH_WATCH_S)
     peak, peak_img, shown = 0.0, None, None
-    while time.monotonic() < (shown + SPLASH_WATCH_S if shown else deadline):
+    while (time.monotonic() < shown + watch) if shown else deadline.left() > 0:
         img = vm.qmp.screendump()
         frac = changed(before, img, rect)
         if frac > 0 and shown is None:

@@ -58,8 +58,8 @@ WATCHDOG_PINGS = 3
 
 SCREEN = (1280, 800)
 FIRST_FRAME_S = 60
-# Long enough to see the water and touch it under TCG on a busy machine,
-# short enough to wait for twice.
+# Long enough to see the water and touch it under TCG, short enough to
+# wait for twice; times the guest's slowness (sleep_after()).
 SLEEP_AFTER_S = 8
 STATS_S = 5
 # The DPMS property's values (DRM_MODE_DPMS_ON, DRM_MODE_DPMS_OFF).
@@ -197,6 +197,13 @@ def status_awake(vm, label):
             "%s: systemctl status says awake again" % label, vm.log("nl")[-2000:])
 
 
+def sleep_after():
+    """--sleep-after for this guest: its clock runs at the host's pace
+    while the first frames take as much longer as the guest runs slower,
+    so a slow guest would fall asleep before the test saw the water."""
+    return max(SLEEP_AFTER_S, round(rkvm.scaled(SLEEP_AFTER_S)))
+
+
 def start_watched(vm, label, *args):
     """ripple-kiosk with these arguments under a watchdog, its notify
     socket served by notify-listen ("nl")."""
@@ -209,16 +216,18 @@ def start_watched(vm, label, *args):
 
 
 def power_run(vm, driver, label):
-    start_watched(vm, label, "--sleep-after", str(SLEEP_AFTER_S), "--attract", "0",
+    sleep_s = sleep_after()
+    start_watched(vm, label, "--sleep-after", str(sleep_s), "--attract", "0",
                   "--stats-interval", str(STATS_S), "--wave-speed", "5")
     first = vm.wait_picture("rk", SCREEN, label + "-0", FIRST_FRAME_S)
     if not t.check(first.size == SCREEN and rkvm.is_not_black(first),
                    "%s: water shown" % label, vm.log("rk")):
         vm.stop("rk", "KILL", 5)
         return
-    log, ok = vm.wait_log("rk", r"no touch for %d s: the screens sleep" % SLEEP_AFTER_S)
+    log, ok = vm.wait_log("rk", r"no touch for %d s: the screens sleep" % sleep_s,
+                          timeout=SLEEP_AFTER_S + rkvm.WAIT_TIMEOUT)
     t.check(ok, "%s: falls asleep after --sleep-after" % label, log)
-    t.check(re.search(r"threads; screens sleep after %d s without a touch" % SLEEP_AFTER_S, log),
+    t.check(re.search(r"threads; screens sleep after %d s without a touch" % sleep_s, log),
             "%s: the start line says when the screens sleep" % label, log)
     ok, why = wait_dpms(vm, driver, DPMS_OFF)
     t.check(ok, "%s: the connector's DPMS reads Off while asleep" % label, why)
@@ -259,8 +268,8 @@ def power_run(vm, driver, label):
     status_awake(vm, label)
 
     # Asleep again; SIGTERM gives the console its screen back, switched on.
-    log, ok = vm.wait_log("rk", r"no touch for %d s: the screens sleep" % SLEEP_AFTER_S,
-                          count=2)
+    log, ok = vm.wait_log("rk", r"no touch for %d s: the screens sleep" % sleep_s,
+                          count=2, timeout=SLEEP_AFTER_S + rkvm.WAIT_TIMEOUT)
     t.check(ok, "%s: falls asleep again" % label, log)
     ok, why = wait_dpms(vm, driver, DPMS_OFF)
     t.check(ok, "%s: DPMS Off again" % label, why)
@@ -280,13 +289,15 @@ def hotplug_asleep(vm, label, vsock):
     is switched off too and not drawn on; the touch wakes both, each with
     the water presented on it."""
     driver = "virtio_gpu"
-    vm.start("rk", "ripple-kiosk", "--sleep-after", str(SLEEP_AFTER_S), "--attract", "0")
+    sleep_s = sleep_after()
+    vm.start("rk", "ripple-kiosk", "--sleep-after", str(sleep_s), "--attract", "0")
     first = vm.wait_picture("rk", SCREEN, label + "-head0", FIRST_FRAME_S, device="gpu", head=0)
     if not t.check(first.size == SCREEN and rkvm.is_not_black(first),
                    "%s: water shown on head 0" % label, vm.log("rk")):
         vm.stop("rk", "KILL", 5)
         return None
-    log, ok = vm.wait_log("rk", r"no touch for %d s: the screens sleep" % SLEEP_AFTER_S)
+    log, ok = vm.wait_log("rk", r"no touch for %d s: the screens sleep" % sleep_s,
+                          timeout=SLEEP_AFTER_S + rkvm.WAIT_TIMEOUT)
     t.check(ok, "%s: falls asleep" % label, log)
     ok, why = wait_dpms(vm, driver, DPMS_OFF, connectors=1)
     t.check(ok, "%s: head 0's DPMS reads Off" % label, why)
