@@ -34,6 +34,8 @@ power").
 RK_POWERCUT_CUTS (10) and RK_POWERCUT_SEED (20) change the cuts; the image
 is $RK_IMAGE as for test-image.py. Skips (77) as test-image.py does."""
 
+import base64
+import binascii
 import hashlib
 import importlib.util
 import os
@@ -185,6 +187,39 @@ def console(vm, serial, command, timeout=ti.COMMAND_S):
     return ti.run_on_console(vm, serial, command, timeout)
 
 
+# Reads of a file through the serial console that may be tried.
+READ_TRIES = 3
+
+
+def read_guest_file(vm, serial, path):
+    """A guest file's text ("" when it is not there), as the guest has it:
+    sent with its SHA-256, and read again when what came differs. Under a
+    busy host the emulated UART has been seen to double a character, which
+    must not pass for a torn file."""
+    why = "no reply"
+    for _ in range(READ_TRIES):
+        rc, out = console(vm, serial, "if test -e %s; then echo here; sha256sum < %s; "
+                                      "base64 -w0 < %s; echo; else echo absent; fi"
+                                      % (path, path, path))
+        lines = out.split("\n")
+        if lines[:1] == ["absent"]:
+            return ""
+        if len(lines) < 2 or lines[0] != "here":
+            why = "reply %r" % out[:200]
+            continue
+        digest = lines[1].split()[0] if lines[1].split() else ""
+        try:
+            data = base64.b64decode(lines[2] if len(lines) > 2 else "", validate=True)
+        except (ValueError, binascii.Error):
+            why = "base64 garbled"
+            continue
+        if hashlib.sha256(data).hexdigest() == digest:
+            return data.decode("utf-8", "replace")
+        why = "SHA-256 differs from the guest's"
+    raise rkvm.VMError("%s: not read whole over the serial console in %d tries (%s)"
+                       % (path, READ_TRIES, why))
+
+
 def checked_boot(run, n, workdir, ref, remade, first):
     """Boot n: water, a tap, and what must hold after a cut. Returns the
     VM and its serial console, logged in as root."""
@@ -223,8 +258,7 @@ def checked_boot(run, n, workdir, ref, remade, first):
                 "boot %d: the machine id is kept" % n, "%s, was %s" % (out, run.machine_id))
         if first or remade:
             seed_usage(vm, serial)
-        rc, out = console(vm, serial, "cat %s 2>/dev/null; true" % USAGE)
-        hours, why = parse_usage(out)
+        hours, why = parse_usage(read_guest_file(vm, serial, USAGE))
         t.check(hours is not None, "boot %d: usage.csv parses" % n,
                 why or "%d rows" % len(hours))
         if hours is not None:
