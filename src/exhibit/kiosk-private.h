@@ -56,7 +56,12 @@ struct view {
 	const int16_t *heights;    /* what is rendered: NULL, the water itself */
 	size_t pitch;              /* of heights, in cells */
 	int levels;
+	/* The passes but the last made into planes; the last one's rows are
+	 * made by each band just before it draws them, into its own part of
+	 * fused (FUSED_ROWS + 2 rows of the view's width a band). */
 	struct level level[VIEW_MAX_LEVELS];
+	int16_t *fused;
+	int fused_bands;
 	int16_t *resampled;        /* the one-pass resampling */
 	int *x0, *xw, *y0, *yw;    /* source cell and weight of the next, per column/row */
 	uint64_t used;

@@ -71,6 +71,7 @@ void kiosk_view_clear(struct view *v)
 		free(v->level[i].y0);
 		free(v->level[i].yw);
 	}
+	free(v->fused);
 	free(v->resampled);
 	free(v->x0);
 	free(v->xw);
@@ -119,20 +120,30 @@ static int view_init_levels(struct kiosk *k, struct view *v, int levels)
 
 	for (int i = 0; i < levels; i++) {
 		struct level *l = &v->level[i];
+		bool last = i == levels - 1;
 
 		v->levels = i + 1;
 		l->width = 2 * sw;
 		l->height = 2 * sh;
-		l->heights = bigmem_calloc((size_t)l->width * (size_t)l->height, sizeof(*l->heights));
+		/* The last pass has no plane: render_band_fused makes its rows. */
+		if (!last)
+			l->heights = bigmem_calloc((size_t)l->width * (size_t)l->height,
+						   sizeof(*l->heights));
 		l->y0 = calloc((size_t)l->height, sizeof(int));
 		l->yw = calloc((size_t)l->height, sizeof(int));
-		if (!l->heights || !l->y0 || !l->yw)
+		if ((!last && !l->heights) || !l->y0 || !l->yw)
 			return -ENOMEM;
 		view_axis(sh, l->height, l->y0, l->yw);
 		sw = l->width;
 		sh = l->height;
 	}
-	v->heights = v->level[levels - 1].heights;
+	/* Made with the view, not per frame: at 4K a band's rows are past
+	 * malloc's mmap threshold, a map and an unmap a band every frame. */
+	v->fused_bands = workers_count(k->workers);
+	v->fused = malloc((size_t)v->fused_bands * (FUSED_ROWS + 2) * (size_t)sw *
+			  sizeof(*v->fused));
+	if (!v->fused)
+		return -ENOMEM;
 	v->pitch = (size_t)sw;
 	return 0;
 }
@@ -305,21 +316,20 @@ static const int16_t *level_source(const struct kiosk *k, const struct view *v, 
  * The last 2x pass is made here, FUSED_ROWS rows at a time just before they
  * are drawn, instead of into a plane of the screen's size first: the rows
  * the render reads are still in the cache, and that plane is neither
- * written nor read back (4 MB each way a frame at 1080p). Without the
- * memory for the rows, the plane as it is: flat water, no crash.
+ * written nor read back (4 MB each way a frame at 1080p). Band index uses
+ * its own rows of the view's fused.
  */
-static int render_band_fused(struct band_job *j, int y0, int y1, const uint32_t *bg,
+static int render_band_fused(struct band_job *j, int index, int y0, int y1, const uint32_t *bg,
 			     size_t stride)
 {
 	struct view *v = j->view;
 	const struct level *l = &v->level[v->levels - 1];
-	int16_t *rows = malloc((size_t)(FUSED_ROWS + 2) * (size_t)l->width * sizeof(*rows));
+	int16_t *rows = v->fused + (size_t)index * (FUSED_ROWS + 2) * (size_t)l->width;
 	int src_w, ret = 0;
 	const int16_t *src = level_source(j->k, v, v->levels - 1, &src_w);
 
-	if (!rows)
-		return render_rows(&j->k->params, v->heights, v->pitch, v->width, v->height, bg,
-				   stride, j->target, y0, y1);
+	if (index >= v->fused_bands)
+		return -EINVAL;
 	for (int c0 = y0; c0 < y1 && ret == 0; c0 += FUSED_ROWS) {
 		int c1 = c0 + FUSED_ROWS < y1 ? c0 + FUSED_ROWS : y1;
 		/* the render reads a row above and below */
@@ -329,11 +339,10 @@ static int render_band_fused(struct band_job *j, int y0, int y1, const uint32_t 
 		ret = render_rows_window(&j->k->params, rows, v->pitch, h0, v->width, v->height, bg,
 					 stride, j->target, c0, c1);
 	}
-	free(rows);
 	return ret;
 }
 
-static int render_band(struct band_job *j, int y0, int y1)
+static int render_band(struct band_job *j, int index, int y0, int y1)
 {
 	struct view *v = j->view;
 	const int16_t *h = v->heights ? v->heights : ripple_heights(j->k->ripple);
@@ -341,7 +350,7 @@ static int render_band(struct band_job *j, int y0, int y1)
 	const uint32_t *bg = view_picture(j->k, v, &stride);
 
 	if (v->levels > 0)
-		return render_band_fused(j, y0, y1, bg, stride);
+		return render_band_fused(j, index, y0, y1, bg, stride);
 	return render_rows(&j->k->params, h, v->pitch, v->width, v->height, bg, stride,
 			   j->target, y0, y1);
 }
@@ -472,7 +481,7 @@ static void render_job(void *ctx, int index, int count)
 		return;
 	kiosk_band_rows(j, index, &y0, &y1);
 	/* Every band checks the same sizes: they fail alike or not at all. */
-	if (render_band(j, y0, y1) < 0)
+	if (render_band(j, index, y0, y1) < 0)
 		j->result = -EINVAL;
 }
 
@@ -515,10 +524,10 @@ int kiosk_render(struct kiosk *k, const struct render_target *target)
 		image_destroy(j.view->blend);
 		j.view->blend = NULL;
 	}
-	if (j.view->heights)
+	if (j.view->heights || j.view->levels > 0)
 		view_resample(k, j.view);
 	if (j.bands == 1)
-		return render_band(&j, 0, lh);
+		return render_band(&j, 0, 0, lh);
 	workers_run(k->workers, render_job, &j);
 	return j.result;
 }
