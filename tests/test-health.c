@@ -143,6 +143,7 @@ struct run {
 	bool spun;      /* a wake-up asked for at or before the pass that asked */
 	int passes;
 	int pings;      /* WATCHDOG=1 messages */
+	char status[MSG_MAX];  /* the last STATUS= */
 };
 
 /* What the service manager's socket got, read as it comes (a full socket
@@ -154,8 +155,12 @@ static void read_notify(struct run *r)
 
 	while ((n = recv(r->notify_fd, msg, sizeof(msg) - 1, MSG_DONTWAIT)) > 0) {
 		msg[n] = '\0';
+		const char *st = strstr(msg, "STATUS=");
+
 		if (strstr(msg, "WATCHDOG=1"))
 			r->pings++;
+		if (st)
+			snprintf(r->status, sizeof(r->status), "%s", st + strlen("STATUS="));
 	}
 }
 
@@ -226,6 +231,7 @@ static void test_no_screen(void)
 	CHECK(!r.spun);
 	CHECK(r.passes <= WAIT_PASSES_MAX);
 	CHECK(r.pings >= WAIT_PINGS_MIN);
+	CHECK(strncmp(r.status, "waiting for a screen", 20) == 0);
 
 	/* A screen: water on it, and no spin either. */
 	r.d.n_outputs = 1;
@@ -234,13 +240,16 @@ static void test_no_screen(void)
 	CHECK(r.passes <= SHOW_PASSES_MAX);
 	CHECK(r.d.presented > 0);
 	CHECK(r.pings >= SHOW_PINGS_MIN);
+	CHECK(strncmp(r.status, "awake on 1 screen:", 18) == 0);
 
-	/* Unplugged while running: the same wait as at start. */
+	/* Unplugged while running: the same wait as at start, and the
+	 * STATUS= line says why no water shows. */
 	r.d.n_outputs = 0;
 	run_until(&r, r.now + WAIT_NS);
 	CHECK(!r.spun);
 	CHECK(r.passes <= WAIT_PASSES_MAX);
 	CHECK(r.pings >= WAIT_PINGS_MIN);
+	CHECK(strncmp(r.status, "waiting for a screen", 20) == 0);
 
 	loop_destroy(r.l);
 	health_destroy(r.h);

@@ -123,10 +123,16 @@ static void live_status(struct health *h, const struct health_view *v, uint64_t 
 	/* Calm water draws nothing: 0 fps is no fault, and says so. */
 	if (frames > h->status_frames)
 		snprintf(rate, sizeof(rate), "%.1f fps", fps);
-	snprintf(line, sizeof(line), "%s on %d screen%s: %s, %llu touch%s today",
-		 v->asleep ? "asleep" : "awake", loop_output_count(v->loop),
-		 loop_output_count(v->loop) == 1 ? "" : "s", rate,
-		 (unsigned long long)v->touches_today, v->touches_today == 1 ? "" : "es");
+	/* No screen is not still water: the technician should look at the cable. */
+	if (loop_output_count(v->loop) == 0)
+		snprintf(line, sizeof(line), "waiting for a screen, %llu touch%s today",
+			 (unsigned long long)v->touches_today, v->touches_today == 1 ? "" : "es");
+	else
+		snprintf(line, sizeof(line), "%s on %d screen%s: %s, %llu touch%s today",
+			 v->asleep ? "asleep" : "awake", loop_output_count(v->loop),
+			 loop_output_count(v->loop) == 1 ? "" : "s", rate,
+			 (unsigned long long)v->touches_today,
+			 v->touches_today == 1 ? "" : "es");
 	notify_status_line(line);
 	h->status_ns = now;
 	h->status_frames = frames;
