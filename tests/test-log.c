@@ -36,6 +36,8 @@ static void test_escaped(void)
 		{ "\x1b[2J\x1b]0;owned\x07", "\\x1b[2J\\x1b]0;owned\\x07" },
 		{ "tab\there\r\nnext", "tab\\x09here\\x0d\\x0anext" },
 		{ "del\x7f", "del\\x7f" },
+		/* A backslash is escaped too, so what reads as an escape is one. */
+		{ "a\\x1b.png", "a\\x5cx1b.png" },
 		/* UTF-8 stays; C1 controls (CSI), bytes that are not UTF-8, an
 		 * overlong '/', a surrogate, a sequence cut short do not. */
 		{ "\xc3\x89t\xc3\xa9.jpg \xe2\x82\xac \xf0\x9f\x8c\x8a",

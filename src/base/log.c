@@ -84,6 +84,9 @@ static size_t printable_len(const unsigned char *s, size_t left)
 	unsigned c = s[0], cp, min;
 	size_t n;
 
+	/* A file named "a\\x1b" must not read as an escaped byte. */
+	if (c == '\\')
+		return 0;
 	if (c >= ASCII_PRINTABLE_FIRST && c < ASCII_DEL)
 		return 1;
 	if (c < UTF8_LEAD_2 || c > UTF8_LEAD_LAST)
