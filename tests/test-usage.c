@@ -651,44 +651,59 @@ static void test_prune_gap(void)
 	usage_rows_free(&rows);
 }
 
-/* A usage.csv over the 32 MiB read back: kept as usage.csv.1, said once,
- * and a new file goes on. */
-static void test_too_big(void)
+/* A usage.csv over the 32 MiB read back, written for the test. */
+static off_t write_too_big(void)
 {
 	static const char row[] = "2026-11-29T09:00+00:00,5,1,12,30.0,0,3600\n";
-	char path[PATH_MAX], old[PATH_MAX];
-	struct capture c;
-	struct usage *u;
+	char path[PATH_MAX];
 	struct stat st;
-	off_t size;
 	FILE *f;
 
-	clean();
 	path_of(USAGE_FILE, path, sizeof(path));
 	f = fopen(path, "we");
 	CHECK(f != NULL);
 	if (!f)
-		return;
+		return -1;
 	fputs(USAGE_HEADER "\n", f);
 	while (ftello(f) <= (off_t)USAGE_MAX_BYTES)
 		fputs(row, f);
+	/* Each one a different size, to tell them apart. */
+	fputs(row, f);
 	fclose(f);
 	CHECK_EQ(stat(path, &st), 0);
-	size = st.st_size;
-	capture_begin(&c, STDERR_FILENO);
-	CHECK_EQ(usage_create(dir, 90, T0, &u), 0);
-	an_hour(u, T0, MONO0);
-	an_hour(u, T0 + HOUR, MONO0 + HOUR * SEC);
-	capture_end(&c);
+	return st.st_size;
+}
+
+/* A usage.csv over the 32 MiB read back: kept as usage.csv.1, said once,
+ * and a new file goes on. A second one replaces the first .1 (refusing it
+ * would stop the numbers for good). */
+static void test_too_big(void)
+{
+	char old[PATH_MAX];
+	struct capture c;
+	struct usage *u;
+	struct stat st;
+	off_t size;
+
+	clean();
 	path_of(USAGE_FILE USAGE_OLD_SUFFIX, old, sizeof(old));
-	CHECK_EQ(stat(old, &st), 0);
-	CHECK_EQ(st.st_size, size);
-	CHECK(strncmp(slurp(USAGE_FILE), USAGE_HEADER "\n" ROW_14,
-		      strlen(USAGE_HEADER "\n" ROW_14)) == 0);
-	CHECK_EQ(count_lines(slurp(USAGE_FILE)), 3);
-	CHECK_EQ(count_lines(captured), 1);
-	CHECK(strstr(captured, "/usage.csv.1, a new usage.csv begins") != NULL);
-	usage_destroy(u);
+	for (int round = 0; round < 2; round++) {
+		size = write_too_big();
+		capture_begin(&c, STDERR_FILENO);
+		CHECK_EQ(usage_create(dir, 90, T0, &u), 0);
+		an_hour(u, T0, MONO0);
+		an_hour(u, T0 + HOUR, MONO0 + HOUR * SEC);
+		capture_end(&c);
+		CHECK_EQ(stat(old, &st), 0);
+		CHECK_EQ(st.st_size, size);
+		CHECK(strncmp(slurp(USAGE_FILE), USAGE_HEADER "\n" ROW_14,
+			      strlen(USAGE_HEADER "\n" ROW_14)) == 0);
+		CHECK_EQ(count_lines(slurp(USAGE_FILE)), 3);
+		CHECK_EQ(count_lines(captured), 1);
+		CHECK(strstr(captured, round == 0 ? "/usage.csv.1, a new usage.csv begins" :
+				       "/usage.csv.1 (the older one there is gone), a new") != NULL);
+		usage_destroy(u);
+	}
 }
 
 /* A full disk (here a file size limit: the same failing write) is said with

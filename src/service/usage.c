@@ -142,27 +142,29 @@ static void usage_path(const char *dir, char *buf, size_t len)
 	snprintf(buf, len, "%s/" USAGE_FILE, dir);
 }
 
-/* A file too big to read is kept as usage.csv.1 (once: then it is gone),
- * and a new one begins: the rows so far are not lost, and the numbers go
- * on being written. 0, or a negative errno (said). */
+/* A file too big to read is kept as usage.csv.1, in place of an older one,
+ * and a new one begins: the latest rows are not lost, and the numbers go on
+ * being written. Refusing to replace an older .1 would stop them for good.
+ * 0, or a negative errno (said). */
 static int set_aside(const char *path, const char *why)
 {
 	char old[PATH_LEN + sizeof(USAGE_OLD_SUFFIX)];
 	struct stat st;
-	int ret = 0;
+	bool replaced;
 
 	snprintf(old, sizeof(old), "%s" USAGE_OLD_SUFFIX, path);
-	/* An older one is not written over. */
-	if (lstat(old, &st) == 0)
-		ret = -EEXIST;
-	else if (rename(path, old) < 0)
-		ret = -errno;
-	if (ret < 0)
+	replaced = lstat(old, &st) == 0;
+	/* rename() replaces a symlink itself, never what it points to. */
+	if (rename(path, old) < 0) {
+		int ret = -errno;
+
 		log_warn("%s: %s; cannot keep it as %s: %s; usage numbers are not written there",
 			 path, why, old, strerror(-ret));
-	else
-		log_warn("%s: %s; kept as %s, a new %s begins", path, why, old, USAGE_FILE);
-	return ret;
+		return ret;
+	}
+	log_warn("%s: %s; kept as %s%s, a new %s begins", path, why, old,
+		 replaced ? " (the older one there is gone)" : "", USAGE_FILE);
+	return 0;
 }
 
 /* The file's text and its length, "" when there is none (or a symlink, not
