@@ -184,6 +184,11 @@ int main(int argc, char **argv)
 	/* The config file first, then the command line over it. */
 	if (options_source_init(&src, argc, argv, NULL) < 0)
 		return EXIT_FAILURE;
+	if (src.check_config) {
+		status = settings_check_config(src.config_path) < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+		options_source_fini(&src);
+		return status;
+	}
 	switch (options_start(&o, &src)) {
 	case OPTIONS_EXIT_OK:
 		status = EXIT_SUCCESS;

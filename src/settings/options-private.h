@@ -65,6 +65,7 @@ enum {
 	OPT_STATS_INTERVAL,
 	OPT_STATE_DIR,
 	OPT_USAGE_DAYS,
+	OPT_CHECK_CONFIG,
 };
 
 struct option_row {

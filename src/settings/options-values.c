@@ -337,6 +337,9 @@ bool options_parse_one(struct options *o, const struct option_row *opt, const ch
 		return bad_int_or_auto(f, arg, 1, OPTIONS_MAX_SIM_SCALE, 0, &o->sim_scale);
 	case OPT_CONFIG:
 		return set_string(f, &o->config, arg);
+	case OPT_CHECK_CONFIG:
+		/* main() checks and exits before any run. */
+		return false;
 	case OPT_ATTRACT:
 		return bad_int(f, arg, 0, OPTIONS_MAX_ATTRACT_S, &o->attract_s);
 	case OPT_ATTRACT_RAIN:

@@ -271,8 +271,10 @@ int options_keep(struct options *next, const struct options *in_force, enum opti
 
 /* --help's text. */
 void options_print_help(FILE *f);
-/* Just --config FILE (NULL: none) and whether --help or --version is
- * there, without a word about the rest. */
-void options_find_config(int argc, char **argv, const char **config, bool *help);
+/* Just --config FILE (NULL: none), whether --help or --version is there,
+ * and --check-config [FILE] (NULL: not asked; "": no FILE), without a
+ * word about the rest. */
+void options_find_config(int argc, char **argv, const char **config, bool *help,
+			 const char **check);
 
 #endif
