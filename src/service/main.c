@@ -57,7 +57,8 @@ static struct headless_config headless_config_from_options(const struct options 
 		.refresh_hz = o->refresh_hz,
 		.format = o->format,
 		.output_dir = o->output_dir,
-		.every = o->every,
+		/* Run until stopped (--frames 0), it writes no files. */
+		.every = o->frames ? o->every : 0,
 	};
 }
 

@@ -88,6 +88,8 @@ static const struct option_row option_rows[] = {
 	{ "stats-interval", required_argument, OPT_STATS_INTERVAL, RELOAD_LIVE, FIELD(stats_interval_s) },
 	{ "state-dir", required_argument, OPT_STATE_DIR, RELOAD_LIVE, STRING(state_dir) },
 	{ "usage-days", required_argument, OPT_USAGE_DAYS, RELOAD_LIVE, FIELD(usage_days) },
+	{ "http", required_argument, OPT_HTTP, RELOAD_RESTART, STRING(http) },
+	{ "http-token-file", required_argument, OPT_HTTP_TOKEN_FILE, RELOAD_RESTART, STRING(http_token_file) },
 	{ "verbose", no_argument, 'v', RELOAD_RESTART, FIELD(verbose) },
 	{ "help", no_argument, 'h', RELOAD_RESTART, NOTHING },
 	{ "version", no_argument, 'V', RELOAD_RESTART, NOTHING },

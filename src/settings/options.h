@@ -188,6 +188,8 @@ struct options {
 	int stats_interval_s;         /* a stats line this often, 0 = never */
 	const char *state_dir;        /* NULL: $STATE_DIRECTORY, else OPTIONS_DEFAULT_STATE_DIR */
 	int usage_days;               /* days usage.csv keeps, 0 = no usage numbers */
+	const char *http;             /* --http ADDR:PORT; NULL: none (or systemd's socket) */
+	const char *http_token_file;  /* NULL: no control over HTTP */
 	/* ---- end the exhibit ---- */
 
 	bool verbose;
@@ -196,7 +198,7 @@ struct options {
 /* X(field) for every string field of struct options: freed and copied. */
 #define OPTIONS_STRING_FIELDS(X) \
 	X(background) X(obstacles) X(touch_script) X(output_dir) X(device) X(connector) \
-	X(touch_device) X(touch_output) X(config) X(state_dir)
+	X(touch_device) X(touch_output) X(config) X(state_dir) X(http) X(http_token_file)
 
 enum options_result {
 	OPTIONS_RUN,      /* go on */
