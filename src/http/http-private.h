@@ -58,6 +58,7 @@ struct http {
 	uint64_t start_ns;
 	unsigned frame_wait_ms;
 	void *daemon;              /* the MHD_Daemon, NULL when detached */
+	struct reaper *reaper;     /* ends the connections that take too long */
 
 	_Atomic unsigned commands;
 	atomic_bool frame_wanted;

@@ -7,12 +7,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <sys/socket.h>
 
 #include <microhttpd.h>
 
 #include "base/clock.h"
 #include "base/log.h"
+#include "base/util.h"
 #include "http/http-private.h"
 
 /* Bounds on what anyone can make the server hold: connections at once (and
@@ -26,16 +28,28 @@
 #define LISTEN_BACKLOG 64
 #define PORT_MAX 65535
 
-/* What one connection did, to tell a dawdler from a client. */
-struct conn_note {
-	uint64_t opened_ns;
-	unsigned requests;
-};
+/* The longest path routed is far shorter: a longer one is none of them. */
+#define URI_MAX 64
 
-/* A request's body so far. */
+/* A request: its path as sent (libmicrohttpd gives handlers the path
+ * %-decoded, so "/screen.png%00.txt" would read as "/screen.png", and
+ * without its query), and its body so far. */
 struct request {
+	bool seen;
+	char uri[URI_MAX];
 	size_t body;
 };
+
+static void *on_uri(void *cls, const char *uri, struct MHD_Connection *c)
+{
+	struct request *rq = calloc(1, sizeof(*rq));
+
+	(void)cls;
+	(void)c;
+	if (rq && strlen(uri) < sizeof(rq->uri))
+		memcpy(rq->uri, uri, strlen(uri) + 1);
+	return rq;
+}
 
 /* libmicrohttpd's own messages: said while starting, then only counted
  * (a refused or broken connection is no news for the journal). */
@@ -52,39 +66,134 @@ static void on_mhd_log(void *cls, const char *fmt, va_list ap)
 	http_refused(h, strstr(msg, "limit") ? HTTP_REFUSED_CONNECTIONS : HTTP_REFUSED_PROTOCOL);
 }
 
+/* libmicrohttpd's timeout is for a quiet connection; a client that sends a
+ * byte a second is never quiet. These bound it whatever it sends: the
+ * headers of a request within HEADERS_S of the connection or of the last
+ * answer (before libmicrohttpd's own timeout ends a quiet one uncounted),
+ * and the whole connection within LIFETIME_S. A kept-alive client that
+ * was answered and goes quiet is no dawdler: not counted. */
+#define HEADERS_S 8
+#define LIFETIME_S 60
+#define REAP_EVERY_MS 500
+
+/* A connection, known to the reaper from its start to its end. */
+struct conn_note {
+	int fd;
+	uint64_t opened_ns;
+	uint64_t waiting_ns;       /* since when it owes the headers of a request */
+	bool in_request;           /* they came; it is being answered */
+	bool reaped;
+	unsigned requests;
+};
+
+struct reaper {
+	pthread_t thread;
+	pthread_mutex_t lock;      /* the table, and stop */
+	pthread_cond_t wake;
+	bool stop;
+	struct conn_note *conns[MAX_CONNECTIONS * 2];
+};
+
+/* Shuts down (the socket stays libmicrohttpd's to close) what took too
+ * long; libmicrohttpd then sees the connection end. Under the table's
+ * lock, which on_connection takes before libmicrohttpd closes the fd. */
+static void *reap(void *data)
+{
+	struct http *h = data;
+	struct reaper *r = h->reaper;
+	struct timespec until;
+
+	pthread_mutex_lock(&r->lock);
+	while (!r->stop) {
+		uint64_t now = clock_now_ns();
+
+		for (size_t i = 0; i < ARRAY_SIZE(r->conns); i++) {
+			struct conn_note *n = r->conns[i];
+
+			if (!n || n->reaped)
+				continue;
+			if (now - n->opened_ns > (uint64_t)LIFETIME_S * NSEC_PER_SEC ||
+			    (!n->in_request &&
+			     now - n->waiting_ns > (uint64_t)HEADERS_S * NSEC_PER_SEC)) {
+				n->reaped = true;
+				shutdown(n->fd, SHUT_RDWR);
+				if (n->requests == 0 || n->in_request)
+					http_refused(h, HTTP_REFUSED_TIMEOUT);
+			}
+		}
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_nsec += REAP_EVERY_MS * 1000000L;
+		if (until.tv_nsec >= 1000000000L) {
+			until.tv_sec++;
+			until.tv_nsec -= 1000000000L;
+		}
+		pthread_cond_timedwait(&r->wake, &r->lock, &until);
+	}
+	pthread_mutex_unlock(&r->lock);
+	return NULL;
+}
+
 static void on_connection(void *cls, struct MHD_Connection *c, void **socket_ctx,
 			  enum MHD_ConnectionNotificationCode code)
 {
 	struct http *h = cls;
+	struct reaper *r = h->reaper;
 	struct conn_note *n = *socket_ctx;
+	const union MHD_ConnectionInfo *ci;
 
-	(void)c;
+	pthread_mutex_lock(&r->lock);
 	if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+		ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
 		n = calloc(1, sizeof(*n));
-		if (n)
-			n->opened_ns = clock_now_ns();
-		*socket_ctx = n;
-		return;
+		for (size_t i = 0; n && ci && i < ARRAY_SIZE(r->conns); i++) {
+			if (!r->conns[i]) {
+				n->fd = ci->connect_fd;
+				n->opened_ns = n->waiting_ns = clock_now_ns();
+				r->conns[i] = n;
+				*socket_ctx = n;
+				n = NULL;
+			}
+		}
+		/* No room to watch it (never, with the connection limit): gone. */
+		if (n || !ci) {
+			if (ci)
+				shutdown(ci->connect_fd, SHUT_RDWR);
+			free(n);
+		}
+	} else if (n) {
+		for (size_t i = 0; i < ARRAY_SIZE(r->conns); i++)
+			if (r->conns[i] == n)
+				r->conns[i] = NULL;
+		free(n);
+		*socket_ctx = NULL;
 	}
-	/* Closed without a request after the whole timeout: a dawdler. */
-	if (n && n->requests == 0 &&
-	    clock_now_ns() - n->opened_ns >= (uint64_t)CONNECTION_TIMEOUT_S * NSEC_PER_SEC)
-		http_refused(h, HTTP_REFUSED_TIMEOUT);
-	free(n);
-	*socket_ctx = NULL;
+	pthread_mutex_unlock(&r->lock);
+}
+
+/* The connection's note (NULL: none), with the reaper's lock held. */
+static struct conn_note *note_of(struct http *h, struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+
+	pthread_mutex_lock(&h->reaper->lock);
+	return ci ? ci->socket_context : NULL;
 }
 
 static void on_completed(void *cls, struct MHD_Connection *c, void **req_ctx,
 			 enum MHD_RequestTerminationCode code)
 {
 	struct http *h = cls;
-	const union MHD_ConnectionInfo *ci =
-		MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	struct conn_note *n = note_of(h, c);
 
+	if (n) {
+		n->requests++;
+		n->in_request = false;
+		n->waiting_ns = clock_now_ns();
+	}
+	pthread_mutex_unlock(&h->reaper->lock);
 	if (code == MHD_REQUEST_TERMINATED_TIMEOUT_REACHED)
 		http_refused(h, HTTP_REFUSED_TIMEOUT);
-	if (ci && ci->socket_context)
-		((struct conn_note *)ci->socket_context)->requests++;
 	free(*req_ctx);
 	*req_ctx = NULL;
 }
@@ -141,18 +250,24 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 
 	(void)version;
 	(void)upload;
-	if (!rq) {
+	(void)url;
+	if (!rq)
+		return MHD_NO;
+	if (!rq->seen) {
+		struct conn_note *n = note_of(h, c);
+
+		/* The headers came: the answer is bounded by LIFETIME_S alone. */
+		if (n)
+			n->in_request = true;
+		pthread_mutex_unlock(&h->reaper->lock);
+		rq->seen = true;
 		/* A body announced too big is refused before it is read. */
 		len_text = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
 						       MHD_HTTP_HEADER_CONTENT_LENGTH);
 		if (len_text && strtoull(len_text, NULL, 10) > HTTP_MAX_BODY) {
-			http_handle(h, method, url, NULL, "", HTTP_MAX_BODY + 1, &r);
+			http_handle(h, method, rq->uri, NULL, "", HTTP_MAX_BODY + 1, &r);
 			return send_reply(c, &r);
 		}
-		rq = calloc(1, sizeof(*rq));
-		if (!rq)
-			return MHD_NO;
-		*req_ctx = rq;
 		return MHD_YES;
 	}
 	if (*upload_size) {
@@ -166,7 +281,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		return MHD_YES;
 	}
 	client_text(c, client, sizeof(client));
-	http_handle(h, method, url,
+	http_handle(h, method, rq->uri,
 		    MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION),
 		    client, rq->body, &r);
 	return send_reply(c, &r);
@@ -228,10 +343,26 @@ int http_create(const struct http_config *c, struct http **out)
 	ret = http_detached_create(c, &h);
 	if (ret < 0)
 		return ret;
+	h->reaper = calloc(1, sizeof(*h->reaper));
+	if (!h->reaper) {
+		http_detached_destroy(h);
+		return -ENOMEM;
+	}
+	pthread_mutex_init(&h->reaper->lock, NULL);
+	pthread_cond_init(&h->reaper->wake, NULL);
+	ret = -pthread_create(&h->reaper->thread, NULL, reap, h);
+	if (ret < 0) {
+		log_error("http: cannot start a thread: %s", strerror(-ret));
+		free(h->reaper);
+		h->reaper = NULL;
+		http_detached_destroy(h);
+		return ret;
+	}
 	if (v6)
 		flags |= MHD_USE_IPv6;
 	d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, h,
 			     MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, h,
+			     MHD_OPTION_URI_LOG_CALLBACK, on_uri, h,
 			     MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
 			     MHD_OPTION_NOTIFY_CONNECTION, on_connection, h,
 			     MHD_OPTION_CONNECTION_LIMIT, (unsigned)MAX_CONNECTIONS,
@@ -247,7 +378,7 @@ int http_create(const struct http_config *c, struct http **out)
 	if (!d) {
 		log_error("http: cannot serve on %s (in use, or not this machine's address)",
 			  c->listen_fd >= 0 ? "the socket systemd handed over" : c->listen);
-		http_detached_destroy(h);
+		http_destroy(h);
 		return -EADDRNOTAVAIL;
 	}
 	h->daemon = d;
@@ -267,5 +398,15 @@ void http_destroy(struct http *h)
 	/* Wakes a client waiting for a frame: none will come now. */
 	if (h->daemon)
 		MHD_stop_daemon(h->daemon);
+	if (h->reaper) {
+		pthread_mutex_lock(&h->reaper->lock);
+		h->reaper->stop = true;
+		pthread_cond_signal(&h->reaper->wake);
+		pthread_mutex_unlock(&h->reaper->lock);
+		pthread_join(h->reaper->thread, NULL);
+		pthread_cond_destroy(&h->reaper->wake);
+		pthread_mutex_destroy(&h->reaper->lock);
+		free(h->reaper);
+	}
 	http_detached_destroy(h);
 }

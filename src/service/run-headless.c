@@ -84,11 +84,11 @@ static int run_realtime(const struct options *o, struct loop *l, struct stats *s
 	struct pollfd pfds[RT_SOURCES] = { { .fd = -1 }, { .fd = -1 } };
 	struct usage *usage = NULL;
 	struct window *window = NULL;
-	char dir[PATH_MAX];
+	char buf[PATH_MAX];
+	const char *dir = state_dir_resolve(o->state_dir, buf, sizeof(buf));
 	bool quit = false, reload = false;
 	int ret;
 
-	state_dir_resolve(o->state_dir, dir, sizeof(dir));
 	ret = usage_create(dir, o->usage_days, time(NULL), &usage);
 	if (ret < 0)
 		log_warn("no usage numbers: %s", strerror(-ret));

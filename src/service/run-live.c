@@ -320,7 +320,8 @@ static int live_setup(struct live *l, struct touch_script *script)
 		log_warn("no usage numbers: %s", strerror(-ret));
 	/* Asked for and not to be had (the port taken): said, and no water
 	 * without it would tell the technician why the page is missing. */
-	ret = window_create(l->o, dir, &l->window);
+	ret = window_create(l->o, state_dir_resolve(l->o->state_dir, dir, sizeof(dir)),
+			    &l->window);
 	if (ret < 0)
 		return live_fail(l, "starting the status server", ret);
 	if (l->window)
