@@ -3,8 +3,10 @@ server on a free loopback port, for the HTTP tests, and curl to ask it.
 
 The binary: $RIPPLE_KIOSK, else $top_builddir/src/ripple-kiosk."""
 
+import atexit
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -32,6 +34,7 @@ class Kiosk:
 
     def __init__(self, extra=(), token=True, size="320x240", rain="600"):
         self.tmp = tempfile.mkdtemp(prefix="rk-http-")
+        atexit.register(shutil.rmtree, self.tmp, True)
         self.state = os.path.join(self.tmp, "state")
         os.mkdir(self.state)
         conf = os.path.join(self.tmp, "empty.conf")
