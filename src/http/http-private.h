@@ -61,7 +61,8 @@ struct http {
 	struct reaper *reaper;     /* ends the connections that take too long */
 
 	_Atomic unsigned commands;
-	atomic_bool frame_wanted;
+	atomic_bool frame_wanted;  /* the next frame drawn is copied */
+	atomic_bool frame_asked;   /* and one is to be drawn: for the loop, once */
 	_Atomic uint64_t refused[HTTP_REFUSALS];
 
 	pthread_mutex_t lock;      /* all below */

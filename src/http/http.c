@@ -207,9 +207,9 @@ void http_publish(struct http *h, const struct http_facts *f)
 	pthread_mutex_unlock(&h->lock);
 }
 
-bool http_frame_wanted(const struct http *h)
+bool http_frame_asked(struct http *h)
 {
-	return atomic_load(&h->frame_wanted);
+	return atomic_exchange(&h->frame_asked, false);
 }
 
 void http_offer_frame(struct http *h, const uint32_t *pixels, int width, int height,
@@ -307,6 +307,7 @@ static void reply_screen(struct http *h, struct http_reply *r)
 	}
 	serial = h->frame_serial;
 	atomic_store(&h->frame_wanted, true);
+	atomic_store(&h->frame_asked, true);
 	wake_loop(h);
 	clock_gettime(CLOCK_REALTIME, &until);
 	until.tv_sec += h->frame_wait_ms / MS_PER_S;
@@ -317,6 +318,9 @@ static void reply_screen(struct http *h, struct http_reply *r)
 	}
 	while (h->frame_serial == serial && ret == 0)
 		ret = pthread_cond_timedwait(&h->frame_came, &h->lock, &until);
+	/* None came (the screens sleep): the loop stops copying for us. */
+	if (h->frame_serial == serial)
+		atomic_store(&h->frame_wanted, false);
 	if (h->frame_serial != serial) {
 		w = h->frame_w;
 		ht = h->frame_h;

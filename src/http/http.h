@@ -89,9 +89,9 @@ unsigned http_take(struct http *h);
 
 /* The facts now, copied under a short lock. */
 void http_publish(struct http *h, const struct http_facts *f);
-/* A client waits for a picture of the screen: the next frame drawn is
- * wanted (the loop draws one even when the water is still). */
-bool http_frame_wanted(const struct http *h);
+/* A client waits for a picture of the screen: true once for each time one
+ * began to wait (the loop then draws a frame even when the water is still). */
+bool http_frame_asked(struct http *h);
 /* A frame just drawn (XRGB8888, stride bytes a row): copied when wanted,
  * else nothing is done. */
 void http_offer_frame(struct http *h, const uint32_t *pixels, int width, int height,

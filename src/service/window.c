@@ -223,7 +223,7 @@ bool window_pass(struct window *w, const struct window_view *v, uint64_t now, bo
 	if (v->loop) {
 		loop_set_frame_tap(v->loop, offer_frame, w);
 		/* Still water draws no frames: one is drawn for the client. */
-		if (http_frame_wanted(w->http)) {
+		if (http_frame_asked(w->http)) {
 			loop_redraw(v->loop);
 			again = true;
 		}
