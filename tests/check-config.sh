@@ -44,17 +44,20 @@ bogus = 3
 state-dir = $tmp/none
 touch-script = $data/bad.script
 wave-speed = 2000
+http-token-file = $tmp/token
 CONF
+echo short >"$tmp/token"
 "$prog" --check-config "$tmp/bad.conf" >out 2>err
 [ $? -eq 1 ] || bad "a bad file: exit status not 1"
 [ -s out ] && bad "a bad file: stdout '$(cat out)'"
 for want in "bad.conf:2: rain: " "bad.conf:3: background: $tmp/pics/broken.png: " \
 	    "bad.conf:3: background: $tmp/missing.png: " "bad.conf:3: background: $tmp/empty: " \
 	    "bad.conf:4: unknown key 'bogus'" "bad.conf:5: state-dir: $tmp/none: " \
-	    "bad.conf:6: touch-script: " "bad.conf:7: wave-speed: "; do
+	    "bad.conf:6: touch-script: " "bad.conf:7: wave-speed: " \
+	    "bad.conf:8: http-token-file: $tmp/token: expected a line"; do
 	grep -q -F "$want" err || bad "a bad file: no '$want' in: $(cat err)"
 done
-[ "$(wc -l <err)" -eq 8 ] || bad "a bad file: not one line per error: $(cat err)"
+[ "$(wc -l <err)" -eq 9 ] || bad "a bad file: not one line per error: $(cat err)"
 # Nothing ran: the demo writes frames into ripple-demo/ when it runs.
 [ -e "$tmp/ripple-demo" ] && bad "--check-config ran the kiosk"
 

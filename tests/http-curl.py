@@ -203,6 +203,20 @@ try:
     t.check(refused(k, "rate") > 0, "counted", refused(k, "rate"))
     t.check("GET" not in k.text() and "refused" not in k.text(),
             "no request is logged", k.text()[-2000:])
+
+    # A port taken: said, and the water goes on without the page.
+    other_log = os.path.join(k.tmp, "other.log")
+    with open(other_log, "w") as lf:
+        other = subprocess.Popen([httpkiosk.PROG, "--config", os.path.join(k.tmp, "empty.conf"),
+                                  "--backend", "headless", "--frames", "0", "--size", "160x120",
+                                  "--state-dir", k.state, "--http", "127.0.0.1:%d" % k.port],
+                                 stdout=lf, stderr=subprocess.STDOUT)
+    said = rkvm.wait_until(lambda: "the water goes on without it" in open(other_log).read(),
+                           timeout=rkvm.scaled(20))
+    t.check(said and other.poll() is None, "a port taken: said, and the kiosk runs on",
+            open(other_log).read())
+    other.send_signal(signal.SIGTERM)
+    t.check(other.wait(timeout=rkvm.scaled(10)) == 0, "and stops with status 0")
 finally:
     status = k.stop()
 t.check(status == 0 and "SIGTERM" in k.text() or "Terminated" in k.text(),

@@ -18,6 +18,7 @@
 #include "base/util.h"
 #include "http/http-private.h"
 #include "image/image.h"
+#include "settings/options.h"
 
 /* A frame younger than this is served again rather than asked for anew. */
 #define FRAME_FRESH_NS (NSEC_PER_SEC / 2)
@@ -25,8 +26,6 @@
 #define FRAME_WAIT_MS 2000
 /* usage.csv and touches.png: no bigger than usage.h lets the file grow. */
 #define SERVED_FILE_MAX (32u << 20)
-#define TOKEN_MAX 4096
-#define TOKEN_MIN 16
 #define PAGE_INITIAL 16384
 #define NS_PER_MS 1000000u
 #define MS_PER_S 1000u
@@ -119,7 +118,7 @@ void buf_escaped(struct buf *b, const char *s, bool json)
 
 /* ---- the token ---- */
 
-/* The whole file but a line end; a token shorter than TOKEN_MIN guesses too easily. */
+/* The whole file but a line end; a token shorter than OPTIONS_HTTP_TOKEN_MIN guesses too easily. */
 static int read_token(const char *path, char **out, size_t *len)
 {
 	char err[ERR_LEN];
@@ -127,16 +126,16 @@ static int read_token(const char *path, char **out, size_t *len)
 	size_t n = 0;
 	int ret;
 
-	ret = file_read_all(path, TOKEN_MAX, &text, &n, err, sizeof(err));
+	ret = file_read_all(path, OPTIONS_HTTP_TOKEN_MAX, &text, &n, err, sizeof(err));
 	if (ret < 0) {
 		log_error("--http-token-file %s: %s", path, err);
 		return ret;
 	}
 	while (n > 0 && (text[n - 1] == '\n' || text[n - 1] == '\r'))
 		n--;
-	if (n < TOKEN_MIN || memchr(text, '\0', n)) {
+	if (n < OPTIONS_HTTP_TOKEN_MIN || memchr(text, '\0', n)) {
 		log_error("--http-token-file %s: expected a line of at least %d characters",
-			  path, TOKEN_MIN);
+			  path, OPTIONS_HTTP_TOKEN_MIN);
 		free(text);
 		return -EINVAL;
 	}

@@ -92,7 +92,9 @@ static int run_realtime(const struct options *o, struct loop *l, struct stats *s
 	ret = usage_create(dir, o->usage_days, time(NULL), &usage);
 	if (ret < 0)
 		log_warn("no usage numbers: %s", strerror(-ret));
-	ret = window_create(o, dir, &window);
+	if (window_create(o, dir, &window) < 0)
+		log_warn("no status page; the water goes on without it");
+	ret = 0;
 	pfds[RT_SIGNALS].fd = signalfd(-1, signals, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (ret == 0 && pfds[RT_SIGNALS].fd < 0) {
 		ret = -errno;

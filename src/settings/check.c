@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/file.h"
 #include "base/log.h"
 #include "base/util.h"
 #include "image/image.h"
@@ -113,6 +114,24 @@ static void check_state_dir(const struct named *n, const char *path)
 		wrong(n, "%s: cannot write in it: %s", path, strerror(errno));
 }
 
+/* The status server's token: there, readable, long enough. */
+static void check_token(const struct named *n, const char *path)
+{
+	char err[ERR_LEN];
+	char *text = NULL;
+	size_t len = 0;
+
+	if (file_read_all(path, OPTIONS_HTTP_TOKEN_MAX, &text, &len, err, sizeof(err)) < 0) {
+		wrong(n, "%s: %s", path, err);
+		return;
+	}
+	while (len > 0 && (text[len - 1] == '\n' || text[len - 1] == '\r'))
+		len--;
+	if (len < OPTIONS_HTTP_TOKEN_MIN)
+		wrong(n, "%s: expected a line of at least %d characters", path, OPTIONS_HTTP_TOKEN_MIN);
+	free(text);
+}
+
 static struct named named(const char *file, const unsigned *first_line, const char *key,
 			  int *errors)
 {
@@ -146,6 +165,9 @@ int settings_check_config(const char *path)
 		n = named(path, first_line, "state-dir", &errors);
 		if (o.state_dir && n.line)
 			check_state_dir(&n, o.state_dir);
+		n = named(path, first_line, "http-token-file", &errors);
+		if (o.http_token_file && n.line)
+			check_token(&n, o.http_token_file);
 	}
 	options_free(&o);
 	free(first_line);

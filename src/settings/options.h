@@ -98,6 +98,9 @@ enum rotation {
 /* usage.csv keeps this many days of rows; ten years at the most. */
 #define OPTIONS_DEFAULT_USAGE_DAYS 90
 #define OPTIONS_MAX_USAGE_DAYS 3660
+/* --http-token-file: one line, long enough not to be guessed. */
+#define OPTIONS_HTTP_TOKEN_MIN 16
+#define OPTIONS_HTTP_TOKEN_MAX 4096
 
 /* ---- touch input ---- */
 /* --touch-radius/--touch-weight bounds when not given: from the stone's
