@@ -59,6 +59,7 @@ struct http {
 	unsigned frame_wait_ms;
 	void *daemon;              /* the MHD_Daemon, NULL when detached */
 	struct reaper *reaper;     /* ends the connections that take too long */
+	atomic_bool serving;       /* started: libmicrohttpd's messages are counted, not said */
 
 	_Atomic unsigned commands;
 	atomic_bool frame_wanted;  /* the next frame drawn is copied */

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <sys/socket.h>
 
 #include <microhttpd.h>
@@ -59,7 +60,7 @@ static void on_mhd_log(void *cls, const char *fmt, va_list ap)
 	char msg[512];
 
 	vsnprintf(msg, sizeof(msg), fmt, ap);
-	if (!h->daemon) {
+	if (!atomic_load(&h->serving)) {
 		log_warn("http: %s", msg);
 		return;
 	}
@@ -382,6 +383,7 @@ int http_create(const struct http_config *c, struct http **out)
 		return -EADDRNOTAVAIL;
 	}
 	h->daemon = d;
+	atomic_store(&h->serving, true);
 	info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
 	log_info("http: the status page on %s, port %u%s",
 		 c->listen_fd >= 0 ? "the socket systemd handed over" : c->listen,
