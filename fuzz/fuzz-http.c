@@ -70,8 +70,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	http_publish(h, &facts);
 	http_handle(h, field[0], field[1], field[2], "127.0.0.1",
 		    field[3] ? strtoul(field[3], NULL, 10) : 0, &r);
-	if (r.status < 100 || r.status > 599 || (r.len && !r.body))
+	if (r.status < 100 || r.status > 599 || (r.len && !r.body && r.fd < 0))
 		abort();
+	if (r.fd >= 0)
+		close(r.fd);
 	/* Nothing is ever served without a route of its own. */
 	if (r.status == HTTP_STATUS_OK && field[1][0] != '/')
 		abort();

@@ -66,6 +66,7 @@ struct http {
 	atomic_bool frame_asked;   /* and one is to be drawn: for the loop, once */
 	_Atomic uint64_t refused[HTTP_REFUSALS];
 
+	pthread_mutex_t encoding;  /* one /screen.png made at a time */
 	pthread_mutex_t lock;      /* all below */
 	pthread_cond_t frame_came;
 	struct http_facts facts;

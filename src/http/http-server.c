@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <microhttpd.h>
 
@@ -219,9 +220,14 @@ static enum MHD_Result send_reply(struct MHD_Connection *c, struct http_reply *r
 	struct MHD_Response *resp;
 	enum MHD_Result ret;
 
-	resp = MHD_create_response_from_buffer(r->len, r->body, MHD_RESPMEM_MUST_FREE);
+	if (r->fd >= 0)
+		resp = MHD_create_response_from_fd((uint64_t)r->len, r->fd);
+	else
+		resp = MHD_create_response_from_buffer(r->len, r->body, MHD_RESPMEM_MUST_FREE);
 	if (!resp) {
 		free(r->body);
+		if (r->fd >= 0)
+			close(r->fd);
 		return MHD_NO;
 	}
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, r->type ? r->type : HTTP_TEXT);

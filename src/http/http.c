@@ -1,6 +1,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -9,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -24,8 +26,6 @@
 #define FRAME_FRESH_NS (NSEC_PER_SEC / 2)
 /* A client waits this long for the frame loop's next frame. */
 #define FRAME_WAIT_MS 2000
-/* usage.csv and touches.png: no bigger than usage.h lets the file grow. */
-#define SERVED_FILE_MAX (32u << 20)
 #define PAGE_INITIAL 16384
 #define NS_PER_MS 1000000u
 #define MS_PER_S 1000u
@@ -269,25 +269,30 @@ void reply_plain(struct http_reply *r, int status, const char *msg)
 static void reply_state_file(struct http *h, const char *name, const char *type,
 			     struct http_reply *r)
 {
-	char path[PATH_MAX], err[ERR_LEN];
-	char *text = NULL;
-	size_t len = 0;
+	char path[PATH_MAX];
+	struct stat st;
+	int fd = -1;
 
-	if (!h->state_dir || snprintf(path, sizeof(path), "%s/%s", h->state_dir, name) >=
-	    (int)sizeof(path) ||
-	    file_read_own(path, SERVED_FILE_MAX, &text, &len, err, sizeof(err)) < 0) {
+	/* Sent from the file as it goes (never a copy in memory for each of
+	 * the connections at once); a regular file, not through a symlink. */
+	if (h->state_dir && snprintf(path, sizeof(path), "%s/%s", h->state_dir, name) <
+	    (int)sizeof(path))
+		fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		if (fd >= 0)
+			close(fd);
 		reply_plain(r, HTTP_STATUS_NOT_FOUND, "not written yet");
 		return;
 	}
 	r->status = HTTP_STATUS_OK;
 	r->type = type;
-	r->body = text;
-	r->len = len;
+	r->fd = fd;
+	r->len = (size_t)st.st_size;
 }
 
 /* The newest frame as a PNG: the one encoded already when fresh, else
  * the loop's next frame, asked for and waited for (bounded). */
-static void reply_screen(struct http *h, struct http_reply *r)
+static void reply_screen_now(struct http *h, struct http_reply *r)
 {
 	struct timespec until;
 	uint64_t serial, now = clock_now_ns();
@@ -355,6 +360,15 @@ done:
 	}
 	r->status = HTTP_STATUS_OK;
 	r->type = "image/png";
+}
+
+/* One at a time: the clients who asked at once get the one frame copied
+ * and encoded for the first (fresh then), not one copy each. */
+static void reply_screen(struct http *h, struct http_reply *r)
+{
+	pthread_mutex_lock(&h->encoding);
+	reply_screen_now(h, r);
+	pthread_mutex_unlock(&h->encoding);
 }
 
 /* A copy of the facts, and how long the kiosk has run. */
@@ -476,7 +490,7 @@ void http_handle(struct http *h, const char *method, const char *url, const char
 	const struct route *route = NULL;
 	bool get, head;
 
-	memset(r, 0, sizeof(*r));
+	*r = (struct http_reply){ .fd = -1 };
 	/* The path exactly as routed: a query, %-escapes, "..", NUL or a long
 	 * name is simply not one of them. */
 	for (size_t i = 0; i < ARRAY_SIZE(routes); i++)
@@ -548,6 +562,7 @@ int http_detached_create(const struct http_config *c, struct http **out)
 	h->frame_wait_ms = FRAME_WAIT_MS;
 	h->start_ns = clock_now_ns();
 	pthread_mutex_init(&h->lock, NULL);
+	pthread_mutex_init(&h->encoding, NULL);
 	pthread_cond_init(&h->frame_came, NULL);
 	if (c->state_dir && !(h->state_dir = strdup(c->state_dir)))
 		goto fail;
@@ -586,5 +601,6 @@ void http_detached_destroy(struct http *h)
 	free(h->png);
 	pthread_cond_destroy(&h->frame_came);
 	pthread_mutex_destroy(&h->lock);
+	pthread_mutex_destroy(&h->encoding);
 	free(h);
 }

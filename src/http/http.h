@@ -101,7 +101,8 @@ void http_offer_frame(struct http *h, const uint32_t *pixels, int width, int hei
 
 struct http_reply {
 	int status;
-	char *body;                /* malloc'd */
+	char *body;                /* malloc'd; NULL when fd is the body */
+	int fd;                    /* a file to send len bytes of (close it), or -1 */
 	size_t len;
 	const char *type;
 	unsigned commands;
