@@ -8,7 +8,6 @@ prometheus outside CI."""
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import urllib.parse
@@ -31,18 +30,10 @@ SCRAPES_S = 60
 t = rkvm.Checks()
 
 
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
-
-
 k = httpkiosk.Kiosk()
 prom = None
 try:
-    port = free_port()
+    port = rkvm.free_port()
     conf = os.path.join(k.tmp, "prometheus.yml")
     with open(conf, "w") as f:
         f.write("global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n"

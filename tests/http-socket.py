@@ -11,7 +11,6 @@ import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -40,10 +39,7 @@ t.check(re.search(r"^FileDescriptorName=http$", text, re.M) and
         re.search(r"^Service=ripple-kiosk\.service$", text, re.M),
         "the shipped socket unit names the fd http and hands it to the service")
 
-s = socket.socket()
-s.bind(("127.0.0.1", 0))
-port = s.getsockname()[1]
-s.close()
+port = rkvm.free_port()
 tmp = tempfile.mkdtemp(prefix="rk-http-socket-")
 conf = os.path.join(tmp, "empty.conf")
 open(conf, "w").close()

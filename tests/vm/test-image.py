@@ -163,14 +163,6 @@ def run_on_console(vm, serial, command, timeout=COMMAND_S):
 run_on_console.n = 0
 
 
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
-
-
 def http(port, path, method="GET", token=None):
     """(status, body) of a request to the guest's port 8080; (0, b"") when none answers."""
     req = urllib.request.Request("http://127.0.0.1:%d%s" % (port, path), method=method)
@@ -363,7 +355,7 @@ def main():
             f.write(TOKEN + "\n")
         put_on_esp(disk, parts[ESP_TYPE][0], marker, "status-page")
         put_on_esp(disk, parts[ESP_TYPE][0], token, "http-token")
-        port = free_port()
+        port = rkvm.free_port()
 
         t0 = time.monotonic()
         vm, serial = boot(disk, workdir, port)
