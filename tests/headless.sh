@@ -188,6 +188,34 @@ wait $pid
 status=$?
 [ $status -eq 0 ] || bad "SIGTERM after SIGHUP and SIGUSR1: exit status $status, expected 0"
 
+# --frames 0: in real time until SIGTERM (bounded waits, no fixed sleep):
+# the frames are not written, SIGUSR1 still writes screen.png, SIGTERM ends
+# it with status 0.
+mkdir "$tmp/rt" "$tmp/rt-state"
+"$prog" --backend headless --frames 0 --size 160x120 --rain 300 --output "$tmp/rt/frames" \
+	--state-dir "$tmp/rt-state" 2>"$tmp/rt/err" &
+pid=$!
+tries=0
+until grep -q "running in real time at 60 Hz until SIGTERM" "$tmp/rt/err" 2>/dev/null ||
+	[ $tries -ge 300 ]; do
+	sleep 0.1
+	tries=$((tries + 1))
+done
+tries=0
+until [ -s "$tmp/rt-state/screen.png" ] || [ $tries -ge 300 ]; do
+	kill -USR1 $pid 2>/dev/null
+	sleep 0.1
+	tries=$((tries + 1))
+done
+kill -0 $pid 2>/dev/null || bad "--frames 0 stopped by itself: $(cat "$tmp/rt/err")"
+[ -s "$tmp/rt-state/screen.png" ] || bad "--frames 0: SIGUSR1 wrote no screen.png"
+kill -TERM $pid
+wait $pid
+status=$?
+[ $status -eq 0 ] || bad "--frames 0: SIGTERM: exit status $status, expected 0"
+grep -q "Terminated: stopping" "$tmp/rt/err" || bad "--frames 0: no stop said: $(cat "$tmp/rt/err")"
+[ -e "$tmp/rt/frames" ] && bad "--frames 0 wrote frames"
+
 # --help documents every option the program takes; --version.
 "$prog" --help >"$tmp/help" || bad "--help failed"
 # Every option in the program's getopt table, so a new one can't be missed.

@@ -159,6 +159,8 @@ static const struct sample {
 	{ "stats-interval", "60", NULL },
 	{ "state-dir", "/run/ripple", NULL },
 	{ "usage-days", "30", NULL },
+	{ "http", "127.0.0.1:8080", NULL },
+	{ "http-token-file", "/etc/ripple-kiosk/http-token", NULL },
 	{ "verbose", "yes", NULL },
 };
 

@@ -96,7 +96,7 @@ static int headless_present(struct display *d, int idx, uint64_t frame)
 	if (idx != 0)
 		return -ENOENT;
 	h->info.presented++;
-	if (frame % (uint64_t)h->every)
+	if (!h->every || frame % (uint64_t)h->every)
 		return 0;
 
 	if (h->info.format == PIXEL_RGB565) {
@@ -156,7 +156,7 @@ int display_headless_create(const struct headless_config *cfg, struct display **
 		log_error("output directory name is too long");
 		return -ENAMETOOLONG;
 	}
-	if (mkdir(cfg->output_dir, 0777) < 0 && errno != EEXIST) {
+	if (cfg->every && mkdir(cfg->output_dir, 0777) < 0 && errno != EEXIST) {
 		ret = -errno;
 		log_error("cannot create output directory '%s': %s", cfg->output_dir,
 			  strerror(errno));
@@ -170,8 +170,8 @@ int display_headless_create(const struct headless_config *cfg, struct display **
 	}
 	h->base.ops = &headless_ops;
 	h->base.backend_name = "headless";
-	snprintf(h->base.description, sizeof(h->base.description), "PNG frames in %s/",
-		 cfg->output_dir);
+	snprintf(h->base.description, sizeof(h->base.description),
+		 cfg->every ? "PNG frames in %s/" : "frames kept in memory", cfg->output_dir);
 	snprintf(h->info.name, sizeof(h->info.name), "headless-0");
 	h->info.width = cfg->width;
 	h->info.height = cfg->height;

@@ -11,7 +11,9 @@ struct headless_config {
 	int refresh_hz;               /* what output_info() reports */
 	enum pixel_format format;
 	const char *output_dir;       /* created if missing */
-	int every;                    /* write every this many frames */
+	int every;                    /* write every this many frames; 0: none (and
+	                               * draw only when the water changed, as a
+	                               * screen is) */
 };
 
 /* One output of cfg->width x cfg->height in cfg->format, frames to

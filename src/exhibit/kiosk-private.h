@@ -116,6 +116,8 @@ struct kiosk {
 	uint64_t now_ns;           /* the last time kiosk_advance() was given */
 	bool attracting;
 	bool dark;
+	bool sleep_asked;          /* kiosk_call(KIOSK_SLEEP): dark until a touch or a wake */
+	uint64_t shower_until;     /* kiosk_call(KIOSK_RAIN): the attract rain until then */
 	uint64_t extra_generation; /* picture changes the water's count misses */
 
 	struct view views[KIOSK_MAX_VIEWS];
@@ -153,6 +155,10 @@ void kiosk_show_clear(struct kiosk *k);
 void kiosk_show_advance(struct kiosk *k, uint64_t now);
 /* When the picture may next change by itself, or 0. */
 uint64_t kiosk_show_wake_ns(const struct kiosk *k);
+/* The next picture's crossfade begins at now; false when the show does not go round. */
+bool kiosk_show_next(struct kiosk *k, uint64_t now);
+/* The picture shown: its path, NULL for the built-in one. */
+const char *kiosk_show_path(const struct kiosk *k);
 
 /* A piece of work cut into bands of rows, one per worker thread. */
 struct band_job {

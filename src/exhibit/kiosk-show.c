@@ -258,6 +258,23 @@ void kiosk_show_advance(struct kiosk *k, uint64_t now)
 	}
 }
 
+bool kiosk_show_next(struct kiosk *k, uint64_t now)
+{
+	struct show *s = &k->show;
+
+	if (!going_round(s) || s->fading)
+		return going_round(s);
+	s->shown_at = now > s->picture_ns ? now - s->picture_ns : 0;
+	return true;
+}
+
+const char *kiosk_show_path(const struct kiosk *k)
+{
+	const struct show *s = &k->show;
+
+	return s->list && s->current >= 0 ? playlist_path(s->list, s->current) : NULL;
+}
+
 uint64_t kiosk_show_wake_ns(const struct kiosk *k)
 {
 	const struct show *s = &k->show;

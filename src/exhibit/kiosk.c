@@ -292,6 +292,7 @@ static void follow_visitors(struct kiosk *k, uint64_t now)
 	if (seen != k->touches_seen) {
 		k->touches_seen = seen;
 		k->last_touch_ns = now;
+		k->sleep_asked = false;
 	}
 	/* A finger held still is a visitor too, until --stuck-touch says it
 	 * is stuck. */
@@ -302,9 +303,9 @@ static void follow_visitors(struct kiosk *k, uint64_t now)
 	if (opening)
 		k->last_touch_ns = now;
 	k->was_open = open;
-	idle = k->attract_s > 0 && now >= attract_at(k);
+	idle = (k->attract_s > 0 && now >= attract_at(k)) || now < k->shower_until;
 	closed = !open && now >= closed_at(k);
-	sleepy = k->sleep_after_s > 0 && now >= sleep_at(k);
+	sleepy = (k->sleep_after_s > 0 && now >= sleep_at(k)) || k->sleep_asked;
 	dark = closed || sleepy;
 	if (dark != k->dark) {
 		k->dark = dark;
@@ -314,6 +315,8 @@ static void follow_visitors(struct kiosk *k, uint64_t now)
 		if (closed)
 			log_info("closed and nobody around: the screens sleep until a touch "
 				 "or the opening time");
+		else if (dark && k->sleep_asked)
+			log_info("asked to sleep: the screens sleep until a touch or a wake");
 		else if (dark)
 			log_info("no touch for %d s: the screens sleep until a touch",
 				 k->sleep_after_s);
@@ -387,6 +390,8 @@ uint64_t kiosk_next_wake_ns(const struct kiosk *k)
 		wake = attract_at(k);
 	if (k->sleep_after_s > 0 && !k->dark)
 		wake = clock_earliest(wake, sleep_at(k));
+	if (k->shower_until > k->now_ns)
+		wake = clock_earliest(wake, k->shower_until);
 	/* Closed, it falls asleep then (with --attract 0 no attract time says so). */
 	if (k->has_hours && !k->dark && closed_at(k) > k->now_ns)
 		wake = clock_earliest(wake, closed_at(k));
@@ -395,6 +400,36 @@ uint64_t kiosk_next_wake_ns(const struct kiosk *k)
 		wake = clock_earliest(wake, k->now_ns + (k->dark ? until_opening_ns(k)
 								: HOURS_CHECK_NS));
 	return clock_earliest(wake, kiosk_show_wake_ns(k));
+}
+
+void kiosk_call(struct kiosk *k, enum kiosk_call call, uint64_t now_ns)
+{
+	switch (call) {
+	case KIOSK_WAKE:
+		/* As a visitor would: the idle times start again. */
+		k->sleep_asked = false;
+		k->last_touch_ns = now_ns;
+		break;
+	case KIOSK_SLEEP:
+		k->sleep_asked = true;
+		break;
+	case KIOSK_RAIN:
+		k->shower_until = now_ns + (uint64_t)KIOSK_SHOWER_S * NSEC_PER_SEC;
+		if (k->attract_rain == 0)
+			log_info("rain asked for, but --attract-rain is 0");
+		break;
+	case KIOSK_NEXT_PICTURE:
+		if (!kiosk_show_next(k, now_ns))
+			log_info("next picture asked for, but the show does not go round (one "
+				 "picture, or --picture-seconds 0)");
+		break;
+	}
+	k->extra_generation++;
+}
+
+const char *kiosk_picture_path(const struct kiosk *k)
+{
+	return kiosk_show_path(k);
 }
 
 uint64_t kiosk_generation(const struct kiosk *k)

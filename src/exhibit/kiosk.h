@@ -82,6 +82,19 @@ int kiosk_reconfigure(struct kiosk *k, const struct options *o);
 uint64_t kiosk_generation(const struct kiosk *k);
 bool kiosk_busy(const struct kiosk *k);
 
+/* What a technician can ask for from afar (the status server's POSTs). */
+enum kiosk_call {
+	KIOSK_WAKE,           /* as a touch would */
+	KIOSK_SLEEP,          /* dark until a touch or a wake */
+	KIOSK_RAIN,           /* the attract rain for KIOSK_SHOWER_S */
+	KIOSK_NEXT_PICTURE,   /* the crossfade to the next picture now */
+};
+#define KIOSK_SHOWER_S 30
+/* Taken at the next kiosk_advance() (call it at now_ns or later). */
+void kiosk_call(struct kiosk *k, enum kiosk_call call, uint64_t now_ns);
+/* The picture shown: its file, NULL for the built-in picture. */
+const char *kiosk_picture_path(const struct kiosk *k);
+
 struct gesture *kiosk_gesture(struct kiosk *k);
 /* The picture under the water as the screen it was made for shows it, in
  * the logical pixels touches are given in. 0 or a negative errno. */

@@ -74,6 +74,10 @@ int image_write_png_pixels(const uint32_t *pixels, int width, int height, size_t
 int image_write_png_pixels_sync(const uint32_t *pixels, int width, int height, size_t stride,
 				const char *path);
 
+/* The same PNG in memory: *out (free() it), *len bytes. 0 or a negative errno. */
+int image_encode_png_pixels(const uint32_t *pixels, int width, int height, size_t stride,
+			    uint8_t **out, size_t *len);
+
 /* 0 and *out, or -EINVAL. "cover", "contain", "stretch"; image_fit_name()
  * gives "unknown" for anything else. */
 int image_fit_from_name(const char *name, enum image_fit *out);

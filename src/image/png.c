@@ -504,6 +504,40 @@ int image_write_png_pixels_sync(const uint32_t *pixels, int width, int height, s
 	return png_write_atomic(pixels, width, height, stride, path, FILE_WRITE_SYNC);
 }
 
+int image_encode_png_pixels(const uint32_t *pixels, int width, int height, size_t stride,
+			    uint8_t **out, size_t *len)
+{
+	struct png_picture pic = { pixels, width, height, stride, NULL };
+	char *buf = NULL;
+	size_t size = 0;
+	FILE *f;
+	int r;
+
+	*out = NULL;
+	*len = 0;
+	if (!pixels || width <= 0 || height <= 0 || width > IMAGE_MAX_DIMENSION ||
+	    height > IMAGE_MAX_DIMENSION || stride < (size_t)width * IMAGE_BPP ||
+	    stride % sizeof(uint32_t) != 0)
+		return -EINVAL;
+	pic.row = malloc((size_t)width * PNG_RGB_BYTES);
+	f = pic.row ? open_memstream(&buf, &size) : NULL;
+	if (!f) {
+		free(pic.row);
+		return -ENOMEM;
+	}
+	r = png_fill(f, &pic);
+	if (fclose(f) != 0 && r == 0)
+		r = -ENOMEM;
+	free(pic.row);
+	if (r < 0) {
+		free(buf);
+		return r;
+	}
+	*out = (uint8_t *)buf;
+	*len = size;
+	return 0;
+}
+
 int image_write_png(const struct image *img, const char *path)
 {
 	if (!img)

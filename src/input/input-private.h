@@ -97,6 +97,7 @@ struct input {
 	struct ratelimit drop_limit;
 	uint64_t pending_touch_ns;
 	uint64_t latency_n, latency_sum_ns, latency_max_ns;
+	uint64_t latency_le[INPUT_LATENCY_BUCKETS];  /* at or under each bound */
 };
 
 /* ---- devices.c ---- */

@@ -11,11 +11,14 @@
 #include <sys/epoll.h>
 #include <unistd.h>
 
+#include "base/clock.h"
 #include "base/log.h"
 #include "base/util.h"
 #include "input/input-private.h"
 
 #define INPUT_EPOLL_BATCH 16
+
+static const unsigned latency_bounds_ms[INPUT_LATENCY_BUCKETS] = INPUT_LATENCY_BOUNDS_MS;
 
 int input_create(const struct input_config *c, bool discover, struct input **out)
 {
@@ -175,11 +178,25 @@ void input_frame_shown(struct input *in, uint64_t touch_ns, uint64_t flip_ns)
 	if (touch_ns == 0 || flip_ns < touch_ns)
 		return;
 	latency = flip_ns - touch_ns;
+	for (int i = 0; i < INPUT_LATENCY_BUCKETS; i++)
+		if (latency <= (uint64_t)latency_bounds_ms[i] * (NSEC_PER_SEC / 1000u))
+			in->latency_le[i]++;
 	in->latency_n++;
 	in->latency_sum_ns += latency;
 	if (latency > in->latency_max_ns)
 		in->latency_max_ns = latency;
 	log_debug("touch-to-photon: %.1f ms", (double)latency / 1e6);
+}
+
+void input_latency(const struct input *in, struct input_latency *out)
+{
+	memset(out, 0, sizeof(*out));
+	memcpy(out->bound_ms, latency_bounds_ms, sizeof(out->bound_ms));
+	if (!in)
+		return;
+	memcpy(out->le, in->latency_le, sizeof(out->le));
+	out->count = in->latency_n;
+	out->sum_ns = in->latency_sum_ns;
 }
 
 void input_set_observer(struct input *in, void (*fn)(void *data, const struct input_touch *t),

@@ -101,6 +101,17 @@ int input_device_count(const struct input *in);
 uint64_t input_take_touch_time(struct input *in);
 void input_frame_shown(struct input *in, uint64_t touch_ns, uint64_t flip_ns);
 
+/* The latencies so far as a histogram (for /metrics): how many were at or
+ * under each bound, how many in all and their sum. */
+#define INPUT_LATENCY_BOUNDS_MS { 10, 20, 35, 50, 75, 100, 150, 250, 500 }
+#define INPUT_LATENCY_BUCKETS 9
+struct input_latency {
+	unsigned bound_ms[INPUT_LATENCY_BUCKETS];
+	uint64_t le[INPUT_LATENCY_BUCKETS];
+	uint64_t count, sum_ns;
+};
+void input_latency(const struct input *in, struct input_latency *out);  /* in NULL: none */
+
 /* ---- seams for tests (and debug logs) ---- */
 
 enum input_action { INPUT_DOWN, INPUT_MOVE, INPUT_UP, INPUT_CANCEL };

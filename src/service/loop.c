@@ -52,6 +52,8 @@ struct loop {
 	uint64_t display_ns;      /* when the display's events were last read */
 	bool asleep;              /* the screens were switched off for the exhibit's sleep */
 	char *heights_dir;        /* --output-heights: where, else NULL */
+	void (*tap)(void *data, const struct render_target *t);
+	void *tap_data;
 };
 
 int loop_create(struct display *d, struct touch_script *script, struct stats *stats,
@@ -114,6 +116,13 @@ int loop_set_heights_dir(struct loop *l, const char *dir)
 	free(l->heights_dir);
 	l->heights_dir = copy;
 	return 0;
+}
+
+void loop_set_frame_tap(struct loop *l, void (*tap)(void *data, const struct render_target *t),
+			void *data)
+{
+	l->tap = tap;
+	l->tap_data = data;
 }
 
 void loop_set_input(struct loop *l, struct input *in)
@@ -382,6 +391,8 @@ static int draw(struct loop *l, int i, const struct render_target *t)
 			  t->width, t->height);
 		return ret;
 	}
+	if (l->tap && i == 0)
+		l->tap(l->tap_data, t);
 	ret = l->d->ops->present(l->d, i, out->frames);
 	if (ret < 0)
 		return ret;

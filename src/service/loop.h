@@ -16,6 +16,7 @@
 
 struct input;
 struct kiosk;
+struct render_target;
 struct options;
 struct stats;
 struct touch_script;
@@ -40,6 +41,9 @@ int loop_set_heights_dir(struct loop *l, const char *dir);
 /* Touches from in go to the water through the touch output (NULL: none),
  * turned as the water is. */
 void loop_set_input(struct loop *l, struct input *in);
+/* After each frame drawn for the first output: tap(data, the frame) (NULL: none). */
+void loop_set_frame_tap(struct loop *l, void (*tap)(void *data, const struct render_target *t),
+			void *data);
 /* The water's rotation: --rotate, else the first screen's panel
  * orientation, else 0 (0 until there is water). */
 int loop_rotation(const struct loop *l);

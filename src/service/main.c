@@ -57,7 +57,8 @@ static struct headless_config headless_config_from_options(const struct options 
 		.refresh_hz = o->refresh_hz,
 		.format = o->format,
 		.output_dir = o->output_dir,
-		.every = o->every,
+		/* Run until stopped (--frames 0), it writes no files. */
+		.every = o->frames ? o->every : 0,
 	};
 }
 
@@ -184,6 +185,11 @@ int main(int argc, char **argv)
 	/* The config file first, then the command line over it. */
 	if (options_source_init(&src, argc, argv, NULL) < 0)
 		return EXIT_FAILURE;
+	if (src.check_config) {
+		status = settings_check_config(src.config_path) < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+		options_source_fini(&src);
+		return status;
+	}
 	switch (options_start(&o, &src)) {
 	case OPTIONS_EXIT_OK:
 		status = EXIT_SUCCESS;

@@ -1,18 +1,28 @@
 #include "config.h"
 
+#include <errno.h>
+#include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <string.h>
+#include <sys/signalfd.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "base/clock.h"
 #include "base/log.h"
 #include "display/display.h"
+#include "exhibit/kiosk.h"
 #include "input/touch-script.h"
 #include "service/loop.h"
 #include "service/run-headless.h"
 #include "service/screenshot.h"
 #include "service/signals.h"
+#include "service/state-dir.h"
+#include "service/stats.h"
+#include "service/usage.h"
+#include "service/window.h"
 #include "settings/options.h"
 
 /*
@@ -40,12 +50,119 @@ static int take_signals(const sigset_t *set, struct loop *l, const struct option
 	return 0;
 }
 
+/* A real-time run's sources: the signals and the status server. */
+enum { RT_SIGNALS, RT_WINDOW, RT_SOURCES };
+
+/* Until a signal or the window has something, or until wake (0: no limit). */
+static int rt_wait(struct pollfd *pfds, uint64_t wake)
+{
+	struct timespec ts, *timeout = NULL;
+	uint64_t now = clock_now_ns();
+
+	if (wake) {
+		uint64_t left = wake > now ? wake - now : 0;
+
+		ts.tv_sec = (time_t)(left / NSEC_PER_SEC);
+		ts.tv_nsec = (long)(left % NSEC_PER_SEC);
+		timeout = &ts;
+	}
+	if (ppoll(pfds, RT_SOURCES, timeout, NULL) < 0 && errno != EINTR)
+		return -errno;
+	return 0;
+}
+
+/*
+ * --frames 0: a screen without glass. Frames at --refresh on the monotonic
+ * clock as a live run makes them (idle when the water is still), until
+ * SIGTERM or SIGINT; the service's parts run as they do live (the stats,
+ * the usage numbers in the state directory, the status server), so they
+ * can be tested without a display. Frames are kept, not written.
+ */
+static int run_realtime(const struct options *o, struct loop *l, struct stats *st,
+			const sigset_t *signals)
+{
+	struct pollfd pfds[RT_SOURCES] = { { .fd = -1 }, { .fd = -1 } };
+	struct usage *usage = NULL;
+	struct window *window = NULL;
+	char buf[PATH_MAX];
+	const char *dir = state_dir_resolve(o->state_dir, buf, sizeof(buf));
+	bool quit = false, reload = false;
+	int ret;
+
+	ret = usage_create(dir, o->usage_days, time(NULL), &usage);
+	if (ret < 0)
+		log_warn("no usage numbers: %s", strerror(-ret));
+	if (window_create(o, dir, &window) < 0)
+		log_warn("no status page; the water goes on without it");
+	ret = 0;
+	pfds[RT_SIGNALS].fd = signalfd(-1, signals, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (ret == 0 && pfds[RT_SIGNALS].fd < 0) {
+		ret = -errno;
+		log_error("signalfd: %s", strerror(-ret));
+	}
+	pfds[RT_SIGNALS].events = POLLIN;
+	pfds[RT_WINDOW] = (struct pollfd){ .fd = window_fd(window), .events = POLLIN };
+	if (ret == 0)
+		log_info("running in real time at %d Hz until SIGTERM", o->refresh_hz);
+	while (ret == 0 && !quit) {
+		struct signalfd_siginfo si;
+		uint64_t now = clock_now_ns(), wake;
+		bool asleep, again;
+
+		ret = loop_follow_outputs(l, o, now);
+		if (ret < 0)
+			break;
+		if (usage)
+			usage_tick(usage, loop_kiosk(l), st, time(NULL), now);
+		asleep = loop_kiosk(l) && kiosk_dark(loop_kiosk(l));
+		again = window_pass(window, &(struct window_view){ l, NULL, st, usage,
+					 asleep }, now, &reload);
+		if (reload) {
+			reload = false;
+			log_info("reload: ignored; a headless run keeps the settings it started "
+				 "with");
+		}
+		ret = loop_frame(l, o, now, &wake);
+		if (ret < 0) {
+			log_error("a frame: %s; exiting", strerror(-ret));
+			break;
+		}
+		if (usage)
+			wake = clock_earliest(wake, usage_next_hour_ns(usage));
+		if (again)
+			wake = now;
+		ret = rt_wait(pfds, wake);
+		while (ret == 0 && read(pfds[RT_SIGNALS].fd, &si, sizeof(si)) == sizeof(si)) {
+			if (si.ssi_signo == SIGUSR1) {
+				screenshot_write(l, o->state_dir);
+				screenshot_write_map(l, usage);
+			} else if (si.ssi_signo == SIGHUP) {
+				log_info("SIGHUP: ignored; a headless run keeps the settings it "
+					 "started with");
+			} else {
+				log_info("%s: stopping", strsignal((int)si.ssi_signo));
+				quit = true;
+			}
+		}
+	}
+	if (usage) {
+		usage_tick(usage, loop_kiosk(l), st, time(NULL), clock_now_ns());
+		usage_flush(usage);
+	}
+	window_destroy(window);
+	usage_destroy(usage);
+	if (pfds[RT_SIGNALS].fd >= 0)
+		close(pfds[RT_SIGNALS].fd);
+	return ret;
+}
+
 int run_headless(const struct options *o, struct display *d, struct touch_script *script)
 {
 	/* Said when somebody may be looking: -v, or the demo standing in
 	 * for a missing display. */
 	bool say = o->verbose || o->backend_fell_back;
 	struct loop *l = NULL;
+	struct stats *st = NULL;
 	sigset_t signals;
 	int frames = 0, sig = 0;
 	int ret;
@@ -56,9 +173,20 @@ int run_headless(const struct options *o, struct display *d, struct touch_script
 		touch_script_destroy(script);
 		return ret;
 	}
-	ret = loop_create(d, script, NULL, say, &l);
+	/* Counted as a live run counts, for the status server. */
+	if (o->frames == 0 && !(st = stats_create())) {
+		touch_script_destroy(script);
+		return -ENOMEM;
+	}
+	ret = loop_create(d, script, st, say, &l);
 	if (ret < 0)
 		log_error("no memory for the frame loop");
+	if (ret == 0 && o->frames == 0) {
+		ret = run_realtime(o, l, st, &signals);
+		loop_destroy(l);
+		stats_destroy(st);
+		return ret;
+	}
 	if (ret == 0 && o->output_heights) {
 		ret = loop_set_heights_dir(l, o->output_dir);
 		if (ret < 0)

@@ -27,11 +27,12 @@
 #include "service/signals.h"
 #include "service/state-dir.h"
 #include "service/usage.h"
+#include "service/window.h"
 #include "settings/options.h"
 #include "settings/settings.h"
 
-/* signalfd, timerfd, display, input: one each. */
-#define LIVE_MAX_SOURCES 4
+/* signalfd, timerfd, display, input, the status server: one each. */
+#define LIVE_MAX_SOURCES 5
 #define KEYS_LEN 256
 
 struct live;
@@ -50,6 +51,7 @@ struct live {
 	struct input *input;
 	struct health *health;
 	struct usage *usage;       /* NULL: no memory for it at start */
+	struct window *window;     /* NULL: no status server */
 
 	struct live_source sources[LIVE_MAX_SOURCES];
 	int n_sources;
@@ -229,22 +231,18 @@ static int on_display(struct live *l)
 	return ret < 0 ? live_fail(l, "the display's events", ret) : 0;
 }
 
+/* The status server asked for something: the next pass looks. */
+static int on_window(struct live *l)
+{
+	(void)l;
+	return 0;
+}
+
 static int on_input(struct live *l)
 {
 	int ret = input_dispatch(l->input);
 
 	return ret < 0 ? live_fail(l, "the touch input", ret) : 0;
-}
-
-/* SIGUSR1: the map of touches with the screenshot, the grid it is drawn
- * from beside it. */
-static void write_usage_map(struct live *l)
-{
-	struct kiosk *k = loop_kiosk(l->loop);
-	const struct image *picture;
-
-	if (l->usage && k && kiosk_picture(k, &picture) == 0)
-		usage_write_map(l->usage, picture);
 }
 
 static int arm_timer(struct live *l, uint64_t when)
@@ -320,6 +318,12 @@ static int live_setup(struct live *l, struct touch_script *script)
 			   time(NULL), &l->usage);
 	if (ret < 0)
 		log_warn("no usage numbers: %s", strerror(-ret));
+	/* Without the status page (the port taken: said) the water still shows. */
+	if (window_create(l->o, state_dir_resolve(l->o->state_dir, dir, sizeof(dir)),
+			  &l->window) < 0)
+		log_warn("no status page; the water goes on without it");
+	if (l->window)
+		live_add_source(l, window_fd(l->window), on_window);
 	/* Without touch input the water still shows: a warning, not an exit. */
 	options_input_config(l->o, &ic);
 	ret = input_create(&ic, true, &l->input);
@@ -342,6 +346,7 @@ int run_live(struct options *o, const struct options_source *src, struct display
 	while (ret == 0 && !l.quit) {
 		uint64_t now = clock_now_ns(), wake;
 		struct health_view hv = { .d = d, .loop = l.loop, .input = l.input };
+		bool again;
 
 		ret = loop_follow_outputs(l.loop, o, now);
 		if (ret < 0) {
@@ -362,10 +367,12 @@ int run_live(struct options *o, const struct options_source *src, struct display
 		/* The exhibit sleeps: outside opening hours, or --sleep-after. */
 		hv.asleep = loop_kiosk(l.loop) && kiosk_dark(loop_kiosk(l.loop));
 		health_check(l.health, &hv, now);
+		again = window_pass(l.window, &(struct window_view){ l.loop, l.input,
+				    health_stats(l.health), l.usage, hv.asleep }, now, &l.reload);
 		if (l.screenshot) {
 			l.screenshot = false;
 			screenshot_write(l.loop, o->state_dir);
-			write_usage_map(&l);
+			screenshot_write_map(l.loop, l.usage);
 		}
 		ret = loop_frame(l.loop, o, now, &wake);
 		if (ret < 0) {
@@ -379,6 +386,9 @@ int run_live(struct options *o, const struct options_source *src, struct display
 			wake = now;
 		if (l.usage)
 			wake = clock_earliest(wake, usage_next_hour_ns(l.usage));
+		/* A control call or a frame asked for: another pass at once. */
+		if (again)
+			wake = now;
 		ret = arm_timer(&l, wake);
 		if (ret == 0)
 			ret = poll_sources(&l);
@@ -393,6 +403,8 @@ int run_live(struct options *o, const struct options_source *src, struct display
 			   clock_now_ns());
 		usage_flush(l.usage);
 	}
+	/* Before the loop it taps for frames. */
+	window_destroy(l.window);
 	usage_destroy(l.usage);
 	/* The water and its threads first: they hold the input's target. */
 	loop_destroy(l.loop);

@@ -11,6 +11,7 @@
 #include "service/loop.h"
 #include "service/screenshot.h"
 #include "service/state-dir.h"
+#include "service/usage.h"
 
 void screenshot_write(struct loop *l, const char *state_dir)
 {
@@ -48,4 +49,13 @@ void screenshot_write(struct loop *l, const char *state_dir)
 			 info->name);
 	}
 	free(t.pixels);
+}
+
+void screenshot_write_map(struct loop *l, struct usage *u)
+{
+	struct kiosk *k = loop_kiosk(l);
+	const struct image *picture;
+
+	if (u && k && kiosk_picture(k, &picture) == 0)
+		usage_write_map(u, picture);
 }

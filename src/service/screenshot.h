@@ -11,4 +11,10 @@ struct loop;
  */
 void screenshot_write(struct loop *l, const char *state_dir);
 
+struct usage;
+
+/* SIGUSR1's map of touches beside it (touches.png over the picture), by the
+ * usage numbers' writer thread. Accepts a NULL u. */
+void screenshot_write_map(struct loop *l, struct usage *u);
+
 #endif

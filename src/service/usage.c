@@ -70,6 +70,8 @@ struct usage {
 	bool touching;
 	uint64_t frames_seen, missed_seen;
 	uint64_t next_hour_ns;
+	uint64_t touches_total;   /* since the start */
+	int peak_total;
 	pthread_t writer;         /* writing an hour's files (or the map) */
 	bool writing;
 };
@@ -537,6 +539,9 @@ bool usage_add(struct usage *u, const struct usage_sample *s, time_t now, uint64
 	h->touches += (uint64_t)s->landed;
 	if (s->peak > h->max_fingers)
 		h->max_fingers = s->peak;
+	u->touches_total += (uint64_t)s->landed;
+	if (s->peak > u->peak_total)
+		u->peak_total = s->peak;
 	h->frames += (double)frames;
 	h->missed += missed;
 	for (int i = 0; i < s->n_where; i++)
@@ -566,6 +571,12 @@ void usage_write_map(struct usage *u, const struct image *picture)
 {
 	if (u->keep_days > 0 && picture)
 		job_start(u, NULL, picture, true);
+}
+
+void usage_totals(const struct usage *u, uint64_t *touches, int *peak)
+{
+	*touches = u->touches_total;
+	*peak = u->peak_total;
 }
 
 uint64_t usage_touches_today(const struct usage *u)

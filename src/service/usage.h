@@ -69,6 +69,8 @@ void usage_write_map(struct usage *u, const struct image *picture);
 /* Until the files being written are (the writer thread is done). */
 void usage_wait(struct usage *u);
 
+/* Fingers landed since the start, and the most down at once. */
+void usage_totals(const struct usage *u, uint64_t *touches, int *peak);
 /* Fingers landed since local midnight. */
 uint64_t usage_touches_today(const struct usage *u);
 /* When the next hour begins, on the monotonic clock of the last sample. */

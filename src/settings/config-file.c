@@ -154,16 +154,20 @@ static int parse_line(char *line, const char *file, unsigned lineno, unsigned *f
 	return options_set_key(o, k, value, where);
 }
 
-int config_parse_buffer(const char *text, size_t len, const char *name, struct options *o)
+/*
+ * The lines of text on top of o. first_line[key] (options_key_count()
+ * entries, zeroed) gets the line that set each key. errors NULL: the first
+ * bad line ends the file; else every bad line is said and counted there.
+ */
+static int parse_buffer(const char *text, size_t len, const char *name, struct options *o,
+			unsigned *first_line, int *errors)
 {
-	unsigned *first_line = NULL;
 	unsigned lineno = 0;
 	char *buf = NULL, *p, *end;
 	int ret = 0;
 
 	buf = malloc(len + 1);
-	first_line = calloc((size_t)options_key_count(), sizeof(*first_line));
-	if (!buf || !first_line) {
+	if (!buf) {
 		log_error("%s: out of memory", name);
 		ret = -ENOMEM;
 		goto out;
@@ -189,13 +193,47 @@ int config_parse_buffer(const char *text, size_t len, const char *name, struct o
 		}
 		*eol = '\0';
 		ret = parse_line(p, name, lineno, first_line, o);
-		if (ret < 0)
+		if (ret == -ENOMEM || (ret < 0 && !errors))
 			goto out;
+		if (ret < 0)
+			(*errors)++;
 		p = eol + 1;
 	}
+	ret = errors && *errors ? -EINVAL : ret;
 out:
-	free(first_line);
 	free(buf);
+	return ret;
+}
+
+int config_parse_buffer(const char *text, size_t len, const char *name, struct options *o)
+{
+	unsigned *first_line = calloc((size_t)options_key_count(), sizeof(*first_line));
+	int ret;
+
+	if (!first_line) {
+		log_error("%s: out of memory", name);
+		return -ENOMEM;
+	}
+	ret = parse_buffer(text, len, name, o, first_line, NULL);
+	free(first_line);
+	return ret;
+}
+
+int config_check_file(const char *path, struct options *o, unsigned *first_line, int *errors)
+{
+	char err[ERR_LEN];
+	char *text = NULL;
+	size_t len = 0;
+	int ret;
+
+	ret = file_read_all(path, CONFIG_MAX_BYTES, &text, &len, err, sizeof(err));
+	if (ret < 0) {
+		log_error("%s: %s", path, err);
+		(*errors)++;
+		return ret;
+	}
+	ret = parse_buffer(text, len, path, o, first_line, errors);
+	free(text);
 	return ret;
 }
 

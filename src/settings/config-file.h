@@ -30,4 +30,13 @@ int config_parse_buffer(const char *text, size_t len, const char *name, struct o
  */
 int config_parse_file(const char *path, bool must_exist, struct options *o);
 
+/*
+ * For --check-config: reads path and applies it on top of o as
+ * config_parse_file does, except that every bad line is said (FILE:LINE:
+ * key: ...) and counted into *errors, and the file must exist.
+ * first_line[key] (options_key_count() entries, zeroed) gets the line
+ * that set each key. 0 or a negative errno.
+ */
+int config_check_file(const char *path, struct options *o, unsigned *first_line, int *errors);
+
 #endif

@@ -8,5 +8,6 @@ src_settings_librk_settings_a_SOURCES = \
 	src/settings/options-values.c \
 	src/settings/options-help.c \
 	src/settings/config-file.c src/settings/config-file.h \
+	src/settings/check.c \
 	src/settings/settings.c src/settings/settings.h
 SETTINGS_LIBS = src/settings/librk-settings.a

@@ -65,6 +65,9 @@ enum {
 	OPT_STATS_INTERVAL,
 	OPT_STATE_DIR,
 	OPT_USAGE_DAYS,
+	OPT_HTTP,
+	OPT_HTTP_TOKEN_FILE,
+	OPT_CHECK_CONFIG,
 };
 
 struct option_row {

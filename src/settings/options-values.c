@@ -238,7 +238,7 @@ bool options_parse_one(struct options *o, const struct option_row *opt, const ch
 				   arg, RIPPLE_MIN_SIZE, IMAGE_MAX_DIMENSION);
 		return false;
 	case OPT_FRAMES:
-		return bad_int(f, arg, 1, OPTIONS_MAX_FRAMES, &o->frames);
+		return bad_int(f, arg, 0, OPTIONS_MAX_FRAMES, &o->frames);
 	case OPT_EVERY:
 		return bad_int(f, arg, 1, OPTIONS_MAX_FRAMES, &o->every);
 	case OPT_OUTPUT:
@@ -337,6 +337,9 @@ bool options_parse_one(struct options *o, const struct option_row *opt, const ch
 		return bad_int_or_auto(f, arg, 1, OPTIONS_MAX_SIM_SCALE, 0, &o->sim_scale);
 	case OPT_CONFIG:
 		return set_string(f, &o->config, arg);
+	case OPT_CHECK_CONFIG:
+		/* main() checks and exits before any run. */
+		return false;
 	case OPT_ATTRACT:
 		return bad_int(f, arg, 0, OPTIONS_MAX_ATTRACT_S, &o->attract_s);
 	case OPT_ATTRACT_RAIN:
@@ -358,6 +361,13 @@ bool options_parse_one(struct options *o, const struct option_row *opt, const ch
 		return set_string(f, &o->state_dir, arg);
 	case OPT_USAGE_DAYS:
 		return bad_int(f, arg, 0, OPTIONS_MAX_USAGE_DAYS, &o->usage_days);
+	case OPT_HTTP:
+		if (!strchr(arg, ':'))
+			return bad(f, "'%s' has no port; expected ADDR:PORT, as 127.0.0.1:8080 "
+				   "or [::]:8080", arg);
+		return set_string(f, &o->http, arg);
+	case OPT_HTTP_TOKEN_FILE:
+		return set_string(f, &o->http_token_file, arg);
 	case 'v':
 		o->verbose = on;
 		return false;

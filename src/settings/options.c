@@ -88,9 +88,12 @@ static const struct option_row option_rows[] = {
 	{ "stats-interval", required_argument, OPT_STATS_INTERVAL, RELOAD_LIVE, FIELD(stats_interval_s) },
 	{ "state-dir", required_argument, OPT_STATE_DIR, RELOAD_LIVE, STRING(state_dir) },
 	{ "usage-days", required_argument, OPT_USAGE_DAYS, RELOAD_LIVE, FIELD(usage_days) },
+	{ "http", required_argument, OPT_HTTP, RELOAD_RESTART, STRING(http) },
+	{ "http-token-file", required_argument, OPT_HTTP_TOKEN_FILE, RELOAD_RESTART, STRING(http_token_file) },
 	{ "verbose", no_argument, 'v', RELOAD_RESTART, FIELD(verbose) },
 	{ "help", no_argument, 'h', RELOAD_RESTART, NOTHING },
 	{ "version", no_argument, 'V', RELOAD_RESTART, NOTHING },
+	{ "check-config", optional_argument, OPT_CHECK_CONFIG, RELOAD_RESTART, NOTHING },
 };
 
 /* The default output directory: the one string options_free leaves alone. */
@@ -235,7 +238,8 @@ static const struct option_row *row_by_val(int c)
 /* Long options that are not config keys. */
 static bool is_key(const struct option_row *opt)
 {
-	return opt->val != 'h' && opt->val != 'V' && opt->val != OPT_CONFIG;
+	return opt->val != 'h' && opt->val != 'V' && opt->val != OPT_CONFIG &&
+	       opt->val != OPT_CHECK_CONFIG;
 }
 
 /* An on/off option: it has a --no-NAME form too. */
@@ -452,7 +456,8 @@ int options_keep(struct options *next, const struct options *in_force, enum opti
 	return 0;
 }
 
-void options_find_config(int argc, char **argv, const char **config, bool *help)
+void options_find_config(int argc, char **argv, const char **config, bool *help,
+			 const char **check)
 {
 	struct getopt_table table;
 	int c;
@@ -460,6 +465,7 @@ void options_find_config(int argc, char **argv, const char **config, bool *help)
 	getopt_table(&table);
 	*config = NULL;
 	*help = false;
+	*check = NULL;
 	/* getopt_long may reorder argv, which a later scan reads the same
 	 * way. Only these matter here; the real pass reports the rest. */
 	optind = 0;
@@ -469,6 +475,13 @@ void options_find_config(int argc, char **argv, const char **config, bool *help)
 			*config = optarg;
 		else if (c == 'h' || c == 'V')
 			*help = true;
+		else if (c == OPT_CHECK_CONFIG && optarg)
+			*check = optarg;
+		/* --check-config FILE as sshd -t and nginx -t take it. */
+		else if (c == OPT_CHECK_CONFIG && optind < argc && argv[optind][0] != '-')
+			*check = argv[optind++];
+		else if (c == OPT_CHECK_CONFIG)
+			*check = "";
 	}
 	opterr = 1;
 }

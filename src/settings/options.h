@@ -98,6 +98,9 @@ enum rotation {
 /* usage.csv keeps this many days of rows; ten years at the most. */
 #define OPTIONS_DEFAULT_USAGE_DAYS 90
 #define OPTIONS_MAX_USAGE_DAYS 3660
+/* --http-token-file: one line, long enough not to be guessed. */
+#define OPTIONS_HTTP_TOKEN_MIN 16
+#define OPTIONS_HTTP_TOKEN_MAX 4096
 
 /* ---- touch input ---- */
 /* --touch-radius/--touch-weight bounds when not given: from the stone's
@@ -188,6 +191,8 @@ struct options {
 	int stats_interval_s;         /* a stats line this often, 0 = never */
 	const char *state_dir;        /* NULL: $STATE_DIRECTORY, else OPTIONS_DEFAULT_STATE_DIR */
 	int usage_days;               /* days usage.csv keeps, 0 = no usage numbers */
+	const char *http;             /* --http ADDR:PORT; NULL: none (or systemd's socket) */
+	const char *http_token_file;  /* NULL: no control over HTTP */
 	/* ---- end the exhibit ---- */
 
 	bool verbose;
@@ -196,7 +201,7 @@ struct options {
 /* X(field) for every string field of struct options: freed and copied. */
 #define OPTIONS_STRING_FIELDS(X) \
 	X(background) X(obstacles) X(touch_script) X(output_dir) X(device) X(connector) \
-	X(touch_device) X(touch_output) X(config) X(state_dir)
+	X(touch_device) X(touch_output) X(config) X(state_dir) X(http) X(http_token_file)
 
 enum options_result {
 	OPTIONS_RUN,      /* go on */
@@ -271,8 +276,10 @@ int options_keep(struct options *next, const struct options *in_force, enum opti
 
 /* --help's text. */
 void options_print_help(FILE *f);
-/* Just --config FILE (NULL: none) and whether --help or --version is
- * there, without a word about the rest. */
-void options_find_config(int argc, char **argv, const char **config, bool *help);
+/* Just --config FILE (NULL: none), whether --help or --version is there,
+ * and --check-config [FILE] (NULL: not asked; "": no FILE), without a
+ * word about the rest. */
+void options_find_config(int argc, char **argv, const char **config, bool *help,
+			 const char **check);
 
 #endif

@@ -23,7 +23,7 @@ void options_source_fini(struct options_source *src)
 int options_source_init(struct options_source *src, int argc, char *const *argv,
 			const char *default_config)
 {
-	const char *config = NULL;
+	const char *config = NULL, *check;
 
 	memset(src, 0, sizeof(*src));
 	src->argv = calloc((size_t)argc + 1, sizeof(*src->argv));
@@ -38,8 +38,11 @@ int options_source_init(struct options_source *src, int argc, char *const *argv,
 
 	/* Only --config, --help and --version matter now; the real pass
 	 * (after the file) reports whatever else is wrong. */
-	options_find_config(src->argc, src->argv, &config, &src->skip_config);
+	options_find_config(src->argc, src->argv, &config, &src->skip_config, &check);
 
+	src->check_config = check != NULL;
+	if (check && *check)
+		config = check;
 	src->config_required = config != NULL;
 	src->config_path = strdup(config ? config : default_config ? default_config :
 				  OPTIONS_DEFAULT_CONFIG);

@@ -19,6 +19,7 @@ struct options_source {
 	char *config_path;        /* --config FILE, else the default path */
 	bool config_required;     /* --config given: the file must exist */
 	bool skip_config;         /* --help or --version: do not read it */
+	bool check_config;        /* --check-config: check config_path, run nothing */
 };
 
 /*
@@ -51,5 +52,12 @@ enum options_result options_start(struct options *o, const struct options_source
  * zeroed: the caller keeps the options it has.
  */
 int options_reload(const struct options_source *src, struct options *out);
+
+/*
+ * --check-config: reads the file at path and every picture, directory and
+ * script it names; says every error as "FILE:LINE: key: ..." on stderr,
+ * or "FILE: ok" on stdout. 0, or -EINVAL when something is wrong.
+ */
+int settings_check_config(const char *path);
 
 #endif

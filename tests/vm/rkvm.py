@@ -215,6 +215,15 @@ def wait_until(fn, timeout=WAIT_TIMEOUT, interval=0.5):
         time.sleep(min(interval, left))
 
 
+def free_port():
+    """A TCP port on the host's loopback that nothing listens on now."""
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
 class VMError(Exception):
     """The VM did not do what was expected (timeout, died, bad reply)."""
 

@@ -10,6 +10,10 @@ and a virtio tablet, TCG. One boot:
             water (the headless render of it, as test-drm.py compares),
             within BOOT_TO_WATER_S; the time is printed
   touch     a QMP tablet press ripples the water near the point, not far
+  page      the EFI partition's status-page and http-token turn the status
+            page on: from the host (QEMU's user network, port 8080 of the
+            guest forwarded) /status.json, /screen.png and /metrics are
+            served, POST /rain is refused without the token, taken with it
   console   root on the serial console (autologin, only because QEMU
             passes the credential ripple-kiosk.serial-autologin); the
             service is active, no unit failed, /etc/ripple-kiosk.conf is
@@ -37,6 +41,8 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.error
+import urllib.request
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -61,7 +67,10 @@ SETTINGS = """\
 background = /boot/efi/ripple-kiosk/stripes.ppm
 attract = 0
 wave-speed = 1
+http-token-file = /boot/efi/ripple-kiosk/http-token
 """
+TOKEN = "image-test-token-0123456789"
+PAGE_S = 180
 # A screendump against the headless render (as test-drm.py).
 MAX_MEAN, MAX_FRACTION, PICTURE_THRESHOLD = 12.0, 0.10, 48
 # The touch (as test-touch.py): a ring near the point, nothing far away.
@@ -154,7 +163,41 @@ def run_on_console(vm, serial, command, timeout=COMMAND_S):
 run_on_console.n = 0
 
 
-def boot(disk, workdir):
+def http(port, path, method="GET", token=None):
+    """(status, body) of a request to the guest's port 8080; (0, b"") when none answers."""
+    req = urllib.request.Request("http://127.0.0.1:%d%s" % (port, path), method=method)
+    if token:
+        req.add_header("Authorization", "Bearer " + token)
+    try:
+        with urllib.request.urlopen(req, timeout=20) as r:
+            return r.status, r.read()
+    except urllib.error.HTTPError as e:
+        return e.code, e.read()
+    except OSError:
+        return 0, b""
+
+
+def status_page(port):
+    """The technician's window, turned on from the EFI partition."""
+    st = rkvm.wait_until(lambda: http(port, "/status.json")[0] == 200, timeout=PAGE_S,
+                         interval=2)
+    t.check(st, "status-page on the EFI partition: /status.json answers from the host")
+    if not st:
+        return
+    st, body = http(port, "/status.json")
+    t.check(b'"width":%d,"height":%d' % SCREEN in body, "/status.json names the screen", body)
+    st, body = http(port, "/screen.png")
+    t.check(st == 200 and body[:4] == b"\x89PNG" and
+            struct.unpack(">II", body[16:24]) == SCREEN, "/screen.png is the screen", st)
+    st, body = http(port, "/metrics")
+    t.check(st == 200 and b"ripple_kiosk_screens 1" in body, "/metrics", body[:300])
+    st, _ = http(port, "/rain", "POST")
+    t.check(st == 401, "POST /rain without the token: 401", st)
+    st, _ = http(port, "/rain", "POST", TOKEN)
+    t.check(st == 202, "POST /rain with the EFI partition's token: 202", st)
+
+
+def boot(disk, workdir, port):
     bios = next((p for p in OVMF if os.path.exists(p)), None)
     vm = rkvm.VM(workdir)
     qmp_sock = os.path.join(workdir, "qmp.sock")
@@ -168,6 +211,8 @@ def boot(disk, workdir):
             "-drive", "file=%s,format=raw,if=virtio" % disk,
             "-device", "bochs-display,id=video",
             "-device", "virtio-tablet-pci",
+            # The wired network, the guest's port 8080 on the host's loopback.
+            "-nic", "user,model=virtio-net-pci,hostfwd=tcp:127.0.0.1:%d-:8080" % port,
             # Root logs in on the serial console without a password only
             # with this credential (image/mkosi.extra: serial-getty).
             "-smbios", "type=11,value=io.systemd.credential:ripple-kiosk.serial-autologin=1"]
@@ -304,14 +349,22 @@ def main():
             f.write(SETTINGS)
         put_on_esp(disk, parts[ESP_TYPE][0], conf, "ripple-kiosk.conf")
         put_on_esp(disk, parts[ESP_TYPE][0], PICTURE, "stripes.ppm")
+        marker, token = os.path.join(workdir, "status-page"), os.path.join(workdir, "http-token")
+        open(marker, "w").close()
+        with open(token, "w") as f:
+            f.write(TOKEN + "\n")
+        put_on_esp(disk, parts[ESP_TYPE][0], marker, "status-page")
+        put_on_esp(disk, parts[ESP_TYPE][0], token, "http-token")
+        port = rkvm.free_port()
 
         t0 = time.monotonic()
-        vm, serial = boot(disk, workdir)
+        vm, serial = boot(disk, workdir, port)
         timer = threading.Timer(VM_TIMEOUT_S, vm.kill)
         timer.daemon = True
         timer.start()
         try:
             water_and_touch(vm, ref, t0)
+            status_page(port)
             console_checks(vm, serial)
             console_back(vm, serial)
             poweroff(vm, serial, disk, parts[ROOT_TYPE][0])

@@ -1,0 +1,111 @@
+/* Inside the status server: its state, shared by the request handling
+ * (http.c), the pages (http-page.c), the rate limit (http-rate.c) and the
+ * sockets (http-server.c). */
+#ifndef HTTP_HTTP_PRIVATE_H
+#define HTTP_HTTP_PRIVATE_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "http/http.h"
+
+/* A control call has no body: more than this is not one. */
+#define HTTP_MAX_BODY 4096
+/* Clients /screen.png remembers, each with its own allowance. */
+#define HTTP_RATE_CLIENTS 64
+#define HTTP_CLIENT_LEN 48
+
+#define HTTP_TEXT "text/plain; charset=utf-8"
+#define HTTP_STATUS_OK 200
+#define HTTP_STATUS_ACCEPTED 202
+#define HTTP_STATUS_UNAUTHORIZED 401
+#define HTTP_STATUS_FORBIDDEN 403
+#define HTTP_STATUS_NOT_FOUND 404
+#define HTTP_STATUS_METHOD 405
+#define HTTP_STATUS_TOO_LARGE 413
+#define HTTP_STATUS_TOO_MANY 429
+#define HTTP_STATUS_UNAVAILABLE 503
+
+/* Why something was refused: each counted, none logged. */
+enum http_refusal {
+	HTTP_REFUSED_METHOD,
+	HTTP_REFUSED_PATH,
+	HTTP_REFUSED_BODY,
+	HTTP_REFUSED_TOKEN,
+	HTTP_REFUSED_CONTROL_OFF,
+	HTTP_REFUSED_RATE,
+	HTTP_REFUSED_CONNECTIONS,  /* too many at once */
+	HTTP_REFUSED_TIMEOUT,      /* a client that dawdled */
+	HTTP_REFUSED_PROTOCOL,     /* not HTTP, headers too big: libmicrohttpd's own */
+	HTTP_REFUSALS
+};
+
+struct rate_client {
+	char addr[HTTP_CLIENT_LEN];
+	double tokens;
+	uint64_t seen_ns;
+};
+
+struct http {
+	char *state_dir;
+	char *token;               /* NULL: no control */
+	size_t token_len;
+	int (*chart)(const char *state_dir, time_t now, uint32_t *hourly);
+	int event_fd;
+	uint64_t start_ns;
+	unsigned frame_wait_ms;
+	void *daemon;              /* the MHD_Daemon, NULL when detached */
+	struct reaper *reaper;     /* ends the connections that take too long */
+	atomic_bool serving;       /* started: libmicrohttpd's messages are counted, not said */
+
+	_Atomic unsigned commands;
+	atomic_bool frame_wanted;  /* the next frame drawn is copied */
+	atomic_bool frame_asked;   /* and one is to be drawn: for the loop, once */
+	_Atomic uint64_t refused[HTTP_REFUSALS];
+
+	pthread_mutex_t encoding;  /* one /screen.png made at a time */
+	pthread_mutex_t lock;      /* all below */
+	pthread_cond_t frame_came;
+	struct http_facts facts;
+	bool have_facts;
+	double fps;
+	uint64_t fps_ns, fps_frames;
+	uint32_t *frame;           /* the last frame asked for, XRGB8888, packed */
+	size_t frame_cap;
+	int frame_w, frame_h;
+	uint64_t frame_ns, frame_serial;
+	uint8_t *png;              /* and as a PNG */
+	size_t png_len;
+	uint64_t png_ns;
+	struct rate_client rate[HTTP_RATE_CLIENTS];
+};
+
+struct buf {
+	char *data;
+	size_t len, cap;
+	bool failed;
+};
+
+void buf_init(struct buf *b);
+__attribute__((format(printf, 2, 3)))
+void buf_printf(struct buf *b, const char *fmt, ...);
+/* s inside HTML (json false) or a JSON string. */
+void buf_escaped(struct buf *b, const char *s, bool json);
+void reply_plain(struct http_reply *r, int status, const char *msg);
+
+const char *http_refusal_name(enum http_refusal r);
+void http_refused(struct http *h, enum http_refusal r);
+bool http_take_facts(struct http *h, struct http_facts *f, double *uptime_s);
+/* The status page. */
+void http_page(struct http *h, struct http_reply *r);
+/* /screen.png's allowance for client at now: true, and one taken. */
+bool http_rate_ok(struct http *h, const char *client, uint64_t now);
+
+/* Everything but the sockets (the fuzzer's and the server's own start). */
+int http_detached_create(const struct http_config *c, struct http **out);
+void http_detached_destroy(struct http *h);
+
+#endif

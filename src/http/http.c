@@ -1,0 +1,606 @@
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/clock.h"
+#include "base/file.h"
+#include "base/log.h"
+#include "base/util.h"
+#include "http/http-private.h"
+#include "image/image.h"
+#include "settings/options.h"
+
+/* A frame younger than this is served again rather than asked for anew. */
+#define FRAME_FRESH_NS (NSEC_PER_SEC / 2)
+/* A client waits this long for the frame loop's next frame. */
+#define FRAME_WAIT_MS 2000
+#define PAGE_INITIAL 16384
+#define NS_PER_MS 1000000u
+#define MS_PER_S 1000u
+
+static const char *const refusal_names[HTTP_REFUSALS] = {
+	[HTTP_REFUSED_METHOD] = "method",
+	[HTTP_REFUSED_PATH] = "path",
+	[HTTP_REFUSED_BODY] = "body",
+	[HTTP_REFUSED_TOKEN] = "token",
+	[HTTP_REFUSED_CONTROL_OFF] = "control_off",
+	[HTTP_REFUSED_RATE] = "rate",
+	[HTTP_REFUSED_CONNECTIONS] = "connections",
+	[HTTP_REFUSED_TIMEOUT] = "timeout",
+	[HTTP_REFUSED_PROTOCOL] = "protocol",
+};
+
+const char *http_refusal_name(enum http_refusal r)
+{
+	return refusal_names[r];
+}
+
+void http_refused(struct http *h, enum http_refusal r)
+{
+	atomic_fetch_add(&h->refused[r], 1);
+}
+
+/* ---- a growing text ---- */
+
+void buf_init(struct buf *b)
+{
+	b->cap = PAGE_INITIAL;
+	b->len = 0;
+	b->data = malloc(b->cap);
+	b->failed = !b->data;
+	if (b->data)
+		b->data[0] = '\0';
+}
+
+void buf_printf(struct buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (b->failed)
+		return;
+	for (;;) {
+		va_start(ap, fmt);
+		n = vsnprintf(b->data + b->len, b->cap - b->len, fmt, ap);
+		va_end(ap);
+		if (n < 0) {
+			b->failed = true;
+			return;
+		}
+		if ((size_t)n < b->cap - b->len)
+			break;
+		char *more = realloc(b->data, 2 * b->cap + (size_t)n);
+
+		if (!more) {
+			b->failed = true;
+			return;
+		}
+		b->data = more;
+		b->cap = 2 * b->cap + (size_t)n;
+	}
+	b->len += (size_t)n;
+}
+
+/* Text from the loop (a picture's file name) inside HTML or JSON. */
+void buf_escaped(struct buf *b, const char *s, bool json)
+{
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '<')
+			buf_printf(b, json ? "\\u003c" : "&lt;");
+		else if (c == '>')
+			buf_printf(b, json ? "\\u003e" : "&gt;");
+		else if (c == '&')
+			buf_printf(b, json ? "\\u0026" : "&amp;");
+		else if (c == '"')
+			buf_printf(b, json ? "\\\"" : "&quot;");
+		else if (c == '\\' && json)
+			buf_printf(b, "\\\\");
+		else if (c < 0x20 || c == 0x7f)
+			buf_printf(b, json ? "\\u%04x" : "&#%u;", c);
+		else
+			buf_printf(b, "%c", c);
+	}
+}
+
+/* ---- the token ---- */
+
+/* The whole file but a line end; a token shorter than OPTIONS_HTTP_TOKEN_MIN guesses too easily. */
+static int read_token(const char *path, char **out, size_t *len)
+{
+	char err[ERR_LEN];
+	char *text = NULL;
+	size_t n = 0;
+	int ret;
+
+	ret = file_read_all(path, OPTIONS_HTTP_TOKEN_MAX, &text, &n, err, sizeof(err));
+	if (ret < 0) {
+		log_error("--http-token-file %s: %s", path, err);
+		return ret;
+	}
+	while (n > 0 && (text[n - 1] == '\n' || text[n - 1] == '\r'))
+		n--;
+	if (n < OPTIONS_HTTP_TOKEN_MIN || memchr(text, '\0', n)) {
+		log_error("--http-token-file %s: expected a line of at least %d characters",
+			  path, OPTIONS_HTTP_TOKEN_MIN);
+		free(text);
+		return -EINVAL;
+	}
+	*out = text;
+	*len = n;
+	return 0;
+}
+
+/* Every byte looked at, whatever matches: the time says nothing of the token. */
+static bool token_matches(const struct http *h, const char *auth)
+{
+	static const char bearer[] = "Bearer ";
+	size_t given_len, i;
+	unsigned diff;
+
+	if (!h->token || !auth || strncmp(auth, bearer, sizeof(bearer) - 1) != 0)
+		return false;
+	auth += sizeof(bearer) - 1;
+	given_len = strlen(auth);
+	diff = given_len != h->token_len;
+	for (i = 0; i < h->token_len; i++)
+		diff |= (unsigned char)h->token[i] ^ (unsigned char)(i < given_len ? auth[i] : 0);
+	return diff == 0;
+}
+
+/* ---- the loop's side ---- */
+
+static void wake_loop(struct http *h)
+{
+	uint64_t one = 1;
+
+	if (h->event_fd >= 0 && write(h->event_fd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+		log_debug("http: cannot wake the frame loop: %s", strerror(errno));
+}
+
+int http_fd(const struct http *h)
+{
+	return h->event_fd;
+}
+
+unsigned http_take(struct http *h)
+{
+	uint64_t n;
+
+	if (h->event_fd >= 0 && read(h->event_fd, &n, sizeof(n)) < 0 && errno != EAGAIN)
+		log_debug("http: cannot read its eventfd: %s", strerror(errno));
+	return atomic_exchange(&h->commands, 0u);
+}
+
+void http_publish(struct http *h, const struct http_facts *f)
+{
+	uint64_t now = clock_now_ns();
+
+	pthread_mutex_lock(&h->lock);
+	/* Over a second or more, from the frames counted. */
+	if (!h->fps_ns || f->frames < h->fps_frames) {
+		h->fps_ns = now;
+		h->fps_frames = f->frames;
+	} else if (now - h->fps_ns >= NSEC_PER_SEC) {
+		h->fps = (double)(f->frames - h->fps_frames) * (double)NSEC_PER_SEC /
+			 (double)(now - h->fps_ns);
+		h->fps_ns = now;
+		h->fps_frames = f->frames;
+	}
+	h->facts = *f;
+	h->facts.fps = h->fps;
+	h->have_facts = true;
+	pthread_mutex_unlock(&h->lock);
+}
+
+bool http_frame_asked(struct http *h)
+{
+	return atomic_exchange(&h->frame_asked, false);
+}
+
+void http_offer_frame(struct http *h, const uint32_t *pixels, int width, int height,
+		      size_t stride)
+{
+	size_t row = (size_t)width * sizeof(uint32_t), need = row * (size_t)height;
+
+	if (!atomic_load(&h->frame_wanted) || width <= 0 || height <= 0)
+		return;
+	pthread_mutex_lock(&h->lock);
+	if (need > h->frame_cap) {
+		uint32_t *more = realloc(h->frame, need);
+
+		if (!more)
+			goto out;
+		h->frame = more;
+		h->frame_cap = need;
+	}
+	for (int y = 0; y < height; y++)
+		memcpy((uint8_t *)h->frame + (size_t)y * row,
+		       (const uint8_t *)pixels + (size_t)y * stride, row);
+	h->frame_w = width;
+	h->frame_h = height;
+	h->frame_ns = clock_now_ns();
+	h->frame_serial++;
+	atomic_store(&h->frame_wanted, false);
+	pthread_cond_broadcast(&h->frame_came);
+out:
+	pthread_mutex_unlock(&h->lock);
+}
+
+/* ---- the pages ---- */
+
+static void reply_text(struct http_reply *r, int status, const char *type, struct buf *b)
+{
+	if (b->failed) {
+		free(b->data);
+		*r = (struct http_reply){ .status = HTTP_STATUS_UNAVAILABLE, .type = HTTP_TEXT };
+		return;
+	}
+	r->status = status;
+	r->type = type;
+	r->body = b->data;
+	r->len = b->len;
+}
+
+void reply_plain(struct http_reply *r, int status, const char *msg)
+{
+	struct buf b;
+
+	buf_init(&b);
+	buf_printf(&b, "%s\n", msg);
+	reply_text(r, status, HTTP_TEXT, &b);
+}
+
+/* A file the kiosk wrote in its state directory, by its fixed name:
+ * never a name from the request, never through a symlink. */
+static void reply_state_file(struct http *h, const char *name, const char *type,
+			     struct http_reply *r)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	int fd = -1;
+
+	/* Sent from the file as it goes (never a copy in memory for each of
+	 * the connections at once); a regular file, not through a symlink. */
+	if (h->state_dir && snprintf(path, sizeof(path), "%s/%s", h->state_dir, name) <
+	    (int)sizeof(path))
+		fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		if (fd >= 0)
+			close(fd);
+		reply_plain(r, HTTP_STATUS_NOT_FOUND, "not written yet");
+		return;
+	}
+	r->status = HTTP_STATUS_OK;
+	r->type = type;
+	r->fd = fd;
+	r->len = (size_t)st.st_size;
+}
+
+/* The newest frame as a PNG: the one encoded already when fresh, else
+ * the loop's next frame, asked for and waited for (bounded). */
+static void reply_screen_now(struct http *h, struct http_reply *r)
+{
+	struct timespec until;
+	uint64_t serial, now = clock_now_ns();
+	uint32_t *copy = NULL;
+	int w = 0, ht = 0, ret = 0;
+
+	pthread_mutex_lock(&h->lock);
+	if (h->png && now - h->png_ns < FRAME_FRESH_NS) {
+		r->body = malloc(h->png_len);
+		if (r->body) {
+			memcpy(r->body, h->png, h->png_len);
+			r->len = h->png_len;
+		}
+		pthread_mutex_unlock(&h->lock);
+		goto done;
+	}
+	serial = h->frame_serial;
+	atomic_store(&h->frame_wanted, true);
+	atomic_store(&h->frame_asked, true);
+	wake_loop(h);
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += h->frame_wait_ms / MS_PER_S;
+	until.tv_nsec += (long)(h->frame_wait_ms % MS_PER_S) * NS_PER_MS;
+	if (until.tv_nsec >= (long)NSEC_PER_SEC) {
+		until.tv_sec++;
+		until.tv_nsec -= (long)NSEC_PER_SEC;
+	}
+	while (h->frame_serial == serial && ret == 0)
+		ret = pthread_cond_timedwait(&h->frame_came, &h->lock, &until);
+	/* None came (the screens sleep): the loop stops copying for us. */
+	if (h->frame_serial == serial)
+		atomic_store(&h->frame_wanted, false);
+	if (h->frame_serial != serial) {
+		w = h->frame_w;
+		ht = h->frame_h;
+		copy = malloc((size_t)w * (size_t)ht * sizeof(uint32_t));
+		if (copy)
+			memcpy(copy, h->frame, (size_t)w * (size_t)ht * sizeof(uint32_t));
+	}
+	pthread_mutex_unlock(&h->lock);
+	if (!copy) {
+		reply_plain(r, HTTP_STATUS_UNAVAILABLE, "no frame to show (no screen, or asleep)");
+		return;
+	}
+	/* Encoded here, on the server's thread, never the frame loop's. */
+	ret = image_encode_png_pixels(copy, w, ht, (size_t)w * sizeof(uint32_t),
+				      (uint8_t **)&r->body, &r->len);
+	free(copy);
+	if (ret < 0) {
+		reply_plain(r, HTTP_STATUS_UNAVAILABLE, "cannot encode the frame");
+		return;
+	}
+	pthread_mutex_lock(&h->lock);
+	free(h->png);
+	h->png = malloc(r->len);
+	if (h->png)
+		memcpy(h->png, r->body, r->len);
+	h->png_len = h->png ? r->len : 0;
+	h->png_ns = clock_now_ns();
+	pthread_mutex_unlock(&h->lock);
+done:
+	if (!r->body) {
+		reply_plain(r, HTTP_STATUS_UNAVAILABLE, "out of memory");
+		return;
+	}
+	r->status = HTTP_STATUS_OK;
+	r->type = "image/png";
+}
+
+/* One at a time: the clients who asked at once get the one frame copied
+ * and encoded for the first (fresh then), not one copy each. */
+static void reply_screen(struct http *h, struct http_reply *r)
+{
+	pthread_mutex_lock(&h->encoding);
+	reply_screen_now(h, r);
+	pthread_mutex_unlock(&h->encoding);
+}
+
+/* A copy of the facts, and how long the kiosk has run. */
+bool http_take_facts(struct http *h, struct http_facts *f, double *uptime_s)
+{
+	bool have;
+
+	pthread_mutex_lock(&h->lock);
+	*f = h->facts;
+	have = h->have_facts;
+	pthread_mutex_unlock(&h->lock);
+	*uptime_s = (double)(clock_now_ns() - h->start_ns) / (double)NSEC_PER_SEC;
+	return have;
+}
+
+static void reply_metrics(struct http *h, struct http_reply *r)
+{
+	struct http_facts f;
+	struct buf b;
+	double up;
+
+	http_take_facts(h, &f, &up);
+	buf_init(&b);
+	buf_printf(&b, "# HELP ripple_kiosk_build_info The version running.\n"
+		   "# TYPE ripple_kiosk_build_info gauge\n"
+		   "ripple_kiosk_build_info{version=\"%s\"} 1\n", PACKAGE_VERSION);
+	const struct metric {
+		const char *name, *type, *help;
+		double value;
+	} metrics[] = {
+		{ "uptime_seconds", "gauge", "Seconds since the kiosk started.", up },
+		{ "frames_total", "counter", "Frames drawn.", (double)f.frames },
+		{ "missed_flips_total", "counter", "Frames not shown in time.",
+		  (double)f.missed_flips },
+		{ "touches_total", "counter", "Fingers landed.", (double)f.touches },
+		{ "touches_today", "gauge", "Fingers landed since local midnight.",
+		  (double)f.touches_today },
+		{ "peak_fingers", "gauge", "The most fingers down at once.", f.peak_fingers },
+		{ "asleep", "gauge", "1 while the exhibit sleeps.", f.asleep },
+		{ "screens", "gauge", "Screens connected.", f.n_screens },
+		{ "touch_devices", "gauge", "Touch devices in use.", f.touch_devices },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(metrics); i++)
+		buf_printf(&b, "# HELP ripple_kiosk_%s %s\n# TYPE ripple_kiosk_%s %s\n"
+			   "ripple_kiosk_%s %.15g\n", metrics[i].name, metrics[i].help,
+			   metrics[i].name, metrics[i].type, metrics[i].name, metrics[i].value);
+	buf_printf(&b, "# HELP ripple_kiosk_touch_to_photon_seconds From a touch to the flip "
+		   "that shows it.\n# TYPE ripple_kiosk_touch_to_photon_seconds histogram\n");
+	for (int i = 0; i < HTTP_LATENCY_BUCKETS; i++)
+		buf_printf(&b, "ripple_kiosk_touch_to_photon_seconds_bucket{le=\"%g\"} %llu\n",
+			   f.latency_bound_s[i], (unsigned long long)f.latency_le[i]);
+	buf_printf(&b, "ripple_kiosk_touch_to_photon_seconds_bucket{le=\"+Inf\"} %llu\n"
+		   "ripple_kiosk_touch_to_photon_seconds_sum %.6f\n"
+		   "ripple_kiosk_touch_to_photon_seconds_count %llu\n",
+		   (unsigned long long)f.latency_count, f.latency_sum_s,
+		   (unsigned long long)f.latency_count);
+	buf_printf(&b, "# HELP ripple_kiosk_http_refused_total Requests and connections the "
+		   "status server refused, by why.\n"
+		   "# TYPE ripple_kiosk_http_refused_total counter\n");
+	for (int i = 0; i < HTTP_REFUSALS; i++)
+		buf_printf(&b, "ripple_kiosk_http_refused_total{reason=\"%s\"} %llu\n",
+			   refusal_names[i], (unsigned long long)atomic_load(&h->refused[i]));
+	reply_text(r, HTTP_STATUS_OK, "text/plain; version=0.0.4; charset=utf-8", &b);
+}
+
+static void reply_json(struct http *h, struct http_reply *r)
+{
+	struct http_facts f;
+	struct buf b;
+	double up;
+
+	http_take_facts(h, &f, &up);
+	buf_init(&b);
+	buf_printf(&b, "{\"version\":\"%s\",\"uptime_s\":%.3f,\"asleep\":%s,\"frames\":%llu,"
+		   "\"missed_flips\":%llu,\"fps\":%.1f,\"touches\":%llu,\"touches_today\":%llu,"
+		   "\"peak_fingers\":%d,\"touch_devices\":%d,\"picture\":\"", PACKAGE_VERSION, up,
+		   f.asleep ? "true" : "false", (unsigned long long)f.frames,
+		   (unsigned long long)f.missed_flips, f.fps,
+		   (unsigned long long)f.touches, (unsigned long long)f.touches_today,
+		   f.peak_fingers, f.touch_devices);
+	buf_escaped(&b, f.picture, true);
+	buf_printf(&b, "\",\"screens\":[");
+	for (int i = 0; i < f.n_screens; i++) {
+		buf_printf(&b, "%s{\"name\":\"", i ? "," : "");
+		buf_escaped(&b, f.screens[i].name, true);
+		buf_printf(&b, "\",\"width\":%d,\"height\":%d,\"refresh_hz\":%.2f,\"off\":%s}",
+			   f.screens[i].width, f.screens[i].height,
+			   f.screens[i].refresh_mhz / 1000.0, f.screens[i].off ? "true" : "false");
+	}
+	buf_printf(&b, "],\"touch_to_photon\":{\"count\":%llu,\"sum_s\":%.6f}}\n",
+		   (unsigned long long)f.latency_count, f.latency_sum_s);
+	reply_text(r, HTTP_STATUS_OK, "application/json", &b);
+}
+
+/* ---- routing ---- */
+
+struct route {
+	const char *path;
+	unsigned command;          /* POST with the token; 0: GET, for anyone */
+};
+
+static const struct route routes[] = {
+	{ "/", 0 }, { "/metrics", 0 }, { "/status.json", 0 }, { "/screen.png", 0 },
+	{ "/usage.csv", 0 }, { "/touches.png", 0 },
+	{ "/reload", HTTP_RELOAD }, { "/next-picture", HTTP_NEXT_PICTURE },
+	{ "/sleep", HTTP_SLEEP }, { "/wake", HTTP_WAKE }, { "/rain", HTTP_RAIN },
+};
+
+static void refuse(struct http *h, struct http_reply *r, enum http_refusal why, int status,
+		   const char *msg)
+{
+	http_refused(h, why);
+	reply_plain(r, status, msg);
+}
+
+void http_handle(struct http *h, const char *method, const char *url, const char *auth,
+		 const char *client, size_t body_len, struct http_reply *r)
+{
+	const struct route *route = NULL;
+	bool get, head;
+
+	*r = (struct http_reply){ .fd = -1 };
+	/* The path exactly as routed: a query, %-escapes, "..", NUL or a long
+	 * name is simply not one of them. */
+	for (size_t i = 0; i < ARRAY_SIZE(routes); i++)
+		if (strcmp(url, routes[i].path) == 0)
+			route = &routes[i];
+	get = strcmp(method, "GET") == 0;
+	head = strcmp(method, "HEAD") == 0;
+	if (!route) {
+		refuse(h, r, HTTP_REFUSED_PATH, HTTP_STATUS_NOT_FOUND, "not found");
+		return;
+	}
+	if (body_len > HTTP_MAX_BODY) {
+		refuse(h, r, HTTP_REFUSED_BODY, HTTP_STATUS_TOO_LARGE, "body too large");
+		return;
+	}
+	if (route->command == 0 && !get && !head) {
+		refuse(h, r, HTTP_REFUSED_METHOD, HTTP_STATUS_METHOD, "only GET and HEAD here");
+		return;
+	}
+	if (route->command) {
+		if (strcmp(method, "POST") != 0) {
+			refuse(h, r, HTTP_REFUSED_METHOD, HTTP_STATUS_METHOD, "only POST here");
+			return;
+		}
+		if (!h->token) {
+			refuse(h, r, HTTP_REFUSED_CONTROL_OFF, HTTP_STATUS_FORBIDDEN,
+			       "control is off: no --http-token-file");
+			return;
+		}
+		if (!token_matches(h, auth)) {
+			refuse(h, r, HTTP_REFUSED_TOKEN, HTTP_STATUS_UNAUTHORIZED,
+			       "Authorization: Bearer TOKEN expected");
+			return;
+		}
+		atomic_fetch_or(&h->commands, route->command);
+		wake_loop(h);
+		r->commands = route->command;
+		reply_plain(r, HTTP_STATUS_ACCEPTED, "asked");
+		return;
+	}
+	if (strcmp(url, "/") == 0) {
+		http_page(h, r);
+	} else if (strcmp(url, "/metrics") == 0) {
+		reply_metrics(h, r);
+	} else if (strcmp(url, "/status.json") == 0) {
+		reply_json(h, r);
+	} else if (strcmp(url, "/usage.csv") == 0) {
+		reply_state_file(h, "usage.csv", "text/csv; charset=utf-8", r);
+	} else if (strcmp(url, "/touches.png") == 0) {
+		reply_state_file(h, "touches.png", "image/png", r);
+	} else if (!http_rate_ok(h, client, clock_now_ns())) {
+		refuse(h, r, HTTP_REFUSED_RATE, HTTP_STATUS_TOO_MANY, "too many pictures; wait");
+	} else {
+		reply_screen(h, r);
+	}
+}
+
+/* ---- the whole ---- */
+
+int http_detached_create(const struct http_config *c, struct http **out)
+{
+	struct http *h = calloc(1, sizeof(*h));
+	int ret = -ENOMEM;
+
+	*out = NULL;
+	if (!h)
+		return -ENOMEM;
+	h->event_fd = -1;
+	h->frame_wait_ms = FRAME_WAIT_MS;
+	h->start_ns = clock_now_ns();
+	pthread_mutex_init(&h->lock, NULL);
+	pthread_mutex_init(&h->encoding, NULL);
+	pthread_cond_init(&h->frame_came, NULL);
+	if (c->state_dir && !(h->state_dir = strdup(c->state_dir)))
+		goto fail;
+	h->chart = c->chart;
+	if (c->token_file) {
+		ret = read_token(c->token_file, &h->token, &h->token_len);
+		if (ret < 0)
+			goto fail;
+	}
+	h->event_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (h->event_fd < 0) {
+		ret = -errno;
+		log_error("http: eventfd: %s", strerror(-ret));
+		goto fail;
+	}
+	*out = h;
+	return 0;
+fail:
+	http_detached_destroy(h);
+	return ret;
+}
+
+void http_detached_destroy(struct http *h)
+{
+	if (!h)
+		return;
+	if (h->event_fd >= 0)
+		close(h->event_fd);
+	if (h->token) {
+		/* Not left in freed memory. */
+		explicit_bzero(h->token, h->token_len);
+		free(h->token);
+	}
+	free(h->state_dir);
+	free(h->frame);
+	free(h->png);
+	pthread_cond_destroy(&h->frame_came);
+	pthread_mutex_destroy(&h->lock);
+	pthread_mutex_destroy(&h->encoding);
+	free(h);
+}

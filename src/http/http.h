@@ -1,0 +1,115 @@
+/*
+ * The technician's window: a small HTTP server, off unless asked for
+ * (--http ADDR:PORT, or a socket systemd hands over), on a thread of its
+ * own. Anyone who can reach it reads the status page, /metrics,
+ * /status.json, /screen.png, /usage.csv and /touches.png; with the token
+ * (--http-token-file) POST /reload, /next-picture, /sleep, /wake and /rain
+ * ask the frame loop to act. The frame loop never waits for it: it
+ * publishes a copy of its facts under a short lock, and a copy of a frame
+ * only when a client asked for one; the PNG is made on the server's side.
+ */
+#ifndef HTTP_HTTP_H
+#define HTTP_HTTP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+/* The chart on the status page: touches in each hour of the last 7 days. */
+#define HTTP_CHART_DAYS 7
+#define HTTP_CHART_HOURS (HTTP_CHART_DAYS * 24)
+#define HTTP_MAX_SCREENS 8
+#define HTTP_NAME_LEN 64
+#define HTTP_PICTURE_LEN 256
+/* Touch-to-photon latency buckets (and +Inf), as Prometheus's histogram takes them. */
+#define HTTP_LATENCY_BUCKETS 9
+
+struct http;
+
+struct http_config {
+	const char *listen;        /* "ADDR:PORT" ("[::1]:8080"); NULL: listen_fd */
+	int listen_fd;             /* a listening socket handed over; -1: none */
+	const char *token_file;    /* NULL: no control */
+	const char *state_dir;     /* where usage.csv and touches.png are */
+	/* The touches per hour of the last HTTP_CHART_HOURS hours, oldest
+	 * first, the last ending at the hour that holds now: read on the
+	 * server's thread (NULL: no chart). 0 or a negative errno. */
+	int (*chart)(const char *state_dir, time_t now, uint32_t *hourly);
+};
+
+struct http_screen {
+	char name[HTTP_NAME_LEN];
+	int width, height;
+	int refresh_mhz;
+	bool off;                  /* switched off for the exhibit's sleep */
+};
+
+/* What the frame loop knows, published as a whole. */
+struct http_facts {
+	uint64_t frames, missed_flips;
+	uint64_t touches;          /* fingers landed since the start */
+	uint64_t touches_today;
+	int peak_fingers;          /* the most at once since the start */
+	bool asleep;
+	int n_screens;
+	struct http_screen screens[HTTP_MAX_SCREENS];
+	int touch_devices;
+	char picture[HTTP_PICTURE_LEN];  /* "" for the built-in one */
+	double fps;                /* left to http_publish: frames a second lately */
+	/* touch-to-photon: counts at or under each bound (s), then all */
+	double latency_bound_s[HTTP_LATENCY_BUCKETS];
+	uint64_t latency_le[HTTP_LATENCY_BUCKETS];
+	uint64_t latency_count;
+	double latency_sum_s;
+};
+
+/* What a client with the token asked for, as bits. */
+enum http_command {
+	HTTP_RELOAD = 1u << 0,
+	HTTP_NEXT_PICTURE = 1u << 1,
+	HTTP_SLEEP = 1u << 2,
+	HTTP_WAKE = 1u << 3,
+	HTTP_RAIN = 1u << 4,
+};
+
+/*
+ * Starts the server (c copied). 0, -ENOTSUP when built without
+ * libmicrohttpd, or another negative errno (said).
+ */
+int http_create(const struct http_config *c, struct http **out);
+/* Stops the server and its thread. Accepts NULL. */
+void http_destroy(struct http *h);
+
+/* Readable when the frame loop has something to do (a command, or a frame
+ * wanted): poll it, then http_take(). */
+int http_fd(const struct http *h);
+/* The commands asked for since the last call (bits of enum http_command). */
+unsigned http_take(struct http *h);
+
+/* The facts now, copied under a short lock. */
+void http_publish(struct http *h, const struct http_facts *f);
+/* A client waits for a picture of the screen: true once for each time one
+ * began to wait (the loop then draws a frame even when the water is still). */
+bool http_frame_asked(struct http *h);
+/* A frame just drawn (XRGB8888, stride bytes a row): copied when wanted,
+ * else nothing is done. */
+void http_offer_frame(struct http *h, const uint32_t *pixels, int width, int height,
+		      size_t stride);
+
+/* ---- for the fuzzer and the tests: the request handling without sockets ---- */
+
+struct http_reply {
+	int status;
+	char *body;                /* malloc'd; NULL when fd is the body */
+	int fd;                    /* a file to send len bytes of (close it), or -1 */
+	size_t len;
+	const char *type;
+	unsigned commands;
+};
+
+/* One request through the same checks and pages as the server's. */
+void http_handle(struct http *h, const char *method, const char *url, const char *auth,
+		 const char *client, size_t body_len, struct http_reply *r);
+
+#endif

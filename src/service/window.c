@@ -1,0 +1,234 @@
+#include "config.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#ifdef HAVE_LIBSYSTEMD
+#include <systemd/sd-daemon.h>
+#endif
+
+#include "base/file.h"
+#include "base/log.h"
+#include "display/display.h"
+#include "exhibit/kiosk.h"
+#include "http/http.h"
+#include "input/input.h"
+#include "service/loop.h"
+#include "service/stats.h"
+#include "service/usage-rows.h"
+#include "service/usage.h"
+#include "service/window.h"
+#include "settings/options.h"
+#include "water/render.h"
+
+/* The socket ripple-kiosk-http.socket hands over (FileDescriptorName=). */
+#define WINDOW_FD_NAME "http"
+#define SECONDS_PER_HOUR 3600
+
+_Static_assert(HTTP_LATENCY_BUCKETS == INPUT_LATENCY_BUCKETS,
+	       "the status server's latency histogram is the input's");
+
+struct window {
+	struct http *http;
+};
+
+/* The socket systemd made for the service, or -1. With it the service
+ * itself opens no network socket (its RestrictAddressFamilies= stays). */
+static int systemd_socket(void)
+{
+#ifdef HAVE_LIBSYSTEMD
+	char **names = NULL;
+	int n = sd_listen_fds_with_names(1, &names), fd = -1;
+
+	for (int i = 0; i < n; i++) {
+		if (fd < 0 && (!names || strcmp(names[i], WINDOW_FD_NAME) == 0 || n == 1) &&
+		    sd_is_socket(SD_LISTEN_FDS_START + i, 0, SOCK_STREAM, 1) > 0)
+			fd = SD_LISTEN_FDS_START + i;
+		if (names)
+			free(names[i]);
+	}
+	free(names);
+	return fd;
+#else
+	return -1;
+#endif
+}
+
+/* The hour of local time that holds t, as usage.csv's rows start. */
+static time_t hour_start(time_t t)
+{
+	struct tm tm;
+
+	localtime_r(&t, &tm);
+	tm.tm_min = 0;
+	tm.tm_sec = 0;
+	return mktime(&tm);
+}
+
+/* usage.csv's rows of the last HTTP_CHART_HOURS hours, on the server's
+ * thread: the file is whole (written beside and renamed). */
+static int chart(const char *state_dir, time_t now, uint32_t *hourly)
+{
+	char path[PATH_MAX], err[256];
+	struct usage_rows rows = { 0 };
+	time_t first = hour_start(now) - (time_t)(HTTP_CHART_HOURS - 1) * SECONDS_PER_HOUR;
+	char *text = NULL;
+	size_t len = 0;
+	int ret;
+
+	if (snprintf(path, sizeof(path), "%s/%s", state_dir, USAGE_FILE) >= (int)sizeof(path))
+		return -ENAMETOOLONG;
+	ret = file_read_own(path, USAGE_MAX_BYTES, &text, &len, err, sizeof(err));
+	if (ret < 0)
+		return ret;
+	ret = usage_rows_parse(text, len, &rows);
+	for (size_t i = 0; ret == 0 && i < rows.n; i++) {
+		struct usage_values v;
+		time_t at = rows.row[i].start;
+
+		if (at < first || at >= first + (time_t)HTTP_CHART_HOURS * SECONDS_PER_HOUR)
+			continue;
+		usage_row_values(&rows.row[i], &v);
+		hourly[(at - first) / SECONDS_PER_HOUR] +=
+			v.touches > UINT32_MAX ? UINT32_MAX : (uint32_t)v.touches;
+	}
+	usage_rows_free(&rows);
+	free(text);
+	return ret;
+}
+
+int window_create(const struct options *o, const char *state_dir, struct window **out)
+{
+	struct http_config c = { .listen = o->http, .listen_fd = systemd_socket(),
+				 .token_file = o->http_token_file, .state_dir = state_dir,
+				 .chart = chart };
+	struct window *w;
+	int ret;
+
+	*out = NULL;
+	if (!c.listen && c.listen_fd < 0)
+		return 0;
+	if (c.listen && c.listen_fd >= 0) {
+		log_info("http: systemd handed over a socket; --http %s is not used", c.listen);
+		c.listen = NULL;
+	}
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	ret = http_create(&c, &w->http);
+	if (ret < 0) {
+		free(w);
+		return ret;
+	}
+	*out = w;
+	return 0;
+}
+
+void window_destroy(struct window *w)
+{
+	if (!w)
+		return;
+	http_destroy(w->http);
+	free(w);
+}
+
+int window_fd(const struct window *w)
+{
+	return w ? http_fd(w->http) : -1;
+}
+
+/* The frame loop's tap: a copy of the first screen's frame when one is wanted. */
+static void offer_frame(void *data, const struct render_target *t)
+{
+	struct window *w = data;
+
+	if (t->format == PIXEL_XRGB8888)
+		http_offer_frame(w->http, t->pixels, t->width, t->height, t->stride);
+}
+
+static void gather(const struct window_view *v, struct http_facts *f)
+{
+	struct kiosk *k = v->loop ? loop_kiosk(v->loop) : NULL;
+	const char *picture = k ? kiosk_picture_path(k) : NULL;
+	struct input_latency lat;
+
+	memset(f, 0, sizeof(*f));
+	if (v->stats)
+		stats_totals(v->stats, &f->frames, &f->missed_flips);
+	if (v->usage) {
+		usage_totals(v->usage, &f->touches, &f->peak_fingers);
+		f->touches_today = usage_touches_today(v->usage);
+	}
+	f->asleep = v->asleep;
+	for (int i = 0; v->loop && i < loop_output_count(v->loop) && i < HTTP_MAX_SCREENS; i++) {
+		const struct display_output_info *info = loop_output(v->loop, i);
+		struct http_screen *s = &f->screens[f->n_screens++];
+
+		snprintf(s->name, sizeof(s->name), "%s", info->name);
+		s->width = info->width;
+		s->height = info->height;
+		s->refresh_mhz = info->refresh_mhz;
+		s->off = info->asleep;
+	}
+	snprintf(f->picture, sizeof(f->picture), "%s", picture ? picture : "");
+	if (v->input)
+		f->touch_devices = input_device_count(v->input);
+	input_latency(v->input, &lat);
+	for (int i = 0; i < HTTP_LATENCY_BUCKETS; i++) {
+		f->latency_bound_s[i] = lat.bound_ms[i] / 1000.0;
+		f->latency_le[i] = lat.le[i];
+	}
+	f->latency_count = lat.count;
+	f->latency_sum_s = (double)lat.sum_ns / 1e9;
+}
+
+static const struct {
+	unsigned command;
+	enum kiosk_call call;
+	const char *said;
+} calls[] = {
+	{ HTTP_WAKE, KIOSK_WAKE, "wake" },
+	{ HTTP_SLEEP, KIOSK_SLEEP, "sleep" },
+	{ HTTP_RAIN, KIOSK_RAIN, "rain" },
+	{ HTTP_NEXT_PICTURE, KIOSK_NEXT_PICTURE, "next picture" },
+};
+
+bool window_pass(struct window *w, const struct window_view *v, uint64_t now, bool *reload)
+{
+	struct kiosk *k = v->loop ? loop_kiosk(v->loop) : NULL;
+	struct http_facts f;
+	unsigned asked;
+	bool again = false;
+
+	if (!w)
+		return false;
+	asked = http_take(w->http);
+	if (asked & HTTP_RELOAD) {
+		log_info("http: reload asked for");
+		*reload = true;
+		again = true;
+	}
+	for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]); i++) {
+		if (!(asked & calls[i].command) || !k)
+			continue;
+		log_info("http: %s asked for", calls[i].said);
+		kiosk_call(k, calls[i].call, now);
+		again = true;
+	}
+	if (v->loop) {
+		loop_set_frame_tap(v->loop, offer_frame, w);
+		/* Still water draws no frames: one is drawn for the client. */
+		if (http_frame_asked(w->http)) {
+			loop_redraw(v->loop);
+			again = true;
+		}
+	}
+	gather(v, &f);
+	http_publish(w->http, &f);
+	return again;
+}

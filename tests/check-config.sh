@@ -1,0 +1,67 @@
+#!/bin/sh
+# ripple-kiosk --check-config [FILE], as sshd -t and nginx -t: a good file
+# says "FILE: ok" and exits 0; a bad one exits 1 and says every error, each
+# as FILE:LINE: key: ..., the pictures, directories and scripts it names
+# read too. Nothing is run: no frame is written.
+set -u
+prog="$(cd "${top_builddir:-.}" && pwd)/src/ripple-kiosk"
+data="$(cd "${top_srcdir:-.}" && pwd)/tests/data"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+
+bad() {
+	echo "FAIL: $*" >&2
+	fail=1
+}
+
+mkdir "$tmp/pics" "$tmp/state" "$tmp/empty"
+cp "$data/stripes.ppm" "$tmp/pics/a.ppm"
+cat >"$tmp/good.conf" <<CONF
+# a good file
+background = $tmp/pics
+state-dir = $tmp/state
+touch-script = $data/drag.script
+rain = 10
+CONF
+cd "$tmp" || exit 1
+"$prog" --check-config "$tmp/good.conf" >out 2>err
+[ $? -eq 0 ] || bad "a good file: exit $(cat err)"
+[ "$(cat out)" = "$tmp/good.conf: ok" ] || bad "a good file says '$(cat out)'"
+[ -s err ] && bad "a good file: stderr '$(cat err)'"
+# --check-config=FILE, and --config FILE --check-config (the file the kiosk would read).
+"$prog" --check-config="$tmp/good.conf" >out 2>&1 || bad "--check-config=FILE: $(cat out)"
+"$prog" --config "$tmp/good.conf" --check-config >out 2>&1 ||
+	bad "--config FILE --check-config: $(cat out)"
+grep -q "^$tmp/good.conf: ok\$" out || bad "--config FILE --check-config says '$(cat out)'"
+
+printf 'not a picture' >"$tmp/pics/broken.png"
+cat >"$tmp/bad.conf" <<CONF
+# every line below but the comment is wrong
+rain = lots
+background = $tmp/pics:$tmp/missing.png:$tmp/empty
+bogus = 3
+state-dir = $tmp/none
+touch-script = $data/bad.script
+wave-speed = 2000
+http-token-file = $tmp/token
+CONF
+echo short >"$tmp/token"
+"$prog" --check-config "$tmp/bad.conf" >out 2>err
+[ $? -eq 1 ] || bad "a bad file: exit status not 1"
+[ -s out ] && bad "a bad file: stdout '$(cat out)'"
+for want in "bad.conf:2: rain: " "bad.conf:3: background: $tmp/pics/broken.png: " \
+	    "bad.conf:3: background: $tmp/missing.png: " "bad.conf:3: background: $tmp/empty: " \
+	    "bad.conf:4: unknown key 'bogus'" "bad.conf:5: state-dir: $tmp/none: " \
+	    "bad.conf:6: touch-script: " "bad.conf:7: wave-speed: " \
+	    "bad.conf:8: http-token-file: $tmp/token: expected a line"; do
+	grep -q -F "$want" err || bad "a bad file: no '$want' in: $(cat err)"
+done
+[ "$(wc -l <err)" -eq 9 ] || bad "a bad file: not one line per error: $(cat err)"
+# Nothing ran: the demo writes frames into ripple-demo/ when it runs.
+[ -e "$tmp/ripple-demo" ] && bad "--check-config ran the kiosk"
+
+"$prog" --check-config "$tmp/absent.conf" >out 2>err
+[ $? -eq 1 ] || bad "a missing file: exit status not 1"
+grep -q -F "$tmp/absent.conf" err || bad "a missing file is not named: $(cat err)"
+exit $fail

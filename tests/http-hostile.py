@@ -1,0 +1,211 @@
+#!/usr/bin/env python3
+"""Hostile clients on loopback against the status server of a real-time
+headless kiosk, each bounded in count and time, while the kiosk must keep
+its frame rate and its water:
+
+  - a thousand connections at once: the kiosk holds at most its bound of
+    them (file descriptors and threads counted in /proc), the rest are
+    refused and counted;
+  - slow headers (a byte a second): each connection is closed within the
+    server's timeout, counted;
+  - huge headers: refused, the connection closed;
+  - garbage, bad methods, "..", %00, very long names, in a burst.
+
+Then a plain request is served again, the frames went on at no less than
+half the rate before, and the water still moves (two pictures differ).
+Skipped (77) in a build without libmicrohttpd."""
+
+import os
+import resource
+import socket
+import sys
+import time
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import httpkiosk  # noqa: E402
+from httpkiosk import rkvm  # noqa: E402
+
+if not httpkiosk.have_server():
+    print("SKIP: built without libmicrohttpd")
+    sys.exit(77)
+
+FLOOD = 1000
+SLOW = 40
+HUGE_HEADER = 256 * 1024
+BURST = 300
+# The server's bounds (http-server.c), and what the kiosk holds besides.
+MAX_CONNECTIONS = 32
+CONNECTION_TIMEOUT_S = 10
+SPARE_FDS = 24
+SPARE_THREADS = 24
+RATE_WINDOW_S = 3
+RATE_KEPT = 0.5
+
+t = rkvm.Checks()
+soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, max(soft, FLOOD + 200)), hard))
+
+
+def fps(k, window=RATE_WINDOW_S):
+    f0, t0 = k.metric("ripple_kiosk_frames_total"), time.monotonic()
+    time.sleep(window)
+    f1, t1 = k.metric("ripple_kiosk_frames_total"), time.monotonic()
+    return (f1 - f0) / (t1 - t0)
+
+
+def held(k):
+    """The kiosk's open files and threads now."""
+    fds = len(os.listdir("/proc/%d/fd" % k.proc.pid))
+    with open("/proc/%d/status" % k.proc.pid) as f:
+        threads = int([ln for ln in f if ln.startswith("Threads:")][0].split()[1])
+    return fds, threads
+
+
+def connect(port, blocking=True):
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    s.setblocking(blocking)
+    try:
+        s.connect(("127.0.0.1", port))
+    except BlockingIOError:
+        pass
+    return s
+
+
+def closed_by_server(s, timeout):
+    """True when the server closes s (EOF or reset) within timeout."""
+    s.settimeout(timeout)
+    try:
+        while True:
+            if not s.recv(65536):
+                return True
+    except (ConnectionResetError, BrokenPipeError):
+        return True
+    except socket.timeout:
+        return False
+
+
+def refused(k, reason):
+    return k.metric('ripple_kiosk_http_refused_total{reason="%s"}' % reason) or 0
+
+
+k = httpkiosk.Kiosk()
+try:
+    rkvm.wait_until(lambda: (k.metric("ripple_kiosk_frames_total") or 0) > 60,
+                    timeout=rkvm.scaled(20))
+    base_fds, base_threads = held(k)
+    before = fps(k)
+    t.check(before > 10, "frames before: %.1f a second" % before)
+
+    # ---- a thousand connections ----
+    # The frames counted across each attack (the server may be full
+    # during it): at no less than half the rate before.
+    f0, t0 = k.metric("ripple_kiosk_frames_total"), time.monotonic()
+    socks = [connect(k.port, blocking=False) for _ in range(FLOOD)]
+    time.sleep(RATE_WINDOW_S)
+    fds, threads = held(k)
+    t.check(fds <= base_fds + MAX_CONNECTIONS + SPARE_FDS,
+            "%d connections: the kiosk holds %d files (%d before)" % (FLOOD, fds, base_fds))
+    t.check(threads <= base_threads + MAX_CONNECTIONS + SPARE_THREADS,
+            "and %d threads (%d before)" % (threads, base_threads))
+    for s in socks:
+        s.close()
+    rkvm.wait_until(lambda: k.curl("/")[0] == 200, timeout=rkvm.scaled(30))
+    rate = (k.metric("ripple_kiosk_frames_total") - f0) / (time.monotonic() - t0)
+    t.check(rate >= RATE_KEPT * before, "frames meanwhile: %.1f a second" % rate)
+    t.check(rkvm.wait_until(lambda: refused(k, "connections") > 0, timeout=rkvm.scaled(20)),
+            "refused connections counted", refused(k, "connections"))
+
+    # ---- slow headers ----
+    f0, t0 = k.metric("ripple_kiosk_frames_total"), time.monotonic()
+    slow = [connect(k.port) for _ in range(SLOW)]
+    for s in slow:
+        s.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n")
+    deadline = rkvm.Deadline(rkvm.scaled(CONNECTION_TIMEOUT_S * 3))
+    open_ = list(slow)
+    while open_ and deadline.left() > 0:
+        for s in list(open_):
+            try:
+                s.sendall(b"X")
+            except OSError:
+                open_.remove(s)
+                continue
+            s.settimeout(0.01)
+            try:
+                if not s.recv(4096):
+                    open_.remove(s)
+            except socket.timeout:
+                pass
+            except OSError:
+                open_.remove(s)
+        time.sleep(1)
+    took = time.monotonic() - t0
+    t.check(not open_, "%d slow-header clients closed by the server (after %.0f s)" %
+            (SLOW, took), "%d still open" % len(open_))
+    for s in slow:
+        s.close()
+    rate = (k.metric("ripple_kiosk_frames_total") - f0) / (time.monotonic() - t0)
+    t.check(rate >= RATE_KEPT * before, "frames meanwhile: %.1f a second" % rate)
+    t.check(rkvm.wait_until(lambda: refused(k, "timeout") > 0, timeout=rkvm.scaled(10)),
+            "dawdlers counted", refused(k, "timeout"))
+
+    # ---- huge headers ----
+    s = connect(k.port)
+    try:
+        s.sendall(b"GET / HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * HUGE_HEADER + b"\r\n\r\n")
+    except OSError:
+        pass
+    t.check(closed_by_server(s, rkvm.scaled(CONNECTION_TIMEOUT_S * 2)),
+            "a %d KiB header: the connection is closed" % (HUGE_HEADER // 1024))
+    s.close()
+
+    # ---- a burst of nonsense ----
+    # Bytes that are no request at all: closed within the header deadline.
+    s = connect(k.port)
+    s.sendall(b"\x00\x01\x02\r\n\r\n")
+    t.check(closed_by_server(s, rkvm.scaled(CONNECTION_TIMEOUT_S * 2)),
+            "binary garbage: the connection is closed")
+    s.close()
+    junk = [b"GET /../../etc/passwd HTTP/1.1\r\nHost: x\r\n\r\n",
+            b"GET /screen.png%00.txt HTTP/1.1\r\nHost: x\r\n\r\n",
+            b"GET /" + b"a" * 20000 + b" HTTP/1.1\r\nHost: x\r\n\r\n",
+            b"BREW / HTTP/1.1\r\nHost: x\r\n\r\n", b"GET / HTTP/9.9\r\n\r\n",
+            b"POST /rain HTTP/1.1\r\nHost: x\r\nContent-Length: 99999999\r\n\r\n",
+            b"GET / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n"]
+    answered = 0
+    f0, t0 = k.metric("ripple_kiosk_frames_total"), time.monotonic()
+    for i in range(BURST):
+        s = connect(k.port)
+        try:
+            s.sendall(junk[i % len(junk)])
+            s.settimeout(rkvm.scaled(CONNECTION_TIMEOUT_S * 2))
+            data = s.recv(4096)
+            answered += (data.startswith(b"HTTP/1.1 4") or data.startswith(b"HTTP/1.1 5") or
+                         not data)
+            if b"root:" in data:
+                t.check(False, "a file outside was served", data)
+        except OSError:
+            answered += 1
+        s.close()
+    t.check(answered == BURST, "%d bad requests: each refused (4xx, 5xx) or closed" % BURST,
+            answered)
+    rate = (k.metric("ripple_kiosk_frames_total") - f0) / (time.monotonic() - t0)
+    t.check(rate >= RATE_KEPT * before, "frames meanwhile: %.1f a second" % rate)
+
+    # ---- afterwards ----
+    st = rkvm.wait_until(lambda: k.curl("/")[0] == 200, timeout=rkvm.scaled(30))
+    t.check(st, "a plain request is served again")
+    after = fps(k)
+    t.check(after >= RATE_KEPT * before, "frames after: %.1f a second" % after)
+    pics = []
+    for _ in range(2):
+        time.sleep(2.5)
+        pics.append(k.curl("/screen.png")[1])
+    t.check(pics[0] != pics[1] and pics[0][:4] == b"\x89PNG", "the water still moves")
+    t.check(k.alive(), "the kiosk runs", k.text()[-1000:])
+    t.check("refused" not in k.text() and "GET" not in k.text(), "nothing logged per request",
+            k.text()[-1000:])
+finally:
+    status = k.stop()
+t.check(status == 0, "SIGTERM: status 0", status)
+t.exit()
