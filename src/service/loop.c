@@ -219,7 +219,7 @@ static void wall_setup(struct loop *l, const struct options *o)
 	if (l->wall || l->wall_refused || !o->layout)
 		return;
 	if (wall_layout_parse(o->layout, &l->layout, err, sizeof(err)) < 0) {
-		log_error("%s", err);
+		log_error("layout: %s", err);
 		l->wall_refused = true;
 		return;
 	}

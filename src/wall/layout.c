@@ -54,7 +54,7 @@ static int parse_panel(const char *field, struct wall_panel *p, char *err, size_
 	int r;
 
 	if (strlen(field) >= sizeof(buf)) {
-		snprintf(err, len, "layout: '%.32s...' is too long for NAME@X,Y[:WxH][/ROT]",
+		snprintf(err, len, "'%.32s...' is too long for NAME@X,Y[:WxH][/ROT]",
 			 field);
 		return -EINVAL;
 	}
@@ -62,7 +62,7 @@ static int parse_panel(const char *field, struct wall_panel *p, char *err, size_
 	memset(p, 0, sizeof(*p));
 	at = strchr(buf, '@');
 	if (!at || at == buf || at - buf >= WALL_NAME_MAX) {
-		snprintf(err, len, "layout: '%s' is not NAME@X,Y[:WxH][/ROT] (mm, a connector's "
+		snprintf(err, len, "'%s' is not NAME@X,Y[:WxH][/ROT] (mm, a connector's "
 			 "name before the @)", field);
 		return -EINVAL;
 	}
@@ -73,7 +73,7 @@ static int parse_panel(const char *field, struct wall_panel *p, char *err, size_
 		*rot++ = '\0';
 		if (parse_int(rot, 0, ROTATION_TURN - ROTATION_STEP, &r) < 0 ||
 		    r % ROTATION_STEP != 0) {
-			snprintf(err, len, "layout: %s's rotation '%s' is not 0, 90, 180 or 270",
+			snprintf(err, len, "%s's rotation '%s' is not 0, 90, 180 or 270",
 				 p->name, rot);
 			return -EINVAL;
 		}
@@ -83,13 +83,13 @@ static int parse_panel(const char *field, struct wall_panel *p, char *err, size_
 	if (size) {
 		*size++ = '\0';
 		if (parse_pair(size, 'x', 1.0, &p->w_mm, &p->h_mm) < 0) {
-			snprintf(err, len, "layout: %s's size '%s' is not WxH in mm (1 to %.0f)",
+			snprintf(err, len, "%s's size '%s' is not WxH in mm (1 to %.0f)",
 				 p->name, size, WALL_MAX_MM);
 			return -EINVAL;
 		}
 	}
 	if (parse_pair(at, ',', 0.0, &p->x_mm, &p->y_mm) < 0) {
-		snprintf(err, len, "layout: %s's place '%s' is not X,Y in mm (0 to %.0f)", p->name,
+		snprintf(err, len, "%s's place '%s' is not X,Y in mm (0 to %.0f)", p->name,
 			 at, WALL_MAX_MM);
 		return -EINVAL;
 	}
@@ -111,7 +111,7 @@ int wall_layout_parse(const char *s, struct wall_layout *out, char *err, size_t 
 			break;
 		n = strcspn(p, " \t");
 		if (out->count == WALL_MAX_PANELS) {
-			snprintf(err, len, "layout: more than %d panels", WALL_MAX_PANELS);
+			snprintf(err, len, "more than %d panels", WALL_MAX_PANELS);
 			return -EINVAL;
 		}
 		snprintf(field, sizeof(field), "%.*s", (int)(n < FIELD_MAX ? n : FIELD_MAX),
@@ -123,12 +123,12 @@ int wall_layout_parse(const char *s, struct wall_layout *out, char *err, size_t 
 			const struct wall_panel *o = &out->panel[i];
 
 			if (strcmp(o->name, panel->name) == 0) {
-				snprintf(err, len, "layout: %s is named twice; each connector "
+				snprintf(err, len, "%s is named twice; each connector "
 					 "shows one panel", panel->name);
 				return -EINVAL;
 			}
 			if (o->w_mm > 0 && panel->w_mm > 0 && overlap(o, panel)) {
-				snprintf(err, len, "layout: %s and %s overlap; panels sit side "
+				snprintf(err, len, "%s and %s overlap; panels sit side "
 					 "by side, their gaps are the bezels", o->name,
 					 panel->name);
 				return -EINVAL;
@@ -138,7 +138,7 @@ int wall_layout_parse(const char *s, struct wall_layout *out, char *err, size_t 
 		p += n;
 	}
 	if (out->count == 0) {
-		snprintf(err, len, "layout: no panel; expected NAME@X,Y[:WxH][/ROT] ...");
+		snprintf(err, len, "no panel; expected NAME@X,Y[:WxH][/ROT] ...");
 		return -EINVAL;
 	}
 	return 0;

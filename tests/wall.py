@@ -1,0 +1,136 @@
+#!/usr/bin/env python3
+"""A water wall drawn headless (--layout): the panels side by side are the
+render of one screen the size of the wall, with no gap and with a bezel the
+picture skips; a tap at 3/4 of the wall ripples on the second panel only,
+and its ring crosses the bezel onto the first when the distance says."""
+
+import os
+import subprocess
+import sys
+import tempfile
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "vm"))
+import rkvm  # noqa: E402  (its PNG reader and Checks; no VM here)
+
+prog = os.path.join(os.environ.get("top_builddir", "."), "src", "ripple-kiosk")
+t = rkvm.Checks()
+tmp = tempfile.mkdtemp(prefix="rk-wall-")
+
+# Two 200x150 mm panels at 2 px a mm; the second 10 mm on (a bezel) or
+# touching. Waves run at 230 mm/s; frames come at 60 Hz.
+PANEL_MM = (200, 150)
+PX_PER_MM = 2
+SPEED_MM_S = 230.0
+HZ = 60
+
+
+def render(name, args, frames):
+    """Every frame (--every 1) of a headless run; its log."""
+    out = os.path.join(tmp, name)
+    conf = out + ".conf"
+    open(conf, "w").close()
+    argv = [prog, "--config", conf, "--backend", "headless", "--frames", str(frames),
+            "--every", "1", "--output", out, "--verbose"] + list(args)
+    res = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                         universal_newlines=True)
+    if res.returncode != 0:
+        print(res.stdout)
+        t.check(False, "%s: the run succeeds" % name, "rc %d" % res.returncode)
+        t.exit()
+    return out, res.stdout
+
+
+def frame(out, k, name=None):
+    path = "frame-%05d%s.png" % (k, "-" + name if name else "")
+    return rkvm.read_png(os.path.join(out, path))
+
+
+def crop(img, x0, w):
+    data = bytearray()
+    for y in range(img.height):
+        data += img.data[(y * img.width + x0) * 3:(y * img.width + x0 + w) * 3]
+    return rkvm.Image(w, img.height, data)
+
+
+def changed(a, b, x0=0, x1=None):
+    x1 = a.width if x1 is None else x1
+    return [(x, y) for y in range(a.height) for x in range(x0, x1)
+            if a.pixel(x, y) != b.pixel(x, y)]
+
+
+def wall_args(gap_mm):
+    w, h = PANEL_MM
+    layout = "A@0,0:%dx%d B@%d,0:%dx%d" % (w, h, w + gap_mm, w, h)
+    size = ((2 * w + gap_mm) * PX_PER_MM, h * PX_PER_MM)
+    return layout, size
+
+
+for gap in (0, 10):
+    layout, (W, H) = wall_args(gap)
+    pw = PANEL_MM[0] * PX_PER_MM
+    wall, log = render("wall%d" % gap, ["--layout", layout, "--size", "%dx%d" % (W, H)], 1)
+    t.check("wall: %dx%d px" % (W, H) in log, "gap %d mm: the wall is %dx%d px" % (gap, W, H),
+            [line for line in log.splitlines() if "wall:" in line])
+    one, _ = render("one%d" % gap, ["--size", "%dx%d" % (W, H), "--screen-mm",
+                                    "%dx%d" % (W // PX_PER_MM, H // PX_PER_MM)], 1)
+    ref = frame(one, 0)
+    a, b = frame(wall, 0, "A"), frame(wall, 0, "B")
+    t.check(a.data == crop(ref, 0, pw).data,
+            "gap %d mm: panel A is the left of one screen the size of the wall" % gap)
+    t.check(b.data == crop(ref, W - pw, pw).data,
+            "gap %d mm: panel B is its right, past the bezel" % gap)
+
+# A tap at 3/4 of the wall's width, half way down.
+layout, (W, H) = wall_args(10)
+pw = PANEL_MM[0] * PX_PER_MM
+bx = W - pw
+tap = (3 * W // 4, H // 2)
+script = os.path.join(tmp, "tap.script")
+with open(script, "w") as f:
+    f.write("0 down 0 %d %d\n1 up 0\n" % tap)
+FRAMES = 72
+flat, _ = render("flat", ["--layout", layout, "--size", "%dx%d" % (W, H)], FRAMES)
+wet, _ = render("tap", ["--layout", layout, "--size", "%dx%d" % (W, H),
+                        "--touch-script", script], FRAMES)
+
+early = 10
+pts = changed(frame(flat, early, "B"), frame(wet, early, "B"))
+if t.check(len(pts) > 50, "the tap ripples on panel B", "%d pixels" % len(pts)):
+    cx = sum(p[0] for p in pts) / len(pts)
+    cy = sum(p[1] for p in pts) / len(pts)
+    t.check(abs(cx + bx - tap[0]) < 4 and abs(cy - tap[1]) < 4,
+            "around the tap's place on the wall, in B's window",
+            "centre (%.1f, %.1f) on B, tap at %d on the wall" % (cx, cy, tap[0] - bx))
+
+# Mirrored, A would show the same ring at the same place in its own frame.
+t.check(not changed(frame(flat, early, "A"), frame(wet, early, "A")),
+        "A shows no ring where a mirrored tap would be, before the ring reaches it")
+
+# One pond: in motion too, each panel is its window of one screen the size
+# of the wall (but for a few pixels at its edges, where the picture seen
+# through the water is cut at the panel's edge).
+one, _ = render("one-tap", ["--size", "%dx%d" % (W, H), "--screen-mm",
+                            "%dx%d" % (W // PX_PER_MM, H // PX_PER_MM),
+                            "--touch-script", script], FRAMES)
+EDGE = 8
+for k in (early, FRAMES - 1):
+    ref = frame(one, k)
+    diff = changed(crop(ref, 0, pw), frame(wet, k, "A"), EDGE, pw - EDGE) + \
+        changed(crop(ref, bx, pw), frame(wet, k, "B"), EDGE, pw - EDGE)
+    t.check(not diff, "frame %d: the panels show one screen's water the size of the wall" % k,
+            "%d pixels differ" % len(diff))
+
+# The ring reaches A's right edge after the tap-to-edge distance (plus
+# the stone's few mm) at the wave speed: not much sooner, not much later.
+dist_mm = (tap[0] - pw) / PX_PER_MM
+due = dist_mm / SPEED_MM_S * HZ
+first = None
+for k in range(FRAMES):
+    if changed(frame(flat, k, "A"), frame(wet, k, "A"), pw - 4, pw):
+        first = k
+        break
+t.check(first is not None and 0.6 * due <= first <= 1.3 * due + 3,
+        "the ring crosses the bezel onto A when the distance says",
+        "frame %s, %.1f expected (%.0f mm at %.0f mm/s)" % (first, due, dist_mm, SPEED_MM_S))
+t.exit()
