@@ -330,9 +330,9 @@ static int commit_staged(struct drm_display *dd, bool modeset)
 	uint32_t flags = modeset ? DRM_MODE_ATOMIC_ALLOW_MODESET
 				 : DRM_MODE_ATOMIC_NONBLOCK | DRM_MODE_PAGE_FLIP_EVENT;
 	drmModeAtomicReq *req = NULL;
-	char names[DRM_MAX_OUTPUTS * (DISPLAY_NAME_MAX + 2)] = "";
+	char names[sizeof(dd->flip_set)] = "";
 	size_t used = 0;
-	int ret = 0;
+	int ret = 0, n = 0;
 
 	for (int i = 0; i < dd->n_outputs && ret == 0; i++) {
 		struct drm_output *out = dd->outputs[i];
@@ -342,6 +342,7 @@ static int commit_staged(struct drm_display *dd, bool modeset)
 		if (!req)
 			req = drmModeAtomicAlloc();
 		ret = req ? add_output(req, out, modeset) : -ENOMEM;
+		n++;
 		if (used < sizeof(names))
 			used += (size_t)snprintf(names + used, sizeof(names) - used, "%s%s",
 						 used ? ", " : "", out->name);
@@ -355,6 +356,10 @@ static int commit_staged(struct drm_display *dd, bool modeset)
 		log_error("%s: atomic %s of %s failed: %s", dd->dev->path,
 			  modeset ? "modeset" : "page flip", names, strerror(errno));
 		goto out;
+	}
+	if (!modeset && n > 1 && strcmp(names, dd->flip_set) != 0) {
+		log_debug("%s: %s flip in one commit", dd->dev->path, names);
+		snprintf(dd->flip_set, sizeof(dd->flip_set), "%s", names);
 	}
 	for (int i = 0; i < dd->n_outputs; i++) {
 		struct drm_output *out = dd->outputs[i];

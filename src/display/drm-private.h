@@ -103,6 +103,9 @@ struct drm_display {
 	struct drm_output *outputs[DRM_MAX_OUTPUTS];
 	int n_outputs;
 	bool asleep;              /* set_power(false): every screen off */
+	/* Atomic: the screens the last commit of several flips showed, said
+	 * when it changes. */
+	char flip_set[DRM_MAX_OUTPUTS * (DISPLAY_NAME_MAX + 2)];
 	struct backlight *backlight;  /* made at the first sleep */
 };
 
