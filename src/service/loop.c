@@ -370,7 +370,7 @@ static bool same_output(const struct display_output_info *a, const struct displa
 static int sync_outputs(struct loop *l, const struct options *o, uint64_t now)
 {
 	struct loop_output next[LOOP_MAX_OUTPUTS];
-	bool kept[LOOP_MAX_OUTPUTS] = { false };
+	bool kept[LOOP_MAX_OUTPUTS] = { false }, fresh[LOOP_MAX_OUTPUTS] = { false };
 	int n = l->d->ops->output_count(l->d), count = 0;
 	int ret;
 
@@ -400,6 +400,7 @@ static int sync_outputs(struct loop *l, const struct options *o, uint64_t now)
 			/* New (or changed): a first frame now. */
 			lo->next_ns = now;
 			lo->first_ns = now;
+			fresh[count] = true;
 			if (!l->k && !l->wall) {
 				ret = create_water(l, o, &lo->info);
 				if (ret < 0)
@@ -408,6 +409,12 @@ static int sync_outputs(struct loop *l, const struct options *o, uint64_t now)
 		}
 		count++;
 	}
+	/* A new screen joins the frame times of one of its rate that was
+	 * there: drawn in the same passes, they flip together. */
+	for (int i = 0; i < count; i++)
+		for (int j = 0; j < count && fresh[i]; j++)
+			if (!fresh[j] && next[j].info.refresh_mhz == next[i].info.refresh_mhz)
+				next[i].next_ns = next[j].next_ns;
 	for (int j = 0; j < l->n_outputs; j++)
 		if (!kept[j])
 			output_gone(&l->outputs[j], now);
@@ -735,6 +742,9 @@ int loop_frame(struct loop *l, const struct options *o, uint64_t now, uint64_t *
 	kiosk_advance(l->k, now);
 	follow_sleep(l, now);
 	*wake = frames(l, now, &ret);
+	/* The screens drawn in this pass change together (one atomic commit). */
+	if (ret == 0 && l->d->ops->flush)
+		ret = l->d->ops->flush(l->d);
 	if (ret < 0)
 		return ret;
 	*wake = clock_earliest(*wake, kiosk_next_wake_ns(l->k));
