@@ -121,6 +121,33 @@ for k in (early, FRAMES - 1):
     t.check(not diff, "frame %d: the panels show one screen's water the size of the wall" % k,
             "%d pixels differ" % len(diff))
 
+# The playlist's crossfade (with --drift's margin) on the wall, flat water:
+# halfway through it the panels are still the one screen's windows.
+pics = os.path.join(tmp, "pics")
+os.mkdir(pics)
+for i, name in enumerate(("01.ppm", "02.ppm")):
+    with open(os.path.join(pics, name), "wb") as f:
+        f.write(b"P6\n%d %d\n255\n" % (W // 2, H // 2))
+        f.write(bytes(v for y in range(H // 2) for x in range(W // 2)
+                      for v in ((x + 80 * i) & 255, y, 100 + 100 * i)))
+FADE_HZ = 10
+fade = ("--background", pics, "--picture-seconds", "1", "--crossfade", "1", "--drift", "3",
+        "--refresh", str(FADE_HZ))
+MID = 3 * FADE_HZ // 2
+wall_fade, _ = render("wall-fade", ["--layout", layout, "--size", "%dx%d" % (W, H)] +
+                      list(fade), MID + 1)
+one_fade, _ = render("one-fade", ["--size", "%dx%d" % (W, H), "--screen-mm",
+                                  "%dx%d" % (W // PX_PER_MM, H // PX_PER_MM)] + list(fade),
+                     MID + 1)
+ref = frame(one_fade, MID)
+t.check(ref.data != frame(one_fade, FADE_HZ - 1).data and
+        ref.data != frame(one_fade, MID - 1).data,
+        "the crossfade is under way at %.1f s" % (MID / FADE_HZ))
+diff = changed(crop(ref, 0, pw), frame(wall_fade, MID, "A"), EDGE, pw - EDGE) + \
+    changed(crop(ref, bx, pw), frame(wall_fade, MID, "B"), EDGE, pw - EDGE)
+t.check(not diff, "halfway through a crossfade the panels are the one screen's windows",
+        "%d pixels differ" % len(diff))
+
 # The ring reaches A's right edge after the tap-to-edge distance (plus
 # the stone's few mm) at the wave speed: not much sooner, not much later.
 dist_mm = (tap[0] - pw) / PX_PER_MM
