@@ -385,6 +385,14 @@ static void test_windows(void)
 			       whole[(size_t)y * WALL_W + (size_t)(pw + x)];
 	CHECK(same);
 
+	/* A panel a pixel narrower than its window (rounding, or a few mm
+	 * off): the same pixels, not the whole scaled. */
+	tp.width = pw - 1;
+	CHECK_EQ(kiosk_render_window(k, &tp, &right), 0);
+	CHECK(same_box(whole + pw + WALL_EDGE, WALL_W, part + WALL_EDGE, (size_t)pw, inner - 1,
+		       WALL_H));
+	tp.width = pw;
+
 	/* Twice the pixels: the right half of the whole at twice the size. */
 	tw = (struct render_target){ whole, 2 * WALL_W, 2 * WALL_H, 2 * WALL_W * 4,
 				     PIXEL_XRGB8888 };

@@ -531,11 +531,27 @@ void kiosk_render_black(const struct render_target *t)
 	}
 }
 
+/* A panel this close to its window's size (in 1/WINDOW_SLACK_DIV of it,
+ * WINDOW_SLACK_MIN_PX at least) shows the window pixel for pixel: a view
+ * of the whole wall at its own density would cost a second picture and a
+ * resampling a frame for a few pixels. */
+#define WINDOW_SLACK_DIV 100
+#define WINDOW_SLACK_MIN_PX 2
+
+static bool near_size(int have, int want)
+{
+	int slack = want / WINDOW_SLACK_DIV;
+
+	if (slack < WINDOW_SLACK_MIN_PX)
+		slack = WINDOW_SLACK_MIN_PX;
+	return abs(have - want) <= slack;
+}
+
 /* The view a window is drawn from, and the window in it: the water's
- * screen's own when the target shows it pixel for pixel, else one scaled
- * so that it does. */
+ * screen's own when the target shows it pixel for pixel (or, for a wall's
+ * panel, snap, nearly), else one scaled so that it does. */
 static int window_view(struct kiosk *k, const struct render_target *target,
-		       const struct kiosk_window *win, struct band_job *j)
+		       const struct kiosk_window *win, bool snap, struct band_job *j)
 {
 	int lw, lh, vw, vh;
 
@@ -544,13 +560,16 @@ static int window_view(struct kiosk *k, const struct render_target *target,
 	vw = k->width;
 	vh = k->height;
 	j->win = *win;
-	if (lw != win->w || lh != win->h) {
+	j->win.w = lw;
+	j->win.h = lh;
+	/* Rounding, or a panel a few mm off its neighbours, keeps the wall's
+	 * own view; another density gets a view of the whole at its own. */
+	if ((lw != win->w || lh != win->h) &&
+	    !(snap && near_size(lw, win->w) && near_size(lh, win->h))) {
 		vw = (int)((int64_t)k->width * lw / win->w);
 		vh = (int)((int64_t)k->height * lh / win->h);
 		j->win.x = (int)((int64_t)win->x * lw / win->w);
 		j->win.y = (int)((int64_t)win->y * lh / win->h);
-		j->win.w = lw;
-		j->win.h = lh;
 	}
 	/* A window is never outside its view, rounding or not. */
 	if (vw < j->win.w)
@@ -564,8 +583,8 @@ static int window_view(struct kiosk *k, const struct render_target *target,
 	return kiosk_get_view(k, vw, vh, &j->view);
 }
 
-int kiosk_render_window(struct kiosk *k, const struct render_target *target,
-			const struct kiosk_window *win)
+static int render_window(struct kiosk *k, const struct render_target *target,
+			 const struct kiosk_window *win, bool snap)
 {
 	struct band_job j = { .k = k, .target = target };
 	uint64_t generation = ripple_generation(k->ripple);
@@ -577,7 +596,7 @@ int kiosk_render_window(struct kiosk *k, const struct render_target *target,
 	}
 	if (win->w < 1 || win->h < 1)
 		return -EINVAL;
-	ret = window_view(k, target, win, &j);
+	ret = window_view(k, target, win, snap, &j);
 	if (ret < 0)
 		return ret;
 	j.y0 = 0;
@@ -599,9 +618,16 @@ int kiosk_render_window(struct kiosk *k, const struct render_target *target,
 	return j.result;
 }
 
+int kiosk_render_window(struct kiosk *k, const struct render_target *target,
+			const struct kiosk_window *win)
+{
+	return render_window(k, target, win, true);
+}
+
+/* A mirrored screen of another size sees the whole water scaled to it. */
 int kiosk_render(struct kiosk *k, const struct render_target *target)
 {
 	const struct kiosk_window whole = { 0, 0, k->width, k->height, k->params.rotation };
 
-	return kiosk_render_window(k, target, &whole);
+	return render_window(k, target, &whole, false);
 }
