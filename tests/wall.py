@@ -81,6 +81,21 @@ for gap in (0, 10):
     t.check(b.data == crop(ref, W - pw, pw).data,
             "gap %d mm: panel B is its right, past the bezel" % gap)
 
+# A panel in portrait, turned 90 (its frames as it is scanned out): turned
+# back, its window of the one screen.
+W2, H2 = (200 + 10 + 150) * PX_PER_MM, 200 * PX_PER_MM
+wall, _ = render("portrait", ["--layout", "A@0,0:200x150 B@210,0:150x200/90", "--size",
+                              "%dx%d" % (W2, H2)], 1)
+one, _ = render("portrait-one", ["--size", "%dx%d" % (W2, H2), "--screen-mm",
+                                 "%dx%d" % (W2 // PX_PER_MM, H2 // PX_PER_MM)], 1)
+ref, b = frame(one, 0), frame(wall, 0, "B")
+bw, bh = 150 * PX_PER_MM, 200 * PX_PER_MM
+x0 = W2 - bw
+# Logical (x, y) is at physical (H-1-y, x) turned 90.
+t.check(b.size == (bh, bw) and all(b.pixel(bh - 1 - y, x) == ref.pixel(x0 + x, y)
+                                   for y in range(0, bh, 3) for x in range(0, bw, 3)),
+        "a panel in portrait (/90) shows its window turned", "%dx%d" % b.size)
+
 # A tap at 3/4 of the wall's width, half way down.
 layout, (W, H) = wall_args(10)
 pw = PANEL_MM[0] * PX_PER_MM

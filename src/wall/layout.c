@@ -61,7 +61,9 @@ static int parse_panel(const char *field, struct wall_panel *p, char *err, size_
 	strcpy(buf, field);
 	memset(p, 0, sizeof(*p));
 	at = strchr(buf, '@');
-	if (!at || at == buf || at - buf >= WALL_NAME_MAX) {
+	/* A connector's name never has a slash: the headless frames are
+	 * files named after it. */
+	if (!at || at == buf || at - buf >= WALL_NAME_MAX || memchr(buf, '/', (size_t)(at - buf))) {
 		snprintf(err, len, "'%s' is not NAME@X,Y[:WxH][/ROT] (mm, a connector's "
 			 "name before the @)", field);
 		return -EINVAL;
