@@ -409,12 +409,17 @@ static int sync_outputs(struct loop *l, const struct options *o, uint64_t now)
 		}
 		count++;
 	}
-	/* A new screen joins the frame times of one of its rate that was
-	 * there: drawn in the same passes, they flip together. */
-	for (int i = 0; i < count; i++)
-		for (int j = 0; j < count && fresh[i]; j++)
-			if (!fresh[j] && next[j].info.refresh_mhz == next[i].info.refresh_mhz)
+	/* A new screen joins the frame times of those of its rate that were
+	 * there, and they draw their water again with its first frame:
+	 * drawn in the same passes from then on, they flip together. */
+	for (int i = 0; i < count; i++) {
+		for (int j = 0; j < count && fresh[i]; j++) {
+			if (!fresh[j] && next[j].info.refresh_mhz == next[i].info.refresh_mhz) {
 				next[i].next_ns = next[j].next_ns;
+				next[j].showing = false;
+			}
+		}
+	}
 	for (int j = 0; j < l->n_outputs; j++)
 		if (!kept[j])
 			output_gone(&l->outputs[j], now);
