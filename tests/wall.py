@@ -5,6 +5,7 @@ picture skips; a tap at 3/4 of the wall ripples on the second panel only,
 and its ring crosses the bezel onto the first when the distance says."""
 
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -80,6 +81,32 @@ for gap in (0, 10):
             "gap %d mm: panel A is the left of one screen the size of the wall" % gap)
     t.check(b.data == crop(ref, W - pw, pw).data,
             "gap %d mm: panel B is its right, past the bezel" % gap)
+
+# The plan the log says: the wall's pixels and mm, each panel's window.
+def plan_of(log):
+    m = re.search(r"wall: (\d+)x(\d+) px, (\d+)x(\d+) mm((?:; \S+ \d+,\d+ \d+x\d+)*)", log)
+    wins = {n: tuple(map(int, v)) for n, *v in
+            re.findall(r"; (\S+) (\d+),(\d+) (\d+)x(\d+)", m.group(5))}
+    return tuple(map(int, m.groups()[:4])), wins
+
+
+# A bezel of an odd number of pixels: the second panel's window starts at
+# an even column all the same, and shows the one screen's water there, in
+# motion too (a render may draw pixels in pairs counted from a row's start).
+odd_script = os.path.join(tmp, "odd.script")
+with open(odd_script, "w") as f:
+    f.write("0 down 0 630 150\n1 up 0\n")
+wall, log = render("odd", ["--layout", "A@0,0:200x150 B@210.5,0:200x150", "--size", "821x300",
+                           "--touch-script", odd_script], 11)
+(ow, oh, omw, omh), wins = plan_of(log)
+one, _ = render("odd-one", ["--size", "%dx%d" % (ow, oh), "--screen-mm", "%dx%d" % (omw, omh),
+                            "--touch-script", odd_script], 11)
+ref, b = frame(one, 10), frame(wall, 10, "B")
+bx_odd = wins["B"][0]
+diff = changed(crop(ref, bx_odd, b.width), b, 8, b.width - 8)
+t.check(bx_odd % 2 == 0 and not diff,
+        "a bezel of 21 px: B's window starts at an even column and is the one screen's there",
+        "B at %d, %d pixels differ" % (bx_odd, len(diff)))
 
 # A panel in portrait, turned 90 (its frames as it is scanned out): turned
 # back, its window of the one screen.

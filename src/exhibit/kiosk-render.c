@@ -578,6 +578,8 @@ static int window_view(struct kiosk *k, const struct render_target *target,
 		vh = j->win.h;
 	j->win.x = clamp_int(j->win.x, 0, vw - j->win.w);
 	j->win.y = clamp_int(j->win.y, 0, vh - j->win.h);
+	/* Pairs of pixels as the whole view has them (wall/layout.h). */
+	j->win.x &= ~1;
 	j->params = k->params;
 	j->params.rotation = win->rotation;
 	return kiosk_get_view(k, vw, vh, &j->view);

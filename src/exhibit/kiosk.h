@@ -47,7 +47,8 @@ int kiosk_render(struct kiosk *k, const struct render_target *target);
  * One panel of a wall: the window x, y, w x h of the water's screen (the
  * wall, in its logical pixels) drawn into target, turned by rotation. A
  * target of another logical size than w x h (a panel of another pixel
- * density) shows the same window scaled. 0 or a negative errno.
+ * density) shows the same window scaled. x is taken down to an even
+ * column (wall/layout.h says why). 0 or a negative errno.
  */
 struct kiosk_window {
 	int x, y, w, h;
