@@ -169,7 +169,8 @@ def side_by_side(vm, label, names, gap_mm, env=()):
     size = (round((n * w + (n - 1) * gap_mm) * PX_PER_MM), round(h * PX_PER_MM))
     if not t.check(plan is not None and abs(plan[0][0] - size[0]) <= 1 and
                    plan[0][1] == size[1] and sorted(plan[2]) == sorted(names),
-                   "%s: the wall is %dx%d px, a window for each head" % ((label,) + size), log):
+                   "%s: the wall is %dx%d px (within a pixel), a window for each head" %
+                   ((label,) + size), log):
         return None, None
     ref = reference(plan)
     want = [crop(ref, plan[2][name], HEAD[0]) for name in names]
