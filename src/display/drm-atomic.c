@@ -273,9 +273,14 @@ static bool test_refuses(const char *name)
 static int test_with(struct drm_display *dd, struct drm_output *const *accepted, int n,
 		     const struct drm_output *out)
 {
-	drmModeAtomicReq *req = drmModeAtomicAlloc();
-	int ret = req ? 0 : -ENOMEM;
+	drmModeAtomicReq *req;
+	int ret;
 
+	/* Its plane, properties or mode blob were not to be had (said). */
+	if (!out->mode_blob)
+		return -ENOENT;
+	req = drmModeAtomicAlloc();
+	ret = req ? 0 : -ENOMEM;
 	for (int i = 0; i < n && ret == 0; i++)
 		ret = add_output(req, accepted[i], true);
 	if (ret == 0)

@@ -262,12 +262,10 @@ static int output_create(struct drm_display *dd, const drmModeRes *res, const dr
 		free(out);
 		return 0;
 	}
-	if (dd->dev->atomic && drm_atomic_output_init(dd, out, res) < 0) {
-		log_warn("%s: %s cannot be driven through atomic commits, left dark",
-			 dd->dev->path, name);
-		output_destroy(dd, out, false);
-		return 0;
-	}
+	/* One that cannot be set up (said) has no mode blob: drm_atomic_test()
+	 * refuses it, and falls back to the legacy API if it was the only one. */
+	if (dd->dev->atomic && drm_atomic_output_init(dd, out, res) < 0)
+		drm_atomic_output_fini(dd->dev->fd, out);
 	for (int i = 0; i < 2; i++) {
 		ret = drm_fb_create(dd->dev, mode->hdisplay, mode->vdisplay, &out->fb[i]);
 		if (ret < 0) {

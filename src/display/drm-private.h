@@ -144,7 +144,8 @@ void drm_atomic_disable(struct drm_device *dev);
 const char *drm_api_name(const struct drm_device *dev);
 /*
  * The output's primary plane, the property ids and its mode's blob. 0, or
- * a negative errno (said): the output cannot be driven atomically.
+ * a negative errno (said): the output cannot be driven atomically, and
+ * drm_atomic_test() refuses it.
  */
 int drm_atomic_output_init(struct drm_display *dd, struct drm_output *out, const drmModeRes *res);
 /* Accepts an output never set up. */
