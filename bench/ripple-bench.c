@@ -54,6 +54,9 @@
 
 enum mode { MODE_KIOSK, MODE_SEED_O2, MODE_SEED_NATIVE, MODE_FLOOR };
 
+/* A wall of up to this many panels (the loop's outputs at the most). */
+#define BENCH_MAX_PANELS 8
+
 struct bench {
 	int width, height, frames, threads, sim_scale;
 	int steps_per_second, refresh_hz;   /* 0: the look decides */
@@ -62,6 +65,7 @@ struct bench {
 	const char *impl;
 	enum mode mode;
 	bool calm, idle, seeds, swipe;
+	int panels;                         /* --wall: panels of --size side by side */
 };
 
 static int cmp_u64(const void *a, const void *b)
@@ -104,7 +108,7 @@ static void usage(FILE *f)
 "Usage: ripple-bench [--size WxH] [--frames N] [--impl auto|scalar|sse2|avx2|neon|seed-o2|seed-native]\n"
 "                    [--threads T] [--format xrgb8888|rgb565] [--water choppy|calm|swipe]\n"
 "                    [--screen-mm WxH] [--refresh HZ] [--sim-scale auto|S]\n"
-"                    [--steps-per-second auto|N] [--idle] [--floor]\n"
+"                    [--steps-per-second auto|N] [--idle] [--floor] [--wall N]\n"
 "Times the kiosk's per-frame work (rain, the steps due in one frame at --refresh\n"
 "Hz, one render) into memory and prints impl= threads= size= frames= step_ms=\n"
 "render_ms= frame_ms= fps= (medians). Without --sim-scale or --steps-per-second\n"
@@ -119,6 +123,8 @@ static void usage(FILE *f)
 "  --water swipe   no rain; every frame a finger of the largest stone crosses the\n"
 "                  screen in moves of 4 px before the steps (the worst frame of\n"
 "                  touches; worst_ms= is the slowest frame)\n"
+"  --wall N        a water wall: N panels of --size (and --screen-mm) side by side,\n"
+"                  one water under them, each frame a window drawn for each panel\n"
 "  --seeds         the seeds' workload: full-size grid, one step a frame, damping\n"
 "                  >> 5, refraction >> 2, stones of 4 cells and 96 deep (the table\n"
 "                  against their own loops)\n");
@@ -140,6 +146,7 @@ static int parse_args(struct bench *b, int argc, char **argv)
 		{ "idle", no_argument, NULL, 'I' },
 		{ "seeds", no_argument, NULL, 'E' },
 		{ "floor", no_argument, NULL, 'F' },
+		{ "wall", required_argument, NULL, 'W' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -204,6 +211,10 @@ static int parse_args(struct bench *b, int argc, char **argv)
 		case 'F':
 			b->mode = MODE_FLOOR;
 			break;
+		case 'W':
+			if (parse_int(optarg, 1, BENCH_MAX_PANELS, &b->panels) < 0)
+				goto bad;
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -241,7 +252,7 @@ bad:
 static void print_line(const struct bench *b, const char *impl, int threads, double step,
 		       double render, double frame, double worst)
 {
-	char scale[16] = "auto", sps[16] = "auto", screen[32] = "default";
+	char scale[16] = "auto", sps[16] = "auto", screen[32] = "default", wall[16] = "";
 
 	if (b->sim_scale > 0)
 		snprintf(scale, sizeof(scale), "%d", b->sim_scale);
@@ -249,9 +260,11 @@ static void print_line(const struct bench *b, const char *impl, int threads, dou
 		snprintf(sps, sizeof(sps), "%d", b->steps_per_second);
 	if (b->mm_width > 0)
 		snprintf(screen, sizeof(screen), "%dx%dmm", b->mm_width, b->mm_height);
-	printf("impl=%s threads=%d size=%dx%d frames=%d format=%s screen=%s sim_scale=%s sps=%s "
+	if (b->panels > 1)
+		snprintf(wall, sizeof(wall), "x%d", b->panels);
+	printf("impl=%s threads=%d size=%dx%d%s frames=%d format=%s screen=%s sim_scale=%s sps=%s "
 	       "water=%s step_ms=%.3f render_ms=%.3f frame_ms=%.3f fps=%.1f",
-	       impl, threads, b->width, b->height, b->frames, pixel_format_name(b->format),
+	       impl, threads, b->width, b->height, wall, b->frames, pixel_format_name(b->format),
 	       screen, scale, sps, b->swipe ? "swipe" : b->calm ? "calm" : "choppy", step, render,
 	       frame, frame > 0 ? 1000.0 / frame : 0.0);
 	if (b->swipe)
@@ -355,7 +368,7 @@ static int run_kiosk(const struct bench *b, uint64_t *t_step, uint64_t *t_render
 	o.threads = b->threads;
 	o.sim_scale = b->sim_scale;
 	o.steps_per_second = b->steps_per_second;
-	o.screen_mm_width = b->mm_width;
+	o.screen_mm_width = b->mm_width * b->panels;
 	o.screen_mm_height = b->mm_height;
 	o.rain = b->calm ? 0 : CHOPPY_RAIN_PER_M2_MINUTE;
 	o.attract_s = 0;
@@ -372,7 +385,7 @@ static int run_kiosk(const struct bench *b, uint64_t *t_step, uint64_t *t_render
 		o.rain_drop_mm = SEEDS_STONE_RADIUS;
 		o.rain = b->calm ? 0 : (int)lround(SEEDS_STONES_PER_STEP_X60 * b->refresh_hz / m2);
 	}
-	ret = kiosk_create(&o, 0, b->width, b->height, 0, 0, &k);
+	ret = kiosk_create(&o, 0, b->width * b->panels, b->height, 0, 0, &k);
 	if (ret < 0)
 		return ret;
 	ripple_set_skip_calm(kiosk_ripple(k), b->idle);
@@ -409,7 +422,13 @@ static int run_kiosk(const struct bench *b, uint64_t *t_step, uint64_t *t_render
 		t1 = clock_now_ns();
 		/* --idle: as the live loop, draw only what changed */
 		if (!b->idle || !showing || shown != kiosk_generation(k)) {
-			kiosk_render(k, &t);
+			/* A wall: each panel its window, as the loop draws them. */
+			for (int p = 0; p < b->panels; p++) {
+				const struct kiosk_window win = { p * b->width, 0, b->width,
+								  b->height, 0 };
+
+				kiosk_render_window(k, &t, &win);
+			}
 			shown = kiosk_generation(k);
 			showing = true;
 		}
@@ -441,7 +460,7 @@ int main(int argc, char **argv)
 	struct bench b = {
 		.width = 1920, .height = 1080, .frames = 100, .threads = 1, .sim_scale = 0,
 		.refresh_hz = DEFAULT_REFRESH_HZ,
-		.format = PIXEL_XRGB8888, .impl = "auto", .mode = MODE_KIOSK,
+		.format = PIXEL_XRGB8888, .impl = "auto", .mode = MODE_KIOSK, .panels = 1,
 	};
 	uint64_t *t_step, *t_render, *t_frame;
 	int ret;

@@ -54,6 +54,10 @@ run --size 1920x1080 --frames "$frames" --threads 1 $panel --sim-scale 1
 run --size 1920x1080 --frames "$frames" --threads 1 --sim-scale 1
 run --size 3840x2160 --frames "$frames" --threads "$cpus" $panel
 run --size 3840x2160 --frames "$frames" --threads "$cpus"
+# A wall of two full-HD 55-inch panels (one water, a window each) against one
+# screen of the same pixels, on two threads: the wall costs what it does.
+run --size 1920x1080 --frames "$frames" --threads 2 $panel --wall 2
+run --size 3840x1080 --frames "$frames" --threads 2 --screen-mm 2420x680
 # The worst frame touches can ask for: the largest stone swiped across a
 # full-size grid in 4 px moves, all in one frame.
 run --size 1920x1080 --frames 20 --threads 1 --sim-scale 1 --steps-per-second 60 --water swipe

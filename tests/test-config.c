@@ -140,6 +140,8 @@ static const struct sample {
 	{ "connector", "HDMI-A-1", NULL },
 	{ "mode", "1024x768@75", NULL },
 	{ "rotate", "270", NULL },
+	{ "layout", "\"HDMI-A-1@0,0:1210x680 HDMI-A-2@1225,0/180\"",
+	  "HDMI-A-1@0,0:1210x680 HDMI-A-2@1225,0/180" },
 	{ "flip-timeout", "500", NULL },
 	{ "threads", "2", NULL },
 	{ "sim-scale", "2", NULL },
@@ -149,6 +151,8 @@ static const struct sample {
 	{ "touch-invert-y", "YES", NULL },
 	{ "calibration", "\"0 1 0 -1 0 1\"", "0 1 0 -1 0 1" },
 	{ "touch-output", "DP-1", NULL },
+	{ "touch-map", "\"ILITEK Multi-Touch=HDMI-A-1 /dev/input/event7=HDMI-A-2\"",
+	  "ILITEK Multi-Touch=HDMI-A-1 /dev/input/event7=HDMI-A-2" },
 	{ "touch-radius", "2:10", NULL },
 	{ "touch-weight", "1:12.5", NULL },
 	{ "stuck-touch", "45", NULL },
@@ -454,6 +458,12 @@ static void test_bad_lines(void)
 	check_bad("opening-hours = 09:00-09:00", NAME ":1: opening-hours: '09:00-09:00' opens and "
 		  "closes at the same time", "for always open use 'always'");
 	check_bad("calibration = 1 2 3", NAME ":1: calibration: ", "six numbers");
+	check_bad("layout = A@0,0:500x300 B@400,0:500x300", NAME ":1: layout: A and B "
+		  "overlap", NULL);
+	check_bad("layout = A@0,0 A@600,0", NAME ":1: layout: A is named twice", NULL);
+	check_bad("layout = A@0,0/45", NAME ":1: layout: A's rotation '45' is not 0, 90, "
+		  "180 or 270", NULL);
+	check_bad("touch-map = /dev/input/event3", NAME ":1: touch-map: ", "DEVICE=NAME");
 	check_bad("touch-radius = 5:2", NAME ":1: touch-radius: ", "MIN:MAX");
 	check_bad("seed = -1", NAME ":1: seed: ", "0 to 2^64-1");
 	check_bad_len(nul, sizeof(nul) - 1, NAME ":2: ", "NUL");

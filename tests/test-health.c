@@ -21,6 +21,7 @@
 #include "base/clock.h"
 #include "check.h"
 #include "display/display.h"
+#include "fake-display.h"
 #include "service/health.h"
 #include "service/loop.h"
 #include "settings/options.h"
@@ -59,23 +60,6 @@ static struct fake_display *to_fake(struct display *d)
 	return (struct fake_display *)d;
 }
 
-static void fake_destroy(struct display *d)
-{
-	(void)d;
-}
-
-static int fake_get_fd(struct display *d)
-{
-	(void)d;
-	return -1;
-}
-
-static int fake_dispatch(struct display *d)
-{
-	(void)d;
-	return 0;
-}
-
 static int fake_output_count(struct display *d)
 {
 	return to_fake(d)->n_outputs;
@@ -112,13 +96,6 @@ static int fake_present(struct display *d, int idx, uint64_t frame)
 	(void)idx;
 	(void)frame;
 	to_fake(d)->presented++;
-	return 0;
-}
-
-static int fake_set_power(struct display *d, bool on)
-{
-	(void)d;
-	(void)on;
 	return 0;
 }
 

@@ -609,6 +609,58 @@ static void test_abs_pointer_rotated(void)
 	rig_stop(&rig);
 }
 
+/* A tablet's tap at (fx, fy) of its range: where it lands, -1 when dropped. */
+static void tap_at(struct rig *rig, int id, double fx, double fy, int *x, int *y)
+{
+	int before = rig->seen.n;
+
+	FEED(rig, id, ev(EV_ABS, ABS_X, (int)(fx * 32768)), ev(EV_ABS, ABS_Y, (int)(fy * 32768)),
+	     ev(EV_KEY, BTN_LEFT, 1), SYN);
+	*x = *y = -1;
+	if (rig->seen.n > before && last(rig)->action == INPUT_DOWN) {
+		*x = last(rig)->x;
+		*y = last(rig)->y;
+	}
+	FEED(rig, id, ev(EV_KEY, BTN_LEFT, 0), SYN);
+}
+
+/*
+ * A wall of two 400x300 panels, the second 20 px on, right of the first:
+ * 820x300. A touch frame covers the wall; on one panel (--touch-output)
+ * it lands in that panel's window, turned as the panel is; a device of
+ * its own (--touch-map) on its panel, dropped while the panel is gone.
+ */
+static void test_wall(void)
+{
+	const struct input_panel second = { 300, 400, 90, 420, 0, 400, 300 };
+	struct rig rig;
+	int id, other, x, y;
+
+	rig_init(&rig);
+	rig_start(&rig, 820, 300, 820, 300);
+	id = input_add_libevdev(rig.in, tablet(), "/dev/input/event5");
+	CHECK(id >= 0);
+	tap_at(&rig, id, 0.75, 0.5, &x, &y);
+	CHECK(x == 615 && y == 150);
+	/* On the second panel, scanned out 300x400 and turned 90: physical
+	 * (150, 100) is logical (100, 299 - 150), in its window at 420. */
+	input_set_panel(rig.in, &second);
+	tap_at(&rig, id, 0.5, 0.25, &x, &y);
+	CHECK(x == 420 + 100 && y == 149);
+	input_set_panel(rig.in, NULL);
+	other = input_add_libevdev(rig.in, tablet(), "/dev/input/event6");
+	CHECK(other >= 0);
+	CHECK_EQ(input_set_device_panel(rig.in, "/dev/input/event6", &second), 0);
+	tap_at(&rig, other, 0.5, 0.25, &x, &y);
+	CHECK(x == 520 && y == 149);
+	tap_at(&rig, id, 0.5, 0.25, &x, &y);
+	CHECK(x == 410 && y == 75);
+	CHECK_EQ(input_set_device_panel(rig.in, "/dev/input/event6", NULL), 0);
+	tap_at(&rig, other, 0.5, 0.25, &x, &y);
+	CHECK(x == -1);
+	rig_stop(&rig);
+}
+
 static void test_rel_mouse(void)
 {
 	struct rig rig;
@@ -945,6 +997,7 @@ int main(int argc, char **argv)
 	RUN(test_single_touch);
 	RUN(test_abs_pointer_rotated);
 	RUN(test_rel_mouse);
+	RUN(test_wall);
 	RUN(test_pressure_and_size);
 	RUN(test_reload);
 	RUN(test_removed);

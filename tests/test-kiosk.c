@@ -328,6 +328,83 @@ static void test_reconfigure(void)
 	kiosk_destroy(k);
 }
 
+/* ---- a wall's windows ---- */
+
+#define WALL_W 128
+#define WALL_H 64
+/* A panel's columns at its edges, where the picture seen through the water
+ * is cut at the panel's edge, not at the wall's. */
+#define WALL_EDGE 8
+
+/* Rows y, columns x0 <= x < x1 of a and b (strides in pixels) agree. */
+static bool same_box(const uint32_t *a, size_t sa, const uint32_t *b, size_t sb, int w, int h)
+{
+	for (int y = 0; y < h; y++)
+		if (memcmp(a + (size_t)y * sa, b + (size_t)y * sb, (size_t)w * sizeof(*a)) != 0)
+			return false;
+	return true;
+}
+
+/*
+ * A window of the water drawn into a panel is the same part of the whole
+ * screen drawn at once, but for its edge columns: at the water's own size,
+ * turned (a portrait panel), and on a panel of twice the pixels (another
+ * density: the view of the wall at that density).
+ */
+static void test_windows(void)
+{
+	static uint32_t whole[2 * WALL_W * 2 * WALL_H], part[2 * WALL_W * 2 * WALL_H];
+	static uint32_t turned[WALL_W * WALL_H];
+	const struct kiosk_window right = { WALL_W / 2, 0, WALL_W / 2, WALL_H, 0 };
+	const struct kiosk_window portrait = { WALL_W / 2, 0, WALL_W / 2, WALL_H, 90 };
+	const int pw = WALL_W / 2, inner = pw - 2 * WALL_EDGE;
+	struct render_target tw = { whole, WALL_W, WALL_H, WALL_W * 4, PIXEL_XRGB8888 };
+	struct render_target tp = { part, pw, WALL_H, (size_t)pw * 4, PIXEL_XRGB8888 };
+	struct render_target tt = { turned, WALL_H, pw, WALL_H * 4, PIXEL_XRGB8888 };
+	struct options o;
+	struct kiosk *k;
+	bool same = true;
+
+	base_options(&o);
+	CHECK_EQ(kiosk_create(&o, 0, WALL_W, WALL_H, 0, 0, &k), 0);
+	kiosk_advance(k, SEC);
+	gesture_down(kiosk_gesture(k), 0, 3 * WALL_W / 4, WALL_H / 2, 0, 0);
+	kiosk_advance(k, SEC + SEC / 5);
+	CHECK(!ripple_is_flat(kiosk_ripple(k)));
+
+	CHECK_EQ(kiosk_render(k, &tw), 0);
+	CHECK_EQ(kiosk_render_window(k, &tp, &right), 0);
+	CHECK(same_box(whole + pw + WALL_EDGE, WALL_W, part + WALL_EDGE, (size_t)pw, inner,
+		       WALL_H));
+
+	/* Turned 90 clockwise: logical (x, y) at physical (H-1-y, x). */
+	CHECK_EQ(kiosk_render_window(k, &tt, &portrait), 0);
+	for (int y = 0; y < WALL_H && same; y++)
+		for (int x = WALL_EDGE; x < pw - WALL_EDGE && same; x++)
+			same = turned[(size_t)x * WALL_H + (WALL_H - 1 - y)] ==
+			       whole[(size_t)y * WALL_W + (size_t)(pw + x)];
+	CHECK(same);
+
+	/* A panel a pixel narrower than its window (rounding, or a few mm
+	 * off): the same pixels, not the whole scaled. */
+	tp.width = pw - 1;
+	CHECK_EQ(kiosk_render_window(k, &tp, &right), 0);
+	CHECK(same_box(whole + pw + WALL_EDGE, WALL_W, part + WALL_EDGE, (size_t)pw, inner - 1,
+		       WALL_H));
+	tp.width = pw;
+
+	/* Twice the pixels: the right half of the whole at twice the size. */
+	tw = (struct render_target){ whole, 2 * WALL_W, 2 * WALL_H, 2 * WALL_W * 4,
+				     PIXEL_XRGB8888 };
+	tp = (struct render_target){ part, 2 * pw, 2 * WALL_H, (size_t)(2 * pw) * 4,
+				     PIXEL_XRGB8888 };
+	CHECK_EQ(kiosk_render(k, &tw), 0);
+	CHECK_EQ(kiosk_render_window(k, &tp, &right), 0);
+	CHECK(same_box(whole + 2 * pw + WALL_EDGE, 2 * WALL_W, part + WALL_EDGE, (size_t)(2 * pw),
+		       2 * pw - 2 * WALL_EDGE, 2 * WALL_H));
+	kiosk_destroy(k);
+}
+
 /* ---- stuck touches ---- */
 
 /* A screen of 1 mm pixels: jitter and moves in mm are plain pixels. */
@@ -709,6 +786,7 @@ int main(void)
 	RUN(test_opening_time_wakes);
 	RUN(test_closed_without_attract);
 	RUN(test_reconfigure);
+	RUN(test_windows);
 	RUN(test_stuck_touch);
 	RUN(test_stuck_touch_never);
 	RUN(test_gesture_held_until);

@@ -72,8 +72,18 @@ struct display_ops {
 	/* The buffer to render the next frame of output idx into.
 	 * -EBUSY while the previous frame is still being presented. */
 	int (*acquire)(struct display *d, int idx, struct render_target *target);
-	/* Show what was rendered into the acquired buffer; frame counts from 0. */
+	/* Show what was rendered into the acquired buffer; frame counts from 0.
+	 * A backend with flush() only stages it there: the screen changes at
+	 * the flush. */
 	int (*present)(struct display *d, int idx, uint64_t frame);
+	/*
+	 * Optional (NULL: present() shows each frame itself). Show every frame
+	 * staged since the last flush at once, so that the screens of one pass
+	 * change together (one atomic commit, the same vblank where the
+	 * hardware allows). Called after each pass's presents; 0 or a
+	 * negative errno.
+	 */
+	int (*flush)(struct display *d);
 	/*
 	 * Every screen off (false: DPMS off, the backlight off) or on again
 	 * (true: each output's next present sets its mode, so draw them all).
@@ -88,7 +98,7 @@ struct display_ops {
 struct display {
 	const struct display_ops *ops;
 	const char *backend_name;
-	/* For the start-up line: "/dev/dri/card0 (bochs-drm)". */
+	/* For the start-up line: "/dev/dri/card0 (bochs-drm, atomic)". */
 	char description[128];
 };
 

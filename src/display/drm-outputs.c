@@ -53,8 +53,13 @@ static int mode_refresh_mhz(const drmModeModeInfo *m)
 
 static void output_destroy(struct drm_display *dd, struct drm_output *out, bool disable)
 {
-	if (disable && dd->dev && out->crtc_id)
+	/* An atomic output without its plane or blob was never lit. */
+	if (disable && dd->dev && out->crtc_id && dd->dev->atomic && out->mode_blob)
+		drm_atomic_output_off(dd, out);
+	else if (disable && dd->dev && out->crtc_id && !dd->dev->atomic)
 		drmModeSetCrtc(dd->dev->fd, out->crtc_id, 0, 0, 0, NULL, 0, NULL);
+	if (dd->dev)
+		drm_atomic_output_fini(dd->dev->fd, out);
 	for (int i = 0; i < 2; i++)
 		if (dd->dev)
 			drm_fb_destroy(dd->dev->fd, &out->fb[i]);
@@ -71,6 +76,11 @@ static void outputs_remove_at(struct drm_display *dd, int idx, bool disable)
 	memmove(&dd->outputs[idx], &dd->outputs[idx + 1],
 		sizeof(dd->outputs[0]) * (size_t)(dd->n_outputs - idx - 1));
 	dd->n_outputs--;
+}
+
+void drm_output_discard(struct drm_display *dd, int idx)
+{
+	outputs_remove_at(dd, idx, false);
 }
 
 void drm_outputs_clear(struct drm_display *dd, bool disable)
@@ -252,6 +262,10 @@ static int output_create(struct drm_display *dd, const drmModeRes *res, const dr
 		free(out);
 		return 0;
 	}
+	/* One that cannot be set up (said) has no mode blob: drm_atomic_test()
+	 * refuses it, and falls back to the legacy API if it was the only one. */
+	if (dd->dev->atomic && drm_atomic_output_init(dd, out, res) < 0)
+		drm_atomic_output_fini(dd->dev->fd, out);
 	for (int i = 0; i < 2; i++) {
 		ret = drm_fb_create(dd->dev, mode->hdisplay, mode->vdisplay, &out->fb[i]);
 		if (ret < 0) {
@@ -287,7 +301,7 @@ static struct drm_output *output_by_connector(struct drm_display *dd, uint32_t c
  * Match the outputs to the connectors as they are now. At startup a bad
  * --connector or --mode is an error; on hotplug it is logged and skipped.
  */
-int drm_scan(struct drm_display *dd, bool startup)
+static int scan_connectors(struct drm_display *dd, bool startup)
 {
 	const struct drm_config *cfg = &dd->cfg;
 	drmModeRes *res;
@@ -395,4 +409,22 @@ next:
 	else if (dd->n_outputs == 0)
 		log_info("%s: no screen connected; waiting for one", dd->dev->path);
 	return 0;
+}
+
+int drm_scan(struct drm_display *dd, bool startup)
+{
+	int ret = scan_connectors(dd, startup);
+
+	if (ret < 0 || !dd->dev->atomic)
+		return ret;
+	/* What is new is tried before it is shown: a screen the driver
+	 * refuses stays dark, the others light up. */
+	ret = drm_atomic_test(dd);
+	if (ret != -ENOTSUP)
+		return ret;
+	log_warn("%s: the driver refuses every screen through atomic modesetting; "
+		 "using the legacy API", dd->dev->path);
+	drm_atomic_disable(dd->dev);
+	drm_describe(dd);
+	return scan_connectors(dd, startup);
 }

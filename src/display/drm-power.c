@@ -1,7 +1,7 @@
 /*
- * The DRM backend's screen power: the connector's DPMS property through
- * the legacy property ioctl (atomic drivers map it to their CRTC's ACTIVE,
- * so this holds for both), and the panels' backlights.
+ * The DRM backend's screen power: with atomic commits the CRTC's ACTIVE,
+ * else the connector's DPMS property through the legacy property ioctl
+ * (the kernel reports either as the connector's DPMS).
  */
 #include "config.h"
 
@@ -37,7 +37,11 @@ static uint32_t dpms_property(int fd, uint32_t connector_id)
 
 static int set_dpms(struct drm_display *dd, const struct drm_output *out, uint64_t value)
 {
-	uint32_t prop = dpms_property(dd->dev->fd, out->connector_id);
+	uint32_t prop;
+
+	if (dd->dev->atomic)
+		return drm_atomic_set_active(dd, out, value == DRM_MODE_DPMS_ON);
+	prop = dpms_property(dd->dev->fd, out->connector_id);
 
 	if (!prop)
 		return -ENOTSUP;

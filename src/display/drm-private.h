@@ -2,8 +2,10 @@
  * The DRM backend's insides, shared by its files: drm-device.c (finding
  * and opening the device, DRM master, the CRTCs found and given back),
  * drm-outputs.c (connectors, modes and CRTCs: the scan), drm-buffers.c
- * (dumb buffers and waiting for page flips) and drm.c (the ops, the VT
- * and uevents). Nothing outside display/drm*.c includes this.
+ * (dumb buffers and waiting for page flips), drm-atomic.c (modes, flips
+ * and screen power through atomic commits, where the driver has them),
+ * drm-power.c (DPMS) and drm.c (the ops, the VT and uevents). Nothing
+ * outside display/drm*.c includes this.
  */
 #ifndef DISPLAY_DRM_PRIVATE_H
 #define DISPLAY_DRM_PRIVATE_H
@@ -34,6 +36,14 @@ struct drm_fb {
 	void *map;
 };
 
+/* The properties an atomic commit sets, their ids looked up once per object
+ * (drm-atomic.c). */
+struct drm_atomic_props {
+	uint32_t conn_crtc_id;
+	uint32_t crtc_mode_id, crtc_active;
+	uint32_t fb_id, crtc_id, src_x, src_y, src_w, src_h, crtc_x, crtc_y, crtc_w, crtc_h;
+};
+
 struct drm_output {
 	char name[DISPLAY_NAME_MAX];
 	uint32_t connector_id;
@@ -44,7 +54,11 @@ struct drm_output {
 	enum display_panel panel; /* its "panel orientation" property */
 	struct drm_fb fb[2];
 	int back;                 /* the buffer rendered into next */
-	bool modeset_needed;      /* next present is a drmModeSetCrtc */
+	bool modeset_needed;      /* next present sets the mode */
+	uint32_t plane_id;        /* atomic: the CRTC's primary plane */
+	uint32_t mode_blob;       /* atomic: the mode as a property blob */
+	struct drm_atomic_props props;
+	bool staged;              /* atomic: presented, shown at the next flush */
 	uint64_t serial;          /* counts the times its picture was lost */
 	uint64_t presented;       /* modesets done and flips completed */
 	bool flip_pending;
@@ -68,6 +82,9 @@ struct drm_device {
 	enum pixel_format format;
 	uint32_t fourcc;
 	int bpp;
+	/* Modes and flips through atomic commits; false: the legacy
+	 * ioctls (no atomic driver, RIPPLE_DRM_LEGACY=1, or a fallback). */
+	bool atomic;
 	struct saved_crtc *saved;
 	int n_saved;
 };
@@ -86,8 +103,16 @@ struct drm_display {
 	struct drm_output *outputs[DRM_MAX_OUTPUTS];
 	int n_outputs;
 	bool asleep;              /* set_power(false): every screen off */
+	/* Atomic: the screens the last commit of several flips showed, said
+	 * when it changes. */
+	char flip_set[DRM_MAX_OUTPUTS * (DISPLAY_NAME_MAX + 2)];
 	struct backlight *backlight;  /* made at the first sleep */
 };
+
+/* ---- drm.c ---- */
+
+/* The start line's words for the device: path, driver, API. */
+void drm_describe(struct drm_display *dd);
 
 /* ---- drm-device.c ---- */
 
@@ -108,10 +133,44 @@ int drm_device_take_master(struct drm_device *dev);
 void drm_device_save_crtcs(struct drm_device *dev);
 void drm_device_restore_crtcs(struct drm_device *dev);
 
+/* ---- drm-atomic.c ---- */
+
+/* Atomic commits for dev, unless RIPPLE_DRM_LEGACY asks for the legacy
+ * ioctls or the driver has none: sets dev->atomic. */
+void drm_atomic_enable(struct drm_device *dev);
+/* Back to the legacy ioctls (the driver refused every screen). */
+void drm_atomic_disable(struct drm_device *dev);
+/* "atomic" or "legacy", for the start line. */
+const char *drm_api_name(const struct drm_device *dev);
+/*
+ * The output's primary plane, the property ids and its mode's blob. 0, or
+ * a negative errno (said): the output cannot be driven atomically, and
+ * drm_atomic_test() refuses it.
+ */
+int drm_atomic_output_init(struct drm_display *dd, struct drm_output *out, const drmModeRes *res);
+/* Accepts an output never set up. */
+void drm_atomic_output_fini(int fd, struct drm_output *out);
+/*
+ * The outputs that need their mode, tried with TEST_ONLY one after another
+ * on top of those the driver took: one it refuses is said in a line and
+ * removed (left dark). 0, or -ENOTSUP when it refused every one (the
+ * caller falls back to the legacy API).
+ */
+int drm_atomic_test(struct drm_display *dd);
+/* Every staged output shown in one commit: one for their modes, one (no
+ * blocking, with events) for their flips. 0 or negative errno (said). */
+int drm_atomic_flush(struct drm_display *dd);
+/* The output's CRTC switched off, its connector and plane let go. */
+int drm_atomic_output_off(struct drm_display *dd, const struct drm_output *out);
+/* The CRTC's ACTIVE: the screen's power. 0 or negative errno. */
+int drm_atomic_set_active(struct drm_display *dd, const struct drm_output *out, bool on);
+
 /* ---- drm-outputs.c ---- */
 
 /* The outputs as the connectors are now. 0 or negative errno (logged). */
 int drm_scan(struct drm_display *dd, bool startup);
+/* Forget the output at idx, never lit: its CRTC is left as it is. */
+void drm_output_discard(struct drm_display *dd, int idx);
 /* disable: switch their CRTCs off as well. */
 void drm_outputs_clear(struct drm_display *dd, bool disable);
 

@@ -12,15 +12,21 @@
 #include "display/headless.h"
 #include "image/image.h"
 
-struct headless {
-	struct display base;
+struct headless_screen {
 	struct display_output_info info;
-	bool screen_off;          /* set_power(false): said, recorded black */
-	int every;
-	char dir[PATH_MAX];
 	void *pixels;
 	size_t stride;
 	uint32_t *png_row_buf;  /* RGB565 frames are widened to write PNGs */
+};
+
+struct headless {
+	struct display base;
+	bool screen_off;          /* set_power(false): said, recorded black */
+	int every;
+	char dir[PATH_MAX];
+	bool named;               /* several outputs: their names in the files' */
+	int n;
+	struct headless_screen screen[HEADLESS_MAX_OUTPUTS];
 };
 
 static struct headless *to_headless(struct display *d)
@@ -32,8 +38,10 @@ static void headless_destroy(struct display *d)
 {
 	struct headless *h = to_headless(d);
 
-	free(h->pixels);
-	free(h->png_row_buf);
+	for (int i = 0; i < h->n; i++) {
+		free(h->screen[i].pixels);
+		free(h->screen[i].png_row_buf);
+	}
 	free(h);
 }
 
@@ -49,28 +57,30 @@ static int headless_dispatch(struct display *d)
 
 static int headless_output_count(struct display *d)
 {
-	return 1;
+	return to_headless(d)->n;
 }
 
 static int headless_output_info(struct display *d, int idx, struct display_output_info *info)
 {
-	if (idx != 0)
+	if (idx < 0 || idx >= to_headless(d)->n)
 		return -ENOENT;
-	*info = to_headless(d)->info;
+	*info = to_headless(d)->screen[idx].info;
 	return 0;
 }
 
 static int headless_acquire(struct display *d, int idx, struct render_target *t)
 {
 	struct headless *h = to_headless(d);
+	struct headless_screen *s;
 
-	if (idx != 0)
+	if (idx < 0 || idx >= h->n)
 		return -ENOENT;
-	t->pixels = h->pixels;
-	t->width = h->info.width;
-	t->height = h->info.height;
-	t->stride = h->stride;
-	t->format = h->info.format;
+	s = &h->screen[idx];
+	t->pixels = s->pixels;
+	t->width = s->info.width;
+	t->height = s->info.height;
+	t->stride = s->stride;
+	t->format = s->info.format;
 	return 0;
 }
 
@@ -88,30 +98,39 @@ static uint32_t rgb565_to_xrgb(uint16_t p)
 static int headless_present(struct display *d, int idx, uint64_t frame)
 {
 	struct headless *h = to_headless(d);
-	const uint32_t *pixels = h->pixels;
-	size_t stride = h->stride;
-	char path[PATH_MAX + 32];
+	struct headless_screen *s;
+	const uint32_t *pixels;
+	size_t stride;
+	char path[PATH_MAX + 64];
 	int ret;
 
-	if (idx != 0)
+	if (idx < 0 || idx >= h->n)
 		return -ENOENT;
-	h->info.presented++;
+	s = &h->screen[idx];
+	pixels = s->pixels;
+	stride = s->stride;
+	s->info.presented++;
 	if (!h->every || frame % (uint64_t)h->every)
 		return 0;
 
-	if (h->info.format == PIXEL_RGB565) {
-		for (int y = 0; y < h->info.height; y++) {
-			const uint16_t *src = (const uint16_t *)((const uint8_t *)h->pixels + y * h->stride);
+	if (s->info.format == PIXEL_RGB565) {
+		for (int y = 0; y < s->info.height; y++) {
+			const uint16_t *src = (const uint16_t *)((const uint8_t *)s->pixels + y * s->stride);
 
-			for (int x = 0; x < h->info.width; x++)
-				h->png_row_buf[(size_t)y * h->info.width + x] = rgb565_to_xrgb(src[x]);
+			for (int x = 0; x < s->info.width; x++)
+				s->png_row_buf[(size_t)y * s->info.width + x] = rgb565_to_xrgb(src[x]);
 		}
-		pixels = h->png_row_buf;
-		stride = (size_t)h->info.width * sizeof(uint32_t);
+		pixels = s->png_row_buf;
+		stride = (size_t)s->info.width * sizeof(uint32_t);
 	}
 
-	snprintf(path, sizeof(path), "%s/frame-%05llu.png", h->dir, (unsigned long long)frame);
-	ret = image_write_png_pixels(pixels, h->info.width, h->info.height, stride, path);
+	if (h->named)
+		snprintf(path, sizeof(path), "%s/frame-%05llu-%s.png", h->dir,
+			 (unsigned long long)frame, s->info.name);
+	else
+		snprintf(path, sizeof(path), "%s/frame-%05llu.png", h->dir,
+			 (unsigned long long)frame);
+	ret = image_write_png_pixels(pixels, s->info.width, s->info.height, stride, path);
 	if (ret < 0)
 		log_error("cannot write frame '%s': %s", path, strerror(-ret));
 	return ret;
@@ -130,8 +149,9 @@ static int headless_set_power(struct display *d, bool on)
 	if (h->screen_off == !on)
 		return 0;
 	h->screen_off = !on;
-	log_info("%s: screen %s%s", h->info.name, on ? "on" : "off",
-		 on ? "" : " (its frames are recorded black)");
+	for (int i = 0; i < h->n; i++)
+		log_info("%s: screen %s%s", h->screen[i].info.name, on ? "on" : "off",
+			 on ? "" : " (its frames are recorded black)");
 	return 0;
 }
 
@@ -146,10 +166,38 @@ static const struct display_ops headless_ops = {
 	.set_power = headless_set_power,
 };
 
+/* One output: its buffer, and what it says it is. 0 or -ENOMEM (logged). */
+static int screen_init(struct headless_screen *s, const struct headless_config *cfg,
+		       const struct headless_output *o)
+{
+	size_t bytes;
+
+	snprintf(s->info.name, sizeof(s->info.name), "%s", o->name);
+	s->info.width = o->width;
+	s->info.height = o->height;
+	s->info.refresh_mhz = cfg->refresh_hz * 1000;
+	s->info.format = cfg->format;
+	/* No glass to measure: unless told, the physical size stays unknown
+	 * and the caller takes it from the options. */
+	s->info.mm_width = o->mm_width;
+	s->info.mm_height = o->mm_height;
+	s->info.record_every = cfg->every;
+	s->stride = (size_t)o->width * pixel_format_bpp(cfg->format);
+	bytes = s->stride * (size_t)o->height;
+	s->pixels = bigmem_alloc(bytes);
+	if (cfg->format == PIXEL_RGB565)
+		s->png_row_buf = malloc((size_t)o->width * o->height * sizeof(uint32_t));
+	if (!s->pixels || (cfg->format == PIXEL_RGB565 && !s->png_row_buf)) {
+		log_error("out of memory for a %dx%d frame", o->width, o->height);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 int display_headless_create(const struct headless_config *cfg, struct display **out)
 {
+	const struct headless_output one = { "headless-0", cfg->width, cfg->height, 0, 0 };
 	struct headless *h;
-	size_t bytes;
 	int ret;
 
 	if (strlen(cfg->output_dir) >= sizeof(h->dir)) {
@@ -172,28 +220,16 @@ int display_headless_create(const struct headless_config *cfg, struct display **
 	h->base.backend_name = "headless";
 	snprintf(h->base.description, sizeof(h->base.description),
 		 cfg->every ? "PNG frames in %s/" : "frames kept in memory", cfg->output_dir);
-	snprintf(h->info.name, sizeof(h->info.name), "headless-0");
-	h->info.width = cfg->width;
-	h->info.height = cfg->height;
-	h->info.refresh_mhz = cfg->refresh_hz * 1000;
-	h->info.format = cfg->format;
-	/* No glass to measure: the physical size stays unknown (calloc'd to 0)
-	 * and the caller takes it from the options. */
-	h->info.mm_width = 0;
-	h->info.mm_height = 0;
 	h->every = cfg->every;
-	h->info.record_every = cfg->every;
 	snprintf(h->dir, sizeof(h->dir), "%s", cfg->output_dir);
-
-	h->stride = (size_t)cfg->width * pixel_format_bpp(cfg->format);
-	bytes = h->stride * (size_t)cfg->height;
-	h->pixels = bigmem_alloc(bytes);
-	if (cfg->format == PIXEL_RGB565)
-		h->png_row_buf = malloc((size_t)cfg->width * cfg->height * sizeof(uint32_t));
-	if (!h->pixels || (cfg->format == PIXEL_RGB565 && !h->png_row_buf)) {
-		headless_destroy(&h->base);
-		log_error("out of memory for a %dx%d frame", cfg->width, cfg->height);
-		return -ENOMEM;
+	h->named = cfg->n_outputs > 0;
+	for (int i = 0; i < (h->named ? cfg->n_outputs : 1); i++) {
+		h->n = i + 1;
+		ret = screen_init(&h->screen[i], cfg, h->named ? &cfg->outputs[i] : &one);
+		if (ret < 0) {
+			headless_destroy(&h->base);
+			return ret;
+		}
 	}
 	*out = &h->base;
 	return 0;

@@ -6,8 +6,21 @@
 
 /* What the headless backend is asked for. display_headless_create()
  * copies it, output_dir included. */
+#define HEADLESS_MAX_OUTPUTS 8
+
+/* An output of its own (a panel of a wall), named as a connector. */
+struct headless_output {
+	char name[DISPLAY_NAME_MAX];
+	int width, height;
+	int mm_width, mm_height;      /* what it reports; 0: unknown */
+};
+
 struct headless_config {
 	int width, height;
+	/* 0: one output, "headless-0", of width x height; else these, each
+	 * frame written as frame-NNNNN-NAME.png */
+	int n_outputs;
+	struct headless_output outputs[HEADLESS_MAX_OUTPUTS];
 	int refresh_hz;               /* what output_info() reports */
 	enum pixel_format format;
 	const char *output_dir;       /* created if missing */

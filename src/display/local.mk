@@ -11,6 +11,7 @@ if HAVE_DRM
 src_display_librk_display_a_SOURCES += \
 	src/display/drm.c src/display/drm.h src/display/drm-private.h \
 	src/display/drm-device.c src/display/drm-outputs.c src/display/drm-buffers.c \
+	src/display/drm-atomic.c \
 	src/display/drm-power.c \
 	src/display/vt.c src/display/vt.h
 else

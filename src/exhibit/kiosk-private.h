@@ -65,6 +65,13 @@ struct view {
 	int16_t *resampled;        /* the one-pass resampling */
 	int *x0, *xw, *y0, *yw;    /* source cell and weight of the next, per column/row */
 	uint64_t used;
+	/* A wall's panels draw windows of one view: what is made for the
+	 * whole view once a frame (the heights' passes, the crossfade's
+	 * blend) is made again only when it changed. */
+	bool heights_made;
+	uint64_t heights_generation;
+	bool blend_made;
+	int blend_alpha, blend_dx, blend_dy;
 };
 
 /*
@@ -166,6 +173,8 @@ struct band_job {
 	int y0, y1;
 	int bands;
 	struct view *view;
+	struct kiosk_window win;   /* the part of the view drawn, in its pixels */
+	struct render_params params;  /* the kiosk's, turned as the target is */
 	int level;                 /* the 2x pass being made */
 	const struct render_target *target;
 	int result;

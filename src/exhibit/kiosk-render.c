@@ -211,19 +211,34 @@ int kiosk_get_view(struct kiosk *k, int w, int h, struct view **out)
 }
 
 /* Rows y0 <= y < y1 of a 2x pass from src, src_w cells wide, into dst
- * (row y0 first). The weights are 1/4 and 3/4 in turn: the SIMD kernels'
- * fixed sums. */
+ * (row y0 first), from source columns s to s + n (the whole row: 0 and
+ * src_w). The weights are 1/4 and 3/4 in turn: the SIMD kernels' fixed
+ * sums. */
 static void level_rows(const struct level *l, const int16_t *src, int src_w, int y0, int y1,
-		       int16_t *dst)
+		       int16_t *dst, int s, int n)
 {
 	const upsample2_row_fn upsample2 = simd_kernels()->upsample2_row;
 
 	for (int y = y0; y < y1; y++) {
-		const int16_t *r0 = src + (size_t)l->y0[y] * (size_t)src_w;
+		const int16_t *r0 = src + (size_t)l->y0[y] * (size_t)src_w + s;
 		const int16_t *r1 = l->yw[y] ? r0 + src_w : r0;
 
-		upsample2(r0, r1, l->yw[y], dst + (size_t)(y - y0) * (size_t)l->width, src_w);
+		upsample2(r0, r1, l->yw[y], dst + (size_t)(y - y0) * (size_t)l->width, n);
 	}
+}
+
+/*
+ * The source columns a 2x pass needs for output columns x to x + w: a
+ * row made from s on puts output 2s + i at i, right from i = 1 (i = 0 is
+ * cell s itself) to i = 2n - 2 (the last is the end's), unless it runs to
+ * the row's end, where all match.
+ */
+static void level_columns(int src_w, int x, int w, int *s, int *n)
+{
+	*s = x > 0 ? (x - 1) / 2 : 0;
+	*n = (x + w + 2 - 2 * *s) / 2;
+	if (*s + *n > src_w)
+		*n = src_w - *s;
 }
 
 /*
@@ -323,21 +338,24 @@ static int render_band_fused(struct band_job *j, int index, int y0, int y1, cons
 			     size_t stride)
 {
 	struct view *v = j->view;
+	const struct kiosk_window *w = &j->win;
 	const struct level *l = &v->level[v->levels - 1];
 	int16_t *rows = v->fused + (size_t)index * (FUSED_ROWS + 2) * (size_t)l->width;
-	int src_w, ret = 0;
+	int src_w, s, n, ret = 0;
 	const int16_t *src = level_source(j->k, v, v->levels - 1, &src_w);
 
 	if (index >= v->fused_bands)
 		return -EINVAL;
+	/* Only the window's columns: a wall's panel makes its own share. */
+	level_columns(src_w, w->x, w->w, &s, &n);
 	for (int c0 = y0; c0 < y1 && ret == 0; c0 += FUSED_ROWS) {
 		int c1 = c0 + FUSED_ROWS < y1 ? c0 + FUSED_ROWS : y1;
 		/* the render reads a row above and below */
-		int h0 = c0 > 0 ? c0 - 1 : 0, h1 = c1 < v->height ? c1 + 1 : v->height;
+		int h0 = c0 > 0 ? c0 - 1 : 0, h1 = c1 < w->h ? c1 + 1 : w->h;
 
-		level_rows(l, src, src_w, h0, h1, rows);
-		ret = render_rows_window(&j->k->params, rows, v->pitch, h0, v->width, v->height, bg,
-					 stride, j->target, c0, c1);
+		level_rows(l, src, src_w, h0 + w->y, h1 + w->y, rows, s, n);
+		ret = render_rows_window(&j->params, rows + (w->x - 2 * s), v->pitch, h0, w->w,
+					 w->h, bg, stride, j->target, c0, c1);
 	}
 	return ret;
 }
@@ -346,13 +364,15 @@ static int render_band(struct band_job *j, int index, int y0, int y1)
 {
 	struct view *v = j->view;
 	const int16_t *h = v->heights ? v->heights : ripple_heights(j->k->ripple);
+	const struct kiosk_window *w = &j->win;
 	size_t stride;
 	const uint32_t *bg = view_picture(j->k, v, &stride);
 
+	bg += (size_t)w->y * (stride / sizeof(uint32_t)) + (size_t)w->x;
 	if (v->levels > 0)
 		return render_band_fused(j, index, y0, y1, bg, stride);
-	return render_rows(&j->k->params, h, v->pitch, v->width, v->height, bg, stride,
-			   j->target, y0, y1);
+	return render_rows(&j->params, h + (size_t)w->y * v->pitch + (size_t)w->x, v->pitch, w->w,
+			   w->h, bg, stride, j->target, y0, y1);
 }
 
 /* Rows y0 <= y < y1 of the crossfade: the two pictures' windows mixed. */
@@ -410,7 +430,15 @@ static int view_fade(struct kiosk *k, struct view *v)
 		v->blend = image_create(v->width, v->height);
 		if (!v->blend)
 			return -errno;
+		v->blend_made = false;
 	}
+	if (v->blend_made && v->blend_alpha == s->alpha && v->blend_dx == s->dx &&
+	    v->blend_dy == s->dy)
+		return 0;
+	v->blend_made = true;
+	v->blend_alpha = s->alpha;
+	v->blend_dx = s->dx;
+	v->blend_dy = s->dy;
 	j.bands = kiosk_bands_for(k, v->height);
 	if (j.bands > 1)
 		workers_run(k->workers, blend_job, &j);
@@ -450,7 +478,8 @@ static void resample_job(void *ctx, int index, int count)
 				  j->level ? j->view->level[j->level - 1].height
 					   : ripple_height(j->k->ripple), y0, y1);
 	else
-		level_rows(l, src, src_w, y0, y1, l->heights + (size_t)y0 * (size_t)l->width);
+		level_rows(l, src, src_w, y0, y1, l->heights + (size_t)y0 * (size_t)l->width, 0,
+			   src_w);
 }
 
 /* The heights at the view's size, from the water as it is now, but for
@@ -486,7 +515,7 @@ static void render_job(void *ctx, int index, int count)
 }
 
 /* Closed: black, row by row, written once like any frame. */
-static void render_black(const struct render_target *t)
+void kiosk_render_black(const struct render_target *t)
 {
 	size_t row = (size_t)t->width * pixel_format_bpp(t->format);
 
@@ -502,32 +531,105 @@ static void render_black(const struct render_target *t)
 	}
 }
 
-int kiosk_render(struct kiosk *k, const struct render_target *target)
-{
-	struct band_job j = { .k = k, .target = target };
-	int lw, lh, ret;
+/* A panel this close to its window's size (in 1/WINDOW_SLACK_DIV of it,
+ * WINDOW_SLACK_MIN_PX at least) shows the window pixel for pixel: a view
+ * of the whole wall at its own density would cost a second picture and a
+ * resampling a frame for a few pixels. */
+#define WINDOW_SLACK_DIV 100
+#define WINDOW_SLACK_MIN_PX 2
 
-	if (k->dark) {
-		render_black(target);
-		return 0;
-	}
+static bool near_size(int have, int want)
+{
+	int slack = want / WINDOW_SLACK_DIV;
+
+	if (slack < WINDOW_SLACK_MIN_PX)
+		slack = WINDOW_SLACK_MIN_PX;
+	return abs(have - want) <= slack;
+}
+
+/* The view a window is drawn from, and the window in it: the water's
+ * screen's own when the target shows it pixel for pixel (or, for a wall's
+ * panel, snap, nearly), else one scaled so that it does. */
+static int window_view(struct kiosk *k, const struct render_target *target,
+		       const struct kiosk_window *win, bool snap, struct band_job *j)
+{
+	int lw, lh, vw, vh;
 
 	/* Turning a physical size back is the same swap as turning forward. */
-	render_physical_size(k->params.rotation, target->width, target->height, &lw, &lh);
-	ret = kiosk_get_view(k, lw, lh, &j.view);
+	render_physical_size(win->rotation, target->width, target->height, &lw, &lh);
+	vw = k->width;
+	vh = k->height;
+	j->win = *win;
+	j->win.w = lw;
+	j->win.h = lh;
+	/* Rounding, or a panel a few mm off its neighbours, keeps the wall's
+	 * own view; another density gets a view of the whole at its own. */
+	if ((lw != win->w || lh != win->h) &&
+	    !(snap && near_size(lw, win->w) && near_size(lh, win->h))) {
+		vw = (int)((int64_t)k->width * lw / win->w);
+		vh = (int)((int64_t)k->height * lh / win->h);
+		j->win.x = (int)((int64_t)win->x * lw / win->w);
+		j->win.y = (int)((int64_t)win->y * lh / win->h);
+	}
+	/* A window is never outside its view, rounding or not. */
+	if (vw < j->win.w)
+		vw = j->win.w;
+	if (vh < j->win.h)
+		vh = j->win.h;
+	j->win.x = clamp_int(j->win.x, 0, vw - j->win.w);
+	j->win.y = clamp_int(j->win.y, 0, vh - j->win.h);
+	/* Pairs of pixels as the whole view has them (wall/layout.h). */
+	j->win.x &= ~1;
+	j->params = k->params;
+	j->params.rotation = win->rotation;
+	return kiosk_get_view(k, vw, vh, &j->view);
+}
+
+static int render_window(struct kiosk *k, const struct render_target *target,
+			 const struct kiosk_window *win, bool snap)
+{
+	struct band_job j = { .k = k, .target = target };
+	uint64_t generation = ripple_generation(k->ripple);
+	int ret;
+
+	if (k->dark) {
+		kiosk_render_black(target);
+		return 0;
+	}
+	if (win->w < 1 || win->h < 1)
+		return -EINVAL;
+	ret = window_view(k, target, win, snap, &j);
 	if (ret < 0)
 		return ret;
 	j.y0 = 0;
-	j.y1 = lh;
-	j.bands = kiosk_bands_for(k, lh);
+	j.y1 = j.win.h;
+	j.bands = kiosk_bands_for(k, j.win.h);
 	if (k->show.fading && view_fade(k, j.view) < 0) {
 		image_destroy(j.view->blend);
 		j.view->blend = NULL;
 	}
-	if (j.view->heights || j.view->levels > 0)
+	if ((j.view->heights || j.view->levels > 0) &&
+	    !(j.view->heights_made && j.view->heights_generation == generation)) {
 		view_resample(k, j.view);
+		j.view->heights_made = true;
+		j.view->heights_generation = generation;
+	}
 	if (j.bands == 1)
-		return render_band(&j, 0, 0, lh);
+		return render_band(&j, 0, 0, j.win.h);
 	workers_run(k->workers, render_job, &j);
 	return j.result;
+}
+
+int kiosk_render_window(struct kiosk *k, const struct render_target *target,
+			const struct kiosk_window *win)
+{
+	return render_window(k, target, win, true);
+}
+
+/* A mirrored screen of another size sees the whole water scaled to it. */
+int kiosk_render(struct kiosk *k, const struct render_target *target)
+{
+	const struct kiosk_window whole = { 0, 0, k->width, k->height, k->params.rotation };
+
+	return render_window(k, target, &whole, false);
 }

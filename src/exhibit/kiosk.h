@@ -43,6 +43,22 @@ int kiosk_advance(struct kiosk *k, uint64_t now_ns);
  * the physical buffer, turned by the rotation given in options. */
 int kiosk_render(struct kiosk *k, const struct render_target *target);
 
+/*
+ * One panel of a wall: the window x, y, w x h of the water's screen (the
+ * wall, in its logical pixels) drawn into target, turned by rotation. A
+ * target of another logical size than w x h (a panel of another pixel
+ * density) shows the same window scaled. x is taken down to an even
+ * column (wall/layout.h says why). 0 or a negative errno.
+ */
+struct kiosk_window {
+	int x, y, w, h;
+	int rotation;
+};
+int kiosk_render_window(struct kiosk *k, const struct render_target *target,
+			const struct kiosk_window *win);
+/* Black, as a panel outside the wall (or asleep) shows. */
+void kiosk_render_black(const struct render_target *target);
+
 /* When something may next change by itself (a step, the attract rain,
  * opening hours): monotonic ns, or 0 when nothing will until a touch. */
 uint64_t kiosk_next_wake_ns(const struct kiosk *k);

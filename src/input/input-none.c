@@ -53,6 +53,15 @@ void input_set_target(struct input *in, struct gesture *g, int phys_w, int phys_
 {
 }
 
+void input_set_panel(struct input *in, const struct input_panel *p)
+{
+}
+
+int input_set_device_panel(struct input *in, const char *device, const struct input_panel *p)
+{
+	return 0;
+}
+
 int input_device_count(const struct input *in)
 {
 	return 0;

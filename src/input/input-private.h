@@ -94,6 +94,16 @@ struct input {
 	void (*observer)(void *data, const struct input_touch *t);
 	void *observer_data;
 
+	/* A wall: every device's panel, and those of devices of their own. */
+	bool has_panel;
+	struct input_panel panel;
+	struct {
+		char device[TOUCH_ASSIGN_NAME_MAX];
+		bool present;              /* its panel is there */
+		struct input_panel panel;
+	} assign[TOUCH_ASSIGN_MAX];
+	int n_assign;
+
 	struct ratelimit drop_limit;
 	uint64_t pending_touch_ns;
 	uint64_t latency_n, latency_sum_ns, latency_max_ns;

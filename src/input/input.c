@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <linux/input.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -152,6 +153,41 @@ void input_set_rotation(struct input *in, int rotation)
 
 	t.rotation = rotation;
 	input_set_transform(in, &t);
+}
+
+static void rebuild_maps(struct input *in)
+{
+	for (int i = 0; i < INPUT_MAX_DEVICES; i++)
+		if (in->devices[i])
+			device_build_map(in, in->devices[i]);
+}
+
+void input_set_panel(struct input *in, const struct input_panel *p)
+{
+	in->has_panel = p != NULL;
+	if (p)
+		in->panel = *p;
+	rebuild_maps(in);
+}
+
+int input_set_device_panel(struct input *in, const char *device, const struct input_panel *p)
+{
+	int i;
+
+	for (i = 0; i < in->n_assign; i++)
+		if (strcmp(in->assign[i].device, device) == 0)
+			break;
+	if (i == in->n_assign) {
+		if (in->n_assign == TOUCH_ASSIGN_MAX)
+			return -ENOSPC;
+		snprintf(in->assign[i].device, sizeof(in->assign[i].device), "%s", device);
+		in->n_assign++;
+	}
+	in->assign[i].present = p != NULL;
+	if (p)
+		in->assign[i].panel = *p;
+	rebuild_maps(in);
+	return 0;
 }
 
 int input_device_count(const struct input *in)

@@ -90,6 +90,25 @@ int input_dispatch(struct input *in);
 void input_set_target(struct input *in, struct gesture *g, int phys_w, int phys_h,
 		      int screen_w, int screen_h);
 
+/*
+ * A water wall's panel: phys_w x phys_h as scanned out, turned by
+ * rotation, showing the window x, y, w x h of the water's screen.
+ */
+struct input_panel {
+	int phys_w, phys_h, rotation;
+	int x, y, w, h;
+};
+/* Every device's touches land on p from the next event on (NULL: on the
+ * whole target input_set_target gave, as without a wall); copied. */
+void input_set_panel(struct input *in, const struct input_panel *p);
+/*
+ * The devices matching device (as --touch-device takes it: a path,
+ * symlinks followed, or a device's name) land on p instead (--touch-map);
+ * p NULL: their panel is not there, their touches are dropped until it
+ * is. 0, or -ENOSPC beyond TOUCH_ASSIGN_MAX devices.
+ */
+int input_set_device_panel(struct input *in, const char *device, const struct input_panel *p);
+
 int input_device_count(const struct input *in);
 
 /*

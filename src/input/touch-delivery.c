@@ -6,8 +6,10 @@
  */
 #include "config.h"
 
+#include <limits.h>
 #include <linux/input.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <libevdev/libevdev.h>
@@ -172,13 +174,43 @@ void touch_forget_all(struct input *in)
 		in->gslot_owner[i] = -1;
 }
 
+/* As --touch-device takes it: a path (symlinks followed) or a name. */
+static bool device_matches(const struct device *d, const char *want)
+{
+	char real[PATH_MAX];
+
+	if (want[0] != '/')
+		return strcmp(libevdev_get_name(d->evdev), want) == 0;
+	return strcmp(want, d->path) == 0 || (realpath(want, real) && strcmp(real, d->path) == 0);
+}
+
+/* The wall's panel the device's touches land on; NULL: the whole target.
+ * *dropped: its own panel is not there. */
+static const struct input_panel *device_panel(const struct input *in, const struct device *d,
+					      bool *dropped)
+{
+	*dropped = false;
+	for (int i = 0; i < in->n_assign; i++) {
+		if (device_matches(d, in->assign[i].device)) {
+			*dropped = !in->assign[i].present;
+			return &in->assign[i].panel;
+		}
+	}
+	return in->has_panel ? &in->panel : NULL;
+}
+
 void device_build_map(const struct input *in, struct device *d)
 {
 	const struct input_absinfo *ax, *ay;
 	struct touch_transform t = in->transform;
+	const struct input_panel *p;
+	bool dropped;
 
 	d->map_ok = false;
 	if (d->kind == INPUT_REL_MOUSE || in->phys_w < 1)
+		return;
+	p = device_panel(in, d, &dropped);
+	if (dropped)
 		return;
 	/* The configured matrix wins over udev's. */
 	if (!t.has_matrix && d->has_matrix) {
@@ -187,6 +219,14 @@ void device_build_map(const struct input *in, struct device *d)
 	}
 	ax = libevdev_get_abs_info(d->evdev, (unsigned int)d->x_code);
 	ay = libevdev_get_abs_info(d->evdev, (unsigned int)d->y_code);
+	if (p) {
+		t.rotation = p->rotation;
+		d->map_ok = touch_map_init(&d->map, ax->minimum, ax->maximum, ay->minimum,
+					   ay->maximum, &t, p->phys_w, p->phys_h, p->w, p->h) == 0;
+		d->map.off_x = p->x;
+		d->map.off_y = p->y;
+		return;
+	}
 	d->map_ok = touch_map_init(&d->map, ax->minimum, ax->maximum, ay->minimum, ay->maximum,
 				   &t, in->phys_w, in->phys_h, in->screen_w, in->screen_h) == 0;
 }

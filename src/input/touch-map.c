@@ -2,7 +2,9 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "base/util.h"
 #include "input/touch-map.h"
@@ -33,6 +35,8 @@ int touch_map_init(struct touch_map *m, int x_min, int x_max, int y_min, int y_m
 	}
 	m->screen_w = screen_w;
 	m->screen_h = screen_h;
+	m->off_x = 0;
+	m->off_y = 0;
 	return 0;
 }
 
@@ -103,8 +107,8 @@ void touch_map_apply(const struct touch_map *m, int dx, int dy, int *sx, int *sy
 	}
 	/* The touch output may be a mirror of another size than the water's
 	 * screen: the same place in the picture, centres kept. */
-	*sx = (int)scale_centre(lx, m->log_w, m->screen_w, 1);
-	*sy = (int)scale_centre(ly, m->log_h, m->screen_h, 1);
+	*sx = m->off_x + (int)scale_centre(lx, m->log_w, m->screen_w, 1);
+	*sy = m->off_y + (int)scale_centre(ly, m->log_h, m->screen_h, 1);
 }
 
 int touch_matrix_parse(const char *s, double matrix[TOUCH_MATRIX_LEN])
@@ -130,4 +134,38 @@ int touch_matrix_parse(const char *s, double matrix[TOUCH_MATRIX_LEN])
 	while (*p == ' ' || *p == '\t')
 		p++;
 	return *p == '\0' ? 0 : -EINVAL;
+}
+
+int touch_assign_parse(const char *s, struct touch_assign *out, int max)
+{
+	const char *p = s;
+	int n = 0;
+
+	for (;;) {
+		const char *eq, *end;
+		size_t dlen, olen;
+
+		p += strspn(p, " \t");
+		if (!*p)
+			break;
+		eq = strchr(p, '=');
+		if (!eq || eq == p || n == max || n == TOUCH_ASSIGN_MAX)
+			return -EINVAL;
+		end = eq + 1 + strcspn(eq + 1, " \t");
+		dlen = (size_t)(eq - p);
+		olen = (size_t)(end - eq - 1);
+		/* A device's name keeps its inner blanks, not trailing ones. */
+		while (dlen > 0 && (p[dlen - 1] == ' ' || p[dlen - 1] == '\t'))
+			dlen--;
+		if (olen == 0 || dlen >= TOUCH_ASSIGN_NAME_MAX || olen >= TOUCH_ASSIGN_NAME_MAX)
+			return -EINVAL;
+		snprintf(out[n].device, sizeof(out[n].device), "%.*s", (int)dlen, p);
+		snprintf(out[n].output, sizeof(out[n].output), "%.*s", (int)olen, eq + 1);
+		for (int i = 0; i < n; i++)
+			if (strcmp(out[i].device, out[n].device) == 0)
+				return -EINVAL;
+		n++;
+		p = end;
+	}
+	return n > 0 ? n : -EINVAL;
 }

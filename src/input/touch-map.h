@@ -37,6 +37,7 @@ struct touch_map {
 	int phys_w, phys_h;              /* the output as scanned out */
 	int log_w, log_h;                /* as the viewer sees it */
 	int screen_w, screen_h;          /* the water's screen, as the viewer sees it */
+	int off_x, off_y;                /* a wall's panel: where its window starts (0 in init) */
 };
 
 /*
@@ -58,5 +59,21 @@ void touch_map_physical(const struct touch_map *m, int dx, int dy, int *px, int 
  * LIBINPUT_CALIBRATION_MATRIX. Returns 0 or -EINVAL.
  */
 int touch_matrix_parse(const char *s, double matrix[TOUCH_MATRIX_LEN]);
+
+/* Touchscreens one per panel of a wall (--touch-map). */
+#define TOUCH_ASSIGN_MAX 8
+#define TOUCH_ASSIGN_NAME_MAX 256
+struct touch_assign {
+	char device[TOUCH_ASSIGN_NAME_MAX];  /* as --touch-device: a path or a name */
+	char output[TOUCH_ASSIGN_NAME_MAX];  /* the connector */
+};
+
+/*
+ * "DEVICE=NAME ...": a device's name may hold blanks ("QEMU USB Tablet"),
+ * a connector's never does, so each NAME ends at a blank and the next
+ * DEVICE starts after it. The count, or -EINVAL (an entry without '=',
+ * an empty side, more than TOUCH_ASSIGN_MAX, a device named twice).
+ */
+int touch_assign_parse(const char *s, struct touch_assign *out, int max);
 
 #endif

@@ -8,6 +8,7 @@
 
 #include "base/clock.h"
 #include "base/log.h"
+#include "base/util.h"
 #include "exhibit/kiosk.h"
 #include "input/input.h"
 #include "input/touch-script.h"
@@ -15,6 +16,7 @@
 #include "service/loop.h"
 #include "service/stats.h"
 #include "settings/options.h"
+#include "wall/layout.h"
 #include "water/render.h"
 #include "water/ripple.h"
 #include "water/units.h"
@@ -29,6 +31,17 @@ struct loop_output {
 	uint64_t shown;           /* the water's generation on screen */
 	bool showing;             /* shown is valid */
 	uint64_t touch_ns;        /* the oldest touch in the frame being flipped */
+	int panel;                /* on a wall: its panel in the layout, -1: none (dark) */
+};
+
+/* Where the touches of a wall go, as last given to the input. */
+struct wall_touch {
+	struct gesture *g;
+	int w, h;
+	bool has_panel;
+	struct input_panel panel;
+	bool present[TOUCH_ASSIGN_MAX];
+	struct input_panel device[TOUCH_ASSIGN_MAX];
 };
 
 struct loop {
@@ -54,6 +67,18 @@ struct loop {
 	char *heights_dir;        /* --output-heights: where, else NULL */
 	void (*tap)(void *data, const struct render_target *t);
 	void *tap_data;
+
+	/* A water wall (--layout): its panels, their sizes once seen, the
+	 * plan the water is made for, its touchscreens (--touch-map). */
+	bool wall;
+	bool wall_refused;
+	struct wall_layout layout;
+	struct wall_memory wall_known;
+	struct wall_plan plan;
+	char wall_said[ERR_LEN];
+	struct touch_assign assign[TOUCH_ASSIGN_MAX];
+	int n_assign;
+	struct wall_touch touch;
 };
 
 int loop_create(struct display *d, struct touch_script *script, struct stats *stats,
@@ -129,6 +154,7 @@ void loop_set_input(struct loop *l, struct input *in)
 {
 	l->input = in;
 	l->touch_output = -1;
+	memset(&l->touch, 0, sizeof(l->touch));
 	if (in && l->k)
 		input_set_rotation(in, l->rotation);
 }
@@ -191,8 +217,146 @@ static int create_water(struct loop *l, const struct options *o,
 	return 0;
 }
 
+/* ---- the wall ---- */
+
+/* The layout once (a restart takes a new one); a bad one was refused
+ * when the options were read. */
+static void wall_setup(struct loop *l, const struct options *o)
+{
+	char err[ERR_LEN];
+
+	if (l->wall || l->wall_refused || !o->layout)
+		return;
+	if (wall_layout_parse(o->layout, &l->layout, err, sizeof(err)) < 0) {
+		log_error("layout: %s", err);
+		l->wall_refused = true;
+		return;
+	}
+	l->wall = true;
+	l->n_assign = 0;
+	if (o->touch_map) {
+		int n = touch_assign_parse(o->touch_map, l->assign, TOUCH_ASSIGN_MAX);
+
+		l->n_assign = n > 0 ? n : 0;
+	}
+}
+
+/* The panel's window on the wall, when it shows one. */
+static bool wall_window(const struct loop *l, const struct loop_output *out,
+			struct kiosk_window *win)
+{
+	const struct wall_window *w;
+
+	if (out->panel < 0)
+		return false;
+	w = &l->plan.window[out->panel];
+	if (!w->sized)
+		return false;
+	*win = (struct kiosk_window){ w->x, w->y, w->w, w->h,
+				      l->layout.panel[out->panel].rotation };
+	return true;
+}
+
+static bool output_dark(const struct loop *l, const struct loop_output *out)
+{
+	struct kiosk_window win;
+
+	return l->wall && !wall_window(l, out, &win);
+}
+
+/* Said once until something else is to be said. */
+static void wall_say(struct loop *l, const char *what)
+{
+	if (strcmp(what, l->wall_said) == 0)
+		return;
+	snprintf(l->wall_said, sizeof(l->wall_said), "%s", what);
+	if (what[0])
+		log_warn("%s", what);
+}
+
+static int create_wall_water(struct loop *l, const struct options *o)
+{
+	char units[UNITS_LEN], panels[ERR_LEN] = "";
+	const struct wall_plan *p = &l->plan;
+	struct kiosk *k;
+	size_t n = 0;
+	int ret;
+
+	ret = kiosk_create(o, 0, p->width, p->height, p->mm_width, p->mm_height, &k);
+	if (ret < 0)
+		return ret;
+	drop_water(l);
+	l->k = k;
+	l->screen_w = p->width;
+	l->screen_h = p->height;
+	l->rotation = 0;
+	if (l->input)
+		input_set_rotation(l->input, 0);
+	loop_redraw(l);
+	for (int i = 0; i < l->layout.count && n < sizeof(panels); i++) {
+		const struct wall_window *w = &p->window[i];
+
+		if (w->sized)
+			n += (size_t)snprintf(panels + n, sizeof(panels) - n, "; %s %d,%d %dx%d",
+					      l->layout.panel[i].name, w->x, w->y, w->w, w->h);
+	}
+	if (l->announce) {
+		water_units_describe(kiosk_units(l->k), units, sizeof(units));
+		log_info("wall: %dx%d px, %dx%d mm%s", p->width, p->height, p->mm_width,
+			 p->mm_height, panels);
+		log_info("water for the wall: %s", units);
+	}
+	return 0;
+}
+
+/*
+ * The panels that are there now, planned on the wall. The water keeps
+ * its size (and its waves) while the plan's does: a panel unplugged goes
+ * dark and keeps its place, and shows its window again when it is back.
+ * A layout whose connectors' sizes overlap is refused: the screens mirror.
+ */
+static int wall_follow(struct loop *l, const struct options *o)
+{
+	struct wall_screen screens[WALL_MAX_PANELS];
+	struct wall_plan plan;
+	char err[ERR_LEN];
+	int ret;
+
+	memset(screens, 0, sizeof(screens));
+	for (int i = 0; i < l->n_outputs; i++) {
+		struct loop_output *out = &l->outputs[i];
+		int p = wall_layout_find(&l->layout, out->info.name);
+
+		out->panel = p;
+		if (p < 0)
+			continue;
+		screens[p] = (struct wall_screen){ true, out->info.width, out->info.height,
+						   out->info.mm_width, out->info.mm_height };
+	}
+	ret = wall_plan_make(&l->layout, screens, &l->wall_known, &plan, err, sizeof(err));
+	if (ret == -EINVAL) {
+		log_error("%s: the screens mirror instead", err);
+		l->wall = false;
+		l->wall_refused = true;
+		drop_water(l);
+		return l->n_outputs > 0 ? create_water(l, o, &l->outputs[0].info) : 0;
+	}
+	wall_say(l, err);
+	if (ret < 0)
+		return 0;  /* no panel of the wall yet: the water waits for one */
+	if (l->k && plan.width == l->plan.width && plan.height == l->plan.height &&
+	    plan.mm_width == l->plan.mm_width && plan.mm_height == l->plan.mm_height) {
+		l->plan = plan;
+		return 0;
+	}
+	l->plan = plan;
+	return create_wall_water(l, o);
+}
+
 int loop_new_water(struct loop *l, const struct options *o)
 {
+	if (l->wall)
+		return l->plan.width > 0 ? create_wall_water(l, o) : 0;
 	if (l->n_outputs == 0) {
 		/* No screen to size it for: made when the first one comes. */
 		drop_water(l);
@@ -215,10 +379,11 @@ static bool same_output(const struct display_output_info *a, const struct displa
 static int sync_outputs(struct loop *l, const struct options *o, uint64_t now)
 {
 	struct loop_output next[LOOP_MAX_OUTPUTS];
-	bool kept[LOOP_MAX_OUTPUTS] = { false };
+	bool kept[LOOP_MAX_OUTPUTS] = { false }, fresh[LOOP_MAX_OUTPUTS] = { false };
 	int n = l->d->ops->output_count(l->d), count = 0;
 	int ret;
 
+	wall_setup(l, o);
 	if (n > LOOP_MAX_OUTPUTS)
 		n = LOOP_MAX_OUTPUTS;
 	memset(next, 0, sizeof(next));
@@ -244,7 +409,8 @@ static int sync_outputs(struct loop *l, const struct options *o, uint64_t now)
 			/* New (or changed): a first frame now. */
 			lo->next_ns = now;
 			lo->first_ns = now;
-			if (!l->k) {
+			fresh[count] = true;
+			if (!l->k && !l->wall) {
 				ret = create_water(l, o, &lo->info);
 				if (ret < 0)
 					return ret;
@@ -252,24 +418,98 @@ static int sync_outputs(struct loop *l, const struct options *o, uint64_t now)
 		}
 		count++;
 	}
+	/* A new screen joins the frame times of those of its rate that were
+	 * there, and they draw their water again with its first frame:
+	 * drawn in the same passes from then on, they flip together. */
+	for (int i = 0; i < count; i++) {
+		for (int j = 0; j < count && fresh[i]; j++) {
+			if (!fresh[j] && next[j].info.refresh_mhz == next[i].info.refresh_mhz) {
+				next[i].next_ns = next[j].next_ns;
+				next[j].showing = false;
+			}
+		}
+	}
 	for (int j = 0; j < l->n_outputs; j++)
 		if (!kept[j])
 			output_gone(&l->outputs[j], now);
 	memcpy(l->outputs, next, sizeof(next));
 	l->n_outputs = count;
-	return 0;
+	return l->wall ? wall_follow(l, o) : 0;
 }
 
 /* ---- touches ---- */
 
 /* The touchscreen belongs to --touch-output, else the first output; its
  * touches land in the water through that output's size and rotation. */
+static int output_named(const struct loop *l, const char *name)
+{
+	for (int i = 0; i < l->n_outputs; i++)
+		if (strcmp(l->outputs[i].info.name, name) == 0)
+			return i;
+	return -1;
+}
+
+/* The panel output idx shows, for its touches; false: it shows none. */
+static bool touch_panel(const struct loop *l, int idx, struct input_panel *p)
+{
+	struct kiosk_window w;
+
+	if (idx < 0 || !wall_window(l, &l->outputs[idx], &w))
+		return false;
+	*p = (struct input_panel){ l->outputs[idx].info.width, l->outputs[idx].info.height,
+				   w.rotation, w.x, w.y, w.w, w.h };
+	return true;
+}
+
+/*
+ * On a wall a touch frame covers the whole wall, as it is mounted; with
+ * --touch-output one panel; with --touch-map each device its own. Given
+ * to the input only when it changed: the maps are made anew each time.
+ */
+static void wall_touch_follow(struct loop *l, const struct options *o)
+{
+	struct wall_touch t;
+	int idx = l->n_outputs > 0 ? 0 : -1;
+
+	memset(&t, 0, sizeof(t));
+	if (l->k) {
+		t.g = kiosk_gesture(l->k);
+		t.w = l->screen_w;
+		t.h = l->screen_h;
+	}
+	if (o->touch_output) {
+		idx = output_named(l, o->touch_output);
+		t.has_panel = true;
+		if (!touch_panel(l, idx, &t.panel))
+			t.g = NULL;
+	}
+	for (int i = 0; i < l->n_assign; i++)
+		t.present[i] = touch_panel(l, output_named(l, l->assign[i].output), &t.device[i]);
+	if (idx != l->touch_output && o->touch_output && idx < 0)
+		log_info("touch output %s is not connected: touches are ignored until it is",
+			 o->touch_output);
+	l->touch_output = idx;
+	if (memcmp(&t, &l->touch, sizeof(t)) == 0)
+		return;
+	l->touch = t;
+	input_set_target(l->input, t.g, t.w, t.h, t.w, t.h);
+	input_set_panel(l->input, t.has_panel && t.g ? &t.panel : NULL);
+	for (int i = 0; i < l->n_assign; i++)
+		if (input_set_device_panel(l->input, l->assign[i].device,
+					   t.present[i] ? &t.device[i] : NULL) < 0)
+			log_warn("touch map: %s: too many devices", l->assign[i].device);
+}
+
 static void touch_follow_outputs(struct loop *l, const struct options *o)
 {
 	int idx = l->n_outputs > 0 ? 0 : -1;
 
 	if (!l->input)
 		return;
+	if (l->wall) {
+		wall_touch_follow(l, o);
+		return;
+	}
 	if (o->touch_output) {
 		idx = -1;
 		for (int i = 0; i < l->n_outputs; i++)
@@ -376,14 +616,20 @@ static int write_heights(struct loop *l, uint64_t frame)
 static int draw(struct loop *l, int i, const struct render_target *t)
 {
 	struct loop_output *out = &l->outputs[i];
+	struct kiosk_window win;
 	uint64_t t0;
-	int ret;
+	int ret = 0;
 
 	touch_frame_shown(l, i);
 	t0 = clock_now_ns();
 	out->shown = kiosk_generation(l->k);
 	out->showing = true;
-	ret = kiosk_render(l->k, t);
+	if (output_dark(l, out))
+		kiosk_render_black(t);
+	else if (l->wall && wall_window(l, out, &win))
+		ret = kiosk_render_window(l->k, t, &win);
+	else
+		ret = kiosk_render(l->k, t);
 	if (l->stats)
 		stats_frame(l->stats, clock_now_ns() - t0);
 	if (ret < 0) {
@@ -427,7 +673,8 @@ static uint64_t frames(struct loop *l, uint64_t now, int *err)
 			continue;
 		} else if (now < out->next_ns) {
 			when = out->next_ns;
-		} else if (!keep && out->showing && out->shown == kiosk_generation(l->k)) {
+		} else if (!keep && out->showing &&
+			   (out->shown == kiosk_generation(l->k) || output_dark(l, out))) {
 			/* Idle when flat, and between steps: the screen already
 			 * shows this water. Look again when the next step or
 			 * touch may change it. */
@@ -511,6 +758,9 @@ int loop_frame(struct loop *l, const struct options *o, uint64_t now, uint64_t *
 	kiosk_advance(l->k, now);
 	follow_sleep(l, now);
 	*wake = frames(l, now, &ret);
+	/* The screens drawn in this pass change together (one atomic commit). */
+	if (ret == 0 && l->d->ops->flush)
+		ret = l->d->ops->flush(l->d);
 	if (ret < 0)
 		return ret;
 	*wake = clock_earliest(*wake, kiosk_next_wake_ns(l->k));

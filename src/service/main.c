@@ -15,6 +15,7 @@
 #include "service/signals.h"
 #include "settings/options.h"
 #include "settings/settings.h"
+#include "wall/layout.h"
 #include "water/render.h"
 #include "water/simd.h"
 
@@ -48,10 +49,37 @@ static int demo_script(int w, int h, struct touch_script **out)
 	return ret;
 }
 
+/* A wall drawn headless: --size is the wall's, each panel of a given
+ * size an output named as its connector, with its share of the pixels. */
+static void headless_wall(const struct options *o, struct headless_config *cfg)
+{
+	struct wall_layout l;
+	char err[ERR_LEN];
+
+	if (!o->layout || wall_layout_parse(o->layout, &l, err, sizeof(err)) < 0)
+		return;
+	for (int i = 0; i < l.count && cfg->n_outputs < HEADLESS_MAX_OUTPUTS; i++) {
+		struct headless_output *out = &cfg->outputs[cfg->n_outputs];
+		struct wall_screen s;
+
+		if (wall_layout_drawn(&l, o->width, o->height, i, &s) < 0) {
+			log_warn("layout: %s has no size; headless, each panel needs "
+				 "NAME@X,Y:WxH (mm)", l.panel[i].name);
+			continue;
+		}
+		snprintf(out->name, sizeof(out->name), "%s", l.panel[i].name);
+		out->width = s.width;
+		out->height = s.height;
+		out->mm_width = s.mm_width;
+		out->mm_height = s.mm_height;
+		cfg->n_outputs++;
+	}
+}
+
 /* The headless backend's share of the options. */
 static struct headless_config headless_config_from_options(const struct options *o)
 {
-	return (struct headless_config){
+	struct headless_config cfg = {
 		.width = o->width,
 		.height = o->height,
 		.refresh_hz = o->refresh_hz,
@@ -60,6 +88,9 @@ static struct headless_config headless_config_from_options(const struct options 
 		/* Run until stopped (--frames 0), it writes no files. */
 		.every = o->frames ? o->every : 0,
 	};
+
+	headless_wall(o, &cfg);
+	return cfg;
 }
 
 /* --touch-script, read once for whichever backend runs: 0 (*out NULL

@@ -10,12 +10,14 @@
 
 #include "base/log.h"
 #include "base/parse.h"
+#include "base/util.h"
 #include "input/touch-map.h"
 #include "settings/options-private.h"
 #include "settings/options.h"
 #include "water/render.h"
 #include "water/ripple.h"
 #include "water/units.h"
+#include "wall/layout.h"
 #include "water/workers.h"
 
 /*
@@ -192,6 +194,15 @@ static bool parse_touch(struct options *o, int c, const char *arg, bool on,
 		return false;
 	case OPT_TOUCH_OUTPUT:
 		return set_string(from, &o->touch_output, arg);
+	case OPT_TOUCH_MAP: {
+		struct touch_assign a[TOUCH_ASSIGN_MAX];
+
+		if (touch_assign_parse(arg, a, TOUCH_ASSIGN_MAX) < 0)
+			return bad(from, "'%s' is not \"DEVICE=NAME ...\" (at most %d, each "
+				   "device once: a path or a device's name, then its panel's "
+				   "connector)", arg, TOUCH_ASSIGN_MAX);
+		return set_string(from, &o->touch_map, arg);
+	}
 	case OPT_TOUCH_RADIUS:
 		return bad_bounds(from, arg, OPTIONS_MIN_LENGTH_MM, OPTIONS_MAX_RADIUS_MM,
 				  &o->touch_radius_min, &o->touch_radius_max);
@@ -316,6 +327,14 @@ bool options_parse_one(struct options *o, const struct option_row *opt, const ch
 		return set_string(f, &o->device, arg);
 	case OPT_CONNECTOR:
 		return set_string(f, &o->connector, arg);
+	case OPT_LAYOUT: {
+		struct wall_layout layout;
+		char err[ERR_LEN];
+
+		if (wall_layout_parse(arg, &layout, err, sizeof(err)) < 0)
+			return bad(f, "%s", err);
+		return set_string(f, &o->layout, arg);
+	}
 	case OPT_MODE:
 		if (parse_mode(arg, &o->mode_width, &o->mode_height, &o->mode_refresh_hz) < 0)
 			return bad(f, "'%s' is not WIDTHxHEIGHT or WIDTHxHEIGHT@HZ", arg);

@@ -61,6 +61,7 @@ static const struct option_row option_rows[] = {
 	{ "connector", required_argument, OPT_CONNECTOR, RELOAD_RESTART, STRING(connector) },
 	{ "mode", required_argument, OPT_MODE, RELOAD_RESTART, SPAN(mode_width, mode_refresh_hz) },
 	{ "rotate", required_argument, OPT_ROTATE, RELOAD_NEW_WATER, FIELD(rotate) },
+	{ "layout", required_argument, OPT_LAYOUT, RELOAD_RESTART, STRING(layout) },
 	{ "flip-timeout", required_argument, OPT_FLIP_TIMEOUT, RELOAD_RESTART, FIELD(flip_timeout_ms) },
 	{ "threads", required_argument, OPT_THREADS, RELOAD_LIVE, FIELD(threads) },
 	{ "sim-scale", required_argument, OPT_SIM_SCALE, RELOAD_NEW_WATER, FIELD(sim_scale) },
@@ -76,6 +77,7 @@ static const struct option_row option_rows[] = {
 	{ "touch-invert-y", no_argument, OPT_TOUCH_INVERT_Y, RELOAD_LIVE, FIELD(touch_invert_y) },
 	{ "calibration", required_argument, OPT_CALIBRATION, RELOAD_LIVE, SPAN(has_calibration, calibration) },
 	{ "touch-output", required_argument, OPT_TOUCH_OUTPUT, RELOAD_LIVE, STRING(touch_output) },
+	{ "touch-map", required_argument, OPT_TOUCH_MAP, RELOAD_RESTART, STRING(touch_map) },
 	{ "touch-radius", required_argument, OPT_TOUCH_RADIUS, RELOAD_LIVE, SPAN(touch_radius_min, touch_radius_max) },
 	{ "touch-weight", required_argument, OPT_TOUCH_WEIGHT, RELOAD_LIVE, SPAN(touch_weight_min, touch_weight_max) },
 	{ "stuck-touch", required_argument, OPT_STUCK_TOUCH, RELOAD_LIVE, FIELD(stuck_touch_s) },
@@ -172,8 +174,9 @@ int options_rotation(const struct options *o, int panel_rotation)
 void options_water_look(const struct options *o, struct water_look *look)
 {
 	*look = (struct water_look){
-		.screen_mm_width = o->screen_mm_width,
-		.screen_mm_height = o->screen_mm_height,
+		/* A wall's size is its layout's. */
+		.screen_mm_width = o->layout ? 0 : o->screen_mm_width,
+		.screen_mm_height = o->layout ? 0 : o->screen_mm_height,
 		.wave_speed_cm_s = o->wave_speed_cm_s,
 		.fade_s = o->fade_s,
 		.depth_mm = o->depth_mm,

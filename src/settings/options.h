@@ -165,11 +165,13 @@ struct options {
 	int mode_width, mode_height;  /* 0: preferred */
 	int mode_refresh_hz;          /* 0: any */
 	enum rotation rotate;         /* ROTATE_AUTO: see options_rotation() */
+	const char *layout;           /* a water wall's panels (wall/layout.h); NULL: mirrored */
 	int flip_timeout_ms;
 
 	/* ---- touch input ---- */
 	const char *touch_device;     /* NULL: every touchscreen, tablet and mouse */
-	const char *touch_output;     /* NULL: the first output */
+	const char *touch_output;     /* NULL: the first output, or a wall's whole */
+	const char *touch_map;        /* "DEVICE=NAME ...": a touchscreen per panel; NULL: none */
 	bool grab;                    /* EVIOCGRAB the devices used */
 	bool touch_invert_x, touch_invert_y;
 	bool has_calibration;         /* else the udev property, else identity */
@@ -201,7 +203,8 @@ struct options {
 /* X(field) for every string field of struct options: freed and copied. */
 #define OPTIONS_STRING_FIELDS(X) \
 	X(background) X(obstacles) X(touch_script) X(output_dir) X(device) X(connector) \
-	X(touch_device) X(touch_output) X(config) X(state_dir) X(http) X(http_token_file)
+	X(touch_device) X(touch_output) X(config) X(state_dir) X(http) X(http_token_file) \
+	X(layout) X(touch_map)
 
 enum options_result {
 	OPTIONS_RUN,      /* go on */

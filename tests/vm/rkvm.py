@@ -1083,9 +1083,17 @@ def vnc_set_desktop_size(path, width, height, timeout=10):
     _recvn(s, struct.unpack(">I", _recvn(s, 4))[0])  # name
     # SetEncodings: ExtendedDesktopSize (-308), then SetDesktopSize (251)
     s.sendall(struct.pack(">BxHi", 2, 1, -308))
-    s.sendall(struct.pack(">BxHHBx", 251, width, height, 1) +
-              struct.pack(">IHHHHI", 0, 0, 0, width, height, 0))
+    vnc_resize(s, width, height)
     return s
+
+
+def vnc_resize(sock, width, height):
+    """Ask the head vnc_set_desktop_size() plugged in for another size
+    (SetDesktopSize): 0 x 0 unplugs it (QEMU's virtio-gpu disables a head
+    asked for no size: the guest sees its connector disconnected, a
+    HOTPLUG uevent), a size plugs it in again."""
+    sock.sendall(struct.pack(">BxHHBx", 251, width, height, 1) +
+                 struct.pack(">IHHHHI", 0, 0, 0, width, height, 0))
 
 
 class Image:

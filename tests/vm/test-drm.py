@@ -1,18 +1,32 @@
 #!/usr/bin/env python3
 """The DRM/KMS backend on real kernel drivers (bochs-drm, virtio_gpu) in QEMU.
 
+Both drivers have atomic modesetting: every boot runs the kiosk through
+atomic commits (the default) and again with RIPPLE_DRM_LEGACY=1, and the
+start line must name the API in use.
+
 Checks, grouped into three boots:
   bochs-display   default run at the preferred 1280x800 looks like the
                   headless render and logs the screen's physical size as
                   the connector gives it; SIGTERM exits 0 within 1 s and
-                  the picture goes away; --mode 1024x768 is honoured; --mode
-                  123x45 fails listing the modes; --screen-mm 600x340 wins
-                  over the connector; --rain 600 moves; a reload that
-                  needs new water it cannot make is refused and the water
-                  keeps moving.
-  virtio-gpu-pci  default run and its physical size, --rain 600 moves (only
-                  presented frames reach the screendump there), SIGTERM.
-  virtio-gpu-pci,max_outputs=2  both heads show water; --connector picks one.
+                  the picture goes away; the same with the legacy API;
+                  flips completed while the loop did not read them are no
+                  stuck display (a test hook, both APIs); --mode 1024x768
+                  is honoured; --mode 123x45 fails listing the modes;
+                  --screen-mm 600x340 wins over the connector; --rain 600
+                  moves; a reload that needs new water it cannot make is
+                  refused and the water keeps moving.
+  virtio-gpu-pci  default run and its physical size, the legacy API, the
+                  late flips read, --rain 600 moves (only presented frames
+                  reach the screendump there), SIGTERM.
+  virtio-gpu-pci,max_outputs=2  both heads show water; with rain both keep
+                  flipping, in one atomic commit; head 1 unplugged (VNC
+                  asks for no size) goes dark while head 0 runs on, and
+                  comes back with water, no restart; the same with the
+                  legacy API; a head the driver refuses (a test hook) is
+                  said in a line naming it and its mode and stays dark;
+                  refusing every head falls back to the legacy API;
+                  --connector picks one.
 
 The binary: $RIPPLE_KIOSK, else $top_builddir/src/ripple-kiosk.
 Skips (77) without QEMU/busybox/binary unless CI=true."""
@@ -69,10 +83,31 @@ def looks_like(img, ref, label):
     return t.check(ok, "%s: matches the headless render" % label, why)
 
 
-def default_run(vm, label, **dump):
-    """ripple-kiosk with no options: preferred mode, default picture."""
-    vm.start("rk", "ripple-kiosk")
+# The environment that forces the legacy API.
+LEGACY = ("RIPPLE_DRM_LEGACY=1",)
+# The start line: "version V on /dev/dri/card0 (bochs-drm, atomic): ...".
+START_LINE = r"version \S+ on /dev/dri/card\d+ \(([^,()]+), (\w+)\)"
+
+
+def api_of(env):
+    return "legacy" if "RIPPLE_DRM_LEGACY=1" in env else "atomic"
+
+
+def api_named(vm, label, api):
+    """The start line names the modesetting API in use."""
+    log = wait_log(vm, "rk", START_LINE)
+    m = re.search(START_LINE, log)
+    return t.check(m is not None and m.group(2) == api,
+                   "%s: the start line says %s" % (label, api),
+                   "start line: %s\n%s" % (m.group(0) if m else "none", log))
+
+
+def default_run(vm, label, env=(), **dump):
+    """ripple-kiosk with no options: preferred mode, default picture; the
+    start line names the API (env may force the legacy one)."""
+    vm.start("rk", "env", *env, "ripple-kiosk")
     img = wait_picture(vm, "rk", (1280, 800), label, **dump)
+    api_named(vm, label, api_of(env))
     ok = t.check(img.size == (1280, 800), "%s: preferred mode 1280x800" % label,
                  "screen is %dx%d\n%s" % (img.size + (vm.log("rk"),)))
     t.check(rkvm.is_not_black(img), "%s: not black" % label,
@@ -188,6 +223,45 @@ def rain_moves(vm, label, size, **dump):
     second, ok = vm.wait_screen(lambda img: moved(img) > 0.001, label + "-rain-2", **dump)
     t.check(ok, "%s: --rain 600: later screendumps differ" % label,
             "%.3f%% of pixels changed, screen %dx%d" % ((100 * moved(second),) + second.size))
+    vm.stop("rk", "TERM", 10)
+
+
+# The flips' events unread (RIPPLE_DRM_TEST_UNREAD_EVENTS), each flip is
+# late when the next frame looks at it. The screen changes this many
+# times: beyond the program's first two frames (the modeset and the first
+# flip), each change needs a late flip read as completed.
+LATE_FLIP_TIMEOUT_MS = 200
+LATE_CHANGES = 4
+
+
+def late_flips_read(vm, label, size, env=(), **dump):
+    """A test hook keeps the loop from reading the device's events, as a
+    pass held up longer than --flip-timeout (new water on a reload) has
+    not read them: QEMU completes flips at once, so every flip is late
+    and completed when the next frame looks at it. Read then, it is no
+    stuck display (4fee6ac): the rain keeps changing the screen, and no
+    line says the display is stuck."""
+    vm.start("rk", "env", "RIPPLE_DRM_TEST_UNREAD_EVENTS=1", *env, "ripple-kiosk",
+             "--rain", "3000", "--flip-timeout", str(LATE_FLIP_TIMEOUT_MS))
+    last = wait_picture(vm, "rk", size, label + "-late-0", **dump)
+    changes = 0
+    while changes < LATE_CHANGES and vm.running("rk"):
+        prev = last
+
+        def changed(img):
+            return (not vm.running("rk") or
+                    (img.size == prev.size and rkvm.diff_fraction(prev, img, 8) > 0.001))
+        last, ok = vm.wait_screen(changed, "%s-late-%d" % (label, changes + 1), **dump)
+        if not ok or not vm.running("rk"):
+            break
+        changes += 1
+    log = vm.log("rk")
+    t.check(changes == LATE_CHANGES and vm.running("rk") and "stuck" not in log,
+            "%s: flips completed while the loop read no events are no stuck display" % label,
+            "%d of %d screen changes, %s\n%s" % (changes, LATE_CHANGES,
+                                                "running" if vm.running("rk") else "exited",
+                                                log))
+    api_named(vm, label, api_of(env))
     vm.stop("rk", "TERM", 10)
 
 
@@ -356,6 +430,10 @@ with rkvm.boot(devices=["bochs-display"], programs=[(prog, "/usr/local/bin/rippl
     running = default_run(vm, "bochs")
     bochs_mm = connector_mm_logged(vm, "bochs")
     sigterm(vm, "bochs", running)
+    running = default_run(vm, "bochs legacy", LEGACY)
+    sigterm(vm, "bochs legacy", running)
+    late_flips_read(vm, "bochs", (1280, 800))
+    late_flips_read(vm, "bochs legacy", (1280, 800), LEGACY)
 
     # With the debug lines: the DRM backend's own reading of the connector.
     vm.start("rk", "env", "RIPPLE_KIOSK_DEBUG=1", "ripple-kiosk", "--mode", "1024x768")
@@ -390,11 +468,104 @@ with rkvm.boot(devices=["virtio-gpu-pci"], programs=[(prog, "/usr/local/bin/ripp
     running = default_run(vm, "virtio-gpu")
     connector_mm_logged(vm, "virtio-gpu")
     sigterm(vm, "virtio-gpu", running)
+    running = default_run(vm, "virtio-gpu legacy", LEGACY)
+    sigterm(vm, "virtio-gpu legacy", running)
+    late_flips_read(vm, "virtio-gpu", (1280, 800))
     rain_moves(vm, "virtio-gpu", (1280, 800))
     stone_moves_only_there(vm, "virtio-gpu", (1280, 800))
     vm.poweroff()
 
 # ---- virtio-gpu-pci, two outputs ---------------------------------------------
+HEAD = (1280, 800)
+
+
+def is_water(img):
+    return (img.size == HEAD and
+            rkvm.compare(img, REF[HEAD], MAX_MEAN, MAX_FRACTION, THRESHOLD)[0])
+
+
+def head_moves(vm, label, head):
+    """The head's screendumps change under the rain: it is flipped (only
+    presented frames reach them on virtio-gpu)."""
+    first = shot(vm, "%s-head%d-a" % (label, head), device="gpu", head=head)
+    img, ok = vm.wait_screen(lambda img: (img.size == first.size == HEAD and
+                                          rkvm.diff_fraction(first, img, 8) > 0.001),
+                             "%s-head%d-b" % (label, head), device="gpu", head=head)
+    return t.check(ok, "%s: head %d keeps flipping" % (label, head),
+                   "%dx%d, %.3f%% changed\n%s" % (img.size + (
+                       100 * rkvm.diff_fraction(first, img, 8) if img.size == first.size
+                       else 100.0, vm.log("rk"))))
+
+
+def wall_hotplug(vm, label, names, head1, env=()):
+    """Rain on both heads: both keep flipping (in one commit, atomically);
+    head 1 unplugged goes dark while head 0 flips on; plugged in again it
+    shows water, the same process; SIGTERM gives the console back."""
+    atomic = api_of(env) == "atomic"
+    vm.start("rk", "env", "RIPPLE_KIOSK_DEBUG=1", *env, "ripple-kiosk", "--rain", "3000")
+    for head in (0, 1):
+        wait_picture(vm, "rk", HEAD, "%s-head%d" % (label, head), device="gpu", head=head)
+    api_named(vm, label, api_of(env))
+    pid = vm.run("pidof ripple-kiosk")[1].strip()
+    for head in (0, 1):
+        head_moves(vm, label, head)
+    if atomic:
+        together = r"%s, %s flip in one commit" % tuple(re.escape(n) for n in names)
+        log, ok = vm.wait_log("rk", together)
+        t.check(ok, "%s: both heads flip in one atomic commit" % label, log)
+
+    rkvm.vnc_resize(head1, 0, 0)
+    log, gone = vm.wait_log("rk", r"output %s is gone" % re.escape(names[1]))
+    dark, ok = vm.wait_screen(lambda img: rkvm.nonblack_fraction(img) < 0.01,
+                              label + "-unplugged", device="gpu", head=1)
+    t.check(gone and ok and vm.running("rk"),
+            "%s: head 1 unplugged goes dark, and the program runs on" % label,
+            "%.1f%% not black\n%s" % (100 * rkvm.nonblack_fraction(dark), log))
+    head_moves(vm, label + "-alone", 0)
+
+    rkvm.vnc_resize(head1, HEAD[0], HEAD[1])
+    back, ok = vm.wait_screen(lambda img: img.size == HEAD and rkvm.is_not_black(img),
+                              label + "-replugged", FIRST_FRAME_S, device="gpu", head=1)
+    t.check(ok and vm.run("pidof ripple-kiosk")[1].strip() == pid,
+            "%s: head 1 plugged in again shows the water, no restart" % label,
+            "%dx%d, %.1f%% not black\n%s" % (back.size + (100 * rkvm.nonblack_fraction(back),
+                                                          vm.log("rk"))))
+    if ok:
+        head_moves(vm, label + "-replugged", 1)
+    running = shot(vm, label + "-before-exit", device="gpu", head=0)
+    sigterm(vm, label, running, device="gpu", head=0)
+
+
+def refused_heads(vm, label, names):
+    """The test hook makes the atomic test refuse head 1: one line names
+    it and its mode, it stays dark, head 0 shows the water. Refusing
+    every head: the legacy API takes over and both show water."""
+    vm.start("rk", "env", "RIPPLE_DRM_TEST_REFUSE=" + names[1], "ripple-kiosk")
+    wait_picture(vm, "rk", HEAD, label + "-one-head0", device="gpu", head=0)
+    refusal = r"the driver refuses %s at %dx%d@[\d.]+ Hz .*stays dark" % (
+        (re.escape(names[1]),) + HEAD)
+    log = wait_log(vm, "rk", refusal)
+    t.check(re.search(refusal, log) and len(re.findall(r"refuses", log)) == 1,
+            "%s: one line names the refused connector and its mode" % label, log)
+    api_named(vm, label + " (one refused)", "atomic")
+    on, shown = vm.wait_screen(is_water, label + "-one-water", device="gpu", head=0)
+    t.check(shown, "%s: head 0 shows the water" % label, vm.log("rk"))
+    off = shot(vm, label + "-one-head1", device="gpu", head=1)
+    t.check(not is_water(off), "%s: the refused head 1 shows no water" % label)
+    vm.stop("rk", "TERM", 10)
+
+    vm.start("rk", "env", "RIPPLE_DRM_TEST_REFUSE=all", "ripple-kiosk")
+    log = wait_log(vm, "rk", r"using the legacy API")
+    t.check("refuses every screen through atomic modesetting; using the legacy API" in log,
+            "%s: every head refused: the legacy API takes over" % label, log)
+    api_named(vm, label + " (all refused)", "legacy")
+    for head in (0, 1):
+        img, ok = vm.wait_screen(is_water, "%s-all-head%d" % (label, head), FIRST_FRAME_S,
+                                 device="gpu", head=head)
+        t.check(ok, "%s: ... and head %d shows the water" % (label, head), vm.log("rk"))
+    vm.stop("rk", "TERM", 10)
+
+
 # QEMU enables head 1 only when a display UI asks for a size: a VNC server
 # bound to it is asked once the program runs, which also proves that a
 # screen plugged in later lights up (a HOTPLUG uevent in the guest).
@@ -421,6 +592,11 @@ with rkvm.boot(devices=["virtio-gpu-pci,max_outputs=2,id=gpu"],
         if img.size == (1280, 800):
             looks_like(img, REF[(1280, 800)], "two outputs, head %d" % head)
     vm.stop("rk", "TERM", 10)
+
+    if len(names) == 2:
+        wall_hotplug(vm, "two heads", names, head1)
+        wall_hotplug(vm, "two heads legacy", names, head1, LEGACY)
+        refused_heads(vm, "two heads refused", names)
 
     if len(names) == 2:
         vm.start("rk", "ripple-kiosk", "--connector", names[1])

@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """End-to-end check of the VM harness with a program that is already on the
 host: modetest's colour bars on bochs-display and on virtio-gpu-pci must
-reach QMP screendumps; the command channel, exit codes, SIGTERM timing and
+reach QMP screendumps; both drivers offer atomic modesetting (modetest -a
+lists the CRTC's MODE_ID and ACTIVE and the planes' FB_ID, which the kiosk's
+atomic commits set; without -a the kernel hides them), so the VM tests run
+the kiosk through both APIs; the command channel, exit codes, SIGTERM timing and
 QMP tablet input must work; the bounds grow with how slow the guest runs
 (RKVM_TIMEOUT_MUL overrides it).  Skips (77) without QEMU unless CI=true."""
 
@@ -18,6 +21,18 @@ rkvm.require_tools("qemu-system-x86_64", "busybox", "modetest")
 modetest = rkvm.shutil.which("modetest")
 
 t = rkvm.Checks()
+
+
+def offers_atomic(vm, driver, label):
+    """The kernel gives an atomic client the properties atomic commits set,
+    and hides them from a legacy one."""
+    rc, atomic = vm.run("modetest -M %s -a -p" % driver, check=False)
+    _, legacy = vm.run("modetest -M %s -p" % driver, check=False)
+    names = set(re.findall(r"^\s+\d+ (\w+):$", atomic, re.M))
+    t.check(rc == 0 and {"MODE_ID", "ACTIVE", "FB_ID", "CRTC_ID"} <= names,
+            "%s: %s offers atomic modesetting" % (label, driver), atomic[-1500:])
+    t.check(not re.search(r"^\s+\d+ MODE_ID:$", legacy, re.M),
+            "%s: ... and hides its properties from a legacy client" % label, legacy[-800:])
 
 
 def colour_bars(vm, driver, label):
@@ -49,6 +64,7 @@ with rkvm.boot(devices=["bochs-display", "virtio-tablet-pci"],
     rc, out = vm.run("ls /dev/dri")
     t.check("card0" in out, "bochs: /dev/dri/card0 exists", out)
     colour_bars(vm, "bochs-drm", "bochs")
+    offers_atomic(vm, "bochs-drm", "bochs")
 
     # How slow the guest runs: measured at the boot, every bound times it;
     # RKVM_TIMEOUT_MUL overrides it.
@@ -98,6 +114,7 @@ with rkvm.boot(devices=["virtio-gpu-pci"], programs=[modetest]) as vm:
     print("# virtio-gpu boot to RK-READY: %.1f s (wall %.1f s)"
           % (vm.boot_seconds, time.monotonic() - t0), flush=True)
     colour_bars(vm, "virtio_gpu", "virtio-gpu")
+    offers_atomic(vm, "virtio_gpu", "virtio-gpu")
     vm.poweroff()
 
 # ---- guest script mode: RK-EXIT and poweroff ----------------------------

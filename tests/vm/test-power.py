@@ -3,7 +3,10 @@
 screens off through the connector's DPMS property and a touch brings them
 back with water on them.
 
-One run on each of bochs-display and virtio-gpu-pci (with a virtio tablet):
+Two runs on each of bochs-display and virtio-gpu-pci (with a virtio
+tablet), one through atomic commits (the default: the CRTC's ACTIVE) and
+one with RIPPLE_DRM_LEGACY=1 (the connector's DPMS property); the start
+line names the API:
   - the connector's DPMS value, read back in the guest with modetest -c,
     is Off while the exhibit sleeps; the log says so, and the stats line
     says how long it slept;
@@ -15,7 +18,7 @@ One run on each of bochs-display and virtio-gpu-pci (with a virtio tablet):
     frames reach the screendump: the frame after waking was presented);
   - it falls asleep again, and SIGTERM while asleep exits 0 with the
     connector switched on for the console.
-Then virtio-gpu-pci with two heads: a screen plugged in while asleep is
+Then virtio-gpu-pci with two heads (atomic): a screen plugged in while asleep is
 switched off too (DPMS Off on both connectors) and takes no CPU; a touch
 gives DPMS On on both and each head shows the water again.
 On bochs-display again, the screen goes away while the water shows (the
@@ -204,7 +207,7 @@ def sleep_after():
     return max(SLEEP_AFTER_S, round(rkvm.scaled(SLEEP_AFTER_S)))
 
 
-def start_watched(vm, label, *args):
+def start_watched(vm, label, *args, env=()):
     """ripple-kiosk with these arguments under a watchdog, its notify
     socket served by notify-listen ("nl")."""
     vm.start("nl", "notify-listen", NOTIFY_SOCKET)
@@ -212,18 +215,25 @@ def start_watched(vm, label, *args):
                             rkvm.WAIT_TIMEOUT, 0.3),
             "%s: the notify socket is there" % label, vm.log("nl"))
     vm.start("rk", "env", "NOTIFY_SOCKET=" + NOTIFY_SOCKET, "WATCHDOG_USEC=%d" % WATCHDOG_USEC,
-             "ripple-kiosk", *args)
+             *env, "ripple-kiosk", *args)
 
 
-def power_run(vm, driver, label):
+# The environment that forces the legacy API.
+LEGACY = ("RIPPLE_DRM_LEGACY=1",)
+
+
+def power_run(vm, driver, label, env=()):
     sleep_s = sleep_after()
+    api = "legacy" if env == LEGACY else "atomic"
     start_watched(vm, label, "--sleep-after", str(sleep_s), "--attract", "0",
-                  "--stats-interval", str(STATS_S), "--wave-speed", "5")
+                  "--stats-interval", str(STATS_S), "--wave-speed", "5", env=env)
     first = vm.wait_picture("rk", SCREEN, label + "-0", FIRST_FRAME_S)
     if not t.check(first.size == SCREEN and rkvm.is_not_black(first),
                    "%s: water shown" % label, vm.log("rk")):
         vm.stop("rk", "KILL", 5)
         return
+    log, ok = vm.wait_log("rk", r"version \S+ on /dev/dri/card\d+ \([^,()]+, %s\)" % api)
+    t.check(ok, "%s: the start line says %s" % (label, api), log)
     log, ok = vm.wait_log("rk", r"no touch for %d s: the screens sleep" % sleep_s,
                           timeout=SLEEP_AFTER_S + rkvm.WAIT_TIMEOUT)
     t.check(ok, "%s: falls asleep after --sleep-after" % label, log)
@@ -365,11 +375,13 @@ def unplug(vm, label):
 with rkvm.boot(devices=["bochs-display", "virtio-tablet-pci"],
                programs=[prog, modetest, (notify_listen, "/usr/local/bin/notify-listen")]) as vm:
     power_run(vm, "bochs-drm", "bochs")
+    power_run(vm, "bochs-drm", "bochs legacy", LEGACY)
     unplug(vm, "unplugged")
 
 with rkvm.boot(devices=["virtio-gpu-pci", "virtio-tablet-pci"],
                programs=[prog, modetest, (notify_listen, "/usr/local/bin/notify-listen")]) as vm:
     power_run(vm, "virtio_gpu", "virtio-gpu")
+    power_run(vm, "virtio_gpu", "virtio-gpu legacy", LEGACY)
 
 # QEMU enables head 1 only when a display UI asks for a size: a VNC server
 # bound to it, asked while the program sleeps, plugs that screen in then.

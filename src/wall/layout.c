@@ -1,0 +1,287 @@
+#include "config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/parse.h"
+#include "wall/layout.h"
+
+/* A panel's field text: "HDMI-A-1@1234.5,678:1209.6x680.4/270" at the most. */
+#define FIELD_MAX 128
+#define ROTATION_STEP 90
+#define ROTATION_TURN 360
+
+void wall_turned(int rotation, int w, int h, int *lw, int *lh)
+{
+	bool sideways = rotation == 90 || rotation == 270;
+
+	*lw = sideways ? h : w;
+	*lh = sideways ? w : h;
+}
+
+/* "A,B" or "AxB": two numbers of mm, lo..WALL_MAX_MM, separated by sep. */
+static int parse_pair(const char *s, char sep, double lo, double *a, double *b)
+{
+	char buf[FIELD_MAX];
+	char *mid;
+
+	if (strlen(s) >= sizeof(buf))
+		return -EINVAL;
+	strcpy(buf, s);
+	mid = strchr(buf, sep);
+	if (!mid)
+		return -EINVAL;
+	*mid++ = '\0';
+	if (parse_double(buf, lo, WALL_MAX_MM, a) < 0 || parse_double(mid, lo, WALL_MAX_MM, b) < 0)
+		return -EINVAL;
+	return 0;
+}
+
+/* Rectangles [x, x + w) overlap: bezels may touch, glass may not cross. */
+static bool overlap(const struct wall_panel *a, const struct wall_panel *b)
+{
+	return a->x_mm < b->x_mm + b->w_mm && b->x_mm < a->x_mm + a->w_mm &&
+	       a->y_mm < b->y_mm + b->h_mm && b->y_mm < a->y_mm + a->h_mm;
+}
+
+static int parse_panel(const char *field, struct wall_panel *p, char *err, size_t len)
+{
+	char buf[FIELD_MAX];
+	char *at, *size, *rot;
+	int r;
+
+	if (strlen(field) >= sizeof(buf)) {
+		snprintf(err, len, "'%.32s...' is too long for NAME@X,Y[:WxH][/ROT]",
+			 field);
+		return -EINVAL;
+	}
+	strcpy(buf, field);
+	memset(p, 0, sizeof(*p));
+	at = strchr(buf, '@');
+	/* A connector's name never has a slash: the headless frames are
+	 * files named after it. */
+	if (!at || at == buf || at - buf >= WALL_NAME_MAX || memchr(buf, '/', (size_t)(at - buf))) {
+		snprintf(err, len, "'%s' is not NAME@X,Y[:WxH][/ROT] (mm, a connector's "
+			 "name before the @)", field);
+		return -EINVAL;
+	}
+	*at++ = '\0';
+	snprintf(p->name, sizeof(p->name), "%s", buf);
+	rot = strchr(at, '/');
+	if (rot) {
+		*rot++ = '\0';
+		if (parse_int(rot, 0, ROTATION_TURN - ROTATION_STEP, &r) < 0 ||
+		    r % ROTATION_STEP != 0) {
+			snprintf(err, len, "%s's rotation '%s' is not 0, 90, 180 or 270",
+				 p->name, rot);
+			return -EINVAL;
+		}
+		p->rotation = r;
+	}
+	size = strchr(at, ':');
+	if (size) {
+		*size++ = '\0';
+		if (parse_pair(size, 'x', 1.0, &p->w_mm, &p->h_mm) < 0) {
+			snprintf(err, len, "%s's size '%s' is not WxH in mm (1 to %.0f)",
+				 p->name, size, WALL_MAX_MM);
+			return -EINVAL;
+		}
+	}
+	if (parse_pair(at, ',', 0.0, &p->x_mm, &p->y_mm) < 0) {
+		snprintf(err, len, "%s's place '%s' is not X,Y in mm (0 to %.0f)", p->name,
+			 at, WALL_MAX_MM);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int wall_layout_parse(const char *s, struct wall_layout *out, char *err, size_t len)
+{
+	char field[FIELD_MAX + 1];
+	const char *p = s;
+
+	memset(out, 0, sizeof(*out));
+	for (;;) {
+		size_t n;
+		struct wall_panel *panel;
+
+		p += strspn(p, " \t");
+		if (!*p)
+			break;
+		n = strcspn(p, " \t");
+		if (out->count == WALL_MAX_PANELS) {
+			snprintf(err, len, "more than %d panels", WALL_MAX_PANELS);
+			return -EINVAL;
+		}
+		snprintf(field, sizeof(field), "%.*s", (int)(n < FIELD_MAX ? n : FIELD_MAX),
+			 p);
+		panel = &out->panel[out->count];
+		if (parse_panel(field, panel, err, len) < 0)
+			return -EINVAL;
+		for (int i = 0; i < out->count; i++) {
+			const struct wall_panel *o = &out->panel[i];
+
+			if (strcmp(o->name, panel->name) == 0) {
+				snprintf(err, len, "%s is named twice; each connector "
+					 "shows one panel", panel->name);
+				return -EINVAL;
+			}
+			if (o->w_mm > 0 && panel->w_mm > 0 && overlap(o, panel)) {
+				snprintf(err, len, "%s and %s overlap; panels sit side "
+					 "by side, their gaps are the bezels", o->name,
+					 panel->name);
+				return -EINVAL;
+			}
+		}
+		out->count++;
+		p += n;
+	}
+	if (out->count == 0) {
+		snprintf(err, len, "no panel; expected NAME@X,Y[:WxH][/ROT] ...");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int wall_layout_find(const struct wall_layout *l, const char *name)
+{
+	for (int i = 0; i < l->count; i++)
+		if (strcmp(l->panel[i].name, name) == 0)
+			return i;
+	return -1;
+}
+
+/* The panel's size on the wall: given, else its connector's (turned),
+ * else as it was when last seen. */
+static void panel_size(const struct wall_panel *p, const struct wall_screen *s,
+		       struct wall_memory *known, int i)
+{
+	if (p->w_mm > 0) {
+		known->w_mm[i] = p->w_mm;
+		known->h_mm[i] = p->h_mm;
+	} else if (s->connected && s->mm_width > 0 && s->mm_height > 0) {
+		int w, h;
+
+		wall_turned(p->rotation, s->mm_width, s->mm_height, &w, &h);
+		known->w_mm[i] = w;
+		known->h_mm[i] = h;
+	}
+}
+
+int wall_plan_make(const struct wall_layout *l, const struct wall_screen *screens,
+		   struct wall_memory *known, struct wall_plan *out, char *err, size_t len)
+{
+	double x0 = WALL_MAX_MM, y0 = WALL_MAX_MM, x1 = 0, y1 = 0;
+	int first = -1;
+
+	memset(out, 0, sizeof(*out));
+	err[0] = '\0';
+	for (int i = 0; i < l->count; i++) {
+		const struct wall_panel *p = &l->panel[i];
+		const struct wall_screen *s = &screens[i];
+
+		panel_size(p, s, known, i);
+		if (known->w_mm[i] <= 0) {
+			if (s->connected)
+				snprintf(err, len, "layout: %s reports no size; give it as "
+					 "%s@X,Y:WxH (mm): it stays dark", p->name, p->name);
+			continue;
+		}
+		out->window[i].sized = true;
+		if (first < 0 && s->connected)
+			first = i;
+		if (p->x_mm < x0)
+			x0 = p->x_mm;
+		if (p->y_mm < y0)
+			y0 = p->y_mm;
+		if (p->x_mm + known->w_mm[i] > x1)
+			x1 = p->x_mm + known->w_mm[i];
+		if (p->y_mm + known->h_mm[i] > y1)
+			y1 = p->y_mm + known->h_mm[i];
+	}
+	/* Connector sizes are known only now: their panels may overlap. */
+	for (int i = 0; i < l->count; i++) {
+		for (int j = 0; j < i; j++) {
+			struct wall_panel a = l->panel[i], b = l->panel[j];
+
+			if (!out->window[i].sized || !out->window[j].sized)
+				continue;
+			a.w_mm = known->w_mm[i];
+			a.h_mm = known->h_mm[i];
+			b.w_mm = known->w_mm[j];
+			b.h_mm = known->h_mm[j];
+			if (overlap(&a, &b)) {
+				snprintf(err, len, "layout: %s and %s overlap at the sizes their "
+					 "connectors report; give each WxH in mm", b.name, a.name);
+				return -EINVAL;
+			}
+		}
+	}
+	if (known->px_per_mm_x <= 0) {
+		int lw, lh;
+
+		if (first < 0)
+			return -ENOENT;
+		wall_turned(l->panel[first].rotation, screens[first].width, screens[first].height,
+			    &lw, &lh);
+		known->px_per_mm_x = lw / known->w_mm[first];
+		known->px_per_mm_y = lh / known->h_mm[first];
+	}
+	out->px_per_mm_x = known->px_per_mm_x;
+	out->px_per_mm_y = known->px_per_mm_y;
+	out->mm_width = (int)lround(x1 - x0);
+	out->mm_height = (int)lround(y1 - y0);
+	for (int i = 0; i < l->count; i++) {
+		struct wall_window *w = &out->window[i];
+		const struct wall_panel *p = &l->panel[i];
+
+		if (!w->sized)
+			continue;
+		/* An even column: the render may move the two pixels of a pair
+		 * by one offset, pairs counted from where its rows start, so a
+		 * window there draws the very pixels the whole wall would. */
+		w->x = 2 * (int)lround((p->x_mm - x0) * out->px_per_mm_x / 2);
+		w->y = (int)lround((p->y_mm - y0) * out->px_per_mm_y);
+		w->w = (int)lround(known->w_mm[i] * out->px_per_mm_x);
+		w->h = (int)lround(known->h_mm[i] * out->px_per_mm_y);
+		w->shown = screens[i].connected;
+		if (w->x + w->w > out->width)
+			out->width = w->x + w->w;
+		if (w->y + w->h > out->height)
+			out->height = w->y + w->h;
+	}
+	return 0;
+}
+
+int wall_layout_drawn(const struct wall_layout *l, int width, int height, int i,
+		      struct wall_screen *s)
+{
+	double x0 = WALL_MAX_MM, y0 = WALL_MAX_MM, x1 = 0, y1 = 0;
+	const struct wall_panel *p = &l->panel[i];
+	int lw, lh;
+
+	memset(s, 0, sizeof(*s));
+	for (int j = 0; j < l->count; j++) {
+		const struct wall_panel *q = &l->panel[j];
+
+		if (q->w_mm <= 0)
+			continue;
+		x0 = fmin(x0, q->x_mm);
+		y0 = fmin(y0, q->y_mm);
+		x1 = fmax(x1, q->x_mm + q->w_mm);
+		y1 = fmax(y1, q->y_mm + q->h_mm);
+	}
+	if (p->w_mm <= 0)
+		return -ENOENT;
+	lw = (int)lround(p->w_mm * width / (x1 - x0));
+	lh = (int)lround(p->h_mm * height / (y1 - y0));
+	s->connected = true;
+	/* As scanned out: a panel turned on the wall is turned back. */
+	wall_turned(p->rotation, lw < 1 ? 1 : lw, lh < 1 ? 1 : lh, &s->width, &s->height);
+	wall_turned(p->rotation, (int)lround(p->w_mm), (int)lround(p->h_mm), &s->mm_width,
+		    &s->mm_height);
+	return 0;
+}

@@ -1,0 +1,94 @@
+/*
+ * A water wall: several panels side by side under one pond. The layout
+ * places each connector's panel on the wall in millimetres; the plan turns
+ * it into the wall's pixels, one window of them per panel. Pure
+ * arithmetic: no devices, no water.
+ */
+#ifndef WALL_LAYOUT_H
+#define WALL_LAYOUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Panels on one wall: the loop's outputs at the most. */
+#define WALL_MAX_PANELS 8
+#define WALL_NAME_MAX 32
+/* The largest wall, each way: 100 m is a building, not an exhibit. */
+#define WALL_MAX_MM 100000.0
+
+struct wall_panel {
+	char name[WALL_NAME_MAX];   /* the connector's, e.g. "HDMI-A-1" */
+	double x_mm, y_mm;          /* the visible picture's top-left corner on the wall */
+	double w_mm, h_mm;          /* its visible size on the wall; 0: the connector's */
+	int rotation;               /* 0, 90, 180, 270: as --rotate, for this panel */
+};
+
+struct wall_layout {
+	int count;                  /* 0: no layout, every screen mirrors */
+	struct wall_panel panel[WALL_MAX_PANELS];
+};
+
+/*
+ * "NAME@X,Y[:WxH][/ROT] ..." (blanks between panels). 0, or -EINVAL with
+ * one line in err naming the panel and what was expected: a bad field, a
+ * connector named twice, two panels of given sizes that overlap.
+ */
+int wall_layout_parse(const char *s, struct wall_layout *out, char *err, size_t len);
+
+/* Index of the panel named name, or -1. */
+int wall_layout_find(const struct wall_layout *l, const char *name);
+
+/* A panel as the plan needs it: what its connector says, when connected. */
+struct wall_screen {
+	bool connected;
+	int width, height;          /* pixels as scanned out */
+	int mm_width, mm_height;    /* the connector's, scan-out orientation; 0: unknown */
+};
+
+/* Where one panel shows the pond. */
+struct wall_window {
+	bool shown;                 /* connected, with a size: it draws its window */
+	bool sized;                 /* its place on the wall is known */
+	int x, y, w, h;             /* its window in the wall's pixels; x even */
+};
+
+/*
+ * The wall in pixels: one logical pixel grid over the panels' bounding
+ * box, as fine as the first connected panel's, so that a panel like it
+ * shows its window pixel for pixel.
+ */
+struct wall_plan {
+	int width, height;          /* the wall's pixels */
+	int mm_width, mm_height;    /* the bounding box, rounded */
+	double px_per_mm_x, px_per_mm_y;
+	struct wall_window window[WALL_MAX_PANELS];
+};
+
+/*
+ * The plan for the layout with screens[i] for panel i. A panel whose size
+ * is neither given nor reported is left out (said in err, 0 returned):
+ * known[] remembers the sizes of panels once seen, so one unplugged keeps
+ * its place and the wall its size (give it zeroed, WALL_MAX_PANELS long).
+ * px_per_mm, once non-zero, is kept. -EINVAL (err says why) when connector
+ * sizes make panels overlap, -ENOENT when no panel is connected and sized.
+ */
+struct wall_memory {
+	double w_mm[WALL_MAX_PANELS], h_mm[WALL_MAX_PANELS];  /* 0: never seen */
+	double px_per_mm_x, px_per_mm_y;                      /* 0: not yet */
+};
+int wall_plan_make(const struct wall_layout *l, const struct wall_screen *screens,
+		   struct wall_memory *known, struct wall_plan *out, char *err, size_t len);
+
+/*
+ * A wall drawn headless (tests, pictures) at width x height pixels over
+ * the bounding box of the panels of given sizes: panel i as a screen of
+ * its share of them, scanned out as its rotation has it. 0, or -ENOENT
+ * for a panel without a given size.
+ */
+int wall_layout_drawn(const struct wall_layout *l, int width, int height, int i,
+		      struct wall_screen *s);
+
+/* Logical size of a panel of w x h scanned out, turned by rotation. */
+void wall_turned(int rotation, int w, int h, int *lw, int *lh);
+
+#endif
