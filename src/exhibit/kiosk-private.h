@@ -14,6 +14,7 @@
 #include "image/playlist.h"
 #include "settings/options.h"
 #include "water/render.h"
+#include "water/splashes.h"
 #include "water/units.h"
 
 /* Outputs of different sizes each need a view; more than a handful of
@@ -116,6 +117,8 @@ struct kiosk {
 	uint64_t now_ns;           /* the last time kiosk_advance() was given */
 	bool attracting;
 	bool dark;
+	struct splashes heard;     /* for the sound: stones, raindrops, drags */
+	double rain_drop_mm, rain_weight_mm;
 	uint64_t extra_generation; /* picture changes the water's count misses */
 
 	struct view views[KIOSK_MAX_VIEWS];

@@ -11,6 +11,7 @@
 #include <sys/epoll.h>
 #include <unistd.h>
 
+#include "base/clock.h"
 #include "base/log.h"
 #include "base/util.h"
 #include "input/input-private.h"
@@ -179,7 +180,8 @@ void input_frame_shown(struct input *in, uint64_t touch_ns, uint64_t flip_ns)
 	in->latency_sum_ns += latency;
 	if (latency > in->latency_max_ns)
 		in->latency_max_ns = latency;
-	log_debug("touch-to-photon: %.1f ms", (double)latency / 1e6);
+	log_debug("touch-to-photon: %.1f ms (shown at %.4f s)", (double)latency / 1e6,
+		  (double)flip_ns / NSEC_PER_SEC);
 }
 
 void input_set_observer(struct input *in, void (*fn)(void *data, const struct input_touch *t),
