@@ -241,6 +241,16 @@ void synth_hush(struct synth *s)
 	s->sw_target = 0;
 }
 
+bool synth_silent(const struct synth *s)
+{
+	return synth_voices(s) == 0 && s->sw_level <= SILENT && s->sw_target <= SILENT;
+}
+
+void synth_copy(struct synth *dst, const struct synth *src)
+{
+	*dst = *src;
+}
+
 int synth_voices(const struct synth *s)
 {
 	int n = 0;

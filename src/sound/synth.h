@@ -12,6 +12,7 @@
 #ifndef SYNTH_H
 #define SYNTH_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #define SYNTH_XI 0.1
@@ -51,9 +52,15 @@ void synth_drag(struct synth *s, double speed_mm_s);
 /* Everything still sounding stops (a short fade, no click). */
 void synth_hush(struct synth *s);
 
+/* dst becomes what src is now (both made at the same rate): to make the
+ * same samples again from here. */
+void synth_copy(struct synth *dst, const struct synth *src);
+
 /* The next frames samples (mono, -1..1) into out. */
 void synth_render(struct synth *s, float *out, int frames);
 /* Voices sounding or waiting to. */
 int synth_voices(const struct synth *s);
+/* Nothing sounds: synth_render() would make zeros. */
+bool synth_silent(const struct synth *s);
 
 #endif
