@@ -76,7 +76,6 @@ struct take {
 	struct synth *before;
 	struct splash heard[SOUND_QUEUE];
 	int n;
-	bool hushed;
 };
 
 struct sound {
@@ -447,7 +446,6 @@ static bool make_chunk(struct sound *s, const struct splash *ev, int n, bool hus
 
 	synth_copy(tk->before, s->synth);
 	tk->n = n;
-	tk->hushed = hushed;
 	memcpy(tk->heard, ev, (size_t)n * sizeof(*ev));
 	if (hushed) {
 		synth_hush(s->synth);
@@ -679,9 +677,8 @@ int sound_create(const struct options *o, struct sound **out)
 			return -ENOMEM;
 		}
 	}
-	if (strcmp(s->sh.device, SOUND_OFF) == 0) {
+	if (strcmp(s->sh.device, SOUND_OFF) == 0)
 		log_info("sound off (--sound off)");
-	}
 	ret = pthread_create(&s->thread, NULL, sound_thread, s);
 	if (ret != 0) {
 		log_error("cannot start the sound's thread: %s", strerror(ret));

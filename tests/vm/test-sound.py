@@ -70,6 +70,8 @@ TOLERANCE = 0.10
 # pitch (Minnaert: 3/r kHz).
 BUBBLE_MAX_MM, BUBBLE_MIN_MM, TRAP_MM = 7.0, 2.0, 5.36
 DEFAULT_STONE_MM = 8.0
+# --sleep-after for the asleep check: rain is heard until then.
+SLEEP_AFTER_S = 6
 # Silence is listened to this long; what sounded fades within FADE_S.
 SILENT_S = 3.0
 FADE_S = 0.3
@@ -288,18 +290,18 @@ def silent_after(vm, wav, start, label, what):
 
 def asleep(vm, wav):
     label = "asleep"
-    sleep_s = int(rkvm.scaled(3))
+    sleep_s = int(rkvm.scaled(SLEEP_AFTER_S))
+    start = wav.frames()
     if not t.check(kiosk(vm, "--rain", "20000", "--sleep-after", str(sleep_s)),
                    "%s: running" % label, vm.log("rk")):
         vm.stop("rk", "KILL", 5)
         return
-    start = wav.frames()
     log, slept = vm.wait_log("rk", r"the screens sleep", timeout=rkvm.WAIT_TIMEOUT + sleep_s)
     at = wav.frames()
     t.check(slept, "%s: the exhibit falls asleep" % label, log)
     rain_heard = onsets(wav.left(start, at))
     t.check(len(rain_heard) > 0, "%s: the rain was heard until then: %d drops" %
-            (label, len(rain_heard)))
+            (label, len(rain_heard)), log)
     # What was sounding fades within a few of the card's buffers.
     silent_after(vm, wav, at + int(FADE_S * WAV_RATE), label, "then silence")
     vm.stop("rk", "TERM", 10)
