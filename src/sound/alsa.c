@@ -44,8 +44,10 @@
  * long without room while the thread sleeps. */
 #define SOUND_STALLS 10
 #define SOUND_STALL_NS NSEC_PER_SEC
-/* Hushed, the thread looks this often whether it still is (quiet hours). */
-#define SOUND_HUSHED_LOOK_NS NSEC_PER_SEC
+/* Silent this long, the card stops (not between the drops of a few
+ * taps); the thread looks this often all the same. */
+#define SOUND_PAUSE_NS (5 * NSEC_PER_SEC)
+#define SOUND_SILENT_LOOK_NS NSEC_PER_SEC
 /* Splashes waiting for the thread; more in one chunk are not heard apart. */
 #define SOUND_QUEUE 64
 /* Without a card, one is looked for this often. */
@@ -94,8 +96,9 @@ struct sound {
 	double gain;               /* the volume as a factor, followed smoothly */
 	struct take history[SOUND_HISTORY];
 	int written;               /* chunks since the card (re)started */
-	bool paused;               /* hushed: the card stopped */
+	bool paused;               /* silent: the card stopped */
 	uint64_t stall_ns;         /* since when it has had no room; 0: it has */
+	uint64_t silent_ns;        /* since when nothing sounds; 0: something does */
 	float mono[SOUND_CHUNK];
 	int16_t frames[SOUND_CHUNK * SOUND_CHANNELS];
 };
@@ -256,8 +259,9 @@ out:
 	snd_mixer_close(m);
 }
 
-/* The card starts playing with the first chunk: at open and after a
- * pause, the first drop is not held back until the buffer is full. */
+/* The card starts playing with SOUND_SAFE_US in it: at open and after a
+ * pause, the first drop is not held back until the buffer is full, nor
+ * left to run dry at once. */
 static int start_at_once(snd_pcm_t *pcm)
 {
 	snd_pcm_sw_params_t *sw;
@@ -266,7 +270,8 @@ static int start_at_once(snd_pcm_t *pcm)
 	snd_pcm_sw_params_alloca(&sw);
 	ret = snd_pcm_sw_params_current(pcm, sw);
 	if (ret == 0)
-		ret = snd_pcm_sw_params_set_start_threshold(pcm, sw, SOUND_CHUNK);
+		ret = snd_pcm_sw_params_set_start_threshold(pcm, sw,
+							    (snd_pcm_uframes_t)SOUND_SAFE_FRAMES);
 	if (ret == 0)
 		ret = snd_pcm_sw_params(pcm, sw);
 	return ret;
@@ -318,7 +323,6 @@ static void open_pcm(struct sound *s, const char *asked)
 	snprintf(s->opened, sizeof(s->opened), "%s", name);
 	s->said_none = false;
 	s->written = 0;
-	s->paused = false;
 	s->stall_ns = 0;
 	log_info("sound on '%s'", name);
 }
@@ -563,12 +567,21 @@ static bool room_for_chunk(struct sound *s)
 	return false;
 }
 
-/* Under the lock, hushed and rung out: the card stops and the thread
- * sleeps (an exhibit asleep takes no CPU), looking now and then for the
- * end of the quiet hours; a stone or a reload wakes it. */
-static void pause_hushed(struct sound *s)
+/* A splash that makes a sound (a finger resting makes none). */
+static bool audible(const struct splash *ev, int n)
 {
-	uint64_t until_ns = clock_now_ns() + SOUND_HUSHED_LOOK_NS;
+	for (int i = 0; i < n; i++)
+		if (ev[i].kind != SPLASH_DRAG || ev[i].speed_mm_s > 0)
+			return true;
+	return false;
+}
+
+/* Under the lock, when nothing sounds and nothing comes to be heard: the
+ * card stops and the thread sleeps (still water, or an exhibit asleep,
+ * takes no CPU) until a splash comes; what was not heard is dropped. */
+static void pause_silent(struct sound *s)
+{
+	uint64_t until_ns = clock_now_ns() + SOUND_SILENT_LOOK_NS;
 	struct timespec until = {
 		.tv_sec = (time_t)(until_ns / NSEC_PER_SEC),
 		.tv_nsec = (long)(until_ns % NSEC_PER_SEC),
@@ -607,6 +620,8 @@ static void *sound_thread(void *data)
 			pthread_mutex_unlock(&s->lock);
 			open_pcm(s, device);
 			pthread_mutex_lock(&s->lock);
+			s->paused = false;
+			s->silent_ns = 0;
 			s->retry_ns = clock_now_ns() + SOUND_RETRY_NS;
 			continue;
 		}
@@ -622,9 +637,17 @@ static void *sound_thread(void *data)
 			continue;
 		}
 		hushed = s->sh.hushed || quiet_now(&s->sh);
-		if (hushed && synth_silent(s->synth) && !has_stone(s->sh.queue, s->sh.queued)) {
-			pause_hushed(s);
-			continue;
+		/* Hushed, only the touch that wakes the exhibit is heard. */
+		if (synth_silent(s->synth) &&
+		    !(hushed ? has_stone : audible)(s->sh.queue, s->sh.queued)) {
+			if (s->silent_ns == 0)
+				s->silent_ns = clock_now_ns();
+			if (s->paused || clock_now_ns() - s->silent_ns >= SOUND_PAUSE_NS) {
+				pause_silent(s);
+				continue;
+			}
+		} else {
+			s->silent_ns = 0;
 		}
 		if (s->paused) {
 			s->paused = false;
@@ -728,8 +751,9 @@ void sound_play(struct sound *s, const struct splash *splashes, int n, bool hush
 	s->sh.hushed = hushed;
 	for (int i = 0; i < n && s->sh.queued < SOUND_QUEUE; i++)
 		s->sh.queue[s->sh.queued++] = splashes[i];
-	/* A stone is heard at once; the rest waits for the next chunk. */
-	if (has_stone(splashes, n))
+	/* A stone is heard at once; the rest waits for the next chunk, or
+	 * starts the card again. */
+	if (has_stone(splashes, n) || (s->paused && audible(splashes, n)))
 		pthread_cond_signal(&s->wake);
 	pthread_mutex_unlock(&s->lock);
 }

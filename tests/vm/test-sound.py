@@ -70,6 +70,9 @@ TOLERANCE = 0.10
 # pitch (Minnaert: 3/r kHz).
 BUBBLE_MAX_MM, BUBBLE_MIN_MM, TRAP_MM = 7.0, 2.0, 5.36
 DEFAULT_STONE_MM = 8.0
+# Idle: at most this many ticks (1/100 s) of CPU in a window of seconds.
+IDLE_TICKS = 4
+IDLE_WINDOW_S = 4
 # --sleep-after for the asleep check: rain is heard until then.
 SLEEP_AFTER_S = 6
 # Silence is listened to this long; what sounded fades within FADE_S.
@@ -190,6 +193,27 @@ def cut(heard, gaps, until=None):
     return any(heard - CUT_MARGIN_S <= g <= end for g in gaps)
 
 
+def cpu_ticks(vm):
+    """utime + stime of ripple-kiosk in clock ticks (1/100 s)."""
+    out = vm.run("cut -d' ' -f14,15 /proc/$(pidof ripple-kiosk)/stat")[1].split()
+    return int(out[0]) + int(out[1])
+
+
+def idle(vm, label):
+    """Still water and nothing to hear: the card stops, and the program
+    takes (next to) no CPU, as without a card (test-touch.py's bound)."""
+    used = {}
+
+    def quiet():
+        a = cpu_ticks(vm)
+        time.sleep(IDLE_WINDOW_S)   # the window the CPU is counted over
+        used["ticks"] = cpu_ticks(vm) - a
+        return used["ticks"] <= IDLE_TICKS
+    t.check(rkvm.wait_until(quiet, rkvm.WAIT_TIMEOUT, 0),
+            "%s: still water, silent: no CPU for the sound" % label,
+            "%d ticks of 1/100 s in the last %d s" % (used["ticks"], IDLE_WINDOW_S))
+
+
 def taps(vm, wav, label, stone_mm, *args):
     """Taps until two drops play whole (under emulation the guest may
     starve and the card run dry: the log says when); each one's pitch,
@@ -255,6 +279,8 @@ def taps(vm, wav, label, stone_mm, *args):
                 "%s: drops %d and %d are %.4f s apart in the WAV and %.4f s in the guest's "
                 "log: its clock read within %.1f ms" % (label, a + 1, b + 1, in_wav, in_log,
                                                        abs(in_wav - in_log) * 1e3))
+    if label == "default stone":
+        idle(vm, label)
     rc, _ = vm.stop("rk", "TERM", 10)
     t.check(rc == 0, "%s: exits 0" % label, vm.log("rk"))
 
