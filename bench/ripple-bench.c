@@ -19,6 +19,8 @@
 #include "exhibit/kiosk.h"
 #include "seed.h"
 #include "settings/options.h"
+#include "sound/sound.h"
+#include "sound/synth.h"
 #include "water/gesture.h"
 #include "water/pixel.h"
 #include "water/render.h"
@@ -52,7 +54,14 @@
  * catches up after a stall): the most touches can ask of one frame. */
 #define SWIPE_MOVE_PX 4
 
-enum mode { MODE_KIOSK, MODE_SEED_O2, MODE_SEED_NATIVE, MODE_FLOOR };
+/* --sound: this many drops a second (stones and raindrops in turn, a finger
+ * dragging all along), made in the sound thread's chunks of this many
+ * samples; --frames seconds of it. */
+#define SOUND_DROPS_PER_S 20
+#define SOUND_BENCH_CHUNK 240
+#define SOUND_DRAG_MM_S 300.0
+
+enum mode { MODE_KIOSK, MODE_SEED_O2, MODE_SEED_NATIVE, MODE_FLOOR, MODE_SOUND };
 
 /* A wall of up to this many panels (the loop's outputs at the most). */
 #define BENCH_MAX_PANELS 8
@@ -108,7 +117,7 @@ static void usage(FILE *f)
 "Usage: ripple-bench [--size WxH] [--frames N] [--impl auto|scalar|sse2|avx2|neon|seed-o2|seed-native]\n"
 "                    [--threads T] [--format xrgb8888|rgb565] [--water choppy|calm|swipe]\n"
 "                    [--screen-mm WxH] [--refresh HZ] [--sim-scale auto|S]\n"
-"                    [--steps-per-second auto|N] [--idle] [--floor] [--wall N]\n"
+"                    [--steps-per-second auto|N] [--idle] [--floor] [--wall N] [--sound]\n"
 "Times the kiosk's per-frame work (rain, the steps due in one frame at --refresh\n"
 "Hz, one render) into memory and prints impl= threads= size= frames= step_ms=\n"
 "render_ms= frame_ms= fps= (medians). Without --sim-scale or --steps-per-second\n"
@@ -119,6 +128,8 @@ static void usage(FILE *f)
 "  --floor         memcpy as many bytes as a frame must move: two height planes and\n"
 "                  the picture read, a plane and the output written (14 bytes a pixel\n"
 "                  at xrgb8888, about 30 MB at 1920x1080) -- the memory floor\n"
+"  --sound         the water's sound instead: --frames seconds of 20 drops a second\n"
+"                  and a swish, synthesized; core_percent= is the share of one core\n"
 "  --idle          let calm rows and flat water be skipped, as the kiosk does\n"
 "  --water swipe   no rain; every frame a finger of the largest stone crosses the\n"
 "                  screen in moves of 4 px before the steps (the worst frame of\n"
@@ -147,6 +158,7 @@ static int parse_args(struct bench *b, int argc, char **argv)
 		{ "seeds", no_argument, NULL, 'E' },
 		{ "floor", no_argument, NULL, 'F' },
 		{ "wall", required_argument, NULL, 'W' },
+		{ "sound", no_argument, NULL, 'A' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -214,6 +226,9 @@ static int parse_args(struct bench *b, int argc, char **argv)
 		case 'W':
 			if (parse_int(optarg, 1, BENCH_MAX_PANELS, &b->panels) < 0)
 				goto bad;
+			break;
+		case 'A':
+			b->mode = MODE_SOUND;
 			break;
 		case 'h':
 			usage(stdout);
@@ -302,6 +317,55 @@ static int run_floor(const struct bench *b, uint64_t *t_frame)
 	free(dst);
 	printf("impl=floor threads=1 size=%dx%d frames=%d bytes=%zu floor_ms=%.3f\n",
 	       b->width, b->height, b->frames, bytes, median_ms(t_frame, b->frames));
+	return 0;
+}
+
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
+}
+
+/* The sound thread's work for --frames seconds of sound: the CPU it takes
+ * over the time it plays, as a share of one core. */
+static int run_sound(const struct bench *b)
+{
+	const int chunks = SOUND_RATE / SOUND_BENCH_CHUNK;
+	struct synth *s = synth_create(SOUND_RATE, OPTIONS_DEFAULT_SEED);
+	float out[SOUND_BENCH_CHUNK];
+	uint64_t cpu = 0;
+	int drops = 0, peak_voices = 0;
+
+	if (!s)
+		return -ENOMEM;
+	for (int sec = 0; sec < b->frames; sec++) {
+		for (int c = 0; c < chunks; c++) {
+			uint64_t t0 = thread_cpu_ns();
+
+			/* The drops spread evenly over the chunks of a second. */
+			while (drops * chunks < (sec * chunks + c) * SOUND_DROPS_PER_S) {
+				if (drops % 2)
+					synth_rain(s, OPTIONS_DEFAULT_RAIN_DROP_MM,
+						   OPTIONS_DEFAULT_STONE_WEIGHT_MM);
+				else
+					synth_stone(s, OPTIONS_DEFAULT_STONE_RADIUS_MM,
+						    OPTIONS_DEFAULT_STONE_WEIGHT_MM);
+				drops++;
+			}
+			synth_drag(s, SOUND_DRAG_MM_S);
+			synth_render(s, out, SOUND_BENCH_CHUNK);
+			__asm__ volatile("" : : "r"(out) : "memory");
+			cpu += thread_cpu_ns() - t0;
+			if (synth_voices(s) > peak_voices)
+				peak_voices = synth_voices(s);
+		}
+	}
+	synth_destroy(s);
+	printf("impl=sound threads=1 seconds=%d drops_per_s=%d rate=%d peak_voices=%d cpu_ms=%.3f "
+	       "core_percent=%.3f\n", b->frames, SOUND_DROPS_PER_S, SOUND_RATE, peak_voices,
+	       (double)cpu / 1e6, 100.0 * (double)cpu / ((double)b->frames * NSEC_PER_SEC));
 	return 0;
 }
 
@@ -485,6 +549,9 @@ int main(int argc, char **argv)
 	switch (b.mode) {
 	case MODE_FLOOR:
 		ret = run_floor(&b, t_frame);
+		break;
+	case MODE_SOUND:
+		ret = run_sound(&b);
 		break;
 	case MODE_SEED_O2:
 	case MODE_SEED_NATIVE:

@@ -14,6 +14,7 @@
 #include "image/playlist.h"
 #include "settings/options.h"
 #include "water/render.h"
+#include "water/splashes.h"
 #include "water/units.h"
 
 /* Outputs of different sizes each need a view; more than a handful of
@@ -125,6 +126,8 @@ struct kiosk {
 	bool dark;
 	bool sleep_asked;          /* kiosk_call(KIOSK_SLEEP): dark until a touch or a wake */
 	uint64_t shower_until;     /* kiosk_call(KIOSK_RAIN): the attract rain until then */
+	struct splashes heard;     /* for the sound: stones, raindrops, drags */
+	double rain_drop_mm, rain_weight_mm;
 	uint64_t extra_generation; /* picture changes the water's count misses */
 
 	struct view views[KIOSK_MAX_VIEWS];

@@ -16,6 +16,7 @@
 #include "water/gesture.h"
 #include "water/rain.h"
 #include "water/ripple.h"
+#include "water/splashes.h"
 #include "water/units.h"
 #include "water/workers.h"
 
@@ -73,6 +74,8 @@ static void apply_settings(struct kiosk *k, const struct options *o, const struc
 	k->open_min = o->open_min;
 	k->close_min = o->close_min;
 	k->sleep_after_s = o->sleep_after_s;
+	k->rain_drop_mm = o->rain_drop_mm;
+	k->rain_weight_mm = o->stone_weight_mm;
 	if (u->damping_shift > 0)
 		ripple_set_damping(k->ripple, u->damping_shift);
 	else
@@ -127,6 +130,7 @@ int kiosk_create(const struct options *o, int rotation, int width, int height, i
 	 * number of cells, a little more than the screen where the cells do
 	 * not divide it. */
 	gesture_set_input_size(k->gesture, u.sim_width * u.scale, u.sim_height * u.scale);
+	gesture_set_splashes(k->gesture, &k->heard);
 	ret = load_mask(o, u.sim_width, u.sim_height, false, &mask);
 	if (ret == -ENOMEM || (ret < 0 && o->strict))
 		goto fail;
@@ -191,8 +195,10 @@ static void step_band(void *ctx, int index, int count)
 static void step(struct kiosk *k, uint64_t step_ns)
 {
 	struct band_job j = { .k = k };
+	int drops = rain_step(k->rain, k->ripple);
 
-	rain_step(k->rain, k->ripple);
+	for (int i = 0; i < drops; i++)
+		splashes_note(&k->heard, SPLASH_RAIN, k->rain_drop_mm, k->rain_weight_mm, step_ns);
 	/* The fingers' stones where they are at this step, between their
 	 * samples: a drag's wake is laid as smoothly as the water steps. */
 	gesture_step(k->gesture, step_ns);
@@ -220,9 +226,7 @@ static bool is_open(const struct kiosk *k)
 	if (!k->has_hours || !localtime_r(&now, &tm))
 		return true;
 	m = tm.tm_hour * MINUTES_PER_HOUR + tm.tm_min;
-	if (k->open_min < k->close_min)
-		return m >= k->open_min && m < k->close_min;
-	return m >= k->open_min || m < k->close_min;
+	return minutes_within(m, k->open_min, k->close_min);
 }
 
 /*
@@ -348,6 +352,7 @@ int kiosk_advance(struct kiosk *k, uint64_t now_ns)
 	k->now_ns = now_ns;
 	/* Touches given before this call came by now. */
 	gesture_pace(k->gesture, now_ns);
+	splashes_date(&k->heard, now_ns);
 	follow_visitors(k, now_ns);
 	kiosk_show_advance(k, now_ns);
 	due = clock_ticks(now_ns - k->t0, (unsigned)k->units.steps_per_second);
@@ -451,6 +456,16 @@ bool kiosk_raining(const struct kiosk *k)
 bool kiosk_dark(const struct kiosk *k)
 {
 	return k->dark;
+}
+
+bool kiosk_open(const struct kiosk *k)
+{
+	return is_open(k);
+}
+
+int kiosk_take_splashes(struct kiosk *k, uint64_t now_ns, struct splash *out, int max)
+{
+	return splashes_take(&k->heard, now_ns, out, max);
 }
 
 /* "after 300 s without a touch", "outside 09:00-18:00 when idle" */

@@ -18,6 +18,7 @@ struct kiosk;
 struct gesture;
 struct image;
 struct ripple;
+struct splash;
 struct water_units;
 
 /*
@@ -73,6 +74,11 @@ bool kiosk_raining(const struct kiosk *k);
  * or the opening time, wakes it (and changes kiosk_generation()).
  */
 bool kiosk_dark(const struct kiosk *k);
+/* Inside opening hours (always, without them). */
+bool kiosk_open(const struct kiosk *k);
+/* What was heard since the last call (water/splashes.h): stones landing,
+ * raindrops, and the fingers' drag; returns how many went into out. */
+int kiosk_take_splashes(struct kiosk *k, uint64_t now_ns, struct splash *out, int max);
 /* When it sleeps and wakes, for the start line ("screens sleep after 300 s
  * without a touch, and outside 09:00-18:00 when idle, until a touch or
  * the opening time"); "" when it never does. */

@@ -221,7 +221,8 @@ void input_frame_shown(struct input *in, uint64_t touch_ns, uint64_t flip_ns)
 	in->latency_sum_ns += latency;
 	if (latency > in->latency_max_ns)
 		in->latency_max_ns = latency;
-	log_debug("touch-to-photon: %.1f ms", (double)latency / 1e6);
+	log_debug("touch-to-photon: %.1f ms (shown at %.4f s)", (double)latency / 1e6,
+		  (double)flip_ns / NSEC_PER_SEC);
 }
 
 void input_latency(const struct input *in, struct input_latency *out)

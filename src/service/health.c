@@ -3,6 +3,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "base/clock.h"
 #include "base/log.h"
@@ -13,6 +14,7 @@
 #include "service/loop.h"
 #include "service/notify.h"
 #include "service/stats.h"
+#include "sound/sound.h"
 #include "water/gesture.h"
 #include "water/simd.h"
 #include "water/units.h"
@@ -193,6 +195,8 @@ void health_check(struct health *h, const struct health_view *v, uint64_t now)
 		char line[LINE_LEN];
 
 		stats_line(h->stats, now, gesture_touches(kiosk_gesture(k)), line, sizeof(line));
+		if (v->sound)
+			sound_stats(v->sound, line + strlen(line), sizeof(line) - strlen(line));
 		if (h->stats_ns)
 			log_info("stats: %s", line);
 		h->stats_ns = now + (uint64_t)v->stats_interval_s * NSEC_PER_SEC;

@@ -12,6 +12,7 @@
 struct display;
 struct input;
 struct loop;
+struct sound;
 struct stats;
 
 struct health;
@@ -36,6 +37,7 @@ struct health_view {
 	 * --sleep-after): "asleep" in the STATUS= line, said at once.
 	 */
 	bool asleep;
+	struct sound *sound;        /* its numbers in the stats line; NULL: none */
 };
 
 /* After each pass of the loop at now. */

@@ -30,6 +30,8 @@
 #include "service/window.h"
 #include "settings/options.h"
 #include "settings/settings.h"
+#include "sound/sound.h"
+#include "water/splashes.h"
 
 /* signalfd, timerfd, display, input, the status server: one each. */
 #define LIVE_MAX_SOURCES 5
@@ -52,6 +54,7 @@ struct live {
 	struct health *health;
 	struct usage *usage;       /* NULL: no memory for it at start */
 	struct window *window;     /* NULL: no status server */
+	struct sound *sound;       /* NULL: no memory or thread for it */
 
 	struct live_source sources[LIVE_MAX_SOURCES];
 	int n_sources;
@@ -182,6 +185,7 @@ static void reload(struct live *l)
 	options_free(l->o);
 	*l->o = next;
 	apply_usage_settings(l);
+	sound_configure(l->sound, l->o);
 	loop_redraw(l->loop);
 	log_info("reloaded the settings%s%s (now: %s; new water: %s)",
 		 l->src->config_path ? " from " : "", l->src->config_path ? l->src->config_path : "",
@@ -281,6 +285,24 @@ static int poll_sources(struct live *l)
 
 /* ---- the loop ---- */
 
+/* What the water did since the last pass, to the sound's thread before the
+ * frame is drawn: a touch is heard no later than seen. Silent while the
+ * exhibit sleeps (but for the touch that wakes it) or is closed. */
+static void hear_splashes(struct live *l, uint64_t now)
+{
+	struct kiosk *k = loop_kiosk(l->loop);
+	struct splash got[SPLASHES_MAX + 1];
+	bool stone = false;
+	int n;
+
+	if (!l->sound || !k)
+		return;
+	n = kiosk_take_splashes(k, now, got, (int)ARRAY_SIZE(got));
+	for (int i = 0; i < n; i++)
+		stone = stone || got[i].kind == SPLASH_STONE;
+	sound_play(l->sound, got, n, (kiosk_dark(k) && !stone) || !kiosk_open(k));
+}
+
 static int live_setup(struct live *l, struct touch_script *script)
 {
 	struct input_config ic;
@@ -324,6 +346,10 @@ static int live_setup(struct live *l, struct touch_script *script)
 		log_warn("no status page; the water goes on without it");
 	if (l->window)
 		live_add_source(l, window_fd(l->window), on_window);
+	/* Without sound the water still shows. */
+	ret = sound_create(l->o, &l->sound);
+	if (ret < 0)
+		log_warn("no sound: %s", strerror(-ret));
 	/* Without touch input the water still shows: a warning, not an exit. */
 	options_input_config(l->o, &ic);
 	ret = input_create(&ic, true, &l->input);
@@ -366,6 +392,7 @@ int run_live(struct options *o, const struct options_source *src, struct display
 		}
 		/* The exhibit sleeps: outside opening hours, or --sleep-after. */
 		hv.asleep = loop_kiosk(l.loop) && kiosk_dark(loop_kiosk(l.loop));
+		hv.sound = l.sound;
 		health_check(l.health, &hv, now);
 		again = window_pass(l.window, &(struct window_view){ l.loop, l.input,
 				    health_stats(l.health), l.usage, hv.asleep }, now, &l.reload);
@@ -374,6 +401,7 @@ int run_live(struct options *o, const struct options_source *src, struct display
 			screenshot_write(l.loop, o->state_dir);
 			screenshot_write_map(l.loop, l.usage);
 		}
+		hear_splashes(&l, now);
 		ret = loop_frame(l.loop, o, now, &wake);
 		if (ret < 0) {
 			live_fail(&l, "drawing a frame", ret);
@@ -406,6 +434,7 @@ int run_live(struct options *o, const struct options_source *src, struct display
 	/* Before the loop it taps for frames. */
 	window_destroy(l.window);
 	usage_destroy(l.usage);
+	sound_destroy(l.sound);
 	/* The water and its threads first: they hold the input's target. */
 	loop_destroy(l.loop);
 	input_destroy(l.input);

@@ -172,6 +172,19 @@ static bool bad_hours(const struct origin *from, struct options *o, const char *
 	return false;
 }
 
+static bool bad_quiet_hours(const struct origin *from, struct options *o, const char *arg)
+{
+	if (strcmp(arg, "none") == 0) {
+		o->has_quiet_hours = false;
+		return false;
+	}
+	if (parse_hours(arg, &o->quiet_from_min, &o->quiet_to_min) < 0)
+		return bad(from, "'%s' is not HH:MM-HH:MM (e.g. 12:00-13:00), two different times, "
+			   "or 'none'", arg);
+	o->has_quiet_hours = true;
+	return false;
+}
+
 static bool parse_touch(struct options *o, int c, const char *arg, bool on,
 			const struct origin *from)
 {
@@ -374,6 +387,16 @@ bool options_parse_one(struct options *o, const struct option_row *opt, const ch
 		return false;
 	case OPT_SLEEP_AFTER:
 		return bad_int(f, arg, 0, OPTIONS_MAX_SLEEP_AFTER_S, &o->sleep_after_s);
+	case OPT_SOUND:
+		if (strcmp(arg, "auto") == 0) {
+			options_free_string(&o->sound_device);
+			return false;
+		}
+		return set_string(f, &o->sound_device, arg);
+	case OPT_VOLUME:
+		return bad_int(f, arg, 0, OPTIONS_MAX_VOLUME, &o->volume);
+	case OPT_QUIET_HOURS:
+		return bad_quiet_hours(f, o, arg);
 	case OPT_STATS_INTERVAL:
 		return bad_int(f, arg, 0, OPTIONS_MAX_STATS_INTERVAL_S, &o->stats_interval_s);
 	case OPT_STATE_DIR:

@@ -87,6 +87,9 @@ static const struct option_row option_rows[] = {
 	{ "attract-rain", required_argument, OPT_ATTRACT_RAIN, RELOAD_LIVE, FIELD(attract_rain) },
 	{ "opening-hours", required_argument, OPT_OPENING_HOURS, RELOAD_LIVE, SPAN(has_opening_hours, close_min) },
 	{ "sleep-after", required_argument, OPT_SLEEP_AFTER, RELOAD_LIVE, FIELD(sleep_after_s) },
+	{ "sound", required_argument, OPT_SOUND, RELOAD_LIVE, STRING(sound_device) },
+	{ "volume", required_argument, OPT_VOLUME, RELOAD_LIVE, FIELD(volume) },
+	{ "quiet-hours", required_argument, OPT_QUIET_HOURS, RELOAD_LIVE, SPAN(has_quiet_hours, quiet_to_min) },
 	{ "stats-interval", required_argument, OPT_STATS_INTERVAL, RELOAD_LIVE, FIELD(stats_interval_s) },
 	{ "state-dir", required_argument, OPT_STATE_DIR, RELOAD_LIVE, STRING(state_dir) },
 	{ "usage-days", required_argument, OPT_USAGE_DAYS, RELOAD_LIVE, FIELD(usage_days) },
@@ -139,6 +142,7 @@ void options_defaults(struct options *o)
 	o->attract_s = OPTIONS_DEFAULT_ATTRACT_S;
 	o->attract_rain = OPTIONS_DEFAULT_ATTRACT_RAIN;
 	o->stats_interval_s = OPTIONS_DEFAULT_STATS_INTERVAL_S;
+	o->volume = OPTIONS_DEFAULT_VOLUME;
 }
 
 void options_input_config(const struct options *o, struct input_config *c)

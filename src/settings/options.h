@@ -95,6 +95,10 @@ enum rotation {
 #define OPTIONS_MAX_LIGHT_AZIMUTH 360.0
 #define OPTIONS_MIN_LIGHT_ELEVATION 10.0
 #define OPTIONS_MAX_LIGHT_ELEVATION 80.0
+/* --volume, 0..100: the card's playback controls sit at 0 dB and this
+ * scales the sound (its square: even steps to the ear). */
+#define OPTIONS_DEFAULT_VOLUME 70
+#define OPTIONS_MAX_VOLUME 100
 /* usage.csv keeps this many days of rows; ten years at the most. */
 #define OPTIONS_DEFAULT_USAGE_DAYS 90
 #define OPTIONS_MAX_USAGE_DAYS 3660
@@ -190,6 +194,10 @@ struct options {
 	bool has_opening_hours;
 	int open_min, close_min;      /* minutes after midnight, local time */
 	int sleep_after_s;            /* screens off after this long without a touch, 0 = never */
+	const char *sound_device;     /* ALSA PCM; NULL: auto; "off": none */
+	int volume;                   /* 0..100 */
+	bool has_quiet_hours;
+	int quiet_from_min, quiet_to_min;  /* silent then; minutes after midnight, local time */
 	int stats_interval_s;         /* a stats line this often, 0 = never */
 	const char *state_dir;        /* NULL: $STATE_DIRECTORY, else OPTIONS_DEFAULT_STATE_DIR */
 	int usage_days;               /* days usage.csv keeps, 0 = no usage numbers */
@@ -204,7 +212,7 @@ struct options {
 #define OPTIONS_STRING_FIELDS(X) \
 	X(background) X(obstacles) X(touch_script) X(output_dir) X(device) X(connector) \
 	X(touch_device) X(touch_output) X(config) X(state_dir) X(http) X(http_token_file) \
-	X(layout) X(touch_map)
+	X(layout) X(touch_map) X(sound_device)
 
 enum options_result {
 	OPTIONS_RUN,      /* go on */

@@ -11,6 +11,7 @@
 #include "base/util.h"
 #include "water/gesture.h"
 #include "water/ripple.h"
+#include "water/splashes.h"
 #include "water/units.h"
 
 struct slot {
@@ -45,6 +46,7 @@ struct gesture {
 	uint64_t touches;
 	uint64_t stuck_ns;  /* 0: never stuck */
 	bool paced;         /* gesture_pace() has been called: moves wait for the steps */
+	struct splashes *heard;  /* NULL: nobody listens */
 	struct slot slots[GESTURE_MAX_SLOTS];
 
 	/* since the last gesture_take_landings() / gesture_take_peak() */
@@ -91,6 +93,11 @@ void gesture_set_defaults(struct gesture *g, double radius_mm, double weight_mm)
 		g->radius_mm = radius_mm;
 	if (weight_mm > 0)
 		g->weight_mm = weight_mm;
+}
+
+void gesture_set_splashes(struct gesture *g, struct splashes *q)
+{
+	g->heard = q;
 }
 
 uint64_t gesture_touches(const struct gesture *g)
@@ -194,16 +201,25 @@ int gesture_down(struct gesture *g, int slot, int x, int y, double radius_mm, do
 	s->stone_y = cell_y(g, y);
 	s->undated = true;
 	ripple_splash(g->ripple, s->stone_x, s->stone_y, s->radius, s->weight);
+	if (g->heard)
+		splashes_note(g->heard, SPLASH_STONE, radius_mm > 0 ? radius_mm : g->radius_mm,
+			      weight_mm > 0 ? weight_mm : g->weight_mm, 0);
 	return 0;
+}
+
+/* A move of dx, dy input pixels, in mm squared. */
+static double move_mm2(const struct gesture *g, int dx, int dy)
+{
+	double mm_x = (double)dx * ripple_width(g->ripple) / g->screen_w / g->units.cells_per_mm;
+	double mm_y = (double)dy * ripple_height(g->ripple) / g->screen_h / g->units.cells_per_mm;
+
+	return mm_x * mm_x + mm_y * mm_y;
 }
 
 /* Is a move of dx, dy input pixels more than GESTURE_JITTER_MM? */
 static bool beyond_jitter(const struct gesture *g, int dx, int dy)
 {
-	double mm_x = (double)dx * ripple_width(g->ripple) / g->screen_w / g->units.cells_per_mm;
-	double mm_y = (double)dy * ripple_height(g->ripple) / g->screen_h / g->units.cells_per_mm;
-
-	return mm_x * mm_x + mm_y * mm_y > GESTURE_JITTER_MM * GESTURE_JITTER_MM;
+	return move_mm2(g, dx, dy) > GESTURE_JITTER_MM * GESTURE_JITTER_MM;
 }
 
 int gesture_move(struct gesture *g, int slot, int x, int y)
@@ -221,6 +237,8 @@ int gesture_move(struct gesture *g, int slot, int x, int y)
 		s->still_y = y;
 		s->stirred = true;
 	}
+	if (g->heard)
+		g->heard->drag_mm += sqrt(move_mm2(g, x - s->x, y - s->y));
 	s->x = x;
 	s->y = y;
 	/* A finger dragging leaves a wake. */

@@ -12,12 +12,15 @@
 
 struct gesture;
 struct ripple;
+struct splashes;
 struct water_units;
 
 /* Until gesture_set_units() a mm is a cell and a height unit. */
 struct gesture *gesture_create(struct ripple *r);
 void gesture_destroy(struct gesture *g);
 
+/* Landings and the fingers' way are noted in q from now on (NULL: not). */
+void gesture_set_splashes(struct gesture *g, struct splashes *q);
 /* How many cells and height units a mm is in this water (copied). */
 void gesture_set_units(struct gesture *g, const struct water_units *u);
 /* The stone of a finger that brings no pressure or size of its own: its

@@ -11,6 +11,7 @@ src_water_librk_water_a_SOURCES = \
 	src/water/simd.c src/water/simd.h \
 	src/water/rain.c src/water/rain.h \
 	src/water/gesture.c src/water/gesture.h \
+	src/water/splashes.c src/water/splashes.h \
 	src/water/units.c src/water/units.h \
 	src/water/workers.c src/water/workers.h
 

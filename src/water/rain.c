@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "base/util.h"
 #include "water/rain.h"
 #include "water/ripple.h"
 
@@ -18,16 +19,6 @@ struct rain {
 	 * drop: integer so the same seed gives the same rain on every machine. */
 	int64_t owed;
 };
-
-/* splitmix64: seeds of 0, 1, 2 give unrelated streams. */
-static uint64_t splitmix64(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
 
 uint64_t rain_next_random(struct rain *rain)
 {

@@ -29,7 +29,7 @@ PICS = "/usr/local/share/rkvm"     # test pictures in the guest
 # Runtime libraries every build may need (sd_notify, optional ones): the
 # image then rarely changes when the program gains a library.
 BASE_LIBS = ["libpng16-16", "libjpeg62-turbo", "libpixman-1-0", "libdrm2",
-             "libevdev2", "libsystemd0"]
+             "libevdev2", "libsystemd0", "libasound2"]
 
 MODULES = ["bochs", "virtio_pci", "virtio_blk", "ext4", "crc32c_generic", "evdev"]
 
