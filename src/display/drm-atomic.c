@@ -373,6 +373,10 @@ static int commit_staged(struct drm_display *dd, bool modeset)
 			continue;
 		out->staged = false;
 		if (modeset) {
+			/* No hardware cursor over a touch screen (a cursor plane
+			 * another program left lit): the legacy ioctl, which
+			 * every atomic driver maps to its cursor plane. */
+			drmModeSetCursor(dd->dev->fd, out->crtc_id, 0, 0, 0);
 			out->modeset_needed = false;
 			out->presented++;
 		} else {
