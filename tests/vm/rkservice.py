@@ -13,6 +13,7 @@ compared with a headless render (wait_water), test pictures.
 
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import time
@@ -212,10 +213,24 @@ def state(vm, unit=UNIT):
 
 
 def journal(vm, since=None, unit=UNIT):
+    """The unit's journal; since: a guest time (seconds), or a cursor
+    (journal_cursor) for exactly what came after it."""
     cmd = "journalctl --no-pager -o short-monotonic -u %s" % unit
-    if since is not None:
+    if isinstance(since, str):
+        cmd += " --after-cursor %s" % shlex.quote(since)
+    elif since is not None:
         cmd += " --since @%d" % since
     return sh(vm, cmd, 60)
+
+
+def journal_cursor(vm):
+    """Where the whole journal ends now. Lines of the second before, which
+    --since @seconds takes in, are not after it."""
+    out = sh(vm, "journalctl --no-pager -q -n 1 --show-cursor -o cat", 60)
+    for line in reversed(out.splitlines()):
+        if line.startswith("-- cursor: "):
+            return line[len("-- cursor: "):].strip()
+    raise RuntimeError("journalctl gave no cursor: %r" % out[-300:])
 
 
 def guest_now(vm):

@@ -43,8 +43,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import rkvm  # noqa: E402
 from rkservice import (PICS, UNIT, add_to_payload, boot_debian,  # noqa: E402
-                       build_rootfs, check_pivot, die, guest_now, journal, journal_span,
-                       library_packages, looks_like, main_pid, note, payload_files,
+                       build_rootfs, check_pivot, die, guest_now, journal, journal_cursor,
+                       journal_span, library_packages, looks_like, main_pid, note, payload_files,
                        picture, process_user, sh, show, state, unit_seconds, wait_active,
                        wait_for, wait_water)
 import rkservice  # noqa: E402
@@ -372,7 +372,9 @@ def no_screen(vm, ref, pid):
     # Unbinding the driver from its PCI device removes the DRM card.
     pci = sh(vm, "basename $(readlink -f /sys/class/drm/card0/device)")
     driver = sh(vm, "readlink -f /sys/class/drm/card0/device/driver")
-    since = guest_now(vm)
+    # A cursor, not a second: the broken config's error of just before
+    # may share the second, and is not this part's.
+    since = journal_cursor(vm)
     sh(vm, "echo %s > %s/unbind" % (pci, driver))
     log, _ = wait_for("gone", lambda: (lambda l: "went away" in l and l)(journal(vm, since)),
                       30, 1.0)
@@ -392,7 +394,7 @@ def no_screen(vm, ref, pid):
             "restarted with no screen: active at once", why)
     # READY=1's line, or the live line that follows it a few seconds on.
     status = show(vm, "StatusText")
-    t.check(re.match(r"waiting for a screen$|awake on 0 screens: ", status),
+    t.check(re.match(r"waiting for a screen", status),
             "... systemctl status: waiting for a screen", "StatusText %r" % status)
     time.sleep(wd + 3)
     t.check(main_pid(vm) == new and state(vm) == "active",
