@@ -248,6 +248,41 @@ static void test_between_pixels(void)
 	free(b.mem);
 }
 
+/*
+ * Two pixels side by side, x even and x + 1, move by the same offset, the
+ * left one's: at (11, 8) the slope is flat, but its pair's left pixel
+ * (10, 8) sees one pixel to the right, and so does it. (10, 12) and
+ * (11, 12) are the same with the slope under the right one instead: the
+ * left one's offset, none, for both. The light stays each pixel's own.
+ */
+static void test_pair_offset(void)
+{
+	/* a height difference of 2 * RENDER_SUBPIXEL is a pixel */
+	struct render_params p = { .shift = RENDER_SUBPIXEL_BITS + 1 };
+	const int s = RENDER_SUBPIXEL;
+	struct buf b;
+
+	buf_init(&b, 0, PIXEL_XRGB8888);
+	memset(hts, 0, sizeof(hts));
+	hts[8 * W + 11] = (int16_t)(-2 * s);   /* at (10, 8): dx = 0 - h[11], a pixel */
+	hts[12 * W + 12] = (int16_t)(-2 * s);  /* at (11, 12): dx = 0 - h[12], a pixel */
+	render_rows(&p, hts, W, W, H, bg, W * 4, &b.t, 0, H);
+	CHECK(bg[8 * W + 11] != bg[8 * W + 12]);
+	CHECK_EQ(px32(&b, 10, 8), bg[8 * W + 11]);
+	CHECK_EQ(px32(&b, 11, 8), bg[8 * W + 12]);
+	/* (10, 12): dx = h[9] - h[11] = 0, so (11, 12) too, slope or not */
+	CHECK_EQ(px32(&b, 10, 12), bg[12 * W + 10]);
+	CHECK_EQ(px32(&b, 11, 12), bg[12 * W + 11]);
+
+	/* the light of each pixel from its own slope */
+	p.light_x = 1 << RENDER_LIGHT_BITS;
+	p.light_max = 100;
+	render_rows(&p, hts, W, W, H, bg, W * 4, &b.t, 0, H);
+	CHECK_EQ(px32(&b, 10, 12) & 0xff, bg[12 * W + 10] & 0xff);
+	CHECK((px32(&b, 11, 12) & 0xff) != (bg[12 * W + 11] & 0xff));
+	free(b.mem);
+}
+
 /* A fresh splash bends the picture by at most offset_max, however steep. */
 static void test_offset_bound(void)
 {
@@ -413,6 +448,7 @@ int main(void)
 	RUN(test_known_displacement);
 	RUN(test_rotation_displacement);
 	RUN(test_between_pixels);
+	RUN(test_pair_offset);
 	RUN(test_offset_bound);
 	RUN(test_light);
 	RUN(test_smooth_upsample);

@@ -254,7 +254,8 @@ static inline __m128i sum1(const struct render_row *rr, uint32_t idx, __m128i wt
 	sum1(rr, (uint32_t)_mm_cvtsi128_si32(_mm_shuffle_epi32(idx, (k) * 0x55)), \
 	     PAIR_WEIGHTS(top, k), PAIR_WEIGHTS(bot, k))
 
-/* Four pixels from their (hx, hy) pairs p and positions xs in 1/8 px:
+/* Four pixels from their (hx, hy) pairs p and positions xs in 1/8 px, the
+ * first one's x even:
  * the offsets, positions, weights and light four at a time (as render8 in
  * kernels-avx2.c), the sums a pixel at a time, never through memory (the
  * narrow reloads of a wide store stall). */
@@ -263,8 +264,10 @@ static inline __m128i render4(const struct render_row *rr, const struct render_c
 {
 	const __m128i zero = _mm_setzero_si128();
 	const __m128i sub = _mm_set1_epi32(RENDER_SUBPIXEL);
-	__m128i ox = _mm_srai_epi32(_mm_madd_epi16(p, c->omx), RENDER_OFFSET_MUL_BITS);
-	__m128i oy = _mm_srai_epi32(_mm_madd_epi16(p, c->omy), RENDER_OFFSET_MUL_BITS);
+	/* each pair's offset is its left (even) pixel's */
+	const __m128i pe = _mm_shuffle_epi32(p, 0xa0);
+	__m128i ox = _mm_srai_epi32(_mm_madd_epi16(pe, c->omx), RENDER_OFFSET_MUL_BITS);
+	__m128i oy = _mm_srai_epi32(_mm_madd_epi16(pe, c->omy), RENDER_OFFSET_MUL_BITS);
 	__m128i b = _mm_srai_epi32(_mm_madd_epi16(p, c->lxy), RENDER_LIGHT_BITS);
 	__m128i sx, sy, ix, iy, fx, fy, gx, gy, idx, top, bot, lo, hi;
 
@@ -390,7 +393,14 @@ static inline __m128i render4_interior(const uint32_t *base, size_t pitch, __m12
 	return _mm_or_si128(_mm_packus_epi16(lo, hi), _mm_set1_epi32((int)0xff000000u));
 }
 
-/* Eight pixels of the interior at x from their half differences. */
+/* Each 16-bit lane's value in the lane after it too: a pair's left pixel's. */
+static inline __m128i pair_left8(__m128i v)
+{
+	return _mm_or_si128(_mm_and_si128(v, _mm_set1_epi32(0xffff)), _mm_slli_epi32(v, 16));
+}
+
+/* Eight pixels of the interior at x (even) from their half differences:
+ * each pair's offset its left pixel's (render.c). */
 static inline __attribute__((always_inline)) void render8_interior(const struct render_row *rr,
 								    const struct render_consts16 *in,
 								    int x, __m128i hx, __m128i hy,
@@ -401,7 +411,8 @@ static inline __attribute__((always_inline)) void render8_interior(const struct 
 	const __m128i frac = _mm_set1_epi16(RENDER_SUBPIXEL - 1);
 	const __m128i sub = _mm_set1_epi16(RENDER_SUBPIXEL);
 	const uint32_t *base = rr->bg + (size_t)rr->y * rr->bg_pitch + (size_t)x;
-	__m128i ox = offset8(in, hx), oy = offset8(in, hy), cx, cy, fx, fy, gx, gy;
+	__m128i ox = offset8(in, pair_left8(hx)), oy = offset8(in, pair_left8(hy));
+	__m128i cx, cy, fx, fy, gx, gy;
 	__m128i gf_lo, gf_hi, l_lo = _mm_setzero_si128(), l_hi = l_lo;
 
 	cx = _mm_add_epi16(_mm_srai_epi16(ox, RENDER_SUBPIXEL_BITS), ramp);
@@ -461,15 +472,19 @@ static inline __attribute__((always_inline)) void render_row_loop(const struct r
 	const uint32_t *ahead = render_row_ahead(rr);
 	struct render_consts16 c16;
 	struct render_interior in;
-	int x = 1;
+	int x = 2;
+	bool aligned;
 
 	render_consts16_init(&c16, &in, rr);
 
 	/* Scalar head up to an aligned destination, then whole aligned
-	 * stores in order (see kernels-avx2.c). */
+	 * stores in order (see kernels-avx2.c); the groups start at an even
+	 * x (whole pairs), unaligned if the buffer leaves no other way. */
 	while (contiguous && x < rr->width && ((uintptr_t)(rr->out + (ptrdiff_t)x * bpp) & 15))
 		x++;
-	render_span_scalar(rr, 0, x);
+	x += x & 1;
+	aligned = !((uintptr_t)(rr->out + (ptrdiff_t)x * bpp) & 15);
+	render_span_scalar(rr, 0, x < rr->width ? x : rr->width);
 	for (; x + LANES <= rr->width - 1; x += LANES) {
 		__m128i hx, hy, any, p0, p1;
 
@@ -501,8 +516,10 @@ static inline __attribute__((always_inline)) void render_row_loop(const struct r
 						    _mm_sub_epi32(to_rgb565x4(p1), bias));
 
 			v = _mm_xor_si128(v, _mm_set1_epi16((short)0x8000));
-			if (contiguous) {
+			if (contiguous && aligned) {
 				_mm_store_si128((__m128i *)out, v);
+			} else if (contiguous) {
+				_mm_storeu_si128((__m128i *)out, v);
 			} else {
 				uint16_t tmp[LANES];
 
@@ -510,9 +527,12 @@ static inline __attribute__((always_inline)) void render_row_loop(const struct r
 				for (int i = 0; i < LANES; i++)
 					*(uint16_t *)(out + (ptrdiff_t)i * rr->step) = tmp[i];
 			}
-		} else if (contiguous) {
+		} else if (contiguous && aligned) {
 			_mm_store_si128((__m128i *)out, p0);
 			_mm_store_si128((__m128i *)(out + 16), p1);
+		} else if (contiguous) {
+			_mm_storeu_si128((__m128i *)out, p0);
+			_mm_storeu_si128((__m128i *)(out + 16), p1);
 		} else {
 			uint32_t tmp[LANES];
 
