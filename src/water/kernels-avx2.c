@@ -350,19 +350,17 @@ static inline void weights(__m256i fx, __m256i fy, __m256i *lo, __m256i *hi)
 }
 
 /*
- * Eight pixels anywhere, from their (hx, hy) pairs and positions xs in 1/8
- * px, in 32-bit lanes (lane 0 an even pixel): the offsets clamped, the position kept within the
+ * Eight pixels anywhere, from their pairs' (hx, hy) (pair_xy16's, each
+ * pixel's in its 32-bit lane) and positions xs in 1/8 px: the offsets clamped, the position kept within the
  * picture (ix <= width - 2 with the fraction up to 8: the same sum as the
  * scalar code's, which clamps the right neighbour instead).
  */
 static inline __attribute__((always_inline)) __m256i render8(const struct render_row *rr,
 							      const struct render_consts *c,
-							      __m256i p, __m256i xs, __m256i b,
+							      __m256i pe, __m256i xs, __m256i b,
 							      bool light)
 {
 	const __m256i zero = _mm256_setzero_si256();
-	/* each pair's offset is its left (even) pixel's */
-	const __m256i pe = _mm256_shuffle_epi32(p, 0xa0);
 	__m256i ox = _mm256_srai_epi32(_mm256_madd_epi16(pe, c->omx), RENDER_OFFSET_MUL_BITS);
 	__m256i oy = _mm256_srai_epi32(_mm256_madd_epi16(pe, c->omy), RENDER_OFFSET_MUL_BITS);
 	__m256i sx, sy, ix, iy, lo, hi, idx;
@@ -400,11 +398,16 @@ static inline __m256i offset16(const struct render_consts *c, __m256i h)
 	return _mm256_min_epi16(_mm256_max_epi16(o, c->omin16), c->omax16);
 }
 
-/* Each pair's (hx, hy), its left pixel's, in one 32-bit lane: pair j of
- * pixels 2j and 2j + 1 in lane j (pairs 0-3 the low half, 4-7 the high). */
+/* Each pair's (hx, hy), the mean of its two pixels' floored, in one 32-bit
+ * lane: pair j of pixels 2j and 2j + 1 in lane j (pairs 0-3 the low half,
+ * 4-7 the high). vpmaddwd by ones is the exact sum. */
 static inline __m256i pair_xy16(__m256i hx, __m256i hy)
 {
-	return _mm256_blend_epi16(hx, _mm256_slli_epi32(hy, 16), 0xaa);
+	const __m256i one = _mm256_set1_epi16(1);
+	__m256i ex = _mm256_srai_epi32(_mm256_madd_epi16(hx, one), 1);
+	__m256i ey = _mm256_srai_epi32(_mm256_madd_epi16(hy, one), 1);
+
+	return _mm256_blend_epi16(ex, _mm256_slli_epi32(ey, 16), 0xaa);
 }
 
 /*
@@ -632,11 +635,11 @@ static inline __attribute__((always_inline)) void render_row_loop(const struct r
 		__m256i pa = _mm256_unpacklo_epi16(hx, hy), pb = _mm256_unpackhi_epi16(hx, hy);
 		__m256i b16 = light ? light16(&c, pa, pb) : _mm256_setzero_si256();
 
-		__m256i o = _mm256_setzero_si256(), cxy = o;
+		__m256i e = pair_xy16(hx, hy), o = _mm256_setzero_si256(), cxy = o;
 
 		if (in.offsets16) {
 			/* each pair's (ox, oy) and its whole pixels' (cx, cy) */
-			o = offset16(&c, pair_xy16(hx, hy));
+			o = offset16(&c, e);
 			cxy = _mm256_add_epi16(_mm256_srai_epi16(o, RENDER_SUBPIXEL_BITS), c.ramp2);
 		}
 		if (in.offsets16 && ((in.row && x >= in.x0 && x <= in.x1) ||
@@ -646,10 +649,10 @@ static inline __attribute__((always_inline)) void render_row_loop(const struct r
 			__m256i xs = _mm256_set1_epi32(x), a, b;
 			__m256i ba = _mm256_unpacklo_epi16(b16, b16), bb = _mm256_unpackhi_epi16(b16, b16);
 
-			a = render8(rr, &c, pa,
+			a = render8(rr, &c, _mm256_unpacklo_epi32(e, e),
 				    _mm256_slli_epi32(_mm256_add_epi32(xs, ramp_a), RENDER_SUBPIXEL_BITS),
 				    ba, light);
-			b = render8(rr, &c, pb,
+			b = render8(rr, &c, _mm256_unpackhi_epi32(e, e),
 				    _mm256_slli_epi32(_mm256_add_epi32(xs, ramp_b), RENDER_SUBPIXEL_BITS),
 				    bb, light);
 			p[0] = _mm256_permute2x128_si256(a, b, 0x20);

@@ -189,17 +189,20 @@ static inline uint32_t blend1(const struct render_row *rr, uint32_t idx, int fx,
 	return vget_lane_u32(vreinterpret_u32_u8(vqmovun_s16(vcombine_s16(c, c))), 0);
 }
 
-/* Each 16-bit lane's value in the lane after it too: a pair's left pixel's. */
-static inline int16x8_t pair_left8(int16x8_t v)
+/* Each pair's value of h (x even), the mean of its two pixels' floored
+ * (the pairwise sum is exact in 32 bits), in both of its lanes. */
+static inline int16x8_t pair_mean8(int16x8_t h)
 {
-	return vtrn1q_s16(v, v);
+	int16x4_t m = vmovn_s32(vshrq_n_s32(vpaddlq_s16(h), 1));
+
+	return vcombine_s16(vzip1_s16(m, m), vzip2_s16(m, m));
 }
 
-/* Four pixels from their half differences (x even): the offsets (each
- * pair's its left pixel's, render.c), positions and light four at a time in
+/* Four pixels from their half differences and their pairs' (ex, ey) (x
+ * even, pair_mean8's): the offsets, positions and light four at a time in
  * 32-bit lanes, the blend a pixel at a time. */
 static inline uint32x4_t render4(const struct render_row *rr, int x, int16x4_t hx16,
-				 int16x4_t hy16)
+				 int16x4_t hy16, int16x4_t ex16, int16x4_t ey16)
 {
 	static const int32_t ramp[4] = { 0, RENDER_SUBPIXEL, 2 * RENDER_SUBPIXEL,
 					 3 * RENDER_SUBPIXEL };
@@ -207,7 +210,7 @@ static inline uint32x4_t render4(const struct render_row *rr, int x, int16x4_t h
 	const int32x4_t om = vdupq_n_s32(rr->offset_max), lm = vdupq_n_s32(rr->light_max);
 	const int32x4_t ld = vdupq_n_s32(-rr->light_dark);
 	int32x4_t hx = vmovl_s16(hx16), hy = vmovl_s16(hy16);
-	int32x4_t ex = vmovl_s16(vtrn1_s16(hx16, hx16)), ey = vmovl_s16(vtrn1_s16(hy16, hy16));
+	int32x4_t ex = vmovl_s16(ex16), ey = vmovl_s16(ey16);
 	int32x4_t ox = vshrq_n_s32(vmulq_n_s32(ex, rr->offset_mul), RENDER_OFFSET_MUL_BITS);
 	int32x4_t oy = vshrq_n_s32(vmulq_n_s32(ey, rr->offset_mul), RENDER_OFFSET_MUL_BITS);
 	int32x4_t b = vshrq_n_s32(vmlaq_n_s32(vmulq_n_s32(hx, rr->light_x), hy, rr->light_y),
@@ -337,7 +340,7 @@ static inline void render8_interior(const struct render_row *rr, const struct re
 	const int16x8_t frac = vdupq_n_s16(RENDER_SUBPIXEL - 1);
 	const uint16x8_t sub = vdupq_n_u16(RENDER_SUBPIXEL);
 	const uint32_t *base = rr->bg + (size_t)rr->y * rr->bg_pitch + (size_t)x;
-	int16x8_t ox = offset8(c, pair_left8(hx)), oy = offset8(c, pair_left8(hy));
+	int16x8_t ox = offset8(c, pair_mean8(hx)), oy = offset8(c, pair_mean8(hy));
 	int16x8_t cx = vaddq_s16(vshrq_n_s16(ox, RENDER_SUBPIXEL_BITS), vld1q_s16(ramp_values));
 	int16x8_t cy = vshrq_n_s16(oy, RENDER_SUBPIXEL_BITS);
 	uint16x8_t fx = vreinterpretq_u16_s16(vandq_s16(ox, frac));
@@ -411,8 +414,12 @@ static void render_row_neon(const struct render_row *rr)
 		} else if (in.row && x >= in.x0 && x <= in.x1) {
 			render8_interior(rr, &c16, x, hx, hy, &p0, &p1);
 		} else {
-			p0 = render4(rr, x, vget_low_s16(hx), vget_low_s16(hy));
-			p1 = render4(rr, x + 4, vget_high_s16(hx), vget_high_s16(hy));
+			int16x8_t ex = pair_mean8(hx), ey = pair_mean8(hy);
+
+			p0 = render4(rr, x, vget_low_s16(hx), vget_low_s16(hy), vget_low_s16(ex),
+				     vget_low_s16(ey));
+			p1 = render4(rr, x + 4, vget_high_s16(hx), vget_high_s16(hy),
+				     vget_high_s16(ex), vget_high_s16(ey));
 		}
 		uint8_t *out = rr->out + (ptrdiff_t)x * rr->step;
 

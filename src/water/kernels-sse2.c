@@ -254,18 +254,16 @@ static inline __m128i sum1(const struct render_row *rr, uint32_t idx, __m128i wt
 	sum1(rr, (uint32_t)_mm_cvtsi128_si32(_mm_shuffle_epi32(idx, (k) * 0x55)), \
 	     PAIR_WEIGHTS(top, k), PAIR_WEIGHTS(bot, k))
 
-/* Four pixels from their (hx, hy) pairs p and positions xs in 1/8 px, the
- * first one's x even:
+/* Four pixels from their (hx, hy) pairs p, their pairs' pe (pair_xy8) and
+ * positions xs in 1/8 px:
  * the offsets, positions, weights and light four at a time (as render8 in
  * kernels-avx2.c), the sums a pixel at a time, never through memory (the
  * narrow reloads of a wide store stall). */
 static inline __m128i render4(const struct render_row *rr, const struct render_consts *c,
-			      __m128i p, __m128i xs)
+			      __m128i p, __m128i pe, __m128i xs)
 {
 	const __m128i zero = _mm_setzero_si128();
 	const __m128i sub = _mm_set1_epi32(RENDER_SUBPIXEL);
-	/* each pair's offset is its left (even) pixel's */
-	const __m128i pe = _mm_shuffle_epi32(p, 0xa0);
 	__m128i ox = _mm_srai_epi32(_mm_madd_epi16(pe, c->omx), RENDER_OFFSET_MUL_BITS);
 	__m128i oy = _mm_srai_epi32(_mm_madd_epi16(pe, c->omy), RENDER_OFFSET_MUL_BITS);
 	__m128i b = _mm_srai_epi32(_mm_madd_epi16(p, c->lxy), RENDER_LIGHT_BITS);
@@ -393,14 +391,21 @@ static inline __m128i render4_interior(const uint32_t *base, size_t pitch, __m12
 	return _mm_or_si128(_mm_packus_epi16(lo, hi), _mm_set1_epi32((int)0xff000000u));
 }
 
-/* Each 16-bit lane's value in the lane after it too: a pair's left pixel's. */
-static inline __m128i pair_left8(__m128i v)
+/* Each pair's value of h (x even), the mean of its two pixels' floored
+ * (vpmaddwd by ones, exact), in a 32-bit lane. */
+static inline __m128i pair_mean8(__m128i h)
+{
+	return _mm_srai_epi32(_mm_madd_epi16(h, _mm_set1_epi16(1)), 1);
+}
+
+/* A 32-bit lane's low half in both halves. */
+static inline __m128i both_halves(__m128i v)
 {
 	return _mm_or_si128(_mm_and_si128(v, _mm_set1_epi32(0xffff)), _mm_slli_epi32(v, 16));
 }
 
 /* Eight pixels of the interior at x (even) from their half differences:
- * each pair's offset its left pixel's (render.c). */
+ * each pair's offset from the mean of its two (render.c). */
 static inline __attribute__((always_inline)) void render8_interior(const struct render_row *rr,
 								    const struct render_consts16 *in,
 								    int x, __m128i hx, __m128i hy,
@@ -411,7 +416,8 @@ static inline __attribute__((always_inline)) void render8_interior(const struct 
 	const __m128i frac = _mm_set1_epi16(RENDER_SUBPIXEL - 1);
 	const __m128i sub = _mm_set1_epi16(RENDER_SUBPIXEL);
 	const uint32_t *base = rr->bg + (size_t)rr->y * rr->bg_pitch + (size_t)x;
-	__m128i ox = offset8(in, pair_left8(hx)), oy = offset8(in, pair_left8(hy));
+	__m128i ox = offset8(in, both_halves(pair_mean8(hx)));
+	__m128i oy = offset8(in, both_halves(pair_mean8(hy)));
 	__m128i cx, cy, fx, fy, gx, gy;
 	__m128i gf_lo, gf_hi, l_lo = _mm_setzero_si128(), l_hi = l_lo;
 
@@ -503,8 +509,12 @@ static inline __attribute__((always_inline)) void render_row_loop(const struct r
 		} else {
 			__m128i xs = _mm_add_epi32(_mm_set1_epi32(x * RENDER_SUBPIXEL), ramp);
 
-			p0 = render4(rr, &c, _mm_unpacklo_epi16(hx, hy), xs);
-			p1 = render4(rr, &c, _mm_unpackhi_epi16(hx, hy),
+			/* each pair's (hx, hy) in a 32-bit lane, then each pixel's */
+			__m128i e = _mm_or_si128(_mm_and_si128(pair_mean8(hx), _mm_set1_epi32(0xffff)),
+						 _mm_slli_epi32(pair_mean8(hy), 16));
+
+			p0 = render4(rr, &c, _mm_unpacklo_epi16(hx, hy), _mm_unpacklo_epi32(e, e), xs);
+			p1 = render4(rr, &c, _mm_unpackhi_epi16(hx, hy), _mm_unpackhi_epi32(e, e),
 				     _mm_add_epi32(xs, _mm_set1_epi32(4 * RENDER_SUBPIXEL)));
 		}
 		uint8_t *out = rr->out + (ptrdiff_t)x * rr->step;

@@ -11,7 +11,8 @@
  * Refraction: the slope of the surface, from the height differences of the
  * neighbours, moves which point of the picture is seen, in 1/8 px, and the
  * picture is sampled there between its pixels (bilinear). Two pixels side
- * by side (x even and x + 1) move by the same offset, their left one's:
+ * by side (x even and x + 1) move by the same offset, the slope at their
+ * middle's (the mean of theirs, floored):
  * one index, one set of weights and two loads of four pixels for both
  * instead of four loads of two (the AVX2 render's fetch, the most of a
  * frame, takes a quarter fewer instructions). The heights are made 2x
@@ -51,9 +52,12 @@ void render_span_scalar(const struct render_row *r, int x0, int x1)
 
 	for (int x = x0; x < x1; x++) {
 		uint8_t *out = r->out + (ptrdiff_t)x * r->step;
-		const int xe = x & ~1;  /* the pair's left pixel: its offset */
+		/* the pair's two pixels (one at an odd width's end) */
+		const int xe = x & ~1, xo = xe + 1 < width ? xe + 1 : xe;
 		int hx = render_half_dx(mid, width, x), hy = render_half_dy(up, down, x);
-		int ex = render_half_dx(mid, width, xe), ey = render_half_dy(up, down, xe);
+		/* the slope at the pair's middle: the mean of its two, floored */
+		int ex = (render_half_dx(mid, width, xe) + render_half_dx(mid, width, xo)) >> 1;
+		int ey = (render_half_dy(up, down, xe) + render_half_dy(up, down, xo)) >> 1;
 		int ox = clamp_int((ex * r->offset_mul) >> RENDER_OFFSET_MUL_BITS, -om, om);
 		int oy = clamp_int((ey * r->offset_mul) >> RENDER_OFFSET_MUL_BITS, -om, om);
 		int sx = clamp_int(x * RENDER_SUBPIXEL + ox, 0, (width - 1) * RENDER_SUBPIXEL);
