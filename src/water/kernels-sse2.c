@@ -336,53 +336,52 @@ static inline __m128i offset8(const struct render_consts16 *in, __m128i h)
 }
 
 /*
- * One pixel's bilinear sum, a channel in each 32-bit lane: the pair on its
- * row and the pair below interleaved byte by byte, so that each 16-bit pair
- * is a channel of a pixel above and the one below it; pmaddwd weighs the
- * left column's pairs by wl = (w00, w10) and the right one's by wr =
- * (w01, w11). render_blend's sum exactly.
+ * A pair's two bilinear sums (its left pixel's returned, the right one's in
+ * *right), a channel in each 32-bit lane: four pixels of its row from
+ * where the left one's fetch starts and four of the row below interleaved
+ * byte by byte, so that each 16-bit pair is a channel of a pixel above and
+ * the one below it; pmaddwd weighs the left column's pairs by wl = (w00,
+ * w10) and the right one's by wr = (w01, w11), the same for both pixels:
+ * render_blend's sums exactly.
  */
-static inline __m128i sum_interior(const uint32_t *p, size_t pitch, __m128i wl, __m128i wr)
+static inline __m128i sum_pair(const uint32_t *p, size_t pitch, __m128i wl, __m128i wr,
+			       __m128i *right)
 {
 	const __m128i zero = _mm_setzero_si128();
-	__m128i tb = _mm_unpacklo_epi8(_mm_loadl_epi64((const __m128i *)p),
-				       _mm_loadl_epi64((const __m128i *)(p + pitch)));
+	__m128i t = _mm_loadu_si128((const __m128i *)p);
+	__m128i d = _mm_loadu_si128((const __m128i *)(p + pitch));
+	__m128i lo = _mm_unpacklo_epi8(t, d), hi = _mm_unpackhi_epi8(t, d);
+	__m128i c0 = _mm_unpacklo_epi8(lo, zero), c1 = _mm_unpackhi_epi8(lo, zero);
+	__m128i c2 = _mm_unpacklo_epi8(hi, zero);
 
-	return _mm_add_epi32(_mm_madd_epi16(_mm_unpacklo_epi8(tb, zero), wl),
-			     _mm_madd_epi16(_mm_unpackhi_epi8(tb, zero), wr));
+	*right = _mm_add_epi32(_mm_madd_epi16(c1, wl), _mm_madd_epi16(c2, wr));
+	return _mm_add_epi32(_mm_madd_epi16(c0, wl), _mm_madd_epi16(c1, wr));
 }
 
-/* Four pixels of the interior: their indices (relative to base) and their
- * weight pairs, a pixel in each 32-bit lane; the light of each in l. */
+/* Four pixels of the interior, two pairs: their indices (relative to base)
+ * and weight pairs in lanes 0 and 2 (each pair's left pixel's), the light
+ * of each pixel in l. */
 static inline __m128i render4_interior(const uint32_t *base, size_t pitch, __m128i idx,
 				       __m128i wl, __m128i wr, __m128i l, bool light)
 {
 	const __m128i round = _mm_set1_epi16(RENDER_BLEND_ROUND);
-	int64_t i[4];
-	__m128i lo, hi;
+	int64_t i0, i2;
+	__m128i lo, hi, r0, r1;
 
 #ifdef __x86_64__
-	int64_t a01 = _mm_cvtsi128_si64(idx), a23 = _mm_cvtsi128_si64(_mm_unpackhi_epi64(idx, idx));
-
 	/* the indices are signed: relative to the group's own pixel */
-	i[0] = (int32_t)a01;
-	i[1] = a01 >> 32;
-	i[2] = (int32_t)a23;
-	i[3] = a23 >> 32;
+	i0 = (int32_t)_mm_cvtsi128_si64(idx);
+	i2 = (int32_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(idx, idx));
 #else
-	for (int k = 0; k < 4; k++)
-		i[k] = _mm_cvtsi128_si32(_mm_srli_si128(idx, 4 * k));
+	i0 = _mm_cvtsi128_si32(idx);
+	i2 = _mm_cvtsi128_si32(_mm_srli_si128(idx, 8));
 #endif
-	lo = _mm_packs_epi32(sum_interior(base + i[0], pitch, _mm_shuffle_epi32(wl, 0x00),
-					  _mm_shuffle_epi32(wr, 0x00)),
-			     sum_interior(base + i[1], pitch, _mm_shuffle_epi32(wl, 0x55),
-					  _mm_shuffle_epi32(wr, 0x55)));
-	hi = _mm_packs_epi32(sum_interior(base + i[2], pitch, _mm_shuffle_epi32(wl, 0xaa),
-					  _mm_shuffle_epi32(wr, 0xaa)),
-			     sum_interior(base + i[3], pitch, _mm_shuffle_epi32(wl, 0xff),
-					  _mm_shuffle_epi32(wr, 0xff)));
-	lo = _mm_srli_epi16(_mm_add_epi16(lo, round), 2 * RENDER_SUBPIXEL_BITS);
-	hi = _mm_srli_epi16(_mm_add_epi16(hi, round), 2 * RENDER_SUBPIXEL_BITS);
+	lo = sum_pair(base + i0, pitch, _mm_shuffle_epi32(wl, 0x00), _mm_shuffle_epi32(wr, 0x00),
+		      &r0);
+	hi = sum_pair(base + i2, pitch, _mm_shuffle_epi32(wl, 0xaa), _mm_shuffle_epi32(wr, 0xaa),
+		      &r1);
+	lo = _mm_srli_epi16(_mm_add_epi16(_mm_packs_epi32(lo, r0), round), 2 * RENDER_SUBPIXEL_BITS);
+	hi = _mm_srli_epi16(_mm_add_epi16(_mm_packs_epi32(hi, r1), round), 2 * RENDER_SUBPIXEL_BITS);
 	if (light) {
 		/* each pixel's light in its four channels; packus clamps */
 		lo = _mm_add_epi16(lo, _mm_unpacklo_epi32(l, l));
