@@ -217,7 +217,7 @@ static inline const uint32_t *render_row_ahead(const struct render_row *r)
 	return r->bg + (size_t)y * r->bg_pitch;
 }
 
-/* offset_mul's fraction: a shift of up to RENDER_SHIFT_MAX keeps 5 bits. */
+/* offset_mul's fraction: up to RENDER_SHIFT_MAX it is a power of two, 2 or more. */
 #define RENDER_OFFSET_MUL_BITS 8
 
 /* Whether a row's madd indices fit: the pitch, the column and the row each

@@ -116,11 +116,13 @@ static int viscosity(const struct water_units *u)
 }
 
 /*
- * The bend is bounded where the slope seen passes this (about 14 degrees,
- * steeper than any ripple a finger leaves): a fresh splash bends the
- * picture strongly, but a crater's walls do not tear it into shreds.
+ * The bend is bounded where the slope seen passes this (45 degrees,
+ * steeper than a fingertip's dent): what keeps the picture whole is the
+ * depth (settings/options.h), which keeps the bend's change across a dent
+ * below a pixel a pixel; this only keeps a deep --depth from sending the
+ * picture far.
  */
-#define SLOPE_SEEN_MAX 0.25
+#define SLOPE_SEEN_MAX 1.0
 #define DEG_TO_RAD (3.14159265358979323846 / 180.0)
 #define PERCENT 100.0
 /* The room straight above, mirrored by flat water, beside the lamp. */
