@@ -38,7 +38,9 @@ enum rotation {
 #define OPTIONS_DEFAULT_WAVE_SPEED_CM_S 23.0  /* the slowest ripples on real water */
 #define OPTIONS_MIN_WAVE_SPEED_CM_S 1.0
 #define OPTIONS_MAX_WAVE_SPEED_CM_S 500.0
-#define OPTIONS_DEFAULT_FADE_S 5.0      /* damping leaves a tenth of a wave by then */
+/* Damping leaves a tenth of a wave by then: a tap's ring still reads 3 s
+ * later on a 55-inch panel, its front bounced off the frame by then. */
+#define OPTIONS_DEFAULT_FADE_S 8.0
 #define OPTIONS_MIN_FADE_S 0.2
 #define OPTIONS_MAX_FADE_S 120.0
 /*
@@ -96,13 +98,17 @@ enum rotation {
 #define OPTIONS_MAX_DRIFT 64
 /* The lamp the water mirrors (units.c): how bright, in % of white, and
  * where, in degrees clockwise from the screen's top edge and above the
- * panel. Top left, half way up, as a room's window or a gallery's spotlight
- * often is; its mirror image a little darker than the screen's white, so
- * the steepest slopes glint without washing the picture out. */
+ * panel. A touch table lies flat under a room's ceiling lights: the lamp
+ * is high, towards the top left, so even the gentle slopes of a ring
+ * seconds old (a few hundredths) tilt its mirror image in and out of view;
+ * a lamp half way up (50 degrees) needs slopes twice as steep, and a
+ * 55-inch panel's ring was gone by 3 s. Higher still (80), a splash's
+ * slopes all mirror the whole lamp: bands of flat white. Its mirror image
+ * as bright as the screen's white, so the steepest slopes glint. */
 #define OPTIONS_DEFAULT_LIGHT_PERCENT 100
 #define OPTIONS_MAX_LIGHT_PERCENT 1000
 #define OPTIONS_DEFAULT_LIGHT_AZIMUTH 315.0
-#define OPTIONS_DEFAULT_LIGHT_ELEVATION 50.0
+#define OPTIONS_DEFAULT_LIGHT_ELEVATION 70.0
 #define OPTIONS_MAX_LIGHT_AZIMUTH 360.0
 #define OPTIONS_MIN_LIGHT_ELEVATION 10.0
 #define OPTIONS_MAX_LIGHT_ELEVATION 80.0
