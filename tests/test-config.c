@@ -130,7 +130,7 @@ static const struct sample {
 	{ "stone-weight", "2.5", NULL },
 	{ "screen-mm", "1210x680", NULL },
 	{ "wave-speed", "30", NULL },
-	{ "fade", "8", NULL },
+	{ "fade", "9", NULL },
 	{ "depth", "60", NULL },
 	{ "rain-drop", "4.5", NULL },
 	{ "rain", "30", NULL },

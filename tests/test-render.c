@@ -129,9 +129,12 @@ static void test_known_displacement(void)
 	struct buf b;
 
 	memset(hts, 0, sizeof(hts));
-	/* at (10, 8): dx = h[9] - h[11] = 40 - 0, dy = h[y-1] - h[y+1] = 0 - 12 */
+	/* at (10, 8): dx = h[9] - h[11] = 40 - 0, dy = h[y-1] - h[y+1] = 0 - 12, and
+	 * the same at (11, 8), its pair's other pixel (the pair moves as one) */
 	hts[8 * W + 9] = 40;
 	hts[9 * W + 10] = 12;
+	hts[8 * W + 10] = 40;
+	hts[9 * W + 11] = 12;
 	buf_init(&b, 0, PIXEL_XRGB8888);
 	render_rows(&p, hts, W, W, H, bg, W * 4, &b.t, 0, H);
 	CHECK_EQ(px32(&b, 10, 8), bg[(8 - 3) * W + 10 + 10]);
@@ -144,11 +147,14 @@ static void test_known_displacement(void)
 	memset(hts, 0, sizeof(hts));
 	hts[8 * W + 11] = 12;
 	hts[7 * W + 10] = 12;
+	hts[8 * W + 12] = 12;  /* and at (11, 8) */
+	hts[7 * W + 11] = 12;
 	render_rows(&p, hts, W, W, H, bg, W * 4, &b.t, 0, H);
 	CHECK_EQ(px32(&b, 10, 8), bg[(8 + 3) * W + 10 - 3]);
 	/* on the border, heights outside the plane count as zero */
 	memset(hts, 0, sizeof(hts));
 	hts[0 * W + 1] = -20;  /* at (0, 0): dx = 0 - (-20) = 20 -> 5 */
+	hts[0 * W + 2] = -20;  /* and at (1, 0) */
 	render_rows(&p, hts, W, W, H, bg, W * 4, &b.t, 0, H);
 	CHECK_EQ(px32(&b, 0, 0), bg[0 * W + 5]);
 	CHECK(padding_intact(&b));
@@ -218,9 +224,11 @@ static void test_between_pixels(void)
 		edge[i] = i % W < 11 ? 0xff000000u : 0xffffffffu;
 	buf_init(&b, 0, PIXEL_XRGB8888);
 	memset(hts, 0, sizeof(hts));
-	/* at (10, 8): dx = 0 - h[11]; the picture seen moves right by a step each */
+	/* at (10, 8): dx = 0 - h[11] (and at (11, 8), its pair's other pixel,
+	 * 0 - h[12]); the picture seen moves right by a step each */
 	for (int step = 0; step <= 2 * s; step++) {
 		hts[8 * W + 11] = (int16_t)(-2 * step);
+		hts[8 * W + 12] = (int16_t)(-2 * step);
 		render_rows(&p, hts, W, W, H, edge, W * 4, &b.t, 0, H);
 		int v = (int)(px32(&b, 10, 8) & 0xff);
 		int x = 10 + step / s, f = step % s;
@@ -236,6 +244,8 @@ static void test_between_pixels(void)
 	memset(hts, 0, sizeof(hts));
 	hts[8 * W + 11] = (int16_t)-s;      /* dx = 0 - h[11] */
 	hts[9 * W + 10] = (int16_t)(s / 2); /* dy = h[y-1] - h[y+1] */
+	hts[8 * W + 12] = (int16_t)-s;      /* the same at (11, 8) */
+	hts[9 * W + 11] = (int16_t)(s / 2);
 	render_rows(&p, hts, W, W, H, bg, W * 4, &b.t, 0, H);
 	/* between columns 10 and 11 by a half, rows 7 and 8 by three quarters */
 	uint32_t want = 0xff000000u;
@@ -245,6 +255,42 @@ static void test_between_pixels(void)
 					  (int)(bg[8 * W + 10] >> c & 0xff),
 					  (int)(bg[8 * W + 11] >> c & 0xff), s / 2, 3 * s / 4) << c;
 	CHECK_EQ(px32(&b, 10, 8), want);
+	free(b.mem);
+}
+
+/*
+ * Two pixels side by side, x even and x + 1, move by the same offset, from
+ * the slope at their middle (the mean of theirs): at (10, 8) the picture
+ * leans two pixels' worth and at (11, 8) not at all, so both see one pixel
+ * to the right; (12, 8) and (13, 8) one to the left. The light stays each
+ * pixel's own: with it, (10, 12) beside a slope under (11, 12) alone is
+ * what it was without, (11, 12) brighter.
+ */
+static void test_pair_offset(void)
+{
+	/* a height difference of 2 * RENDER_SUBPIXEL is a pixel */
+	struct render_params p = { .shift = RENDER_SUBPIXEL_BITS + 1 };
+	const int s = RENDER_SUBPIXEL;
+	struct buf b;
+	uint32_t dark10, dark11;
+
+	buf_init(&b, 0, PIXEL_XRGB8888);
+	memset(hts, 0, sizeof(hts));
+	hts[8 * W + 11] = (int16_t)(-4 * s);   /* dx at (10, 8) 2 px, at (12, 8) -2 px */
+	hts[12 * W + 12] = (int16_t)(-2 * s);  /* dx at (11, 12) 1 px, at (10, 12) none */
+	render_rows(&p, hts, W, W, H, bg, W * 4, &b.t, 0, H);
+	CHECK_EQ(px32(&b, 10, 8), bg[8 * W + 11]);
+	CHECK_EQ(px32(&b, 11, 8), bg[8 * W + 12]);
+	CHECK_EQ(px32(&b, 12, 8), bg[8 * W + 11]);
+	CHECK_EQ(px32(&b, 13, 8), bg[8 * W + 12]);
+	dark10 = px32(&b, 10, 12);
+	dark11 = px32(&b, 11, 12);
+
+	p.light_x = 1 << RENDER_LIGHT_BITS;
+	p.light_max = 100;
+	render_rows(&p, hts, W, W, H, bg, W * 4, &b.t, 0, H);
+	CHECK_EQ(px32(&b, 10, 12), dark10);
+	CHECK((px32(&b, 11, 12) & 0xff) > (dark11 & 0xff));
 	free(b.mem);
 }
 
@@ -413,6 +459,7 @@ int main(void)
 	RUN(test_known_displacement);
 	RUN(test_rotation_displacement);
 	RUN(test_between_pixels);
+	RUN(test_pair_offset);
 	RUN(test_offset_bound);
 	RUN(test_light);
 	RUN(test_smooth_upsample);

@@ -38,10 +38,23 @@ enum rotation {
 #define OPTIONS_DEFAULT_WAVE_SPEED_CM_S 23.0  /* the slowest ripples on real water */
 #define OPTIONS_MIN_WAVE_SPEED_CM_S 1.0
 #define OPTIONS_MAX_WAVE_SPEED_CM_S 500.0
-#define OPTIONS_DEFAULT_FADE_S 5.0      /* damping leaves a tenth of a wave by then */
+/* Damping leaves a tenth of a wave by then: a tap's ring still reads 3 s
+ * later on a 55-inch panel, its front bounced off the frame by then. */
+#define OPTIONS_DEFAULT_FADE_S 8.0
 #define OPTIONS_MIN_FADE_S 0.2
 #define OPTIONS_MAX_FADE_S 120.0
-#define OPTIONS_DEFAULT_DEPTH_MM 150.0  /* the picture lies this deep under water */
+/*
+ * The picture lies this deep under water. A lens of water bends it by
+ * depth * (1 - 1/1.33) * slope, and the bend changes across a dent by that
+ * times its curvature: past 1 the picture folds over (mirrored bits, torn
+ * lines). A fingertip's fresh dent (3 mm over 8 mm) curves by up to
+ * 8 * 3 / 8^2 = 0.375 a mm at its rim, a fast drag's trough a little more:
+ * under 5 mm of water the bend falls by at most 0.8 px a px, where a drag
+ * sets off on a fresh dent, so a splash bends the picture strongly but
+ * never tears it (tests/fold.py). Under 150 mm the same dent folded it 15
+ * times over.
+ */
+#define OPTIONS_DEFAULT_DEPTH_MM 5.0
 #define OPTIONS_MIN_DEPTH_MM 1.0
 #define OPTIONS_MAX_DEPTH_MM 1000.0
 /*
@@ -85,13 +98,17 @@ enum rotation {
 #define OPTIONS_MAX_DRIFT 64
 /* The lamp the water mirrors (units.c): how bright, in % of white, and
  * where, in degrees clockwise from the screen's top edge and above the
- * panel. Top left, half way up, as a room's window or a gallery's spotlight
- * often is; its mirror image a little darker than the screen's white, so
- * the steepest slopes glint without washing the picture out. */
+ * panel. A touch table lies flat under a room's ceiling lights: the lamp
+ * is high, towards the top left, so even the gentle slopes of a ring
+ * seconds old (a few hundredths) tilt its mirror image in and out of view;
+ * a lamp half way up (50 degrees) needs slopes twice as steep, and a
+ * 55-inch panel's ring was gone by 3 s. Higher still (80), a splash's
+ * slopes all mirror the whole lamp: bands of flat white. Its mirror image
+ * as bright as the screen's white, so the steepest slopes glint. */
 #define OPTIONS_DEFAULT_LIGHT_PERCENT 100
 #define OPTIONS_MAX_LIGHT_PERCENT 1000
 #define OPTIONS_DEFAULT_LIGHT_AZIMUTH 315.0
-#define OPTIONS_DEFAULT_LIGHT_ELEVATION 50.0
+#define OPTIONS_DEFAULT_LIGHT_ELEVATION 70.0
 #define OPTIONS_MAX_LIGHT_AZIMUTH 360.0
 #define OPTIONS_MIN_LIGHT_ELEVATION 10.0
 #define OPTIONS_MAX_LIGHT_ELEVATION 80.0

@@ -196,9 +196,12 @@ struct render_consts {
 	__m256i sxmax, symax;       /* the last pixel, in 1/8 */
 	__m256i ixmax, iymax;       /* the last pair's left / upper pixel */
 	__m256i ys, pitch1;
-	__m256i quad;
+	__m256i quad, pair;
 	/* the offsets in 16-bit lanes: hx within +-hmax never leaves them */
 	__m256i mul16, hmax16, omax16, omin16, pitch16;
+	__m256i ramp2;              /* pair j's left pixel, 2j, in the low word of lane j */
+	__m128i shl, shr;           /* offset_mul a power of two: the shifts it is */
+	bool pow2;
 };
 
 static inline void render_consts_init(struct render_consts *c, struct render_interior *in,
@@ -222,8 +225,23 @@ static inline void render_consts_init(struct render_consts *c, struct render_int
 	c->pitch1 = _mm256_set1_epi32((int)(rr->bg_pitch << 16 | 1));
 	c->quad = _mm256_setr_epi8(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15,
 				   0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+	/* of four pixels on a row: channel by channel (0, 1) then (1, 2) */
+	c->pair = _mm256_setr_epi8(0, 4, 1, 5, 2, 6, 3, 7, 4, 8, 5, 9, 6, 10, 7, 11,
+				   0, 4, 1, 5, 2, 6, 3, 7, 4, 8, 5, 9, 6, 10, 7, 11);
 
 	c->mul16 = _mm256_set1_epi16((short)rr->offset_mul);
+	c->ramp2 = _mm256_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14);
+	c->pow2 = rr->offset_mul > 0 && !(rr->offset_mul & (rr->offset_mul - 1));
+	{
+		int bits = 0;
+
+		while ((1 << bits) < rr->offset_mul)
+			bits++;
+		c->shl = _mm_cvtsi32_si128(bits > RENDER_OFFSET_MUL_BITS ?
+					   bits - RENDER_OFFSET_MUL_BITS : 0);
+		c->shr = _mm_cvtsi32_si128(bits < RENDER_OFFSET_MUL_BITS ?
+					   RENDER_OFFSET_MUL_BITS - bits : 0);
+	}
 	c->hmax16 = _mm256_set1_epi16(in->hmax);
 	c->omax16 = _mm256_set1_epi16((short)om);
 	c->omin16 = _mm256_set1_epi16((short)-om);
@@ -308,19 +326,15 @@ static inline __attribute__((always_inline)) __m256i fetch8(const uint32_t *base
 /*
  * The light of 16 pixels from their (hx, hy) pairs pa (pixels 0-3, 8-11)
  * and pb (4-7, 12-15): packed to 16 bits (saturating, which the clamp to
- * far less than that leaves as it is) and clamped, then each pixel's in
- * both halves of a 32-bit lane, in pa's and pb's orders.
+ * far less than that leaves as it is) and clamped, in the pixels' order.
  */
-static inline void light16(const struct render_consts *c, __m256i pa, __m256i pb, __m256i *ba,
-			   __m256i *bb)
+static inline __m256i light16(const struct render_consts *c, __m256i pa, __m256i pb)
 {
 	__m256i b = _mm256_packs_epi32(
 		_mm256_srai_epi32(_mm256_madd_epi16(pa, c->lxy), RENDER_LIGHT_BITS),
 		_mm256_srai_epi32(_mm256_madd_epi16(pb, c->lxy), RENDER_LIGHT_BITS));
 
-	b = _mm256_min_epi16(_mm256_max_epi16(b, c->lmin), c->lmax);
-	*ba = _mm256_unpacklo_epi16(b, b);
-	*bb = _mm256_unpackhi_epi16(b, b);
+	return _mm256_min_epi16(_mm256_max_epi16(b, c->lmin), c->lmax);
 }
 
 /* The four weights of each pixel from its fractions (16-bit lanes or the
@@ -336,19 +350,19 @@ static inline void weights(__m256i fx, __m256i fy, __m256i *lo, __m256i *hi)
 }
 
 /*
- * Eight pixels anywhere, from their (hx, hy) pairs and positions xs in 1/8
- * px, in 32-bit lanes: the offsets clamped, the position kept within the
+ * Eight pixels anywhere, from their pairs' (hx, hy) (pair_xy16's, each
+ * pixel's in its 32-bit lane) and positions xs in 1/8 px: the offsets clamped, the position kept within the
  * picture (ix <= width - 2 with the fraction up to 8: the same sum as the
  * scalar code's, which clamps the right neighbour instead).
  */
 static inline __attribute__((always_inline)) __m256i render8(const struct render_row *rr,
 							      const struct render_consts *c,
-							      __m256i p, __m256i xs, __m256i b,
+							      __m256i pe, __m256i xs, __m256i b,
 							      bool light)
 {
 	const __m256i zero = _mm256_setzero_si256();
-	__m256i ox = _mm256_srai_epi32(_mm256_madd_epi16(p, c->omx), RENDER_OFFSET_MUL_BITS);
-	__m256i oy = _mm256_srai_epi32(_mm256_madd_epi16(p, c->omy), RENDER_OFFSET_MUL_BITS);
+	__m256i ox = _mm256_srai_epi32(_mm256_madd_epi16(pe, c->omx), RENDER_OFFSET_MUL_BITS);
+	__m256i oy = _mm256_srai_epi32(_mm256_madd_epi16(pe, c->omy), RENDER_OFFSET_MUL_BITS);
 	__m256i sx, sy, ix, iy, lo, hi, idx;
 
 	ox = _mm256_min_epi32(_mm256_max_epi32(ox, c->omin), c->omax);
@@ -372,6 +386,11 @@ static inline __m256i offset16(const struct render_consts *c, __m256i h)
 
 	h = _mm256_min_epi16(_mm256_max_epi16(h, _mm256_sub_epi16(_mm256_setzero_si256(),
 								  c->hmax16)), c->hmax16);
+	/* h within +-hmax: h << shl stays in 16 bits, and the floored shift
+	 * right is the product's floored >> 8 */
+	if (c->pow2)
+		return _mm256_min_epi16(_mm256_max_epi16(
+			_mm256_sra_epi16(_mm256_sll_epi16(h, c->shl), c->shr), c->omin16), c->omax16);
 	o = _mm256_or_si256(_mm256_slli_epi16(_mm256_mulhi_epi16(h, c->mul16),
 					      16 - RENDER_OFFSET_MUL_BITS),
 			    _mm256_srli_epi16(_mm256_mullo_epi16(h, c->mul16),
@@ -379,32 +398,135 @@ static inline __m256i offset16(const struct render_consts *c, __m256i h)
 	return _mm256_min_epi16(_mm256_max_epi16(o, c->omin16), c->omax16);
 }
 
+/* Each pair's (hx, hy), the mean of its two pixels' floored, in one 32-bit
+ * lane: pair j of pixels 2j and 2j + 1 in lane j (pairs 0-3 the low half,
+ * 4-7 the high). vpmaddwd by ones is the exact sum. */
+static inline __m256i pair_xy16(__m256i hx, __m256i hy)
+{
+	const __m256i one = _mm256_set1_epi16(1);
+	__m256i ex = _mm256_srai_epi32(_mm256_madd_epi16(hx, one), 1);
+	__m256i ey = _mm256_srai_epi32(_mm256_madd_epi16(hy, one), 1);
+
+	return _mm256_blend_epi16(ex, _mm256_slli_epi32(ey, 16), 0xaa);
+}
+
 /*
- * Sixteen pixels whose fetches all stay inside the picture: no clamp can
- * act, so the offsets stay in 16-bit lanes and the fetch is relative to
- * the group's own pixel, the whole pixels of the offset apart from its
- * eighths. a gets pixels 0-3 and 8-11, b 4-7 and 12-15.
+ * Each pair's four weights from its fractions (fx, fy) in a 32-bit lane:
+ * bytes (gx gy, fx gy, gx fy, fx fy), g = 8 - f, in the same lane.
+ */
+static inline __m256i pair_weights(__m256i f)
+{
+	const __m256i sub = _mm256_set1_epi32(RENDER_SUBPIXEL);
+	/* gx | fx << 8 is 8 + 255 fx in the low word; times gy or fy no byte carries */
+	__m256i wx = _mm256_add_epi16(_mm256_sub_epi16(_mm256_slli_epi16(f, 8), f), sub);
+	__m256i fy = _mm256_srli_epi32(f, 16);
+	__m256i lo = _mm256_mullo_epi16(wx, _mm256_sub_epi32(sub, fy));
+	__m256i hi = _mm256_mullo_epi16(wx, fy);
+
+	return _mm256_blend_epi16(lo, _mm256_slli_epi32(hi, 16), 0xaa);
+}
+
+/*
+ * Whether sixteen pixels at x (even) whose pairs fetch from (cx, cy) pixels
+ * away (each pair's in a 32-bit lane) all fetch inside the picture: no clamp acts, and each
+ * pair's four pixels of a row (render16_interior) lie within it. Near the
+ * edges the bound on the offset is far more than most offsets are.
+ */
+static inline bool render16_inside(const struct render_row *rr, int x, __m256i cxy)
+{
+	/* the first of a pair's four pixels at least 0, its last at most
+	 * width - 1; its row at least 0, the row below at most height - 1 */
+	const __m256i least = _mm256_set1_epi32((int)((uint32_t)(uint16_t)-rr->y << 16 |
+						     (uint16_t)-x));
+	const __m256i most = _mm256_set1_epi32((int)((uint32_t)(uint16_t)(rr->height - 2 - rr->y)
+						    << 16 | (uint16_t)(rr->width - 4 - x)));
+	__m256i out = _mm256_or_si256(_mm256_cmpgt_epi16(least, cxy),
+				      _mm256_cmpgt_epi16(cxy, most));
+
+	return _mm256_testz_si256(out, out);
+}
+
+/*
+ * Sixteen pixels whose fetches all stay inside the picture, x even: eight
+ * pairs, each with one offset (render.c), ox and oy from offset16. No clamp
+ * can act, so the offsets stay in 16-bit lanes and the fetch is relative to
+ * the group's own pixel.
+ *
+ * A pair's six neighbours are four pixels of its row from where its left
+ * pixel's fetch starts and four of the row below (the last of each unused):
+ * two 16-byte loads. Pairs j and j + 4 share registers, a 128-bit half
+ * each: their rows above in one, below in the other. vpshufb puts each
+ * channel's two neighbours side by side (left pixel's from pixels 0 and 1,
+ * right one's from 1 and 2), vpmaddubsw weighs them by the pair's two
+ * weights of that row, and one add of the two rows is each channel's
+ * whole bilinear sum in a 16-bit lane (at most 255 * 64): render_blend's.
+ * Then vpmulhrsw rounds, each pixel's light is added and vpackuswb clamps.
+ * out[0] gets pixels 0-7, out[1] 8-15.
  */
 static inline __attribute__((always_inline)) void render16_interior(const struct render_row *rr,
 								     const struct render_consts *c,
-								     int x, __m256i hx, __m256i hy,
-								     __m256i ba, __m256i bb, bool light,
-								     __m256i *a, __m256i *b)
+								     int x, __m256i o, __m256i cxy,
+								     __m256i light16v, bool light,
+								     __m256i out[2])
 {
-	const __m256i ramp = _mm256_setr_epi16(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-	const __m256i frac = _mm256_set1_epi16(RENDER_SUBPIXEL - 1);
+	/* pair j's two weights of the row above (k 0) or below (k 1), in
+	 * every word (j and j + 4: both halves) */
+	static const int8_t weights_of_pair[4][2][32] __attribute__((aligned(32))) = {
+#define RENDER_PAIR_CTRL(b) { b, b + 1, b, b + 1, b, b + 1, b, b + 1, b, b + 1, b, b + 1, \
+		b, b + 1, b, b + 1, b, b + 1, b, b + 1, b, b + 1, b, b + 1, b, b + 1, b, b + 1, \
+		b, b + 1, b, b + 1 }
+		{ RENDER_PAIR_CTRL(0), RENDER_PAIR_CTRL(2) },
+		{ RENDER_PAIR_CTRL(4), RENDER_PAIR_CTRL(6) },
+		{ RENDER_PAIR_CTRL(8), RENDER_PAIR_CTRL(10) },
+		{ RENDER_PAIR_CTRL(12), RENDER_PAIR_CTRL(14) },
+#undef RENDER_PAIR_CTRL
+	};
+	/* the light of pair j's pixels, each in its four channels' words */
+	static const int8_t light_of_pair[4][32] __attribute__((aligned(32))) = {
+#define RENDER_LIGHT_CTRL(j) { 4 * (j), 4 * (j) + 1, 4 * (j), 4 * (j) + 1, 4 * (j), 4 * (j) + 1, \
+		4 * (j), 4 * (j) + 1, 4 * (j) + 2, 4 * (j) + 3, 4 * (j) + 2, 4 * (j) + 3, \
+		4 * (j) + 2, 4 * (j) + 3, 4 * (j) + 2, 4 * (j) + 3, 4 * (j), 4 * (j) + 1, 4 * (j), \
+		4 * (j) + 1, 4 * (j), 4 * (j) + 1, 4 * (j), 4 * (j) + 1, 4 * (j) + 2, 4 * (j) + 3, \
+		4 * (j) + 2, 4 * (j) + 3, 4 * (j) + 2, 4 * (j) + 3, 4 * (j) + 2, 4 * (j) + 3 }
+		RENDER_LIGHT_CTRL(0), RENDER_LIGHT_CTRL(1), RENDER_LIGHT_CTRL(2), RENDER_LIGHT_CTRL(3),
+#undef RENDER_LIGHT_CTRL
+	};
+	const __m256i round = _mm256_set1_epi16(1 << (15 - 2 * RENDER_SUBPIXEL_BITS));
 	const uint32_t *base = rr->bg + (size_t)rr->y * rr->bg_pitch + (size_t)x;
-	__m256i ox = offset16(c, hx), oy = offset16(c, hy), cx, cy, lo, hi, wa, wb;
+	const uint32_t *below = base + rr->bg_pitch;
+	__m256i w, idx, s[4], a, b;
+	int32_t i[8];
 
-	cx = _mm256_add_epi16(_mm256_srai_epi16(ox, RENDER_SUBPIXEL_BITS), ramp);
-	cy = _mm256_srai_epi16(oy, RENDER_SUBPIXEL_BITS);
-	weights(_mm256_and_si256(ox, frac), _mm256_and_si256(oy, frac), &lo, &hi);
-	wa = _mm256_unpacklo_epi16(lo, hi);
-	wb = _mm256_unpackhi_epi16(lo, hi);
-	*a = fetch8(base, rr->bg_pitch, c, _mm256_madd_epi16(_mm256_unpacklo_epi16(cx, cy), c->pitch16),
-		    wa, ba, light);
-	*b = fetch8(base, rr->bg_pitch, c, _mm256_madd_epi16(_mm256_unpackhi_epi16(cx, cy), c->pitch16),
-		    wb, bb, light);
+	w = pair_weights(_mm256_and_si256(o, _mm256_set1_epi16(RENDER_SUBPIXEL - 1)));
+	idx = _mm256_madd_epi16(cxy, c->pitch16);
+	/* through memory: eight sign-extending loads are fewer instructions
+	 * than extracting the lanes, and the stores forward */
+	_mm256_storeu_si256((__m256i *)i, idx);
+#pragma GCC unroll 4
+	for (int j = 0; j < 4; j++) {
+		const __m256i wup = _mm256_load_si256((const __m256i *)weights_of_pair[j][0]);
+		const __m256i wdn = _mm256_load_si256((const __m256i *)weights_of_pair[j][1]);
+		__m256i up = _mm256_inserti128_si256(
+			_mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(base + i[j]))),
+			_mm_loadu_si128((const __m128i *)(base + i[j + 4])), 1);
+		__m256i dn = _mm256_inserti128_si256(
+			_mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(below + i[j]))),
+			_mm_loadu_si128((const __m128i *)(below + i[j + 4])), 1);
+
+		up = _mm256_maddubs_epi16(_mm256_shuffle_epi8(up, c->pair),
+					  _mm256_shuffle_epi8(w, wup));
+		dn = _mm256_maddubs_epi16(_mm256_shuffle_epi8(dn, c->pair),
+					  _mm256_shuffle_epi8(w, wdn));
+		s[j] = _mm256_mulhrs_epi16(_mm256_add_epi16(up, dn), round);
+		if (light)
+			s[j] = _mm256_add_epi16(s[j], _mm256_shuffle_epi8(
+				light16v, _mm256_load_si256((const __m256i *)light_of_pair[j])));
+	}
+	/* a: pixels 0-3 | 8-11, b: 4-7 | 12-15 */
+	a = _mm256_packus_epi16(s[0], s[1]);
+	b = _mm256_packus_epi16(s[2], s[3]);
+	out[0] = _mm256_permute2x128_si256(a, b, 0x20);
+	out[1] = _mm256_permute2x128_si256(a, b, 0x31);
 }
 
 /*
@@ -473,7 +595,8 @@ static inline __attribute__((always_inline)) void put16(const struct render_row 
 static inline __attribute__((always_inline)) void render_row_loop(const struct render_row *rr,
 								   bool light)
 {
-	const int last = rr->width - 1 - LANES;  /* the last x a whole group fits at */
+	/* the last x a whole group fits at, even: groups are whole pairs */
+	const int last = (rr->width - 1 - LANES) & ~1;
 	const __m256i alpha = _mm256_set1_epi32((int)0xff000000u);
 	const __m256i ramp_a = _mm256_setr_epi32(0, 1, 2, 3, 8, 9, 10, 11);
 	const __m256i ramp_b = _mm256_setr_epi32(4, 5, 6, 7, 12, 13, 14, 15);
@@ -484,12 +607,12 @@ static inline __attribute__((always_inline)) void render_row_loop(const struct r
 	__m256i p[2];
 
 	render_consts_init(&c, &in, rr);
-	/* Pixel 0 and width-1 read outside the plane: the reference does them.
-	 * The groups start at x = 1 and the last one ends at width - 2,
-	 * overlapping its neighbour where the width is not a multiple of 16;
-	 * the overlap is written twice with the same values. */
-	render_span_scalar(rr, 0, 1);
-	for (int x = 1;; x += LANES) {
+	/* Pixel 0 reads outside the plane: the reference does it and its pair.
+	 * The groups start at x = 2 and the last one ends at width - 2 or
+	 * width - 3, overlapping its neighbour where the width asks; the
+	 * overlap is written twice with the same values. */
+	render_span_scalar(rr, 0, 2);
+	for (int x = 2;; x += LANES) {
 		if (x > last)
 			x = last;
 		_mm_prefetch((const char *)(ahead + x), _MM_HINT_T0);
@@ -497,7 +620,7 @@ static inline __attribute__((always_inline)) void render_row_loop(const struct r
 					 _mm256_loadu_si256((const __m256i *)(rr->mid + x + 1)));
 		__m256i hy = half_diff16(_mm256_loadu_si256((const __m256i *)(rr->up + x)),
 					 _mm256_loadu_si256((const __m256i *)(rr->down + x)));
-		__m256i any = _mm256_or_si256(hx, hy), a, b;
+		__m256i any = _mm256_or_si256(hx, hy);
 
 		if (_mm256_testz_si256(any, any)) {
 			/* Flat: no offset, no light, the picture itself. */
@@ -510,35 +633,44 @@ static inline __attribute__((always_inline)) void render_row_loop(const struct r
 			continue;
 		}
 		__m256i pa = _mm256_unpacklo_epi16(hx, hy), pb = _mm256_unpackhi_epi16(hx, hy);
-		__m256i ba = pa, bb = pb;
+		__m256i b16 = light ? light16(&c, pa, pb) : _mm256_setzero_si256();
 
-		if (light)
-			light16(&c, pa, pb, &ba, &bb);
-		if (in.row && x >= in.x0 && x <= in.x1) {
-			render16_interior(rr, &c, x, hx, hy, ba, bb, light, &a, &b);
+		__m256i e = pair_xy16(hx, hy), o = _mm256_setzero_si256(), cxy = o;
+
+		if (in.offsets16) {
+			/* each pair's (ox, oy) and its whole pixels' (cx, cy) */
+			o = offset16(&c, e);
+			cxy = _mm256_add_epi16(_mm256_srai_epi16(o, RENDER_SUBPIXEL_BITS), c.ramp2);
+		}
+		if (in.offsets16 && ((in.row && x >= in.x0 && x <= in.x1) ||
+				     render16_inside(rr, x, cxy))) {
+			render16_interior(rr, &c, x, o, cxy, b16, light, p);
 		} else {
-			__m256i xs = _mm256_set1_epi32(x);
+			__m256i xs = _mm256_set1_epi32(x), a, b;
+			__m256i ba = _mm256_unpacklo_epi16(b16, b16), bb = _mm256_unpackhi_epi16(b16, b16);
 
-			a = render8(rr, &c, pa,
+			a = render8(rr, &c, _mm256_unpacklo_epi32(e, e),
 				    _mm256_slli_epi32(_mm256_add_epi32(xs, ramp_a), RENDER_SUBPIXEL_BITS),
 				    ba, light);
-			b = render8(rr, &c, pb,
+			b = render8(rr, &c, _mm256_unpackhi_epi32(e, e),
 				    _mm256_slli_epi32(_mm256_add_epi32(xs, ramp_b), RENDER_SUBPIXEL_BITS),
 				    bb, light);
+			p[0] = _mm256_permute2x128_si256(a, b, 0x20);
+			p[1] = _mm256_permute2x128_si256(a, b, 0x31);
 		}
-		p[0] = _mm256_or_si256(_mm256_permute2x128_si256(a, b, 0x20), alpha);
-		p[1] = _mm256_or_si256(_mm256_permute2x128_si256(a, b, 0x31), alpha);
+		p[0] = _mm256_or_si256(p[0], alpha);
+		p[1] = _mm256_or_si256(p[1], alpha);
 		put16(rr, x, p);
 		if (x == last)
 			break;
 	}
-	render_span_scalar(rr, rr->width - 1, rr->width);
+	render_span_scalar(rr, last + LANES, rr->width);
 }
 
 static void render_row_avx2(const struct render_row *rr)
 {
-	/* positions in 32-bit lanes; the row needs one whole group */
-	if (!render_row_fits16(rr, LANES + 2))
+	/* positions in 32-bit lanes; the row needs one whole group from x = 2 */
+	if (!render_row_fits16(rr, LANES + 3))
 		render_row_scalar(rr);
 	else if (rr->light_max)
 		render_row_loop(rr, true);

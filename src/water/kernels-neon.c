@@ -189,10 +189,20 @@ static inline uint32_t blend1(const struct render_row *rr, uint32_t idx, int fx,
 	return vget_lane_u32(vreinterpret_u32_u8(vqmovun_s16(vcombine_s16(c, c))), 0);
 }
 
-/* Four pixels from their half differences: the offsets, positions and
- * light four at a time in 32-bit lanes, the blend a pixel at a time. */
+/* Each pair's value of h (x even), the mean of its two pixels' floored
+ * (the pairwise sum is exact in 32 bits), in both of its lanes. */
+static inline int16x8_t pair_mean8(int16x8_t h)
+{
+	int16x4_t m = vmovn_s32(vshrq_n_s32(vpaddlq_s16(h), 1));
+
+	return vcombine_s16(vzip1_s16(m, m), vzip2_s16(m, m));
+}
+
+/* Four pixels from their half differences and their pairs' (ex, ey) (x
+ * even, pair_mean8's): the offsets, positions and light four at a time in
+ * 32-bit lanes, the blend a pixel at a time. */
 static inline uint32x4_t render4(const struct render_row *rr, int x, int16x4_t hx16,
-				 int16x4_t hy16)
+				 int16x4_t hy16, int16x4_t ex16, int16x4_t ey16)
 {
 	static const int32_t ramp[4] = { 0, RENDER_SUBPIXEL, 2 * RENDER_SUBPIXEL,
 					 3 * RENDER_SUBPIXEL };
@@ -200,8 +210,9 @@ static inline uint32x4_t render4(const struct render_row *rr, int x, int16x4_t h
 	const int32x4_t om = vdupq_n_s32(rr->offset_max), lm = vdupq_n_s32(rr->light_max);
 	const int32x4_t ld = vdupq_n_s32(-rr->light_dark);
 	int32x4_t hx = vmovl_s16(hx16), hy = vmovl_s16(hy16);
-	int32x4_t ox = vshrq_n_s32(vmulq_n_s32(hx, rr->offset_mul), RENDER_OFFSET_MUL_BITS);
-	int32x4_t oy = vshrq_n_s32(vmulq_n_s32(hy, rr->offset_mul), RENDER_OFFSET_MUL_BITS);
+	int32x4_t ex = vmovl_s16(ex16), ey = vmovl_s16(ey16);
+	int32x4_t ox = vshrq_n_s32(vmulq_n_s32(ex, rr->offset_mul), RENDER_OFFSET_MUL_BITS);
+	int32x4_t oy = vshrq_n_s32(vmulq_n_s32(ey, rr->offset_mul), RENDER_OFFSET_MUL_BITS);
 	int32x4_t b = vshrq_n_s32(vmlaq_n_s32(vmulq_n_s32(hx, rr->light_x), hy, rr->light_y),
 				  RENDER_LIGHT_BITS);
 	int32x4_t xs = vaddq_s32(vdupq_n_s32(x * RENDER_SUBPIXEL), vld1q_s32(ramp));
@@ -320,7 +331,7 @@ static inline uint32x4_t render4_interior(const uint32_t *base, size_t pitch, in
 	return vorrq_u32(vreinterpretq_u32_u8(p), vdupq_n_u32(0xff000000u));
 }
 
-/* Eight pixels of the interior at x from their half differences. */
+/* Eight pixels of the interior at x (even) from their half differences. */
 static inline void render8_interior(const struct render_row *rr, const struct render_consts16 *c,
 				    int x, int16x8_t hx, int16x8_t hy, uint32x4_t *p0,
 				    uint32x4_t *p1)
@@ -329,7 +340,7 @@ static inline void render8_interior(const struct render_row *rr, const struct re
 	const int16x8_t frac = vdupq_n_s16(RENDER_SUBPIXEL - 1);
 	const uint16x8_t sub = vdupq_n_u16(RENDER_SUBPIXEL);
 	const uint32_t *base = rr->bg + (size_t)rr->y * rr->bg_pitch + (size_t)x;
-	int16x8_t ox = offset8(c, hx), oy = offset8(c, hy);
+	int16x8_t ox = offset8(c, pair_mean8(hx)), oy = offset8(c, pair_mean8(hy));
 	int16x8_t cx = vaddq_s16(vshrq_n_s16(ox, RENDER_SUBPIXEL_BITS), vld1q_s16(ramp_values));
 	int16x8_t cy = vshrq_n_s16(oy, RENDER_SUBPIXEL_BITS);
 	uint16x8_t fx = vreinterpretq_u16_s16(vandq_s16(ox, frac));
@@ -370,7 +381,7 @@ static void render_row_neon(const struct render_row *rr)
 	const int bpp = pixel_format_bpp(rr->format);
 	const int contiguous = rr->step == bpp;
 	const uint32_t *row = rr->bg + (size_t)rr->y * rr->bg_pitch;
-	int x = 1;
+	int x = 2;  /* groups of whole pairs */
 
 	struct render_consts16 c16;
 	struct render_interior in;
@@ -386,7 +397,7 @@ static void render_row_neon(const struct render_row *rr)
 	render_consts16_init(&c16, &in, rr);
 	in.row = in.row && render_row_fits16(rr, 2);
 
-	render_span_scalar(rr, 0, 1);
+	render_span_scalar(rr, 0, x < rr->width ? x : rr->width);
 	for (; x + LANES <= rr->width - 1; x += LANES) {
 		/* The row ahead, a cache line per 16 pixels (kernels.h). */
 		if (!(x & 8))
@@ -403,8 +414,12 @@ static void render_row_neon(const struct render_row *rr)
 		} else if (in.row && x >= in.x0 && x <= in.x1) {
 			render8_interior(rr, &c16, x, hx, hy, &p0, &p1);
 		} else {
-			p0 = render4(rr, x, vget_low_s16(hx), vget_low_s16(hy));
-			p1 = render4(rr, x + 4, vget_high_s16(hx), vget_high_s16(hy));
+			int16x8_t ex = pair_mean8(hx), ey = pair_mean8(hy);
+
+			p0 = render4(rr, x, vget_low_s16(hx), vget_low_s16(hy), vget_low_s16(ex),
+				     vget_low_s16(ey));
+			p1 = render4(rr, x + 4, vget_high_s16(hx), vget_high_s16(hy),
+				     vget_high_s16(ex), vget_high_s16(ey));
 		}
 		uint8_t *out = rr->out + (ptrdiff_t)x * rr->step;
 

@@ -254,17 +254,18 @@ static inline __m128i sum1(const struct render_row *rr, uint32_t idx, __m128i wt
 	sum1(rr, (uint32_t)_mm_cvtsi128_si32(_mm_shuffle_epi32(idx, (k) * 0x55)), \
 	     PAIR_WEIGHTS(top, k), PAIR_WEIGHTS(bot, k))
 
-/* Four pixels from their (hx, hy) pairs p and positions xs in 1/8 px:
+/* Four pixels from their (hx, hy) pairs p, their pairs' pe (pair_xy8) and
+ * positions xs in 1/8 px:
  * the offsets, positions, weights and light four at a time (as render8 in
  * kernels-avx2.c), the sums a pixel at a time, never through memory (the
  * narrow reloads of a wide store stall). */
 static inline __m128i render4(const struct render_row *rr, const struct render_consts *c,
-			      __m128i p, __m128i xs)
+			      __m128i p, __m128i pe, __m128i xs)
 {
 	const __m128i zero = _mm_setzero_si128();
 	const __m128i sub = _mm_set1_epi32(RENDER_SUBPIXEL);
-	__m128i ox = _mm_srai_epi32(_mm_madd_epi16(p, c->omx), RENDER_OFFSET_MUL_BITS);
-	__m128i oy = _mm_srai_epi32(_mm_madd_epi16(p, c->omy), RENDER_OFFSET_MUL_BITS);
+	__m128i ox = _mm_srai_epi32(_mm_madd_epi16(pe, c->omx), RENDER_OFFSET_MUL_BITS);
+	__m128i oy = _mm_srai_epi32(_mm_madd_epi16(pe, c->omy), RENDER_OFFSET_MUL_BITS);
 	__m128i b = _mm_srai_epi32(_mm_madd_epi16(p, c->lxy), RENDER_LIGHT_BITS);
 	__m128i sx, sy, ix, iy, fx, fy, gx, gy, idx, top, bot, lo, hi;
 
@@ -335,53 +336,52 @@ static inline __m128i offset8(const struct render_consts16 *in, __m128i h)
 }
 
 /*
- * One pixel's bilinear sum, a channel in each 32-bit lane: the pair on its
- * row and the pair below interleaved byte by byte, so that each 16-bit pair
- * is a channel of a pixel above and the one below it; pmaddwd weighs the
- * left column's pairs by wl = (w00, w10) and the right one's by wr =
- * (w01, w11). render_blend's sum exactly.
+ * A pair's two bilinear sums (its left pixel's returned, the right one's in
+ * *right), a channel in each 32-bit lane: four pixels of its row from
+ * where the left one's fetch starts and four of the row below interleaved
+ * byte by byte, so that each 16-bit pair is a channel of a pixel above and
+ * the one below it; pmaddwd weighs the left column's pairs by wl = (w00,
+ * w10) and the right one's by wr = (w01, w11), the same for both pixels:
+ * render_blend's sums exactly.
  */
-static inline __m128i sum_interior(const uint32_t *p, size_t pitch, __m128i wl, __m128i wr)
+static inline __m128i sum_pair(const uint32_t *p, size_t pitch, __m128i wl, __m128i wr,
+			       __m128i *right)
 {
 	const __m128i zero = _mm_setzero_si128();
-	__m128i tb = _mm_unpacklo_epi8(_mm_loadl_epi64((const __m128i *)p),
-				       _mm_loadl_epi64((const __m128i *)(p + pitch)));
+	__m128i t = _mm_loadu_si128((const __m128i *)p);
+	__m128i d = _mm_loadu_si128((const __m128i *)(p + pitch));
+	__m128i lo = _mm_unpacklo_epi8(t, d), hi = _mm_unpackhi_epi8(t, d);
+	__m128i c0 = _mm_unpacklo_epi8(lo, zero), c1 = _mm_unpackhi_epi8(lo, zero);
+	__m128i c2 = _mm_unpacklo_epi8(hi, zero);
 
-	return _mm_add_epi32(_mm_madd_epi16(_mm_unpacklo_epi8(tb, zero), wl),
-			     _mm_madd_epi16(_mm_unpackhi_epi8(tb, zero), wr));
+	*right = _mm_add_epi32(_mm_madd_epi16(c1, wl), _mm_madd_epi16(c2, wr));
+	return _mm_add_epi32(_mm_madd_epi16(c0, wl), _mm_madd_epi16(c1, wr));
 }
 
-/* Four pixels of the interior: their indices (relative to base) and their
- * weight pairs, a pixel in each 32-bit lane; the light of each in l. */
+/* Four pixels of the interior, two pairs: their indices (relative to base)
+ * and weight pairs in lanes 0 and 2 (each pair's left pixel's), the light
+ * of each pixel in l. */
 static inline __m128i render4_interior(const uint32_t *base, size_t pitch, __m128i idx,
 				       __m128i wl, __m128i wr, __m128i l, bool light)
 {
 	const __m128i round = _mm_set1_epi16(RENDER_BLEND_ROUND);
-	int64_t i[4];
-	__m128i lo, hi;
+	int64_t i0, i2;
+	__m128i lo, hi, r0, r1;
 
 #ifdef __x86_64__
-	int64_t a01 = _mm_cvtsi128_si64(idx), a23 = _mm_cvtsi128_si64(_mm_unpackhi_epi64(idx, idx));
-
 	/* the indices are signed: relative to the group's own pixel */
-	i[0] = (int32_t)a01;
-	i[1] = a01 >> 32;
-	i[2] = (int32_t)a23;
-	i[3] = a23 >> 32;
+	i0 = (int32_t)_mm_cvtsi128_si64(idx);
+	i2 = (int32_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(idx, idx));
 #else
-	for (int k = 0; k < 4; k++)
-		i[k] = _mm_cvtsi128_si32(_mm_srli_si128(idx, 4 * k));
+	i0 = _mm_cvtsi128_si32(idx);
+	i2 = _mm_cvtsi128_si32(_mm_srli_si128(idx, 8));
 #endif
-	lo = _mm_packs_epi32(sum_interior(base + i[0], pitch, _mm_shuffle_epi32(wl, 0x00),
-					  _mm_shuffle_epi32(wr, 0x00)),
-			     sum_interior(base + i[1], pitch, _mm_shuffle_epi32(wl, 0x55),
-					  _mm_shuffle_epi32(wr, 0x55)));
-	hi = _mm_packs_epi32(sum_interior(base + i[2], pitch, _mm_shuffle_epi32(wl, 0xaa),
-					  _mm_shuffle_epi32(wr, 0xaa)),
-			     sum_interior(base + i[3], pitch, _mm_shuffle_epi32(wl, 0xff),
-					  _mm_shuffle_epi32(wr, 0xff)));
-	lo = _mm_srli_epi16(_mm_add_epi16(lo, round), 2 * RENDER_SUBPIXEL_BITS);
-	hi = _mm_srli_epi16(_mm_add_epi16(hi, round), 2 * RENDER_SUBPIXEL_BITS);
+	lo = sum_pair(base + i0, pitch, _mm_shuffle_epi32(wl, 0x00), _mm_shuffle_epi32(wr, 0x00),
+		      &r0);
+	hi = sum_pair(base + i2, pitch, _mm_shuffle_epi32(wl, 0xaa), _mm_shuffle_epi32(wr, 0xaa),
+		      &r1);
+	lo = _mm_srli_epi16(_mm_add_epi16(_mm_packs_epi32(lo, r0), round), 2 * RENDER_SUBPIXEL_BITS);
+	hi = _mm_srli_epi16(_mm_add_epi16(_mm_packs_epi32(hi, r1), round), 2 * RENDER_SUBPIXEL_BITS);
 	if (light) {
 		/* each pixel's light in its four channels; packus clamps */
 		lo = _mm_add_epi16(lo, _mm_unpacklo_epi32(l, l));
@@ -390,7 +390,21 @@ static inline __m128i render4_interior(const uint32_t *base, size_t pitch, __m12
 	return _mm_or_si128(_mm_packus_epi16(lo, hi), _mm_set1_epi32((int)0xff000000u));
 }
 
-/* Eight pixels of the interior at x from their half differences. */
+/* Each pair's value of h (x even), the mean of its two pixels' floored
+ * (vpmaddwd by ones, exact), in a 32-bit lane. */
+static inline __m128i pair_mean8(__m128i h)
+{
+	return _mm_srai_epi32(_mm_madd_epi16(h, _mm_set1_epi16(1)), 1);
+}
+
+/* A 32-bit lane's low half in both halves. */
+static inline __m128i both_halves(__m128i v)
+{
+	return _mm_or_si128(_mm_and_si128(v, _mm_set1_epi32(0xffff)), _mm_slli_epi32(v, 16));
+}
+
+/* Eight pixels of the interior at x (even) from their half differences:
+ * each pair's offset from the mean of its two (render.c). */
 static inline __attribute__((always_inline)) void render8_interior(const struct render_row *rr,
 								    const struct render_consts16 *in,
 								    int x, __m128i hx, __m128i hy,
@@ -401,7 +415,9 @@ static inline __attribute__((always_inline)) void render8_interior(const struct 
 	const __m128i frac = _mm_set1_epi16(RENDER_SUBPIXEL - 1);
 	const __m128i sub = _mm_set1_epi16(RENDER_SUBPIXEL);
 	const uint32_t *base = rr->bg + (size_t)rr->y * rr->bg_pitch + (size_t)x;
-	__m128i ox = offset8(in, hx), oy = offset8(in, hy), cx, cy, fx, fy, gx, gy;
+	__m128i ox = offset8(in, both_halves(pair_mean8(hx)));
+	__m128i oy = offset8(in, both_halves(pair_mean8(hy)));
+	__m128i cx, cy, fx, fy, gx, gy;
 	__m128i gf_lo, gf_hi, l_lo = _mm_setzero_si128(), l_hi = l_lo;
 
 	cx = _mm_add_epi16(_mm_srai_epi16(ox, RENDER_SUBPIXEL_BITS), ramp);
@@ -461,15 +477,19 @@ static inline __attribute__((always_inline)) void render_row_loop(const struct r
 	const uint32_t *ahead = render_row_ahead(rr);
 	struct render_consts16 c16;
 	struct render_interior in;
-	int x = 1;
+	int x = 2;
+	bool aligned;
 
 	render_consts16_init(&c16, &in, rr);
 
 	/* Scalar head up to an aligned destination, then whole aligned
-	 * stores in order (see kernels-avx2.c). */
+	 * stores in order (see kernels-avx2.c); the groups start at an even
+	 * x (whole pairs), unaligned if the buffer leaves no other way. */
 	while (contiguous && x < rr->width && ((uintptr_t)(rr->out + (ptrdiff_t)x * bpp) & 15))
 		x++;
-	render_span_scalar(rr, 0, x);
+	x += x & 1;
+	aligned = !((uintptr_t)(rr->out + (ptrdiff_t)x * bpp) & 15);
+	render_span_scalar(rr, 0, x < rr->width ? x : rr->width);
 	for (; x + LANES <= rr->width - 1; x += LANES) {
 		__m128i hx, hy, any, p0, p1;
 
@@ -488,8 +508,12 @@ static inline __attribute__((always_inline)) void render_row_loop(const struct r
 		} else {
 			__m128i xs = _mm_add_epi32(_mm_set1_epi32(x * RENDER_SUBPIXEL), ramp);
 
-			p0 = render4(rr, &c, _mm_unpacklo_epi16(hx, hy), xs);
-			p1 = render4(rr, &c, _mm_unpackhi_epi16(hx, hy),
+			/* each pair's (hx, hy) in a 32-bit lane, then each pixel's */
+			__m128i e = _mm_or_si128(_mm_and_si128(pair_mean8(hx), _mm_set1_epi32(0xffff)),
+						 _mm_slli_epi32(pair_mean8(hy), 16));
+
+			p0 = render4(rr, &c, _mm_unpacklo_epi16(hx, hy), _mm_unpacklo_epi32(e, e), xs);
+			p1 = render4(rr, &c, _mm_unpackhi_epi16(hx, hy), _mm_unpackhi_epi32(e, e),
 				     _mm_add_epi32(xs, _mm_set1_epi32(4 * RENDER_SUBPIXEL)));
 		}
 		uint8_t *out = rr->out + (ptrdiff_t)x * rr->step;
@@ -501,8 +525,10 @@ static inline __attribute__((always_inline)) void render_row_loop(const struct r
 						    _mm_sub_epi32(to_rgb565x4(p1), bias));
 
 			v = _mm_xor_si128(v, _mm_set1_epi16((short)0x8000));
-			if (contiguous) {
+			if (contiguous && aligned) {
 				_mm_store_si128((__m128i *)out, v);
+			} else if (contiguous) {
+				_mm_storeu_si128((__m128i *)out, v);
 			} else {
 				uint16_t tmp[LANES];
 
@@ -510,9 +536,12 @@ static inline __attribute__((always_inline)) void render_row_loop(const struct r
 				for (int i = 0; i < LANES; i++)
 					*(uint16_t *)(out + (ptrdiff_t)i * rr->step) = tmp[i];
 			}
-		} else if (contiguous) {
+		} else if (contiguous && aligned) {
 			_mm_store_si128((__m128i *)out, p0);
 			_mm_store_si128((__m128i *)(out + 16), p1);
+		} else if (contiguous) {
+			_mm_storeu_si128((__m128i *)out, p0);
+			_mm_storeu_si128((__m128i *)(out + 16), p1);
 		} else {
 			uint32_t tmp[LANES];
 

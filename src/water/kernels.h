@@ -217,7 +217,7 @@ static inline const uint32_t *render_row_ahead(const struct render_row *r)
 	return r->bg + (size_t)y * r->bg_pitch;
 }
 
-/* offset_mul's fraction: a shift of up to RENDER_SHIFT_MAX keeps 5 bits. */
+/* offset_mul's fraction: up to RENDER_SHIFT_MAX it is a power of two, 2 or more. */
 #define RENDER_OFFSET_MUL_BITS 8
 
 /* Whether a row's madd indices fit: the pitch, the column and the row each
@@ -241,7 +241,8 @@ static inline bool render_row_fits16(const struct render_row *r, int min_width)
  * result as it was. Offsets of up to 2^14 / 8 px do.
  */
 struct render_interior {
-	bool row;                   /* the rows above and below are far enough */
+	bool offsets16;             /* the offsets fit 16-bit lanes */
+	bool row;                   /* and the rows above and below are far enough */
 	int x0, x1;                 /* and a group of lanes starts within x0 <= x <= x1 */
 	int16_t hmax;
 };
@@ -256,8 +257,8 @@ static inline void render_interior_find(const struct render_row *r, int lanes,
 		       (r->offset_mul > 0 ? r->offset_mul : 1) + 1;
 
 	in->hmax = (int16_t)(hmax < INT16_MAX ? hmax : INT16_MAX);
-	in->row = om <= RENDER_INTERIOR_OFFSET_MAX && r->offset_mul > 0 &&
-		  r->y - reach >= 0 && r->y + reach <= r->height - 2;
+	in->offsets16 = om <= RENDER_INTERIOR_OFFSET_MAX && r->offset_mul > 0;
+	in->row = in->offsets16 && r->y - reach >= 0 && r->y + reach <= r->height - 2;
 	in->x0 = reach;
 	in->x1 = r->width - 2 - reach - (lanes - 1);
 }

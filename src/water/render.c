@@ -9,8 +9,17 @@
 
 /*
  * Refraction: the slope of the surface, from the height differences of the
- * neighbours, moves which point of the picture is seen, in 1/16 px, and the
- * picture is sampled there between its pixels (bilinear). Heights outside
+ * neighbours, moves which point of the picture is seen, in 1/8 px, and the
+ * picture is sampled there between its pixels (bilinear). Two pixels side
+ * by side (x even and x + 1) move by the same offset, the slope at their
+ * middle's (the mean of theirs, floored):
+ * one index, one set of weights and two loads of four pixels for both
+ * instead of four loads of two (the AVX2 render's fetch, the most of a
+ * frame, takes a quarter fewer instructions). The heights are made 2x
+ * from cells of 4 px and more, so the two offsets differ by hundredths of
+ * a pixel in a gentle ripple and by a fraction of one at a splash's
+ * steepest: the picture bends the same, without a seam. The light is each
+ * pixel's own: a step of two pixels in it would show on a plain picture. Heights outside
  * the plane count as zero (the frame is a wall at rest anyway). The
  * offset is bounded (render_params.offset_max): near a fresh splash the
  * picture bends strongly but never tears. The same slopes catch a light
@@ -20,6 +29,21 @@
  * written once, in order along a logical row, and never read back.
  */
 
+/* The floored half differences of a pixel's neighbours across and down
+ * (outside the plane the heights are zero). */
+static inline int render_half_dx(const int16_t *mid, int width, int x)
+{
+	int hl = x > 0 ? mid[x - 1] : 0;
+	int hr = x < width - 1 ? mid[x + 1] : 0;
+
+	return (hl - hr) >> 1;
+}
+
+static inline int render_half_dy(const int16_t *up, const int16_t *down, int x)
+{
+	return ((up ? up[x] : 0) - (down ? down[x] : 0)) >> 1;
+}
+
 void render_span_scalar(const struct render_row *r, int x0, int x1)
 {
 	const int16_t *mid = r->mid, *up = r->up, *down = r->down;
@@ -28,14 +52,14 @@ void render_span_scalar(const struct render_row *r, int x0, int x1)
 
 	for (int x = x0; x < x1; x++) {
 		uint8_t *out = r->out + (ptrdiff_t)x * r->step;
-		int hl = x > 0 ? mid[x - 1] : 0;
-		int hr = x < width - 1 ? mid[x + 1] : 0;
-		int hu = up ? up[x] : 0;
-		int hd = down ? down[x] : 0;
-		int hx = (hl - hr) >> 1;
-		int hy = (hu - hd) >> 1;
-		int ox = clamp_int((hx * r->offset_mul) >> RENDER_OFFSET_MUL_BITS, -om, om);
-		int oy = clamp_int((hy * r->offset_mul) >> RENDER_OFFSET_MUL_BITS, -om, om);
+		/* the pair's two pixels (one at an odd width's end) */
+		const int xe = x & ~1, xo = xe + 1 < width ? xe + 1 : xe;
+		int hx = render_half_dx(mid, width, x), hy = render_half_dy(up, down, x);
+		/* the slope at the pair's middle: the mean of its two, floored */
+		int ex = (render_half_dx(mid, width, xe) + render_half_dx(mid, width, xo)) >> 1;
+		int ey = (render_half_dy(up, down, xe) + render_half_dy(up, down, xo)) >> 1;
+		int ox = clamp_int((ex * r->offset_mul) >> RENDER_OFFSET_MUL_BITS, -om, om);
+		int oy = clamp_int((ey * r->offset_mul) >> RENDER_OFFSET_MUL_BITS, -om, om);
 		int sx = clamp_int(x * RENDER_SUBPIXEL + ox, 0, (width - 1) * RENDER_SUBPIXEL);
 		int sy = clamp_int(y * RENDER_SUBPIXEL + oy, 0, (height - 1) * RENDER_SUBPIXEL);
 		int b = clamp_int((hx * r->light_x + hy * r->light_y) >> RENDER_LIGHT_BITS,

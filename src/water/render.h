@@ -11,7 +11,10 @@
  * 32..128 the picture moves by a few pixels, like water, not noise. */
 #define RENDER_SHIFT_DEFAULT 2
 #define RENDER_SHIFT_MIN 0
-#define RENDER_SHIFT_MAX 8
+/* Up to 11: a picture a few mm under water bends little for the heights
+ * it needs to keep its ripples fine (see water/units.c); the offset's
+ * multiplier, 2^(12 - shift), is still a whole power of two. */
+#define RENDER_SHIFT_MAX 11
 
 /*
  * The picture is sampled between pixels, at positions in 1/RENDER_SUBPIXEL

@@ -33,12 +33,16 @@
  * are given more: at most a tenth of their height left after
  * GRID_WAVE_FADE_S, whatever the cell and the step rate. The sum is what
  * the step uses: below it the grid shows, above it the rings fade sooner
- * than water's.
+ * than water's. On a 55-inch panel's cells of 2.5 mm a fingertip's ring
+ * is only six or seven cells long and takes a good part of the grid's
+ * share: at 3 s it still read with 5 s here and was a level or two with
+ * 3 s, while the waves under four cells keep under half a percent of the
+ * power either way (tests/heights.py, its bound 2 %).
  */
 #define WATER_VISCOSITY_M2_S 1.0e-6
 #define MM_PER_M 1000.0
 #define VISC_PER_K2 8.0
-#define GRID_WAVE_FADE_S 3.0
+#define GRID_WAVE_FADE_S 5.0
 
 /* A picture under water seems to move by depth * slope * (1 - 1/n),
  * n = 1.33 for water. */
@@ -116,11 +120,13 @@ static int viscosity(const struct water_units *u)
 }
 
 /*
- * The bend is bounded where the slope seen passes this (about 14 degrees,
- * steeper than any ripple a finger leaves): a fresh splash bends the
- * picture strongly, but a crater's walls do not tear it into shreds.
+ * The bend is bounded where the slope seen passes this (45 degrees,
+ * steeper than a fingertip's dent): what keeps the picture whole is the
+ * depth (settings/options.h), which keeps the bend's change across a dent
+ * below a pixel a pixel; this only keeps a deep --depth from sending the
+ * picture far.
  */
-#define SLOPE_SEEN_MAX 0.25
+#define SLOPE_SEEN_MAX 1.0
 #define DEG_TO_RAD (3.14159265358979323846 / 180.0)
 #define PERCENT 100.0
 /* The room straight above, mirrored by flat water, beside the lamp. */

@@ -296,6 +296,24 @@ def ripple_kiosk():
     return path
 
 
+def headless_run(prog, out, script, args):
+    """Runs prog headless into the directory out with the touch script's
+    text and an empty config (the defaults, whatever /etc holds); returns
+    what it printed."""
+    spath = out + ".script"
+    with open(spath, "w") as f:
+        f.write(script)
+    conf = out + ".conf"
+    open(conf, "w").close()
+    argv = [prog, "--config", conf, "--backend", "headless", "--output", out,
+            "--attract", "0", "--touch-script", spath] + list(args)
+    res = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                         universal_newlines=True)
+    if res.returncode != 0:
+        raise VMError("run failed:\n" + res.stdout)
+    return res.stdout
+
+
 # --------------------------------------------------------------------------
 # Kernel
 # --------------------------------------------------------------------------
