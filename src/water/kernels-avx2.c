@@ -692,20 +692,78 @@ static inline __m256i blend8(const int16_t *r0, const int16_t *r1, int k, __m256
 	return _mm256_madd_epi16(_mm256_set_m128i(_mm_unpackhi_epi16(a, b), _mm_unpacklo_epi16(a, b)), w);
 }
 
+/* Output cells 2k - 1 to 2k + 14 from source cells k - 1 to k + 7, in 32-bit lanes. */
+static inline void upsample2_wide8(const int16_t *r0, const int16_t *r1, __m256i w, int16_t *dst,
+				   int k)
+{
+	__m256i a = blend8(r0, r1, k - 1, w), b = blend8(r0, r1, k, w);
+	__m256i odd = _mm256_srai_epi32(_mm256_add_epi32(_mm256_add_epi32(a, a), _mm256_add_epi32(a, b)), 10);
+	__m256i even = _mm256_srai_epi32(_mm256_add_epi32(_mm256_add_epi32(b, b), _mm256_add_epi32(a, b)), 10);
+
+	_mm256_storeu_si256((__m256i *)(dst + 2 * k - 1),
+			    _mm256_blend_epi16(odd, _mm256_slli_epi32(even, 16), 0xaa));
+}
+
+/*
+ * The row weights of a Chaikin pass are multiples of a quarter (wy 0, 64,
+ * 192), and the heights are mostly within +-2047: then a source cell's
+ * blend is 64 A with A = r0 c0 + r1 c1 (c0 + c1 = 4) and an output cell
+ * (3 * 64 A + 64 B) >> 10 is (3A + B) >> 4 exactly, at most 16 * 2048 in
+ * size: the whole pass fits 16-bit lanes, 16 source cells a step. A group
+ * with a taller height goes the 32-bit way.
+ */
+#define UPSAMPLE_NARROW_BIAS 2048
+#define UPSAMPLE_NARROW_MASK ((short)0xf000)  /* bits of h + 2048 outside 0..4095 */
+#define UPSAMPLE_QUARTER_BITS 6               /* wy in quarters: wy >> 6 */
+/* (3A + B) in 1/16 of a cell: two factors of four fewer than 2 * UPSAMPLE_BITS */
+#define UPSAMPLE_NARROW_SHIFT (2 * (UPSAMPLE_BITS - UPSAMPLE_QUARTER_BITS))
+
+static inline bool narrow4(__m256i a, __m256i b, __m256i c, __m256i d)
+{
+	const __m256i bias = _mm256_set1_epi16(UPSAMPLE_NARROW_BIAS);
+	__m256i v = _mm256_or_si256(_mm256_or_si256(_mm256_add_epi16(a, bias),
+						    _mm256_add_epi16(b, bias)),
+				    _mm256_or_si256(_mm256_add_epi16(c, bias),
+						    _mm256_add_epi16(d, bias)));
+
+	return _mm256_testz_si256(v, _mm256_set1_epi16(UPSAMPLE_NARROW_MASK));
+}
+
 static void upsample2_row_avx2(const int16_t *r0, const int16_t *r1, int wy, int16_t *dst, int sim_w)
 {
 	const __m256i w = _mm256_set1_epi32((int)((uint32_t)wy << 16 | (uint32_t)(UPSAMPLE_ONE - wy)));
+	const bool quarters = !(wy & ((1 << UPSAMPLE_QUARTER_BITS) - 1));
+	const __m256i c1 = _mm256_set1_epi16((short)(wy >> UPSAMPLE_QUARTER_BITS));
+	const __m256i c0 = _mm256_set1_epi16((short)((UPSAMPLE_ONE - wy) >> UPSAMPLE_QUARTER_BITS));
 	int k = 1;
 
 	dst[0] = upsample2_first(r0, r1, wy);
-	for (; k + 8 <= sim_w; k += 8) {
-		__m256i a = blend8(r0, r1, k - 1, w), b = blend8(r0, r1, k, w);
-		__m256i odd = _mm256_srai_epi32(_mm256_add_epi32(_mm256_add_epi32(a, a), _mm256_add_epi32(a, b)), 10);
-		__m256i even = _mm256_srai_epi32(_mm256_add_epi32(_mm256_add_epi32(b, b), _mm256_add_epi32(a, b)), 10);
+	for (; quarters && k + 2 * 8 <= sim_w; k += 2 * 8) {
+		__m256i p0 = load16(r0 + k - 1), q0 = load16(r0 + k);
+		__m256i p1 = load16(r1 + k - 1), q1 = load16(r1 + k);
+		__m256i a, b, s, odd, even, lo, hi;
 
-		_mm256_storeu_si256((__m256i *)(dst + 2 * k - 1),
-				    _mm256_blend_epi16(odd, _mm256_slli_epi32(even, 16), 0xaa));
+		if (!narrow4(p0, q0, p1, q1)) {
+			upsample2_wide8(r0, r1, w, dst, k);
+			upsample2_wide8(r0, r1, w, dst, k + 8);
+			continue;
+		}
+		a = _mm256_add_epi16(_mm256_mullo_epi16(p0, c0), _mm256_mullo_epi16(p1, c1));
+		b = _mm256_add_epi16(_mm256_mullo_epi16(q0, c0), _mm256_mullo_epi16(q1, c1));
+		s = _mm256_add_epi16(a, b);
+		odd = _mm256_srai_epi16(_mm256_add_epi16(s, _mm256_add_epi16(a, a)),
+					 UPSAMPLE_NARROW_SHIFT);
+		even = _mm256_srai_epi16(_mm256_add_epi16(s, _mm256_add_epi16(b, b)),
+					  UPSAMPLE_NARROW_SHIFT);
+		/* (odd, even) of cells 0-3 | 8-11, then 4-7 | 12-15 */
+		lo = _mm256_unpacklo_epi16(odd, even);
+		hi = _mm256_unpackhi_epi16(odd, even);
+		_mm256_storeu_si256((__m256i *)(dst + 2 * k - 1), _mm256_permute2x128_si256(lo, hi, 0x20));
+		_mm256_storeu_si256((__m256i *)(dst + 2 * k - 1 + LANES),
+				    _mm256_permute2x128_si256(lo, hi, 0x31));
 	}
+	for (; k + 8 <= sim_w; k += 8)
+		upsample2_wide8(r0, r1, w, dst, k);
 	upsample2_tail_scalar(r0, r1, wy, dst, sim_w, k);
 }
 
