@@ -591,86 +591,100 @@ static inline __attribute__((always_inline)) void put16(const struct render_row 
 	}
 }
 
+/*
+ * The 16 pixels from x (even); ml and mr hold the heights left and right of
+ * each (mid + x - 1 and mid + x + 1, or a copy with the zeros outside the
+ * plane at a row's ends).
+ */
+static inline __attribute__((always_inline)) void render_group(const struct render_row *rr,
+								const struct render_consts *c,
+								const struct render_interior *in,
+								int x, const int16_t *ml,
+								const int16_t *mr, bool light)
+{
+	const __m256i alpha = _mm256_set1_epi32((int)0xff000000u);
+	const __m256i ramp_a = _mm256_setr_epi32(0, 1, 2, 3, 8, 9, 10, 11);
+	const __m256i ramp_b = _mm256_setr_epi32(4, 5, 6, 7, 12, 13, 14, 15);
+	__m256i hx = half_diff16(_mm256_loadu_si256((const __m256i *)ml),
+				 _mm256_loadu_si256((const __m256i *)mr));
+	__m256i hy = half_diff16(_mm256_loadu_si256((const __m256i *)(rr->up + x)),
+				 _mm256_loadu_si256((const __m256i *)(rr->down + x)));
+	__m256i any = _mm256_or_si256(hx, hy), p[2];
+
+	if (_mm256_testz_si256(any, any)) {
+		/* Flat: no offset, no light, the picture itself. */
+		const uint32_t *row = rr->bg + (size_t)rr->y * rr->bg_pitch;
+
+		p[0] = _mm256_or_si256(_mm256_loadu_si256((const __m256i *)(row + x)), alpha);
+		p[1] = _mm256_or_si256(_mm256_loadu_si256((const __m256i *)(row + x + 8)), alpha);
+		put16(rr, x, p);
+		return;
+	}
+	__m256i pa = _mm256_unpacklo_epi16(hx, hy), pb = _mm256_unpackhi_epi16(hx, hy);
+	__m256i b16 = light ? light16(c, pa, pb) : _mm256_setzero_si256();
+
+	__m256i e = pair_xy16(hx, hy), o = _mm256_setzero_si256(), cxy = o;
+
+	if (in->offsets16) {
+		/* each pair's (ox, oy) and its whole pixels' (cx, cy) */
+		o = offset16(c, e);
+		cxy = _mm256_add_epi16(_mm256_srai_epi16(o, RENDER_SUBPIXEL_BITS), c->ramp2);
+	}
+	if (in->offsets16 && ((in->row && x >= in->x0 && x <= in->x1) ||
+			      render16_inside(rr, x, cxy))) {
+		render16_interior(rr, c, x, o, cxy, b16, light, p);
+	} else {
+		__m256i xs = _mm256_set1_epi32(x), a, b;
+		__m256i ba = _mm256_unpacklo_epi16(b16, b16), bb = _mm256_unpackhi_epi16(b16, b16);
+
+		a = render8(rr, c, _mm256_unpacklo_epi32(e, e),
+			    _mm256_slli_epi32(_mm256_add_epi32(xs, ramp_a), RENDER_SUBPIXEL_BITS),
+			    ba, light);
+		b = render8(rr, c, _mm256_unpackhi_epi32(e, e),
+			    _mm256_slli_epi32(_mm256_add_epi32(xs, ramp_b), RENDER_SUBPIXEL_BITS),
+			    bb, light);
+		p[0] = _mm256_permute2x128_si256(a, b, 0x20);
+		p[1] = _mm256_permute2x128_si256(a, b, 0x31);
+	}
+	p[0] = _mm256_or_si256(p[0], alpha);
+	p[1] = _mm256_or_si256(p[1], alpha);
+	put16(rr, x, p);
+}
+
 /* One row, specialised by the compiler with and without the light. */
 static inline __attribute__((always_inline)) void render_row_loop(const struct render_row *rr,
 								   bool light)
 {
-	/* the last x a whole group fits at, even: groups are whole pairs */
-	const int last = (rr->width - 1 - LANES) & ~1;
-	const __m256i alpha = _mm256_set1_epi32((int)0xff000000u);
-	const __m256i ramp_a = _mm256_setr_epi32(0, 1, 2, 3, 8, 9, 10, 11);
-	const __m256i ramp_b = _mm256_setr_epi32(4, 5, 6, 7, 12, 13, 14, 15);
-	const uint32_t *row = rr->bg + (size_t)rr->y * rr->bg_pitch;
+	/* the last group ends at the row's last pair: width - 16, even, or
+	 * one pixel short of an odd width's end (that pixel is a pair alone) */
+	const int tail = (rr->width - LANES) & ~1;
 	const uint32_t *ahead = render_row_ahead(rr);
+	const int16_t *mid = rr->mid;
+	/* the heights around the row's first and last groups, with the zero
+	 * outside the plane (mid[-1], mid[width]) */
+	int16_t head_h[LANES + 2] = { 0 }, tail_h[LANES + 2] = { 0 };
 	struct render_consts c;
 	struct render_interior in;
-	__m256i p[2];
 
 	render_consts_init(&c, &in, rr);
-	/* Pixel 0 reads outside the plane: the reference does it and its pair.
-	 * The groups start at x = 2 and the last one ends at width - 2 or
-	 * width - 3, overlapping its neighbour where the width asks; the
-	 * overlap is written twice with the same values. */
-	render_span_scalar(rr, 0, 2);
-	for (int x = 2;; x += LANES) {
-		if (x > last)
-			x = last;
+	memcpy(head_h + 1, mid, (LANES + 1) * sizeof(*mid));
+	memcpy(tail_h, mid + tail - 1, (size_t)(rr->width - tail + 1) * sizeof(*mid));
+	/* The groups start at x = 0 and 16 apart; the last one may overlap its
+	 * neighbour, whose pixels it writes again with the same values. */
+	render_group(rr, &c, &in, 0, head_h, head_h + 2, light);
+	for (int x = LANES; x < tail; x += LANES) {
 		_mm_prefetch((const char *)(ahead + x), _MM_HINT_T0);
-		__m256i hx = half_diff16(_mm256_loadu_si256((const __m256i *)(rr->mid + x - 1)),
-					 _mm256_loadu_si256((const __m256i *)(rr->mid + x + 1)));
-		__m256i hy = half_diff16(_mm256_loadu_si256((const __m256i *)(rr->up + x)),
-					 _mm256_loadu_si256((const __m256i *)(rr->down + x)));
-		__m256i any = _mm256_or_si256(hx, hy);
-
-		if (_mm256_testz_si256(any, any)) {
-			/* Flat: no offset, no light, the picture itself. */
-			p[0] = _mm256_or_si256(_mm256_loadu_si256((const __m256i *)(row + x)), alpha);
-			p[1] = _mm256_or_si256(_mm256_loadu_si256((const __m256i *)(row + x + 8)),
-					       alpha);
-			put16(rr, x, p);
-			if (x == last)
-				break;
-			continue;
-		}
-		__m256i pa = _mm256_unpacklo_epi16(hx, hy), pb = _mm256_unpackhi_epi16(hx, hy);
-		__m256i b16 = light ? light16(&c, pa, pb) : _mm256_setzero_si256();
-
-		__m256i e = pair_xy16(hx, hy), o = _mm256_setzero_si256(), cxy = o;
-
-		if (in.offsets16) {
-			/* each pair's (ox, oy) and its whole pixels' (cx, cy) */
-			o = offset16(&c, e);
-			cxy = _mm256_add_epi16(_mm256_srai_epi16(o, RENDER_SUBPIXEL_BITS), c.ramp2);
-		}
-		if (in.offsets16 && ((in.row && x >= in.x0 && x <= in.x1) ||
-				     render16_inside(rr, x, cxy))) {
-			render16_interior(rr, &c, x, o, cxy, b16, light, p);
-		} else {
-			__m256i xs = _mm256_set1_epi32(x), a, b;
-			__m256i ba = _mm256_unpacklo_epi16(b16, b16), bb = _mm256_unpackhi_epi16(b16, b16);
-
-			a = render8(rr, &c, _mm256_unpacklo_epi32(e, e),
-				    _mm256_slli_epi32(_mm256_add_epi32(xs, ramp_a), RENDER_SUBPIXEL_BITS),
-				    ba, light);
-			b = render8(rr, &c, _mm256_unpackhi_epi32(e, e),
-				    _mm256_slli_epi32(_mm256_add_epi32(xs, ramp_b), RENDER_SUBPIXEL_BITS),
-				    bb, light);
-			p[0] = _mm256_permute2x128_si256(a, b, 0x20);
-			p[1] = _mm256_permute2x128_si256(a, b, 0x31);
-		}
-		p[0] = _mm256_or_si256(p[0], alpha);
-		p[1] = _mm256_or_si256(p[1], alpha);
-		put16(rr, x, p);
-		if (x == last)
-			break;
+		render_group(rr, &c, &in, x, mid + x - 1, mid + x + 1, light);
 	}
-	render_span_scalar(rr, last + LANES, rr->width);
+	_mm_prefetch((const char *)(ahead + tail), _MM_HINT_T0);
+	render_group(rr, &c, &in, tail, tail_h, tail_h + 2, light);
+	render_span_scalar(rr, tail + LANES, rr->width);
 }
 
 static void render_row_avx2(const struct render_row *rr)
 {
-	/* positions in 32-bit lanes; the row needs one whole group from x = 2 */
-	if (!render_row_fits16(rr, LANES + 3))
+	/* positions in 32-bit lanes; the row needs two whole groups */
+	if (!render_row_fits16(rr, 2 * LANES))
 		render_row_scalar(rr);
 	else if (rr->light_max)
 		render_row_loop(rr, true);
