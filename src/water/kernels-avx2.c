@@ -198,7 +198,7 @@ struct render_consts {
 	__m256i ys, pitch1;
 	__m256i quad, pair;
 	/* the offsets in 16-bit lanes: hx within +-hmax never leaves them */
-	__m256i mul16, hmax16, omax16, omin16, pitch16;
+	__m256i mul16, hmax16, hmin16, omax16, omin16, pitch16;
 	__m256i ramp2;              /* pair j's left pixel, 2j, in the low word of lane j */
 	__m128i shl, shr;           /* offset_mul a power of two: the shifts it is */
 	bool pow2;
@@ -243,6 +243,7 @@ static inline void render_consts_init(struct render_consts *c, struct render_int
 					   RENDER_OFFSET_MUL_BITS - bits : 0);
 	}
 	c->hmax16 = _mm256_set1_epi16(in->hmax);
+	c->hmin16 = _mm256_set1_epi16((short)-in->hmax);
 	c->omax16 = _mm256_set1_epi16((short)om);
 	c->omin16 = _mm256_set1_epi16((short)-om);
 	c->pitch16 = _mm256_set1_epi32((int)(rr->bg_pitch << 16 | 1));
@@ -384,8 +385,7 @@ static inline __m256i offset16(const struct render_consts *c, __m256i h)
 {
 	__m256i o;
 
-	h = _mm256_min_epi16(_mm256_max_epi16(h, _mm256_sub_epi16(_mm256_setzero_si256(),
-								  c->hmax16)), c->hmax16);
+	h = _mm256_min_epi16(_mm256_max_epi16(h, c->hmin16), c->hmax16);
 	/* h within +-hmax: h << shl stays in 16 bits, and the floored shift
 	 * right is the product's floored >> 8 */
 	if (c->pow2)
@@ -560,11 +560,14 @@ static inline __m256i to_rgb565x8(__m256i p)
  * the 1080p render 15 % slower on Zen 4).
  */
 static inline __attribute__((always_inline)) void put16(const struct render_row *rr, int x,
-							 const __m256i p[2])
+							 const __m256i p[2], bool plain)
 {
 	uint8_t *out = rr->out + (ptrdiff_t)x * rr->step;
 
-	if (rr->format == PIXEL_RGB565) {
+	if (plain) {
+		_mm256_storeu_si256((__m256i *)out, p[0]);
+		_mm256_storeu_si256((__m256i *)(out + 32), p[1]);
+	} else if (rr->format == PIXEL_RGB565) {
 		__m256i v = _mm256_permute4x64_epi64(
 			_mm256_packus_epi32(to_rgb565x8(p[0]), to_rgb565x8(p[1])),
 			_MM_SHUFFLE(3, 1, 2, 0));
@@ -600,7 +603,7 @@ static inline __attribute__((always_inline)) void render_group(const struct rend
 								const struct render_consts *c,
 								const struct render_interior *in,
 								int x, const int16_t *ml,
-								const int16_t *mr, bool light)
+								const int16_t *mr, bool light, bool plain)
 {
 	const __m256i alpha = _mm256_set1_epi32((int)0xff000000u);
 	const __m256i ramp_a = _mm256_setr_epi32(0, 1, 2, 3, 8, 9, 10, 11);
@@ -617,7 +620,7 @@ static inline __attribute__((always_inline)) void render_group(const struct rend
 
 		p[0] = _mm256_or_si256(_mm256_loadu_si256((const __m256i *)(row + x)), alpha);
 		p[1] = _mm256_or_si256(_mm256_loadu_si256((const __m256i *)(row + x + 8)), alpha);
-		put16(rr, x, p);
+		put16(rr, x, p, plain);
 		return;
 	}
 	__m256i pa = _mm256_unpacklo_epi16(hx, hy), pb = _mm256_unpackhi_epi16(hx, hy);
@@ -648,12 +651,14 @@ static inline __attribute__((always_inline)) void render_group(const struct rend
 	}
 	p[0] = _mm256_or_si256(p[0], alpha);
 	p[1] = _mm256_or_si256(p[1], alpha);
-	put16(rr, x, p);
+	put16(rr, x, p, plain);
 }
 
-/* One row, specialised by the compiler with and without the light. */
+/* One row, specialised by the compiler with and without the light, and
+ * for rows of XRGB8888 pixels side by side (plain: no conversion, no
+ * scatter) or any other. */
 static inline __attribute__((always_inline)) void render_row_loop(const struct render_row *rr,
-								   bool light)
+								   bool light, bool plain)
 {
 	/* the last group ends at the row's last pair: width - 16, even, or
 	 * one pixel short of an odd width's end (that pixel is a pair alone) */
@@ -671,25 +676,29 @@ static inline __attribute__((always_inline)) void render_row_loop(const struct r
 	memcpy(tail_h, mid + tail - 1, (size_t)(rr->width - tail + 1) * sizeof(*mid));
 	/* The groups start at x = 0 and 16 apart; the last one may overlap its
 	 * neighbour, whose pixels it writes again with the same values. */
-	render_group(rr, &c, &in, 0, head_h, head_h + 2, light);
+	render_group(rr, &c, &in, 0, head_h, head_h + 2, light, plain);
 	for (int x = LANES; x < tail; x += LANES) {
 		_mm_prefetch((const char *)(ahead + x), _MM_HINT_T0);
-		render_group(rr, &c, &in, x, mid + x - 1, mid + x + 1, light);
+		render_group(rr, &c, &in, x, mid + x - 1, mid + x + 1, light, plain);
 	}
 	_mm_prefetch((const char *)(ahead + tail), _MM_HINT_T0);
-	render_group(rr, &c, &in, tail, tail_h, tail_h + 2, light);
+	render_group(rr, &c, &in, tail, tail_h, tail_h + 2, light, plain);
 	render_span_scalar(rr, tail + LANES, rr->width);
 }
 
 static void render_row_avx2(const struct render_row *rr)
 {
+	const bool plain = rr->format != PIXEL_RGB565 && rr->step == sizeof(uint32_t);
+
 	/* positions in 32-bit lanes; the row needs two whole groups */
 	if (!render_row_fits16(rr, 2 * LANES))
 		render_row_scalar(rr);
-	else if (rr->light_max)
-		render_row_loop(rr, true);
+	else if (plain && rr->light_max)
+		render_row_loop(rr, true, true);
+	else if (plain)
+		render_row_loop(rr, false, true);
 	else
-		render_row_loop(rr, false);
+		render_row_loop(rr, rr->light_max, false);
 }
 
 /*
