@@ -597,13 +597,15 @@ static inline __attribute__((always_inline)) void put16(const struct render_row 
 /*
  * The 16 pixels from x (even); ml and mr hold the heights left and right of
  * each (mid + x - 1 and mid + x + 1, or a copy with the zeros outside the
- * plane at a row's ends).
+ * plane at a row's ends). inner: the group lies in the row's interior
+ * (render_interior_find), known to the caller.
  */
 static inline __attribute__((always_inline)) void render_group(const struct render_row *rr,
 								const struct render_consts *c,
 								const struct render_interior *in,
 								int x, const int16_t *ml,
-								const int16_t *mr, bool light, bool plain)
+								const int16_t *mr, bool light, bool plain,
+								bool inner)
 {
 	const __m256i alpha = _mm256_set1_epi32((int)0xff000000u);
 	const __m256i ramp_a = _mm256_setr_epi32(0, 1, 2, 3, 8, 9, 10, 11);
@@ -628,13 +630,12 @@ static inline __attribute__((always_inline)) void render_group(const struct rend
 
 	__m256i e = pair_xy16(hx, hy), o = _mm256_setzero_si256(), cxy = o;
 
-	if (in->offsets16) {
+	if (inner || in->offsets16) {
 		/* each pair's (ox, oy) and its whole pixels' (cx, cy) */
 		o = offset16(c, e);
 		cxy = _mm256_add_epi16(_mm256_srai_epi16(o, RENDER_SUBPIXEL_BITS), c->ramp2);
 	}
-	if (in->offsets16 && ((in->row && x >= in->x0 && x <= in->x1) ||
-			      render16_inside(rr, x, cxy))) {
+	if (inner || (in->offsets16 && render16_inside(rr, x, cxy))) {
 		render16_interior(rr, c, x, o, cxy, b16, light, p);
 	} else {
 		__m256i xs = _mm256_set1_epi32(x), a, b;
@@ -670,19 +671,33 @@ static inline __attribute__((always_inline)) void render_row_loop(const struct r
 	int16_t head_h[LANES + 2] = { 0 }, tail_h[LANES + 2] = { 0 };
 	struct render_consts c;
 	struct render_interior in;
+	int x;
 
 	render_consts_init(&c, &in, rr);
 	memcpy(head_h + 1, mid, (LANES + 1) * sizeof(*mid));
 	memcpy(tail_h, mid + tail - 1, (size_t)(rr->width - tail + 1) * sizeof(*mid));
 	/* The groups start at x = 0 and 16 apart; the last one may overlap its
 	 * neighbour, whose pixels it writes again with the same values. */
-	render_group(rr, &c, &in, 0, head_h, head_h + 2, light, plain);
-	for (int x = LANES; x < tail; x += LANES) {
-		_mm_prefetch((const char *)(ahead + x), _MM_HINT_T0);
-		render_group(rr, &c, &in, x, mid + x - 1, mid + x + 1, light, plain);
+	render_group(rr, &c, &in, 0, head_h, head_h + 2, light, plain, false);
+	/* in.row: the groups from in.x0 to in.x1 are in the interior */
+	for (x = LANES; x < tail;) {
+		int end = in.row && x < in.x0 && in.x0 < tail ? in.x0 : tail;
+
+		if (in.row && x >= in.x0 && x <= in.x1) {
+			for (; x < tail && x <= in.x1; x += LANES) {
+				_mm_prefetch((const char *)(ahead + x), _MM_HINT_T0);
+				render_group(rr, &c, &in, x, mid + x - 1, mid + x + 1, light, plain,
+					     true);
+			}
+			continue;
+		}
+		for (; x < end; x += LANES) {
+			_mm_prefetch((const char *)(ahead + x), _MM_HINT_T0);
+			render_group(rr, &c, &in, x, mid + x - 1, mid + x + 1, light, plain, false);
+		}
 	}
 	_mm_prefetch((const char *)(ahead + tail), _MM_HINT_T0);
-	render_group(rr, &c, &in, tail, tail_h, tail_h + 2, light, plain);
+	render_group(rr, &c, &in, tail, tail_h, tail_h + 2, light, plain, false);
 	render_span_scalar(rr, tail + LANES, rr->width);
 }
 
