@@ -200,6 +200,11 @@ struct render_consts {
 	/* the offsets in 16-bit lanes: hx within +-hmax never leaves them */
 	__m256i mul16, hmax16, hmin16, omax16, omin16, pitch16;
 	__m256i ramp2;              /* pair j's left pixel, 2j, in the low word of lane j */
+	/* Kept here rather than made where used: the render loop is short of
+	 * registers, and GCC rebuilt these with a broadcast at every use. */
+	__m256i round16;            /* vpmulhrsw by it: (sum + 32) >> 6 */
+	__m256i sub32, frac16;      /* RENDER_SUBPIXEL in 32-bit lanes, its fraction mask */
+	const uint32_t *row, *below; /* the group's fetches are relative to these, + x */
 	__m128i shl, shr;           /* offset_mul a power of two: the shifts it is */
 	bool pow2;
 };
@@ -231,6 +236,11 @@ static inline void render_consts_init(struct render_consts *c, struct render_int
 
 	c->mul16 = _mm256_set1_epi16((short)rr->offset_mul);
 	c->ramp2 = _mm256_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14);
+	c->round16 = _mm256_set1_epi16(1 << (15 - 2 * RENDER_SUBPIXEL_BITS));
+	c->sub32 = _mm256_set1_epi32(RENDER_SUBPIXEL);
+	c->frac16 = _mm256_set1_epi16(RENDER_SUBPIXEL - 1);
+	c->row = rr->bg + (size_t)rr->y * rr->bg_pitch;
+	c->below = c->row + rr->bg_pitch;
 	c->pow2 = rr->offset_mul > 0 && !(rr->offset_mul & (rr->offset_mul - 1));
 	{
 		int bits = 0;
@@ -414,9 +424,9 @@ static inline __m256i pair_xy16(__m256i hx, __m256i hy)
  * Each pair's four weights from its fractions (fx, fy) in a 32-bit lane:
  * bytes (gx gy, fx gy, gx fy, fx fy), g = 8 - f, in the same lane.
  */
-static inline __m256i pair_weights(__m256i f)
+static inline __m256i pair_weights(const struct render_consts *c, __m256i f)
 {
-	const __m256i sub = _mm256_set1_epi32(RENDER_SUBPIXEL);
+	const __m256i sub = c->sub32;
 	/* gx | fx << 8 is 8 + 255 fx in the low word; times gy or fy no byte carries */
 	__m256i wx = _mm256_add_epi16(_mm256_sub_epi16(_mm256_slli_epi16(f, 8), f), sub);
 	__m256i fy = _mm256_srli_epi32(f, 16);
@@ -491,13 +501,12 @@ static inline __attribute__((always_inline)) void render16_interior(const struct
 		RENDER_LIGHT_CTRL(0), RENDER_LIGHT_CTRL(1), RENDER_LIGHT_CTRL(2), RENDER_LIGHT_CTRL(3),
 #undef RENDER_LIGHT_CTRL
 	};
-	const __m256i round = _mm256_set1_epi16(1 << (15 - 2 * RENDER_SUBPIXEL_BITS));
-	const uint32_t *base = rr->bg + (size_t)rr->y * rr->bg_pitch + (size_t)x;
-	const uint32_t *below = base + rr->bg_pitch;
+	const __m256i round = c->round16;
+	const uint32_t *base = c->row + x, *below = c->below + x;
 	__m256i w, idx, s[4], a, b;
 	int32_t i[8];
 
-	w = pair_weights(_mm256_and_si256(o, _mm256_set1_epi16(RENDER_SUBPIXEL - 1)));
+	w = pair_weights(c, _mm256_and_si256(o, c->frac16));
 	idx = _mm256_madd_epi16(cxy, c->pitch16);
 	/* through memory: eight sign-extending loads are fewer instructions
 	 * than extracting the lanes, and the stores forward */
