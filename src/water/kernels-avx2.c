@@ -204,6 +204,7 @@ struct render_consts {
 	 * registers, and GCC rebuilt these with a broadcast at every use. */
 	__m256i round16;            /* vpmulhrsw by it: (sum + 32) >> 6 */
 	__m256i sub32, frac16;      /* RENDER_SUBPIXEL in 32-bit lanes, its fraction mask */
+	__m256i ones16, bias16, nbias16, alpha; /* half_diff16's biases, the opaque alpha */
 	const uint32_t *row, *below; /* the group's fetches are relative to these, + x */
 	__m128i shl, shr;           /* offset_mul a power of two: the shifts it is */
 	bool pow2;
@@ -239,6 +240,10 @@ static inline void render_consts_init(struct render_consts *c, struct render_int
 	c->round16 = _mm256_set1_epi16(1 << (15 - 2 * RENDER_SUBPIXEL_BITS));
 	c->sub32 = _mm256_set1_epi32(RENDER_SUBPIXEL);
 	c->frac16 = _mm256_set1_epi16(RENDER_SUBPIXEL - 1);
+	c->ones16 = _mm256_set1_epi16(1);
+	c->bias16 = _mm256_set1_epi16((short)0x8000);
+	c->nbias16 = _mm256_set1_epi16(0x7fff);
+	c->alpha = _mm256_set1_epi32((int)0xff000000u);
 	c->row = rr->bg + (size_t)rr->y * rr->bg_pitch;
 	c->below = c->row + rr->bg_pitch;
 	c->pow2 = rr->offset_mul > 0 && !(rr->offset_mul & (rr->offset_mul - 1));
@@ -411,9 +416,9 @@ static inline __m256i offset16(const struct render_consts *c, __m256i h)
 /* Each pair's (hx, hy), the mean of its two pixels' floored, in one 32-bit
  * lane: pair j of pixels 2j and 2j + 1 in lane j (pairs 0-3 the low half,
  * 4-7 the high). vpmaddwd by ones is the exact sum. */
-static inline __m256i pair_xy16(__m256i hx, __m256i hy)
+static inline __m256i pair_xy16(const struct render_consts *c, __m256i hx, __m256i hy)
 {
-	const __m256i one = _mm256_set1_epi16(1);
+	const __m256i one = c->ones16;
 	__m256i ex = _mm256_srai_epi32(_mm256_madd_epi16(hx, one), 1);
 	__m256i ey = _mm256_srai_epi32(_mm256_madd_epi16(hy, one), 1);
 
@@ -543,13 +548,11 @@ static inline __attribute__((always_inline)) void render16_interior(const struct
  * unsigned and b negated and biased, vpavgw's (a' + b' + 1) >> 1 is the
  * halved difference plus 32768, and no lane can overflow.
  */
-static inline __m256i half_diff16(__m256i a, __m256i b)
+static inline __m256i half_diff16(const struct render_consts *c, __m256i a, __m256i b)
 {
-	const __m256i bias = _mm256_set1_epi16((short)0x8000);
-
-	return _mm256_xor_si256(_mm256_avg_epu16(_mm256_xor_si256(a, bias),
-						 _mm256_xor_si256(b, _mm256_set1_epi16(0x7fff))),
-				bias);
+	return _mm256_xor_si256(_mm256_avg_epu16(_mm256_xor_si256(a, c->bias16),
+						 _mm256_xor_si256(b, c->nbias16)),
+				c->bias16);
 }
 
 static inline __m256i to_rgb565x8(__m256i p)
@@ -616,12 +619,12 @@ static inline __attribute__((always_inline)) void render_group(const struct rend
 								const int16_t *mr, bool light, bool plain,
 								bool inner)
 {
-	const __m256i alpha = _mm256_set1_epi32((int)0xff000000u);
+	const __m256i alpha = c->alpha;
 	const __m256i ramp_a = _mm256_setr_epi32(0, 1, 2, 3, 8, 9, 10, 11);
 	const __m256i ramp_b = _mm256_setr_epi32(4, 5, 6, 7, 12, 13, 14, 15);
-	__m256i hx = half_diff16(_mm256_loadu_si256((const __m256i *)ml),
+	__m256i hx = half_diff16(c, _mm256_loadu_si256((const __m256i *)ml),
 				 _mm256_loadu_si256((const __m256i *)mr));
-	__m256i hy = half_diff16(_mm256_loadu_si256((const __m256i *)(rr->up + x)),
+	__m256i hy = half_diff16(c, _mm256_loadu_si256((const __m256i *)(rr->up + x)),
 				 _mm256_loadu_si256((const __m256i *)(rr->down + x)));
 	__m256i any = _mm256_or_si256(hx, hy), p[2];
 
@@ -637,7 +640,7 @@ static inline __attribute__((always_inline)) void render_group(const struct rend
 	__m256i pa = _mm256_unpacklo_epi16(hx, hy), pb = _mm256_unpackhi_epi16(hx, hy);
 	__m256i b16 = light ? light16(c, pa, pb) : _mm256_setzero_si256();
 
-	__m256i e = pair_xy16(hx, hy), o = _mm256_setzero_si256(), cxy = o;
+	__m256i e = pair_xy16(c, hx, hy), o = _mm256_setzero_si256(), cxy = o;
 
 	if (inner || in->offsets16) {
 		/* each pair's (ox, oy) and its whole pixels' (cx, cy) */
