@@ -206,6 +206,9 @@ struct render_consts {
 	__m256i sub32, frac16;      /* RENDER_SUBPIXEL in 32-bit lanes, its fraction mask */
 	__m256i ones16, bias16, nbias16, alpha; /* half_diff16's biases, the opaque alpha */
 	const uint32_t *row, *below; /* the group's fetches are relative to these, + x */
+	/* rr's, where the stores of the row cannot be taken to change them */
+	const int16_t *up, *down;
+	uint8_t *out;
 	__m128i shl, shr;           /* offset_mul a power of two: the shifts it is */
 	bool pow2;
 };
@@ -246,6 +249,9 @@ static inline void render_consts_init(struct render_consts *c, struct render_int
 	c->alpha = _mm256_set1_epi32((int)0xff000000u);
 	c->row = rr->bg + (size_t)rr->y * rr->bg_pitch;
 	c->below = c->row + rr->bg_pitch;
+	c->up = rr->up;
+	c->down = rr->down;
+	c->out = rr->out;
 	c->pow2 = rr->offset_mul > 0 && !(rr->offset_mul & (rr->offset_mul - 1));
 	{
 		int bits = 0;
@@ -571,10 +577,11 @@ static inline __m256i to_rgb565x8(__m256i p)
  * reads it next (measured with bench/ripple-bench: streaming stores made
  * the 1080p render 15 % slower on Zen 4).
  */
-static inline __attribute__((always_inline)) void put16(const struct render_row *rr, int x,
+static inline __attribute__((always_inline)) void put16(const struct render_row *rr,
+							 const struct render_consts *c, int x,
 							 const __m256i p[2], bool plain)
 {
-	uint8_t *out = rr->out + (ptrdiff_t)x * rr->step;
+	uint8_t *out = c->out + (ptrdiff_t)x * (plain ? (ptrdiff_t)sizeof(uint32_t) : rr->step);
 
 	if (plain) {
 		_mm256_storeu_si256((__m256i *)out, p[0]);
@@ -624,8 +631,8 @@ static inline __attribute__((always_inline)) void render_group(const struct rend
 	const __m256i ramp_b = _mm256_setr_epi32(4, 5, 6, 7, 12, 13, 14, 15);
 	__m256i hx = half_diff16(c, _mm256_loadu_si256((const __m256i *)ml),
 				 _mm256_loadu_si256((const __m256i *)mr));
-	__m256i hy = half_diff16(c, _mm256_loadu_si256((const __m256i *)(rr->up + x)),
-				 _mm256_loadu_si256((const __m256i *)(rr->down + x)));
+	__m256i hy = half_diff16(c, _mm256_loadu_si256((const __m256i *)(c->up + x)),
+				 _mm256_loadu_si256((const __m256i *)(c->down + x)));
 	__m256i any = _mm256_or_si256(hx, hy), p[2];
 
 	if (_mm256_testz_si256(any, any)) {
@@ -634,7 +641,7 @@ static inline __attribute__((always_inline)) void render_group(const struct rend
 
 		p[0] = _mm256_or_si256(_mm256_loadu_si256((const __m256i *)(row + x)), alpha);
 		p[1] = _mm256_or_si256(_mm256_loadu_si256((const __m256i *)(row + x + 8)), alpha);
-		put16(rr, x, p, plain);
+		put16(rr, c, x, p, plain);
 		return;
 	}
 	__m256i pa = _mm256_unpacklo_epi16(hx, hy), pb = _mm256_unpackhi_epi16(hx, hy);
@@ -664,7 +671,7 @@ static inline __attribute__((always_inline)) void render_group(const struct rend
 	}
 	p[0] = _mm256_or_si256(p[0], alpha);
 	p[1] = _mm256_or_si256(p[1], alpha);
-	put16(rr, x, p, plain);
+	put16(rr, c, x, p, plain);
 }
 
 /* One row, specialised by the compiler with and without the light, and
