@@ -27,7 +27,7 @@ static uint32_t rnd(void)
 
 static const int sizes[][2] = {
 	{ 3, 3 }, { 17, 5 }, { 4, 19 }, { 31, 7 }, { 33, 9 }, { 63, 17 },
-	{ 100, 40 }, { 257, 13 }, { 1921, 1081 },
+	{ 100, 40 }, { 257, 13 }, { 1921, 1081 }, { 32, 6 }, { 34, 5 }, { 1920, 40 },
 };
 #define N_SIZES (sizeof(sizes) / sizeof(sizes[0]))
 
@@ -403,13 +403,32 @@ static int compare_upsample(const struct kernels *k)
 		int16_t *r0 = malloc((size_t)w * 2), *r1 = malloc((size_t)w * 2);
 		int16_t *a = malloc((size_t)w * 4 + 2), *b = malloc((size_t)w * 4 + 2);
 
-		for (int trial = 0; trial < 40; trial++) {
-			int wy = trial < 4 ? (int[]){ 0, 64, 192, UPSAMPLE_ONE - 1 }[trial]
-					   : (int)(rnd() % UPSAMPLE_ONE);
+		for (int trial = 0; trial < 80; trial++) {
+			int wy = trial % 40 < 4 ? (int[]){ 0, 64, 192, UPSAMPLE_ONE - 1 }[trial % 40]
+						: (int)(rnd() % UPSAMPLE_ONE);
+			/* the second half: heights within the 16-bit paths' -2048..2047
+			 * (reaching both ends), the row weights in quarters, now and
+			 * then one height beyond */
+			bool narrow = trial >= 40;
 
+			if (narrow)
+				wy &= ~(UPSAMPLE_ONE / 4 - 1);
 			for (int x = 0; x < w; x++) {
 				uint32_t c = rnd() % 8;
 
+				if (trial >= 76) {
+					/* flat at each end of the range and just past it,
+					 * where 16-bit sums would overflow */
+					r0[x] = r1[x] = (int16_t)(int[]){ 2047, -2048, 2048, -2049 }[trial - 76];
+					continue;
+				}
+				if (narrow) {
+					r0[x] = (int16_t)(c == 0 ? -2048 : c == 1 ? 2047 : (int)(rnd() % 4096) - 2048);
+					r1[x] = (int16_t)(c == 2 ? -2048 : c == 3 ? 2047 :
+							  rnd() % 500 == 0 ? (c & 1 ? 2048 : -2049) :
+							  (int)(rnd() % 4096) - 2048);
+					continue;
+				}
 				r0[x] = (int16_t)(c == 0 ? INT16_MIN : c == 1 ? INT16_MAX : (int)(rnd() & 0xffff) - 32768);
 				r1[x] = (int16_t)(c == 2 ? INT16_MIN : c == 3 ? INT16_MAX : (int)(rnd() % 601) - 300);
 			}

@@ -198,8 +198,17 @@ struct render_consts {
 	__m256i ys, pitch1;
 	__m256i quad, pair;
 	/* the offsets in 16-bit lanes: hx within +-hmax never leaves them */
-	__m256i mul16, hmax16, omax16, omin16, pitch16;
+	__m256i mul16, hmax16, hmin16, omax16, omin16, pitch16;
 	__m256i ramp2;              /* pair j's left pixel, 2j, in the low word of lane j */
+	/* Kept here rather than made where used: the render loop is short of
+	 * registers, and GCC rebuilt these with a broadcast at every use. */
+	__m256i round16;            /* vpmulhrsw by it: (sum + 32) >> 6 */
+	__m256i sub32, frac16;      /* RENDER_SUBPIXEL in 32-bit lanes, its fraction mask */
+	__m256i ones16, bias16, nbias16, alpha; /* half_diff16's biases, the opaque alpha */
+	const uint32_t *row, *below; /* the group's fetches are relative to these, + x */
+	/* rr's, where the stores of the row cannot be taken to change them */
+	const int16_t *up, *down;
+	uint8_t *out;
 	__m128i shl, shr;           /* offset_mul a power of two: the shifts it is */
 	bool pow2;
 };
@@ -231,6 +240,18 @@ static inline void render_consts_init(struct render_consts *c, struct render_int
 
 	c->mul16 = _mm256_set1_epi16((short)rr->offset_mul);
 	c->ramp2 = _mm256_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14);
+	c->round16 = _mm256_set1_epi16(1 << (15 - 2 * RENDER_SUBPIXEL_BITS));
+	c->sub32 = _mm256_set1_epi32(RENDER_SUBPIXEL);
+	c->frac16 = _mm256_set1_epi16(RENDER_SUBPIXEL - 1);
+	c->ones16 = _mm256_set1_epi16(1);
+	c->bias16 = _mm256_set1_epi16((short)0x8000);
+	c->nbias16 = _mm256_set1_epi16(0x7fff);
+	c->alpha = _mm256_set1_epi32((int)0xff000000u);
+	c->row = rr->bg + (size_t)rr->y * rr->bg_pitch;
+	c->below = c->row + rr->bg_pitch;
+	c->up = rr->up;
+	c->down = rr->down;
+	c->out = rr->out;
 	c->pow2 = rr->offset_mul > 0 && !(rr->offset_mul & (rr->offset_mul - 1));
 	{
 		int bits = 0;
@@ -243,6 +264,7 @@ static inline void render_consts_init(struct render_consts *c, struct render_int
 					   RENDER_OFFSET_MUL_BITS - bits : 0);
 	}
 	c->hmax16 = _mm256_set1_epi16(in->hmax);
+	c->hmin16 = _mm256_set1_epi16((short)-in->hmax);
 	c->omax16 = _mm256_set1_epi16((short)om);
 	c->omin16 = _mm256_set1_epi16((short)-om);
 	c->pitch16 = _mm256_set1_epi32((int)(rr->bg_pitch << 16 | 1));
@@ -384,8 +406,7 @@ static inline __m256i offset16(const struct render_consts *c, __m256i h)
 {
 	__m256i o;
 
-	h = _mm256_min_epi16(_mm256_max_epi16(h, _mm256_sub_epi16(_mm256_setzero_si256(),
-								  c->hmax16)), c->hmax16);
+	h = _mm256_min_epi16(_mm256_max_epi16(h, c->hmin16), c->hmax16);
 	/* h within +-hmax: h << shl stays in 16 bits, and the floored shift
 	 * right is the product's floored >> 8 */
 	if (c->pow2)
@@ -401,9 +422,9 @@ static inline __m256i offset16(const struct render_consts *c, __m256i h)
 /* Each pair's (hx, hy), the mean of its two pixels' floored, in one 32-bit
  * lane: pair j of pixels 2j and 2j + 1 in lane j (pairs 0-3 the low half,
  * 4-7 the high). vpmaddwd by ones is the exact sum. */
-static inline __m256i pair_xy16(__m256i hx, __m256i hy)
+static inline __m256i pair_xy16(const struct render_consts *c, __m256i hx, __m256i hy)
 {
-	const __m256i one = _mm256_set1_epi16(1);
+	const __m256i one = c->ones16;
 	__m256i ex = _mm256_srai_epi32(_mm256_madd_epi16(hx, one), 1);
 	__m256i ey = _mm256_srai_epi32(_mm256_madd_epi16(hy, one), 1);
 
@@ -414,9 +435,9 @@ static inline __m256i pair_xy16(__m256i hx, __m256i hy)
  * Each pair's four weights from its fractions (fx, fy) in a 32-bit lane:
  * bytes (gx gy, fx gy, gx fy, fx fy), g = 8 - f, in the same lane.
  */
-static inline __m256i pair_weights(__m256i f)
+static inline __m256i pair_weights(const struct render_consts *c, __m256i f)
 {
-	const __m256i sub = _mm256_set1_epi32(RENDER_SUBPIXEL);
+	const __m256i sub = c->sub32;
 	/* gx | fx << 8 is 8 + 255 fx in the low word; times gy or fy no byte carries */
 	__m256i wx = _mm256_add_epi16(_mm256_sub_epi16(_mm256_slli_epi16(f, 8), f), sub);
 	__m256i fy = _mm256_srli_epi32(f, 16);
@@ -491,13 +512,12 @@ static inline __attribute__((always_inline)) void render16_interior(const struct
 		RENDER_LIGHT_CTRL(0), RENDER_LIGHT_CTRL(1), RENDER_LIGHT_CTRL(2), RENDER_LIGHT_CTRL(3),
 #undef RENDER_LIGHT_CTRL
 	};
-	const __m256i round = _mm256_set1_epi16(1 << (15 - 2 * RENDER_SUBPIXEL_BITS));
-	const uint32_t *base = rr->bg + (size_t)rr->y * rr->bg_pitch + (size_t)x;
-	const uint32_t *below = base + rr->bg_pitch;
+	const __m256i round = c->round16;
+	const uint32_t *base = c->row + x, *below = c->below + x;
 	__m256i w, idx, s[4], a, b;
 	int32_t i[8];
 
-	w = pair_weights(_mm256_and_si256(o, _mm256_set1_epi16(RENDER_SUBPIXEL - 1)));
+	w = pair_weights(c, _mm256_and_si256(o, c->frac16));
 	idx = _mm256_madd_epi16(cxy, c->pitch16);
 	/* through memory: eight sign-extending loads are fewer instructions
 	 * than extracting the lanes, and the stores forward */
@@ -534,13 +554,11 @@ static inline __attribute__((always_inline)) void render16_interior(const struct
  * unsigned and b negated and biased, vpavgw's (a' + b' + 1) >> 1 is the
  * halved difference plus 32768, and no lane can overflow.
  */
-static inline __m256i half_diff16(__m256i a, __m256i b)
+static inline __m256i half_diff16(const struct render_consts *c, __m256i a, __m256i b)
 {
-	const __m256i bias = _mm256_set1_epi16((short)0x8000);
-
-	return _mm256_xor_si256(_mm256_avg_epu16(_mm256_xor_si256(a, bias),
-						 _mm256_xor_si256(b, _mm256_set1_epi16(0x7fff))),
-				bias);
+	return _mm256_xor_si256(_mm256_avg_epu16(_mm256_xor_si256(a, c->bias16),
+						 _mm256_xor_si256(b, c->nbias16)),
+				c->bias16);
 }
 
 static inline __m256i to_rgb565x8(__m256i p)
@@ -559,12 +577,16 @@ static inline __m256i to_rgb565x8(__m256i p)
  * reads it next (measured with bench/ripple-bench: streaming stores made
  * the 1080p render 15 % slower on Zen 4).
  */
-static inline __attribute__((always_inline)) void put16(const struct render_row *rr, int x,
-							 const __m256i p[2])
+static inline __attribute__((always_inline)) void put16(const struct render_row *rr,
+							 const struct render_consts *c, int x,
+							 const __m256i p[2], bool plain)
 {
-	uint8_t *out = rr->out + (ptrdiff_t)x * rr->step;
+	uint8_t *out = c->out + (ptrdiff_t)x * (plain ? (ptrdiff_t)sizeof(uint32_t) : rr->step);
 
-	if (rr->format == PIXEL_RGB565) {
+	if (plain) {
+		_mm256_storeu_si256((__m256i *)out, p[0]);
+		_mm256_storeu_si256((__m256i *)(out + 32), p[1]);
+	} else if (rr->format == PIXEL_RGB565) {
 		__m256i v = _mm256_permute4x64_epi64(
 			_mm256_packus_epi32(to_rgb565x8(p[0]), to_rgb565x8(p[1])),
 			_MM_SHUFFLE(3, 1, 2, 0));
@@ -591,91 +613,126 @@ static inline __attribute__((always_inline)) void put16(const struct render_row 
 	}
 }
 
-/* One row, specialised by the compiler with and without the light. */
-static inline __attribute__((always_inline)) void render_row_loop(const struct render_row *rr,
-								   bool light)
+/*
+ * The 16 pixels from x (even); ml and mr hold the heights left and right of
+ * each (mid + x - 1 and mid + x + 1, or a copy with the zeros outside the
+ * plane at a row's ends). inner: the group lies in the row's interior
+ * (render_interior_find), known to the caller.
+ */
+static inline __attribute__((always_inline)) void render_group(const struct render_row *rr,
+								const struct render_consts *c,
+								const struct render_interior *in,
+								int x, const int16_t *ml,
+								const int16_t *mr, bool light, bool plain,
+								bool inner)
 {
-	/* the last x a whole group fits at, even: groups are whole pairs */
-	const int last = (rr->width - 1 - LANES) & ~1;
-	const __m256i alpha = _mm256_set1_epi32((int)0xff000000u);
+	const __m256i alpha = c->alpha;
 	const __m256i ramp_a = _mm256_setr_epi32(0, 1, 2, 3, 8, 9, 10, 11);
 	const __m256i ramp_b = _mm256_setr_epi32(4, 5, 6, 7, 12, 13, 14, 15);
-	const uint32_t *row = rr->bg + (size_t)rr->y * rr->bg_pitch;
+	__m256i hx = half_diff16(c, _mm256_loadu_si256((const __m256i *)ml),
+				 _mm256_loadu_si256((const __m256i *)mr));
+	__m256i hy = half_diff16(c, _mm256_loadu_si256((const __m256i *)(c->up + x)),
+				 _mm256_loadu_si256((const __m256i *)(c->down + x)));
+	__m256i any = _mm256_or_si256(hx, hy), p[2];
+
+	if (_mm256_testz_si256(any, any)) {
+		/* Flat: no offset, no light, the picture itself. */
+		const uint32_t *row = rr->bg + (size_t)rr->y * rr->bg_pitch;
+
+		p[0] = _mm256_or_si256(_mm256_loadu_si256((const __m256i *)(row + x)), alpha);
+		p[1] = _mm256_or_si256(_mm256_loadu_si256((const __m256i *)(row + x + 8)), alpha);
+		put16(rr, c, x, p, plain);
+		return;
+	}
+	__m256i pa = _mm256_unpacklo_epi16(hx, hy), pb = _mm256_unpackhi_epi16(hx, hy);
+	__m256i b16 = light ? light16(c, pa, pb) : _mm256_setzero_si256();
+
+	__m256i e = pair_xy16(c, hx, hy), o = _mm256_setzero_si256(), cxy = o;
+
+	if (inner || in->offsets16) {
+		/* each pair's (ox, oy) and its whole pixels' (cx, cy) */
+		o = offset16(c, e);
+		cxy = _mm256_add_epi16(_mm256_srai_epi16(o, RENDER_SUBPIXEL_BITS), c->ramp2);
+	}
+	if (inner || (in->offsets16 && render16_inside(rr, x, cxy))) {
+		render16_interior(rr, c, x, o, cxy, b16, light, p);
+	} else {
+		__m256i xs = _mm256_set1_epi32(x), a, b;
+		__m256i ba = _mm256_unpacklo_epi16(b16, b16), bb = _mm256_unpackhi_epi16(b16, b16);
+
+		a = render8(rr, c, _mm256_unpacklo_epi32(e, e),
+			    _mm256_slli_epi32(_mm256_add_epi32(xs, ramp_a), RENDER_SUBPIXEL_BITS),
+			    ba, light);
+		b = render8(rr, c, _mm256_unpackhi_epi32(e, e),
+			    _mm256_slli_epi32(_mm256_add_epi32(xs, ramp_b), RENDER_SUBPIXEL_BITS),
+			    bb, light);
+		p[0] = _mm256_permute2x128_si256(a, b, 0x20);
+		p[1] = _mm256_permute2x128_si256(a, b, 0x31);
+	}
+	p[0] = _mm256_or_si256(p[0], alpha);
+	p[1] = _mm256_or_si256(p[1], alpha);
+	put16(rr, c, x, p, plain);
+}
+
+/* One row, specialised by the compiler with and without the light, and
+ * for rows of XRGB8888 pixels side by side (plain: no conversion, no
+ * scatter) or any other. */
+static inline __attribute__((always_inline)) void render_row_loop(const struct render_row *rr,
+								   bool light, bool plain)
+{
+	/* the last group ends at the row's last pair: width - 16, even, or
+	 * one pixel short of an odd width's end (that pixel is a pair alone) */
+	const int tail = (rr->width - LANES) & ~1;
 	const uint32_t *ahead = render_row_ahead(rr);
+	const int16_t *mid = rr->mid;
+	/* the heights around the row's first and last groups, with the zero
+	 * outside the plane (mid[-1], mid[width]) */
+	int16_t head_h[LANES + 2] = { 0 }, tail_h[LANES + 2] = { 0 };
 	struct render_consts c;
 	struct render_interior in;
-	__m256i p[2];
+	int x;
 
 	render_consts_init(&c, &in, rr);
-	/* Pixel 0 reads outside the plane: the reference does it and its pair.
-	 * The groups start at x = 2 and the last one ends at width - 2 or
-	 * width - 3, overlapping its neighbour where the width asks; the
-	 * overlap is written twice with the same values. */
-	render_span_scalar(rr, 0, 2);
-	for (int x = 2;; x += LANES) {
-		if (x > last)
-			x = last;
-		_mm_prefetch((const char *)(ahead + x), _MM_HINT_T0);
-		__m256i hx = half_diff16(_mm256_loadu_si256((const __m256i *)(rr->mid + x - 1)),
-					 _mm256_loadu_si256((const __m256i *)(rr->mid + x + 1)));
-		__m256i hy = half_diff16(_mm256_loadu_si256((const __m256i *)(rr->up + x)),
-					 _mm256_loadu_si256((const __m256i *)(rr->down + x)));
-		__m256i any = _mm256_or_si256(hx, hy);
+	memcpy(head_h + 1, mid, (LANES + 1) * sizeof(*mid));
+	memcpy(tail_h, mid + tail - 1, (size_t)(rr->width - tail + 1) * sizeof(*mid));
+	/* The groups start at x = 0 and 16 apart; the last one may overlap its
+	 * neighbour, whose pixels it writes again with the same values. */
+	render_group(rr, &c, &in, 0, head_h, head_h + 2, light, plain, false);
+	/* in.row: the groups from in.x0 to in.x1 are in the interior */
+	for (x = LANES; x < tail;) {
+		int end = in.row && x < in.x0 && in.x0 < tail ? in.x0 : tail;
 
-		if (_mm256_testz_si256(any, any)) {
-			/* Flat: no offset, no light, the picture itself. */
-			p[0] = _mm256_or_si256(_mm256_loadu_si256((const __m256i *)(row + x)), alpha);
-			p[1] = _mm256_or_si256(_mm256_loadu_si256((const __m256i *)(row + x + 8)),
-					       alpha);
-			put16(rr, x, p);
-			if (x == last)
-				break;
+		if (in.row && x >= in.x0 && x <= in.x1) {
+			for (; x < tail && x <= in.x1; x += LANES) {
+				_mm_prefetch((const char *)(ahead + x), _MM_HINT_T0);
+				render_group(rr, &c, &in, x, mid + x - 1, mid + x + 1, light, plain,
+					     true);
+			}
 			continue;
 		}
-		__m256i pa = _mm256_unpacklo_epi16(hx, hy), pb = _mm256_unpackhi_epi16(hx, hy);
-		__m256i b16 = light ? light16(&c, pa, pb) : _mm256_setzero_si256();
-
-		__m256i e = pair_xy16(hx, hy), o = _mm256_setzero_si256(), cxy = o;
-
-		if (in.offsets16) {
-			/* each pair's (ox, oy) and its whole pixels' (cx, cy) */
-			o = offset16(&c, e);
-			cxy = _mm256_add_epi16(_mm256_srai_epi16(o, RENDER_SUBPIXEL_BITS), c.ramp2);
+		for (; x < end; x += LANES) {
+			_mm_prefetch((const char *)(ahead + x), _MM_HINT_T0);
+			render_group(rr, &c, &in, x, mid + x - 1, mid + x + 1, light, plain, false);
 		}
-		if (in.offsets16 && ((in.row && x >= in.x0 && x <= in.x1) ||
-				     render16_inside(rr, x, cxy))) {
-			render16_interior(rr, &c, x, o, cxy, b16, light, p);
-		} else {
-			__m256i xs = _mm256_set1_epi32(x), a, b;
-			__m256i ba = _mm256_unpacklo_epi16(b16, b16), bb = _mm256_unpackhi_epi16(b16, b16);
-
-			a = render8(rr, &c, _mm256_unpacklo_epi32(e, e),
-				    _mm256_slli_epi32(_mm256_add_epi32(xs, ramp_a), RENDER_SUBPIXEL_BITS),
-				    ba, light);
-			b = render8(rr, &c, _mm256_unpackhi_epi32(e, e),
-				    _mm256_slli_epi32(_mm256_add_epi32(xs, ramp_b), RENDER_SUBPIXEL_BITS),
-				    bb, light);
-			p[0] = _mm256_permute2x128_si256(a, b, 0x20);
-			p[1] = _mm256_permute2x128_si256(a, b, 0x31);
-		}
-		p[0] = _mm256_or_si256(p[0], alpha);
-		p[1] = _mm256_or_si256(p[1], alpha);
-		put16(rr, x, p);
-		if (x == last)
-			break;
 	}
-	render_span_scalar(rr, last + LANES, rr->width);
+	_mm_prefetch((const char *)(ahead + tail), _MM_HINT_T0);
+	render_group(rr, &c, &in, tail, tail_h, tail_h + 2, light, plain, false);
+	render_span_scalar(rr, tail + LANES, rr->width);
 }
 
 static void render_row_avx2(const struct render_row *rr)
 {
-	/* positions in 32-bit lanes; the row needs one whole group from x = 2 */
-	if (!render_row_fits16(rr, LANES + 3))
+	const bool plain = rr->format != PIXEL_RGB565 && rr->step == sizeof(uint32_t);
+
+	/* positions in 32-bit lanes; the row needs two whole groups */
+	if (!render_row_fits16(rr, 2 * LANES))
 		render_row_scalar(rr);
-	else if (rr->light_max)
-		render_row_loop(rr, true);
+	else if (plain && rr->light_max)
+		render_row_loop(rr, true, true);
+	else if (plain)
+		render_row_loop(rr, false, true);
 	else
-		render_row_loop(rr, false);
+		render_row_loop(rr, rr->light_max, false);
 }
 
 /*
@@ -692,20 +749,78 @@ static inline __m256i blend8(const int16_t *r0, const int16_t *r1, int k, __m256
 	return _mm256_madd_epi16(_mm256_set_m128i(_mm_unpackhi_epi16(a, b), _mm_unpacklo_epi16(a, b)), w);
 }
 
+/* Output cells 2k - 1 to 2k + 14 from source cells k - 1 to k + 7, in 32-bit lanes. */
+static inline void upsample2_wide8(const int16_t *r0, const int16_t *r1, __m256i w, int16_t *dst,
+				   int k)
+{
+	__m256i a = blend8(r0, r1, k - 1, w), b = blend8(r0, r1, k, w);
+	__m256i odd = _mm256_srai_epi32(_mm256_add_epi32(_mm256_add_epi32(a, a), _mm256_add_epi32(a, b)), 10);
+	__m256i even = _mm256_srai_epi32(_mm256_add_epi32(_mm256_add_epi32(b, b), _mm256_add_epi32(a, b)), 10);
+
+	_mm256_storeu_si256((__m256i *)(dst + 2 * k - 1),
+			    _mm256_blend_epi16(odd, _mm256_slli_epi32(even, 16), 0xaa));
+}
+
+/*
+ * The row weights of a Chaikin pass are multiples of a quarter (wy 0, 64,
+ * 192), and the heights are mostly within +-2047: then a source cell's
+ * blend is 64 A with A = r0 c0 + r1 c1 (c0 + c1 = 4) and an output cell
+ * (3 * 64 A + 64 B) >> 10 is (3A + B) >> 4 exactly, at most 16 * 2048 in
+ * size: the whole pass fits 16-bit lanes, 16 source cells a step. A group
+ * with a taller height goes the 32-bit way.
+ */
+#define UPSAMPLE_NARROW_BIAS 2048
+#define UPSAMPLE_NARROW_MASK ((short)0xf000)  /* bits of h + 2048 outside 0..4095 */
+#define UPSAMPLE_QUARTER_BITS 6               /* wy in quarters: wy >> 6 */
+/* (3A + B) in 1/16 of a cell: two factors of four fewer than 2 * UPSAMPLE_BITS */
+#define UPSAMPLE_NARROW_SHIFT (2 * (UPSAMPLE_BITS - UPSAMPLE_QUARTER_BITS))
+
+static inline bool narrow4(__m256i a, __m256i b, __m256i c, __m256i d)
+{
+	const __m256i bias = _mm256_set1_epi16(UPSAMPLE_NARROW_BIAS);
+	__m256i v = _mm256_or_si256(_mm256_or_si256(_mm256_add_epi16(a, bias),
+						    _mm256_add_epi16(b, bias)),
+				    _mm256_or_si256(_mm256_add_epi16(c, bias),
+						    _mm256_add_epi16(d, bias)));
+
+	return _mm256_testz_si256(v, _mm256_set1_epi16(UPSAMPLE_NARROW_MASK));
+}
+
 static void upsample2_row_avx2(const int16_t *r0, const int16_t *r1, int wy, int16_t *dst, int sim_w)
 {
 	const __m256i w = _mm256_set1_epi32((int)((uint32_t)wy << 16 | (uint32_t)(UPSAMPLE_ONE - wy)));
+	const bool quarters = !(wy & ((1 << UPSAMPLE_QUARTER_BITS) - 1));
+	const __m256i c1 = _mm256_set1_epi16((short)(wy >> UPSAMPLE_QUARTER_BITS));
+	const __m256i c0 = _mm256_set1_epi16((short)((UPSAMPLE_ONE - wy) >> UPSAMPLE_QUARTER_BITS));
 	int k = 1;
 
 	dst[0] = upsample2_first(r0, r1, wy);
-	for (; k + 8 <= sim_w; k += 8) {
-		__m256i a = blend8(r0, r1, k - 1, w), b = blend8(r0, r1, k, w);
-		__m256i odd = _mm256_srai_epi32(_mm256_add_epi32(_mm256_add_epi32(a, a), _mm256_add_epi32(a, b)), 10);
-		__m256i even = _mm256_srai_epi32(_mm256_add_epi32(_mm256_add_epi32(b, b), _mm256_add_epi32(a, b)), 10);
+	for (; quarters && k + 2 * 8 <= sim_w; k += 2 * 8) {
+		__m256i p0 = load16(r0 + k - 1), q0 = load16(r0 + k);
+		__m256i p1 = load16(r1 + k - 1), q1 = load16(r1 + k);
+		__m256i a, b, s, odd, even, lo, hi;
 
-		_mm256_storeu_si256((__m256i *)(dst + 2 * k - 1),
-				    _mm256_blend_epi16(odd, _mm256_slli_epi32(even, 16), 0xaa));
+		if (!narrow4(p0, q0, p1, q1)) {
+			upsample2_wide8(r0, r1, w, dst, k);
+			upsample2_wide8(r0, r1, w, dst, k + 8);
+			continue;
+		}
+		a = _mm256_add_epi16(_mm256_mullo_epi16(p0, c0), _mm256_mullo_epi16(p1, c1));
+		b = _mm256_add_epi16(_mm256_mullo_epi16(q0, c0), _mm256_mullo_epi16(q1, c1));
+		s = _mm256_add_epi16(a, b);
+		odd = _mm256_srai_epi16(_mm256_add_epi16(s, _mm256_add_epi16(a, a)),
+					 UPSAMPLE_NARROW_SHIFT);
+		even = _mm256_srai_epi16(_mm256_add_epi16(s, _mm256_add_epi16(b, b)),
+					  UPSAMPLE_NARROW_SHIFT);
+		/* (odd, even) of cells 0-3 | 8-11, then 4-7 | 12-15 */
+		lo = _mm256_unpacklo_epi16(odd, even);
+		hi = _mm256_unpackhi_epi16(odd, even);
+		_mm256_storeu_si256((__m256i *)(dst + 2 * k - 1), _mm256_permute2x128_si256(lo, hi, 0x20));
+		_mm256_storeu_si256((__m256i *)(dst + 2 * k - 1 + LANES),
+				    _mm256_permute2x128_si256(lo, hi, 0x31));
 	}
+	for (; k + 8 <= sim_w; k += 8)
+		upsample2_wide8(r0, r1, w, dst, k);
 	upsample2_tail_scalar(r0, r1, wy, dst, sim_w, k);
 }
 
