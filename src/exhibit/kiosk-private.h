@@ -27,6 +27,8 @@
  * (render.c): with cells of 4 px and more no lattice is left to see. */
 #define VIEW_CHAIKIN_PASSES 1
 #define VIEW_SMOOTH_PASSES_MAX 2
+/* A single 2x pass is the smoother one, made into a plane (not fused). */
+#define VIEW_SMOOTH_ALONE 1
 
 /* One 2x pass: heights at twice the size of the level before. */
 struct level {

@@ -114,18 +114,26 @@ static int view_levels(const struct kiosk *k, int w, int h)
 	return (1 << n) == k->units.scale ? n : 0;
 }
 
+/* Whether the last 2x pass is made by the bands as they draw. */
+static bool view_fused(const struct view *v)
+{
+	return v->levels > VIEW_SMOOTH_ALONE;
+}
+
 static int view_init_levels(struct kiosk *k, struct view *v, int levels)
 {
 	int sw = ripple_width(k->ripple), sh = ripple_height(k->ripple);
 
 	for (int i = 0; i < levels; i++) {
 		struct level *l = &v->level[i];
-		bool last = i == levels - 1;
+		/* fused: made by render_band_fused; a smooth last pass (the
+		 * only one) is made whole like the passes before it */
+		bool last = i == levels - 1 && levels > VIEW_SMOOTH_ALONE;
 
 		v->levels = i + 1;
 		l->width = 2 * sw;
 		l->height = 2 * sh;
-		/* The last pass has no plane: render_band_fused makes its rows. */
+		/* A fused pass has no plane: render_band_fused makes its rows. */
 		if (!last)
 			l->heights = bigmem_calloc((size_t)l->width * (size_t)l->height,
 						   sizeof(*l->heights));
@@ -363,13 +371,14 @@ static int render_band_fused(struct band_job *j, int index, int y0, int y1, cons
 static int render_band(struct band_job *j, int index, int y0, int y1)
 {
 	struct view *v = j->view;
-	const int16_t *h = v->heights ? v->heights : ripple_heights(j->k->ripple);
+	const int16_t *h = v->levels > 0 ? v->level[v->levels - 1].heights :
+			   v->heights ? v->heights : ripple_heights(j->k->ripple);
 	const struct kiosk_window *w = &j->win;
 	size_t stride;
 	const uint32_t *bg = view_picture(j->k, v, &stride);
 
 	bg += (size_t)w->y * (stride / sizeof(uint32_t)) + (size_t)w->x;
-	if (v->levels > 0)
+	if (view_fused(v))
 		return render_band_fused(j, index, y0, y1, bg, stride);
 	return render_rows(&j->params, h + (size_t)w->y * v->pitch + (size_t)w->x, v->pitch, w->w,
 			   w->h, bg, stride, j->target, y0, y1);
@@ -447,12 +456,21 @@ static int view_fade(struct kiosk *k, struct view *v)
 	return 0;
 }
 
-/* How many of the first passes are the smoother one: never the last, and
- * two at most (after two, what is left of the lattice is a few pixels
- * fine; the finer levels cost four times the coarser ones). */
+/*
+ * How many of the first passes are the smoother one: never the last of
+ * several, and two at most (after two, what is left of the lattice is a
+ * few pixels fine; the finer levels cost four times the coarser ones). A
+ * pass alone (cells of 2 px: the demo's 640x480, a 55-inch panel at 720p)
+ * is the smoother one: Chaikin's would leave the slope of the cells'
+ * curvature alternating from pixel to pixel, and the lamp shows that as a
+ * hatching two pixels fine over every ring.
+ */
 static int view_smooth_passes(const struct view *v)
 {
 	int n = v->levels - VIEW_CHAIKIN_PASSES;
+
+	if (v->levels == VIEW_SMOOTH_ALONE)
+		return VIEW_SMOOTH_ALONE;
 
 	return n < 0 ? 0 : n > VIEW_SMOOTH_PASSES_MAX ? VIEW_SMOOTH_PASSES_MAX : n;
 }
@@ -487,7 +505,7 @@ static void resample_job(void *ctx, int index, int count)
  * bands: each is made whole before the next. */
 static void view_resample(struct kiosk *k, struct view *v)
 {
-	int passes = v->levels > 0 ? v->levels - 1 : 1;
+	int passes = v->levels > 0 ? v->levels - view_fused(v) : 1;
 
 	for (int i = 0; i < passes; i++) {
 		struct band_job j = { .k = k, .view = v, .level = i };
