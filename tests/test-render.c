@@ -340,8 +340,13 @@ static void test_light(void)
 	/* at most light_max levels brighter, light_dark darker */
 	p.light_max = 30;
 	p.light_dark = 8;
+	hts[3 * W + 9] = 60;    /* (10, 3): +30, the lamp itself */
+	hts[5 * W + 9] = 90;    /* (10, 5): +45, past it by 15 */
 	render_rows(&p, hts, W, W, H, grey, W * 4, &b.t, 0, H);
-	CHECK_EQ(px32(&b, 30, 8), 0xff9e9e9eu);
+	CHECK_EQ(px32(&b, 10, 3), 0xff9e9e9eu);
+	CHECK_EQ(px32(&b, 10, 5), 0xff8f8f8fu);
+	/* +200, far past the lamp: the room beyond it, as dark as facing away */
+	CHECK_EQ(px32(&b, 30, 8), 0xff787878u);
 	CHECK_EQ(px32(&b, 28, 8), 0xff787878u);
 	/* the lamp below: a slope down the screen catches it, across not */
 	p.light_x = 0;

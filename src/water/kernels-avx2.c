@@ -192,7 +192,7 @@ static void step_row_visc_avx2(const int16_t *up, const int16_t *mid, const int1
  */
 struct render_consts {
 	__m256i omx, omy, lxy;      /* vpmaddwd pairs: (mul, 0), (0, mul), (light_x, light_y) */
-	__m256i omax, omin, lmax, lmin;
+	__m256i omax, omin, lmax, lmin, lhi;  /* lhi: render_light's 2 max + dark */
 	__m256i sxmax, symax;       /* the last pixel, in 1/8 */
 	__m256i ixmax, iymax;       /* the last pair's left / upper pixel */
 	__m256i ys, pitch1;
@@ -226,6 +226,7 @@ static inline void render_consts_init(struct render_consts *c, struct render_int
 	c->omin = _mm256_set1_epi32(-om);
 	c->lmax = _mm256_set1_epi16((short)rr->light_max);
 	c->lmin = _mm256_set1_epi16((short)-rr->light_dark);
+	c->lhi = _mm256_set1_epi16((short)(2 * rr->light_max + rr->light_dark));
 	c->sxmax = _mm256_set1_epi32((rr->width - 1) * RENDER_SUBPIXEL);
 	c->symax = _mm256_set1_epi32((rr->height - 1) * RENDER_SUBPIXEL);
 	c->ixmax = _mm256_set1_epi32(rr->width - 2);
@@ -356,7 +357,8 @@ static inline __m256i light16(const struct render_consts *c, __m256i pa, __m256i
 		_mm256_srai_epi32(_mm256_madd_epi16(pa, c->lxy), RENDER_LIGHT_BITS),
 		_mm256_srai_epi32(_mm256_madd_epi16(pb, c->lxy), RENDER_LIGHT_BITS));
 
-	return _mm256_min_epi16(_mm256_max_epi16(b, c->lmin), c->lmax);
+	b = _mm256_min_epi16(_mm256_max_epi16(b, c->lmin), c->lhi);
+	return _mm256_sub_epi16(c->lmax, _mm256_abs_epi16(_mm256_sub_epi16(b, c->lmax)));
 }
 
 /* The four weights of each pixel from its fractions (16-bit lanes or the

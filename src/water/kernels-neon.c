@@ -209,6 +209,7 @@ static inline uint32x4_t render4(const struct render_row *rr, int x, int16x4_t h
 	const int32x4_t zero = vdupq_n_s32(0);
 	const int32x4_t om = vdupq_n_s32(rr->offset_max), lm = vdupq_n_s32(rr->light_max);
 	const int32x4_t ld = vdupq_n_s32(-rr->light_dark);
+	const int32x4_t lh = vdupq_n_s32(2 * rr->light_max + rr->light_dark);
 	int32x4_t hx = vmovl_s16(hx16), hy = vmovl_s16(hy16);
 	int32x4_t ex = vmovl_s16(ex16), ey = vmovl_s16(ey16);
 	int32x4_t ox = vshrq_n_s32(vmulq_n_s32(ex, rr->offset_mul), RENDER_OFFSET_MUL_BITS);
@@ -232,7 +233,8 @@ static inline uint32x4_t render4(const struct render_row *rr, int x, int16x4_t h
 				 (uint32_t)rr->bg_pitch));
 	vst1q_s32(f, vsubq_s32(sx, vshlq_n_s32(ix, RENDER_SUBPIXEL_BITS)));
 	vst1q_s32(g, vsubq_s32(sy, vshlq_n_s32(iy, RENDER_SUBPIXEL_BITS)));
-	vst1q_s32(l, vminq_s32(vmaxq_s32(b, ld), lm));
+	/* render_light: clamped, then folded back past the lamp */
+	vst1q_s32(l, vsubq_s32(lm, vabdq_s32(vminq_s32(vmaxq_s32(b, ld), lh), lm)));
 	for (int k = 0; k < 4; k++)
 		v[k] = blend1(rr, i[k], f[k], g[k], l[k]);
 	return vorrq_u32(vld1q_u32(v), vdupq_n_u32(0xff000000u));
@@ -246,7 +248,7 @@ static inline uint32x4_t render4(const struct render_row *rr, int x, int16x4_t h
  * below) by their weights, each weight four times: render_blend's sum.
  */
 struct render_consts16 {
-	int16x8_t hmax, omax, lmax, lmin;
+	int16x8_t hmax, omax, lmax, lmin, lhi;  /* lhi: render_light's 2 max + dark */
 	int16_t mul, pitch, lx, ly;
 };
 
@@ -258,6 +260,7 @@ static void render_consts16_init(struct render_consts16 *c, struct render_interi
 	c->omax = vdupq_n_s16((int16_t)rr->offset_max);
 	c->lmax = vdupq_n_s16((int16_t)rr->light_max);
 	c->lmin = vdupq_n_s16((int16_t)-rr->light_dark);
+	c->lhi = vdupq_n_s16((int16_t)(2 * rr->light_max + rr->light_dark));
 	c->mul = (int16_t)rr->offset_mul;
 	c->pitch = (int16_t)rr->bg_pitch;
 	c->lx = (int16_t)rr->light_x;
@@ -358,7 +361,7 @@ static inline void render8_interior(const struct render_row *rr, const struct re
 	const uint16x4_t whi[4] = { vget_high_u16(w00), vget_high_u16(w01), vget_high_u16(w10),
 				    vget_high_u16(w11) };
 
-	b = vminq_s16(vmaxq_s16(b, c->lmin), c->lmax);
+	b = vsubq_s16(c->lmax, vabdq_s16(vminq_s16(vmaxq_s16(b, c->lmin), c->lhi), c->lmax));
 	*p0 = render4_interior(base, rr->bg_pitch,
 			       vmlal_n_s16(vmovl_s16(vget_low_s16(cx)), vget_low_s16(cy), c->pitch),
 			       wlo, vget_low_s16(b));

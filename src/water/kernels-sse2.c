@@ -204,6 +204,15 @@ static inline __m128i max32(__m128i a, __m128i b)
 	return _mm_or_si128(_mm_and_si128(gt, a), _mm_andnot_si128(gt, b));
 }
 
+/* render_light in 16-bit lanes: clamped, then folded back past the lamp
+ * (|t| as max(t, -t): SSE2 has no pabsw). */
+static inline __m128i lamp8(__m128i b, __m128i lmin, __m128i lhi, __m128i lmax)
+{
+	__m128i t = _mm_sub_epi16(_mm_min_epi16(_mm_max_epi16(b, lmin), lhi), lmax);
+
+	return _mm_sub_epi16(lmax, _mm_max_epi16(t, _mm_sub_epi16(_mm_setzero_si128(), t)));
+}
+
 static inline __m128i to_rgb565x4(__m128i p)
 {
 	__m128i r = _mm_and_si128(_mm_srli_epi32(p, 8), _mm_set1_epi32(0xf800));
@@ -224,7 +233,8 @@ static inline __m128i half_diff16(__m128i a, __m128i b)
 
 struct render_consts {
 	__m128i omx, omy, lxy;      /* vpmaddwd pairs, as in kernels-avx2.c */
-	__m128i omax, omin, lmax, lmin, sxmax, symax, ixmax, iymax, y16, pitch1;
+	__m128i omax, omin, sxmax, symax, ixmax, iymax, y16, pitch1;
+	__m128i lmax16, lmin16, lhi16;  /* render_light's max, -dark, 2 max + dark */
 };
 
 /*
@@ -283,7 +293,8 @@ static inline __m128i render4(const struct render_row *rr, const struct render_c
 	/* small products in the low halves of the lanes, the high halves 0 */
 	top = _mm_or_si128(_mm_mullo_epi16(gx, gy), _mm_slli_epi32(_mm_mullo_epi16(fx, gy), 16));
 	bot = _mm_or_si128(_mm_mullo_epi16(gx, fy), _mm_slli_epi32(_mm_mullo_epi16(fx, fy), 16));
-	b = _mm_packs_epi32(min32(max32(b, c->lmin), c->lmax), zero);
+	/* packs saturates, which the clamp to far less leaves as it is */
+	b = lamp8(_mm_packs_epi32(b, zero), c->lmin16, c->lhi16, c->lmax16);
 	/* pixels 0 and 1, then 2 and 3, each a 64-bit half; rounded, lit */
 	lo = _mm_unpacklo_epi64(SUM_PIXEL(0), SUM_PIXEL(1));
 	hi = _mm_unpacklo_epi64(SUM_PIXEL(2), SUM_PIXEL(3));
@@ -306,7 +317,7 @@ static inline __m128i render4(const struct render_row *rr, const struct render_c
  * fetch goes a pixel at a time.
  */
 struct render_consts16 {
-	__m128i mul16, hmax16, omax16, omin16, pitch16, lxy, lmax16, lmin16;
+	__m128i mul16, hmax16, omax16, omin16, pitch16, lxy, lmax16, lmin16, lhi16;
 };
 
 static void render_consts16_init(struct render_consts16 *in, struct render_interior *bounds,
@@ -321,6 +332,7 @@ static void render_consts16_init(struct render_consts16 *in, struct render_inter
 	in->lxy = _mm_set1_epi32((int)(((uint32_t)rr->light_y << 16) | (rr->light_x & 0xffff)));
 	in->lmax16 = _mm_set1_epi16((short)rr->light_max);
 	in->lmin16 = _mm_set1_epi16((short)-rr->light_dark);
+	in->lhi16 = _mm_set1_epi16((short)(2 * rr->light_max + rr->light_dark));
 }
 
 /* The offsets of eight pixels in 16-bit lanes (offset16 in kernels-avx2.c). */
@@ -436,7 +448,7 @@ static inline __attribute__((always_inline)) void render8_interior(const struct 
 			_mm_srai_epi32(_mm_madd_epi16(_mm_unpackhi_epi16(hx, hy), in->lxy),
 				       RENDER_LIGHT_BITS));
 
-		b = _mm_min_epi16(_mm_max_epi16(b, in->lmin16), in->lmax16);
+		b = lamp8(b, in->lmin16, in->lhi16, in->lmax16);
 		l_lo = _mm_unpacklo_epi16(b, b);
 		l_hi = _mm_unpackhi_epi16(b, b);
 	}
@@ -462,8 +474,9 @@ static inline __attribute__((always_inline)) void render_row_loop(const struct r
 		.lxy = _mm_set1_epi32((int)(((uint32_t)rr->light_y << 16) | (rr->light_x & 0xffff))),
 		.omax = _mm_set1_epi32(rr->offset_max),
 		.omin = _mm_set1_epi32(-rr->offset_max),
-		.lmax = _mm_set1_epi32(rr->light_max),
-		.lmin = _mm_set1_epi32(-rr->light_dark),
+		.lmax16 = _mm_set1_epi16((short)rr->light_max),
+		.lmin16 = _mm_set1_epi16((short)-rr->light_dark),
+		.lhi16 = _mm_set1_epi16((short)(2 * rr->light_max + rr->light_dark)),
 		.sxmax = _mm_set1_epi32((rr->width - 1) * RENDER_SUBPIXEL),
 		.symax = _mm_set1_epi32((rr->height - 1) * RENDER_SUBPIXEL),
 		.ixmax = _mm_set1_epi32(rr->width - 2),

@@ -264,6 +264,21 @@ static inline void render_interior_find(const struct render_row *r, int lanes,
 }
 
 /*
+ * The lamp's levels for a pixel whose slope, seen along the lamp's
+ * direction, is v levels of the room's brightening (units.c has the
+ * physics): the room brightens towards the lamp up to max, where the
+ * water mirrors the lamp itself, and darkens alike past it; facing away
+ * it darkens down to -dark. Clamped first, so that every path computes it
+ * in 16-bit lanes: 2 max + dark is at most 3 * 255.
+ */
+static inline int render_light(int v, int max, int dark)
+{
+	int c = v < -dark ? -dark : v > 2 * max + dark ? 2 * max + dark : v;
+
+	return max - (c > max ? c - max : max - c);
+}
+
+/*
  * One colour channel (0..255) of the picture between four pixels: c00 and
  * c01 side by side above c10 and c11, fx and fy 0..RENDER_SUBPIXEL the
  * position between them; then the light's b levels added, clamped. Every

@@ -62,8 +62,8 @@ void render_span_scalar(const struct render_row *r, int x0, int x1)
 		int oy = clamp_int((ey * r->offset_mul) >> RENDER_OFFSET_MUL_BITS, -om, om);
 		int sx = clamp_int(x * RENDER_SUBPIXEL + ox, 0, (width - 1) * RENDER_SUBPIXEL);
 		int sy = clamp_int(y * RENDER_SUBPIXEL + oy, 0, (height - 1) * RENDER_SUBPIXEL);
-		int b = clamp_int((hx * r->light_x + hy * r->light_y) >> RENDER_LIGHT_BITS,
-				  -r->light_dark, r->light_max);
+		int b = render_light((hx * r->light_x + hy * r->light_y) >> RENDER_LIGHT_BITS,
+				     r->light_max, r->light_dark);
 		int ix = sx >> RENDER_SUBPIXEL_BITS, iy = sy >> RENDER_SUBPIXEL_BITS;
 		int fx = sx & (RENDER_SUBPIXEL - 1), fy = sy & (RENDER_SUBPIXEL - 1);
 		const uint32_t *r0 = r->bg + (size_t)iy * r->bg_pitch;

@@ -139,9 +139,13 @@ static int viscosity(const struct water_units *u)
  * flat water adds nothing. A slope s tilts the mirrored ray by 2 atan(s);
  * facing the lamp by tan(zenith / 2) it mirrors the lamp itself, at the
  * brightness --light gives (in % of the screen's white), and in between
- * the room brightens towards the lamp, linearly in the slope; facing away
- * it darkens alike, but never by more than what flat water mirrors of the
- * room, far less than the lamp: a reflection only adds light. That is what shows a ring over a plain picture, where
+ * the room brightens towards the lamp, linearly in the slope. Steeper
+ * still, the mirror looks past the lamp at the room beyond it, which
+ * darkens again alike (render_light): the walls of a finger's dent and of
+ * a drag's trough, far steeper than the lamp, show a glint where their
+ * slope passes it, not a plateau of white. Facing away it darkens alike,
+ * but never by more than what flat water mirrors of the room, far less
+ * than the lamp: a reflection only adds light. That is what shows a ring over a plain picture, where
  * refraction moves nothing visible. Water's Fresnel reflectance (2 % straight
  * down) rises only past 60 degrees, a slope ripples never have, so it is
  * taken as constant (in the lamp's brightness).
