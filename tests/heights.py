@@ -40,19 +40,9 @@ PANEL_24 = "531x299"     # 24 inches at 16:9, the kiosk's default screen
 def run(name, size, panel, script, frames, extra=()):
     """The directory of a headless run's frames and heights, every EVERY."""
     out = os.path.join(tmp, name)
-    spath = out + ".script"
-    with open(spath, "w") as f:
-        f.write(script)
-    conf = out + ".conf"
-    open(conf, "w").close()
-    argv = [prog, "--config", conf, "--backend", "headless", "--size", "%dx%d" % size,
-            "--frames", str(frames), "--every", str(EVERY), "--output", out,
-            "--output-heights", "--attract", "0", "--screen-mm", panel,
-            "--touch-script", spath] + list(extra)
-    res = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                         universal_newlines=True)
-    if res.returncode != 0:
-        raise rkvm.VMError("run failed:\n" + res.stdout)
+    rkvm.headless_run(prog, out, script,
+                      ["--size", "%dx%d" % size, "--frames", str(frames), "--every", str(EVERY),
+                       "--output-heights", "--screen-mm", panel] + list(extra))
     return out
 
 

@@ -22,7 +22,6 @@ power off its 3x3 mean, now 0.48 %)."""
 
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 
@@ -62,19 +61,9 @@ POOL_SHARE = 0.05
 def render(name, extra, tap=True):
     """Frames 1 s and 3 s after a tap in the middle at frame 0 (or none)."""
     out = os.path.join(tmp, name)
-    script = out + ".script"
-    with open(script, "w") as f:
-        if tap:
-            f.write("0 down 0 %d %d\n1 up 0\n" % (W // 2, H // 2))
-    conf = out + ".conf"
-    open(conf, "w").close()
-    argv = [prog, "--config", conf, "--backend", "headless", "--size", "%dx%d" % (W, H),
-            "--frames", str(3 * HZ + 1), "--every", str(HZ), "--output", out,
-            "--attract", "0", "--screen-mm", "1210x680", "--touch-script", script] + extra
-    res = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                         universal_newlines=True)
-    if res.returncode != 0:
-        raise rkvm.VMError("render failed:\n" + res.stdout)
+    rkvm.headless_run(prog, out, "0 down 0 %d %d\n1 up 0\n" % (W // 2, H // 2) if tap else "",
+                      ["--size", "%dx%d" % (W, H), "--frames", str(3 * HZ + 1), "--every",
+                       str(HZ), "--screen-mm", "1210x680"] + extra)
     return {s: rkvm.read_png(os.path.join(out, "frame-%05d.png" % (s * HZ))) for s in (1, 3)}
 
 
@@ -143,18 +132,8 @@ def demo_drag(name, frame, extra):
     """The brightness of a frame of the drag (over the grey, unless extra
     says otherwise)."""
     out = os.path.join(tmp, name)
-    script = out + ".script"
-    with open(script, "w") as f:
-        f.write(DRAG)
-    conf = out + ".conf"
-    open(conf, "w").close()
-    argv = [prog, "--config", conf, "--backend", "headless", "--size", "%dx%d" % (DEMO_W, DEMO_H),
-            "--frames", str(frame + 1), "--every", str(frame), "--output", out,
-            "--attract", "0", "--touch-script", script] + extra
-    res = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                         universal_newlines=True)
-    if res.returncode != 0:
-        raise rkvm.VMError("render failed:\n" + res.stdout)
+    rkvm.headless_run(prog, out, DRAG, ["--size", "%dx%d" % (DEMO_W, DEMO_H), "--frames",
+                                        str(frame + 1), "--every", str(frame)] + extra)
     return greys(rkvm.read_png(os.path.join(out, "frame-%05d.png" % frame)))
 
 

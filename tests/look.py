@@ -14,7 +14,6 @@ import math
 import os
 import random
 import shutil
-import subprocess
 import sys
 import tempfile
 
@@ -47,20 +46,11 @@ def render(name, size, script, every, last, picture=True):
     the noise, or on the built-in picture."""
     w, h = size
     out = os.path.join(tmp, name)
-    spath = out + ".script"
-    with open(spath, "w") as f:
-        f.write(script)
-    conf = out + ".conf"
-    open(conf, "w").close()
-    argv = [prog, "--config", conf, "--backend", "headless", "--size", "%dx%d" % size,
-            "--frames", str(last + 1), "--every", str(every), "--output", out,
-            "--attract", "0", "--screen-mm", PANEL, "--touch-script", spath]
+    args = ["--size", "%dx%d" % size, "--frames", str(last + 1), "--every", str(every),
+            "--screen-mm", PANEL]
     if picture:
-        argv += ["--background", noise(w, h), "--fit", "stretch"]
-    res = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                         universal_newlines=True)
-    if res.returncode != 0:
-        raise rkvm.VMError("render failed:\n" + res.stdout)
+        args += ["--background", noise(w, h), "--fit", "stretch"]
+    rkvm.headless_run(prog, out, script, args)
     imgs = {f: rkvm.read_png(os.path.join(out, "frame-%05d.png" % f))
             for f in range(0, last + 1, every)}
     shutil.rmtree(out)
