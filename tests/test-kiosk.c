@@ -720,6 +720,61 @@ static void test_drag_smooth_wake(void)
 	drag_smooth_wake(2);
 }
 
+/*
+ * A drag's trough is as deep as the finger pushes, no deeper (item 4: a
+ * fingertip pushes a few mm of water aside). 6dc3de1 pressed the moving
+ * stone into the water with a push a step, and its trough sank on behind
+ * the finger: here 2.7 times the stone's depth at 0.3 m/s, 3.9 at 2 m/s
+ * (in the demo's zig-zag 14 mm for a 3 mm fingertip), its walls far
+ * steeper than water's, and the lamp drew them as jagged white. Drags at the demo's speed and at 1 and 2 m/s, on its
+ * 24-inch 640x480 screen, samples a frame at 60 Hz; the trough along the
+ * path's second half, far from where the finger landed.
+ */
+#define TROUGH_W 640
+#define TROUGH_H 480
+#define TROUGH_MOST 1.25
+static void test_drag_trough_depth(void)
+{
+	static const double speeds_mm_s[] = { 300, 1000, 2000 };
+
+	for (size_t i = 0; i < sizeof(speeds_mm_s) / sizeof(speeds_mm_s[0]); i++) {
+		struct options o;
+		struct kiosk *k;
+		const struct water_units *u;
+		uint64_t t = SEC;
+		double x = TROUGH_W / 8.0, px_frame;
+		int deepest = 0, depth;
+
+		base_options(&o);
+		o.attract_s = 0;
+		CHECK_EQ(kiosk_create(&o, 0, TROUGH_W, TROUGH_H, 0, 0, &k), 0);
+		u = kiosk_units(k);
+		depth = water_units_depth(u, o.stone_weight_mm);
+		px_frame = speeds_mm_s[i] / DRAG_HZ / u->px_mm;
+		kiosk_advance(k, t);
+		gesture_down(kiosk_gesture(k), 0, (int)x, TROUGH_H / 2, 0, 0);
+		for (int f = 1; x < TROUGH_W * 7 / 8.0; f++) {
+			const struct ripple *r = kiosk_ripple(k);
+			const int16_t *h = ripple_heights(r);
+
+			x += px_frame;
+			gesture_move(kiosk_gesture(k), 0, (int)lround(x), TROUGH_H / 2);
+			kiosk_advance(k, t + (uint64_t)f * SEC / DRAG_HZ);
+			/* the trough along the path's second half, far from the
+			 * landing (a tap's dent: test_tap_amplitudes) */
+			for (int c = 0; c < ripple_width(r) * ripple_height(r); c++)
+				if (c % ripple_width(r) >= ripple_width(r) / 2)
+					deepest = h[c] < deepest ? h[c] : deepest;
+		}
+		fprintf(stderr, "a drag at %.1f m/s: its trough %.2f times the stone's depth "
+			"(at most %.2f)\n", speeds_mm_s[i] / 1000, -deepest / (double)depth,
+			TROUGH_MOST);
+		CHECK(deepest >= -TROUGH_MOST * depth);
+		CHECK(deepest <= -depth / 2);
+		kiosk_destroy(k);
+	}
+}
+
 /* The steepest slope of the water and its highest or deepest point, in mm. */
 static void water_extremes(struct kiosk *k, double *slope, double *height)
 {
@@ -797,6 +852,7 @@ int main(void)
 	RUN(test_gesture_held_until);
 	RUN(test_gesture_peak_and_landings);
 	RUN(test_drag_smooth_wake);
+	RUN(test_drag_trough_depth);
 	RUN(test_tap_amplitudes);
 	return CHECK_EXIT();
 }

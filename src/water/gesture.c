@@ -58,8 +58,6 @@ struct gesture {
 /* Before any units are given: a mm is a cell and a height unit. */
 #define GESTURE_DEFAULT_RADIUS 3
 #define GESTURE_DEFAULT_WEIGHT 64
-/* ... and the water steps this often. */
-#define GESTURE_STEPS_PER_SECOND 100
 
 struct gesture *gesture_create(struct ripple *r)
 {
@@ -311,10 +309,8 @@ static double distance(int64_t x0, int64_t y0, int64_t x1, int64_t y1)
 }
 
 /* The stone on along its path by the fraction f (0..1) of what is left of
- * it, as far as the finger's path is long whatever its corners; it set
- * off age (1/RIPPLE_AGE_ONE of a step) before this step, and went at an
- * even pace since. */
-static void follow_path(struct gesture *g, struct slot *s, double f, int64_t age)
+ * it, as far as the finger's path is long whatever its corners. */
+static void follow_path(struct gesture *g, struct slot *s, double f)
 {
 	double left = 0, go, done = 0;
 	int64_t x = s->stone_x, y = s->stone_y;
@@ -328,8 +324,6 @@ static void follow_path(struct gesture *g, struct slot *s, double f, int64_t age
 	while (s->path_n > 0) {
 		double piece = distance(s->stone_x, s->stone_y, s->path_x[0], s->path_y[0]);
 		double t = piece > go - done ? (go - done) / piece : 1;
-		int64_t age0 = go > 0 ? llround(age * (1 - done / go)) : 0;
-		int64_t age1 = go > 0 ? llround(age * (1 - (done + piece * t) / go)) : 0;
 
 		x = s->path_x[0];
 		y = s->path_y[0];
@@ -337,8 +331,7 @@ static void follow_path(struct gesture *g, struct slot *s, double f, int64_t age
 			x = s->stone_x + llround((double)(x - s->stone_x) * t);
 			y = s->stone_y + llround((double)(y - s->stone_y) * t);
 		}
-		ripple_wake_swept(g->ripple, s->stone_x, s->stone_y, x, y, s->radius, s->weight,
-				  age0, t < 1 ? 0 : age1);
+		ripple_wake_held(g->ripple, s->stone_x, s->stone_y, x, y, s->radius, s->weight);
 		s->stone_x = x;
 		s->stone_y = y;
 		if (t < 1)
@@ -350,19 +343,15 @@ static void follow_path(struct gesture *g, struct slot *s, double f, int64_t age
 
 void gesture_step(struct gesture *g, uint64_t step_ns)
 {
-	const double step_s = 1.0 / (g->units.steps_per_second > 0 ? g->units.steps_per_second
-								  : GESTURE_STEPS_PER_SECOND);
-
 	for (int i = 0; i < GESTURE_MAX_SLOTS; i++) {
 		struct slot *s = &g->slots[i];
-		double since, f, age;
+		double since, f;
 
 		if (!s->moving || step_ns <= s->stone_ns)
 			continue;
 		since = (double)(step_ns - s->stone_ns);
 		f = step_ns >= s->due_ns ? 1 : since / (double)(s->due_ns - s->stone_ns);
-		age = since / NSEC_PER_SEC / step_s;
-		follow_path(g, s, f, llround((age < 1 ? age : 1) * RIPPLE_AGE_ONE));
+		follow_path(g, s, f);
 		s->stone_ns = step_ns;
 	}
 }

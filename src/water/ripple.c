@@ -588,8 +588,7 @@ void ripple_splash(struct ripple *r, int64_t cx, int64_t cy, int64_t radius, int
 struct wake {
 	int64_t x0, y0, dx, dy, n, r2;
 	int depth;
-	bool swept;          /* the previous plane is pressed too, by age */
-	int64_t age0, age1;  /* at p0 and p1, 1/RIPPLE_AGE_ONE of a step */
+	bool held;           /* the previous plane is pressed too: no push */
 	double proj;  /* n / |p1 - p0|^2 */
 	double inv_r2;
 	int64_t cache_i[WAKE_CANDIDATES], cache_x[WAKE_CANDIDATES], cache_y[WAKE_CANDIDATES];
@@ -709,7 +708,7 @@ static void wake_cells(struct ripple *r, struct wake *k, int64_t py, int64_t xa,
 		return;
 	r->stamped += (uint64_t)(xb - xa + 1);
 	for (int64_t px = xa; px <= xb; px++) {
-		int64_t d2, a, p, h, at, age, hp;
+		int64_t d2, a, p, h, at;
 
 		if (r->keep && !r->keep[row + px])
 			continue;
@@ -726,28 +725,24 @@ static void wake_cells(struct ripple *r, struct wake *k, int64_t py, int64_t xa,
 		else if ((p + 1) * k->r2 <= a)
 			p++;
 		h = -((k->depth * p * p) >> (2 * PROFILE_BITS));
-		if (k->swept) {
-			/*
-			 * Pressed age steps ago: the press a step later sinks
-			 * on by as much again (the rule keeps a cell's speed,
-			 * cur - prev, until its neighbours pull it back), so
-			 * between the two planes it is (cur, prev) = (-(1 +
-			 * age), -age) * h. Then what a step lays is not all
-			 * sent off at the same instant.
-			 */
-			age = k->age0 + (k->age1 - k->age0) * at / k->n;
-			hp = h * age / RIPPLE_AGE_ONE;
-			if (hp < r->prev[row + px])
-				r->prev[row + px] = (int16_t)hp;
-			h = clamp_i64(h + hp, INT16_MIN, INT16_MAX);
-		}
+		/*
+		 * Held: the water under the finger is where the finger holds
+		 * it, at rest. Pressed into the current plane alone it would
+		 * be pushed down a step's worth on every step the finger
+		 * passes over it, and the rule keeps a push (cur - prev): the
+		 * trough behind a drag sank on to three or four times the
+		 * finger's depth (14 mm for a 3 mm fingertip), its walls far
+		 * steeper than water's.
+		 */
+		if (k->held && h < r->prev[row + px])
+			r->prev[row + px] = (int16_t)h;
 		if (h < r->cur[row + px])
 			r->cur[row + px] = (int16_t)h;
 	}
 }
 
 static void wake(struct ripple *r, int64_t x0, int64_t y0, int64_t x1, int64_t y1,
-		 int64_t radius, int depth, bool swept, int64_t age0, int64_t age1)
+		 int64_t radius, int depth, bool held)
 {
 	struct wake k;
 	int64_t dx, dy, len, spacing, n, first = 0, ry0 = INT64_MAX, ry1 = INT64_MIN;
@@ -815,8 +810,7 @@ static void wake(struct ripple *r, int64_t x0, int64_t y0, int64_t x1, int64_t y
 	k = (struct wake){ .x0 = x0, .y0 = y0, .dx = dx, .dy = dy, .n = n, .r2 = radius * radius,
 			   .depth = depth, .proj = (double)n / ((double)dx * dx + (double)dy * dy),
 			   .inv_r2 = 1.0 / ((double)radius * (double)radius),
-			   .swept = swept, .age0 = clamp_i64(age0, 0, RIPPLE_AGE_ONE),
-			   .age1 = clamp_i64(age1, 0, RIPPLE_AGE_ONE),
+			   .held = held,
 			   .cache_i = { -1, -1, -1, -1 } };
 	{
 		/* exact: all the splashes; thrifty: the move from p0 */
@@ -839,13 +833,13 @@ static void wake(struct ripple *r, int64_t x0, int64_t y0, int64_t x1, int64_t y
 void ripple_wake(struct ripple *r, int64_t x0, int64_t y0, int64_t x1, int64_t y1,
 		 int64_t radius, int depth)
 {
-	wake(r, x0, y0, x1, y1, radius, depth, false, 0, 0);
+	wake(r, x0, y0, x1, y1, radius, depth, false);
 }
 
-void ripple_wake_swept(struct ripple *r, int64_t x0, int64_t y0, int64_t x1, int64_t y1,
-		       int64_t radius, int depth, int64_t age0, int64_t age1)
+void ripple_wake_held(struct ripple *r, int64_t x0, int64_t y0, int64_t x1, int64_t y1,
+		      int64_t radius, int depth)
 {
-	wake(r, x0, y0, x1, y1, radius, depth, true, age0, age1);
+	wake(r, x0, y0, x1, y1, radius, depth, true);
 }
 
 void ripple_clear(struct ripple *r)

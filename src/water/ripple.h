@@ -138,18 +138,16 @@ void ripple_splash(struct ripple *r, int64_t cx, int64_t cy, int64_t radius, int
  * trough's cross-section. */
 void ripple_wake(struct ripple *r, int64_t x0, int64_t y0, int64_t x1, int64_t y1,
 		 int64_t radius, int depth);
-/* Ages of a stone's way, in 1/RIPPLE_AGE_ONE of a step. */
-#define RIPPLE_AGE_ONE 65536
 /*
  * The wake of a stone that went from (x0,y0) to (x1,y1) since the last
- * step, passing them age0 and age1 ago (0..RIPPLE_AGE_ONE, a step at the
- * most): each splash is also pressed into the previous plane, by its age.
- * Between the two planes of the leapfrog rule that is a press at its time
- * between the steps, so a fast stone's wake is one smooth trough, not a
- * row of troughs each sent off at a step.
+ * step, held there: each splash is pressed into the previous plane as well,
+ * so the water under it is at rest where the finger holds it, and goes
+ * when the finger has passed. A drag's trough is as deep as the finger
+ * pushes, and the same whatever the steps between its samples: one
+ * smooth trough, not a row of troughs each sent off at a step.
  */
-void ripple_wake_swept(struct ripple *r, int64_t x0, int64_t y0, int64_t x1, int64_t y1,
-		       int64_t radius, int depth, int64_t age0, int64_t age1);
+void ripple_wake_held(struct ripple *r, int64_t x0, int64_t y0, int64_t x1, int64_t y1,
+		      int64_t radius, int depth);
 
 /* Cells the splashes and wakes have looked at since the last step: how much
  * work the stones of a frame cost (tests bound it). */

@@ -51,8 +51,8 @@
  * Heights are integers: a fingertip's stone is given this many units at
  * most (the render's shift scales them to pixels), so the damping's
  * rounding is small beside them and int16 keeps room for crests that
- * meet, and for a fast drag's trough, which sinks on behind the finger
- * to about three times the stone's depth.
+ * meet, and for a tap's dent, which the landing's push sinks on to about
+ * two and a half times the stone's depth before it rebounds.
  */
 #define STONE_UNITS_MAX 8192
 
