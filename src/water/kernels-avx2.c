@@ -209,7 +209,7 @@ struct render_consts {
 	__m256i ones16, bias16, nbias16, alpha; /* half_diff16's biases, the opaque alpha */
 	const uint32_t *row, *below; /* the group's fetches are relative to these, + x */
 	/* rr's, where the stores of the row cannot be taken to change them */
-	const int16_t *up, *down, *up2, *down2;
+	const int16_t *up, *mid, *down, *up2, *down2;
 	uint8_t *out;
 	__m128i shl, shr;           /* offset_mul a power of two: the shifts it is */
 	bool pow2;
@@ -252,6 +252,7 @@ static inline void render_consts_init(struct render_consts *c, struct render_int
 	c->row = rr->bg + (size_t)rr->y * rr->bg_pitch;
 	c->below = c->row + rr->bg_pitch;
 	c->up = rr->up;
+	c->mid = rr->mid;
 	c->down = rr->down;
 	c->up2 = rr->up2;
 	c->down2 = rr->down2;
@@ -706,100 +707,113 @@ static inline __attribute__((always_inline)) void render_group(const struct rend
 
 /*
  * Both rows of a block row, 16 pixels of each from x (even), in the
- * interior of both: the two rows share each block's offset, so the lower
- * one samples exactly one picture row below the upper one with the same
- * weights. Each block's fetch is three rows of four pixels, iy, iy + 1 and
- * iy + 2 (three 16-byte loads where two rows alone take four), the upper
- * row blending the first two and the lower the last two, with one index,
- * one set of weights and their shuffles, and the middle row's channel
- * shuffle, for both. Otherwise as render16_interior; ct is the upper
- * row's consts, light_t and light_b each row's light.
+ * interior of both, in two stages: render_block_prep takes the heights to
+ * each block's fetch (its indices and weights) and each pixel's light,
+ * render_block_draw fetches and stores. The loop preps the next group
+ * before it draws this one: the prep is a long chain of dependent steps
+ * ending in the indices the loads wait for, and the draw of one group
+ * then overlaps the prep of the next.
  */
-static inline __attribute__((always_inline)) void render32_interior(const struct render_consts *ct,
-								     int x, __m256i o, __m256i cxy,
-								     __m256i light_t, __m256i light_b,
-								     bool light, __m256i top[2],
-								     __m256i bottom[2])
-{
-	const __m256i round = ct->round16;
-	const size_t pitch = (size_t)(ct->below - ct->row);
-	const uint32_t *base = ct->row + x, *below = ct->below + x, *below2 = below + pitch;
-	__m256i w, idx, st[4], sb[4];
-	int32_t i[8];
-
-	w = pair_weights(ct, _mm256_and_si256(o, ct->frac16));
-	idx = _mm256_madd_epi16(cxy, ct->pitch16);
-	_mm256_storeu_si256((__m256i *)i, idx);
-#pragma GCC unroll 4
-	for (int j = 0; j < 4; j++) {
-		const __m256i wup = _mm256_shuffle_epi8(w, _mm256_load_si256(
-			(const __m256i *)weights_of_pair[j][0]));
-		const __m256i wdn = _mm256_shuffle_epi8(w, _mm256_load_si256(
-			(const __m256i *)weights_of_pair[j][1]));
-		__m256i r0 = pixels4x2(base, i[j], i[j + 4]);
-		__m256i r1 = pixels4x2(below, i[j], i[j + 4]);
-		__m256i r2 = pixels4x2(below2, i[j], i[j + 4]);
-
-		r0 = _mm256_shuffle_epi8(r0, ct->pair);
-		r1 = _mm256_shuffle_epi8(r1, ct->pair);
-		r2 = _mm256_shuffle_epi8(r2, ct->pair);
-		st[j] = _mm256_mulhrs_epi16(_mm256_add_epi16(_mm256_maddubs_epi16(r0, wup),
-							     _mm256_maddubs_epi16(r1, wdn)), round);
-		sb[j] = _mm256_mulhrs_epi16(_mm256_add_epi16(_mm256_maddubs_epi16(r1, wup),
-							     _mm256_maddubs_epi16(r2, wdn)), round);
-		if (light) {
-			const __m256i lj = _mm256_load_si256((const __m256i *)light_of_pair[j]);
-
-			st[j] = _mm256_add_epi16(st[j], _mm256_shuffle_epi8(light_t, lj));
-			sb[j] = _mm256_add_epi16(sb[j], _mm256_shuffle_epi8(light_b, lj));
-		}
-	}
-	pack16_pixels(st, top);
-	pack16_pixels(sb, bottom);
-}
+struct block_prep {
+	__m256i w, light_t, light_b;
+	int32_t i[8];               /* each block's fetch, from the group's pixel */
+	bool flat;
+};
 
 /*
- * The 16 pixels from x (even) of both rows of a block row, rt the upper
- * (its down is rb's mid, rb's up its mid), in the interior of both.
+ * The prep of the 16 pixels from x of the block row whose upper row is
+ * ct's (its down is cb's mid, cb's up its mid). Both rows share each
+ * block's offset, so the lower row samples exactly one picture row below
+ * the upper one with the same weights.
  */
-static inline __attribute__((always_inline)) void render_block_group(const struct render_row *rt,
-								      const struct render_row *rb,
-								      const struct render_consts *ct,
-								      const struct render_consts *cb,
-								      int x, bool light, bool plain)
+static inline __attribute__((always_inline)) void render_block_prep(const struct render_consts *ct,
+								     const struct render_consts *cb,
+								     int x, bool light,
+								     struct block_prep *p)
 {
-	const __m256i alpha = ct->alpha;
-	const int16_t *mt = rt->mid + x, *mb = rb->mid + x;
+	const int16_t *mt = ct->mid + x, *mb = cb->mid + x;
 	__m256i ht = heights16(mt), hb = heights16(mb);
 	__m256i hx = half_diff16(ct, heights16(mt - 1), heights16(mt + 1));
 	__m256i hy = half_diff16(ct, heights16(ct->up + x), hb);
 	__m256i hx2 = half_diff16(ct, heights16(mb - 1), heights16(mb + 1));
 	__m256i hy2 = half_diff16(ct, ht, heights16(cb->down + x));
 	__m256i any = _mm256_or_si256(_mm256_or_si256(hx, hy), _mm256_or_si256(hx2, hy2));
-	__m256i pt[2], pb[2];
 
-	if (_mm256_testz_si256(any, any)) {
+	p->flat = _mm256_testz_si256(any, any);
+	if (p->flat)
+		return;
+	p->light_t = light ? light16(ct, _mm256_unpacklo_epi16(hx, hy),
+				     _mm256_unpackhi_epi16(hx, hy)) : _mm256_setzero_si256();
+	/* the light's constants are the same for both rows */
+	p->light_b = light ? light16(ct, _mm256_unpacklo_epi16(hx2, hy2),
+				     _mm256_unpackhi_epi16(hx2, hy2)) : _mm256_setzero_si256();
+	__m256i o = offset16(ct, block_xy16(ct, hx, hy, hx2, hy2));
+	__m256i cxy = _mm256_add_epi16(_mm256_srai_epi16(o, RENDER_SUBPIXEL_BITS), ct->ramp2);
+
+	p->w = pair_weights(ct, _mm256_and_si256(o, ct->frac16));
+	_mm256_storeu_si256((__m256i *)p->i, _mm256_madd_epi16(cxy, ct->pitch16));
+}
+
+/*
+ * The draw of a prepped group. Each block's fetch is three rows of four
+ * pixels, iy, iy + 1 and iy + 2 (three 16-byte loads where two rows alone
+ * take four), the upper row blending the first two and the lower the last
+ * two, with one index, one set of weights and their shuffles, and the
+ * middle row's channel shuffle, for both. Otherwise as render16_interior.
+ */
+static inline __attribute__((always_inline)) void render_block_draw(const struct render_row *rt,
+								     const struct render_row *rb,
+								     const struct render_consts *ct,
+								     const struct render_consts *cb,
+								     int x, const struct block_prep *p,
+								     bool light, bool plain)
+{
+	const __m256i alpha = ct->alpha, round = ct->round16;
+	const size_t pitch = (size_t)(ct->below - ct->row);
+	const uint32_t *base = ct->row + x, *below = ct->below + x, *below2 = below + pitch;
+	__m256i pt[2], pb[2], st[4], sb[4];
+
+	if (p->flat) {
 		/* Flat: no offset, no light, the picture itself. */
-		const uint32_t *row = ct->row + x, *below = ct->below + x;
-
-		pt[0] = _mm256_or_si256(_mm256_loadu_si256((const __m256i *)row), alpha);
-		pt[1] = _mm256_or_si256(_mm256_loadu_si256((const __m256i *)(row + 8)), alpha);
-		pb[0] = _mm256_or_si256(_mm256_loadu_si256((const __m256i *)below), alpha);
-		pb[1] = _mm256_or_si256(_mm256_loadu_si256((const __m256i *)(below + 8)), alpha);
+		pt[0] = _mm256_loadu_si256((const __m256i *)base);
+		pt[1] = _mm256_loadu_si256((const __m256i *)(base + 8));
+		pb[0] = _mm256_loadu_si256((const __m256i *)below);
+		pb[1] = _mm256_loadu_si256((const __m256i *)(below + 8));
 	} else {
-		__m256i bt = light ? light16(ct, _mm256_unpacklo_epi16(hx, hy),
-					     _mm256_unpackhi_epi16(hx, hy)) : _mm256_setzero_si256();
-		__m256i bb = light ? light16(cb, _mm256_unpacklo_epi16(hx2, hy2),
-					     _mm256_unpackhi_epi16(hx2, hy2)) : _mm256_setzero_si256();
-		__m256i o = offset16(ct, block_xy16(ct, hx, hy, hx2, hy2));
-		__m256i cxy = _mm256_add_epi16(_mm256_srai_epi16(o, RENDER_SUBPIXEL_BITS), ct->ramp2);
+#pragma GCC unroll 4
+		for (int j = 0; j < 4; j++) {
+			const __m256i wup = _mm256_shuffle_epi8(p->w, _mm256_load_si256(
+				(const __m256i *)weights_of_pair[j][0]));
+			const __m256i wdn = _mm256_shuffle_epi8(p->w, _mm256_load_si256(
+				(const __m256i *)weights_of_pair[j][1]));
+			__m256i r0 = pixels4x2(base, p->i[j], p->i[j + 4]);
+			__m256i r1 = pixels4x2(below, p->i[j], p->i[j + 4]);
+			__m256i r2 = pixels4x2(below2, p->i[j], p->i[j + 4]);
 
-		render32_interior(ct, x, o, cxy, bt, bb, light, pt, pb);
-		pt[0] = _mm256_or_si256(pt[0], alpha);
-		pt[1] = _mm256_or_si256(pt[1], alpha);
-		pb[0] = _mm256_or_si256(pb[0], alpha);
-		pb[1] = _mm256_or_si256(pb[1], alpha);
+			r0 = _mm256_shuffle_epi8(r0, ct->pair);
+			r1 = _mm256_shuffle_epi8(r1, ct->pair);
+			r2 = _mm256_shuffle_epi8(r2, ct->pair);
+			st[j] = _mm256_mulhrs_epi16(_mm256_add_epi16(_mm256_maddubs_epi16(r0, wup),
+								     _mm256_maddubs_epi16(r1, wdn)),
+						    round);
+			sb[j] = _mm256_mulhrs_epi16(_mm256_add_epi16(_mm256_maddubs_epi16(r1, wup),
+								     _mm256_maddubs_epi16(r2, wdn)),
+						    round);
+			if (light) {
+				const __m256i lj = _mm256_load_si256(
+					(const __m256i *)light_of_pair[j]);
+
+				st[j] = _mm256_add_epi16(st[j], _mm256_shuffle_epi8(p->light_t, lj));
+				sb[j] = _mm256_add_epi16(sb[j], _mm256_shuffle_epi8(p->light_b, lj));
+			}
+		}
+		pack16_pixels(st, pt);
+		pack16_pixels(sb, pb);
 	}
+	pt[0] = _mm256_or_si256(pt[0], alpha);
+	pt[1] = _mm256_or_si256(pt[1], alpha);
+	pb[0] = _mm256_or_si256(pb[0], alpha);
+	pb[1] = _mm256_or_si256(pb[1], alpha);
 	put16(rt, ct, x, pt, plain);
 	put16(rb, cb, x, pb, plain);
 }
@@ -858,14 +872,25 @@ static inline __attribute__((always_inline)) void render_rows_loop(const struct 
 		int end = inner_rows && x < in[0].x0 && in[0].x0 < tail ? in[0].x0 : tail;
 
 		if (inner_rows && x >= in[0].x0 && x <= in[0].x1) {
+			struct block_prep prep[2];
+			int cur = 0;
+
+			if (n == 2)
+				render_block_prep(&c[0], &c[1], x, light, &prep[0]);
 			for (; x < tail && x <= in[0].x1; x += LANES) {
 				for (int r = 0; r < n; r++)
 					_mm_prefetch((const char *)(ahead[r] + x), _MM_HINT_T0);
-				if (n == 2)
-					render_block_group(rr[0], rr[1], &c[0], &c[1], x, light, plain);
-				else
+				if (n == 2) {
+					if (x + LANES < tail && x + LANES <= in[0].x1)
+						render_block_prep(&c[0], &c[1], x + LANES, light,
+								  &prep[cur ^ 1]);
+					render_block_draw(rr[0], rr[1], &c[0], &c[1], x, &prep[cur],
+							  light, plain);
+					cur ^= 1;
+				} else {
 					render_group(rr[0], &c[0], &in[0], x, rr[0]->mid + x - 1,
 						     rr[0]->mid2 + x - 1, light, plain, true);
+				}
 			}
 			continue;
 		}
