@@ -548,7 +548,6 @@ static inline __attribute__((always_inline)) void render16_interior(const struct
 	__m256i w, idx, s[4];
 	int32_t i[8];
 
-	(void)rr;
 	w = pair_weights(c, _mm256_and_si256(o, c->frac16));
 	idx = _mm256_madd_epi16(cxy, c->pitch16);
 	/* through memory: eight sign-extending loads are fewer instructions
@@ -819,7 +818,7 @@ static inline __attribute__((always_inline)) void render_block_draw(const struct
 }
 
 /* The heights around a row's first and last groups, with the zero outside
- * the plane (mid[-1], mid[width]): h[0] the row's, h[1] its block's other. */
+ * the plane (mid[-1], mid[width]): [0] the row's, [1] its block's other row's. */
 struct render_ends {
 	int16_t head[2][LANES + 2], tail[2][LANES + 2];
 };
