@@ -123,38 +123,53 @@ static void test_flat_is_exact_copy(void)
 	free(b.mem);
 }
 
+/*
+ * The heights that give the 2x2 block from (bx, by) (both even) the mean
+ * floored half differences (dx, dy) across and down, with the heights
+ * around it zero: a rise of 2 dx left of each of its rows' pixels, and
+ * 2 dy above it, -2 dy below (the block's own pixels differ, by dx here
+ * and there, but their sums are 4 dx and 4 dy).
+ */
+static void block_slope(int bx, int by, int dx, int dy)
+{
+	for (int y = by; y < by + 2; y++) {
+		hts[y * W + bx - 1] = (int16_t)(2 * dx);
+		hts[y * W + bx] = (int16_t)(2 * dx);
+	}
+	for (int x = bx; x < bx + 2; x++) {
+		if (by > 0)
+			hts[(by - 1) * W + x] = (int16_t)(2 * dy);
+		hts[(by + 2) * W + x] = (int16_t)(-2 * dy);
+	}
+}
+
 static void test_known_displacement(void)
 {
 	struct render_params p = { .shift = 2, .rotation = 0 };
 	struct buf b;
 
+	/* the block at (10, 8): dx 20 -> 10 px, dy -6 -> -3 px, all four */
 	memset(hts, 0, sizeof(hts));
-	/* at (10, 8): dx = h[9] - h[11] = 40 - 0, dy = h[y-1] - h[y+1] = 0 - 12, and
-	 * the same at (11, 8), its pair's other pixel (the pair moves as one) */
-	hts[8 * W + 9] = 40;
-	hts[9 * W + 10] = 12;
-	hts[8 * W + 10] = 40;
-	hts[9 * W + 11] = 12;
+	block_slope(10, 8, 20, -6);
 	buf_init(&b, 0, PIXEL_XRGB8888);
 	render_rows(&p, hts, W, W, H, bg, W * 4, &b.t, 0, H);
 	CHECK_EQ(px32(&b, 10, 8), bg[(8 - 3) * W + 10 + 10]);
+	CHECK_EQ(px32(&b, 11, 9), bg[(9 - 3) * W + 11 + 10]);
 	/* the same heights with shift 0 run off the picture and clamp */
 	p.shift = 0;
 	render_rows(&p, hts, W, W, H, bg, W * 4, &b.t, 0, H);
 	CHECK_EQ(px32(&b, 10, 8), bg[0 * W + W - 1]);
-	/* negative slopes: dx = -12 -> -3, dy = 12 -> 3 */
+	/* negative slopes: dx = -6 -> -3, dy = 6 -> 3 */
 	p.shift = 2;
 	memset(hts, 0, sizeof(hts));
-	hts[8 * W + 11] = 12;
-	hts[7 * W + 10] = 12;
-	hts[8 * W + 12] = 12;  /* and at (11, 8) */
-	hts[7 * W + 11] = 12;
+	block_slope(10, 8, -6, 6);
 	render_rows(&p, hts, W, W, H, bg, W * 4, &b.t, 0, H);
 	CHECK_EQ(px32(&b, 10, 8), bg[(8 + 3) * W + 10 - 3]);
-	/* on the border, heights outside the plane count as zero */
+	/* on the border, heights outside the plane count as zero: at (0, 0)
+	 * and (1, 0), dx = 0 - (-20) = 20 -> 5, the same on row 1 */
 	memset(hts, 0, sizeof(hts));
-	hts[0 * W + 1] = -20;  /* at (0, 0): dx = 0 - (-20) = 20 -> 5 */
-	hts[0 * W + 2] = -20;  /* and at (1, 0) */
+	for (int y = 0; y < 2; y++)
+		hts[y * W + 1] = hts[y * W + 2] = -20;
 	render_rows(&p, hts, W, W, H, bg, W * 4, &b.t, 0, H);
 	CHECK_EQ(px32(&b, 0, 0), bg[0 * W + 5]);
 	CHECK(padding_intact(&b));
@@ -224,11 +239,10 @@ static void test_between_pixels(void)
 		edge[i] = i % W < 11 ? 0xff000000u : 0xffffffffu;
 	buf_init(&b, 0, PIXEL_XRGB8888);
 	memset(hts, 0, sizeof(hts));
-	/* at (10, 8): dx = 0 - h[11] (and at (11, 8), its pair's other pixel,
-	 * 0 - h[12]); the picture seen moves right by a step each */
+	/* the block at (10, 8) leans a step more each time: the picture seen
+	 * at (10, 8) moves right by a step */
 	for (int step = 0; step <= 2 * s; step++) {
-		hts[8 * W + 11] = (int16_t)(-2 * step);
-		hts[8 * W + 12] = (int16_t)(-2 * step);
+		block_slope(10, 8, step, 0);
 		render_rows(&p, hts, W, W, H, edge, W * 4, &b.t, 0, H);
 		int v = (int)(px32(&b, 10, 8) & 0xff);
 		int x = 10 + step / s, f = step % s;
@@ -242,10 +256,7 @@ static void test_between_pixels(void)
 	CHECK_EQ(last, 255);
 	/* and a real picture, half a pixel right and a quarter up */
 	memset(hts, 0, sizeof(hts));
-	hts[8 * W + 11] = (int16_t)-s;      /* dx = 0 - h[11] */
-	hts[9 * W + 10] = (int16_t)(s / 2); /* dy = h[y-1] - h[y+1] */
-	hts[8 * W + 12] = (int16_t)-s;      /* the same at (11, 8) */
-	hts[9 * W + 11] = (int16_t)(s / 2);
+	block_slope(10, 8, s / 2, -s / 4);
 	render_rows(&p, hts, W, W, H, bg, W * 4, &b.t, 0, H);
 	/* between columns 10 and 11 by a half, rows 7 and 8 by three quarters */
 	uint32_t want = 0xff000000u;
@@ -259,14 +270,16 @@ static void test_between_pixels(void)
 }
 
 /*
- * Two pixels side by side, x even and x + 1, move by the same offset, from
- * the slope at their middle (the mean of theirs): at (10, 8) the picture
- * leans two pixels' worth and at (11, 8) not at all, so both see one pixel
- * to the right; (12, 8) and (13, 8) one to the left. The light stays each
- * pixel's own: with it, (10, 12) beside a slope under (11, 12) alone is
- * what it was without, (11, 12) brighter.
+ * The four pixels of a 2x2 block, x and y even, move by one offset, from
+ * the slope at their middle (the mean of theirs): a dip at (11, 8) leans
+ * the picture at (10, 8) four pixels' worth across and at (11, 9) as much
+ * down, and nowhere else in the block, so all four see one pixel right
+ * and one up; the block from (12, 8) sees one to the left. Rows 9 and 10
+ * are in different blocks: (10, 10) sees its own pixel. The light stays
+ * each pixel's own: with it, (10, 12) beside a slope under (11, 12) alone
+ * is what it was without, (11, 12) brighter.
  */
-static void test_pair_offset(void)
+static void test_block_offset(void)
 {
 	/* a height difference of 2 * RENDER_SUBPIXEL is a pixel */
 	struct render_params p = { .shift = RENDER_SUBPIXEL_BITS + 1 };
@@ -276,13 +289,15 @@ static void test_pair_offset(void)
 
 	buf_init(&b, 0, PIXEL_XRGB8888);
 	memset(hts, 0, sizeof(hts));
-	hts[8 * W + 11] = (int16_t)(-4 * s);   /* dx at (10, 8) 2 px, at (12, 8) -2 px */
+	hts[8 * W + 11] = (int16_t)(-8 * s);
 	hts[12 * W + 12] = (int16_t)(-2 * s);  /* dx at (11, 12) 1 px, at (10, 12) none */
 	render_rows(&p, hts, W, W, H, bg, W * 4, &b.t, 0, H);
-	CHECK_EQ(px32(&b, 10, 8), bg[8 * W + 11]);
-	CHECK_EQ(px32(&b, 11, 8), bg[8 * W + 12]);
-	CHECK_EQ(px32(&b, 12, 8), bg[8 * W + 11]);
-	CHECK_EQ(px32(&b, 13, 8), bg[8 * W + 12]);
+	for (int y = 8; y < 10; y++)
+		for (int x = 10; x < 12; x++) {
+			CHECK_EQ(px32(&b, x, y), bg[(y - 1) * W + x + 1]);
+			CHECK_EQ(px32(&b, x + 2, y), bg[y * W + x + 1]);
+		}
+	CHECK_EQ(px32(&b, 10, 10), bg[10 * W + 10]);
 	dark10 = px32(&b, 10, 12);
 	dark11 = px32(&b, 11, 12);
 
@@ -302,7 +317,7 @@ static void test_offset_bound(void)
 
 	memset(hts, 0, sizeof(hts));
 	hts[8 * W + 9] = 20000;   /* dx = 20000: 20000 px unbounded */
-	hts[9 * W + 20] = 20000;  /* at (20, 8): dy = -20000 */
+	hts[10 * W + 20] = 20000; /* at (20, 9): dy = -20000, the block's only slope */
 	buf_init(&b, 0, PIXEL_XRGB8888);
 	render_rows(&p, hts, W, W, H, bg, W * 4, &b.t, 0, H);
 	CHECK_EQ(px32(&b, 10, 8), bg[8 * W + 13]);
@@ -464,7 +479,7 @@ int main(void)
 	RUN(test_known_displacement);
 	RUN(test_rotation_displacement);
 	RUN(test_between_pixels);
-	RUN(test_pair_offset);
+	RUN(test_block_offset);
 	RUN(test_offset_bound);
 	RUN(test_light);
 	RUN(test_smooth_upsample);

@@ -450,6 +450,88 @@ static int compare_upsample(const struct kernels *k)
 	return bad == 0;
 }
 
+/*
+ * A render drawn in bands, from odd rows and even ones, and from windows
+ * of only the heights a band reads (render_rows_window), is the whole
+ * scalar render: the rows of a 2x2 block share its offset whichever band
+ * draws them, and the kernels draw both rows of a block together only
+ * where a band holds both. Even and odd heights, gentle and steep water.
+ */
+static int compare_bands(const struct kernels *k)
+{
+	static const int dims[][2] = { { 301, 61 }, { 96, 40 }, { 70, 9 } };
+	int bad = 0;
+
+	for (size_t d = 0; d < sizeof(dims) / sizeof(dims[0]); d++) {
+		const int w = dims[d][0], h = dims[d][1];
+		int16_t *hts = malloc((size_t)w * h * sizeof(*hts));
+		int16_t *win = malloc((size_t)w * h * sizeof(*hts));
+		uint32_t *bg = malloc((size_t)w * h * sizeof(*bg));
+		struct render_target ta = { .width = w, .height = h, .stride = (size_t)w * 4,
+					    .format = PIXEL_XRGB8888 };
+		struct render_target tb = ta;
+		struct render_params pa = {
+			.shift = 3, .offset_max = 6 * RENDER_SUBPIXEL, .light_x = 900,
+			.light_y = -500, .light_max = 80, .light_dark = 20,
+			.kernels = &kernels_scalar,
+		};
+		struct render_params pb;
+
+		ta.pixels = malloc((size_t)w * h * 4);
+		tb.pixels = malloc((size_t)w * h * 4);
+		for (int i = 0; i < w * h; i++) {
+			bg[i] = rnd();
+			hts[i] = (int16_t)(rnd() % 8 == 0 ? (int)(rnd() % 4001) - 2000 :
+					   (int)(rnd() % 41) - 20);
+		}
+		for (int steep = 0; steep < 2; steep++) {
+			pa.shift = steep ? 0 : 3;
+			pb = pa;
+			pb.kernels = k;
+			render_rows(&pa, hts, (size_t)w, w, h, bg, (size_t)w * 4, &ta, 0, h);
+			for (int trial = 0; trial < 8; trial++) {
+				int y0 = 0, windowed = trial & 1;
+
+				memset(tb.pixels, 0x5a, (size_t)w * h * 4);
+				while (y0 < h) {
+					/* bands of 1 to 7 rows, from any row */
+					int y1 = y0 + 1 + (int)(rnd() % 7);
+					int h0 = (y0 & ~1) - 1, h1 = (((y1 - 1) | 1) + 2);
+
+					y1 = y1 < h ? y1 : h;
+					h0 = h0 > 0 ? h0 : 0;
+					h1 = h1 < h ? h1 : h;
+					if (windowed) {
+						/* only the rows the band may read, poison elsewhere */
+						for (int i = 0; i < w * h; i++)
+							win[i] = INT16_MIN;
+						memcpy(win, hts + (size_t)h0 * w,
+						       (size_t)(h1 - h0) * w * sizeof(*hts));
+						render_rows_window(&pb, win, (size_t)w, h0, w, h, bg,
+								   (size_t)w * 4, &tb, y0, y1);
+					} else {
+						render_rows(&pb, hts, (size_t)w, w, h, bg, (size_t)w * 4,
+							    &tb, y0, y1);
+					}
+					y0 = y1;
+				}
+				if (memcmp(ta.pixels, tb.pixels, (size_t)w * h * 4)) {
+					fprintf(stderr, "%s: %dx%d render in bands%s differs (shift %d)\n",
+						k->name, w, h, windowed ? " from windows" : "",
+						pa.shift);
+					bad++;
+				}
+			}
+		}
+		free(ta.pixels);
+		free(tb.pixels);
+		free(bg);
+		free(win);
+		free(hts);
+	}
+	return bad == 0;
+}
+
 int main(void)
 {
 	const char *const *names = simd_names();
@@ -477,10 +559,11 @@ int main(void)
 		same = compare_rows(k, &rows) && same;
 		same = compare_upsample(k) && same;
 		same = compare_smooth(k) && same;
+		same = compare_bands(k) && same;
 		CHECK(same);
 		if (same)
 			fprintf(stderr, "%s: bit-exact with scalar at %zu sizes, damped by shift, by "
-				"multiplier and with viscosity, and in %d random step rows\n", k->name,
+				"multiplier and with viscosity, in %d random step rows and in bands\n", k->name,
 				N_SIZES, rows);
 		tested++;
 	}

@@ -22,8 +22,10 @@
 
 /* Below this many rows a band is not worth waking a thread for. */
 #define MIN_ROWS_PER_BAND 32
-/* Rows of the last 2x pass made at a time, just before they are drawn. */
+/* Rows of the last 2x pass made at a time, just before they are drawn:
+ * even, so that every chunk starts a 2x2 block (render_rows_window). */
 #define FUSED_ROWS 32
+_Static_assert(FUSED_ROWS % 2 == 0, "a chunk is whole blocks of two rows");
 
 int kiosk_bands_for(const struct kiosk *k, int rows)
 {
@@ -36,12 +38,24 @@ int kiosk_bands_for(const struct kiosk *k, int rows)
 }
 
 
+/* Where band index starts: between bands an even row, so that the render
+ * draws the two rows of a 2x2 block in one band (render_rows_window). */
+static int band_start(const struct band_job *j, int index)
+{
+	int y;
+
+	if (index <= 0)
+		return j->y0;
+	if (index >= j->bands)
+		return j->y1;
+	y = (j->y0 + (int)((int64_t)(j->y1 - j->y0) * index / j->bands)) & ~1;
+	return y > j->y0 ? y : j->y0;
+}
+
 void kiosk_band_rows(const struct band_job *j, int index, int *y0, int *y1)
 {
-	int rows = j->y1 - j->y0;
-
-	*y0 = j->y0 + (int)((int64_t)rows * index / j->bands);
-	*y1 = j->y0 + (int)((int64_t)rows * (index + 1) / j->bands);
+	*y0 = band_start(j, index);
+	*y1 = band_start(j, index + 1);
 }
 
 /* A picture at a size: the decoded one scaled, or (src NULL) the built-in one. */
@@ -358,7 +372,8 @@ static int render_band_fused(struct band_job *j, int index, int y0, int y1, cons
 	level_columns(src_w, w->x, w->w, &s, &n);
 	for (int c0 = y0; c0 < y1 && ret == 0; c0 += FUSED_ROWS) {
 		int c1 = c0 + FUSED_ROWS < y1 ? c0 + FUSED_ROWS : y1;
-		/* the render reads a row above and below */
+		/* the render reads a row above and below its blocks of two
+		 * rows, and c0 is even (bands start on even rows) */
 		int h0 = c0 > 0 ? c0 - 1 : 0, h1 = c1 < w->h ? c1 + 1 : w->h;
 
 		level_rows(l, src, src_w, h0 + w->y, h1 + w->y, rows, s, n);
@@ -596,8 +611,9 @@ static int window_view(struct kiosk *k, const struct render_target *target,
 		vh = j->win.h;
 	j->win.x = clamp_int(j->win.x, 0, vw - j->win.w);
 	j->win.y = clamp_int(j->win.y, 0, vh - j->win.h);
-	/* Pairs of pixels as the whole view has them (wall/layout.h). */
+	/* Blocks of 2x2 pixels as the whole view has them (wall/layout.h). */
 	j->win.x &= ~1;
+	j->win.y &= ~1;
 	j->params = k->params;
 	j->params.rotation = win->rotation;
 	return kiosk_get_view(k, vw, vh, &j->view);

@@ -240,11 +240,12 @@ int wall_plan_make(const struct wall_layout *l, const struct wall_screen *screen
 
 		if (!w->sized)
 			continue;
-		/* An even column: the render may move the two pixels of a pair
-		 * by one offset, pairs counted from where its rows start, so a
-		 * window there draws the very pixels the whole wall would. */
+		/* An even column and row: the render moves the four pixels of a
+		 * 2x2 block by one offset, blocks counted from the window's
+		 * first row and column, so a window there draws the very pixels
+		 * the whole wall would. */
 		w->x = 2 * (int)lround((p->x_mm - x0) * out->px_per_mm_x / 2);
-		w->y = (int)lround((p->y_mm - y0) * out->px_per_mm_y);
+		w->y = 2 * (int)lround((p->y_mm - y0) * out->px_per_mm_y / 2);
 		w->w = (int)lround(known->w_mm[i] * out->px_per_mm_x);
 		w->h = (int)lround(known->h_mm[i] * out->px_per_mm_y);
 		w->shown = screens[i].connected;

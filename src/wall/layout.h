@@ -49,7 +49,7 @@ struct wall_screen {
 struct wall_window {
 	bool shown;                 /* connected, with a size: it draws its window */
 	bool sized;                 /* its place on the wall is known */
-	int x, y, w, h;             /* its window in the wall's pixels; x even */
+	int x, y, w, h;             /* its window in the wall's pixels; x, y even */
 };
 
 /*

@@ -173,8 +173,10 @@ static void step_row_visc_avx2(const int16_t *up, const int16_t *mid, const int1
 }
 
 /*
- * The refraction, 16 pixels a group. The floored half differences of the
- * heights (exact in 16-bit lanes) give the offsets and the light.
+ * The refraction, 16 pixels a group, or in the interior 16 of each of a
+ * 2x2 block row's two rows together (render_block_group). The floored half
+ * differences of the heights (exact in 16-bit lanes) give the offsets (a
+ * block's from its four pixels') and the light (each pixel's own).
  *
  * The fetch: each pixel's four neighbours come as two 64-bit loads (the
  * pair on its row, the pair below) into one 128-bit half; vpshufb puts the
@@ -199,7 +201,7 @@ struct render_consts {
 	__m256i quad, pair;
 	/* the offsets in 16-bit lanes: hx within +-hmax never leaves them */
 	__m256i mul16, hmax16, hmin16, omax16, omin16, pitch16;
-	__m256i ramp2;              /* pair j's left pixel, 2j, in the low word of lane j */
+	__m256i ramp2;              /* block j's left pixel, 2j, in the low word of lane j */
 	/* Kept here rather than made where used: the render loop is short of
 	 * registers, and GCC rebuilt these with a broadcast at every use. */
 	__m256i round16;            /* vpmulhrsw by it: (sum + 32) >> 6 */
@@ -207,7 +209,7 @@ struct render_consts {
 	__m256i ones16, bias16, nbias16, alpha; /* half_diff16's biases, the opaque alpha */
 	const uint32_t *row, *below; /* the group's fetches are relative to these, + x */
 	/* rr's, where the stores of the row cannot be taken to change them */
-	const int16_t *up, *down;
+	const int16_t *up, *mid, *down, *up2, *down2;
 	uint8_t *out;
 	__m128i shl, shr;           /* offset_mul a power of two: the shifts it is */
 	bool pow2;
@@ -251,7 +253,10 @@ static inline void render_consts_init(struct render_consts *c, struct render_int
 	c->row = rr->bg + (size_t)rr->y * rr->bg_pitch;
 	c->below = c->row + rr->bg_pitch;
 	c->up = rr->up;
+	c->mid = rr->mid;
 	c->down = rr->down;
+	c->up2 = rr->up2;
+	c->down2 = rr->down2;
 	c->out = rr->out;
 	c->pow2 = rr->offset_mul > 0 && !(rr->offset_mul & (rr->offset_mul - 1));
 	{
@@ -374,7 +379,7 @@ static inline void weights(__m256i fx, __m256i fy, __m256i *lo, __m256i *hi)
 }
 
 /*
- * Eight pixels anywhere, from their pairs' (hx, hy) (pair_xy16's, each
+ * Eight pixels anywhere, from their blocks' (hx, hy) (block_xy16's, each
  * pixel's in its 32-bit lane) and positions xs in 1/8 px: the offsets clamped, the position kept within the
  * picture (ix <= width - 2 with the fraction up to 8: the same sum as the
  * scalar code's, which clamps the right neighbour instead).
@@ -421,14 +426,18 @@ static inline __m256i offset16(const struct render_consts *c, __m256i h)
 	return _mm256_min_epi16(_mm256_max_epi16(o, c->omin16), c->omax16);
 }
 
-/* Each pair's (hx, hy), the mean of its two pixels' floored, in one 32-bit
- * lane: pair j of pixels 2j and 2j + 1 in lane j (pairs 0-3 the low half,
- * 4-7 the high). vpmaddwd by ones is the exact sum. */
-static inline __m256i pair_xy16(const struct render_consts *c, __m256i hx, __m256i hy)
+/* Each block's (hx, hy), the mean of its four pixels' floored (hx, hy of
+ * one of its rows, hx2, hy2 of the other), in one 32-bit lane: the block
+ * of columns 2j and 2j + 1 in lane j (0-3 the low half, 4-7 the high).
+ * vpmaddwd by ones is the exact sum of a row's two, in 32 bits. */
+static inline __m256i block_xy16(const struct render_consts *c, __m256i hx, __m256i hy,
+				 __m256i hx2, __m256i hy2)
 {
 	const __m256i one = c->ones16;
-	__m256i ex = _mm256_srai_epi32(_mm256_madd_epi16(hx, one), 1);
-	__m256i ey = _mm256_srai_epi32(_mm256_madd_epi16(hy, one), 1);
+	__m256i ex = _mm256_srai_epi32(_mm256_add_epi32(_mm256_madd_epi16(hx, one),
+							_mm256_madd_epi16(hx2, one)), 2);
+	__m256i ey = _mm256_srai_epi32(_mm256_add_epi32(_mm256_madd_epi16(hy, one),
+							_mm256_madd_epi16(hy2, one)), 2);
 
 	return _mm256_blend_epi16(ex, _mm256_slli_epi32(ey, 16), 0xaa);
 }
@@ -469,9 +478,53 @@ static inline bool render16_inside(const struct render_row *rr, int x, __m256i c
 	return _mm256_testz_si256(out, out);
 }
 
+/* pair j's two weights of the row above (k 0) or below (k 1), in every
+ * word (j and j + 4: both halves) */
+static const int8_t weights_of_pair[4][2][32] __attribute__((aligned(32))) = {
+#define RENDER_PAIR_CTRL(b) { b, b + 1, b, b + 1, b, b + 1, b, b + 1, b, b + 1, b, b + 1, \
+	b, b + 1, b, b + 1, b, b + 1, b, b + 1, b, b + 1, b, b + 1, b, b + 1, b, b + 1, \
+	b, b + 1, b, b + 1 }
+	{ RENDER_PAIR_CTRL(0), RENDER_PAIR_CTRL(2) },
+	{ RENDER_PAIR_CTRL(4), RENDER_PAIR_CTRL(6) },
+	{ RENDER_PAIR_CTRL(8), RENDER_PAIR_CTRL(10) },
+	{ RENDER_PAIR_CTRL(12), RENDER_PAIR_CTRL(14) },
+#undef RENDER_PAIR_CTRL
+};
+/* the light of pair j's pixels, each in its four channels' words */
+static const int8_t light_of_pair[4][32] __attribute__((aligned(32))) = {
+#define RENDER_LIGHT_CTRL(j) { 4 * (j), 4 * (j) + 1, 4 * (j), 4 * (j) + 1, 4 * (j), 4 * (j) + 1, \
+	4 * (j), 4 * (j) + 1, 4 * (j) + 2, 4 * (j) + 3, 4 * (j) + 2, 4 * (j) + 3, \
+	4 * (j) + 2, 4 * (j) + 3, 4 * (j) + 2, 4 * (j) + 3, 4 * (j), 4 * (j) + 1, 4 * (j), \
+	4 * (j) + 1, 4 * (j), 4 * (j) + 1, 4 * (j), 4 * (j) + 1, 4 * (j) + 2, 4 * (j) + 3, \
+	4 * (j) + 2, 4 * (j) + 3, 4 * (j) + 2, 4 * (j) + 3, 4 * (j) + 2, 4 * (j) + 3 }
+	RENDER_LIGHT_CTRL(0), RENDER_LIGHT_CTRL(1), RENDER_LIGHT_CTRL(2), RENDER_LIGHT_CTRL(3),
+#undef RENDER_LIGHT_CTRL
+};
+
+/* Four pixels of a row from row + i (low half) and from row + k (high). */
+static inline __m256i pixels4x2(const uint32_t *row, int32_t i, int32_t k)
+{
+	return _mm256_inserti128_si256(
+		_mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(row + i))),
+		_mm_loadu_si128((const __m128i *)(row + k)), 1);
+}
+
+/* The 16 pixels of four pairs' sums s[] (each pair j and j + 4), clamped to
+ * bytes, in order: out[0] pixels 0-7, out[1] 8-15. */
+static inline void pack16_pixels(const __m256i s[4], __m256i out[2])
+{
+	/* a: pixels 0-3 | 8-11, b: 4-7 | 12-15 */
+	__m256i a = _mm256_packus_epi16(s[0], s[1]);
+	__m256i b = _mm256_packus_epi16(s[2], s[3]);
+
+	out[0] = _mm256_permute2x128_si256(a, b, 0x20);
+	out[1] = _mm256_permute2x128_si256(a, b, 0x31);
+}
+
 /*
  * Sixteen pixels whose fetches all stay inside the picture, x even: eight
- * pairs, each with one offset (render.c), ox and oy from offset16. No clamp
+ * pairs of columns, each with its 2x2 block's offset (render.c), ox and oy
+ * from offset16. No clamp
  * can act, so the offsets stay in 16-bit lanes and the fetch is relative to
  * the group's own pixel.
  *
@@ -492,31 +545,9 @@ static inline __attribute__((always_inline)) void render16_interior(const struct
 								     __m256i light16v, bool light,
 								     __m256i out[2])
 {
-	/* pair j's two weights of the row above (k 0) or below (k 1), in
-	 * every word (j and j + 4: both halves) */
-	static const int8_t weights_of_pair[4][2][32] __attribute__((aligned(32))) = {
-#define RENDER_PAIR_CTRL(b) { b, b + 1, b, b + 1, b, b + 1, b, b + 1, b, b + 1, b, b + 1, \
-		b, b + 1, b, b + 1, b, b + 1, b, b + 1, b, b + 1, b, b + 1, b, b + 1, b, b + 1, \
-		b, b + 1, b, b + 1 }
-		{ RENDER_PAIR_CTRL(0), RENDER_PAIR_CTRL(2) },
-		{ RENDER_PAIR_CTRL(4), RENDER_PAIR_CTRL(6) },
-		{ RENDER_PAIR_CTRL(8), RENDER_PAIR_CTRL(10) },
-		{ RENDER_PAIR_CTRL(12), RENDER_PAIR_CTRL(14) },
-#undef RENDER_PAIR_CTRL
-	};
-	/* the light of pair j's pixels, each in its four channels' words */
-	static const int8_t light_of_pair[4][32] __attribute__((aligned(32))) = {
-#define RENDER_LIGHT_CTRL(j) { 4 * (j), 4 * (j) + 1, 4 * (j), 4 * (j) + 1, 4 * (j), 4 * (j) + 1, \
-		4 * (j), 4 * (j) + 1, 4 * (j) + 2, 4 * (j) + 3, 4 * (j) + 2, 4 * (j) + 3, \
-		4 * (j) + 2, 4 * (j) + 3, 4 * (j) + 2, 4 * (j) + 3, 4 * (j), 4 * (j) + 1, 4 * (j), \
-		4 * (j) + 1, 4 * (j), 4 * (j) + 1, 4 * (j), 4 * (j) + 1, 4 * (j) + 2, 4 * (j) + 3, \
-		4 * (j) + 2, 4 * (j) + 3, 4 * (j) + 2, 4 * (j) + 3, 4 * (j) + 2, 4 * (j) + 3 }
-		RENDER_LIGHT_CTRL(0), RENDER_LIGHT_CTRL(1), RENDER_LIGHT_CTRL(2), RENDER_LIGHT_CTRL(3),
-#undef RENDER_LIGHT_CTRL
-	};
 	const __m256i round = c->round16;
 	const uint32_t *base = c->row + x, *below = c->below + x;
-	__m256i w, idx, s[4], a, b;
+	__m256i w, idx, s[4];
 	int32_t i[8];
 
 	w = pair_weights(c, _mm256_and_si256(o, c->frac16));
@@ -528,12 +559,8 @@ static inline __attribute__((always_inline)) void render16_interior(const struct
 	for (int j = 0; j < 4; j++) {
 		const __m256i wup = _mm256_load_si256((const __m256i *)weights_of_pair[j][0]);
 		const __m256i wdn = _mm256_load_si256((const __m256i *)weights_of_pair[j][1]);
-		__m256i up = _mm256_inserti128_si256(
-			_mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(base + i[j]))),
-			_mm_loadu_si128((const __m128i *)(base + i[j + 4])), 1);
-		__m256i dn = _mm256_inserti128_si256(
-			_mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(below + i[j]))),
-			_mm_loadu_si128((const __m128i *)(below + i[j + 4])), 1);
+		__m256i up = pixels4x2(base, i[j], i[j + 4]);
+		__m256i dn = pixels4x2(below, i[j], i[j + 4]);
 
 		up = _mm256_maddubs_epi16(_mm256_shuffle_epi8(up, c->pair),
 					  _mm256_shuffle_epi8(w, wup));
@@ -544,11 +571,7 @@ static inline __attribute__((always_inline)) void render16_interior(const struct
 			s[j] = _mm256_add_epi16(s[j], _mm256_shuffle_epi8(
 				light16v, _mm256_load_si256((const __m256i *)light_of_pair[j])));
 	}
-	/* a: pixels 0-3 | 8-11, b: 4-7 | 12-15 */
-	a = _mm256_packus_epi16(s[0], s[1]);
-	b = _mm256_packus_epi16(s[2], s[3]);
-	out[0] = _mm256_permute2x128_si256(a, b, 0x20);
-	out[1] = _mm256_permute2x128_si256(a, b, 0x31);
+	pack16_pixels(s, out);
 }
 
 /*
@@ -615,27 +638,34 @@ static inline __attribute__((always_inline)) void put16(const struct render_row 
 	}
 }
 
+/* 16 heights from p (unaligned). */
+static inline __m256i heights16(const int16_t *p)
+{
+	return _mm256_loadu_si256((const __m256i *)p);
+}
+
 /*
- * The 16 pixels from x (even); ml and mr hold the heights left and right of
- * each (mid + x - 1 and mid + x + 1, or a copy with the zeros outside the
- * plane at a row's ends). inner: the group lies in the row's interior
+ * The 16 pixels from x (even); ml holds the heights from the one left of
+ * the first to the one right of the last (mid + x - 1, or a copy with the
+ * zeros outside the plane at a row's ends), ml2 the same of the block's
+ * other row. inner: the group lies in the row's interior
  * (render_interior_find), known to the caller.
  */
 static inline __attribute__((always_inline)) void render_group(const struct render_row *rr,
 								const struct render_consts *c,
 								const struct render_interior *in,
 								int x, const int16_t *ml,
-								const int16_t *mr, bool light, bool plain,
+								const int16_t *ml2, bool light, bool plain,
 								bool inner)
 {
 	const __m256i alpha = c->alpha;
 	const __m256i ramp_a = _mm256_setr_epi32(0, 1, 2, 3, 8, 9, 10, 11);
 	const __m256i ramp_b = _mm256_setr_epi32(4, 5, 6, 7, 12, 13, 14, 15);
-	__m256i hx = half_diff16(c, _mm256_loadu_si256((const __m256i *)ml),
-				 _mm256_loadu_si256((const __m256i *)mr));
-	__m256i hy = half_diff16(c, _mm256_loadu_si256((const __m256i *)(c->up + x)),
-				 _mm256_loadu_si256((const __m256i *)(c->down + x)));
-	__m256i any = _mm256_or_si256(hx, hy), p[2];
+	__m256i hx = half_diff16(c, heights16(ml), heights16(ml + 2));
+	__m256i hy = half_diff16(c, heights16(c->up + x), heights16(c->down + x));
+	__m256i hx2 = half_diff16(c, heights16(ml2), heights16(ml2 + 2));
+	__m256i hy2 = half_diff16(c, heights16(c->up2 + x), heights16(c->down2 + x));
+	__m256i any = _mm256_or_si256(_mm256_or_si256(hx, hy), _mm256_or_si256(hx2, hy2)), p[2];
 
 	if (_mm256_testz_si256(any, any)) {
 		/* Flat: no offset, no light, the picture itself. */
@@ -649,10 +679,10 @@ static inline __attribute__((always_inline)) void render_group(const struct rend
 	__m256i pa = _mm256_unpacklo_epi16(hx, hy), pb = _mm256_unpackhi_epi16(hx, hy);
 	__m256i b16 = light ? light16(c, pa, pb) : _mm256_setzero_si256();
 
-	__m256i e = pair_xy16(c, hx, hy), o = _mm256_setzero_si256(), cxy = o;
+	__m256i e = block_xy16(c, hx, hy, hx2, hy2), o = _mm256_setzero_si256(), cxy = o;
 
 	if (inner || in->offsets16) {
-		/* each pair's (ox, oy) and its whole pixels' (cx, cy) */
+		/* each block's (ox, oy) and its whole pixels' (cx, cy) */
 		o = offset16(c, e);
 		cxy = _mm256_add_epi16(_mm256_srai_epi16(o, RENDER_SUBPIXEL_BITS), c->ramp2);
 	}
@@ -676,65 +706,252 @@ static inline __attribute__((always_inline)) void render_group(const struct rend
 	put16(rr, c, x, p, plain);
 }
 
-/* One row, specialised by the compiler with and without the light, and
- * for rows of XRGB8888 pixels side by side (plain: no conversion, no
- * scatter) or any other. */
-static inline __attribute__((always_inline)) void render_row_loop(const struct render_row *rr,
-								   bool light, bool plain)
+/*
+ * Both rows of a block row, 16 pixels of each from x (even), in the
+ * interior of both, in two stages: render_block_prep takes the heights to
+ * each block's fetch (its indices and weights) and each pixel's light,
+ * render_block_draw fetches and stores. The loop preps the next group
+ * before it draws this one: the prep is a long chain of dependent steps
+ * ending in the indices the loads wait for, and the draw of one group
+ * then overlaps the prep of the next.
+ */
+struct block_prep {
+	__m256i w, light_t, light_b;
+	int32_t i[8];               /* each block's fetch, from the group's pixel */
+	bool flat;
+};
+
+/*
+ * The prep of the 16 pixels from x of the block row whose upper row is
+ * ct's (its down is cb's mid, cb's up its mid). Both rows share each
+ * block's offset, so the lower row samples exactly one picture row below
+ * the upper one with the same weights.
+ */
+static inline __attribute__((always_inline)) void render_block_prep(const struct render_consts *ct,
+								     const struct render_consts *cb,
+								     int x, bool light,
+								     struct block_prep *p)
+{
+	const int16_t *mt = ct->mid + x, *mb = cb->mid + x;
+	__m256i ht = heights16(mt), hb = heights16(mb);
+	__m256i hx = half_diff16(ct, heights16(mt - 1), heights16(mt + 1));
+	__m256i hy = half_diff16(ct, heights16(ct->up + x), hb);
+	__m256i hx2 = half_diff16(ct, heights16(mb - 1), heights16(mb + 1));
+	__m256i hy2 = half_diff16(ct, ht, heights16(cb->down + x));
+	__m256i any = _mm256_or_si256(_mm256_or_si256(hx, hy), _mm256_or_si256(hx2, hy2));
+
+	p->flat = _mm256_testz_si256(any, any);
+	if (p->flat)
+		return;
+	p->light_t = light ? light16(ct, _mm256_unpacklo_epi16(hx, hy),
+				     _mm256_unpackhi_epi16(hx, hy)) : _mm256_setzero_si256();
+	/* the light's constants are the same for both rows */
+	p->light_b = light ? light16(ct, _mm256_unpacklo_epi16(hx2, hy2),
+				     _mm256_unpackhi_epi16(hx2, hy2)) : _mm256_setzero_si256();
+	__m256i o = offset16(ct, block_xy16(ct, hx, hy, hx2, hy2));
+	__m256i cxy = _mm256_add_epi16(_mm256_srai_epi16(o, RENDER_SUBPIXEL_BITS), ct->ramp2);
+
+	p->w = pair_weights(ct, _mm256_and_si256(o, ct->frac16));
+	_mm256_storeu_si256((__m256i *)p->i, _mm256_madd_epi16(cxy, ct->pitch16));
+}
+
+/*
+ * The draw of a prepped group. Each block's fetch is three rows of four
+ * pixels, iy, iy + 1 and iy + 2 (three 16-byte loads where two rows alone
+ * take four), the upper row blending the first two and the lower the last
+ * two, with one index, one set of weights and their shuffles, and the
+ * middle row's channel shuffle, for both. Otherwise as render16_interior.
+ */
+static inline __attribute__((always_inline)) void render_block_draw(const struct render_row *rt,
+								     const struct render_row *rb,
+								     const struct render_consts *ct,
+								     const struct render_consts *cb,
+								     int x, const struct block_prep *p,
+								     bool light, bool plain)
+{
+	const __m256i alpha = ct->alpha, round = ct->round16;
+	const size_t pitch = (size_t)(ct->below - ct->row);
+	const uint32_t *base = ct->row + x, *below = ct->below + x, *below2 = below + pitch;
+	__m256i pt[2], pb[2], st[4], sb[4];
+
+	if (p->flat) {
+		/* Flat: no offset, no light, the picture itself. */
+		pt[0] = _mm256_loadu_si256((const __m256i *)base);
+		pt[1] = _mm256_loadu_si256((const __m256i *)(base + 8));
+		pb[0] = _mm256_loadu_si256((const __m256i *)below);
+		pb[1] = _mm256_loadu_si256((const __m256i *)(below + 8));
+	} else {
+#pragma GCC unroll 4
+		for (int j = 0; j < 4; j++) {
+			const __m256i wup = _mm256_shuffle_epi8(p->w, _mm256_load_si256(
+				(const __m256i *)weights_of_pair[j][0]));
+			const __m256i wdn = _mm256_shuffle_epi8(p->w, _mm256_load_si256(
+				(const __m256i *)weights_of_pair[j][1]));
+			__m256i r0 = pixels4x2(base, p->i[j], p->i[j + 4]);
+			__m256i r1 = pixels4x2(below, p->i[j], p->i[j + 4]);
+			__m256i r2 = pixels4x2(below2, p->i[j], p->i[j + 4]);
+
+			r0 = _mm256_shuffle_epi8(r0, ct->pair);
+			r1 = _mm256_shuffle_epi8(r1, ct->pair);
+			r2 = _mm256_shuffle_epi8(r2, ct->pair);
+			st[j] = _mm256_mulhrs_epi16(_mm256_add_epi16(_mm256_maddubs_epi16(r0, wup),
+								     _mm256_maddubs_epi16(r1, wdn)),
+						    round);
+			sb[j] = _mm256_mulhrs_epi16(_mm256_add_epi16(_mm256_maddubs_epi16(r1, wup),
+								     _mm256_maddubs_epi16(r2, wdn)),
+						    round);
+			if (light) {
+				const __m256i lj = _mm256_load_si256(
+					(const __m256i *)light_of_pair[j]);
+
+				st[j] = _mm256_add_epi16(st[j], _mm256_shuffle_epi8(p->light_t, lj));
+				sb[j] = _mm256_add_epi16(sb[j], _mm256_shuffle_epi8(p->light_b, lj));
+			}
+		}
+		pack16_pixels(st, pt);
+		pack16_pixels(sb, pb);
+	}
+	pt[0] = _mm256_or_si256(pt[0], alpha);
+	pt[1] = _mm256_or_si256(pt[1], alpha);
+	pb[0] = _mm256_or_si256(pb[0], alpha);
+	pb[1] = _mm256_or_si256(pb[1], alpha);
+	put16(rt, ct, x, pt, plain);
+	put16(rb, cb, x, pb, plain);
+}
+
+/* The heights around a row's first and last groups, with the zero outside
+ * the plane (mid[-1], mid[width]): [0] the row's, [1] its block's other row's. */
+struct render_ends {
+	int16_t head[2][LANES + 2], tail[2][LANES + 2];
+};
+
+static inline void render_ends_init(struct render_ends *e, const struct render_row *rr, int tail)
+{
+	const int16_t *mid[2] = { rr->mid, rr->mid2 };
+
+	memset(e, 0, sizeof(*e));
+	for (int k = 0; k < 2; k++) {
+		memcpy(e->head[k] + 1, mid[k], (LANES + 1) * sizeof(*mid[k]));
+		memcpy(e->tail[k], mid[k] + tail - 1,
+		       (size_t)(rr->width - tail + 1) * sizeof(*mid[k]));
+	}
+}
+
+/*
+ * One row (n 1), or both rows of a block row (n 2: rr[0] at an even y,
+ * rr[1] the next), specialised by the compiler with and without the
+ * light, and for rows of XRGB8888 pixels side by side (plain: no
+ * conversion, no scatter) or any other. The groups in the interior of
+ * both rows are drawn two rows at once, the others a row at a time.
+ */
+static inline __attribute__((always_inline)) void render_rows_loop(const struct render_row *rr[2],
+								    int n, bool light, bool plain)
 {
 	/* the last group ends at the row's last pair: width - 16, even, or
 	 * one pixel short of an odd width's end (that pixel is a pair alone) */
-	const int tail = (rr->width - LANES) & ~1;
-	const uint32_t *ahead = render_row_ahead(rr);
-	const int16_t *mid = rr->mid;
-	/* the heights around the row's first and last groups, with the zero
-	 * outside the plane (mid[-1], mid[width]) */
-	int16_t head_h[LANES + 2] = { 0 }, tail_h[LANES + 2] = { 0 };
-	struct render_consts c;
-	struct render_interior in;
+	const int tail = (rr[0]->width - LANES) & ~1;
+	const uint32_t *ahead[2];
+	struct render_ends ends[2];
+	struct render_consts c[2];
+	struct render_interior in[2];
+	bool inner_rows = true;
 	int x;
 
-	render_consts_init(&c, &in, rr);
-	memcpy(head_h + 1, mid, (LANES + 1) * sizeof(*mid));
-	memcpy(tail_h, mid + tail - 1, (size_t)(rr->width - tail + 1) * sizeof(*mid));
-	/* The groups start at x = 0 and 16 apart; the last one may overlap its
-	 * neighbour, whose pixels it writes again with the same values. */
-	render_group(rr, &c, &in, 0, head_h, head_h + 2, light, plain, false);
-	/* in.row: the groups from in.x0 to in.x1 are in the interior */
+	for (int r = 0; r < n; r++) {
+		ahead[r] = render_row_ahead(rr[r]);
+		render_consts_init(&c[r], &in[r], rr[r]);
+		render_ends_init(&ends[r], rr[r], tail);
+		inner_rows = inner_rows && in[r].row;
+		/* The groups start at x = 0 and 16 apart; the last one may
+		 * overlap its neighbour, whose pixels it writes again with
+		 * the same values. */
+		render_group(rr[r], &c[r], &in[r], 0, ends[r].head[0], ends[r].head[1], light, plain,
+			     false);
+	}
+	/* inner_rows: the groups from in.x0 to in.x1 are in the interior */
 	for (x = LANES; x < tail;) {
-		int end = in.row && x < in.x0 && in.x0 < tail ? in.x0 : tail;
+		int end = inner_rows && x < in[0].x0 && in[0].x0 < tail ? in[0].x0 : tail;
 
-		if (in.row && x >= in.x0 && x <= in.x1) {
-			for (; x < tail && x <= in.x1; x += LANES) {
-				_mm_prefetch((const char *)(ahead + x), _MM_HINT_T0);
-				render_group(rr, &c, &in, x, mid + x - 1, mid + x + 1, light, plain,
-					     true);
+		if (inner_rows && x >= in[0].x0 && x <= in[0].x1) {
+			struct block_prep prep[2];
+			int cur = 0;
+
+			if (n == 2)
+				render_block_prep(&c[0], &c[1], x, light, &prep[0]);
+			for (; x < tail && x <= in[0].x1; x += LANES) {
+				for (int r = 0; r < n; r++)
+					_mm_prefetch((const char *)(ahead[r] + x), _MM_HINT_T0);
+				if (n == 2) {
+					if (x + LANES < tail && x + LANES <= in[0].x1)
+						render_block_prep(&c[0], &c[1], x + LANES, light,
+								  &prep[cur ^ 1]);
+					render_block_draw(rr[0], rr[1], &c[0], &c[1], x, &prep[cur],
+							  light, plain);
+					cur ^= 1;
+				} else {
+					render_group(rr[0], &c[0], &in[0], x, rr[0]->mid + x - 1,
+						     rr[0]->mid2 + x - 1, light, plain, true);
+				}
 			}
 			continue;
 		}
 		for (; x < end; x += LANES) {
-			_mm_prefetch((const char *)(ahead + x), _MM_HINT_T0);
-			render_group(rr, &c, &in, x, mid + x - 1, mid + x + 1, light, plain, false);
+			for (int r = 0; r < n; r++) {
+				_mm_prefetch((const char *)(ahead[r] + x), _MM_HINT_T0);
+				render_group(rr[r], &c[r], &in[r], x, rr[r]->mid + x - 1,
+					     rr[r]->mid2 + x - 1, light, plain, false);
+			}
 		}
 	}
-	_mm_prefetch((const char *)(ahead + tail), _MM_HINT_T0);
-	render_group(rr, &c, &in, tail, tail_h, tail_h + 2, light, plain, false);
-	render_span_scalar(rr, tail + LANES, rr->width);
+	for (int r = 0; r < n; r++) {
+		_mm_prefetch((const char *)(ahead[r] + tail), _MM_HINT_T0);
+		render_group(rr[r], &c[r], &in[r], tail, ends[r].tail[0], ends[r].tail[1], light,
+			     plain, false);
+		render_span_scalar(rr[r], tail + LANES, rr[r]->width);
+	}
+}
+
+/* One row or a block row's two (n), specialised as render_rows_loop says. */
+static void render_rows_avx2(const struct render_row *rr[2], int n)
+{
+	const bool plain = rr[0]->format != PIXEL_RGB565 && rr[0]->step == sizeof(uint32_t);
+	const bool light = rr[0]->light_max;
+
+	if (n == 2 && plain && light)
+		render_rows_loop(rr, 2, true, true);
+	else if (n == 2 && plain)
+		render_rows_loop(rr, 2, false, true);
+	else if (n == 2)
+		render_rows_loop(rr, 2, light, false);
+	else if (plain && light)
+		render_rows_loop(rr, 1, true, true);
+	else if (plain)
+		render_rows_loop(rr, 1, false, true);
+	else
+		render_rows_loop(rr, 1, light, false);
 }
 
 static void render_row_avx2(const struct render_row *rr)
 {
-	const bool plain = rr->format != PIXEL_RGB565 && rr->step == sizeof(uint32_t);
+	const struct render_row *rows[2] = { rr, rr };
 
 	/* positions in 32-bit lanes; the row needs two whole groups */
 	if (!render_row_fits16(rr, 2 * LANES))
 		render_row_scalar(rr);
-	else if (plain && rr->light_max)
-		render_row_loop(rr, true, true);
-	else if (plain)
-		render_row_loop(rr, false, true);
 	else
-		render_row_loop(rr, rr->light_max, false);
+		render_rows_avx2(rows, 1);
+}
+
+static void render_block_row_avx2(const struct render_row *top, const struct render_row *bottom)
+{
+	const struct render_row *rows[2] = { top, bottom };
+
+	if (!render_row_fits16(top, 2 * LANES)) {
+		render_row_scalar(top);
+		render_row_scalar(bottom);
+	} else {
+		render_rows_avx2(rows, 2);
+	}
 }
 
 /*
@@ -879,6 +1096,7 @@ const struct kernels kernels_avx2 = {
 	.step_row_mul = step_row_mul_avx2,
 	.step_row_visc = step_row_visc_avx2,
 	.render_row = render_row_avx2,
+	.render_block_row = render_block_row_avx2,
 	.upsample2_row = upsample2_row_avx2,
 	.upsample2_smooth_row = upsample2_smooth_row_avx2,
 };

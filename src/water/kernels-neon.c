@@ -189,17 +189,18 @@ static inline uint32_t blend1(const struct render_row *rr, uint32_t idx, int fx,
 	return vget_lane_u32(vreinterpret_u32_u8(vqmovun_s16(vcombine_s16(c, c))), 0);
 }
 
-/* Each pair's value of h (x even), the mean of its two pixels' floored
- * (the pairwise sum is exact in 32 bits), in both of its lanes. */
-static inline int16x8_t pair_mean8(int16x8_t h)
+/* Each block's value of h (x even), the mean of its four pixels' floored
+ * (h of this row, h2 of the block's other; the sum is exact in 32 bits),
+ * in both of its lanes. */
+static inline int16x8_t block_mean8(int16x8_t h, int16x8_t h2)
 {
-	int16x4_t m = vmovn_s32(vshrq_n_s32(vpaddlq_s16(h), 1));
+	int16x4_t m = vmovn_s32(vshrq_n_s32(vaddq_s32(vpaddlq_s16(h), vpaddlq_s16(h2)), 2));
 
 	return vcombine_s16(vzip1_s16(m, m), vzip2_s16(m, m));
 }
 
-/* Four pixels from their half differences and their pairs' (ex, ey) (x
- * even, pair_mean8's): the offsets, positions and light four at a time in
+/* Four pixels from their half differences and their blocks' (ex, ey) (x
+ * even, block_mean8's): the offsets, positions and light four at a time in
  * 32-bit lanes, the blend a pixel at a time. */
 static inline uint32x4_t render4(const struct render_row *rr, int x, int16x4_t hx16,
 				 int16x4_t hy16, int16x4_t ex16, int16x4_t ey16)
@@ -334,16 +335,17 @@ static inline uint32x4_t render4_interior(const uint32_t *base, size_t pitch, in
 	return vorrq_u32(vreinterpretq_u32_u8(p), vdupq_n_u32(0xff000000u));
 }
 
-/* Eight pixels of the interior at x (even) from their half differences. */
+/* Eight pixels of the interior at x (even) from their half differences
+ * and their blocks' (ex, ey). */
 static inline void render8_interior(const struct render_row *rr, const struct render_consts16 *c,
-				    int x, int16x8_t hx, int16x8_t hy, uint32x4_t *p0,
-				    uint32x4_t *p1)
+				    int x, int16x8_t hx, int16x8_t hy, int16x8_t ex, int16x8_t ey,
+				    uint32x4_t *p0, uint32x4_t *p1)
 {
 	static const int16_t ramp_values[LANES] = { 0, 1, 2, 3, 4, 5, 6, 7 };
 	const int16x8_t frac = vdupq_n_s16(RENDER_SUBPIXEL - 1);
 	const uint16x8_t sub = vdupq_n_u16(RENDER_SUBPIXEL);
 	const uint32_t *base = rr->bg + (size_t)rr->y * rr->bg_pitch + (size_t)x;
-	int16x8_t ox = offset8(c, pair_mean8(hx)), oy = offset8(c, pair_mean8(hy));
+	int16x8_t ox = offset8(c, ex), oy = offset8(c, ey);
 	int16x8_t cx = vaddq_s16(vshrq_n_s16(ox, RENDER_SUBPIXEL_BITS), vld1q_s16(ramp_values));
 	int16x8_t cy = vshrq_n_s16(oy, RENDER_SUBPIXEL_BITS);
 	uint16x8_t fx = vreinterpretq_u16_s16(vandq_s16(ox, frac));
@@ -408,17 +410,19 @@ static void render_row_neon(const struct render_row *rr)
 		/* vhsub is (a - b) >> 1 without overflow. */
 		int16x8_t hx = vhsubq_s16(vld1q_s16(rr->mid + x - 1), vld1q_s16(rr->mid + x + 1));
 		int16x8_t hy = vhsubq_s16(vld1q_s16(rr->up + x), vld1q_s16(rr->down + x));
+		int16x8_t hx2 = vhsubq_s16(vld1q_s16(rr->mid2 + x - 1), vld1q_s16(rr->mid2 + x + 1));
+		int16x8_t hy2 = vhsubq_s16(vld1q_s16(rr->up2 + x), vld1q_s16(rr->down2 + x));
+		int16x8_t ex = block_mean8(hx, hx2), ey = block_mean8(hy, hy2);
 		uint32x4_t p0, p1;
 
-		if (vmaxvq_u16(vreinterpretq_u16_s16(vorrq_s16(hx, hy))) == 0) {
+		if (vmaxvq_u16(vreinterpretq_u16_s16(vorrq_s16(vorrq_s16(hx, hy),
+								vorrq_s16(hx2, hy2)))) == 0) {
 			/* Flat: no offset, no light, the picture itself. */
 			p0 = vorrq_u32(vld1q_u32(row + x), vdupq_n_u32(0xff000000u));
 			p1 = vorrq_u32(vld1q_u32(row + x + 4), vdupq_n_u32(0xff000000u));
 		} else if (in.row && x >= in.x0 && x <= in.x1) {
-			render8_interior(rr, &c16, x, hx, hy, &p0, &p1);
+			render8_interior(rr, &c16, x, hx, hy, ex, ey, &p0, &p1);
 		} else {
-			int16x8_t ex = pair_mean8(hx), ey = pair_mean8(hy);
-
 			p0 = render4(rr, x, vget_low_s16(hx), vget_low_s16(hy), vget_low_s16(ex),
 				     vget_low_s16(ey));
 			p1 = render4(rr, x + 4, vget_high_s16(hx), vget_high_s16(hy),

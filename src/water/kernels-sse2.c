@@ -402,11 +402,14 @@ static inline __m128i render4_interior(const uint32_t *base, size_t pitch, __m12
 	return _mm_or_si128(_mm_packus_epi16(lo, hi), _mm_set1_epi32((int)0xff000000u));
 }
 
-/* Each pair's value of h (x even), the mean of its two pixels' floored
- * (vpmaddwd by ones, exact), in a 32-bit lane. */
-static inline __m128i pair_mean8(__m128i h)
+/* Each block's value of h (x even), the mean of its four pixels' floored
+ * (h of this row, h2 of the block's other; pmaddwd by ones, exact in 32
+ * bits), in a 32-bit lane. */
+static inline __m128i block_mean8(__m128i h, __m128i h2)
 {
-	return _mm_srai_epi32(_mm_madd_epi16(h, _mm_set1_epi16(1)), 1);
+	const __m128i one = _mm_set1_epi16(1);
+
+	return _mm_srai_epi32(_mm_add_epi32(_mm_madd_epi16(h, one), _mm_madd_epi16(h2, one)), 2);
 }
 
 /* A 32-bit lane's low half in both halves. */
@@ -415,11 +418,13 @@ static inline __m128i both_halves(__m128i v)
 	return _mm_or_si128(_mm_and_si128(v, _mm_set1_epi32(0xffff)), _mm_slli_epi32(v, 16));
 }
 
-/* Eight pixels of the interior at x (even) from their half differences:
- * each pair's offset from the mean of its two (render.c). */
+/* Eight pixels of the interior at x (even) from their half differences
+ * and the block's other row's (hx2, hy2): each block's offset from the
+ * mean of its four (render.c). */
 static inline __attribute__((always_inline)) void render8_interior(const struct render_row *rr,
 								    const struct render_consts16 *in,
 								    int x, __m128i hx, __m128i hy,
+								    __m128i hx2, __m128i hy2,
 								    bool light, __m128i *p0,
 								    __m128i *p1)
 {
@@ -427,8 +432,8 @@ static inline __attribute__((always_inline)) void render8_interior(const struct 
 	const __m128i frac = _mm_set1_epi16(RENDER_SUBPIXEL - 1);
 	const __m128i sub = _mm_set1_epi16(RENDER_SUBPIXEL);
 	const uint32_t *base = rr->bg + (size_t)rr->y * rr->bg_pitch + (size_t)x;
-	__m128i ox = offset8(in, both_halves(pair_mean8(hx)));
-	__m128i oy = offset8(in, both_halves(pair_mean8(hy)));
+	__m128i ox = offset8(in, both_halves(block_mean8(hx, hx2)));
+	__m128i oy = offset8(in, both_halves(block_mean8(hy, hy2)));
 	__m128i cx, cy, fx, fy, gx, gy;
 	__m128i gf_lo, gf_hi, l_lo = _mm_setzero_si128(), l_hi = l_lo;
 
@@ -504,26 +509,29 @@ static inline __attribute__((always_inline)) void render_row_loop(const struct r
 	aligned = !((uintptr_t)(rr->out + (ptrdiff_t)x * bpp) & 15);
 	render_span_scalar(rr, 0, x < rr->width ? x : rr->width);
 	for (; x + LANES <= rr->width - 1; x += LANES) {
-		__m128i hx, hy, any, p0, p1;
+		__m128i hx, hy, hx2, hy2, any, p0, p1;
 
 		/* A cache line of the row ahead per 16 pixels (kernels.h). */
 		if (!(x & 8))
 			_mm_prefetch((const char *)(ahead + x), _MM_HINT_T0);
 		hx = half_diff16(loadu(rr->mid + x - 1), loadu(rr->mid + x + 1));
 		hy = half_diff16(loadu(rr->up + x), loadu(rr->down + x));
-		any = _mm_or_si128(hx, hy);
+		hx2 = half_diff16(loadu(rr->mid2 + x - 1), loadu(rr->mid2 + x + 1));
+		hy2 = half_diff16(loadu(rr->up2 + x), loadu(rr->down2 + x));
+		any = _mm_or_si128(_mm_or_si128(hx, hy), _mm_or_si128(hx2, hy2));
 		if (_mm_movemask_epi8(_mm_cmpeq_epi16(any, _mm_setzero_si128())) == 0xffff) {
 			/* Flat: no offset, no light, the picture itself. */
 			p0 = _mm_or_si128(_mm_loadu_si128((const __m128i *)(row + x)), alpha);
 			p1 = _mm_or_si128(_mm_loadu_si128((const __m128i *)(row + x + 4)), alpha);
 		} else if (in.row && x >= in.x0 && x <= in.x1) {
-			render8_interior(rr, &c16, x, hx, hy, light, &p0, &p1);
+			render8_interior(rr, &c16, x, hx, hy, hx2, hy2, light, &p0, &p1);
 		} else {
 			__m128i xs = _mm_add_epi32(_mm_set1_epi32(x * RENDER_SUBPIXEL), ramp);
 
-			/* each pair's (hx, hy) in a 32-bit lane, then each pixel's */
-			__m128i e = _mm_or_si128(_mm_and_si128(pair_mean8(hx), _mm_set1_epi32(0xffff)),
-						 _mm_slli_epi32(pair_mean8(hy), 16));
+			/* each block's (hx, hy) in a 32-bit lane, then each pixel's */
+			__m128i e = _mm_or_si128(_mm_and_si128(block_mean8(hx, hx2),
+							       _mm_set1_epi32(0xffff)),
+						 _mm_slli_epi32(block_mean8(hy, hy2), 16));
 
 			p0 = render4(rr, &c, _mm_unpacklo_epi16(hx, hy), _mm_unpacklo_epi32(e, e), xs);
 			p1 = render4(rr, &c, _mm_unpackhi_epi16(hx, hy), _mm_unpackhi_epi32(e, e),

@@ -42,9 +42,15 @@ typedef void (*step_row_visc_fn)(const int16_t *up, const int16_t *mid, const in
 				 int16_t *out, int16_t *lap, const uint16_t *keep, int width,
 				 int mul, int visc);
 
-/* One logical row of a render whose rows above and below exist. */
+/*
+ * One logical row of a render whose rows above and below exist. up2, mid2
+ * and down2 are the same of the other row of its 2x2 block (render.c):
+ * y + 1 for an even y, y - 1 for an odd one, or y itself when an odd
+ * height's last row is a block alone.
+ */
 struct render_row {
 	const int16_t *up, *mid, *down;
+	const int16_t *up2, *mid2, *down2;
 	const uint32_t *bg;      /* the whole background */
 	size_t bg_pitch;         /* in pixels */
 	int width, height, y;
@@ -57,6 +63,12 @@ struct render_row {
 	enum pixel_format format;
 };
 typedef void (*render_row_fn)(const struct render_row *r);
+/*
+ * Both rows of a block row: top at an even y, bottom at y + 1 (so top's
+ * down is bottom's mid and bottom's up top's mid), the same as render_row
+ * on each. NULL in a set that draws a row at a time.
+ */
+typedef void (*render_block_row_fn)(const struct render_row *top, const struct render_row *bottom);
 
 /*
  * One row of heights at twice the water's width (--sim-scale 2), bilinear
@@ -90,6 +102,7 @@ struct kernels {
 	step_row_mul_fn step_row_mul;
 	step_row_visc_fn step_row_visc;
 	render_row_fn render_row;
+	render_block_row_fn render_block_row;
 	upsample2_row_fn upsample2_row;
 	upsample2_smooth_row_fn upsample2_smooth_row;
 };

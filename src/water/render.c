@@ -1,6 +1,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdbool.h>
 
 #include "base/util.h"
 #include "water/kernels.h"
@@ -10,16 +11,20 @@
 /*
  * Refraction: the slope of the surface, from the height differences of the
  * neighbours, moves which point of the picture is seen, in 1/8 px, and the
- * picture is sampled there between its pixels (bilinear). Two pixels side
- * by side (x even and x + 1) move by the same offset, the slope at their
- * middle's (the mean of theirs, floored):
- * one index, one set of weights and two loads of four pixels for both
- * instead of four loads of two (the AVX2 render's fetch, the most of a
- * frame, takes a quarter fewer instructions). The heights are made 2x
- * from cells of 4 px and more, so the two offsets differ by hundredths of
- * a pixel in a gentle ripple and by a fraction of one at a splash's
- * steepest: the picture bends the same, without a seam. The light is each
- * pixel's own: a step of two pixels in it would show on a plain picture. Heights outside
+ * picture is sampled there between its pixels (bilinear). The four pixels
+ * of a 2x2 block (x and y even, in the heights' rows and columns) move by
+ * the same offset, the slope at their middle's (the mean of their four
+ * floored half differences, floored): one index and one set of weights for
+ * the four, and as both rows see the picture through the same offset, the
+ * lower row's fetch is the upper one's a picture row down. The AVX2 render
+ * fetches three rows of four pixels for a block's two rows where each row
+ * alone took two, a third fewer loads and shuffles in the fetch, the most
+ * of a frame (README.md, "One offset a 2x2 block", has the figures). The
+ * heights are made 2x from cells of 4 px and more, so the four offsets
+ * differ by hundredths of a pixel in a gentle ripple and by a fraction of
+ * one at a splash's steepest: the picture bends the same, without a seam
+ * or a step of two pixels along an edge. The light is each pixel's own: a
+ * step of two pixels in it would show on a plain picture. Heights outside
  * the plane count as zero (the frame is a wall at rest anyway). The
  * offset is bounded (render_params.offset_max): near a fresh splash the
  * picture bends strongly but never tears. The same slopes catch a light
@@ -47,17 +52,20 @@ static inline int render_half_dy(const int16_t *up, const int16_t *down, int x)
 void render_span_scalar(const struct render_row *r, int x0, int x1)
 {
 	const int16_t *mid = r->mid, *up = r->up, *down = r->down;
+	const int16_t *mid2 = r->mid2, *up2 = r->up2, *down2 = r->down2;
 	const int width = r->width, height = r->height, y = r->y;
 	const int om = r->offset_max;
 
 	for (int x = x0; x < x1; x++) {
 		uint8_t *out = r->out + (ptrdiff_t)x * r->step;
-		/* the pair's two pixels (one at an odd width's end) */
+		/* the block's two columns (one at an odd width's end) */
 		const int xe = x & ~1, xo = xe + 1 < width ? xe + 1 : xe;
 		int hx = render_half_dx(mid, width, x), hy = render_half_dy(up, down, x);
-		/* the slope at the pair's middle: the mean of its two, floored */
-		int ex = (render_half_dx(mid, width, xe) + render_half_dx(mid, width, xo)) >> 1;
-		int ey = (render_half_dy(up, down, xe) + render_half_dy(up, down, xo)) >> 1;
+		/* the slope at the block's middle: the mean of its four, floored */
+		int ex = (render_half_dx(mid, width, xe) + render_half_dx(mid, width, xo) +
+			  render_half_dx(mid2, width, xe) + render_half_dx(mid2, width, xo)) >> 2;
+		int ey = (render_half_dy(up, down, xe) + render_half_dy(up, down, xo) +
+			  render_half_dy(up2, down2, xe) + render_half_dy(up2, down2, xo)) >> 2;
 		int ox = clamp_int((ex * r->offset_mul) >> RENDER_OFFSET_MUL_BITS, -om, om);
 		int oy = clamp_int((ey * r->offset_mul) >> RENDER_OFFSET_MUL_BITS, -om, om);
 		int sx = clamp_int(x * RENDER_SUBPIXEL + ox, 0, (width - 1) * RENDER_SUBPIXEL);
@@ -205,6 +213,43 @@ static void row_layout(const struct render_target *dst, int rotation, int width,
 #define RENDER_ZERO_ROW 8192
 static const int16_t zero_row[RENDER_ZERO_ROW];
 
+/*
+ * Row y of a render (tmpl's fields set, row's own here): its heights, its
+ * block's other row's, where it goes. Whether the kernels can draw it
+ * (every row of heights it reads at hand).
+ */
+static bool render_row_at(struct render_row *row, const int16_t *heights, size_t h_pitch,
+			  int h_y0, const struct render_target *dst, int rotation, int y)
+{
+	const int width = row->width, height = row->height;
+	const int16_t *mid = heights + (ptrdiff_t)(y - h_y0) * (ptrdiff_t)h_pitch;
+	/* the other row of the block: an odd height's last row is alone */
+	const int y2 = (y ^ 1) < height ? y ^ 1 : y;
+	const int16_t *mid2 = heights + (ptrdiff_t)(y2 - h_y0) * (ptrdiff_t)h_pitch;
+	ptrdiff_t start, step;
+
+	row->y = y;
+	row->up = y > 0 ? mid - h_pitch : NULL;
+	row->mid = mid;
+	row->down = y < height - 1 ? mid + h_pitch : NULL;
+	row->up2 = y2 > 0 ? mid2 - h_pitch : NULL;
+	row->mid2 = mid2;
+	row->down2 = y2 < height - 1 ? mid2 + h_pitch : NULL;
+	row_layout(dst, rotation, width, height, y, &start, &step);
+	row->out = (uint8_t *)dst->pixels + start;
+	row->step = step;
+	/* The first and last rows read outside the plane, where the heights
+	 * are zero: a row of zeros there lets the fast paths draw them too
+	 * (the reference alone took 3 % of a frame). */
+	if (width <= RENDER_ZERO_ROW) {
+		row->up = row->up ? row->up : zero_row;
+		row->down = row->down ? row->down : zero_row;
+		row->up2 = row->up2 ? row->up2 : zero_row;
+		row->down2 = row->down2 ? row->down2 : zero_row;
+	}
+	return row->up && row->down && row->up2 && row->down2;
+}
+
 int render_rows(const struct render_params *p,
 		const int16_t *heights, size_t h_pitch, int width, int height,
 		const uint32_t *bg, size_t bg_stride,
@@ -218,8 +263,6 @@ int render_rows_window(const struct render_params *p,
 		       const uint32_t *bg, size_t bg_stride,
 		       const struct render_target *dst, int y0, int y1)
 {
-	const size_t bg_pitch = bg_stride / sizeof(uint32_t);
-	const int offset_max = p->offset_max > 0 ? p->offset_max : RENDER_OFFSET_UNBOUNDED;
 	const int light_max = clamp_int(p->light_max, 0, RENDER_LIGHT_LEVELS_MAX);
 	const struct kernels *k = p->kernels ? p->kernels : simd_kernels();
 	int pw, ph;
@@ -237,43 +280,39 @@ int render_rows_window(const struct render_params *p,
 	if (y1 > height)
 		y1 = height;
 
-	for (int y = y0; y < y1; y++) {
-		const int16_t *mid = heights + (ptrdiff_t)(y - h_y0) * (ptrdiff_t)h_pitch;
-		ptrdiff_t start, step;
-		struct render_row row = {
-			.up = y > 0 ? mid - h_pitch : NULL,
-			.mid = mid,
-			.down = y < height - 1 ? mid + h_pitch : NULL,
-			.bg = bg,
-			.bg_pitch = bg_pitch,
-			.width = width,
-			.height = height,
-			.y = y,
-			.offset_mul = render_offset_mul(p->shift),
-			.offset_max = offset_max,
-			.light_x = light_max ? clamp_int(p->light_x, -RENDER_LIGHT_GAIN_MAX,
-							 RENDER_LIGHT_GAIN_MAX) : 0,
-			.light_y = light_max ? clamp_int(p->light_y, -RENDER_LIGHT_GAIN_MAX,
-							 RENDER_LIGHT_GAIN_MAX) : 0,
-			.light_max = light_max,
-			.light_dark = clamp_int(p->light_dark, 0, light_max),
-			.format = dst->format,
-		};
+	const struct render_row tmpl = {
+		.bg = bg,
+		.bg_pitch = bg_stride / sizeof(uint32_t),
+		.width = width,
+		.height = height,
+		.offset_mul = render_offset_mul(p->shift),
+		.offset_max = p->offset_max > 0 ? p->offset_max : RENDER_OFFSET_UNBOUNDED,
+		.light_x = light_max ? clamp_int(p->light_x, -RENDER_LIGHT_GAIN_MAX,
+						 RENDER_LIGHT_GAIN_MAX) : 0,
+		.light_y = light_max ? clamp_int(p->light_y, -RENDER_LIGHT_GAIN_MAX,
+						 RENDER_LIGHT_GAIN_MAX) : 0,
+		.light_max = light_max,
+		.light_dark = clamp_int(p->light_dark, 0, light_max),
+		.format = dst->format,
+	};
 
-		row_layout(dst, p->rotation, width, height, y, &start, &step);
-		row.out = (uint8_t *)dst->pixels + start;
-		row.step = step;
-		/* The first and last rows read outside the plane, where the
-		 * heights are zero: a row of zeros there lets the fast paths
-		 * draw them too (the reference alone took 3 % of a frame). */
-		if (width <= RENDER_ZERO_ROW) {
-			row.up = row.up ? row.up : zero_row;
-			row.down = row.down ? row.down : zero_row;
+	for (int y = y0; y < y1;) {
+		struct render_row rows[2] = { tmpl, tmpl };
+		bool fast = render_row_at(&rows[0], heights, h_pitch, h_y0, dst, p->rotation, y);
+
+		/* Both rows of a block at once where the kernels can: they
+		 * share the block's offset, and so its fetch. */
+		if (k->render_block_row && !(y & 1) && y + 1 < y1 && fast &&
+		    render_row_at(&rows[1], heights, h_pitch, h_y0, dst, p->rotation, y + 1)) {
+			k->render_block_row(&rows[0], &rows[1]);
+			y += 2;
+			continue;
 		}
-		if (row.up && row.down)
-			k->render_row(&row);
+		if (fast)
+			k->render_row(&rows[0]);
 		else
-			render_row_scalar(&row);
+			render_row_scalar(&rows[0]);
+		y++;
 	}
 	return 0;
 }

@@ -76,7 +76,9 @@ int render_rows(const struct render_params *p,
 
 /*
  * The same with only some rows of the heights at hand: heights holds rows
- * h_y0 and on, and must hold y0 - 1 to y1 (those within the plane).
+ * h_y0 and on, and must hold those within the plane from a row above the
+ * 2x2 block y0 is in to a row below the one y1 - 1 is in: y0 - 1 to y1
+ * when y0 is even and y1 even or the height.
  */
 int render_rows_window(const struct render_params *p,
 		       const int16_t *heights, size_t h_pitch, int h_y0, int width, int height,
