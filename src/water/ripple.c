@@ -595,13 +595,12 @@ struct wake {
 };
 
 /* The smallest d^2 from (px, py) to any centre (all i, as those that miss
- * the water reach no cell inside it either), and in *at that centre's i. */
-static int64_t wake_nearest(struct wake *k, int64_t px, int64_t py, int64_t *at)
+ * the water reach no cell inside it either). */
+static int64_t wake_nearest(struct wake *k, int64_t px, int64_t py)
 {
 	double t;
 	int64_t i0, best = INT64_MAX;
 
-	*at = k->n;
 	if (k->n == 1) {
 		/* a short move: one splash, at its end */
 		int64_t ddx = px - (k->x0 + k->dx), ddy = py - (k->y0 + k->dy);
@@ -625,10 +624,8 @@ static int64_t wake_nearest(struct wake *k, int64_t px, int64_t py, int64_t *at)
 		ddx = px - k->cache_x[slot];
 		ddy = py - k->cache_y[slot];
 		d2 = ddx * ddx + ddy * ddy;
-		if (d2 < best) {
+		if (d2 < best)
 			best = d2;
-			*at = i;
-		}
 	}
 	return best;
 }
@@ -708,11 +705,11 @@ static void wake_cells(struct ripple *r, struct wake *k, int64_t py, int64_t xa,
 		return;
 	r->stamped += (uint64_t)(xb - xa + 1);
 	for (int64_t px = xa; px <= xb; px++) {
-		int64_t d2, a, p, h, at;
+		int64_t d2, a, p, h;
 
 		if (r->keep && !r->keep[row + px])
 			continue;
-		d2 = wake_nearest(k, px * RIPPLE_SUBCELL, py * RIPPLE_SUBCELL, &at);
+		d2 = wake_nearest(k, px * RIPPLE_SUBCELL, py * RIPPLE_SUBCELL);
 		if (d2 >= k->r2)
 			continue;
 		/* The profile of ripple_splash, its division by r^2 done by a
