@@ -194,7 +194,7 @@ static void step_row_visc_avx2(const int16_t *up, const int16_t *mid, const int1
  */
 struct render_consts {
 	__m256i omx, omy, lxy;      /* vpmaddwd pairs: (mul, 0), (0, mul), (light_x, light_y) */
-	__m256i omax, omin, lmax, lmin, lhi;  /* lhi: render_light's 2 max + dark */
+	__m256i omax, omin, lmax, lmin, lhi;  /* lhi: render_light_top */
 	__m256i sxmax, symax;       /* the last pixel, in 1/8 */
 	__m256i ixmax, iymax;       /* the last pair's left / upper pixel */
 	__m256i ys, pitch1;
@@ -228,7 +228,7 @@ static inline void render_consts_init(struct render_consts *c, struct render_int
 	c->omin = _mm256_set1_epi32(-om);
 	c->lmax = _mm256_set1_epi16((short)rr->light_max);
 	c->lmin = _mm256_set1_epi16((short)-rr->light_dark);
-	c->lhi = _mm256_set1_epi16((short)(2 * rr->light_max + rr->light_dark));
+	c->lhi = _mm256_set1_epi16((short)render_light_top(rr->light_max, rr->light_dark));
 	c->sxmax = _mm256_set1_epi32((rr->width - 1) * RENDER_SUBPIXEL);
 	c->symax = _mm256_set1_epi32((rr->height - 1) * RENDER_SUBPIXEL);
 	c->ixmax = _mm256_set1_epi32(rr->width - 2);

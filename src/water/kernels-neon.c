@@ -210,7 +210,7 @@ static inline uint32x4_t render4(const struct render_row *rr, int x, int16x4_t h
 	const int32x4_t zero = vdupq_n_s32(0);
 	const int32x4_t om = vdupq_n_s32(rr->offset_max), lm = vdupq_n_s32(rr->light_max);
 	const int32x4_t ld = vdupq_n_s32(-rr->light_dark);
-	const int32x4_t lh = vdupq_n_s32(2 * rr->light_max + rr->light_dark);
+	const int32x4_t lh = vdupq_n_s32(render_light_top(rr->light_max, rr->light_dark));
 	int32x4_t hx = vmovl_s16(hx16), hy = vmovl_s16(hy16);
 	int32x4_t ex = vmovl_s16(ex16), ey = vmovl_s16(ey16);
 	int32x4_t ox = vshrq_n_s32(vmulq_n_s32(ex, rr->offset_mul), RENDER_OFFSET_MUL_BITS);
@@ -249,7 +249,7 @@ static inline uint32x4_t render4(const struct render_row *rr, int x, int16x4_t h
  * below) by their weights, each weight four times: render_blend's sum.
  */
 struct render_consts16 {
-	int16x8_t hmax, omax, lmax, lmin, lhi;  /* lhi: render_light's 2 max + dark */
+	int16x8_t hmax, omax, lmax, lmin, lhi;  /* lhi: render_light_top */
 	int16_t mul, pitch, lx, ly;
 };
 
@@ -261,7 +261,7 @@ static void render_consts16_init(struct render_consts16 *c, struct render_interi
 	c->omax = vdupq_n_s16((int16_t)rr->offset_max);
 	c->lmax = vdupq_n_s16((int16_t)rr->light_max);
 	c->lmin = vdupq_n_s16((int16_t)-rr->light_dark);
-	c->lhi = vdupq_n_s16((int16_t)(2 * rr->light_max + rr->light_dark));
+	c->lhi = vdupq_n_s16((int16_t)render_light_top(rr->light_max, rr->light_dark));
 	c->mul = (int16_t)rr->offset_mul;
 	c->pitch = (int16_t)rr->bg_pitch;
 	c->lx = (int16_t)rr->light_x;

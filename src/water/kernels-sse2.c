@@ -234,7 +234,7 @@ static inline __m128i half_diff16(__m128i a, __m128i b)
 struct render_consts {
 	__m128i omx, omy, lxy;      /* vpmaddwd pairs, as in kernels-avx2.c */
 	__m128i omax, omin, sxmax, symax, ixmax, iymax, y16, pitch1;
-	__m128i lmax16, lmin16, lhi16;  /* render_light's max, -dark, 2 max + dark */
+	__m128i lmax16, lmin16, lhi16;  /* render_light's max, -dark, top */
 };
 
 /*
@@ -332,7 +332,7 @@ static void render_consts16_init(struct render_consts16 *in, struct render_inter
 	in->lxy = _mm_set1_epi32((int)(((uint32_t)rr->light_y << 16) | (rr->light_x & 0xffff)));
 	in->lmax16 = _mm_set1_epi16((short)rr->light_max);
 	in->lmin16 = _mm_set1_epi16((short)-rr->light_dark);
-	in->lhi16 = _mm_set1_epi16((short)(2 * rr->light_max + rr->light_dark));
+	in->lhi16 = _mm_set1_epi16((short)render_light_top(rr->light_max, rr->light_dark));
 }
 
 /* The offsets of eight pixels in 16-bit lanes (offset16 in kernels-avx2.c). */
@@ -481,7 +481,7 @@ static inline __attribute__((always_inline)) void render_row_loop(const struct r
 		.omin = _mm_set1_epi32(-rr->offset_max),
 		.lmax16 = _mm_set1_epi16((short)rr->light_max),
 		.lmin16 = _mm_set1_epi16((short)-rr->light_dark),
-		.lhi16 = _mm_set1_epi16((short)(2 * rr->light_max + rr->light_dark)),
+		.lhi16 = _mm_set1_epi16((short)render_light_top(rr->light_max, rr->light_dark)),
 		.sxmax = _mm_set1_epi32((rr->width - 1) * RENDER_SUBPIXEL),
 		.symax = _mm_set1_epi32((rr->height - 1) * RENDER_SUBPIXEL),
 		.ixmax = _mm_set1_epi32(rr->width - 2),

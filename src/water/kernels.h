@@ -281,12 +281,20 @@ static inline void render_interior_find(const struct render_row *r, int lanes,
  * direction, is v levels of the room's brightening (units.c has the
  * physics): the room brightens towards the lamp up to max, where the
  * water mirrors the lamp itself, and darkens alike past it; facing away
- * it darkens down to -dark. Clamped first, so that every path computes it
- * in 16-bit lanes: 2 max + dark is at most 3 * 255.
+ * it darkens down to -dark. v is clamped first, to -dark and to
+ * render_light_top (at most 3 * 255), so that every path computes it in
+ * 16-bit lanes.
  */
+/* Where the fold past the lamp has come down to -dark. */
+static inline int render_light_top(int max, int dark)
+{
+	return 2 * max + dark;
+}
+
 static inline int render_light(int v, int max, int dark)
 {
-	int c = v < -dark ? -dark : v > 2 * max + dark ? 2 * max + dark : v;
+	const int top = render_light_top(max, dark);
+	int c = v < -dark ? -dark : v > top ? top : v;
 
 	return max - (c > max ? c - max : max - c);
 }
