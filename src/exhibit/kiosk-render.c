@@ -140,24 +140,30 @@ static int view_init_levels(struct kiosk *k, struct view *v, int levels)
 
 	for (int i = 0; i < levels; i++) {
 		struct level *l = &v->level[i];
-		/* fused: made by render_band_fused; a smooth last pass (the
-		 * only one) is made whole like the passes before it */
-		bool last = i == levels - 1 && levels > VIEW_SMOOTH_ALONE;
+		/* made by render_band_fused; a smooth last pass (the only
+		 * one) is made whole like the passes before it */
+		bool fused = i == levels - 1 && levels > VIEW_SMOOTH_ALONE;
 
 		v->levels = i + 1;
 		l->width = 2 * sw;
 		l->height = 2 * sh;
 		/* A fused pass has no plane: render_band_fused makes its rows. */
-		if (!last)
+		if (!fused)
 			l->heights = bigmem_calloc((size_t)l->width * (size_t)l->height,
 						   sizeof(*l->heights));
 		l->y0 = calloc((size_t)l->height, sizeof(int));
 		l->yw = calloc((size_t)l->height, sizeof(int));
-		if ((!last && !l->heights) || !l->y0 || !l->yw)
+		if ((!fused && !l->heights) || !l->y0 || !l->yw)
 			return -ENOMEM;
 		view_axis(sh, l->height, l->y0, l->yw);
 		sw = l->width;
 		sh = l->height;
+	}
+	v->pitch = (size_t)sw;
+	if (!view_fused(v)) {
+		/* the smooth pass alone: its plane is what is drawn */
+		v->heights = v->level[v->levels - 1].heights;
+		return 0;
 	}
 	/* Made with the view, not per frame: at 4K a band's rows are past
 	 * malloc's mmap threshold, a map and an unmap a band every frame. */
@@ -166,7 +172,6 @@ static int view_init_levels(struct kiosk *k, struct view *v, int levels)
 			  sizeof(*v->fused));
 	if (!v->fused)
 		return -ENOMEM;
-	v->pitch = (size_t)sw;
 	return 0;
 }
 
@@ -386,8 +391,7 @@ static int render_band_fused(struct band_job *j, int index, int y0, int y1, cons
 static int render_band(struct band_job *j, int index, int y0, int y1)
 {
 	struct view *v = j->view;
-	const int16_t *h = v->levels > 0 ? v->level[v->levels - 1].heights :
-			   v->heights ? v->heights : ripple_heights(j->k->ripple);
+	const int16_t *h = v->heights ? v->heights : ripple_heights(j->k->ripple);
 	const struct kiosk_window *w = &j->win;
 	size_t stride;
 	const uint32_t *bg = view_picture(j->k, v, &stride);
