@@ -260,6 +260,28 @@ def unplug_replug(vm, label, names, head1):
                                                           log)))
 
 
+def heads_connected(vm, n, conns):
+    """Whether n of the card's connectors are connected, once the VNC
+    clients conns asked for their heads; their names and what the guest
+    shows of them. Once, in a CI run, three heads were not all connected
+    within the wait (the cause was not found, the statuses not kept): if
+    not, each head is asked for its size once more (asking again for the
+    size a head has changes nothing) and waited for as long again."""
+    def connected():
+        return vm.run("cat /sys/class/drm/card0-*/status")[1].split().count("connected") == n
+
+    ok = rkvm.wait_until(connected, rkvm.WAIT_TIMEOUT, 0.5)
+    if not ok:
+        for c in conns:
+            rkvm.vnc_resize(c, HEAD[0], HEAD[1])
+        ok = rkvm.wait_until(connected, rkvm.WAIT_TIMEOUT, 0.5)
+    out = vm.run("ls -d /sys/class/drm/card0-*")[1]
+    names = sorted(re.sub(r"^card\d+-", "", os.path.basename(p))
+                   for p in out.split() if p.startswith("/sys/"))
+    shown = out + vm.run("grep . /sys/class/drm/card0-*/status")[1]
+    return ok and len(names) == n, names, shown
+
+
 vsock = os.path.join(tmp, "vnc-head1.sock")
 with rkvm.boot(devices=["virtio-gpu-pci,max_outputs=2,xres=%d,yres=%d,id=gpu" % HEAD,
                         "virtio-tablet-pci"],
@@ -268,12 +290,8 @@ with rkvm.boot(devices=["virtio-gpu-pci,max_outputs=2,xres=%d,yres=%d,id=gpu" % 
     print("# boot: %.1f s" % vm.boot_seconds, flush=True)
     # Head 1 is there from the start: QEMU enables it when a UI asks.
     head1 = rkvm.vnc_set_desktop_size(vsock, HEAD[0], HEAD[1])
-    ok = rkvm.wait_until(lambda: vm.run("cat /sys/class/drm/card0-*/status")[1].split()
-                         .count("connected") == 2, rkvm.WAIT_TIMEOUT, 0.5)
-    out = vm.run("ls -d /sys/class/drm/card0-*")[1]
-    names = sorted(re.sub(r"^card\d+-", "", os.path.basename(p))
-                   for p in out.split() if p.startswith("/sys/"))
-    if not t.check(ok and len(names) == 2, "two heads connected", out):
+    ok, names, out = heads_connected(vm, 2, [head1])
+    if not t.check(ok, "two heads connected", out):
         t.exit()
     for env in ((), LEGACY):
         api = "legacy" if env else "atomic"
@@ -307,12 +325,8 @@ with rkvm.boot(devices=["virtio-gpu-pci,max_outputs=3,xres=%d,yres=%d,id=gpu" % 
                qemu_args=sum((["-vnc", "unix:%s,id=vnc%d,display=gpu,head=%d" % (p, h, h)]
                               for h, p in zip((1, 2), socks)), [])) as vm:
     heads = [rkvm.vnc_set_desktop_size(p, HEAD[0], HEAD[1]) for p in socks]
-    ok = rkvm.wait_until(lambda: vm.run("cat /sys/class/drm/card0-*/status")[1].split()
-                         .count("connected") == 3, rkvm.WAIT_TIMEOUT, 0.5)
-    out = vm.run("ls -d /sys/class/drm/card0-*")[1]
-    names = sorted(re.sub(r"^card\d+-", "", os.path.basename(p))
-                   for p in out.split() if p.startswith("/sys/"))
-    if t.check(ok and len(names) == 3, "three heads connected", out):
+    ok, names, out = heads_connected(vm, 3, heads)
+    if t.check(ok, "three heads connected", out):
         side_by_side(vm, "three heads, %d mm bezels" % BEZEL_MM, names, BEZEL_MM)
         vm.stop("rk", "TERM", 10)
     for s in heads:
