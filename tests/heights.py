@@ -27,6 +27,9 @@ import rkvm  # noqa: E402  (its Checks; no VM here)
 
 build = os.environ.get("top_builddir", ".")
 prog = os.path.join(build, "src", "ripple-kiosk")
+# The seeds' water (--water classic): these measures are of it; the pond's
+# are tests/pond.py's.
+CLASSIC = ["--water", "classic"]
 power = os.path.join(build, "tests", "heights-power")
 t = rkvm.Checks()
 tmp = tempfile.mkdtemp(prefix="rk-grid-")
@@ -42,7 +45,7 @@ def run(name, size, panel, script, frames, extra=()):
     out = os.path.join(tmp, name)
     rkvm.headless_run(prog, out, script,
                       ["--size", "%dx%d" % size, "--frames", str(frames), "--every", str(EVERY),
-                       "--output-heights", "--screen-mm", panel] + list(extra))
+                       "--output-heights", "--screen-mm", panel] + CLASSIC + list(extra))
     return out
 
 

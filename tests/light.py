@@ -30,6 +30,9 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "vm"
 import rkvm  # noqa: E402  (its PNG reader and Checks; no VM here)
 
 prog = os.path.join(os.environ.get("top_builddir", "."), "src", "ripple-kiosk")
+# The seeds' water (--water classic): these measures are of it; the pond's
+# are tests/pond.py's.
+CLASSIC = ["--water", "classic"]
 t = rkvm.Checks()
 tmp = tempfile.mkdtemp(prefix="rk-light-")
 W, H = 1280, 720
@@ -63,7 +66,7 @@ def render(name, extra, tap=True):
     out = os.path.join(tmp, name)
     rkvm.headless_run(prog, out, "0 down 0 %d %d\n1 up 0\n" % (W // 2, H // 2) if tap else "",
                       ["--size", "%dx%d" % (W, H), "--frames", str(3 * HZ + 1), "--every",
-                       str(HZ), "--screen-mm", "1210x680"] + extra)
+                       str(HZ), "--screen-mm", "1210x680"] + CLASSIC + extra)
     return {s: rkvm.read_png(os.path.join(out, "frame-%05d.png" % (s * HZ))) for s in (1, 3)}
 
 
@@ -133,7 +136,8 @@ def demo_drag(name, frame, extra):
     says otherwise)."""
     out = os.path.join(tmp, name)
     rkvm.headless_run(prog, out, DRAG, ["--size", "%dx%d" % (DEMO_W, DEMO_H), "--frames",
-                                        str(frame + 1), "--every", str(frame)] + extra)
+                                        str(frame + 1), "--every", str(frame)] + CLASSIC +
+                      extra)
     return greys(rkvm.read_png(os.path.join(out, "frame-%05d.png" % frame)))
 
 

@@ -22,6 +22,9 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "vm"
 import rkvm  # noqa: E402  (its PNG reader and Checks; no VM here)
 
 prog = os.path.join(os.environ.get("top_builddir", "."), "src", "ripple-kiosk")
+# The seeds' water (--water classic): these measures are of it; the pond's
+# are tests/pond.py's.
+CLASSIC = ["--water", "classic"]
 t = rkvm.Checks()
 tmp = tempfile.mkdtemp(prefix="rk-look-")
 PANEL = "1210x680"
@@ -47,7 +50,7 @@ def render(name, size, script, every, last, picture=True):
     w, h = size
     out = os.path.join(tmp, name)
     args = ["--size", "%dx%d" % size, "--frames", str(last + 1), "--every", str(every),
-            "--screen-mm", PANEL]
+            "--screen-mm", PANEL] + CLASSIC
     if picture:
         args += ["--background", noise(w, h), "--fit", "stretch"]
     rkvm.headless_run(prog, out, script, args)

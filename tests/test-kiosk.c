@@ -21,6 +21,8 @@
 static void base_options(struct options *o)
 {
 	options_defaults(o);
+	/* These tests are of the seeds' water; the pond's are test-pond's. */
+	o->water = WATER_CLASSIC;
 	o->threads = 1;
 	o->attract_s = 5;
 	o->attract_rain = 600;

@@ -15,6 +15,9 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "vm"
 import rkvm  # noqa: E402  (its PNG reader and Checks; no VM here)
 
 prog = os.path.join(os.environ.get("top_builddir", "."), "src", "ripple-kiosk")
+# The seeds' water (--water classic): these measures are of it; the pond's
+# are tests/pond.py's.
+CLASSIC = ["--water", "classic"]
 t = rkvm.Checks()
 tmp = tempfile.mkdtemp(prefix="rk-wall-")
 
@@ -32,7 +35,7 @@ def render(name, args, frames):
     conf = out + ".conf"
     open(conf, "w").close()
     argv = [prog, "--config", conf, "--backend", "headless", "--frames", str(frames),
-            "--every", "1", "--output", out, "--verbose"] + list(args)
+            "--every", "1", "--output", out, "--verbose"] + CLASSIC + list(args)
     res = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                          universal_newlines=True)
     if res.returncode != 0:

@@ -102,7 +102,8 @@ struct show {
 };
 
 struct kiosk {
-	struct ripple *ripple;
+	struct ripple *ripple;     /* the classic water, or */
+	struct pond *pond;         /* the pond; the other NULL */
 	struct rain *rain;
 	struct gesture *gesture;
 	struct workers *workers;
@@ -185,6 +186,17 @@ struct band_job {
 	const struct render_target *target;
 	int result;
 };
+
+/*
+ * The water's heights, whichever water it is: kiosk_water_prepare() makes
+ * them (the pond sums its waves) before kiosk_water_heights(), which the
+ * render's threads call, reads them.
+ */
+void kiosk_water_prepare(struct kiosk *k);
+const int16_t *kiosk_water_heights(const struct kiosk *k);
+int kiosk_water_width(const struct kiosk *k);
+int kiosk_water_height(const struct kiosk *k);
+uint64_t kiosk_water_generation(const struct kiosk *k);
 
 /* How many bands rows are worth cutting into, and band index's rows. */
 int kiosk_bands_for(const struct kiosk *k, int rows);

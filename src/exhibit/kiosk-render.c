@@ -11,7 +11,6 @@
 #include "image/blend.h"
 #include "image/image.h"
 #include "water/kernels.h"
-#include "water/ripple.h"
 #include "water/simd.h"
 #include "water/workers.h"
 
@@ -136,7 +135,7 @@ static bool view_fused(const struct view *v)
 
 static int view_init_levels(struct kiosk *k, struct view *v, int levels)
 {
-	int sw = ripple_width(k->ripple), sh = ripple_height(k->ripple);
+	int sw = kiosk_water_width(k), sh = kiosk_water_height(k);
 
 	for (int i = 0; i < levels; i++) {
 		struct level *l = &v->level[i];
@@ -177,7 +176,7 @@ static int view_init_levels(struct kiosk *k, struct view *v, int levels)
 
 static int view_init(struct kiosk *k, struct view *v, int w, int h)
 {
-	int sw = ripple_width(k->ripple), sh = ripple_height(k->ripple);
+	int sw = kiosk_water_width(k), sh = kiosk_water_height(k);
 	int levels = view_levels(k, w, h);
 	int ret;
 
@@ -347,8 +346,8 @@ static const int16_t *level_source(const struct kiosk *k, const struct view *v, 
 				   int *width)
 {
 	if (level == 0) {
-		*width = ripple_width(k->ripple);
-		return ripple_heights(k->ripple);
+		*width = kiosk_water_width(k);
+		return kiosk_water_heights(k);
 	}
 	*width = v->level[level - 1].width;
 	return v->level[level - 1].heights;
@@ -391,7 +390,7 @@ static int render_band_fused(struct band_job *j, int index, int y0, int y1, cons
 static int render_band(struct band_job *j, int index, int y0, int y1)
 {
 	struct view *v = j->view;
-	const int16_t *h = v->heights ? v->heights : ripple_heights(j->k->ripple);
+	const int16_t *h = v->heights ? v->heights : kiosk_water_heights(j->k);
 	const struct kiosk_window *w = &j->win;
 	size_t stride;
 	const uint32_t *bg = view_picture(j->k, v, &stride);
@@ -505,15 +504,15 @@ static void resample_job(void *ctx, int index, int count)
 		return;
 	kiosk_band_rows(j, index, &y0, &y1);
 	if (j->view->levels == 0) {
-		view_resample_rows(j->view, ripple_heights(j->k->ripple),
-				   ripple_width(j->k->ripple), y0, y1);
+		view_resample_rows(j->view, kiosk_water_heights(j->k), kiosk_water_width(j->k),
+				   y0, y1);
 		return;
 	}
 	src = level_source(j->k, j->view, j->level, &src_w);
 	if (j->level < view_smooth_passes(j->view))
 		level_smooth_rows(l, src, src_w,
 				  j->level ? j->view->level[j->level - 1].height
-					   : ripple_height(j->k->ripple), y0, y1);
+					   : kiosk_water_height(j->k), y0, y1);
 	else
 		level_rows(l, src, src_w, y0, y1, l->heights + (size_t)y0 * (size_t)l->width, 0,
 			   src_w);
@@ -627,9 +626,11 @@ static int render_window(struct kiosk *k, const struct render_target *target,
 			 const struct kiosk_window *win, bool snap)
 {
 	struct band_job j = { .k = k, .target = target };
-	uint64_t generation = ripple_generation(k->ripple);
+	uint64_t generation = kiosk_water_generation(k);
 	int ret;
 
+	/* The bands read the heights: made here, once, before them. */
+	kiosk_water_prepare(k);
 	if (k->dark) {
 		kiosk_render_black(target);
 		return 0;

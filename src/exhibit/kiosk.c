@@ -14,6 +14,7 @@
 #include "exhibit/kiosk-private.h"
 #include "image/image.h"
 #include "water/gesture.h"
+#include "water/pond.h"
 #include "water/rain.h"
 #include "water/ripple.h"
 #include "water/splashes.h"
@@ -52,6 +53,19 @@ static int load_mask(const struct options *o, int w, int h, bool reload, uint8_t
 	return *mask ? 0 : -ENOMEM;
 }
 
+static int set_obstacles(struct kiosk *k, const uint8_t *mask)
+{
+	return k->pond ? pond_set_obstacles(k->pond, mask) : ripple_set_obstacles(k->ripple, mask);
+}
+
+static void water_clear(struct kiosk *k)
+{
+	if (k->pond)
+		pond_clear(k->pond);
+	else
+		ripple_clear(k->ripple);
+}
+
 /* Drops per minute per square metre, on this screen, in thousandths. */
 static int64_t rain_on_screen(const struct kiosk *k, int per_m2)
 {
@@ -76,11 +90,18 @@ static void apply_settings(struct kiosk *k, const struct options *o, const struc
 	k->sleep_after_s = o->sleep_after_s;
 	k->rain_drop_mm = o->rain_drop_mm;
 	k->rain_weight_mm = o->stone_weight_mm;
-	if (u->damping_shift > 0)
-		ripple_set_damping(k->ripple, u->damping_shift);
-	else
-		ripple_set_damping_mul(k->ripple, u->damping_mul);
-	ripple_set_viscosity(k->ripple, u->viscosity);
+	if (k->pond) {
+		struct pond_physics ph;
+
+		water_units_pond_physics(u, &ph);
+		pond_set_physics(k->pond, &ph);
+	} else {
+		if (u->damping_shift > 0)
+			ripple_set_damping(k->ripple, u->damping_shift);
+		else
+			ripple_set_damping_mul(k->ripple, u->damping_mul);
+		ripple_set_viscosity(k->ripple, u->viscosity);
+	}
 	gesture_set_units(k->gesture, u);
 	gesture_set_defaults(k->gesture, o->stone_radius_mm, o->stone_weight_mm);
 	gesture_set_stuck(k->gesture, (uint64_t)o->stuck_touch_s * NSEC_PER_SEC);
@@ -113,15 +134,23 @@ int kiosk_create(const struct options *o, int rotation, int width, int height, i
 	k->mm_width = mm_width;
 	k->mm_height = mm_height;
 
-	k->ripple = ripple_create(u.sim_width, u.sim_height);
-	if (!k->ripple) {
+	options_say_unused(o);
+	if (u.model == WATER_POND) {
+		struct pond_physics ph;
+
+		water_units_pond_physics(&u, &ph);
+		k->pond = pond_create(u.sim_width, u.sim_height, &ph);
+	} else {
+		k->ripple = ripple_create(u.sim_width, u.sim_height);
+	}
+	if (!k->pond && !k->ripple) {
 		ret = -errno;
 		log_error("cannot create %dx%d water: %s", u.sim_width, u.sim_height,
 			  strerror(errno));
 		goto fail;
 	}
 	k->rain = rain_create(o->seed, u.steps_per_second);
-	k->gesture = gesture_create(k->ripple);
+	k->gesture = k->pond ? gesture_create_pond(k->pond) : gesture_create(k->ripple);
 	if (!k->rain || !k->gesture) {
 		ret = -ENOMEM;
 		goto fail;
@@ -134,7 +163,7 @@ int kiosk_create(const struct options *o, int rotation, int width, int height, i
 	ret = load_mask(o, u.sim_width, u.sim_height, false, &mask);
 	if (ret == -ENOMEM || (ret < 0 && o->strict))
 		goto fail;
-	ret = ripple_set_obstacles(k->ripple, mask);
+	ret = set_obstacles(k, mask);
 	free(mask);
 	if (ret < 0)
 		goto fail;
@@ -176,6 +205,7 @@ void kiosk_destroy(struct kiosk *k)
 	gesture_destroy(k->gesture);
 	rain_destroy(k->rain);
 	ripple_destroy(k->ripple);
+	pond_destroy(k->pond);
 	image_destroy(k->source);
 	free(k);
 }
@@ -188,14 +218,44 @@ static void step_band(void *ctx, int index, int count)
 	if (index >= j->bands)
 		return;
 	kiosk_band_rows(j, index, &y0, &y1);
-	ripple_step_rows(j->k->ripple, y0, y1);
+	if (j->k->pond)
+		pond_step_rows(j->k->pond, y0, y1);
+	else
+		ripple_step_rows(j->k->ripple, y0, y1);
+}
+
+/* The pond's step at step_ns: the fingers held on it through the step,
+ * the step, then what landed during it at its own time. */
+static void step_pond(struct kiosk *k, uint64_t step_ns)
+{
+	struct band_job j = { .k = k };
+	int drops;
+
+	gesture_step(k->gesture, step_ns);
+	pond_step_begin(k->pond, &j.y0, &j.y1);
+	j.bands = kiosk_bands_for(k, j.y1 - j.y0);
+	if (j.bands > 1)
+		workers_run(k->workers, step_band, &j);
+	else
+		pond_step_rows(k->pond, j.y0, j.y1);
+	pond_step_finish(k->pond);
+	drops = rain_step_pond(k->rain, k->pond);
+	for (int i = 0; i < drops; i++)
+		splashes_note(&k->heard, SPLASH_RAIN, k->rain_drop_mm, k->rain_weight_mm, step_ns);
+	gesture_land(k->gesture, step_ns);
 }
 
 /* The step at step_ns on the caller's clock. */
 static void step(struct kiosk *k, uint64_t step_ns)
 {
 	struct band_job j = { .k = k };
-	int drops = rain_step(k->rain, k->ripple);
+	int drops;
+
+	if (k->pond) {
+		step_pond(k, step_ns);
+		return;
+	}
+	drops = rain_step(k->rain, k->ripple);
 
 	for (int i = 0; i < drops; i++)
 		splashes_note(&k->heard, SPLASH_RAIN, k->rain_drop_mm, k->rain_weight_mm, step_ns);
@@ -315,7 +375,7 @@ static void follow_visitors(struct kiosk *k, uint64_t now)
 		k->dark = dark;
 		k->extra_generation++;
 		if (dark)
-			ripple_clear(k->ripple);
+			water_clear(k);
 		if (closed)
 			log_info("closed and nobody around: the screens sleep until a touch "
 				 "or the opening time");
@@ -369,6 +429,10 @@ int kiosk_advance(struct kiosk *k, uint64_t now_ns)
 		k->steps_done++;
 		n++;
 	}
+	/* A landing at the pond's time now (a frame on a step) is shown now. */
+	if (k->pond)
+		gesture_land(k->gesture,
+			     k->t0 + clock_tick_ns(k->steps_done, (unsigned)k->units.steps_per_second));
 	return n;
 }
 
@@ -437,14 +501,53 @@ const char *kiosk_picture_path(const struct kiosk *k)
 	return kiosk_show_path(k);
 }
 
+uint64_t kiosk_water_generation(const struct kiosk *k)
+{
+	return k->pond ? pond_generation(k->pond) : ripple_generation(k->ripple);
+}
+
+void kiosk_water_prepare(struct kiosk *k)
+{
+	if (k->pond)
+		pond_heights(k->pond);
+}
+
+const int16_t *kiosk_water_heights(const struct kiosk *k)
+{
+	return k->pond ? pond_heights_made(k->pond) : ripple_heights(k->ripple);
+}
+
+int kiosk_water_width(const struct kiosk *k)
+{
+	return k->pond ? pond_width(k->pond) : ripple_width(k->ripple);
+}
+
+int kiosk_water_height(const struct kiosk *k)
+{
+	return k->pond ? pond_height(k->pond) : ripple_height(k->ripple);
+}
+
+const int16_t *kiosk_heights(struct kiosk *k, int *width, int *height)
+{
+	kiosk_water_prepare(k);
+	*width = kiosk_water_width(k);
+	*height = kiosk_water_height(k);
+	return kiosk_water_heights(k);
+}
+
 uint64_t kiosk_generation(const struct kiosk *k)
 {
-	return ripple_generation(k->ripple) + k->extra_generation;
+	return kiosk_water_generation(k) + k->extra_generation;
+}
+
+static bool water_flat(const struct kiosk *k)
+{
+	return k->pond ? pond_is_flat(k->pond) : ripple_is_flat(k->ripple);
 }
 
 bool kiosk_busy(const struct kiosk *k)
 {
-	return !k->dark && (!ripple_is_flat(k->ripple) || rain_rate(k->rain) > 0 ||
+	return !k->dark && (!water_flat(k) || rain_rate(k->rain) > 0 ||
 			    gesture_pending(k->gesture));
 }
 
@@ -502,8 +605,8 @@ int kiosk_reconfigure(struct kiosk *k, const struct options *o)
 	/* Another grid needs new water. */
 	options_water_look(o, &look);
 	water_units_compute(&look, k->width, k->height, k->mm_width, k->mm_height, &u);
-	if (u.scale != k->units.scale || u.sim_width != ripple_width(k->ripple) ||
-	    u.sim_height != ripple_height(k->ripple))
+	if (u.model != k->units.model || u.scale != k->units.scale ||
+	    u.sim_width != kiosk_water_width(k) || u.sim_height != kiosk_water_height(k))
 		return -ENOTSUP;
 
 	/* Everything that can fail first, nothing changed yet: with strict a
@@ -516,8 +619,9 @@ int kiosk_reconfigure(struct kiosk *k, const struct options *o)
 	if (ret < 0 && o->strict)
 		goto out;
 	new_mask = ret == 0;
+	options_say_unused(o);
 	if (new_mask) {
-		ret = ripple_set_obstacles(k->ripple, mask);
+		ret = set_obstacles(k, mask);
 		if (ret < 0)
 			goto out;
 	}
@@ -575,6 +679,11 @@ struct gesture *kiosk_gesture(struct kiosk *k)
 struct ripple *kiosk_ripple(struct kiosk *k)
 {
 	return k->ripple;
+}
+
+struct pond *kiosk_pond(struct kiosk *k)
+{
+	return k->pond;
 }
 
 int kiosk_pictures_held(const struct kiosk *k)

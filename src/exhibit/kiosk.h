@@ -123,7 +123,14 @@ struct gesture *kiosk_gesture(struct kiosk *k);
 int kiosk_picture(struct kiosk *k, const struct image **out);
 /* The look in cells, steps and heights, for the screen the water is for. */
 const struct water_units *kiosk_units(const struct kiosk *k);
+/* The water: the classic one (NULL with the pond), or the pond (NULL with
+ * the classic water). */
 struct ripple *kiosk_ripple(struct kiosk *k);
+struct pond;
+struct pond *kiosk_pond(struct kiosk *k);
+/* The heights the screen the water is for shows now, whichever water:
+ * width x height cells (--output-heights). */
+const int16_t *kiosk_heights(struct kiosk *k, int *width, int *height);
 /* Pictures decoded and held for the playlist (the tests' look at memory):
  * the current one, the next one, a decode ahead under way. At most 2. */
 int kiosk_pictures_held(const struct kiosk *k);

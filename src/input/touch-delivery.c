@@ -133,6 +133,8 @@ void touch_down(struct input *in, struct device *d, struct contact *c, uint64_t 
 	weight = contact_weight(in, d, c);
 	log_touch_down(d, c, x, y, radius, weight);
 	gesture_down(in->gesture, c->gslot, x, y, radius, weight);
+	/* The stone lands at the touch's own time, not the frame's. */
+	gesture_date_landing(in->gesture, c->gslot, t);
 	notify(in, INPUT_DOWN, d->id, c->gslot, x, y, radius, weight);
 	if (in->pending_touch_ns == 0)
 		in->pending_touch_ns = t;

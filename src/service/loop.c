@@ -18,7 +18,6 @@
 #include "settings/options.h"
 #include "wall/layout.h"
 #include "water/render.h"
-#include "water/ripple.h"
 #include "water/units.h"
 
 #define UNITS_LEN 256
@@ -600,13 +599,13 @@ static uint64_t period_ns(const struct display_output_info *info)
 /* The heights the first output's frame number frame shows, beside it. */
 static int write_heights(struct loop *l, uint64_t frame)
 {
-	struct ripple *r = kiosk_ripple(l->k);
 	char path[PATH_MAX];
-	int ret;
+	int w, h, ret;
+	const int16_t *heights = kiosk_heights(l->k, &w, &h);
 
 	snprintf(path, sizeof(path), "%s/heights-%05llu.pgm", l->heights_dir,
 		 (unsigned long long)frame);
-	ret = heights_write_pgm(path, ripple_heights(r), ripple_width(r), ripple_height(r));
+	ret = heights_write_pgm(path, heights, w, h);
 	if (ret < 0)
 		log_error("cannot write heights '%s': %s", path, strerror(-ret));
 	return ret;

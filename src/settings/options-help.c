@@ -63,10 +63,16 @@ void options_print_help(FILE *f)
 "The water, in millimetres and seconds on the screen:\n"
 "  --screen-mm WxH         the screen's size in mm (default: the connector's, else\n"
 "                          a 24-inch screen)\n"
-"  --wave-speed CM_S       how fast ripples spread, cm per second (default %g)\n"
-"  --fade SECONDS          damping leaves a tenth of a wave after this; water's\n"
+"  --water pond|classic    pond: water's own waves, each length at its own speed, a\n"
+"                          tap rings out as a train (default); classic: the seeds'\n"
+"                          one ring at one speed\n"
+"  --depth MM              how deep the water is; the picture lies on its floor and\n"
+"                          deeper bends it more (default %g for the pond, %g classic)\n"
+"  --viscosity MM2_S       the pond's: how fast short ripples fade, mm^2 per second,\n"
+"                          0 none (default %g, water's)\n"
+"  --wave-speed CM_S       classic: how fast ripples spread, cm per second (default %g)\n"
+"  --fade SECONDS          damping leaves a tenth of a wave after this, 0 never; water's\n"
 "                          viscosity takes short ripples sooner (default %g)\n"
-"  --depth MM              how deep the picture lies: deeper bends it more (default %g)\n"
 "  --stone-radius MM       radius of a fingertip's stone (default %g)\n"
 "  --stone-weight MM       how deep a fingertip pushes the water (default %g)\n"
 "  --rain N                raindrops per minute per square metre, 0 none (default %d)\n"
@@ -143,7 +149,8 @@ void options_print_help(FILE *f)
 		OPTIONS_DEFAULT_PICTURE_SECONDS, OPTIONS_DEFAULT_CROSSFADE_S, OPTIONS_MAX_CROSSFADE_S,
 		OPTIONS_MAX_DRIFT, OPTIONS_DEFAULT_LIGHT_PERCENT, OPTIONS_MAX_LIGHT_PERCENT,
 		OPTIONS_DEFAULT_LIGHT_AZIMUTH, OPTIONS_DEFAULT_LIGHT_ELEVATION,
-		OPTIONS_DEFAULT_WAVE_SPEED_CM_S, OPTIONS_DEFAULT_FADE_S, OPTIONS_DEFAULT_DEPTH_MM,
+		OPTIONS_DEFAULT_POND_DEPTH_MM, OPTIONS_DEFAULT_DEPTH_MM, OPTIONS_DEFAULT_VISCOSITY_MM2_S,
+		OPTIONS_DEFAULT_WAVE_SPEED_CM_S, OPTIONS_DEFAULT_FADE_S,
 		OPTIONS_DEFAULT_STONE_RADIUS_MM, OPTIONS_DEFAULT_STONE_WEIGHT_MM,
 		OPTIONS_DEFAULT_RAIN, OPTIONS_DEFAULT_RAIN_DROP_MM, OPTIONS_DEFAULT_SEED,
 		OPTIONS_MAX_SIM_SCALE, OPTIONS_MAX_STEPS_PER_SECOND,

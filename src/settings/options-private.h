@@ -47,6 +47,8 @@ enum {
 	OPT_FADE,
 	OPT_DEPTH,
 	OPT_RAIN_DROP,
+	OPT_WATER,
+	OPT_VISCOSITY,
 	/* ---- touch input ---- */
 	OPT_TOUCH_DEVICE,
 	OPT_GRAB,

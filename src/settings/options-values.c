@@ -313,6 +313,17 @@ bool options_parse_one(struct options *o, const struct option_row *opt, const ch
 	case OPT_WAVE_SPEED:
 		return bad_number(f, arg, OPTIONS_MIN_WAVE_SPEED_CM_S, OPTIONS_MAX_WAVE_SPEED_CM_S,
 				  "cm per second", &o->wave_speed_cm_s);
+	case OPT_WATER:
+		if (strcmp(arg, "pond") == 0)
+			o->water = WATER_POND;
+		else if (strcmp(arg, "classic") == 0)
+			o->water = WATER_CLASSIC;
+		else
+			return bad_choice(f, arg, "pond, classic");
+		return false;
+	case OPT_VISCOSITY:
+		return bad_number(f, arg, 0, OPTIONS_MAX_VISCOSITY_MM2_S, "mm^2 per second",
+				  &o->viscosity_mm2_s);
 	case OPT_FADE:
 		return bad_number(f, arg, OPTIONS_MIN_FADE_S, OPTIONS_MAX_FADE_S, "seconds",
 				  &o->fade_s);

@@ -66,7 +66,9 @@ static const struct option_row option_rows[] = {
 	{ "threads", required_argument, OPT_THREADS, RELOAD_LIVE, FIELD(threads) },
 	{ "sim-scale", required_argument, OPT_SIM_SCALE, RELOAD_NEW_WATER, FIELD(sim_scale) },
 	{ "screen-mm", required_argument, OPT_SCREEN_MM, RELOAD_NEW_WATER, SPAN(screen_mm_width, screen_mm_height) },
+	{ "water", required_argument, OPT_WATER, RELOAD_NEW_WATER, FIELD(water) },
 	{ "wave-speed", required_argument, OPT_WAVE_SPEED, RELOAD_LIVE, FIELD(wave_speed_cm_s) },
+	{ "viscosity", required_argument, OPT_VISCOSITY, RELOAD_LIVE, FIELD(viscosity_mm2_s) },
 	{ "fade", required_argument, OPT_FADE, RELOAD_LIVE, FIELD(fade_s) },
 	{ "depth", required_argument, OPT_DEPTH, RELOAD_LIVE, FIELD(depth_mm) },
 	{ "rain-drop", required_argument, OPT_RAIN_DROP, RELOAD_LIVE, FIELD(rain_drop_mm) },
@@ -111,9 +113,11 @@ void options_defaults(struct options *o)
 	o->fit = IMAGE_FIT_COVER;
 	o->picture_seconds = OPTIONS_DEFAULT_PICTURE_SECONDS;
 	o->crossfade_s = OPTIONS_DEFAULT_CROSSFADE_S;
+	o->water = WATER_POND;
 	o->wave_speed_cm_s = OPTIONS_DEFAULT_WAVE_SPEED_CM_S;
+	o->viscosity_mm2_s = OPTIONS_DEFAULT_VISCOSITY_MM2_S;
 	o->fade_s = OPTIONS_DEFAULT_FADE_S;
-	o->depth_mm = OPTIONS_DEFAULT_DEPTH_MM;
+	o->depth_mm = 0;
 	o->stone_radius_mm = OPTIONS_DEFAULT_STONE_RADIUS_MM;
 	o->stone_weight_mm = OPTIONS_DEFAULT_STONE_WEIGHT_MM;
 	o->rain_drop_mm = OPTIONS_DEFAULT_RAIN_DROP_MM;
@@ -181,9 +185,13 @@ void options_water_look(const struct options *o, struct water_look *look)
 		/* A wall's size is its layout's. */
 		.screen_mm_width = o->layout ? 0 : o->screen_mm_width,
 		.screen_mm_height = o->layout ? 0 : o->screen_mm_height,
+		.model = o->water,
 		.wave_speed_cm_s = o->wave_speed_cm_s,
+		.viscosity_m2_s = o->viscosity_mm2_s * OPTIONS_M2_PER_MM2,
 		.fade_s = o->fade_s,
-		.depth_mm = o->depth_mm,
+		.depth_mm = o->depth_mm > 0 ? o->depth_mm
+			    : o->water == WATER_POND ? OPTIONS_DEFAULT_POND_DEPTH_MM
+						     : OPTIONS_DEFAULT_DEPTH_MM,
 		.stone_weight_mm = o->stone_weight_mm,
 		.sim_scale = o->sim_scale,
 		.steps_per_second = o->steps_per_second,
@@ -193,6 +201,22 @@ void options_water_look(const struct options *o, struct water_look *look)
 		.light_azimuth_deg = o->light_azimuth,
 		.light_elevation_deg = o->light_elevation,
 	};
+}
+
+void options_say_unused(const struct options *o)
+{
+	if (o->water == WATER_POND) {
+		if (o->wave_speed_cm_s != OPTIONS_DEFAULT_WAVE_SPEED_CM_S)
+			log_warn("wave-speed %g: only the classic water (--water classic) has one "
+				 "speed; the pond's waves each run at water's own speed for their "
+				 "length and depth", o->wave_speed_cm_s);
+		if (o->damping != 0)
+			log_warn("damping %d: only the classic water (--water classic) damps by a "
+				 "shift; the pond fades by --fade and --viscosity", o->damping);
+	} else if (o->viscosity_mm2_s != OPTIONS_DEFAULT_VISCOSITY_MM2_S) {
+		log_warn("viscosity %g: only the pond (--water pond) has water's viscosity; the "
+			 "classic water damps by --fade and its grid", o->viscosity_mm2_s);
+	}
 }
 
 void options_free_string(const char **s)

@@ -10,6 +10,7 @@
 #include "base/log.h"
 #include "base/util.h"
 #include "water/gesture.h"
+#include "water/pond.h"
 #include "water/ripple.h"
 #include "water/splashes.h"
 #include "water/units.h"
@@ -35,10 +36,20 @@ struct slot {
 	uint64_t sample_ns; /* when the latest of them was dated */
 	uint64_t stone_ns;  /* the time of the stone's place */
 	uint64_t due_ns;    /* when it is to reach the path's end */
+
+	/* The pond: the landing's stone waits for its time (land_ns, once
+	 * dated), and a finger that has moved holds the water under it at
+	 * every step until it lifts and its path is laid. */
+	bool landing;
+	bool land_dated;
+	uint64_t land_ns;
+	bool pressing;
 };
 
 struct gesture {
-	struct ripple *ripple;
+	struct ripple *ripple;     /* the classic water, or */
+	struct pond *pond;         /* the pond */
+	int cells_w, cells_h;
 	struct water_units units;
 	double radius_mm, weight_mm;
 	int screen_w, screen_h;  /* the size coordinates come in; the cells' by default */
@@ -59,25 +70,41 @@ struct gesture {
 #define GESTURE_DEFAULT_RADIUS 3
 #define GESTURE_DEFAULT_WEIGHT 64
 
-struct gesture *gesture_create(struct ripple *r)
+static struct gesture *create(struct ripple *r, struct pond *p, int cells_w, int cells_h)
 {
-	struct gesture *g;
+	struct gesture *g = calloc(1, sizeof(*g));
 
-	if (!r) {
-		errno = EINVAL;
-		return NULL;
-	}
-	g = calloc(1, sizeof(*g));
 	if (!g)
 		return NULL;
 	g->ripple = r;
+	g->pond = p;
+	g->cells_w = cells_w;
+	g->cells_h = cells_h;
 	g->units.cells_per_mm = 1.0;
 	g->units.units_per_mm = 1.0;
 	g->radius_mm = GESTURE_DEFAULT_RADIUS;
 	g->weight_mm = GESTURE_DEFAULT_WEIGHT;
-	g->screen_w = ripple_width(r);
-	g->screen_h = ripple_height(r);
+	g->screen_w = cells_w;
+	g->screen_h = cells_h;
 	return g;
+}
+
+struct gesture *gesture_create(struct ripple *r)
+{
+	if (!r) {
+		errno = EINVAL;
+		return NULL;
+	}
+	return create(r, NULL, ripple_width(r), ripple_height(r));
+}
+
+struct gesture *gesture_create_pond(struct pond *p)
+{
+	if (!p) {
+		errno = EINVAL;
+		return NULL;
+	}
+	return create(NULL, p, pond_width(p), pond_height(p));
 }
 
 void gesture_set_units(struct gesture *g, const struct water_units *u)
@@ -127,12 +154,12 @@ static int64_t to_cells(int v, int screen, int cells)
 
 static int64_t cell_x(const struct gesture *g, int x)
 {
-	return to_cells(x, g->screen_w, ripple_width(g->ripple));
+	return to_cells(x, g->screen_w, g->cells_w);
 }
 
 static int64_t cell_y(const struct gesture *g, int y)
 {
-	return to_cells(y, g->screen_h, ripple_height(g->ripple));
+	return to_cells(y, g->screen_h, g->cells_h);
 }
 
 void gesture_destroy(struct gesture *g)
@@ -149,9 +176,27 @@ static struct slot *get_slot(struct gesture *g, int slot)
 
 /* The stone's way on to (x, y), in 1/RIPPLE_SUBCELL cells: one unbroken
  * trough from where it was, which it already marked. */
+static double subcells(int64_t v)
+{
+	return (double)v / RIPPLE_SUBCELL;
+}
+
+/* The pond: the finger held on the water through the next step, from
+ * where its stone was to (x, y). */
+static void press(struct gesture *g, const struct slot *s, int64_t x, int64_t y)
+{
+	pond_press(g->pond, subcells(s->stone_x), subcells(s->stone_y), subcells(x), subcells(y),
+		   subcells(s->radius), s->weight);
+}
+
 static void lay_to(struct gesture *g, struct slot *s, int64_t x, int64_t y)
 {
-	ripple_wake(g->ripple, s->stone_x, s->stone_y, x, y, s->radius, s->weight);
+	if (g->pond) {
+		s->pressing = true;
+		press(g, s, x, y);
+	} else {
+		ripple_wake(g->ripple, s->stone_x, s->stone_y, x, y, s->radius, s->weight);
+	}
 	s->stone_x = x;
 	s->stone_y = y;
 }
@@ -198,7 +243,17 @@ int gesture_down(struct gesture *g, int slot, int x, int y, double radius_mm, do
 	s->stone_x = cell_x(g, x);
 	s->stone_y = cell_y(g, y);
 	s->undated = true;
-	ripple_splash(g->ripple, s->stone_x, s->stone_y, s->radius, s->weight);
+	s->pressing = false;
+	if (!g->pond) {
+		ripple_splash(g->ripple, s->stone_x, s->stone_y, s->radius, s->weight);
+	} else if (g->paced) {
+		/* Laid at its own time (gesture_land()). */
+		s->landing = true;
+		s->land_dated = false;
+	} else {
+		pond_splash(g->pond, subcells(s->stone_x), subcells(s->stone_y),
+			    subcells(s->radius), s->weight, 0);
+	}
 	if (g->heard)
 		splashes_note(g->heard, SPLASH_STONE, radius_mm > 0 ? radius_mm : g->radius_mm,
 			      weight_mm > 0 ? weight_mm : g->weight_mm, 0);
@@ -208,8 +263,8 @@ int gesture_down(struct gesture *g, int slot, int x, int y, double radius_mm, do
 /* A move of dx, dy input pixels, in mm squared. */
 static double move_mm2(const struct gesture *g, int dx, int dy)
 {
-	double mm_x = (double)dx * ripple_width(g->ripple) / g->screen_w / g->units.cells_per_mm;
-	double mm_y = (double)dy * ripple_height(g->ripple) / g->screen_h / g->units.cells_per_mm;
+	double mm_x = (double)dx * g->cells_w / g->screen_w / g->units.cells_per_mm;
+	double mm_y = (double)dy * g->cells_h / g->screen_h / g->units.cells_per_mm;
 
 	return mm_x * mm_x + mm_y * mm_y;
 }
@@ -271,6 +326,8 @@ void gesture_cancel_all(struct gesture *g)
 		g->slots[i].down = false;
 		g->slots[i].path_n = 0;
 		g->slots[i].moving = false;
+		g->slots[i].pressing = false;
+		g->slots[i].landing = false;
 	}
 }
 
@@ -284,6 +341,11 @@ void gesture_pace(struct gesture *g, uint64_t now_ns)
 		if (!s->undated)
 			continue;
 		s->undated = false;
+		if (s->landing && (!s->land_dated || s->land_ns > now_ns)) {
+			/* Undated, or dated ahead of the caller's clock: now. */
+			s->land_dated = true;
+			s->land_ns = now_ns;
+		}
 		/* One sample's interval behind: the next sample is due by then,
 		 * so the stone rarely waits for the finger. */
 		lag = now_ns > s->sample_ns ? now_ns - s->sample_ns : 0;
@@ -331,7 +393,9 @@ static void follow_path(struct gesture *g, struct slot *s, double f)
 			x = s->stone_x + llround((double)(x - s->stone_x) * t);
 			y = s->stone_y + llround((double)(y - s->stone_y) * t);
 		}
-		ripple_wake_held(g->ripple, s->stone_x, s->stone_y, x, y, s->radius, s->weight);
+		if (!g->pond)
+			ripple_wake_held(g->ripple, s->stone_x, s->stone_y, x, y, s->radius,
+					 s->weight);
 		s->stone_x = x;
 		s->stone_y = y;
 		if (t < 1)
@@ -345,21 +409,70 @@ void gesture_step(struct gesture *g, uint64_t step_ns)
 {
 	for (int i = 0; i < GESTURE_MAX_SLOTS; i++) {
 		struct slot *s = &g->slots[i];
+		int64_t x0 = s->stone_x, y0 = s->stone_y;
 		double since, f;
 
-		if (!s->moving || step_ns <= s->stone_ns)
+		if (g->pond && !s->moving && s->path_n == 0) {
+			/* Held still, or let go of. */
+			if (s->pressing && s->down)
+				press(g, s, s->stone_x, s->stone_y);
+			else
+				s->pressing = false;
 			continue;
+		}
+		if (!s->moving || step_ns <= s->stone_ns) {
+			if (g->pond && s->pressing)
+				press(g, s, s->stone_x, s->stone_y);
+			continue;
+		}
 		since = (double)(step_ns - s->stone_ns);
 		f = step_ns >= s->due_ns ? 1 : since / (double)(s->due_ns - s->stone_ns);
 		follow_path(g, s, f);
 		s->stone_ns = step_ns;
+		if (g->pond) {
+			int64_t x1 = s->stone_x, y1 = s->stone_y;
+
+			/* The step's way, from where the stone was. */
+			s->stone_x = x0;
+			s->stone_y = y0;
+			s->pressing = true;
+			press(g, s, x1, y1);
+			s->stone_x = x1;
+			s->stone_y = y1;
+		}
+	}
+}
+
+void gesture_date_landing(struct gesture *g, int slot, uint64_t ns)
+{
+	struct slot *s = get_slot(g, slot);
+
+	if (s && s->landing && ns > 0) {
+		s->land_dated = true;
+		s->land_ns = ns;
+	}
+}
+
+void gesture_land(struct gesture *g, uint64_t now_ns)
+{
+	if (!g->pond)
+		return;
+	for (int i = 0; i < GESTURE_MAX_SLOTS; i++) {
+		struct slot *s = &g->slots[i];
+
+		if (!s->landing || !s->land_dated || s->land_ns > now_ns)
+			continue;
+		s->landing = false;
+		pond_splash(g->pond, subcells(s->stone_x), subcells(s->stone_y),
+			    subcells(s->radius), s->weight,
+			    (double)(now_ns - s->land_ns) / NSEC_PER_SEC);
 	}
 }
 
 bool gesture_pending(const struct gesture *g)
 {
 	for (int i = 0; i < GESTURE_MAX_SLOTS; i++)
-		if (g->slots[i].path_n > 0)
+		if (g->slots[i].path_n > 0 || g->slots[i].landing || g->slots[i].pressing)
 			return true;
 	return false;
 }

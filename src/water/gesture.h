@@ -17,6 +17,13 @@ struct water_units;
 
 /* Until gesture_set_units() a mm is a cell and a height unit. */
 struct gesture *gesture_create(struct ripple *r);
+/*
+ * The same for the pond (water/pond.h): a finger's landing is a stone
+ * laid at its own time (gesture_land()), and a finger that moves holds the
+ * water under it (pond_press()) at every step from then until it lifts.
+ */
+struct pond;
+struct gesture *gesture_create_pond(struct pond *p);
 void gesture_destroy(struct gesture *g);
 
 /* Landings and the fingers' way are noted in q from now on (NULL: not). */
@@ -77,6 +84,13 @@ void gesture_cancel_all(struct gesture *g);
 #define GESTURE_PATH_POINTS 16
 void gesture_pace(struct gesture *g, uint64_t now_ns);
 void gesture_step(struct gesture *g, uint64_t step_ns);
+/* The pond: the landing of the finger in slot happened at ns (the input
+ * event's time, on the caller's clock), not when gesture_pace() saw it;
+ * 0 says nothing. */
+void gesture_date_landing(struct gesture *g, int slot, uint64_t ns);
+/* The pond: the landings dated by now_ns (the pond's time after a step),
+ * laid as stones that landed that long ago. */
+void gesture_land(struct gesture *g, uint64_t now_ns);
 bool gesture_pending(const struct gesture *g);
 bool gesture_slot_down(const struct gesture *g, int slot);
 int gesture_active(const struct gesture *g);

@@ -1,10 +1,14 @@
 # water: the simulation and its picture -- the height planes and the step,
 # the per-ISA kernels, the refraction render, rain, stones and strokes, the
-# look in millimetres and seconds, the worker threads. Uses base only and
-# links nothing from the system but threads.
+# look in millimetres and seconds, the worker threads; the pond (water's own
+# waves, kept as cosines: dct over an FFT library). Uses base only and links
+# nothing from the system but threads and the FFT library.
 noinst_LIBRARIES += src/water/librk-water.a
+src_water_librk_water_a_CFLAGS = $(AM_CFLAGS) $(FFT_CFLAGS)
 src_water_librk_water_a_SOURCES = \
 	src/water/ripple.c src/water/ripple.h \
+	src/water/pond.c src/water/pond.h \
+	src/water/dct.c src/water/dct.h \
 	src/water/render.c src/water/render.h \
 	src/water/pixel.c src/water/pixel.h \
 	src/water/kernels.h \
@@ -39,4 +43,5 @@ endif
 
 # The dispatch names the SIMD kernels and they finish each row with the
 # scalar ones: the water library goes both before and after them.
-WATER_LIBS = src/water/librk-water.a $(WATER_SIMD_LIBS) src/water/librk-water.a $(PTHREAD_LIBS) $(LIBM)
+WATER_LIBS = src/water/librk-water.a $(WATER_SIMD_LIBS) src/water/librk-water.a $(FFT_LIBS) \
+	$(PTHREAD_LIBS) $(LIBM)

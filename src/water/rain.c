@@ -5,6 +5,7 @@
 
 #include "base/util.h"
 #include "water/rain.h"
+#include "water/pond.h"
 #include "water/ripple.h"
 
 #define SECONDS_PER_MINUTE 60
@@ -18,6 +19,11 @@ struct rain {
 	/* Drops owed, in units of 1/(steps_per_second * 60 * RAIN_MILLI)
 	 * drop: integer so the same seed gives the same rain on every machine. */
 	int64_t owed;
+};
+
+struct drop {
+	int64_t x, y, radius;      /* 1/RIPPLE_SUBCELL cells */
+	int depth;
 };
 
 uint64_t rain_next_random(struct rain *rain)
@@ -81,25 +87,53 @@ int64_t rain_rate(const struct rain *rain)
 	return rain->rate;
 }
 
-int rain_step(struct rain *rain, struct ripple *r)
+/* The next drop due in this step on water of w x h cells, or false. */
+static bool next_drop(struct rain *rain, int w, int h, struct drop *d)
 {
 	const int64_t per_drop = (int64_t)rain->steps_per_second * SECONDS_PER_MINUTE * RAIN_MILLI;
+	/* Raindrops vary, so the rain does not look like a metronome. */
+	int64_t rmin = rain->radius / 2 > 0 ? rain->radius / 2 : 1;
+	int dmin = rain->depth / 2 > 0 ? rain->depth / 2 : 1;
+
+	if (rain->owed < per_drop)
+		return false;
+	d->radius = rmin + random_below(rain, rain->radius - rmin + 1);
+	d->depth = dmin + (int)random_below(rain, rain->depth - dmin + 1);
+	d->x = RIPPLE_SUBCELL + random_below(rain, (int64_t)(w - 3) * RIPPLE_SUBCELL + 1);
+	d->y = RIPPLE_SUBCELL + random_below(rain, (int64_t)(h - 3) * RIPPLE_SUBCELL + 1);
+	rain->owed -= per_drop;
+	return true;
+}
+
+int rain_step(struct rain *rain, struct ripple *r)
+{
+	struct drop d;
 	int n = 0;
 
 	rain->owed += rain->rate;
-	while (rain->owed >= per_drop) {
-		/* Raindrops vary, so the rain does not look like a metronome. */
-		int64_t rmin = rain->radius / 2 > 0 ? rain->radius / 2 : 1;
-		int dmin = rain->depth / 2 > 0 ? rain->depth / 2 : 1;
-		int64_t radius = rmin + random_below(rain, rain->radius - rmin + 1);
-		int depth = dmin + (int)random_below(rain, rain->depth - dmin + 1);
-		int64_t x = RIPPLE_SUBCELL +
-			    random_below(rain, (int64_t)(ripple_width(r) - 3) * RIPPLE_SUBCELL + 1);
-		int64_t y = RIPPLE_SUBCELL +
-			    random_below(rain, (int64_t)(ripple_height(r) - 3) * RIPPLE_SUBCELL + 1);
+	while (next_drop(rain, ripple_width(r), ripple_height(r), &d)) {
+		ripple_splash(r, d.x, d.y, d.radius, d.depth);
+		n++;
+	}
+	return n;
+}
 
-		ripple_splash(r, x, y, radius, depth);
-		rain->owed -= per_drop;
+/* A drop's time inside the step, in 1/DROP_TIME_STEPS of it. */
+#define DROP_TIME_STEPS 4096
+
+int rain_step_pond(struct rain *rain, struct pond *p)
+{
+	double step_s = 1.0 / rain->steps_per_second;
+	struct drop d;
+	int n = 0;
+
+	rain->owed += rain->rate;
+	while (next_drop(rain, pond_width(p), pond_height(p), &d)) {
+		/* Drops fall at any time, not on the steps. */
+		double age = step_s * (double)random_below(rain, DROP_TIME_STEPS) / DROP_TIME_STEPS;
+
+		pond_splash(p, (double)d.x / RIPPLE_SUBCELL, (double)d.y / RIPPLE_SUBCELL,
+			    (double)d.radius / RIPPLE_SUBCELL, d.depth, age);
 		n++;
 	}
 	return n;

@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "base/util.h"
+#include "water/pond.h"
 #include "water/render.h"
 #include "water/ripple.h"
 #include "water/units.h"
@@ -55,6 +56,27 @@
  * two and a half times the stone's depth before it rebounds.
  */
 #define STONE_UNITS_MAX 8192
+
+/*
+ * The slowest waves on water this deep, mm/s: the phase speed's minimum
+ * over the wavelengths (23 cm/s at 17 mm in deep water; in shallow water
+ * the long waves' sqrt(g d) when that is lower). For the log line only.
+ */
+#define SLOWEST_K_MIN 1.0       /* rad/m: a 6 m wave */
+#define SLOWEST_K_MAX 10000.0   /* rad/m: a 0.6 mm ripple */
+#define SLOWEST_K_RATIO 1.01
+
+static double slowest_wave_mm_s(double depth_mm)
+{
+	double best = INFINITY, d = depth_mm / MM_PER_M;
+
+	for (double k = SLOWEST_K_MIN; k < SLOWEST_K_MAX; k *= SLOWEST_K_RATIO) {
+		double w2 = (POND_GRAVITY_M_S2 * k + POND_TENSION_M3_S2 * k * k * k) * tanh(k * d);
+
+		best = fmin(best, sqrt(w2) / k);
+	}
+	return best * MM_PER_M;
+}
 
 static bool plausible(int px_w, int px_h, int mm_w, int mm_h)
 {
@@ -192,24 +214,36 @@ void water_units_compute(const struct water_look *look, int width, int height, i
 	u->cell_mm = u->px_mm * u->scale;
 	u->cells_per_mm = 1.0 / u->cell_mm;
 
+	u->model = look->model;
+	u->depth_mm = look->depth_mm;
+	u->viscosity_m2_s = look->viscosity_m2_s;
+	u->fade_s = look->fade_s;
 	if (look->steps_per_second > 0) {
 		sps = look->steps_per_second;
+	} else if (look->model == WATER_POND) {
+		sps = WATER_POND_STEPS_PER_SECOND;
 	} else {
 		double want = look->wave_speed_cm_s * MM_PER_CM / (CELLS_PER_STEP * u->cell_mm);
 
 		sps = clamp_int((int)lround(want), 1, WATER_STEPS_PER_SECOND_MAX);
 	}
 	u->steps_per_second = sps;
-	u->wave_speed_mm_s = CELLS_PER_STEP * u->cell_mm * sps;
+	u->wave_speed_mm_s = look->model == WATER_POND ? slowest_wave_mm_s(look->depth_mm)
+						       : CELLS_PER_STEP * u->cell_mm * sps;
 
-	if (look->damping_shift > 0) {
+	if (look->model == WATER_POND) {
+		/* The pond damps by its physics (water/pond.h). */
+	} else if (look->damping_shift > 0) {
 		u->damping_shift = look->damping_shift;
-	} else {
+	} else if (look->fade_s > 0) {
 		/* A tenth of the height left after fade seconds of steps. */
 		double per_step = pow(0.1, 1.0 / (look->fade_s * sps));
 		double mul = (1.0 - per_step) * (1 << RIPPLE_DAMP_MUL_BITS);
 
 		u->damping_mul = clamp_int((int)lround(mul), 1, RIPPLE_DAMP_MUL_MAX);
+		u->viscosity = viscosity(u);
+	} else {
+		/* No fade: the grid's viscosity alone. */
 		u->viscosity = viscosity(u);
 	}
 
@@ -248,6 +282,20 @@ void water_units_render_params(const struct water_units *u, struct render_params
 	p->light_dark = u->light_dark;
 }
 
+void water_units_pond_physics(const struct water_units *u, struct pond_physics *ph)
+{
+	*ph = (struct pond_physics){
+		.cell_mm = u->cell_mm,
+		.depth_mm = u->depth_mm,
+		.gravity_m_s2 = POND_GRAVITY_M_S2,
+		.tension_m3_s2 = POND_TENSION_M3_S2,
+		.viscosity_m2_s = u->viscosity_m2_s,
+		.fade_s = u->fade_s,
+		.units_per_mm = u->units_per_mm,
+		.steps_per_second = u->steps_per_second,
+	};
+}
+
 static const char *source_name(enum screen_mm_source source)
 {
 	switch (source) {
@@ -262,6 +310,15 @@ static const char *source_name(enum screen_mm_source source)
 
 void water_units_describe(const struct water_units *u, char *buf, size_t len)
 {
+	if (u->model == WATER_POND) {
+		snprintf(buf, len,
+			 "screen %dx%d px, %dx%d mm (%s); a pond %.0f mm deep, %dx%d cells of "
+			 "%.2f mm, %d steps/s, the slowest waves %.0f mm/s; heights >> %d, %.1f a mm",
+			 u->width, u->height, u->mm_width, u->mm_height, source_name(u->source),
+			 u->depth_mm, u->sim_width, u->sim_height, u->cell_mm, u->steps_per_second,
+			 u->wave_speed_mm_s, u->refraction_shift, u->units_per_mm);
+		return;
+	}
 	snprintf(buf, len,
 		 "screen %dx%d px, %dx%d mm (%s); water %dx%d cells of %.2f mm, "
 		 "%d steps/s, waves %.0f mm/s; heights >> %d, %.0f a mm",

@@ -25,6 +25,17 @@
 #define SCREEN_PX_MM_MAX 10.0
 #define SCREEN_PIXEL_ASPECT_MAX 1.5  /* mm per pixel across vs down */
 
+/* Which water: the pond (water/pond.h: water's own dispersion and
+ * viscosity, the default) or the seeds' two-buffer ripple (water/ripple.h). */
+enum water_model {
+	WATER_POND,
+	WATER_CLASSIC,
+};
+
+/* The pond's clock: a stone's landing is kept to a sixteenth of a step,
+ * and a step costs a few flops a mode. */
+#define WATER_POND_STEPS_PER_SECOND 240
+
 enum screen_mm_source {
 	SCREEN_MM_CONNECTOR,   /* the kernel's connector (EDID, panel driver) */
 	SCREEN_MM_OPTION,      /* --screen-mm */
@@ -43,12 +54,19 @@ struct water_units {
 	int sim_width, sim_height;   /* cells; scale * sim >= the pixels */
 	double cell_mm;
 
+	enum water_model model;
+	/* the pond's water (classic: depth only, for the refraction) */
+	double depth_mm;
+	double viscosity_m2_s;
+	double fade_s;
+
 	/* time */
 	int steps_per_second;
 	int damping_shift;           /* > 0: the seeds' shift damping */
 	int damping_mul;             /* else this multiplier (ripple_set_damping_mul) */
 	int viscosity;               /* and this (ripple_set_viscosity) */
-	double wave_speed_mm_s;      /* what the grid and step rate give */
+	double wave_speed_mm_s;      /* what the grid and step rate give; the pond: its
+				      * slowest waves' speed */
 
 	/* heights: the render shift, and how many height units a mm is */
 	int refraction_shift;
@@ -64,7 +82,9 @@ struct water_units {
  * units that override them when set. */
 struct water_look {
 	int screen_mm_width, screen_mm_height;  /* 0: the connector's, else the default */
-	double wave_speed_cm_s;
+	enum water_model model;
+	double wave_speed_cm_s;      /* classic */
+	double viscosity_m2_s;       /* the pond */
 	double fade_s;               /* a tenth of a wave left after this */
 	double depth_mm;             /* the picture lies this deep */
 	double stone_weight_mm;      /* a fingertip's: sets the height units */
@@ -87,6 +107,10 @@ struct water_look {
  */
 void water_units_compute(const struct water_look *look, int width, int height, int mm_width,
 			 int mm_height, struct water_units *u);
+
+struct pond_physics;
+/* The pond's physics for these units. */
+void water_units_pond_physics(const struct water_units *u, struct pond_physics *ph);
 
 struct render_params;
 /* The render's offset bound and light for these units (the rest of p as it is). */

@@ -1,0 +1,32 @@
+/*
+ * Cosine transforms of a plane: the pond's waves are kept as the
+ * coefficients of cosines that fit the pond (water/pond.c), since a cosine
+ * series has zero slope at the edges, the way a wall reflects a wave.
+ */
+#ifndef WATER_DCT_H
+#define WATER_DCT_H
+
+struct dct2d;
+
+/* Transforms of w x h float planes (row stride w). NULL (errno set) when
+ * memory is short or the size is out of range. */
+struct dct2d *dct2d_create(int w, int h);
+void dct2d_destroy(struct dct2d *d);
+
+/* A plane of w x h floats aligned as the transforms want it, zeroed; free
+ * with dct2d_free(). NULL when memory is short. */
+float *dct2d_alloc(const struct dct2d *d);
+void dct2d_free(float *plane);
+
+/*
+ * Coefficients to the values at the cells' centres, in place:
+ *   v[y][x] = sum over n, m of wn * wm * c[n][m] * cos(pi m (x + 1/2) / w) * cos(pi n (y + 1/2) / h)
+ * with the weight w0 = 1 and wm = 2 for m > 0 (each cosine is counted once
+ * for each sign of its wavenumber).
+ */
+void dct2d_inverse(struct dct2d *d, float *plane);
+/* Values to coefficients, in place: dct2d_inverse() gives the values back
+ * (to rounding). */
+void dct2d_forward(struct dct2d *d, float *plane);
+
+#endif

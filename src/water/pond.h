@@ -1,0 +1,144 @@
+/*
+ * The pond: water's own waves. Each cosine that fits the pond (its walls
+ * reflect) is a wave of its own wavenumber k, which on water of depth d
+ * runs at
+ *
+ *   omega^2 = (g k + (sigma / rho) k^3) tanh(k d)
+ *
+ * and fades by exp(-2 nu k^2 t) through viscosity. A wave's height and
+ * velocity turn about each other at omega: exactly, for any time step,
+ * so long ripples and short capillary ones each keep their own speed, and
+ * a tap spreads into a train of rings as on a real pond. The heights are
+ * the cosines summed (water/dct.h) when somebody asks for them.
+ *
+ * Positions are in cells, the cells' centres on whole numbers (as the
+ * classic water's, water/ripple.h, in 1/RIPPLE_SUBCELL); heights in the
+ * units of struct pond_physics.
+ */
+#ifndef WATER_POND_H
+#define WATER_POND_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Water at room temperature. */
+#define POND_GRAVITY_M_S2 9.81
+#define POND_TENSION_M3_S2 7.28e-5      /* sigma / rho: 0.0728 N/m over 1000 kg/m^3 */
+#define POND_VISCOSITY_M2_S 1.0e-6
+
+/*
+ * The narrowest stone, in cells (the Gaussian's sigma): waves shorter
+ * than four cells (the render's 2x passes carry them poorly, and they are
+ * mostly the grid's, not the finger's) keep under half a percent of a
+ * stone's power. A narrower stone is spread to it with its volume kept.
+ */
+#define POND_SIGMA_MIN_CELLS 1.5
+
+/*
+ * A stone's time inside a step is kept to 1/2^POND_SUBSTEP_BITS of the
+ * step (a quarter of a millisecond at 240 steps a second), and a finger
+ * dragging fast is followed in as many sub-steps.
+ */
+#define POND_SUBSTEP_BITS 4
+
+struct pond_physics {
+	double cell_mm;            /* a cell's side */
+	double depth_mm;           /* the water's */
+	double gravity_m_s2;
+	double tension_m3_s2;      /* surface tension over density */
+	double viscosity_m2_s;     /* 0: none */
+	double fade_s;             /* a tenth of every wave's height left after this;
+				    * 0: no damping but the viscosity's */
+	double units_per_mm;       /* height units of pond_heights() */
+	int steps_per_second;
+};
+
+struct pond;
+
+/* NULL (errno set) when the size or the physics is out of range or
+ * memory is short. */
+struct pond *pond_create(int width, int height, const struct pond_physics *ph);
+void pond_destroy(struct pond *p);
+
+int pond_width(const struct pond *p);
+int pond_height(const struct pond *p);
+
+/* New physics for the same grid (a reload): the waves there are keep
+ * their heights. 0 or -EINVAL. */
+int pond_set_physics(struct pond *p, const struct pond_physics *ph);
+
+/*
+ * mask: width*height bytes, non-zero = solid, or NULL for none. The
+ * pond's own edges are always walls; inside, a solid cell's height and
+ * velocity are held at zero every POND_MASK_STEPS steps (the cosines do
+ * not know them): most of a wave is sent back, not all (the README says
+ * how much). 0 or -ENOMEM.
+ */
+#define POND_MASK_STEPS 2
+int pond_set_obstacles(struct pond *p, const uint8_t *mask);
+bool pond_is_solid(const struct pond *p, int x, int y);
+
+/*
+ * A stone: a Gaussian dent of depth units, sigma = radius / 2 cells (at
+ * least POND_SIGMA_MIN_CELLS), released from rest age_s seconds before
+ * the pond's time (0 <= age_s: it landed since the last step, and has
+ * moved on as water would since). Raindrops and the landing of a finger.
+ */
+void pond_splash(struct pond *p, double x, double y, double radius, double depth,
+		 double age_s);
+
+/*
+ * A finger held on the water through the next step, from (x0, y0) at the
+ * step's start to (x1, y1) at its end: the water is pressed towards a
+ * Gaussian dent there (the one pond_splash() would make) as a fingertip
+ * presses it, at rest under a still finger and drawing a wake behind a
+ * moving one. Call it before every step for every finger still down; a
+ * finger not pressed in a step lets go of the water over that step.
+ */
+#define POND_MAX_PRESSES 16
+void pond_press(struct pond *p, double x0, double y0, double x1, double y1, double radius,
+		double depth);
+
+/* Advance the water by one step (1 / steps_per_second). */
+void pond_step(struct pond *p);
+/* The same in bands: pond_step_begin() takes the step's presses and gives
+ * the rows of modes the step must compute (y0 == y1: the water is still),
+ * pond_step_rows() computes some of them (callers may run bands on threads
+ * at once), and pond_step_finish() ends the step. pond_step() is all
+ * three. */
+void pond_step_begin(struct pond *p, int *y0, int *y1);
+void pond_step_rows(struct pond *p, int y0, int y1);
+void pond_step_finish(struct pond *p);
+
+/* Flatten the water; fingers let go. */
+void pond_clear(struct pond *p);
+
+/* The heights now, width*height values, row stride width, rounded to the
+ * units; summed from the waves when they changed since last asked. */
+const int16_t *pond_heights(struct pond *p);
+/* The heights as pond_heights() last made them, for threads that read
+ * them while nobody steps. */
+const int16_t *pond_heights_made(const struct pond *p);
+/* The same before rounding, in float (tests measure the waves finer
+ * than a unit). */
+const float *pond_heights_float(struct pond *p);
+
+/* Lays a cosine wave of amplitude mm: mode (m, n) is
+ * cos(pi m (x + 1/2) / width) cos(pi n (y + 1/2) / height), released from
+ * rest. For tests. */
+void pond_set_mode(struct pond *p, int m, int n, double amplitude_mm);
+/* Its angular frequency in rad/s and its amplitude damping rate in 1/s. */
+double pond_mode_omega(const struct pond *p, int m, int n);
+double pond_mode_damping(const struct pond *p, int m, int n);
+
+/* The waves' energy, in mm^2 m/s^2 (per unit density and area): gravity's
+ * and the surface's potential and the kinetic, summed over the modes. */
+double pond_energy(const struct pond *p);
+
+/* True when the water is still: no waves left above a hundredth of a
+ * height unit, and no finger on it. */
+bool pond_is_flat(const struct pond *p);
+/* Changes whenever the heights may have. */
+uint64_t pond_generation(const struct pond *p);
+
+#endif
