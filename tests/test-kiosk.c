@@ -8,12 +8,15 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/clock.h"
 #include "capture.h"
 #include "check.h"
 #include "exhibit/kiosk.h"
 #include "settings/options.h"
 #include "water/gesture.h"
+#include "water/pond.h"
 #include "water/ripple.h"
+#include "water/splashes.h"
 #include "water/units.h"
 
 #define SEC 1000000000ull
@@ -804,6 +807,121 @@ static void water_extremes(struct kiosk *k, double *slope, double *height)
  * and a second later its ripples are far shallower, under a mm high and
  * sloped under 0.2, but there (sloped 0.02 at least).
  */
+/* The pond as the exhibit runs it: a tap, the attract rain, sleep and a
+ * touch that wakes it, the sound's splashes, and a new water for --water. */
+static void test_pond_moods(void)
+{
+	struct options o;
+	struct kiosk *k;
+	struct splash heard[SPLASHES_MAX];
+	uint32_t px[80 * 60];
+	struct render_target t = { px, 80, 60, 80 * 4, PIXEL_XRGB8888 };
+	uint64_t t0 = 100 * SEC, g;
+	int w, h, n;
+	bool moved = false;
+	const int16_t *z;
+
+	base_options(&o);
+	o.water = WATER_POND;
+	o.depth_mm = 0;
+	o.attract_s = 5;
+	o.sleep_after_s = 10;
+	CHECK_EQ(kiosk_create(&o, 0, 80, 60, 0, 0, &k), 0);
+	CHECK(kiosk_ripple(k) == NULL);
+	CHECK(kiosk_pond(k) != NULL);
+	CHECK_EQ(kiosk_units(k)->model, WATER_POND);
+	CHECK_EQ(kiosk_units(k)->depth_mm, OPTIONS_DEFAULT_POND_DEPTH_MM);
+	kiosk_advance(k, t0);
+	CHECK(!kiosk_busy(k));
+	/* A tap lands at the frame's time, on a step (the 4th, to the ns):
+	 * in the heights at once. */
+	gesture_down(kiosk_gesture(k), 0, 40, 30, 0, 0);
+	gesture_up(kiosk_gesture(k), 0);
+	CHECK(kiosk_busy(k));
+	kiosk_advance(k, t0 + clock_tick_ns(4, (unsigned)kiosk_units(k)->steps_per_second));
+	CHECK(!pond_is_flat(kiosk_pond(k)));
+	z = kiosk_heights(k, &w, &h);
+	CHECK(w > 0 && h > 0 && z[(h / 2) * w + w / 2] < 0);
+	n = kiosk_take_splashes(k, t0 + SEC / 60, heard, SPLASHES_MAX);
+	CHECK_EQ(n, 1);
+	CHECK(n < 1 || heard[0].kind == SPLASH_STONE);
+	g = kiosk_generation(k);
+	kiosk_advance(k, t0 + SEC / 30);
+	CHECK(kiosk_generation(k) != g);
+	/* Five idle seconds after the tap: rain, each drop heard. */
+	kiosk_advance(k, t0 + 5 * SEC + SEC / 30);
+	CHECK(kiosk_raining(k));
+	for (uint64_t i = 3; i < 4 * 60; i++)
+		kiosk_advance(k, t0 + 5 * SEC + i * SEC / 60);
+	CHECK(kiosk_take_splashes(k, t0 + 9 * SEC, heard, SPLASHES_MAX) > 0);
+	CHECK(!pond_is_flat(kiosk_pond(k)));
+	/* Ten seconds after the tap it sleeps: flat, black, still. */
+	kiosk_advance(k, t0 + 11 * SEC);
+	CHECK(kiosk_dark(k));
+	CHECK(pond_is_flat(kiosk_pond(k)));
+	CHECK(!kiosk_busy(k));
+	CHECK_EQ(kiosk_render(k, &t), 0);
+	CHECK(all_black(px, 80 * 60));
+	/* A drag wakes it and leaves its wake. */
+	gesture_down(kiosk_gesture(k), 1, 20, 30, 0, 0);
+	for (int i = 1; i <= 20; i++) {
+		gesture_move(kiosk_gesture(k), 1, 20 + 2 * i, 30);
+		kiosk_advance(k, t0 + 100 * SEC + (uint64_t)i * SEC / 60);
+	}
+	gesture_up(kiosk_gesture(k), 1);
+	CHECK(!kiosk_dark(k));
+	for (int i = 21; i <= 40; i++)
+		kiosk_advance(k, t0 + 100 * SEC + (uint64_t)i * SEC / 60);
+	CHECK(!pond_is_flat(kiosk_pond(k)));
+	CHECK_EQ(kiosk_render(k, &t), 0);
+	CHECK(!all_black(px, 80 * 60));
+	z = kiosk_heights(k, &w, &h);
+	for (int i = 0; i < w * h; i++)
+		moved |= z[i] != 0;
+	CHECK(moved);
+	/* Another water is new water: the reload says so, as for a new grid. */
+	o.water = WATER_CLASSIC;
+	CHECK_EQ(kiosk_reconfigure(k, &o), -ENOTSUP);
+	kiosk_destroy(k);
+}
+
+/* A stone lands at its own time, not at the frame's: two taps at the same
+ * place, one on a step and one half a step before it, differ by then. */
+static void test_pond_landing_time(void)
+{
+	struct options o;
+	struct kiosk *a, *b;
+	uint64_t t0 = 100 * SEC, step;
+	int w, h, differ = 0;
+	const int16_t *za, *zb;
+
+	base_options(&o);
+	o.water = WATER_POND;
+	o.depth_mm = 0;
+	CHECK_EQ(kiosk_create(&o, 0, 80, 60, 0, 0, &a), 0);
+	CHECK_EQ(kiosk_create(&o, 0, 80, 60, 0, 0, &b), 0);
+	step = SEC / (uint64_t)kiosk_units(a)->steps_per_second;
+	kiosk_advance(a, t0);
+	kiosk_advance(b, t0);
+	gesture_down(kiosk_gesture(a), 0, 40, 30, 0, 0);
+	gesture_down(kiosk_gesture(b), 0, 40, 30, 0, 0);
+	/* 0.1 s is a whole number of steps: a's landing is on one. */
+	gesture_date_landing(kiosk_gesture(b), 0, t0 + SEC / 10 - step / 2);
+	gesture_up(kiosk_gesture(a), 0);
+	gesture_up(kiosk_gesture(b), 0);
+	kiosk_advance(a, t0 + SEC / 10);
+	kiosk_advance(b, t0 + SEC / 10);
+	za = kiosk_heights(a, &w, &h);
+	zb = kiosk_heights(b, &w, &h);
+	for (int i = 0; i < w * h; i++)
+		differ += za[i] != zb[i];
+	fprintf(stderr, "  %dx%d cells, centre %d and %d, %d differ\n", w, h, za[(h / 2) * w + w / 2],
+		zb[(h / 2) * w + w / 2], differ);
+	CHECK(differ > 0);
+	kiosk_destroy(a);
+	kiosk_destroy(b);
+}
+
 static void test_tap_amplitudes(void)
 {
 	static const int panels[][2] = { { 1210, 680 }, { 531, 299 } };
@@ -856,5 +974,7 @@ int main(void)
 	RUN(test_drag_smooth_wake);
 	RUN(test_drag_trough_depth);
 	RUN(test_tap_amplitudes);
+	RUN(test_pond_moods);
+	RUN(test_pond_landing_time);
 	return CHECK_EXIT();
 }
