@@ -399,7 +399,7 @@ static void follow_visitors(struct kiosk *k, uint64_t now)
 
 int kiosk_advance(struct kiosk *k, uint64_t now_ns)
 {
-	uint64_t due;
+	uint64_t due, catchup;
 	int n = 0;
 
 	if (!k->clock_started) {
@@ -418,8 +418,10 @@ int kiosk_advance(struct kiosk *k, uint64_t now_ns)
 	due = clock_ticks(now_ns - k->t0, (unsigned)k->units.steps_per_second);
 	/* After a stall (VT switched away, a hiccup) the water does not race
 	 * to catch up; it resumes at its normal pace. */
-	if (due > k->steps_done + KIOSK_MAX_CATCHUP_STEPS)
-		k->steps_done = due - KIOSK_MAX_CATCHUP_STEPS;
+	catchup = k->pond ? clock_ticks(KIOSK_MAX_CATCHUP_NS, (unsigned)k->units.steps_per_second)
+			  : KIOSK_MAX_CATCHUP_STEPS;
+	if (due > k->steps_done + catchup)
+		k->steps_done = due - catchup;
 	if (k->dark) {
 		k->steps_done = due;
 		return 0;

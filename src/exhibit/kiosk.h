@@ -34,9 +34,16 @@ int kiosk_create(const struct options *o, int rotation, int width, int height, i
 		 int mm_height, struct kiosk **out);
 void kiosk_destroy(struct kiosk *k);
 
-/* Run every step due by now_ns (monotonic, first call sets time zero).
- * After a long stall at most KIOSK_MAX_CATCHUP_STEPS run; the rest is dropped. */
+/*
+ * Run every step due by now_ns (monotonic, first call sets time zero).
+ * After a long stall the classic water runs at most KIOSK_MAX_CATCHUP_STEPS
+ * (its step rate is a few a frame), the pond at most KIOSK_MAX_CATCHUP_NS
+ * of steps (four a 60 Hz frame, and a frame's ns rounded down makes one in
+ * three due five: a bound in steps would slow its water); the rest is
+ * dropped.
+ */
 #define KIOSK_MAX_CATCHUP_STEPS 4
+#define KIOSK_MAX_CATCHUP_NS (NSEC_PER_SEC / 10)
 int kiosk_advance(struct kiosk *k, uint64_t now_ns);
 
 /* Render the current water into a target of any size (a second screen of
