@@ -22,7 +22,7 @@ for tool in $host-gcc $host-pkg-config make; do
 		exit 77
 	fi
 done
-for lib in libpng libjpeg pixman-1 libdrm libevdev libsystemd; do
+for lib in libpng libjpeg pixman-1 fftw3f libdrm libevdev libsystemd; do
 	if ! $host-pkg-config --exists "$lib"; then
 		echo "needs $lib for arm64 (dpkg --add-architecture arm64; its -dev package :arm64)" >&2
 		exit 77
