@@ -73,7 +73,8 @@ struct bench {
 	enum pixel_format format;
 	const char *impl;
 	enum mode mode;
-	bool calm, idle, seeds, swipe;
+	enum water_model model;             /* --model; --seeds: always classic */
+	bool model_given, calm, idle, seeds, swipe;
 	int panels;                         /* --wall: panels of --size side by side */
 };
 
@@ -117,20 +118,27 @@ static void usage(FILE *f)
 "Usage: ripple-bench [--size WxH] [--frames N] [--impl auto|scalar|sse2|avx2|neon|seed-o2|seed-native]\n"
 "                    [--threads T] [--format xrgb8888|rgb565] [--water choppy|calm|swipe]\n"
 "                    [--screen-mm WxH] [--refresh HZ] [--sim-scale auto|S]\n"
-"                    [--steps-per-second auto|N] [--idle] [--floor] [--wall N] [--sound]\n"
+"                    [--steps-per-second auto|N] [--model pond|classic] [--idle] [--floor]\n"
+"                    [--wall N] [--sound]\n"
 "Times the kiosk's per-frame work (rain, the steps due in one frame at --refresh\n"
 "Hz, one render) into memory and prints impl= threads= size= frames= step_ms=\n"
 "render_ms= frame_ms= fps= (medians). Without --sim-scale or --steps-per-second\n"
 "it measures the kiosk's defaults for a screen of --screen-mm (default: the\n"
 "kiosk's default size); --sim-scale 1 --steps-per-second 60 is one full-size\n"
 "step a 60 Hz frame, as the seeds did.\n"
+"  --model pond|classic  which water (the kiosk's --water): the pond, the default,\n"
+"                  or the seeds' two-buffer ripple; the line says model=. The pond's\n"
+"                  render_ms includes summing its cosines into heights, idct_ms=\n"
 "  --impl seed-o2|seed-native  the seeds' own loops, compiled -O2 / " SEED_NATIVE_CFLAGS "\n"
 "  --floor         memcpy as many bytes as a frame must move: two height planes and\n"
 "                  the picture read, a plane and the output written (14 bytes a pixel\n"
 "                  at xrgb8888, about 30 MB at 1920x1080) -- the memory floor\n"
 "  --sound         the water's sound instead: --frames seconds of 20 drops a second\n"
 "                  and a swish, synthesized; core_percent= is the share of one core\n"
-"  --idle          let calm rows and flat water be skipped, as the kiosk does\n"
+"  --idle          skip what the kiosk skips while the water rests: frames that did\n"
+"                  not change are not drawn, and with the classic water only, calm\n"
+"                  rows are not stepped (the pond steps nothing while flat, --idle\n"
+"                  or not); the line says idle=same-frames[+calm-rows]\n"
 "  --water swipe   no rain; every frame a finger of the largest stone crosses the\n"
 "                  screen in moves of 4 px before the steps (the worst frame of\n"
 "                  touches; worst_ms= is the slowest frame)\n"
@@ -138,7 +146,7 @@ static void usage(FILE *f)
 "                  one water under them, each frame a window drawn for each panel\n"
 "  --seeds         the seeds' workload: full-size grid, one step a frame, damping\n"
 "                  >> 5, refraction >> 2, stones of 4 cells and 96 deep (the table\n"
-"                  against their own loops)\n");
+"                  against their own loops), on the classic water whatever --model\n");
 }
 
 static int parse_args(struct bench *b, int argc, char **argv)
@@ -154,6 +162,7 @@ static int parse_args(struct bench *b, int argc, char **argv)
 		{ "refresh", required_argument, NULL, 'r' },
 		{ "screen-mm", required_argument, NULL, 'm' },
 		{ "water", required_argument, NULL, 'w' },
+		{ "model", required_argument, NULL, 'M' },
 		{ "idle", no_argument, NULL, 'I' },
 		{ "seeds", no_argument, NULL, 'E' },
 		{ "floor", no_argument, NULL, 'F' },
@@ -214,6 +223,15 @@ static int parse_args(struct bench *b, int argc, char **argv)
 			b->calm = strcmp(optarg, "choppy") != 0;
 			b->swipe = strcmp(optarg, "swipe") == 0;
 			break;
+		case 'M':
+			if (strcmp(optarg, "pond") == 0)
+				b->model = WATER_POND;
+			else if (strcmp(optarg, "classic") == 0)
+				b->model = WATER_CLASSIC;
+			else
+				goto bad;
+			b->model_given = true;
+			break;
 		case 'E':
 			b->seeds = true;
 			break;
@@ -250,6 +268,10 @@ static int parse_args(struct bench *b, int argc, char **argv)
 	if (b->mode == MODE_SEED_O2 || b->mode == MODE_SEED_NATIVE)
 		b->seeds = true;
 	if (b->seeds) {
+		/* Their loops are the classic water's: the table compares those. */
+		if (b->model_given && b->model != WATER_CLASSIC)
+			fprintf(stderr, "ripple-bench: --seeds runs the classic water\n");
+		b->model = WATER_CLASSIC;
 		if (b->sim_scale == 0)
 			b->sim_scale = 1;
 		if (b->steps_per_second == 0)
@@ -264,8 +286,19 @@ bad:
 	return -EINVAL;
 }
 
-static void print_line(const struct bench *b, const char *impl, int threads, double step,
-		       double render, double frame, double worst)
+static const char *model_name(enum water_model m)
+{
+	return m == WATER_POND ? "pond" : "classic";
+}
+
+/* The times of one run: per-frame medians in ms (idct: the pond's sum of
+ * its cosines into heights, a part of render), and the slowest frame. */
+struct times {
+	double step, render, idct, frame, worst;
+};
+
+static void print_line(const struct bench *b, const char *impl, int threads,
+		       const struct times *t)
 {
 	char scale[16] = "auto", sps[16] = "auto", screen[32] = "default", wall[16] = "";
 
@@ -278,12 +311,20 @@ static void print_line(const struct bench *b, const char *impl, int threads, dou
 	if (b->panels > 1)
 		snprintf(wall, sizeof(wall), "x%d", b->panels);
 	printf("impl=%s threads=%d size=%dx%d%s frames=%d format=%s screen=%s sim_scale=%s sps=%s "
-	       "water=%s step_ms=%.3f render_ms=%.3f frame_ms=%.3f fps=%.1f",
-	       impl, threads, b->width, b->height, wall, b->frames, pixel_format_name(b->format),
-	       screen, scale, sps, b->swipe ? "swipe" : b->calm ? "calm" : "choppy", step, render,
-	       frame, frame > 0 ? 1000.0 / frame : 0.0);
+	       "water=%s", impl, threads, b->width, b->height, wall, b->frames,
+	       pixel_format_name(b->format), screen, scale, sps,
+	       b->swipe ? "swipe" : b->calm ? "calm" : "choppy");
+	/* The seeds' lines stay as they were: theirs is the classic water. */
+	if (!b->seeds)
+		printf(" model=%s", model_name(b->model));
+	if (b->idle)
+		printf(" idle=%s", b->model == WATER_CLASSIC ? "same-frames+calm-rows" : "same-frames");
+	printf(" step_ms=%.3f render_ms=%.3f", t->step, t->render);
+	if (!b->seeds && b->model == WATER_POND)
+		printf(" idct_ms=%.3f", t->idct);
+	printf(" frame_ms=%.3f fps=%.1f", t->frame, t->frame > 0 ? 1000.0 / t->frame : 0.0);
 	if (b->swipe)
-		printf(" worst_ms=%.3f", worst);
+		printf(" worst_ms=%.3f", t->worst);
 	printf("\n");
 }
 
@@ -377,6 +418,7 @@ static int run_seed(const struct bench *b, uint64_t *t_step, uint64_t *t_render,
 	uint32_t *src = bigmem_alloc(n * 4), *dst = bigmem_alloc(n * 4);
 	uint64_t rng = 1;
 	bool o2 = b->mode == MODE_SEED_O2;
+	struct times times;
 
 	if (!buf1 || !buf2 || !src || !dst) {
 		free(buf1); free(buf2); free(src); free(dst);
@@ -415,20 +457,26 @@ static int run_seed(const struct bench *b, uint64_t *t_step, uint64_t *t_render,
 		}
 	}
 	free(buf1); free(buf2); free(src); free(dst);
-	print_line(b, o2 ? "seed-o2" : "seed-native", 1, median_ms(t_step, b->frames),
-		   median_ms(t_render, b->frames), median_ms(t_frame, b->frames), 0);
+	times = (struct times){
+		.step = median_ms(t_step, b->frames),
+		.render = median_ms(t_render, b->frames),
+		.frame = median_ms(t_frame, b->frames),
+	};
+	print_line(b, o2 ? "seed-o2" : "seed-native", 1, &times);
 	return 0;
 }
 
-static int run_kiosk(const struct bench *b, uint64_t *t_step, uint64_t *t_render, uint64_t *t_frame)
+static int run_kiosk(const struct bench *b, uint64_t *t_step, uint64_t *t_render,
+		     uint64_t *t_idct, uint64_t *t_frame)
 {
 	struct options o;
 	struct kiosk *k = NULL;
 	struct render_target t;
-	double worst;
+	struct times times;
 	int pw, ph, ret;
 
 	options_defaults(&o);
+	o.water = b->model;
 	o.threads = b->threads;
 	o.sim_scale = b->sim_scale;
 	o.steps_per_second = b->steps_per_second;
@@ -452,7 +500,19 @@ static int run_kiosk(const struct bench *b, uint64_t *t_step, uint64_t *t_render
 	ret = kiosk_create(&o, 0, b->width * b->panels, b->height, 0, 0, &k);
 	if (ret < 0)
 		return ret;
-	ripple_set_skip_calm(kiosk_ripple(k), b->idle);
+	/* The line names the water measured: be sure it is that one. */
+	if ((b->model == WATER_POND) != (kiosk_pond(k) != NULL) ||
+	    (b->model == WATER_CLASSIC) != (kiosk_ripple(k) != NULL)) {
+		fprintf(stderr, "ripple-bench: the kiosk did not make the %s water\n",
+			model_name(b->model));
+		kiosk_destroy(k);
+		options_free(&o);
+		return -EINVAL;
+	}
+	/* Calm rows are the classic water's alone (the pond's modes are not
+	 * in rows of the screen): without --idle it steps them all. */
+	if (kiosk_ripple(k))
+		ripple_set_skip_calm(kiosk_ripple(k), b->idle);
 
 	render_physical_size(0, b->width, b->height, &pw, &ph);
 	t.width = pw;
@@ -476,7 +536,7 @@ static int run_kiosk(const struct bench *b, uint64_t *t_step, uint64_t *t_render
 
 	for (int f = b->seeds ? -SEEDS_PREFILL_FRAMES : -PREFILL_S * b->refresh_hz; f < b->frames;
 	     f++) {
-		uint64_t t0, t1, t2;
+		uint64_t t0, t1, t2, t_sum = 0;
 
 		clock += period;
 		t0 = clock_now_ns();
@@ -486,6 +546,13 @@ static int run_kiosk(const struct bench *b, uint64_t *t_step, uint64_t *t_render
 		t1 = clock_now_ns();
 		/* --idle: as the live loop, draw only what changed */
 		if (!b->idle || !showing || shown != kiosk_generation(k)) {
+			int hw, hh;
+
+			/* The heights first, as the render would make them
+			 * (the pond sums its cosines; classic: its plane), timed
+			 * on their own. */
+			kiosk_heights(k, &hw, &hh);
+			t_sum = clock_now_ns() - t1;
 			/* A wall: each panel its window, as the loop draws them. */
 			for (int p = 0; p < b->panels; p++) {
 				const struct kiosk_window win = { p * b->width, 0, b->width,
@@ -500,6 +567,7 @@ static int run_kiosk(const struct bench *b, uint64_t *t_step, uint64_t *t_render
 		if (f >= 0) {
 			t_step[f] = t1 - t0;
 			t_render[f] = t2 - t1;
+			t_idct[f] = t_sum;
 			t_frame[f] = t2 - t0;
 		}
 	}
@@ -510,9 +578,13 @@ static int run_kiosk(const struct bench *b, uint64_t *t_step, uint64_t *t_render
 		water_units_describe(kiosk_units(k), units, sizeof(units));
 		fprintf(stderr, "ripple-bench: %s\n", units);
 	}
-	worst = max_ms(t_frame, b->frames);
-	print_line(b, simd_kernels()->name, o.threads, median_ms(t_step, b->frames),
-		   median_ms(t_render, b->frames), median_ms(t_frame, b->frames), worst);
+	/* before the medians sort it */
+	times.worst = max_ms(t_frame, b->frames);
+	times.step = median_ms(t_step, b->frames);
+	times.render = median_ms(t_render, b->frames);
+	times.idct = median_ms(t_idct, b->frames);
+	times.frame = median_ms(t_frame, b->frames);
+	print_line(b, simd_kernels()->name, o.threads, &times);
 	free(t.pixels);
 	kiosk_destroy(k);
 	options_free(&o);
@@ -525,8 +597,9 @@ int main(int argc, char **argv)
 		.width = 1920, .height = 1080, .frames = 100, .threads = 1, .sim_scale = 0,
 		.refresh_hz = DEFAULT_REFRESH_HZ,
 		.format = PIXEL_XRGB8888, .impl = "auto", .mode = MODE_KIOSK, .panels = 1,
+		.model = WATER_POND,
 	};
-	uint64_t *t_step, *t_render, *t_frame;
+	uint64_t *t_step, *t_render, *t_idct, *t_frame;
 	int ret;
 
 	if (parse_args(&b, argc, argv) < 0)
@@ -543,8 +616,9 @@ int main(int argc, char **argv)
 	}
 	t_step = calloc((size_t)b.frames, sizeof(uint64_t));
 	t_render = calloc((size_t)b.frames, sizeof(uint64_t));
+	t_idct = calloc((size_t)b.frames, sizeof(uint64_t));
 	t_frame = calloc((size_t)b.frames, sizeof(uint64_t));
-	if (!t_step || !t_render || !t_frame)
+	if (!t_step || !t_render || !t_idct || !t_frame)
 		return 1;
 	switch (b.mode) {
 	case MODE_FLOOR:
@@ -558,11 +632,12 @@ int main(int argc, char **argv)
 		ret = run_seed(&b, t_step, t_render, t_frame);
 		break;
 	default:
-		ret = run_kiosk(&b, t_step, t_render, t_frame);
+		ret = run_kiosk(&b, t_step, t_render, t_idct, t_frame);
 		break;
 	}
 	free(t_step);
 	free(t_render);
+	free(t_idct);
 	free(t_frame);
 	if (ret < 0) {
 		fprintf(stderr, "ripple-bench: %s\n", strerror(-ret));

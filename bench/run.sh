@@ -2,9 +2,11 @@
 # The README's performance table: every path at full HD on one thread, the
 # seeds' own loops and the memory floor beside them, calm against choppy,
 # a quarter of the pixels, and 4K on every thread, all as the seeds ran (one
-# full-size step a 60 Hz frame); then the kiosk's own defaults (the grid and
-# step rate the look in mm and seconds gives) against the same look on a
-# full-size grid; then the targets checked from these numbers of this one run.
+# full-size step a 60 Hz frame); then the classic water's defaults (the grid
+# and step rate the look in mm and seconds gives) against the same look on a
+# full-size grid; then the pond (the kiosk's default water since it came)
+# beside the classic water on a 55-inch panel, at 4K, on a wall, calm and
+# swiped; then the targets checked from these numbers of this one run.
 set -eu
 bench="${1:-./bench/ripple-bench}"
 frames="${FRAMES:-200}"
@@ -14,28 +16,56 @@ trap 'rm -f "$out"' EXIT
 
 # Each line is the best of REPEATS runs (each already a median over its
 # frames): a shared machine's neighbours only ever make a run slower.
-# BASELINE=path/to/ripple-bench adds the defaults at 1080p on one thread
-# measured by that build too (say e8e96c0's, the last before the picture
-# was sampled between pixels and lit), the two runs alternated.
+# BASELINE=path/to/ripple-bench adds the classic water's defaults at 1080p
+# on one thread measured by that build too (say e8e96c0's, the last before
+# the picture was sampled between pixels and lit), the two runs alternated.
 repeats="${REPEATS:-3}"
 baseline="${BASELINE:-}"
+# ms LINE: the time a line is judged by
+ms() {
+	echo "$1" | sed -n 's/.*\(frame_ms\|floor_ms\|cpu_ms\)=\([0-9.]*\).*/\2/p'
+}
+# faster LINE BEST: LINE took less than BEST (or there is no BEST yet)
+faster() {
+	[ -z "$2" ] || awk -v a="$(ms "$1")" -v b="$(ms "$2")" 'BEGIN { exit !(a < b) }'
+}
 run() {
 	best=""
 	for _ in $(seq "$repeats"); do
 		line=$($bench "$@")
-		ms=$(echo "$line" | sed -n 's/.*\(frame_ms\|floor_ms\|cpu_ms\)=\([0-9.]*\).*/\2/p')
-		if [ -z "$best" ] || awk -v a="$ms" -v b="$best_ms" 'BEGIN { exit !(a < b) }'; then
+		if faster "$line" "$best"; then
 			best=$line
-			best_ms=$ms
 		fi
 	done
 	echo "${tag:-}$best" | tee -a "$out"
+}
+# pair "ARGS" "A" "B": the lines of ARGS A and ARGS B side by side, their
+# runs alternated so that both see the same minutes of the neighbours'
+# load, each the best of REPEATS.
+pair() {
+	best_a="" best_b=""
+	for _ in $(seq "$repeats"); do
+		# shellcheck disable=SC2086
+		line=$($bench $1 $2)
+		if faster "$line" "$best_a"; then
+			best_a=$line
+		fi
+		# shellcheck disable=SC2086
+		line=$($bench $1 $3)
+		if faster "$line" "$best_b"; then
+			best_b=$line
+		fi
+	done
+	printf '%s\n%s\n' "$best_a" "$best_b" | tee -a "$out"
 }
 echo "# $(uname -m), $(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2- | sed 's/^ //'), $cpus CPUs"
 # The seeds' way: a full-size grid, one step a 60 Hz frame, their damping,
 # refraction and stones (ripple-bench --help).
 seeds="--seeds"
 panel="--screen-mm 1210x680"   # a 55-inch panel
+# The two waters: the classic one was the default until the pond came.
+classic="--model classic"
+pond="--model pond"
 run --size 1920x1080 --frames "$frames" --floor
 run --size 1920x1080 --frames "$frames" --impl seed-o2
 run --size 1920x1080 --frames "$frames" --impl seed-native
@@ -50,32 +80,55 @@ run --size 3840x2160 --frames "$frames" --threads 1 $seeds
 run --size 3840x2160 --frames "$frames" --threads "$cpus" $seeds
 run --size 3840x2160 --frames "$frames" --threads "$cpus" --water calm $seeds
 run --size 1920x1080 --frames "$frames" --threads 1 --sim-scale 2 $seeds
-# The kiosk's defaults, on the default screen and on a 55-inch panel, and the
-# same look (same wave speed and lifetime) on a full-size grid.
-run --size 1920x1080 --frames "$frames" --threads 1
+# The classic water's defaults (the kiosk's until the pond), on the default
+# screen and on a 55-inch panel, and the same look (same wave speed and
+# lifetime) on a full-size grid.
+run --size 1920x1080 --frames "$frames" --threads 1 $classic
 if [ -n "$baseline" ]; then
 	# the same line from that build, then this build's again: the
-	# neighbours' load changes by the minute, and this pair is compared
+	# neighbours' load changes by the minute, and this pair is compared.
+	# A build before the pond knows no --model: its default is classic.
+	base_model=""
+	$baseline --help 2>/dev/null | grep -q -- --model && base_model=$classic
 	ours=$bench
 	bench=$baseline tag="baseline "
-	run --size 1920x1080 --frames "$frames" --threads 1
+	run --size 1920x1080 --frames "$frames" --threads 1 $base_model
 	bench=$ours tag="again "
-	run --size 1920x1080 --frames "$frames" --threads 1
+	run --size 1920x1080 --frames "$frames" --threads 1 $classic
 	tag=""
 fi
-run --size 1920x1080 --frames "$frames" --threads 1 $panel
-run --size 1920x1080 --frames "$frames" --threads 1 $panel --sim-scale 1
-run --size 1920x1080 --frames "$frames" --threads 1 --sim-scale 1
-run --size 3840x2160 --frames "$frames" --threads "$cpus" $panel
-run --size 3840x2160 --frames "$frames" --threads "$cpus"
+# Today's defaults and the new ones at 1080p on a 55-inch panel, one thread:
+# the classic water and the pond side by side, choppy (the default
+# workload) and calm, each frame its steps, the pond's sum of its cosines
+# into heights, and the render.
+pair "--size 1920x1080 --frames $frames --threads 1 $panel" "$classic" "$pond"
+pair "--size 1920x1080 --frames $frames --threads 1 $panel --water calm" "$classic" "$pond"
+run --size 1920x1080 --frames "$frames" --threads 1 $panel --sim-scale 1 $classic
+run --size 1920x1080 --frames "$frames" --threads 1 --sim-scale 1 $classic
+run --size 3840x2160 --frames "$frames" --threads "$cpus" $panel $classic
+run --size 3840x2160 --frames "$frames" --threads "$cpus" $classic
+# The pond at 4K on a 55-inch panel, two threads.
+run --size 3840x2160 --frames "$frames" --threads 2 $panel $pond
 # A wall of two full-HD 55-inch panels (one water, a window each) against one
 # screen of the same pixels, on two threads: the wall costs what it does.
-run --size 1920x1080 --frames "$frames" --threads 2 $panel --wall 2
-run --size 3840x1080 --frames "$frames" --threads 2 --screen-mm 2420x680
+# Each water.
+run --size 1920x1080 --frames "$frames" --threads 2 $panel --wall 2 $classic
+run --size 3840x1080 --frames "$frames" --threads 2 --screen-mm 2420x680 $classic
+run --size 1920x1080 --frames "$frames" --threads 2 $panel --wall 2 $pond
+run --size 3840x1080 --frames "$frames" --threads 2 --screen-mm 2420x680 $pond
+# Calm water as the kiosk meets it (--idle: a frame that did not change is
+# not drawn; calm rows are not stepped, which is the classic water's alone:
+# the pond steps nothing at all while flat): it should cost nothing.
+pair "--size 1920x1080 --frames $frames --threads 1 $panel --water calm --idle" "$classic" "$pond"
 # The worst frame touches can ask for: the largest stone swiped across a
-# full-size grid in 4 px moves, all in one frame.
-run --size 1920x1080 --frames 20 --threads 1 --sim-scale 1 --steps-per-second 60 --water swipe
-run --size 3840x2160 --frames 20 --threads "$cpus" --sim-scale 1 --steps-per-second 60 --water swipe
+# full-size grid in 4 px moves, all in one frame. The classic water on a
+# full-size grid at one step a frame; the pond at its defaults on a
+# 55-inch panel (its 240 steps a second: a fast finger is followed in up to
+# 16 sub-steps of each).
+run --size 1920x1080 --frames 20 --threads 1 --sim-scale 1 --steps-per-second 60 --water swipe $classic
+run --size 3840x2160 --frames 20 --threads "$cpus" --sim-scale 1 --steps-per-second 60 --water swipe $classic
+run --size 1920x1080 --frames 20 --threads 1 $panel --water swipe $pond
+run --size 3840x2160 --frames 20 --threads 2 $panel --water swipe $pond
 # The water's sound: 20 drops a second and a swish, synthesized.
 run --sound --frames 20
 # The reference's own scaling on this machine's caches, for comparison.
@@ -96,31 +149,55 @@ function field(line, key,   re) {
 /impl=seed-native/ { native = field($0, "frame_ms") }
 /size=1920x1080/ && /threads=1/ && /water=choppy/ && /format=xrgb8888/ && /sim_scale=1 sps=60/ && !/impl=seed/ && !/impl=scalar/ {
 	v = field($0, "frame_ms"); if (best == "" || v + 0 < best + 0) best = v }
-/size=1920x1080/ && /water=calm/ { calm = field($0, "frame_ms") }
+/size=1920x1080/ && /water=calm/ && !/model=/ { calm = field($0, "frame_ms") }
 /size=960x540/ && !/impl=seed/ { quarter = field($0, "frame_ms") }
 /size=3840x2160/ && /threads=1 / && !/impl=seed/ && !/water=swipe/ { single4k = field($0, "frame_ms") }
 /size=3840x2160/ && /water=choppy/ && !/threads=1 / && /sps=60/ { fps4k = field($0, "fps") }
-/^impl=/ && /size=1920x1080/ && /threads=1 / && /sim_scale=auto sps=auto/ && /screen=default/ { def = field($0, "frame_ms") }
+# the classic water, its defaults (model=: not the lines of the seeds)
+/^impl=/ && /model=classic/ && /size=1920x1080/ && /threads=1 / && /sim_scale=auto sps=auto/ && /screen=default/ && /water=choppy/ { def = field($0, "frame_ms") }
 /^baseline / { base = field($0, "frame_ms") }
 /^again / { again = field($0, "frame_ms") }
-/size=1920x1080/ && /threads=1 / && /sim_scale=auto sps=auto/ && /screen=1210x680mm/ { def55 = field($0, "frame_ms") }
-/size=1920x1080/ && /threads=1 / && /sim_scale=1 sps=auto/ && /screen=default/ { full = field($0, "frame_ms") }
-/size=1920x1080/ && /threads=1 / && /sim_scale=1 sps=auto/ && /screen=1210x680mm/ { full55 = field($0, "frame_ms") }
-/size=3840x2160/ && !/threads=1 / && /sim_scale=auto sps=auto/ && /screen=default/ { def4k = field($0, "fps") }
-/size=3840x2160/ && !/threads=1 / && /sim_scale=auto sps=auto/ && /screen=1210x680mm/ { def4k55 = field($0, "fps") }
-/water=swipe/ && /size=1920x1080/ { swipe1080 = field($0, "worst_ms") }
-/water=swipe/ && /size=3840x2160/ { swipe4k = field($0, "worst_ms") }
+/model=classic/ && /size=1920x1080 / && /threads=1 / && /sim_scale=auto sps=auto/ && /screen=1210x680mm/ && /water=choppy/ { def55 = field($0, "frame_ms") }
+/model=classic/ && /size=1920x1080/ && /threads=1 / && /sim_scale=1 sps=auto/ && /screen=default/ { full = field($0, "frame_ms") }
+/model=classic/ && /size=1920x1080/ && /threads=1 / && /sim_scale=1 sps=auto/ && /screen=1210x680mm/ { full55 = field($0, "frame_ms") }
+/model=classic/ && /size=3840x2160/ && !/threads=1 / && /sim_scale=auto sps=auto/ && /screen=default/ && /water=choppy/ { def4k = field($0, "fps") }
+/model=classic/ && /size=3840x2160/ && !/threads=1 / && /sim_scale=auto sps=auto/ && /screen=1210x680mm/ && /water=choppy/ { def4k55 = field($0, "fps") }
+/model=classic/ && /water=swipe/ && /size=1920x1080/ { swipe1080 = field($0, "worst_ms") }
+/model=classic/ && /water=swipe/ && /size=3840x2160/ { swipe4k = field($0, "worst_ms") }
+# the pond, and the classic water beside it
+/size=1920x1080 / && /threads=1 / && /screen=1210x680mm/ && /sim_scale=auto sps=auto/ && !/idle=/ {
+	m = field($0, "model"); w = field($0, "water")
+	if (w == "choppy" || w == "calm") {
+		frame55[m, w] = field($0, "frame_ms"); step55[m, w] = field($0, "step_ms")
+		render55[m, w] = field($0, "render_ms"); idct55[m, w] = field($0, "idct_ms")
+	}
+}
+/size=1920x1080 / && /threads=1 / && /screen=1210x680mm/ && /water=calm/ && /idle=/ { idle55[field($0, "model")] = field($0, "frame_ms") }
+/model=pond/ && /size=3840x2160/ && /threads=2 / && /screen=1210x680mm/ && /water=choppy/ { pond4k = field($0, "fps"); pond4k_ms = field($0, "frame_ms") }
+/size=1920x1080x2/ { wall[field($0, "model")] = field($0, "fps") }
+/size=3840x1080/ && /threads=2 / { wide[field($0, "model")] = field($0, "fps") }
+/model=pond/ && /water=swipe/ && /size=1920x1080/ { pond_swipe1080 = field($0, "worst_ms") }
+/model=pond/ && /water=swipe/ && /size=3840x2160/ { pond_swipe4k = field($0, "worst_ms") }
 /impl=sound/ { sound = field($0, "core_percent") }
+function verdict(ok) { return ok ? "met" : "MISSED" }
 END {
 	printf "# best 1080p frame %.3f ms: %.2fx of seeds -O2 (target <= 0.25), %.2fx of seeds -O3 -march=native (<= 0.33), %.2fx of the copy floor (<= 1.5)\n", best, best / o2, best / native, best / floor
 	printf "# choppy/calm at 1080p: %.2f (no target since the picture is sampled between pixels: flat water is a plain copy, the frame\047s budget is choppy\047s); 4 times the pixels: 2160p/1080p %.2f, 1080p/540p %.2f (4.00 is linear; the seeds\047 loops: %.2f, %.2f)\n", best / calm, single4k / best, best / quarter, o2_4k / o2, o2 / o2_quarter
 	printf "# 3840x2160 on %d threads: %s fps (target >= 120)\n", cpus, fps4k
-	printf "# the defaults at 1080p, 1 thread: %.3f ms on the default 24-inch screen (the same look on a full-size grid: %.3f ms; one full step a frame as the seeds did: %.3f ms), %.3f ms on a 55-inch panel (full-size grid: %.3f ms) (target: no dearer than the full-size grid)\n", def, full, best, def55, full55
+	printf "# the classic water\047s defaults at 1080p, 1 thread: %.3f ms on the default 24-inch screen (the same look on a full-size grid: %.3f ms; one full step a frame as the seeds did: %.3f ms), %.3f ms on a 55-inch panel (full-size grid: %.3f ms) (target: no dearer than the full-size grid)\n", def, full, best, def55, full55
 	if (base != "") {
 		ours = again != "" && again + 0 < def + 0 ? again : def
-		printf "# the defaults at 1080p, 1 thread, against BASELINE\047s: %.3f ms (best of this build\047s two lines) against %.3f ms: %.2fx (target <= 1.3)\n", ours, base, ours / base
+		printf "# the classic water\047s defaults at 1080p, 1 thread, against BASELINE\047s: %.3f ms (best of this build\047s two lines) against %.3f ms: %.2fx (target <= 1.3)\n", ours, base, ours / base
 	}
-	printf "# the defaults at 3840x2160 on %d threads: %s fps on the default screen, %s fps on a 55-inch panel (target >= 120)\n", cpus, def4k, def4k55
+	printf "# the classic water\047s defaults at 3840x2160 on %d threads: %s fps on the default screen, %s fps on a 55-inch panel (target >= 120)\n", cpus, def4k, def4k55
 	printf "# the sound, 20 drops a second: %s%% of one core (target < 2)\n", sound
 	printf "# the largest stone swiped across the screen in one frame: worst frame %s ms at 1080p, %s ms at 3840x2160 (target <= 50, three 60 Hz frames)\n", swipe1080, swipe4k
+	# The pond, the default water now.
+	p = frame55["pond", "choppy"]; c = frame55["classic", "choppy"]
+	printf "# the new defaults (the pond) against today\047s (the classic water) at 1080p on a 55-inch panel, 1 thread, choppy: %.3f ms a frame (steps %.3f, the sum into heights %.3f, render with it %.3f) against %.3f ms, %.2fx (target: the pond <= 4 ms: %s)\n", p, step55["pond", "choppy"], idct55["pond", "choppy"], render55["pond", "choppy"], c, p / c, verdict(p != "" && p + 0 <= 4)
+	printf "# the same, calm (no rain, every frame drawn): %.3f ms against %.3f ms\n", frame55["pond", "calm"], frame55["classic", "calm"]
+	printf "# the pond at 3840x2160 on 2 threads, 55-inch panel: %s fps, %s ms a frame (target >= 120: %s)\n", pond4k, pond4k_ms, verdict(pond4k != "" && pond4k + 0 >= 120)
+	printf "# the pond on a wall of two full-HD 55-inch panels, 2 threads: %s fps (one screen of the same pixels: %s fps; the classic water: %s and %s fps) (target >= 60: %s)\n", wall["pond"], wide["pond"], wall["classic"], wide["classic"], verdict(wall["pond"] != "" && wall["pond"] + 0 >= 60)
+	printf "# calm water with the pond costs nothing: its step %.3f ms, and as the kiosk meets it (--idle, unchanged frames not drawn) %.3f ms a frame (the classic water: %.3f ms) (target <= 0.01 ms: %s)\n", step55["pond", "calm"], idle55["pond"], idle55["classic"], verdict(idle55["pond"] != "" && idle55["pond"] + 0 <= 0.01 && step55["pond", "calm"] + 0 <= 0.01)
+	printf "# the pond, the largest stone swiped across the screen in one frame (sub-steps): worst frame %s ms at 1080p on 1 thread, %s ms at 3840x2160 on 2 (target <= 50: %s)\n", pond_swipe1080, pond_swipe4k, verdict(pond_swipe1080 != "" && pond_swipe4k != "" && pond_swipe1080 + 0 <= 50 && pond_swipe4k + 0 <= 50)
 }' "$out"
