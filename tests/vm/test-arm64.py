@@ -38,9 +38,10 @@ MAX_MEAN, MAX_FRACTION, PICTURE_THRESHOLD = 12.0, 0.10, 48
 NEAR = 160
 THRESHOLD = 8
 MOVED = 0.002
-# Slow waves (1 cm/s) keep the ring near the touch while TCG catches up; no
-# attract rain, so the water is still before the touch.
-RUN_ARGS = ["--wave-speed", "1", "--attract", "0"]
+# The classic water's slow waves (1 cm/s) keep the ring near the touch
+# while TCG catches up; no attract rain, so the water is still before the
+# touch.
+RUN_ARGS = ["--water", "classic", "--wave-speed", "1", "--attract", "0"]
 
 t = rkvm.Checks()
 tmp = tempfile.mkdtemp(prefix="rk-arm64-")

@@ -66,6 +66,7 @@ SETTINGS = """\
 # written by tests/vm/test-image.py
 background = /boot/efi/ripple-kiosk/stripes.ppm
 attract = 0
+water = classic
 wave-speed = 1
 http-token-file = /boot/efi/ripple-kiosk/http-token
 """

@@ -265,7 +265,7 @@ def stone_reload(vm):
         return
     write_stones(vm, RADIUS_BEFORE)
     vm.run("export RIPPLE_KIOSK_DEBUG=1; rk_start rk ripple-kiosk --config %s "
-           "--wave-speed 1 --fade 1 --attract 0" % STONES_CONF)
+           "--water classic --wave-speed 1 --fade 1 --attract 0" % STONES_CONF)
     first = wait_picture(vm, "d-first")
     if not t.check(first.size == SCREEN and wait_log(vm, PANEL_FOUND, 1),
                    "stones: ripple-kiosk runs with %s and takes the panel" % STONES_CONF,
@@ -326,7 +326,9 @@ with rkvm.boot(devices=["bochs-display"],
     # corners stay still for the seconds these checks take under TCG, and
     # --fade 1 calms the water between them. No attract rain: on a busy
     # machine the waits for still water can outlast its idle time.
-    vm.start("rk", "ripple-kiosk", "--wave-speed", "1", "--fade", "1", "--attract", "0")
+    # The classic water, slowed: each stone's ring stays where it fell.
+    vm.start("rk", "ripple-kiosk", "--water", "classic", "--wave-speed", "1", "--fade", "1",
+             "--attract", "0")
     first = wait_picture(vm, "0-first")
     ok = t.check(first.size == SCREEN and vm.running("rk") and wait_log(vm, PANEL_FOUND, 1),
                  "ripple-kiosk runs and takes the panel as a multitouch screen", vm.log("rk"))

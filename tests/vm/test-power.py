@@ -226,7 +226,8 @@ def power_run(vm, driver, label, env=()):
     sleep_s = sleep_after()
     api = "legacy" if env == LEGACY else "atomic"
     start_watched(vm, label, "--sleep-after", str(sleep_s), "--attract", "0",
-                  "--stats-interval", str(STATS_S), "--wave-speed", "5", env=env)
+                  "--stats-interval", str(STATS_S), "--water", "classic", "--wave-speed", "5",
+                  env=env)
     first = vm.wait_picture("rk", SCREEN, label + "-0", FIRST_FRAME_S)
     if not t.check(first.size == SCREEN and rkvm.is_not_black(first),
                    "%s: water shown" % label, vm.log("rk")):

@@ -85,8 +85,10 @@ def tablet_run(vm, rotate):
     # attract rain: on a busy machine the wait for still water can outlast
     # its idle time.
     turn = ["--rotate", str(rotate)] if rotate is not None else []
+    # The classic water, slowed: its ring stays round the touched point
+    # long enough to see where the touch landed.
     vm.start("rk", "env", "RIPPLE_KIOSK_DEBUG=1", "ripple-kiosk", *turn,
-             "--wave-speed", "1", "--attract", "0")
+             "--water", "classic", "--wave-speed", "1", "--attract", "0")
     first = wait_picture(vm, "rk", label + "-0")
     if not t.check(first.size == SCREEN and vm.running("rk"), "%s: running" % label, vm.log("rk")):
         vm.stop("rk", "KILL", 5)

@@ -44,7 +44,10 @@ BEZEL_MM = 20
 SPEED_CM_S = 5.0
 FADE_S = 60
 QUIET = ("--attract", "0", "--rain", "0")
-LOOK = ("--wave-speed", str(SPEED_CM_S), "--fade", str(FADE_S))
+# The classic water: one ring at a speed set slow enough that its arrival
+# at each head can be timed (the pond's fastest ripples would be there at
+# once). The pond on a wall is drawn by the same windows (tests/wall.py).
+LOOK = ("--water", "classic", "--wave-speed", str(SPEED_CM_S), "--fade", str(FADE_S))
 LEGACY = ("RIPPLE_DRM_LEGACY=1",)
 START_LINE = r"version \S+ on /dev/dri/card\d+ \(([^,()]+), (\w+)\)"
 FIRST_FRAME_S = 60
