@@ -224,38 +224,45 @@ static void step_band(void *ctx, int index, int count)
 		ripple_step_rows(j->k->ripple, y0, y1);
 }
 
-/* The pond's step at step_ns: the fingers held on it through the step,
- * the step, then what landed during it at its own time. */
-static void step_pond(struct kiosk *k, uint64_t step_ns)
+/*
+ * The pond's steps due, up to the step count: the fingers held on it
+ * through the next step, then as many steps as the pond takes at once (one
+ * with a finger on it, a frame's worth of free water in one turn), then
+ * what landed during them, at its own time. Returns the steps taken.
+ */
+static int step_pond(struct kiosk *k, uint64_t count)
 {
+	unsigned sps = (unsigned)k->units.steps_per_second;
 	struct band_job j = { .k = k };
-	int drops;
+	uint64_t end_ns;
+	int taken;
 
-	gesture_step(k->gesture, step_ns);
-	pond_step_begin(k->pond, &j.y0, &j.y1);
+	gesture_step(k->gesture, k->t0 + clock_tick_ns(k->steps_done + 1, sps));
+	taken = pond_step_begin(k->pond, count < POND_MAX_STEPS ? (int)count : POND_MAX_STEPS,
+				&j.y0, &j.y1);
 	j.bands = kiosk_bands_for(k, j.y1 - j.y0);
 	if (j.bands > 1)
 		workers_run(k->workers, step_band, &j);
 	else
 		pond_step_rows(k->pond, j.y0, j.y1);
 	pond_step_finish(k->pond);
-	drops = rain_step_pond(k->rain, k->pond);
-	for (int i = 0; i < drops; i++)
-		splashes_note(&k->heard, SPLASH_RAIN, k->rain_drop_mm, k->rain_weight_mm, step_ns);
-	gesture_land(k->gesture, step_ns);
+	end_ns = k->t0 + clock_tick_ns(k->steps_done + (uint64_t)taken, sps);
+	for (int i = 0; i < taken; i++) {
+		int drops = rain_step_pond(k->rain, k->pond, (double)(taken - 1 - i) / sps);
+
+		for (int d = 0; d < drops; d++)
+			splashes_note(&k->heard, SPLASH_RAIN, k->rain_drop_mm, k->rain_weight_mm,
+				      end_ns);
+	}
+	gesture_land(k->gesture, end_ns);
+	return taken;
 }
 
 /* The step at step_ns on the caller's clock. */
 static void step(struct kiosk *k, uint64_t step_ns)
 {
 	struct band_job j = { .k = k };
-	int drops;
-
-	if (k->pond) {
-		step_pond(k, step_ns);
-		return;
-	}
-	drops = rain_step(k->rain, k->ripple);
+	int drops = rain_step(k->rain, k->ripple);
 
 	for (int i = 0; i < drops; i++)
 		splashes_note(&k->heard, SPLASH_RAIN, k->rain_drop_mm, k->rain_weight_mm, step_ns);
@@ -426,7 +433,13 @@ int kiosk_advance(struct kiosk *k, uint64_t now_ns)
 		k->steps_done = due;
 		return 0;
 	}
-	while (k->steps_done < due) {
+	while (k->pond && k->steps_done < due) {
+		int taken = step_pond(k, due - k->steps_done);
+
+		k->steps_done += (uint64_t)taken;
+		n += taken;
+	}
+	while (!k->pond && k->steps_done < due) {
 		step(k, k->t0 + clock_tick_ns(k->steps_done + 1, (unsigned)k->units.steps_per_second));
 		k->steps_done++;
 		n++;
@@ -508,10 +521,30 @@ uint64_t kiosk_water_generation(const struct kiosk *k)
 	return k->pond ? pond_generation(k->pond) : ripple_generation(k->ripple);
 }
 
+static void heights_band(void *ctx, int index, int count)
+{
+	const struct band_job *j = ctx;
+
+	(void)count;
+	if (index < j->bands)
+		pond_heights_band(j->k->pond, j->level, index, j->bands);
+}
+
 void kiosk_water_prepare(struct kiosk *k)
 {
-	if (k->pond)
-		pond_heights(k->pond);
+	struct band_job j = { .k = k };
+
+	if (!k->pond || !pond_heights_begin(k->pond))
+		return;
+	/* The pond's sum of cosines on the worker threads too: at 4K it is a
+	 * good part of a frame. */
+	j.bands = kiosk_bands_for(k, pond_height(k->pond));
+	for (j.level = 0; j.level < POND_HEIGHTS_PASSES; j.level++) {
+		if (j.bands > 1)
+			workers_run(k->workers, heights_band, &j);
+		else
+			pond_heights_band(k->pond, j.level, 0, 1);
+	}
 }
 
 const int16_t *kiosk_water_heights(const struct kiosk *k)

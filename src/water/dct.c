@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,7 +25,16 @@
  * FFTW's planner is not thread-safe: dct2d_create() and dct2d_destroy()
  * must not run beside any other FFTW planning (the pond makes its dct2d in
  * the main thread). A dct2d has its own work buffers: one transform at a
- * time each, from any thread.
+ * time each, from any thread, though the inverse's bands of one pass may
+ * run at once (dct2d_inverse_band()).
+ *
+ * The inverse in bands: each pass is cut into chunks of DCT_CHUNK pairs
+ * (row pairs, then column pairs), the last chunk taking the rest as well,
+ * and a band is a run of whole chunks. Every chunk goes through the plan
+ * made for it at dct2d_create() (fftwf_execute_dft() on its own slices, which
+ * FFTW allows from several threads at once), so a pair's numbers never
+ * depend on the band it fell in: FFTW may pick other codelets, even SIMD
+ * across the batch, for batches of another length, and rounding with them.
  */
 
 /* 16384 cells a side is a 16K panel simulated at one cell a pixel; past
@@ -41,10 +51,49 @@
  */
 #define DCT_PLAN_FLAGS (FFTW_ESTIMATE | FFTW_DESTROY_INPUT)
 
+/*
+ * Pairs in one of the inverse's chunks, the unit a band is made of. Small,
+ * so that bands come out even: two bands of 480x270's 135 row pairs get 68
+ * and 67 (with 8 a chunk, 64 and 71); the calls cost nothing beside the
+ * FFTs (480x270 took as long with 8). The last chunk takes the rest as
+ * well, so no batch is shorter than DCT_CHUNK unless the whole one is: a
+ * one-transform batch is where FFTW's plans differ most from a longer
+ * one's (n = 64: one CT step and two codelets, against one codelet for 2
+ * and more). The chunks still run other plans than one batch of all the
+ * pairs would, so a size where FFTW's estimate picks another algorithm
+ * for the whole batch rounds otherwise than before the bands came (none
+ * of the kiosk's grids; about one size in thirty drawn at random up to
+ * 1200x700, those of large odd factors such as 253 = 11 * 23).
+ */
+#define DCT_CHUNK 4
+/* Every chunk's slices start an even number of complex values, 16 bytes,
+ * past the buffers' aligned starts: the alignment FFTW's SIMD codelets
+ * were planned with (fftwf_alignment_of() is 0 for all). */
+_Static_assert(DCT_CHUNK % 2 == 0, "chunks keep FFTW's 16-byte alignment");
+
+/*
+ * The column pass's DFTs go to the plane through a part of out this many
+ * chunks long (64 column pairs: 135 KB on 480x270, within L2). Through
+ * one as long as the band, a cold stream as large as the plane, the
+ * inverse took a tenth longer than before bands on 966x270; a chunk at a
+ * time wrote the plane in pieces of 32 bytes a row (6 % longer). Only
+ * copies are grouped so: the numbers are the chunks' whatever the groups.
+ */
+#define DCT_COPY_CHUNKS (64 / DCT_CHUNK)
+
 /* One direction's quarter-sample turns: cos and sin of pi k / (2 n). */
 struct axis {
 	int n;
 	float *cos_q, *sin_q;
+};
+
+/* One of the inverse's passes as chunks: chunk c holds pairs from
+ * c * DCT_CHUNK on, DCT_CHUNK of them but for the last, which ends at
+ * total. */
+struct chunks {
+	int total;                 /* the pass's pairs */
+	int count;                 /* total / DCT_CHUNK, at least 1 */
+	fftwf_plan chunk, last;    /* DCT_CHUNK pairs (NULL with one chunk); the last's */
 };
 
 struct dct2d {
@@ -56,9 +105,13 @@ struct dct2d {
 	/* The batches' input and output: the row pass's (row_pairs x w), the
 	 * column pass's input (h x col_pairs, a column pair's values down a
 	 * column of it) and output (col_pairs x h, a column pair's DFT in a
-	 * row). Each pass reads one and writes the other. */
-	fftwf_complex *in, *out;
-	fftwf_plan rows_inverse, cols_inverse, rows_forward, cols_forward;
+	 * row). Each of the forward's passes reads one and writes the other;
+	 * the inverse's row pass writes mid instead (row_pairs x w), which
+	 * every band of its column pass reads, each band writing in and out
+	 * only at its own column pairs. */
+	fftwf_complex *in, *out, *mid;
+	struct chunks rows_inverse, cols_inverse;
+	fftwf_plan rows_forward, cols_forward;
 };
 
 static int axis_init(struct axis *a, int n)
@@ -82,6 +135,81 @@ static void axis_fini(struct axis *a)
 {
 	free(a->cos_q);
 	free(a->sin_q);
+}
+
+/* The chunks of a pass of total pairs, with the plans plan_chunk() makes
+ * for a run of pairs starting at a given one. 0, or -ENOMEM. */
+static int chunks_init(struct chunks *ch, int total, struct dct2d *d,
+		       fftwf_plan (*plan_chunk)(struct dct2d *d, int first, int pairs))
+{
+	int last_first;
+
+	ch->total = total;
+	ch->count = total / DCT_CHUNK > 1 ? total / DCT_CHUNK : 1;
+	last_first = (ch->count - 1) * DCT_CHUNK;
+	/* Each planned on the slices it runs on (the alignment is the same
+	 * for all, see DCT_CHUNK). */
+	if (ch->count > 1) {
+		ch->chunk = plan_chunk(d, 0, DCT_CHUNK);
+		if (!ch->chunk)
+			return -ENOMEM;
+	}
+	ch->last = plan_chunk(d, last_first, total - last_first);
+	return ch->last ? 0 : -ENOMEM;
+}
+
+static void chunks_fini(struct chunks *ch)
+{
+	if (ch->chunk)
+		fftwf_destroy_plan(ch->chunk);
+	if (ch->last)
+		fftwf_destroy_plan(ch->last);
+}
+
+static int chunk_end(const struct chunks *ch, int c)
+{
+	return c + 1 < ch->count ? (c + 1) * DCT_CHUNK : ch->total;
+}
+
+static fftwf_plan chunk_plan(const struct chunks *ch, int c)
+{
+	return c + 1 < ch->count ? ch->chunk : ch->last;
+}
+
+/*
+ * Band band's first chunk (band == bands: the end): the chunk that starts
+ * nearest its even share of the pairs, so bands differ by about a chunk
+ * at most, whatever the long last chunk. Rises with band, from 0 to count.
+ */
+static int band_first_chunk(const struct chunks *ch, int band, int bands)
+{
+	long long share = (long long)ch->total * band / bands;
+	long long c = (share + DCT_CHUNK / 2) / DCT_CHUNK;
+
+	/* the rounding can fall short of the end when the last chunk is long */
+	return band < bands && c < ch->count ? (int)c : ch->count;
+}
+
+/* The row pass's DFTs of pairs row pairs from row pair first: w values
+ * along a row each, rows after one another. */
+static fftwf_plan plan_rows_inverse(struct dct2d *d, int first, int pairs)
+{
+	int nw = d->w;
+	size_t at = (size_t)first * (size_t)d->w;
+
+	return fftwf_plan_many_dft(1, &nw, pairs, d->in + at, NULL, 1, d->w, d->mid + at, NULL,
+				   1, d->w, FFTW_BACKWARD, DCT_PLAN_FLAGS);
+}
+
+/* The column pass's: h values down a column of in each, columns side by
+ * side; each DFT's output in a row of out. */
+static fftwf_plan plan_cols_inverse(struct dct2d *d, int first, int pairs)
+{
+	int nh = d->h;
+
+	return fftwf_plan_many_dft(1, &nh, pairs, d->in + first, NULL, d->col_pairs, 1,
+				   d->out + (size_t)first * (size_t)d->h, NULL, 1, d->h,
+				   FFTW_BACKWARD, DCT_PLAN_FLAGS);
 }
 
 /* Where the DFT's output j lands in Makhoul's order: the first half on the
@@ -113,24 +241,25 @@ struct dct2d *dct2d_create(int w, int h)
 		n = (size_t)h * (size_t)d->col_pairs;
 	d->in = fftwf_alloc_complex(n);
 	d->out = fftwf_alloc_complex(n);
+	d->mid = fftwf_alloc_complex((size_t)d->row_pairs * (size_t)w);
 	d->zero_row = calloc((size_t)w, sizeof(*d->zero_row));
-	if (!d->in || !d->out || !d->zero_row || axis_init(&d->x, w) < 0 ||
+	if (!d->in || !d->out || !d->mid || !d->zero_row || axis_init(&d->x, w) < 0 ||
 	    axis_init(&d->y, h) < 0)
 		goto fail;
 	/* Planned once for the dct2d's life, on its own buffers (planning may
 	 * write to them), so every call runs the same plans. */
-	d->rows_inverse = fftwf_plan_many_dft(1, &nw, d->row_pairs, d->in, NULL, 1, w,
-					      d->out, NULL, 1, w, FFTW_BACKWARD, DCT_PLAN_FLAGS);
+	if (chunks_init(&d->rows_inverse, d->row_pairs, d, plan_rows_inverse) < 0)
+		goto fail;
 	d->rows_forward = fftwf_plan_many_dft(1, &nw, d->row_pairs, d->in, NULL, 1, w,
 					      d->out, NULL, 1, w, FFTW_FORWARD, DCT_PLAN_FLAGS);
 	/* The column batches write each column pair's DFT in a row of its
 	 * own: on a wall's 960x540 the inverse took a fifth less time than
 	 * with them written down the columns again (on 480x270, 5 % less). */
-	d->cols_inverse = fftwf_plan_many_dft(1, &nh, d->col_pairs, d->in, NULL, d->col_pairs, 1,
-					      d->out, NULL, 1, h, FFTW_BACKWARD, DCT_PLAN_FLAGS);
+	if (chunks_init(&d->cols_inverse, d->col_pairs, d, plan_cols_inverse) < 0)
+		goto fail;
 	d->cols_forward = fftwf_plan_many_dft(1, &nh, d->col_pairs, d->in, NULL, d->col_pairs, 1,
 					      d->out, NULL, 1, h, FFTW_FORWARD, DCT_PLAN_FLAGS);
-	if (!d->rows_inverse || !d->rows_forward || !d->cols_inverse || !d->cols_forward)
+	if (!d->rows_forward || !d->cols_forward)
 		goto fail;
 	return d;
 
@@ -145,16 +274,15 @@ void dct2d_destroy(struct dct2d *d)
 {
 	if (!d)
 		return;
-	if (d->rows_inverse)
-		fftwf_destroy_plan(d->rows_inverse);
+	chunks_fini(&d->rows_inverse);
+	chunks_fini(&d->cols_inverse);
 	if (d->rows_forward)
 		fftwf_destroy_plan(d->rows_forward);
-	if (d->cols_inverse)
-		fftwf_destroy_plan(d->cols_inverse);
 	if (d->cols_forward)
 		fftwf_destroy_plan(d->cols_forward);
 	fftwf_free(d->in);
 	fftwf_free(d->out);
+	fftwf_free(d->mid);
 	free(d->zero_row);
 	axis_fini(&d->x);
 	axis_fini(&d->y);
@@ -201,51 +329,79 @@ static void inverse_pair_in(const struct axis *ax, const float *a, const float *
 	}
 }
 
-void dct2d_inverse(struct dct2d *d, float *plane)
+/* The row pass's chunk c: its row pairs' coefficients turned into in, and
+ * their DFTs into mid. */
+static void inverse_rows(struct dct2d *d, const float *plane, int c)
 {
-	int w = d->w, h = d->h, cols = d->col_pairs, even_cols = w / 2;
+	int w = d->w, h = d->h;
+	int q0 = c * DCT_CHUNK, q1 = chunk_end(&d->rows_inverse, c);
+	size_t at = (size_t)q0 * (size_t)w;
 	float *in = (float *)d->in;
-	const float *out = (const float *)d->out;
 
-	for (int q = 0; q < d->row_pairs; q++) {
+	for (int q = q0; q < q1; q++) {
 		const float *b = 2 * q + 1 < h ? plane + (size_t)(2 * q + 1) * w : d->zero_row;
 
 		inverse_pair_in(&d->x, plane + (size_t)2 * q * w, b, in + (size_t)2 * q * w);
 	}
-	fftwf_execute(d->rows_inverse);
+	fftwf_execute_dft(chunk_plan(&d->rows_inverse, c), d->in + at, d->mid + at);
+}
 
-	/*
-	 * The row pass's output has each row pair's values in Makhoul's order
-	 * along x: value x = 2i at DFT place i, x = 2i + 1 at place w - 1 - i;
-	 * the upper row in the real parts, the lower in the imaginary ones.
-	 * Columns 2i and 2i + 1 go into column pair i's DFT as rows did above,
-	 * read straight from there (row y in row pair y / 2, part y % 2).
-	 * Row 0 has no partner row h: its cosines need no turn.
-	 */
-	for (int i = 0; i < even_cols; i++) {
-		in[2 * i] = out[2 * i];
-		in[2 * i + 1] = out[2 * (w - 1 - i)];
+/*
+ * The column pass's chunks c0 to c1 (c0 < c1), column pairs i0 to i1, from
+ * the row pass's output to the plane's columns 2 i0 to 2 i1 (w at most).
+ * The DFTs' input is made for all the chunks at once, along the rows of
+ * mid: chunk by chunk, reading down its columns, the pass took a fifth
+ * longer on 480x270.
+ *
+ * The row pass's output has each row pair's values in Makhoul's order
+ * along x: value x = 2i at DFT place i, x = 2i + 1 at place w - 1 - i;
+ * the upper row in the real parts, the lower in the imaginary ones.
+ * Columns 2i and 2i + 1 go into column pair i's DFT as rows did above,
+ * read straight from there (row y in row pair y / 2, part y % 2).
+ * Row 0 has no partner row h: its cosines need no turn.
+ */
+static void inverse_cols(struct dct2d *d, float *plane, int c0, int c1)
+{
+	int w = d->w, h = d->h, cols = d->col_pairs, even_cols = w / 2;
+	int i0 = c0 * DCT_CHUNK, i1 = chunk_end(&d->cols_inverse, c1 - 1);
+	/* with w odd, the last chunk holds the last column alone */
+	int pairs_end = i1 < even_cols ? i1 : even_cols;
+	bool lone = i1 > even_cols;
+	float *in = (float *)d->in;
+	const float *mid = (const float *)d->mid;
+	fftwf_complex *scratch = d->out + (size_t)i0 * (size_t)h;
+
+	for (int i = i0; i < pairs_end; i++) {
+		in[2 * i] = mid[2 * i];
+		in[2 * i + 1] = mid[2 * (w - 1 - i)];
 	}
-	if (w % 2) {
-		in[2 * even_cols] = out[2 * even_cols];
+	if (lone) {
+		in[2 * even_cols] = mid[2 * even_cols];
 		in[2 * even_cols + 1] = 0.0f;
 	}
 	for (int k = 1; k < h; k++) {
 		int m = h - k;
-		const float *rk = out + (size_t)(k / 2) * 2 * w + k % 2;
-		const float *rm = out + (size_t)(m / 2) * 2 * w + m % 2;
+		const float *rk = mid + (size_t)(k / 2) * 2 * w + k % 2;
+		const float *rm = mid + (size_t)(m / 2) * 2 * w + m % 2;
 		float c = d->y.cos_q[k], s = d->y.sin_q[k];
 		float *zk = in + (size_t)k * 2 * cols;
 
-		for (int i = 0; i < even_cols; i++) {
-			float a = rk[2 * i], b = rk[2 * (w - 1 - i)];
-			float a_m = rm[2 * i], b_m = rm[2 * (w - 1 - i)];
-			float re = a + b_m, im = b - a_m;
+		/* A loop a chunk, not one over the band: a compiler that
+		 * vectorises it must take the same lanes and tail, FMAs and all,
+		 * whatever the bands. */
+		for (int ch = c0; ch < c1; ch++) {
+			int end = ch + 1 < c1 ? (ch + 1) * DCT_CHUNK : pairs_end;
 
-			zk[2 * i] = c * re - s * im;
-			zk[2 * i + 1] = c * im + s * re;
+			for (int i = ch * DCT_CHUNK; i < end; i++) {
+				float a = rk[2 * i], b = rk[2 * (w - 1 - i)];
+				float a_m = rm[2 * i], b_m = rm[2 * (w - 1 - i)];
+				float re = a + b_m, im = b - a_m;
+
+				zk[2 * i] = c * re - s * im;
+				zk[2 * i + 1] = c * im + s * re;
+			}
 		}
-		if (w % 2) {
+		if (lone) {
 			/* the last column alone, its partner zero */
 			float a = rk[2 * even_cols], a_m = rm[2 * even_cols];
 
@@ -253,22 +409,66 @@ void dct2d_inverse(struct dct2d *d, float *plane)
 			zk[2 * even_cols + 1] = s * a - c * a_m;
 		}
 	}
-	fftwf_execute(d->cols_inverse);
+	/*
+	 * The DFTs of DCT_COPY_CHUNKS chunks at a time into the band's own
+	 * part of out, from its first column pair on, and copied from there
+	 * to the plane: output j of every column pair is a plane row, column
+	 * pairs side by side, its place among the rows Makhoul's. With w odd
+	 * the last pair's imaginary part, the zero column, stays behind.
+	 */
+	for (int g0 = c0; g0 < c1; g0 += DCT_COPY_CHUNKS) {
+		int g1 = c1 - g0 > DCT_COPY_CHUNKS ? g0 + DCT_COPY_CHUNKS : c1;
+		int q0 = g0 * DCT_CHUNK, q1 = g1 < c1 ? g1 * DCT_CHUNK : pairs_end;
 
-	/* Output j of every column pair is a plane row, column pairs side by
-	 * side; its place among the rows is Makhoul's. With w odd the last
-	 * pair's imaginary part, the zero column, stays behind. */
-	for (int j = 0; j < h; j++) {
-		float *row = plane + (size_t)makhoul_place(j, h) * w;
-		const float *zj = out + (size_t)2 * j;
+		for (int ch = g0; ch < g1; ch++) {
+			size_t at = (size_t)ch * DCT_CHUNK;
 
-		for (int i = 0; i < even_cols; i++) {
-			row[2 * i] = zj[(size_t)i * 2 * h];
-			row[2 * i + 1] = zj[(size_t)i * 2 * h + 1];
+			fftwf_execute_dft(chunk_plan(&d->cols_inverse, ch), d->in + at,
+					  scratch + (at - (size_t)q0) * (size_t)h);
 		}
-		if (w % 2)
-			row[w - 1] = zj[(size_t)even_cols * 2 * h];
+		for (int j = 0; j < h; j++) {
+			float *row = plane + (size_t)makhoul_place(j, h) * w;
+			/* pair q0 + i's output j */
+			const float *zj = (const float *)scratch + (size_t)2 * j;
+
+			for (int i = 0; i < q1 - q0; i++) {
+				row[2 * (q0 + i)] = zj[(size_t)i * 2 * h];
+				row[2 * (q0 + i) + 1] = zj[(size_t)i * 2 * h + 1];
+			}
+			if (lone && g1 == c1)
+				row[w - 1] = zj[(size_t)(even_cols - q0) * 2 * h];
+		}
 	}
+}
+
+/* The inverse's passes, in their order: the columns read every row pair's
+ * DFTs. */
+enum { PASS_ROWS, PASS_COLS, PASSES };
+_Static_assert(PASSES == DCT2D_PASSES, "dct.h counts the inverse's passes");
+
+void dct2d_inverse_band(struct dct2d *d, float *plane, int pass, int band, int bands)
+{
+	const struct chunks *ch = pass == PASS_ROWS ? &d->rows_inverse : &d->cols_inverse;
+	int c0, c1;
+
+	if (pass < 0 || pass >= PASSES || bands < 1 || band < 0 || band >= bands)
+		return;
+	c0 = band_first_chunk(ch, band, bands);
+	c1 = band_first_chunk(ch, band + 1, bands);
+	if (c0 == c1)
+		return;
+	if (pass == PASS_COLS) {
+		inverse_cols(d, plane, c0, c1);
+		return;
+	}
+	for (int c = c0; c < c1; c++)
+		inverse_rows(d, plane, c);
+}
+
+void dct2d_inverse(struct dct2d *d, float *plane)
+{
+	for (int pass = 0; pass < DCT2D_PASSES; pass++)
+		dct2d_inverse_band(d, plane, pass, 0, 1);
 }
 
 /*

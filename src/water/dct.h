@@ -25,6 +25,20 @@ void dct2d_free(float *plane);
  * for each sign of its wavenumber).
  */
 void dct2d_inverse(struct dct2d *d, float *plane);
+/*
+ * The inverse cut for threads: DCT2D_PASSES passes, one after the other;
+ * each pass in any number of bands, which may run at once on different
+ * threads (each band touches only its own rows/columns of plane and of
+ * the transform's scratch, never another band's); every band of a pass
+ * must end before any band of the next begins. The result is the same,
+ * bit for bit, as dct2d_inverse()'s, whatever the bands.
+ * bands >= 1 and 0 <= band < bands (other values do nothing); a band may
+ * be empty when there are more bands than work. From the first pass to
+ * the last the dct2d's buffers hold the transform: no other transform
+ * with it meanwhile. dct2d_inverse() is the passes in one band each.
+ */
+#define DCT2D_PASSES 2
+void dct2d_inverse_band(struct dct2d *d, float *plane, int pass, int band, int bands);
 /* Values to coefficients, in place: dct2d_inverse() gives the values back
  * (to rounding). */
 void dct2d_forward(struct dct2d *d, float *plane);

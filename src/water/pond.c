@@ -33,7 +33,16 @@
  * bits beside int16 heights), and the transform wants it.
  */
 
-#define LEVELS (POND_SUBSTEP_BITS + 1)
+/*
+ * The turns kept, each for a time of step * 2^(b - POND_SUBSTEP_BITS): the
+ * finest a sixteenth of a step (a stone's time, a fast finger's sub-step),
+ * the longest 2^POND_BATCH_BITS steps. Any time in sixteenths of a step up
+ * to the catch-up is the turns of its set bits, one after the other.
+ */
+#define TURNS (POND_SUBSTEP_BITS + POND_BATCH_BITS + 1)
+#define TURN_STEP POND_SUBSTEP_BITS                 /* the turn of one step */
+#define SIXTEENTHS (1 << POND_SUBSTEP_BITS)        /* a step's finest parts */
+#define TURNS_MAX ((1l << TURNS) - 1)               /* in sixteenths of a step */
 #define TWO_PI 6.28318530717958647692
 #define LN_10 2.30258509299404568402
 #define MM_PER_M 1000.0
@@ -63,7 +72,7 @@ struct pond {
 
 	/* per mode */
 	float *hc, *qc;            /* the state, in units */
-	float *cos_t[LEVELS], *sin_t[LEVELS];  /* C and S for step / 2^level */
+	float *cos_t[TURNS], *sin_t[TURNS];  /* C and S for step * 2^(b - SUBSTEP_BITS) */
 	float *inv_omega;          /* 1 / omega (0 for the still mode 0,0) */
 	float *force;              /* the fingers' D at the end of the last (sub-)step */
 	double *row_l1;            /* per row: sum of |h| + |q| times the weights */
@@ -74,6 +83,7 @@ struct pond {
 	int npress;
 	int step_presses;          /* taken by pond_step_begin() */
 	int sub_level;             /* this step runs in 2^sub_level sub-steps */
+	long free_turn;            /* unforced: the steps' time in sixteenths */
 	bool forced;               /* force is not all zero */
 	bool step_forced;
 	float *press_vec;
@@ -178,11 +188,12 @@ static void make_tables(struct pond *p)
 			double gamma = damping_of(&p->ph, k);
 
 			p->inv_omega[i] = omega > 0 ? (float)(1.0 / omega) : 0.0f;
-			for (int l = 0; l < LEVELS; l++) {
-				double t = p->step_s / (double)(1 << l), fade = exp(-gamma * t);
+			for (int b = 0; b < TURNS; b++) {
+				double t = p->step_s * (double)(1l << b) / SIXTEENTHS;
+				double fade = exp(-gamma * t);
 
 				round_pair(fade * cos(omega * t), fade * sin(omega * t),
-					   &p->cos_t[l][i], &p->sin_t[l][i]);
+					   &p->cos_t[b][i], &p->sin_t[b][i]);
 			}
 		}
 	}
@@ -244,10 +255,10 @@ struct pond *pond_create(int width, int height, const struct pond_physics *ph)
 	p->work_q = dct2d_alloc(p->dct);
 	if (!p->hc || !p->qc || !p->inv_omega || !p->force || !p->work || !p->work_q)
 		goto fail;
-	for (int l = 0; l < LEVELS; l++) {
-		p->cos_t[l] = dct2d_alloc(p->dct);
-		p->sin_t[l] = dct2d_alloc(p->dct);
-		if (!p->cos_t[l] || !p->sin_t[l])
+	for (int b = 0; b < TURNS; b++) {
+		p->cos_t[b] = dct2d_alloc(p->dct);
+		p->sin_t[b] = dct2d_alloc(p->dct);
+		if (!p->cos_t[b] || !p->sin_t[b])
 			goto fail;
 	}
 	p->row_l1 = calloc((size_t)height, sizeof(*p->row_l1));
@@ -283,9 +294,9 @@ void pond_destroy(struct pond *p)
 	dct2d_free(p->force);
 	dct2d_free(p->work);
 	dct2d_free(p->work_q);
-	for (int l = 0; l < LEVELS; l++) {
-		dct2d_free(p->cos_t[l]);
-		dct2d_free(p->sin_t[l]);
+	for (int b = 0; b < TURNS; b++) {
+		dct2d_free(p->cos_t[b]);
+		dct2d_free(p->sin_t[b]);
 	}
 	dct2d_destroy(p->dct);
 	free(p->row_l1);
@@ -381,7 +392,7 @@ void pond_splash(struct pond *p, double x, double y, double radius, double depth
 	float *rh = p->stone_row, *rq = p->stone_row + p->w;
 	double sigma, amp;
 	long q;
-	int top = 1 << POND_SUBSTEP_BITS, mw, nh;
+	int mw, nh;
 
 	stone_shape(radius, depth, &sigma, &amp);
 	if (!(amp > 0) || !isfinite(x) || !isfinite(y))
@@ -390,10 +401,8 @@ void pond_splash(struct pond *p, double x, double y, double radius, double depth
 	gauss_factors(fy, p->h, y, sigma);
 	mw = stone_reach(p->w, sigma);
 	nh = stone_reach(p->h, sigma);
-	/* Its age in the finest sub-steps, each bit a table's turn. */
-	q = age_s > 0 ? lround(age_s / p->step_s * top) : 0;
-	if (q > top)
-		q = top;
+	/* Its age in sixteenths of a step, each bit a turn. */
+	q = age_s > 0 ? lround(fmin(age_s / p->step_s * SIXTEENTHS, TURNS_MAX)) : 0;
 	for (int n = 0; n < nh; n++) {
 		size_t row = (size_t)n * p->w;
 		float ay = (float)(-amp) * fy[n];
@@ -402,10 +411,9 @@ void pond_splash(struct pond *p, double x, double y, double radius, double depth
 			rh[m] = ay * fx[m];
 			rq[m] = 0;
 		}
-		/* bit b of q turns it by step * 2^b / top: level POND_SUBSTEP_BITS - b */
-		for (int l = 0; l < LEVELS; l++) {
-			if (q & (1l << (POND_SUBSTEP_BITS - l)))
-				turn_row(rh, rq, p->cos_t[l] + row, p->sin_t[l] + row, mw);
+		for (int b = 0; b < TURNS; b++) {
+			if (q & (1l << b))
+				turn_row(rh, rq, p->cos_t[b] + row, p->sin_t[b] + row, mw);
 		}
 		for (int m = 0; m < mw; m++) {
 			p->hc[row + m] += rh[m];
@@ -435,7 +443,7 @@ void pond_press(struct pond *p, double x0, double y0, double x1, double y1, doub
 	*pr = (struct press){ x0, y0, x1, y1, sigma, amp };
 }
 
-void pond_step_begin(struct pond *p, int *y0, int *y1)
+int pond_step_begin(struct pond *p, int steps, int *y0, int *y1)
 {
 	int level = 0, subs;
 	size_t len = vec_len(p);
@@ -443,12 +451,16 @@ void pond_step_begin(struct pond *p, int *y0, int *y1)
 	p->step_presses = p->npress;
 	p->npress = 0;
 	p->step_forced = p->forced || p->step_presses > 0;
+	if (p->step_forced || steps < 1)
+		steps = 1;
+	if (steps > POND_MAX_STEPS)
+		steps = POND_MAX_STEPS;
 	*y0 = 0;
 	*y1 = p->flat && !p->step_forced ? 0 : p->h;
-	if (!p->step_forced) {
-		p->sub_level = 0;
-		return;
-	}
+	p->sub_level = 0;
+	p->free_turn = (long)steps * SIXTEENTHS;
+	if (!p->step_forced)
+		return steps;
 	/* As many sub-steps as the fastest finger needs. */
 	for (int i = 0; i < p->step_presses; i++) {
 		const struct press *pr = &p->presses[i];
@@ -471,6 +483,7 @@ void pond_step_begin(struct pond *p, int *y0, int *y1)
 			gauss_factors(v + p->w, p->h, pr->y0 + (pr->y1 - pr->y0) * f, pr->sigma);
 		}
 	}
+	return 1;
 }
 
 /*
@@ -595,13 +608,18 @@ void pond_step_rows(struct pond *p, int y0, int y1)
 		double l1 = 0;
 
 		if (!p->step_forced || !d1) {
-			l1 = turn_row(h, q, p->cos_t[0] + row, p->sin_t[0] + row, p->w);
+			/* Free: the steps' time, a turn for each set bit. */
+			for (int b = 0; b < TURNS; b++) {
+				if (p->free_turn & (1l << b))
+					l1 = turn_row(h, q, p->cos_t[b] + row, p->sin_t[b] + row,
+						      p->w);
+			}
 			p->row_l1[n] = l1;
 			continue;
 		}
 		for (int s = 0; s < subs; s++) {
-			const float *c = p->cos_t[p->sub_level] + row;
-			const float *sn = p->sin_t[p->sub_level] + row;
+			const float *c = p->cos_t[TURN_STEP - p->sub_level] + row;
+			const float *sn = p->sin_t[TURN_STEP - p->sub_level] + row;
 
 			memset(d1, 0, sizeof(*d1) * (size_t)p->w);
 			for (int i = 0; i < p->step_presses; i++) {
@@ -676,7 +694,7 @@ void pond_step(struct pond *p)
 {
 	int y0, y1;
 
-	pond_step_begin(p, &y0, &y1);
+	pond_step_begin(p, 1, &y0, &y1);
 	pond_step_rows(p, y0, y1);
 	pond_step_finish(p);
 }
@@ -692,25 +710,53 @@ void pond_clear(struct pond *p)
 	p->generation++;
 }
 
-static void make_heights(struct pond *p)
+_Static_assert(POND_HEIGHTS_PASSES == DCT2D_PASSES + 1,
+	       "the heights' passes are the transform's and the rounding");
+
+bool pond_heights_begin(struct pond *p)
 {
 	if (p->heights_made && p->heights_generation == p->generation)
-		return;
+		return false;
 	p->heights_made = true;
 	p->heights_generation = p->generation;
 	if (p->flat && !p->forced) {
 		memset(p->heights, 0, p->n * sizeof(*p->heights));
 		memset(p->work, 0, p->n * sizeof(*p->work));
-		return;
+		return false;
 	}
 	memcpy(p->work, p->hc, p->n * sizeof(*p->work));
-	dct2d_inverse(p->dct, p->work);
-	for (size_t i = 0; i < p->n; i++) {
+	return true;
+}
+
+void pond_heights_band(struct pond *p, int pass, int band, int bands)
+{
+	size_t i0, i1;
+
+	if (pass < DCT2D_PASSES) {
+		dct2d_inverse_band(p->dct, p->work, pass, band, bands);
+		return;
+	}
+	/* The last pass rounds the band's rows. */
+	i0 = (size_t)(p->h * band / bands) * p->w;
+	i1 = (size_t)(p->h * (band + 1) / bands) * p->w;
+	for (size_t i = i0; i < i1; i++) {
 		float v = p->work[i];
 
+		/* Rounded half away from zero by a truncating conversion, which
+		 * every compiler makes one instruction (lrintf is a call where
+		 * errno is kept), and clamped: a crest that meets two others may
+		 * pass int16. */
 		v = v > INT16_MAX ? INT16_MAX : v < -INT16_MAX ? -INT16_MAX : v;
-		p->heights[i] = (int16_t)lrintf(v);
+		p->heights[i] = (int16_t)(int32_t)(v + copysignf(0.5f, v));
 	}
+}
+
+static void make_heights(struct pond *p)
+{
+	if (!pond_heights_begin(p))
+		return;
+	for (int pass = 0; pass < POND_HEIGHTS_PASSES; pass++)
+		pond_heights_band(p, pass, 0, 1);
 }
 
 const int16_t *pond_heights(struct pond *p)

@@ -40,6 +40,10 @@
  * dragging fast is followed in as many sub-steps.
  */
 #define POND_SUBSTEP_BITS 4
+/* Free water (no finger on it) is turned by up to 2^POND_BATCH_BITS steps
+ * at once, as exactly: a frame's steps cost one pass over the modes. */
+#define POND_BATCH_BITS 4
+#define POND_MAX_STEPS ((1 << (POND_BATCH_BITS + 1)) - 1)
 
 struct pond_physics {
 	double cell_mm;            /* a cell's side */
@@ -104,12 +108,16 @@ void pond_press(struct pond *p, double x0, double y0, double x1, double y1, doub
 
 /* Advance the water by one step (1 / steps_per_second). */
 void pond_step(struct pond *p);
-/* The same in bands: pond_step_begin() takes the step's presses and gives
+/*
+ * The same in bands: pond_step_begin() takes the step's presses and gives
  * the rows of modes the step must compute (y0 == y1: the water is still),
  * pond_step_rows() computes some of them (callers may run bands on threads
  * at once), and pond_step_finish() ends the step. pond_step() is all
- * three. */
-void pond_step_begin(struct pond *p, int *y0, int *y1);
+ * three. Without a finger on the water (no press queued, none let go of
+ * in the last step), pond_step_begin() takes up to POND_MAX_STEPS steps
+ * at once: it returns how many it took (1 with a finger).
+ */
+int pond_step_begin(struct pond *p, int steps, int *y0, int *y1);
 void pond_step_rows(struct pond *p, int y0, int y1);
 void pond_step_finish(struct pond *p);
 
@@ -119,6 +127,15 @@ void pond_clear(struct pond *p);
 /* The heights now, width*height values, row stride width, rounded to the
  * units; summed from the waves when they changed since last asked. */
 const int16_t *pond_heights(struct pond *p);
+/*
+ * pond_heights()'s work cut for threads: pond_heights_begin() is true when
+ * the heights must be made anew; then POND_HEIGHTS_PASSES passes one after
+ * the other, each in any number of bands at once (every band of a pass
+ * ends before the next pass begins). The same heights whatever the bands.
+ */
+#define POND_HEIGHTS_PASSES 3      /* the transform's two, then the rounding */
+bool pond_heights_begin(struct pond *p);
+void pond_heights_band(struct pond *p, int pass, int band, int bands);
 /* The heights as pond_heights() last made them, for threads that read
  * them while nobody steps. */
 const int16_t *pond_heights_made(const struct pond *p);

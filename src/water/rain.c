@@ -118,22 +118,19 @@ int rain_step(struct rain *rain, struct ripple *r)
 	return n;
 }
 
-/* A drop's time inside the step, in 1/DROP_TIME_STEPS of it. */
-#define DROP_TIME_STEPS 4096
-
-int rain_step_pond(struct rain *rain, struct pond *p)
+int rain_step_pond(struct rain *rain, struct pond *p, double older_s)
 {
-	double step_s = 1.0 / rain->steps_per_second;
 	struct drop d;
 	int n = 0;
 
 	rain->owed += rain->rate;
 	while (next_drop(rain, pond_width(p), pond_height(p), &d)) {
-		/* Drops fall at any time, not on the steps. */
-		double age = step_s * (double)random_below(rain, DROP_TIME_STEPS) / DROP_TIME_STEPS;
-
+		/* A drop falls at its step's end, a quarter of a 60 Hz frame
+		 * apart: at a time between the steps its stone would be turned
+		 * by each bit of a sixteenth of a step, a pass over the modes
+		 * each, and a downpour is many drops a frame. */
 		pond_splash(p, (double)d.x / RIPPLE_SUBCELL, (double)d.y / RIPPLE_SUBCELL,
-			    (double)d.radius / RIPPLE_SUBCELL, d.depth, age);
+			    (double)d.radius / RIPPLE_SUBCELL, d.depth, older_s);
 		n++;
 	}
 	return n;
