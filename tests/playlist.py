@@ -51,9 +51,12 @@ def blend(a, b, t):
 
 def run(name, *args, frames, every=1):
     out = os.path.join(tmp, name)
+    # The classic water: its one ring stays near the stone, and "far" from
+    # it the picture is the playlist's alone (the pond's long waves would
+    # reach every corner within the run).
     argv = [prog, "--config", conf, "--backend", "headless", "--size", "%dx%d" % (W, H),
             "--refresh", str(HZ), "--frames", str(frames), "--every", str(every),
-            "--output", out] + list(args)
+            "--output", out, "--water", "classic"] + list(args)
     res = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                          universal_newlines=True)
     if not t.check(res.returncode == 0, "%s: the run succeeds" % name, res.stdout):
