@@ -99,6 +99,7 @@ struct pond {
 
 	uint8_t *mask;             /* NULL: no obstacles inside */
 	int steps_since_mask;
+	int step_count;            /* steps the step being made takes */
 };
 
 static size_t vec_len(const struct pond *p)
@@ -455,6 +456,10 @@ int pond_step_begin(struct pond *p, int steps, int *y0, int *y1)
 		steps = 1;
 	if (steps > POND_MAX_STEPS)
 		steps = POND_MAX_STEPS;
+	/* Obstacles are held at their cadence, whatever the batch. */
+	if (p->mask && steps > POND_MASK_STEPS - p->steps_since_mask)
+		steps = POND_MASK_STEPS - p->steps_since_mask;
+	p->step_count = steps;
 	*y0 = 0;
 	*y1 = p->flat && !p->step_forced ? 0 : p->h;
 	p->sub_level = 0;
@@ -668,7 +673,9 @@ void pond_step_finish(struct pond *p)
 
 	if (!p->step_forced && p->flat)
 		return;
-	if (p->mask && ++p->steps_since_mask >= POND_MASK_STEPS) {
+	if (p->mask)
+		p->steps_since_mask += p->step_count;
+	if (p->mask && p->steps_since_mask >= POND_MASK_STEPS) {
 		p->steps_since_mask = 0;
 		mask_obstacles(p);
 	}
