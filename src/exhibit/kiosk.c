@@ -224,6 +224,16 @@ static void step_band(void *ctx, int index, int count)
 		ripple_step_rows(j->k->ripple, y0, y1);
 }
 
+/* The step's rows j->y0..y1, in bands on the workers when worth it. */
+static void step_rows(struct band_job *j)
+{
+	j->bands = kiosk_bands_for(j->k, j->y1 - j->y0);
+	if (j->bands > 1)
+		workers_run(j->k->workers, step_band, j);
+	else
+		step_band(j, 0, 1);
+}
+
 /*
  * The pond's steps due, up to the step count: the fingers held on it
  * through the next step, then as many steps as the pond takes at once (one
@@ -240,11 +250,7 @@ static int step_pond(struct kiosk *k, uint64_t count)
 	gesture_step(k->gesture, k->t0 + clock_tick_ns(k->steps_done + 1, sps));
 	taken = pond_step_begin(k->pond, count < POND_MAX_STEPS ? (int)count : POND_MAX_STEPS,
 				&j.y0, &j.y1);
-	j.bands = kiosk_bands_for(k, j.y1 - j.y0);
-	if (j.bands > 1)
-		workers_run(k->workers, step_band, &j);
-	else
-		pond_step_rows(k->pond, j.y0, j.y1);
+	step_rows(&j);
 	pond_step_finish(k->pond);
 	end_ns = k->t0 + clock_tick_ns(k->steps_done + (uint64_t)taken, sps);
 	for (int i = 0; i < taken; i++) {
@@ -270,11 +276,7 @@ static void step(struct kiosk *k, uint64_t step_ns)
 	 * samples: a drag's wake is laid as smoothly as the water steps. */
 	gesture_step(k->gesture, step_ns);
 	ripple_step_span(k->ripple, &j.y0, &j.y1);
-	j.bands = kiosk_bands_for(k, j.y1 - j.y0);
-	if (j.bands > 1)
-		workers_run(k->workers, step_band, &j);
-	else
-		ripple_step_rows(k->ripple, j.y0, j.y1);
+	step_rows(&j);
 	ripple_step_finish(k->ripple);
 }
 
