@@ -73,6 +73,18 @@ cmp -s "$tmp/pa/frame-00020.png" "$tmp/a/frame-00020.png" && bad "the pond draws
 "$prog" $pond --rotate 90 --size 120x160 --output "$tmp/pr" && [ -s "$tmp/pr/frame-00020.png" ] ||
 	bad "pond: rotated run failed"
 
+# The pond on a wall of two panels with a bezel: one water over the wall's
+# bounding box, each panel its window; a tap beside the bezel moves both.
+printf '0 down 0 170 60\n1 up 0\n' >"$tmp/wall.script"
+"$prog" --backend headless --size 330x120 --layout "L@0,0:300x200 R@310,0:300x200" \
+	--frames 31 --every 30 --touch-script "$tmp/wall.script" --output "$tmp/pw" ||
+	bad "pond wall run failed"
+for side in L R; do
+	[ -s "$tmp/pw/frame-00030-$side.png" ] || bad "pond wall: no frame of panel $side"
+	cmp -s "$tmp/pw/frame-00000-$side.png" "$tmp/pw/frame-00030-$side.png" &&
+		bad "pond wall: panel $side did not move"
+done
+
 RIPPLE_SIMD=mmx "$prog" --backend headless --frames 1 --output "$tmp/x" 2>"$tmp/err" &&
 	bad "RIPPLE_SIMD=mmx accepted"
 grep -q "RIPPLE_SIMD=mmx" "$tmp/err" || bad "no clear error for RIPPLE_SIMD=mmx"
