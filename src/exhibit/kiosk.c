@@ -2,6 +2,8 @@
 
 #include <errno.h>
 #include <math.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -523,30 +525,53 @@ uint64_t kiosk_water_generation(const struct kiosk *k)
 	return k->pond ? pond_generation(k->pond) : ripple_generation(k->ripple);
 }
 
+/* The pond's heights on every worker: its passes one after the other,
+ * each in bands. */
+struct heights_job {
+	struct kiosk *k;
+	int bands;
+	atomic_int arrived;        /* workers past each pass's end, all passes */
+};
+
 static void heights_band(void *ctx, int index, int count)
 {
-	const struct band_job *j = ctx;
+	struct heights_job *h = ctx;
 
-	(void)count;
-	if (index < j->bands)
-		pond_heights_band(j->k->pond, j->level, index, j->bands);
+	for (int pass = 0; pass < POND_HEIGHTS_PASSES; pass++) {
+		if (index < h->bands)
+			pond_heights_band(h->k->pond, pass, index, h->bands);
+		if (pass + 1 == POND_HEIGHTS_PASSES)
+			break;
+		/*
+		 * Every band of a pass ends before any of the next begins. The
+		 * workers wait for each other here rather than go back to the
+		 * pool between passes: a pass is a few hundred microseconds, a
+		 * hand-off through the pool a good part of that (0.69 ms for
+		 * the sum in two bands so, against 0.65 in one and 0.39 with a
+		 * wait like this one).
+		 */
+		atomic_fetch_add(&h->arrived, 1);
+		while (atomic_load(&h->arrived) < (pass + 1) * count)
+			sched_yield();
+	}
 }
 
 void kiosk_water_prepare(struct kiosk *k)
 {
-	struct band_job j = { .k = k };
+	struct heights_job h = { .k = k };
 
 	if (!k->pond || !pond_heights_begin(k->pond))
 		return;
 	/* The pond's sum of cosines on the worker threads too: at 4K it is a
 	 * good part of a frame. */
-	j.bands = kiosk_bands_for(k, pond_height(k->pond));
-	for (j.level = 0; j.level < POND_HEIGHTS_PASSES; j.level++) {
-		if (j.bands > 1)
-			workers_run(k->workers, heights_band, &j);
-		else
-			pond_heights_band(k->pond, j.level, 0, 1);
+	h.bands = kiosk_bands_for(k, pond_height(k->pond));
+	atomic_init(&h.arrived, 0);
+	if (h.bands > 1) {
+		workers_run(k->workers, heights_band, &h);
+		return;
 	}
+	for (int pass = 0; pass < POND_HEIGHTS_PASSES; pass++)
+		pond_heights_band(k->pond, pass, 0, 1);
 }
 
 const int16_t *kiosk_water_heights(const struct kiosk *k)
