@@ -182,10 +182,11 @@ static double subcells(int64_t v)
 }
 
 /* The pond: the finger held on the water through the next step, from
- * where its stone was to (x, y). */
-static void press(struct gesture *g, const struct slot *s, int64_t x, int64_t y)
+ * (x0, y0) to (x1, y1). */
+static void press(struct gesture *g, const struct slot *s, int64_t x0, int64_t y0, int64_t x1,
+		  int64_t y1)
 {
-	pond_press(g->pond, subcells(s->stone_x), subcells(s->stone_y), subcells(x), subcells(y),
+	pond_press(g->pond, subcells(x0), subcells(y0), subcells(x1), subcells(y1),
 		   subcells(s->radius), s->weight);
 }
 
@@ -193,7 +194,7 @@ static void lay_to(struct gesture *g, struct slot *s, int64_t x, int64_t y)
 {
 	if (g->pond) {
 		s->pressing = true;
-		press(g, s, x, y);
+		press(g, s, s->stone_x, s->stone_y, x, y);
 	} else {
 		ripple_wake(g->ripple, s->stone_x, s->stone_y, x, y, s->radius, s->weight);
 	}
@@ -415,14 +416,14 @@ void gesture_step(struct gesture *g, uint64_t step_ns)
 		if (g->pond && !s->moving && s->path_n == 0) {
 			/* Held still, or let go of. */
 			if (s->pressing && s->down)
-				press(g, s, s->stone_x, s->stone_y);
+				press(g, s, s->stone_x, s->stone_y, s->stone_x, s->stone_y);
 			else
 				s->pressing = false;
 			continue;
 		}
 		if (!s->moving || step_ns <= s->stone_ns) {
 			if (g->pond && s->pressing)
-				press(g, s, s->stone_x, s->stone_y);
+				press(g, s, s->stone_x, s->stone_y, s->stone_x, s->stone_y);
 			continue;
 		}
 		since = (double)(step_ns - s->stone_ns);
@@ -430,15 +431,9 @@ void gesture_step(struct gesture *g, uint64_t step_ns)
 		follow_path(g, s, f);
 		s->stone_ns = step_ns;
 		if (g->pond) {
-			int64_t x1 = s->stone_x, y1 = s->stone_y;
-
 			/* The step's way, from where the stone was. */
-			s->stone_x = x0;
-			s->stone_y = y0;
 			s->pressing = true;
-			press(g, s, x1, y1);
-			s->stone_x = x1;
-			s->stone_y = y1;
+			press(g, s, x0, y0, s->stone_x, s->stone_y);
 		}
 	}
 }

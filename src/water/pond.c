@@ -75,7 +75,8 @@ struct pond {
 	float *cos_t[TURNS], *sin_t[TURNS];  /* C and S for step * 2^(b - SUBSTEP_BITS) */
 	float *inv_omega;          /* 1 / omega (0 for the still mode 0,0) */
 	float *force;              /* the fingers' D at the end of the last (sub-)step */
-	double *row_l1;            /* per row: sum of |h| + |q| times the weights */
+	float *dents;              /* the fingers' D at a sub-step's end, a row at a time */
+	double *row_l1;            /* per row: sum of |h| + |q| (the weights left out) */
 
 	/* the presses of the step being made, and their dents' cosine
 	 * factors at each sub-step's end: press i, sub-step s, x then y */
@@ -252,9 +253,10 @@ struct pond *pond_create(int width, int height, const struct pond_physics *ph)
 	p->qc = dct2d_alloc(p->dct);
 	p->inv_omega = dct2d_alloc(p->dct);
 	p->force = dct2d_alloc(p->dct);
+	p->dents = dct2d_alloc(p->dct);
 	p->work = dct2d_alloc(p->dct);
 	p->work_q = dct2d_alloc(p->dct);
-	if (!p->hc || !p->qc || !p->inv_omega || !p->force || !p->work || !p->work_q)
+	if (!p->hc || !p->qc || !p->inv_omega || !p->force || !p->dents || !p->work || !p->work_q)
 		goto fail;
 	for (int b = 0; b < TURNS; b++) {
 		p->cos_t[b] = dct2d_alloc(p->dct);
@@ -293,6 +295,7 @@ void pond_destroy(struct pond *p)
 	dct2d_free(p->qc);
 	dct2d_free(p->inv_omega);
 	dct2d_free(p->force);
+	dct2d_free(p->dents);
 	dct2d_free(p->work);
 	dct2d_free(p->work_q);
 	for (int b = 0; b < TURNS; b++) {
@@ -597,22 +600,15 @@ void pond_step_rows(struct pond *p, int y0, int y1)
 {
 	int subs = 1 << p->sub_level;
 	size_t len = vec_len(p);
-	/* A row's dents at a sub-step's end, on the stack: rows are short. */
-	float *d1 = NULL;
 
-	if (p->step_forced) {
-		d1 = malloc(sizeof(*d1) * (size_t)p->w);
-		if (!d1) {
-			/* Without memory the fingers are let go of. */
-			p->step_presses = 0;
-		}
-	}
 	for (int n = y0; n < y1; n++) {
 		size_t row = (size_t)n * p->w;
 		float *h = p->hc + row, *q = p->qc + row;
+		/* Each row its own part of the plane: bands never share it. */
+		float *d1 = p->dents + row;
 		double l1 = 0;
 
-		if (!p->step_forced || !d1) {
+		if (!p->step_forced) {
 			/* Free: the steps' time, a turn for each set bit. */
 			for (int b = 0; b < TURNS; b++) {
 				if (p->free_turn & (1l << b))
@@ -641,7 +637,6 @@ void pond_step_rows(struct pond *p, int y0, int y1)
 		}
 		p->row_l1[n] = l1;
 	}
-	free(d1);
 }
 
 /* The obstacles: held at zero where they stand, in the heights and the

@@ -235,15 +235,15 @@ void water_units_compute(const struct water_look *look, int width, int height, i
 		/* The pond damps by its physics (water/pond.h). */
 	} else if (look->damping_shift > 0) {
 		u->damping_shift = look->damping_shift;
-	} else if (look->fade_s > 0) {
-		/* A tenth of the height left after fade seconds of steps. */
-		double per_step = pow(0.1, 1.0 / (look->fade_s * sps));
-		double mul = (1.0 - per_step) * (1 << RIPPLE_DAMP_MUL_BITS);
-
-		u->damping_mul = clamp_int((int)lround(mul), 1, RIPPLE_DAMP_MUL_MAX);
-		u->viscosity = viscosity(u);
 	} else {
-		/* No fade: the grid's viscosity alone. */
+		/* A tenth of the height left after fade seconds of steps (no
+		 * fade: the viscosity alone). */
+		if (look->fade_s > 0) {
+			double per_step = pow(0.1, 1.0 / (look->fade_s * sps));
+			double mul = (1.0 - per_step) * (1 << RIPPLE_DAMP_MUL_BITS);
+
+			u->damping_mul = clamp_int((int)lround(mul), 1, RIPPLE_DAMP_MUL_MAX);
+		}
 		u->viscosity = viscosity(u);
 	}
 
