@@ -24,6 +24,7 @@
 
 #include "base/clock.h"
 #include "base/parse.h"
+#include "median.h"
 #include "water/dct.h"
 
 #define DEFAULT_ROUNDS 300
@@ -224,19 +225,6 @@ static void run(struct grid *g, enum variant v)
 	case VARIANTS:
 		break;
 	}
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double median_ms(uint64_t *v, int n)
-{
-	qsort(v, (size_t)n, sizeof(*v), cmp_u64);
-	return (n % 2 ? (double)v[n / 2] : ((double)v[n / 2 - 1] + (double)v[n / 2]) / 2) / 1e6;
 }
 
 /* How far a variant's result lies from the shipped one's, relative to the

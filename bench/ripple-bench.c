@@ -17,6 +17,7 @@
 #include "base/clock.h"
 #include "base/parse.h"
 #include "exhibit/kiosk.h"
+#include "median.h"
 #include "seed.h"
 #include "settings/options.h"
 #include "sound/sound.h"
@@ -77,19 +78,6 @@ struct bench {
 	bool model_given, calm, idle, seeds, swipe;
 	int panels;                         /* --wall: panels of --size side by side */
 };
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double median_ms(uint64_t *v, int n)
-{
-	qsort(v, (size_t)n, sizeof(*v), cmp_u64);
-	return (n % 2 ? (double)v[n / 2] : ((double)v[n / 2 - 1] + (double)v[n / 2]) / 2) / 1e6;
-}
 
 static double max_ms(const uint64_t *v, int n)
 {
