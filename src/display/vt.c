@@ -153,6 +153,44 @@ void vt_restore(struct vt *vt)
 	free(vt);
 }
 
+/* Home, clear the screen, clear the scrollback: no water's last words
+ * left on the console. */
+#define VT_CLEAR "\033[H\033[2J\033[3J"
+
+int vt_give_back(const char *path)
+{
+	struct vt_mode mode = { .mode = VT_AUTO };
+	int fd, number, ret = 0;
+
+	/* Not our controlling terminal: the kiosk's session has ended. */
+	fd = open(path, O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0) {
+		ret = -errno;
+		log_error("console '%s': %s", path, strerror(errno));
+		return ret;
+	}
+	number = vt_number_of(fd);
+	if (number == 0) {
+		log_error("console '%s' is not a virtual terminal (/dev/ttyN)", path);
+		close(fd);
+		return -ENOTTY;
+	}
+	if (ioctl(fd, VT_SETMODE, &mode) < 0) {
+		ret = -errno;
+		log_error("tty%d: VT_SETMODE VT_AUTO: %s", number, strerror(errno));
+	}
+	if (ioctl(fd, KDSETMODE, KD_TEXT) < 0) {
+		ret = -errno;
+		log_error("tty%d: KDSETMODE KD_TEXT: %s", number, strerror(errno));
+	}
+	if (write(fd, VT_CLEAR, sizeof(VT_CLEAR) - 1) < 0 && ret == 0) {
+		ret = -errno;
+		log_error("tty%d: clearing the screen: %s", number, strerror(errno));
+	}
+	close(fd);
+	return ret;
+}
+
 int vt_get_fd(const struct vt *vt)
 {
 	return vt ? vt->signal_fd : -1;

@@ -29,6 +29,14 @@ int vt_setup(const struct vt_handler *handler, struct vt **out);
 /* KD_TEXT, VT_AUTO, close. Accepts NULL. */
 void vt_restore(struct vt *vt);
 
+/*
+ * The VT at path given back to the text console, whoever left it in
+ * graphics (a kiosk that crashed): KD_TEXT, VT_AUTO and the screen and its
+ * scrollback cleared. 0 or a negative errno (-ENOTTY: not a VT), said in
+ * one line. The unit's ExecStopPost (--give-back-console).
+ */
+int vt_give_back(const char *path);
+
 /* A signalfd, readable when a switch is requested; -1 for NULL. */
 int vt_get_fd(const struct vt *vt);
 /* Handle the pending switch requests. 0 or the acquire handler's error. */

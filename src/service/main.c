@@ -9,6 +9,7 @@
 #include "base/util.h"
 #include "display/drm.h"
 #include "display/headless.h"
+#include "display/vt.h"
 #include "input/touch-script.h"
 #include "service/run-headless.h"
 #include "service/run-live.h"
@@ -213,6 +214,15 @@ int main(int argc, char **argv)
 		log_error("cannot block the signals the program handles: %s", strerror(-ret));
 		return EXIT_FAILURE;
 	}
+	/*
+	 * The unit's ExecStopPost, after any exit, a crash in graphics mode
+	 * too. Not systemd's TTYReset/TTYVHangup/TTYVTDisallocate: systemd
+	 * applies those to every command of the unit, ExecReload's too, and a
+	 * reload hung up the running kiosk's own VT (a second SIGHUP, VT_AUTO,
+	 * KD_TEXT: the console drawn over the water until the next frame).
+	 */
+	if (argc == 3 && strcmp(argv[1], "--give-back-console") == 0)
+		return vt_give_back(argv[2]) < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 	/* The config file first, then the command line over it. */
 	if (options_source_init(&src, argc, argv, NULL) < 0)
 		return EXIT_FAILURE;

@@ -110,6 +110,8 @@ void options_print_help(FILE *f)
 "  --check-config [FILE]   check that file (default: the one read) and the pictures,\n"
 "                          directories and scripts it names, then exit: 0 and\n"
 "                          \"FILE: ok\", or 1 and every error as FILE:LINE: key: ...\n"
+"  --give-back-console TTY  that VT back to the text console (KD_TEXT, VT_AUTO,\n"
+"                          cleared), then exit: the unit runs it after any exit\n"
 "  --attract SECONDS       after this long without a touch it rains (default %d, 0 never)\n"
 "  --attract-rain N        raindrops per minute per square metre then (default %d)\n"
 "  --opening-hours HH:MM-HH:MM  outside them the screen goes dark when idle, a touch\n"

@@ -75,6 +75,7 @@ enum {
 	OPT_HTTP,
 	OPT_HTTP_TOKEN_FILE,
 	OPT_CHECK_CONFIG,
+	OPT_GIVE_BACK_CONSOLE,
 };
 
 struct option_row {

@@ -383,6 +383,9 @@ bool options_parse_one(struct options *o, const struct option_row *opt, const ch
 	case OPT_CHECK_CONFIG:
 		/* main() checks and exits before any run. */
 		return false;
+	case OPT_GIVE_BACK_CONSOLE:
+		/* main() does it alone; with anything else it is a mistake. */
+		return bad(f, "--give-back-console TTY takes no other option");
 	case OPT_ATTRACT:
 		return bad_int(f, arg, 0, OPTIONS_MAX_ATTRACT_S, &o->attract_s);
 	case OPT_ATTRACT_RAIN:

@@ -101,6 +101,7 @@ static const struct option_row option_rows[] = {
 	{ "help", no_argument, 'h', RELOAD_RESTART, NOTHING },
 	{ "version", no_argument, 'V', RELOAD_RESTART, NOTHING },
 	{ "check-config", optional_argument, OPT_CHECK_CONFIG, RELOAD_RESTART, NOTHING },
+	{ "give-back-console", required_argument, OPT_GIVE_BACK_CONSOLE, RELOAD_RESTART, NOTHING },
 };
 
 /* The default output directory: the one string options_free leaves alone. */
@@ -270,7 +271,7 @@ static const struct option_row *row_by_val(int c)
 static bool is_key(const struct option_row *opt)
 {
 	return opt->val != 'h' && opt->val != 'V' && opt->val != OPT_CONFIG &&
-	       opt->val != OPT_CHECK_CONFIG;
+	       opt->val != OPT_CHECK_CONFIG && opt->val != OPT_GIVE_BACK_CONSOLE;
 }
 
 /* An on/off option: it has a --no-NAME form too. */

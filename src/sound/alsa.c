@@ -325,6 +325,7 @@ static void open_pcm(struct sound *s, const char *asked)
 	s->written = 0;
 	s->stall_ns = 0;
 	log_info("sound on '%s'", name);
+	log_debug("sound: the card starts again at %.4f s", (double)clock_now_ns() / NSEC_PER_SEC);
 }
 
 /* ---- the thread ---- */
@@ -652,6 +653,10 @@ static void *sound_thread(void *data)
 		if (s->paused) {
 			s->paused = false;
 			snd_pcm_prepare(s->pcm);
+			/* For the tests: the card's own buffering settles after
+			 * a start (an emulated one's, unseen by snd_pcm_delay). */
+			log_debug("sound: the card starts again at %.4f s",
+				  (double)clock_now_ns() / NSEC_PER_SEC);
 		}
 		if (!has_stone(s->sh.queue, s->sh.queued) && !room_for_chunk(s))
 			continue;

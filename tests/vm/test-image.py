@@ -285,8 +285,9 @@ def console_checks(vm, serial):
 
 
 def console_back(vm, serial):
-    """The kiosk stopped: the unit's TTYReset/TTYVTDisallocate give tty1
-    back in text mode, a blank console (quiet boot, no getty there)."""
+    """The kiosk stopped: the unit's ExecStopPost (ripple-kiosk
+    --give-back-console) gives tty1 back in text mode, a blank console
+    (quiet boot, no getty there)."""
     rc, out = run_on_console(vm, serial, "systemctl stop ripple-kiosk")
     t.check(rc == 0, "systemctl stop ripple-kiosk", out)
     _, ok = vm.wait_screen(lambda img: not rkvm.is_not_black(img), "stopped",

@@ -292,7 +292,12 @@ def run_checks(vm, ref1, ref2):
     t.check(now == old and state(vm) == "active", "... with no restart (same MainPID)",
             "pid %d -> %d" % (old, now))
     t.check(black == 0, "... and no black screen during the reload",
-            "%d of %d screendumps black" % (black, dumps))
+            "%d of %d screendumps black\n%s" % (black, dumps, journal(vm, since)))
+    # One reload for one `systemctl reload`: a second is the tty hung up
+    # under the kiosk (systemd's TTYVHangup= on ExecReload's command).
+    reloads = journal(vm, since).count("reloaded the settings")
+    t.check(reloads == 1, "... read once: one reload in the journal, no SIGHUP from the tty",
+            "%d\n%s" % (reloads, journal(vm, since)))
     note("reload -> new picture after %.1f s (%d screendumps)" % (secs, dumps))
 
     # ---- 5. broken config on reload: rejected, water keeps running --------------
