@@ -76,6 +76,7 @@ struct bench {
 	enum mode mode;
 	enum water_model model;             /* --model; --seeds: always classic */
 	bool model_given, calm, idle, seeds, swipe;
+	bool caustics;                      /* --caustics; --seeds: always off */
 	int panels;                         /* --wall: panels of --size side by side */
 };
 
@@ -107,7 +108,7 @@ static void usage(FILE *f)
 "                    [--threads T] [--format xrgb8888|rgb565] [--water choppy|calm|swipe]\n"
 "                    [--screen-mm WxH] [--refresh HZ] [--sim-scale auto|S]\n"
 "                    [--steps-per-second auto|N] [--model pond|classic] [--idle] [--floor]\n"
-"                    [--wall N] [--sound]\n"
+"                    [--wall N] [--sound] [--caustics on|off]\n"
 "Times the kiosk's per-frame work (rain, the steps due in one frame at --refresh\n"
 "Hz, one render) into memory and prints impl= threads= size= frames= step_ms=\n"
 "render_ms= frame_ms= fps= (medians). Without --sim-scale or --steps-per-second\n"
@@ -123,6 +124,8 @@ static void usage(FILE *f)
 "                  at xrgb8888, about 30 MB at 1920x1080) -- the memory floor\n"
 "  --sound         the water's sound instead: --frames seconds of 20 drops a second\n"
 "                  and a swish, synthesized; core_percent= is the share of one core\n"
+"  --caustics on|off  the light through the water (the kiosk's --caustics, on by\n"
+"                  default; the line says caustics=); --seeds: always off\n"
 "  --idle          skip what the kiosk skips while the water rests: frames that did\n"
 "                  not change are not drawn, and with the classic water only, calm\n"
 "                  rows are not stepped (the pond steps nothing while flat, --idle\n"
@@ -152,6 +155,7 @@ static int parse_args(struct bench *b, int argc, char **argv)
 		{ "water", required_argument, NULL, 'w' },
 		{ "model", required_argument, NULL, 'M' },
 		{ "idle", no_argument, NULL, 'I' },
+		{ "caustics", required_argument, NULL, 'C' },
 		{ "seeds", no_argument, NULL, 'E' },
 		{ "floor", no_argument, NULL, 'F' },
 		{ "wall", required_argument, NULL, 'W' },
@@ -222,6 +226,11 @@ static int parse_args(struct bench *b, int argc, char **argv)
 			break;
 		case 'E':
 			b->seeds = true;
+			break;
+		case 'C':
+			if (strcmp(optarg, "on") && strcmp(optarg, "off"))
+				goto bad;
+			b->caustics = strcmp(optarg, "on") == 0;
 			break;
 		case 'I':
 			b->idle = true;
@@ -304,7 +313,7 @@ static void print_line(const struct bench *b, const char *impl, int threads,
 	       b->swipe ? "swipe" : b->calm ? "calm" : "choppy");
 	/* The seeds' lines stay as they were: theirs is the classic water. */
 	if (!b->seeds)
-		printf(" model=%s", model_name(b->model));
+		printf(" model=%s caustics=%s", model_name(b->model), b->caustics ? "on" : "off");
 	if (b->idle)
 		printf(" idle=%s", b->model == WATER_CLASSIC ? "same-frames+calm-rows" : "same-frames");
 	printf(" step_ms=%.3f render_ms=%.3f", t->step, t->render);
@@ -465,6 +474,7 @@ static int run_kiosk(const struct bench *b, uint64_t *t_step, uint64_t *t_render
 
 	options_defaults(&o);
 	o.water = b->model;
+	o.caustics = b->caustics && !b->seeds;
 	o.threads = b->threads;
 	o.sim_scale = b->sim_scale;
 	o.steps_per_second = b->steps_per_second;
@@ -586,6 +596,7 @@ int main(int argc, char **argv)
 		.refresh_hz = DEFAULT_REFRESH_HZ,
 		.format = PIXEL_XRGB8888, .impl = "auto", .mode = MODE_KIOSK, .panels = 1,
 		.model = WATER_POND,
+		.caustics = true,
 	};
 	uint64_t *t_step, *t_render, *t_idct, *t_frame;
 	int ret;

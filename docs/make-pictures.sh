@@ -18,6 +18,12 @@
 #   docs/pond-drag.png  a finger dragged at 1 m/s across the 55-inch panel at
 #                       1080p over the sandy floor, 0.75 s after it set off: the
 #                       V behind it, the capillary ripples ahead
+#   docs/caustics-grey.png  the light through the water alone (--light 0): one
+#                       tap over plain mid-grey on the 55-inch panel, 0.5 s later
+#   docs/caustics-pool.png  the built-in pool (tiles, grout, no light painted
+#                       in) under the 1 m/s drag: the wake folds the light
+#   docs/caustics-photo.png  a photograph (scikit-image's coffee.png, CC0)
+#                       under 3 s of rain at 600 drops a minute per m^2
 # Run from the source tree after a build: docs/make-pictures.sh [BUILD_DIR]
 set -eu
 src=$(cd "$(dirname "$0")/.." && pwd)
@@ -73,14 +79,20 @@ rkvm.write_png(sys.argv[3], rkvm.Image(w, h, data))
 EOF
 mv "$src/docs/wall.png.tmp" "$src/docs/wall.png"
 
-# The pond's pictures. A plain floor: the colour of sand under clear water.
-python3 - "$src/tests/vm" "$tmp/sand.png" <<'EOF'
+# A plain 1920x1080 picture: plain R G B FILE
+plain() {
+	python3 - "$src/tests/vm" "$1" "$2" "$3" "$4" <<'EOF'
 import sys
 sys.dont_write_bytecode = True
 sys.path.insert(0, sys.argv[1])
 import rkvm
-rkvm.write_png(sys.argv[2], rkvm.Image(1920, 1080, bytes((176, 160, 128)) * (1920 * 1080)))
+rgb = bytes(int(v) for v in sys.argv[2:5])
+rkvm.write_png(sys.argv[5], rkvm.Image(1920, 1080, rgb * (1920 * 1080)))
 EOF
+}
+
+# The pond's pictures. A plain floor: the colour of sand under clear water.
+plain 176 160 128 "$tmp/sand.png"
 run --frames 61 --every 30 --screen-mm 1210x680 --touch-script "$tmp/tap.script" \
 	--background "$tmp/sand.png" --output "$tmp/pond"
 for f in 30:0.5s 60:1s; do
@@ -98,4 +110,32 @@ run --frames 46 --every 45 --screen-mm 1210x680 --touch-script "$tmp/drag.script
 	--background "$tmp/sand.png" --output "$tmp/drag"
 cp "$tmp/drag/frame-00045.png" "$src/docs/pond-drag.png.tmp"
 mv "$src/docs/pond-drag.png.tmp" "$src/docs/pond-drag.png"
-echo "wrote docs/ripple.png, docs/ripple-55.png, docs/wall.png and the pond's four pictures"
+# Light through the water. Mid-grey under one tap, the lamp's mirror image
+# off: what is left is the floor lit through the water.
+plain 128 128 128 "$tmp/grey.png"
+run --frames 31 --every 30 --screen-mm 1210x680 --touch-script "$tmp/tap.script" \
+	--background "$tmp/grey.png" --light 0 --output "$tmp/grey"
+cp "$tmp/grey/frame-00030.png" "$src/docs/caustics-grey.png.tmp"
+mv "$src/docs/caustics-grey.png.tmp" "$src/docs/caustics-grey.png"
+# The built-in pool (tiles and grout, no light painted in) under a drag.
+run --frames 46 --every 45 --screen-mm 1210x680 --touch-script "$tmp/drag.script" \
+	--output "$tmp/pool"
+cp "$tmp/pool/frame-00045.png" "$src/docs/caustics-pool.png.tmp"
+mv "$src/docs/caustics-pool.png.tmp" "$src/docs/caustics-pool.png"
+# A photograph under rain: scikit-image's coffee.png (Rachel Michetti, CC0),
+# from Debian's python3-skimage, or PHOTO=path/to/picture.
+photo="${PHOTO:-}"
+if [ -z "$photo" ]; then
+	(cd "$tmp" && apt-get download python3-skimage >/dev/null 2>&1) &&
+		dpkg -x "$tmp"/python3-skimage_*.deb "$tmp/skimage" &&
+		photo=$(find "$tmp/skimage" -name coffee.png | head -n 1)
+fi
+if [ -n "$photo" ] && [ -f "$photo" ]; then
+	run --frames 181 --every 180 --screen-mm 1210x680 --rain 600 --background "$photo" \
+		--output "$tmp/photo"
+	cp "$tmp/photo/frame-00180.png" "$src/docs/caustics-photo.png.tmp"
+	mv "$src/docs/caustics-photo.png.tmp" "$src/docs/caustics-photo.png"
+else
+	echo "no photograph (apt-get download python3-skimage failed; set PHOTO=): docs/caustics-photo.png kept" >&2
+fi
+echo "wrote docs/ripple.png, docs/ripple-55.png, docs/wall.png, the pond's four pictures and the light's three"

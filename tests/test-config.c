@@ -126,6 +126,8 @@ static const struct sample {
 	{ "refraction", "3", NULL },
 	{ "light", "40", NULL },
 	{ "light-from", "90:45.5", NULL },
+	{ "light-size", "7.5", NULL },
+	{ "caustics", "off", NULL },
 	{ "stone-radius", "6", NULL },
 	{ "stone-weight", "2.5", NULL },
 	{ "screen-mm", "1210x680", NULL },

@@ -1272,7 +1272,7 @@ static bool check_detail(const struct image *img)
 		}
 	}
 	CHECK(edges > n / 50);
-	CHECK(bright > n / 100);	/* caustics and grout */
+	CHECK(bright > n / 100);	/* the grout */
 	CHECK(dark > n / 100);		/* tiles and the lane */
 	CHECK(bright < n / 2);
 	return true;

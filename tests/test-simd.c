@@ -105,22 +105,39 @@ static int compare_path(const struct kernels *k, int w, int h, int steps)
 	for (size_t i = 0; i < bg_pitch * h; i++)
 		bg[i] = rnd() ^ rnd() << 16;
 	int bad_render = 0;
+	/* The light through the water a 2x2 block: anything from dark to a
+	 * fold's brightest, even (RENDER_GAIN_ONE) in places, in a plane with
+	 * longer rows than the blocks'. */
+	const size_t gain_pitch = (size_t)(w + 1) / 2 + 5;
+	int16_t *gain = malloc(gain_pitch * (size_t)((h + 1) / 2) * sizeof(*gain));
+	/* and the brightest everywhere: a bright channel lit so and the
+	 * lamp's light on top pass int16 (the sum saturates, as the clamp) */
+	int16_t *brightest = malloc(gain_pitch * (size_t)((h + 1) / 2) * sizeof(*gain));
+	for (size_t i = 0; i < gain_pitch * (size_t)((h + 1) / 2); i++) {
+		gain[i] = (int16_t)(rnd() % 4 == 0 ? RENDER_GAIN_ONE : rnd() % 3 == 0 ?
+				    (int)(rnd() % (INT16_MAX + 1)) : (int)(rnd() % (4 * RENDER_GAIN_ONE)));
+		brightest[i] = INT16_MAX;
+	}
 	for (int rot = 0; rot < 360; rot += 90) {
-		for (int combo = 0; combo < 2 * 2 * (int)(sizeof(shifts) / sizeof(shifts[0])); combo++) {
+		for (int combo = 0; combo < 2 * 2 * 2 * (int)(sizeof(shifts) / sizeof(shifts[0]));
+		     combo++) {
 			enum pixel_format fmt = combo & 1 ? PIXEL_RGB565 : PIXEL_XRGB8888;
 			struct render_target ta, tb;
 			int pw, ph;
 			struct render_params pa = {
-				.shift = shifts[combo >> 2],
+				.shift = shifts[combo >> 3],
 				/* unbounded, or bounded from a pixel to half the
 				 * picture's height (its interior then fast) */
 				.offset_max = rnd() % 3 == 0 ? 0 : RENDER_SUBPIXEL +
 					      (int)(rnd() % (uint32_t)(h / 2 * RENDER_SUBPIXEL + 1)),
 				.light_x = combo & 2 ? (int)(rnd() % 65535) - 32767 : 0,
 				.light_y = combo & 2 ? (int)(rnd() % 65535) - 32767 : 0,
-				.light_max = combo & 2 ? 1 + (int)(rnd() % RENDER_LIGHT_LEVELS_MAX) : 0,
+				.light_max = combo & 2 ? (combo & 4 && rot == 90 ? RENDER_LIGHT_LEVELS_MAX :
+							  1 + (int)(rnd() % RENDER_LIGHT_LEVELS_MAX)) : 0,
 				.light_dark = (int)(rnd() % (RENDER_LIGHT_LEVELS_MAX + 1)),
 				.rotation = rot,
+				.gain = combo & 4 ? (combo & 2 && rot == 90 ? brightest : gain) : NULL,
+				.gain_pitch = gain_pitch,
 				.kernels = &kernels_scalar,
 			};
 			struct render_params pb = pa;
@@ -139,9 +156,10 @@ static int compare_path(const struct kernels *k, int w, int h, int steps)
 			render_rows(&pb, ripple_heights(ref), (size_t)w, w, h, bg, bg_pitch * 4, &tb, 0, h);
 			if (memcmp(ta.pixels, tb.pixels, ta.stride * ph)) {
 				fprintf(stderr, "%s: %dx%d render differs (rotation %d, %s, shift %d, "
-					"bound %d, light %d %d %d %d)\n", k->name, w, h, rot,
+					"bound %d, light %d %d %d %d%s)\n", k->name, w, h, rot,
 					pixel_format_name(fmt), pa.shift, pa.offset_max, pa.light_x,
-					pa.light_y, pa.light_max, pa.light_dark);
+					pa.light_y, pa.light_max, pa.light_dark,
+					pa.gain ? ", lit through the water" : "");
 				bad_render++;
 			}
 			free(ta.pixels);
@@ -149,6 +167,8 @@ static int compare_path(const struct kernels *k, int w, int h, int steps)
 		}
 	}
 	free(bg);
+	free(gain);
+	free(brightest);
 	ripple_destroy(ref);
 	ripple_destroy(fast);
 	return bad_step < 0 && bad_render == 0;
@@ -466,6 +486,7 @@ static int compare_bands(const struct kernels *k)
 		const int w = dims[d][0], h = dims[d][1];
 		int16_t *hts = malloc((size_t)w * h * sizeof(*hts));
 		int16_t *win = malloc((size_t)w * h * sizeof(*hts));
+		int16_t *gain = malloc((size_t)((w + 1) / 2) * ((h + 1) / 2) * sizeof(*gain));
 		uint32_t *bg = malloc((size_t)w * h * sizeof(*bg));
 		struct render_target ta = { .width = w, .height = h, .stride = (size_t)w * 4,
 					    .format = PIXEL_XRGB8888 };
@@ -479,13 +500,18 @@ static int compare_bands(const struct kernels *k)
 
 		ta.pixels = malloc((size_t)w * h * 4);
 		tb.pixels = malloc((size_t)w * h * 4);
+		for (int i = 0; i < ((w + 1) / 2) * ((h + 1) / 2); i++)
+			gain[i] = (int16_t)(rnd() % (3 * RENDER_GAIN_ONE));
 		for (int i = 0; i < w * h; i++) {
 			bg[i] = rnd();
 			hts[i] = (int16_t)(rnd() % 8 == 0 ? (int)(rnd() % 4001) - 2000 :
 					   (int)(rnd() % 41) - 20);
 		}
-		for (int steep = 0; steep < 2; steep++) {
-			pa.shift = steep ? 0 : 3;
+		for (int steep = 0; steep < 4; steep++) {
+			pa.shift = steep & 1 ? 0 : 3;
+			/* and lit through the water */
+			pa.gain = steep & 2 ? gain : NULL;
+			pa.gain_pitch = (size_t)(w + 1) / 2;
 			pb = pa;
 			pb.kernels = k;
 			render_rows(&pa, hts, (size_t)w, w, h, bg, (size_t)w * 4, &ta, 0, h);
@@ -527,6 +553,7 @@ static int compare_bands(const struct kernels *k)
 		free(tb.pixels);
 		free(bg);
 		free(win);
+		free(gain);
 		free(hts);
 	}
 	return bad == 0;

@@ -76,6 +76,23 @@ struct view {
 	uint64_t heights_generation;
 	bool blend_made;
 	int blend_alpha, blend_dx, blend_dy;
+	/*
+	 * The light through the water (caustics), one value a 2x2 block of
+	 * the view's pixels: the water's plane brought to the blocks' size
+	 * by the same 2x passes as the heights (gain_level[i] the size of
+	 * level[i], up to the blocks': the level before the last), by none
+	 * (cells of 2 px are the blocks), or by one bilinear pass into
+	 * gain_resampled (gx0.. its source cells and weights). gain is what
+	 * the render reads; made again when the water changed.
+	 */
+	int16_t *gain_level[VIEW_MAX_LEVELS];
+	int16_t *gain_resampled;
+	int *gx0, *gxw, *gy0, *gyw;
+	int gain_w, gain_h;
+	const int16_t *gain;
+	size_t gain_pitch;
+	bool gain_made;
+	uint64_t gain_generation;
 };
 
 /*
@@ -133,6 +150,13 @@ struct kiosk {
 	struct splashes heard;     /* for the sound: stones, raindrops, drags */
 	double rain_drop_mm, rain_weight_mm;
 	uint64_t extra_generation; /* picture changes the water's count misses */
+
+	/* The light through the water on the floor (NULL: --caustics off),
+	 * made from the heights once a change of the water (kiosk_gain). */
+	struct caustics *caustics;
+	const int16_t *gain;       /* NULL: evenly lit */
+	bool gain_made;
+	uint64_t gain_generation;
 
 	struct view views[KIOSK_MAX_VIEWS];
 	uint64_t view_clock;
@@ -194,6 +218,9 @@ struct band_job {
  */
 void kiosk_water_prepare(struct kiosk *k);
 const int16_t *kiosk_water_heights(const struct kiosk *k);
+/* The light on the floor per cell of the water (caustics.h), made by
+ * kiosk_water_prepare(); NULL when it is even (flat water, or off). */
+const int16_t *kiosk_gain(const struct kiosk *k);
 int kiosk_water_width(const struct kiosk *k);
 int kiosk_water_height(const struct kiosk *k);
 uint64_t kiosk_water_generation(const struct kiosk *k);

@@ -84,6 +84,13 @@ void kiosk_view_clear(struct view *v)
 		free(v->level[i].y0);
 		free(v->level[i].yw);
 	}
+	for (int i = 0; i < VIEW_MAX_LEVELS; i++)
+		free(v->gain_level[i]);
+	free(v->gain_resampled);
+	free(v->gx0);
+	free(v->gxw);
+	free(v->gy0);
+	free(v->gyw);
 	free(v->fused);
 	free(v->resampled);
 	free(v->x0);
@@ -537,6 +544,128 @@ static void view_resample(struct kiosk *k, struct view *v)
 	}
 }
 
+/* ---- the light through the water, at the render's 2x2 blocks ---- */
+
+/* Where the blocks' light comes from, and the planes for it: see struct
+ * view. The blocks of a view with 2x passes are the cells of the level
+ * before the last (its pixels 2m and 2m + 1 lie either side of that
+ * level's cell m, centres aligned). */
+static int view_init_gain(struct kiosk *k, struct view *v)
+{
+	int sw = kiosk_water_width(k), sh = kiosk_water_height(k);
+
+	if (v->levels >= 2) {
+		for (int i = 0; i < v->levels - 1; i++) {
+			const struct level *l = &v->level[i];
+
+			v->gain_level[i] = bigmem_calloc((size_t)l->width * (size_t)l->height,
+							 sizeof(int16_t));
+			if (!v->gain_level[i])
+				return -ENOMEM;
+		}
+		v->gain_w = v->level[v->levels - 2].width;
+		v->gain_h = v->level[v->levels - 2].height;
+		v->gain_pitch = (size_t)v->gain_w;
+		return 0;
+	}
+	if (v->levels == 1) {
+		v->gain_w = sw;
+		v->gain_h = sh;
+		v->gain_pitch = (size_t)sw;
+		return 0;
+	}
+	v->gain_w = (v->width + 1) / 2;
+	v->gain_h = (v->height + 1) / 2;
+	v->gain_pitch = (size_t)v->gain_w;
+	v->gain_resampled = bigmem_calloc((size_t)v->gain_w * (size_t)v->gain_h, sizeof(int16_t));
+	v->gx0 = calloc((size_t)v->gain_w, sizeof(int));
+	v->gxw = calloc((size_t)v->gain_w, sizeof(int));
+	v->gy0 = calloc((size_t)v->gain_h, sizeof(int));
+	v->gyw = calloc((size_t)v->gain_h, sizeof(int));
+	if (!v->gain_resampled || !v->gx0 || !v->gxw || !v->gy0 || !v->gyw)
+		return -ENOMEM;
+	view_axis(sw, v->gain_w, v->gx0, v->gxw);
+	view_axis(sh, v->gain_h, v->gy0, v->gyw);
+	return 0;
+}
+
+/* Rows y0 <= y < y1 of the one bilinear pass, as view_resample_rows. */
+static void gain_resample_rows(struct view *v, const int16_t *src, int sim_w, int y0, int y1)
+{
+	for (int y = y0; y < y1; y++) {
+		const int16_t *r0 = src + (size_t)v->gy0[y] * (size_t)sim_w;
+		const int16_t *r1 = v->gyw[y] ? r0 + sim_w : r0;
+		const int wy = v->gyw[y];
+		int16_t *dst = v->gain_resampled + (size_t)y * v->gain_pitch;
+
+		for (int x = 0; x < v->gain_w; x++) {
+			int sx = v->gx0[x], wx = v->gxw[x];
+			int sx1 = wx ? sx + 1 : sx;
+			int32_t a = upsample_blend(r0, r1, wy, sx), b = upsample_blend(r0, r1, wy, sx1);
+
+			dst[x] = (int16_t)((a * (UPSAMPLE_ONE - wx) + b * wx) >> (2 * UPSAMPLE_BITS));
+		}
+	}
+}
+
+static void gain_job(void *ctx, int index, int count)
+{
+	struct band_job *j = ctx;
+	struct view *v = j->view;
+	int y0, y1;
+
+	if (index >= j->bands)
+		return;
+	kiosk_band_rows(j, index, &y0, &y1);
+	if (v->levels == 0) {
+		gain_resample_rows(v, kiosk_gain(j->k), kiosk_water_width(j->k), y0, y1);
+	} else {
+		const struct level *l = &v->level[j->level];
+		const int16_t *src = j->level ? v->gain_level[j->level - 1] : kiosk_gain(j->k);
+		int src_w = j->level ? v->level[j->level - 1].width : kiosk_water_width(j->k);
+
+		level_rows(l, src, src_w, y0, y1, v->gain_level[j->level] + (size_t)y0 * l->width,
+			   0, src_w);
+	}
+}
+
+/* The light at the view's blocks for the water as it is now: 0, or a
+ * negative errno (no memory: the frame is drawn evenly lit). */
+static int view_gain(struct kiosk *k, struct view *v)
+{
+	uint64_t generation = kiosk_water_generation(k);
+	int passes, ret;
+
+	if (!v->gain_w) {
+		ret = view_init_gain(k, v);
+		if (ret < 0) {
+			v->gain_w = 0;
+			return ret;
+		}
+	}
+	if (v->gain_made && v->gain_generation == generation)
+		return 0;
+	if (v->levels == 1) {
+		v->gain = kiosk_gain(k);
+	} else {
+		passes = v->levels == 0 ? 1 : v->levels - 1;
+		for (int i = 0; i < passes; i++) {
+			struct band_job j = { .k = k, .view = v, .level = i };
+
+			j.y1 = v->levels == 0 ? v->gain_h : v->level[i].height;
+			j.bands = kiosk_bands_for(k, j.y1);
+			if (j.bands > 1)
+				workers_run(k->workers, gain_job, &j);
+			else
+				gain_job(&j, 0, 1);
+		}
+		v->gain = v->levels == 0 ? v->gain_resampled : v->gain_level[v->levels - 2];
+	}
+	v->gain_made = true;
+	v->gain_generation = generation;
+	return 0;
+}
+
 static void render_job(void *ctx, int index, int count)
 {
 	struct band_job *j = ctx;
@@ -652,6 +781,13 @@ static int render_window(struct kiosk *k, const struct render_target *target,
 		view_resample(k, j.view);
 		j.view->heights_made = true;
 		j.view->heights_generation = generation;
+	}
+	/* Lit through the water where the water is not flat. */
+	j.params.gain = NULL;
+	if (kiosk_gain(k) && view_gain(k, j.view) == 0) {
+		j.params.gain = j.view->gain + (size_t)(j.win.y / 2) * j.view->gain_pitch +
+				(size_t)(j.win.x / 2);
+		j.params.gain_pitch = j.view->gain_pitch;
 	}
 	if (j.bands == 1)
 		return render_band(&j, 0, 0, j.win.h);

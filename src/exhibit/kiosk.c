@@ -15,6 +15,7 @@
 #include "base/util.h"
 #include "exhibit/kiosk-private.h"
 #include "image/image.h"
+#include "water/caustics.h"
 #include "water/gesture.h"
 #include "water/pond.h"
 #include "water/rain.h"
@@ -78,6 +79,37 @@ static int64_t rain_on_screen(const struct kiosk *k, int per_m2)
 }
 
 /* What can change without new water: everything but its grid. */
+/* The light through the water as the units say: followed (on the water's
+ * grid), or not (destroyed: the frames exactly as without it). Without
+ * the memory for it the floor is evenly lit, and that is said. */
+static void set_caustics(struct kiosk *k, const struct water_units *u)
+{
+	k->gain_made = false;
+	k->gain = NULL;
+	if (!u->caustics) {
+		caustics_destroy(k->caustics);
+		k->caustics = NULL;
+		return;
+	}
+	if (!k->caustics) {
+		k->caustics = caustics_create(u->sim_width, u->sim_height);
+		if (!k->caustics) {
+			log_warn("caustics: %s for %dx%d cells; the floor is lit evenly",
+				 strerror(errno), u->sim_width, u->sim_height);
+			return;
+		}
+	}
+	if (caustics_set_light(k->caustics, &u->caustics_light) < 0) {
+		/* The options' bounds keep the light possible: no depth, or a
+		 * light below the panel, is refused before it comes here. */
+		log_warn("caustics: a light %g mm deep from %g:%g cannot be; the floor is lit "
+			 "evenly", u->caustics_light.depth_mm, u->caustics_light.azimuth_deg,
+			 u->caustics_light.elevation_deg);
+		caustics_destroy(k->caustics);
+		k->caustics = NULL;
+	}
+}
+
 static void apply_settings(struct kiosk *k, const struct options *o, const struct water_units *u)
 {
 	k->units = *u;
@@ -104,6 +136,7 @@ static void apply_settings(struct kiosk *k, const struct options *o, const struc
 			ripple_set_damping_mul(k->ripple, u->damping_mul);
 		ripple_set_viscosity(k->ripple, u->viscosity);
 	}
+	set_caustics(k, u);
 	gesture_set_units(k->gesture, u);
 	gesture_set_defaults(k->gesture, o->stone_radius_mm, o->stone_weight_mm);
 	gesture_set_stuck(k->gesture, (uint64_t)o->stuck_touch_s * NSEC_PER_SEC);
@@ -208,6 +241,7 @@ void kiosk_destroy(struct kiosk *k)
 	rain_destroy(k->rain);
 	ripple_destroy(k->ripple);
 	pond_destroy(k->pond);
+	caustics_destroy(k->caustics);
 	image_destroy(k->source);
 	free(k);
 }
@@ -556,7 +590,7 @@ static void heights_band(void *ctx, int index, int count)
 	}
 }
 
-void kiosk_water_prepare(struct kiosk *k)
+static void make_pond_heights(struct kiosk *k)
 {
 	struct heights_job h = { .k = k };
 
@@ -572,6 +606,26 @@ void kiosk_water_prepare(struct kiosk *k)
 	}
 	for (int pass = 0; pass < POND_HEIGHTS_PASSES; pass++)
 		pond_heights_band(k->pond, pass, 0, 1);
+}
+
+void kiosk_water_prepare(struct kiosk *k)
+{
+	uint64_t generation = kiosk_water_generation(k);
+	const int16_t *gain;
+
+	make_pond_heights(k);
+	if (!k->caustics || (k->gain_made && k->gain_generation == generation))
+		return;
+	gain = caustics_make(k->caustics, kiosk_water_heights(k));
+	/* Evenly lit: the render's own path, the frames exactly as without. */
+	k->gain = caustics_even(k->caustics) ? NULL : gain;
+	k->gain_made = true;
+	k->gain_generation = generation;
+}
+
+const int16_t *kiosk_gain(const struct kiosk *k)
+{
+	return k->gain;
 }
 
 const int16_t *kiosk_water_heights(const struct kiosk *k)

@@ -53,7 +53,7 @@ int image_load_memory_for(const void *data, size_t len, int want_w, int want_h,
  * NULL + errno on failure. */
 struct image *image_scale(const struct image *src, int width, int height, enum image_fit fit);
 
-/* The built-in picture: pool tiles under light, generated for this size, the
+/* The built-in picture: pool tiles, evenly lit, generated for this size, the
  * same pixels every time. NULL + errno on failure. */
 struct image *image_default(int width, int height);
 

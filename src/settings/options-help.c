@@ -59,6 +59,10 @@ void options_print_help(FILE *f)
 "                          slopes catch it; 0 off (default %d, 0..%d)\n"
 "  --light-from AZ:EL      where the lamp is: degrees clockwise from the screen's\n"
 "                          top edge, and above the panel (default %g:%g)\n"
+"  --caustics on|off       the same lamp's light through the water onto the picture:\n"
+"                          brighter under crests, lines where it folds (default on)\n"
+"  --light-size DEGREES    the lamp's angular size: blurs those lines and bounds\n"
+"                          their brightness (default %g, %g..%g)\n"
 "\n"
 "The water, in millimetres and seconds on the screen:\n"
 "  --screen-mm WxH         the screen's size in mm (default: the connector's, else\n"
@@ -151,6 +155,7 @@ void options_print_help(FILE *f)
 		OPTIONS_DEFAULT_PICTURE_SECONDS, OPTIONS_DEFAULT_CROSSFADE_S, OPTIONS_MAX_CROSSFADE_S,
 		OPTIONS_MAX_DRIFT, OPTIONS_DEFAULT_LIGHT_PERCENT, OPTIONS_MAX_LIGHT_PERCENT,
 		OPTIONS_DEFAULT_LIGHT_AZIMUTH, OPTIONS_DEFAULT_LIGHT_ELEVATION,
+		OPTIONS_DEFAULT_LIGHT_SIZE_DEG, OPTIONS_MIN_LIGHT_SIZE_DEG, OPTIONS_MAX_LIGHT_SIZE_DEG,
 		OPTIONS_DEFAULT_POND_DEPTH_MM, OPTIONS_DEFAULT_DEPTH_MM, OPTIONS_DEFAULT_VISCOSITY_MM2_S,
 		OPTIONS_DEFAULT_WAVE_SPEED_CM_S, OPTIONS_DEFAULT_FADE_S,
 		OPTIONS_DEFAULT_STONE_RADIUS_MM, OPTIONS_DEFAULT_STONE_WEIGHT_MM,

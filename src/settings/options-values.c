@@ -304,6 +304,17 @@ bool options_parse_one(struct options *o, const struct option_row *opt, const ch
 		return bad_int(f, arg, 0, OPTIONS_MAX_LIGHT_PERCENT, &o->light);
 	case OPT_LIGHT_FROM:
 		return bad_light_from(f, arg, &o->light_azimuth, &o->light_elevation);
+	case OPT_LIGHT_SIZE:
+		return bad_number(f, arg, OPTIONS_MIN_LIGHT_SIZE_DEG, OPTIONS_MAX_LIGHT_SIZE_DEG,
+				  "degrees across", &o->light_size_deg);
+	case OPT_CAUSTICS:
+		if (strcmp(arg, "on") == 0)
+			o->caustics = true;
+		else if (strcmp(arg, "off") == 0)
+			o->caustics = false;
+		else
+			return bad_choice(f, arg, "on, off");
+		return false;
 	case OPT_SCREEN_MM:
 		if (parse_size(arg, SCREEN_MM_MIN, SCREEN_MM_MAX, &o->screen_mm_width,
 			       &o->screen_mm_height) < 0)

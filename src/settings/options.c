@@ -52,6 +52,8 @@ static const struct option_row option_rows[] = {
 	{ "refraction", required_argument, OPT_REFRACTION, RELOAD_LIVE, FIELD(shift) },
 	{ "light", required_argument, OPT_LIGHT, RELOAD_LIVE, FIELD(light) },
 	{ "light-from", required_argument, OPT_LIGHT_FROM, RELOAD_LIVE, SPAN(light_azimuth, light_elevation) },
+	{ "light-size", required_argument, OPT_LIGHT_SIZE, RELOAD_LIVE, FIELD(light_size_deg) },
+	{ "caustics", required_argument, OPT_CAUSTICS, RELOAD_LIVE, FIELD(caustics) },
 	{ "stone-radius", required_argument, OPT_STONE_RADIUS, RELOAD_LIVE, FIELD(stone_radius_mm) },
 	{ "stone-weight", required_argument, OPT_STONE_WEIGHT, RELOAD_LIVE, FIELD(stone_weight_mm) },
 	{ "rain", required_argument, OPT_RAIN, RELOAD_LIVE, FIELD(rain) },
@@ -131,6 +133,8 @@ void options_defaults(struct options *o)
 	o->light = OPTIONS_DEFAULT_LIGHT_PERCENT;
 	o->light_azimuth = OPTIONS_DEFAULT_LIGHT_AZIMUTH;
 	o->light_elevation = OPTIONS_DEFAULT_LIGHT_ELEVATION;
+	o->light_size_deg = OPTIONS_DEFAULT_LIGHT_SIZE_DEG;
+	o->caustics = true;
 	o->seed = OPTIONS_DEFAULT_SEED;
 	o->width = OPTIONS_DEFAULT_WIDTH;
 	o->height = OPTIONS_DEFAULT_HEIGHT;
@@ -201,6 +205,8 @@ void options_water_look(const struct options *o, struct water_look *look)
 		.light_percent = o->light,
 		.light_azimuth_deg = o->light_azimuth,
 		.light_elevation_deg = o->light_elevation,
+		.light_size_deg = o->light_size_deg,
+		.caustics = o->caustics,
 	};
 }
 

@@ -126,6 +126,13 @@ enum rotation {
 #define OPTIONS_MAX_LIGHT_AZIMUTH 360.0
 #define OPTIONS_MIN_LIGHT_ELEVATION 10.0
 #define OPTIONS_MAX_LIGHT_ELEVATION 80.0
+/* The same lamp lights the pond's floor through the water (caustics,
+ * water/caustics.c): its angular diameter seen from the water blurs the
+ * light's fold lines, and bounds how bright they get. A ceiling light of
+ * 15 cm two metres up: about 4 degrees (the sun is 0.5). */
+#define OPTIONS_DEFAULT_LIGHT_SIZE_DEG 4.0
+#define OPTIONS_MIN_LIGHT_SIZE_DEG 0.1
+#define OPTIONS_MAX_LIGHT_SIZE_DEG 60.0
 /* --volume, 0..100: the card's playback controls sit at 0 dB and this
  * scales the sound (its square: even steps to the ear). */
 #define OPTIONS_DEFAULT_VOLUME 70
@@ -183,6 +190,8 @@ struct options {
 	int sim_scale;                /* the water is simulated at 1/sim_scale size */
 	int light;                    /* % of white; 0: no light */
 	double light_azimuth, light_elevation;  /* degrees */
+	double light_size_deg;        /* the lamp's angular diameter */
+	bool caustics;                /* the light through the water */
 	uint64_t seed;
 	const char *touch_script;
 	int threads;                  /* 0: one per online CPU */

@@ -191,6 +191,13 @@ static void step_row_visc_avx2(const int16_t *up, const int16_t *mid, const int1
  * of the eight 32-bit lanes of an index vector. vpunpck*wd pairs within
  * 128-bit halves, so of a group's 16 pixels one set of eight is pixels 0-3
  * and 8-11, the other 4-7 and 12-15.
+ *
+ * The light through the water (render_row.gain, render_lit) comes between
+ * the rounding and the light: each channel (c << 8 | half) times its
+ * block's g, vpmulhuw. The lit channel reaches 32703, so the light is then
+ * added saturating (vpaddsw) before vpackuswb clamps. A group's eight
+ * blocks' gains are one 16-byte load, broadcast to both halves (gains16);
+ * vpshufb puts each block's in the channels of its two pixels.
  */
 struct render_consts {
 	__m256i omx, omy, lxy;      /* vpmaddwd pairs: (mul, 0), (0, mul), (light_x, light_y) */
@@ -205,11 +212,13 @@ struct render_consts {
 	/* Kept here rather than made where used: the render loop is short of
 	 * registers, and GCC rebuilt these with a broadcast at every use. */
 	__m256i round16;            /* vpmulhrsw by it: (sum + 32) >> 6 */
+	__m256i half16;             /* render_lit's rounding (render_consts_init_gain) */
 	__m256i sub32, frac16;      /* RENDER_SUBPIXEL in 32-bit lanes, its fraction mask */
 	__m256i ones16, bias16, nbias16, alpha; /* half_diff16's biases, the opaque alpha */
 	const uint32_t *row, *below; /* the group's fetches are relative to these, + x */
 	/* rr's, where the stores of the row cannot be taken to change them */
 	const int16_t *up, *mid, *down, *up2, *down2;
+	const int16_t *gain;        /* rr's, lit through the water (render_consts_init_gain) */
 	uint8_t *out;
 	__m128i shl, shr;           /* offset_mul a power of two: the shifts it is */
 	bool pow2;
@@ -276,12 +285,81 @@ static inline void render_consts_init(struct render_consts *c, struct render_int
 	c->pitch16 = _mm256_set1_epi32((int)(rr->bg_pitch << 16 | 1));
 }
 
+/* The constants of the light through the water: set by the loops lit
+ * through it alone, so that the evenly lit ones set up as they did. */
+static inline void render_consts_init_gain(struct render_consts *c, const struct render_row *rr)
+{
+	c->half16 = _mm256_set1_epi16(RENDER_GAIN_HALF_LEVEL);
+	c->gain = rr->gain;
+}
+
 static inline long long load_pair(const uint32_t *p)
 {
 	long long v;
 
 	memcpy(&v, p, sizeof(v));
 	return v;
+}
+
+/* The gains of the eight blocks of 16 pixels from x (even), in both halves. */
+static inline __m256i gains16(const struct render_consts *c, int x)
+{
+	return _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(c->gain + (x >> 1))));
+}
+
+/*
+ * vpshufb controls for gains16's: each block's gain in the eight channels
+ * of its two pixels, block a's in the low half and b's in the high.
+ * gain_of_pair[j]: blocks j and j + 4, as the pairs of render16_interior
+ * and the halves of fetch8 lie; gain_of_flat: the pixels of a group as
+ * loaded, widened by vpunpck*bw (pixels 0-1 and 4-5, 2-3 and 6-7, 8-9 and
+ * 12-13, 10-11 and 14-15).
+ */
+#define RENDER_GAIN_WORD(w) 2 * (w), 2 * (w) + 1
+#define RENDER_GAIN_CTRL(a, b) { \
+	RENDER_GAIN_WORD(a), RENDER_GAIN_WORD(a), RENDER_GAIN_WORD(a), RENDER_GAIN_WORD(a), \
+	RENDER_GAIN_WORD(a), RENDER_GAIN_WORD(a), RENDER_GAIN_WORD(a), RENDER_GAIN_WORD(a), \
+	RENDER_GAIN_WORD(b), RENDER_GAIN_WORD(b), RENDER_GAIN_WORD(b), RENDER_GAIN_WORD(b), \
+	RENDER_GAIN_WORD(b), RENDER_GAIN_WORD(b), RENDER_GAIN_WORD(b), RENDER_GAIN_WORD(b) }
+static const int8_t gain_of_pair[4][32] __attribute__((aligned(32))) = {
+	RENDER_GAIN_CTRL(0, 4), RENDER_GAIN_CTRL(1, 5),
+	RENDER_GAIN_CTRL(2, 6), RENDER_GAIN_CTRL(3, 7),
+};
+static const int8_t gain_of_flat[4][32] __attribute__((aligned(32))) = {
+	RENDER_GAIN_CTRL(0, 2), RENDER_GAIN_CTRL(1, 3),
+	RENDER_GAIN_CTRL(4, 6), RENDER_GAIN_CTRL(5, 7),
+};
+#undef RENDER_GAIN_CTRL
+#undef RENDER_GAIN_WORD
+
+static inline __m256i gain_of(__m256i gv, const int8_t ctrl[32])
+{
+	return _mm256_shuffle_epi8(gv, _mm256_load_si256((const __m256i *)ctrl));
+}
+
+/* render_lit of 16 channels (0..255) by their gains g. */
+static inline __m256i lit16(const struct render_consts *c, __m256i s, __m256i g)
+{
+	return _mm256_mulhi_epu16(_mm256_or_si256(_mm256_slli_epi16(s, 8), c->half16), g);
+}
+
+/* The lamp's light l added to channels s: saturating if they are lit
+ * (lit16: 32703 plus the light can pass INT16_MAX), else plainly (below
+ * 256, nothing to saturate). */
+static inline __m256i add_light16(__m256i s, __m256i l, bool lit)
+{
+	return lit ? _mm256_adds_epi16(s, l) : _mm256_add_epi16(s, l);
+}
+
+/* Eight pixels of the picture as they are (flat water), lit: glo the
+ * gains of the channels vpunpcklbw widens, ghi vpunpckhbw's. */
+static inline __m256i lit_pixels8(const struct render_consts *c, __m256i p, __m256i glo,
+				  __m256i ghi)
+{
+	const __m256i zero = _mm256_setzero_si256();
+
+	return _mm256_packus_epi16(lit16(c, _mm256_unpacklo_epi8(p, zero), glo),
+				   lit16(c, _mm256_unpackhi_epi8(p, zero), ghi));
 }
 
 /* The four neighbours of the pixel at index i: its pair, then the pair below. */
@@ -305,12 +383,15 @@ static inline __attribute__((always_inline)) __m256i sum2(const uint32_t *base, 
 /*
  * Eight pixels at the indices in idx (from base), with their weights
  * (w00 | w01 << 8 | w10 << 16 | w11 << 24) in w and their light,
- * duplicated in both 16-bit halves, in b: packed in the order of the lanes.
+ * duplicated in both 16-bit halves, in b, lit through the water (gain) by
+ * glo (lanes 0, 1, 4, 5) and ghi (2, 3, 6, 7): packed in the order of the
+ * lanes.
  */
 static inline __attribute__((always_inline)) __m256i fetch8(const uint32_t *base, size_t pitch,
 							     const struct render_consts *c,
 							     __m256i idx, __m256i w, __m256i b,
-							     bool light)
+							     __m256i glo, __m256i ghi, bool light,
+							     bool gain)
 {
 	const __m256i round = _mm256_set1_epi16(1 << (15 - 2 * RENDER_SUBPIXEL_BITS));
 	int64_t i[8];
@@ -344,9 +425,13 @@ static inline __attribute__((always_inline)) __m256i fetch8(const uint32_t *base
 	s3 = sum2(base, pitch, c, i[3], i[7], _mm256_shuffle_epi32(w, 0xff));
 	lo = _mm256_mulhrs_epi16(_mm256_packs_epi32(s0, s1), round);
 	hi = _mm256_mulhrs_epi16(_mm256_packs_epi32(s2, s3), round);
+	if (gain) {
+		lo = lit16(c, lo, glo);
+		hi = lit16(c, hi, ghi);
+	}
 	if (light) {
-		lo = _mm256_add_epi16(lo, _mm256_shuffle_epi32(b, 0x50));
-		hi = _mm256_add_epi16(hi, _mm256_shuffle_epi32(b, 0xfa));
+		lo = add_light16(lo, _mm256_shuffle_epi32(b, 0x50), gain);
+		hi = add_light16(hi, _mm256_shuffle_epi32(b, 0xfa), gain);
 	}
 	return _mm256_packus_epi16(lo, hi);
 }
@@ -382,12 +467,14 @@ static inline void weights(__m256i fx, __m256i fy, __m256i *lo, __m256i *hi)
  * Eight pixels anywhere, from their blocks' (hx, hy) (block_xy16's, each
  * pixel's in its 32-bit lane) and positions xs in 1/8 px: the offsets clamped, the position kept within the
  * picture (ix <= width - 2 with the fraction up to 8: the same sum as the
- * scalar code's, which clamps the right neighbour instead).
+ * scalar code's, which clamps the right neighbour instead); lit through
+ * the water as fetch8 says.
  */
 static inline __attribute__((always_inline)) __m256i render8(const struct render_row *rr,
 							      const struct render_consts *c,
 							      __m256i pe, __m256i xs, __m256i b,
-							      bool light)
+							      __m256i glo, __m256i ghi, bool light,
+							      bool gain)
 {
 	const __m256i zero = _mm256_setzero_si256();
 	__m256i ox = _mm256_srai_epi32(_mm256_madd_epi16(pe, c->omx), RENDER_OFFSET_MUL_BITS);
@@ -404,7 +491,8 @@ static inline __attribute__((always_inline)) __m256i render8(const struct render
 	weights(_mm256_sub_epi32(sx, _mm256_slli_epi32(ix, RENDER_SUBPIXEL_BITS)),
 		_mm256_sub_epi32(sy, _mm256_slli_epi32(iy, RENDER_SUBPIXEL_BITS)), &lo, &hi);
 	return fetch8(rr->bg, rr->bg_pitch, c, idx,
-		      _mm256_blend_epi16(lo, _mm256_slli_epi32(hi, 16), 0xaa), b, light);
+		      _mm256_blend_epi16(lo, _mm256_slli_epi32(hi, 16), 0xaa), b, glo, ghi, light,
+		      gain);
 }
 
 /* The offsets of 16 pixels in 16-bit lanes: (h * mul) >> 8 from the
@@ -536,13 +624,15 @@ static inline void pack16_pixels(const __m256i s[4], __m256i out[2])
  * right one's from 1 and 2), vpmaddubsw weighs them by the pair's two
  * weights of that row, and one add of the two rows is each channel's
  * whole bilinear sum in a 16-bit lane (at most 255 * 64): render_blend's.
- * Then vpmulhrsw rounds, each pixel's light is added and vpackuswb clamps.
+ * Then vpmulhrsw rounds, the light through the water (gv, gains16's, if
+ * gain) multiplies, each pixel's light is added and vpackuswb clamps.
  * out[0] gets pixels 0-7, out[1] 8-15.
  */
 static inline __attribute__((always_inline)) void render16_interior(const struct render_row *rr,
 								     const struct render_consts *c,
 								     int x, __m256i o, __m256i cxy,
-								     __m256i light16v, bool light,
+								     __m256i light16v, __m256i gv,
+								     bool light, bool gain,
 								     __m256i out[2])
 {
 	const __m256i round = c->round16;
@@ -567,9 +657,11 @@ static inline __attribute__((always_inline)) void render16_interior(const struct
 		dn = _mm256_maddubs_epi16(_mm256_shuffle_epi8(dn, c->pair),
 					  _mm256_shuffle_epi8(w, wdn));
 		s[j] = _mm256_mulhrs_epi16(_mm256_add_epi16(up, dn), round);
+		if (gain)
+			s[j] = lit16(c, s[j], gain_of(gv, gain_of_pair[j]));
 		if (light)
-			s[j] = _mm256_add_epi16(s[j], _mm256_shuffle_epi8(
-				light16v, _mm256_load_si256((const __m256i *)light_of_pair[j])));
+			s[j] = add_light16(s[j], _mm256_shuffle_epi8(light16v, _mm256_load_si256(
+				(const __m256i *)light_of_pair[j])), gain);
 	}
 	pack16_pixels(s, out);
 }
@@ -649,14 +741,15 @@ static inline __m256i heights16(const int16_t *p)
  * the first to the one right of the last (mid + x - 1, or a copy with the
  * zeros outside the plane at a row's ends), ml2 the same of the block's
  * other row. inner: the group lies in the row's interior
- * (render_interior_find), known to the caller.
+ * (render_interior_find), known to the caller. gain: lit through the
+ * water (rr->gain not NULL).
  */
 static inline __attribute__((always_inline)) void render_group(const struct render_row *rr,
 								const struct render_consts *c,
 								const struct render_interior *in,
 								int x, const int16_t *ml,
 								const int16_t *ml2, bool light, bool plain,
-								bool inner)
+								bool inner, bool gain)
 {
 	const __m256i alpha = c->alpha;
 	const __m256i ramp_a = _mm256_setr_epi32(0, 1, 2, 3, 8, 9, 10, 11);
@@ -666,13 +759,23 @@ static inline __attribute__((always_inline)) void render_group(const struct rend
 	__m256i hx2 = half_diff16(c, heights16(ml2), heights16(ml2 + 2));
 	__m256i hy2 = half_diff16(c, heights16(c->up2 + x), heights16(c->down2 + x));
 	__m256i any = _mm256_or_si256(_mm256_or_si256(hx, hy), _mm256_or_si256(hx2, hy2)), p[2];
+	__m256i gv = gain ? gains16(c, x) : _mm256_setzero_si256();
 
 	if (_mm256_testz_si256(any, any)) {
-		/* Flat: no offset, no light, the picture itself. */
+		/* Flat: no offset, no light, the picture itself (lit through
+		 * the water). */
 		const uint32_t *row = rr->bg + (size_t)rr->y * rr->bg_pitch;
 
-		p[0] = _mm256_or_si256(_mm256_loadu_si256((const __m256i *)(row + x)), alpha);
-		p[1] = _mm256_or_si256(_mm256_loadu_si256((const __m256i *)(row + x + 8)), alpha);
+		p[0] = _mm256_loadu_si256((const __m256i *)(row + x));
+		p[1] = _mm256_loadu_si256((const __m256i *)(row + x + 8));
+		if (gain) {
+			p[0] = lit_pixels8(c, p[0], gain_of(gv, gain_of_flat[0]),
+					   gain_of(gv, gain_of_flat[1]));
+			p[1] = lit_pixels8(c, p[1], gain_of(gv, gain_of_flat[2]),
+					   gain_of(gv, gain_of_flat[3]));
+		}
+		p[0] = _mm256_or_si256(p[0], alpha);
+		p[1] = _mm256_or_si256(p[1], alpha);
 		put16(rr, c, x, p, plain);
 		return;
 	}
@@ -687,17 +790,20 @@ static inline __attribute__((always_inline)) void render_group(const struct rend
 		cxy = _mm256_add_epi16(_mm256_srai_epi16(o, RENDER_SUBPIXEL_BITS), c->ramp2);
 	}
 	if (inner || (in->offsets16 && render16_inside(rr, x, cxy))) {
-		render16_interior(rr, c, x, o, cxy, b16, light, p);
+		render16_interior(rr, c, x, o, cxy, b16, gv, light, gain, p);
 	} else {
 		__m256i xs = _mm256_set1_epi32(x), a, b;
 		__m256i ba = _mm256_unpacklo_epi16(b16, b16), bb = _mm256_unpackhi_epi16(b16, b16);
 
+		/* a: pixels 0-3 and 8-11 (blocks 0, 1 and 4, 5), b: the others */
 		a = render8(rr, c, _mm256_unpacklo_epi32(e, e),
 			    _mm256_slli_epi32(_mm256_add_epi32(xs, ramp_a), RENDER_SUBPIXEL_BITS),
-			    ba, light);
+			    ba, gain ? gain_of(gv, gain_of_pair[0]) : gv,
+			    gain ? gain_of(gv, gain_of_pair[1]) : gv, light, gain);
 		b = render8(rr, c, _mm256_unpackhi_epi32(e, e),
 			    _mm256_slli_epi32(_mm256_add_epi32(xs, ramp_b), RENDER_SUBPIXEL_BITS),
-			    bb, light);
+			    bb, gain ? gain_of(gv, gain_of_pair[2]) : gv,
+			    gain ? gain_of(gv, gain_of_pair[3]) : gv, light, gain);
 		p[0] = _mm256_permute2x128_si256(a, b, 0x20);
 		p[1] = _mm256_permute2x128_si256(a, b, 0x31);
 	}
@@ -760,19 +866,22 @@ static inline __attribute__((always_inline)) void render_block_prep(const struct
  * pixels, iy, iy + 1 and iy + 2 (three 16-byte loads where two rows alone
  * take four), the upper row blending the first two and the lower the last
  * two, with one index, one set of weights and their shuffles, and the
- * middle row's channel shuffle, for both. Otherwise as render16_interior.
+ * middle row's channel shuffle, for both; the same gains too (one
+ * block row, one row of gains). Otherwise as render16_interior.
  */
 static inline __attribute__((always_inline)) void render_block_draw(const struct render_row *rt,
 								     const struct render_row *rb,
 								     const struct render_consts *ct,
 								     const struct render_consts *cb,
 								     int x, const struct block_prep *p,
-								     bool light, bool plain)
+								     bool light, bool plain,
+								     bool gain)
 {
 	const __m256i alpha = ct->alpha, round = ct->round16;
 	const size_t pitch = (size_t)(ct->below - ct->row);
 	const uint32_t *base = ct->row + x, *below = ct->below + x, *below2 = below + pitch;
 	__m256i pt[2], pb[2], st[4], sb[4];
+	__m256i gv = gain ? gains16(ct, x) : _mm256_setzero_si256();
 
 	if (p->flat) {
 		/* Flat: no offset, no light, the picture itself. */
@@ -780,6 +889,18 @@ static inline __attribute__((always_inline)) void render_block_draw(const struct
 		pt[1] = _mm256_loadu_si256((const __m256i *)(base + 8));
 		pb[0] = _mm256_loadu_si256((const __m256i *)below);
 		pb[1] = _mm256_loadu_si256((const __m256i *)(below + 8));
+		if (gain) {
+			/* lit through the water */
+			const __m256i g0 = gain_of(gv, gain_of_flat[0]);
+			const __m256i g1 = gain_of(gv, gain_of_flat[1]);
+			const __m256i g2 = gain_of(gv, gain_of_flat[2]);
+			const __m256i g3 = gain_of(gv, gain_of_flat[3]);
+
+			pt[0] = lit_pixels8(ct, pt[0], g0, g1);
+			pt[1] = lit_pixels8(ct, pt[1], g2, g3);
+			pb[0] = lit_pixels8(ct, pb[0], g0, g1);
+			pb[1] = lit_pixels8(ct, pb[1], g2, g3);
+		}
 	} else {
 #pragma GCC unroll 4
 		for (int j = 0; j < 4; j++) {
@@ -800,12 +921,20 @@ static inline __attribute__((always_inline)) void render_block_draw(const struct
 			sb[j] = _mm256_mulhrs_epi16(_mm256_add_epi16(_mm256_maddubs_epi16(r1, wup),
 								     _mm256_maddubs_epi16(r2, wdn)),
 						    round);
+			if (gain) {
+				const __m256i gj = gain_of(gv, gain_of_pair[j]);
+
+				st[j] = lit16(ct, st[j], gj);
+				sb[j] = lit16(ct, sb[j], gj);
+			}
 			if (light) {
 				const __m256i lj = _mm256_load_si256(
 					(const __m256i *)light_of_pair[j]);
 
-				st[j] = _mm256_add_epi16(st[j], _mm256_shuffle_epi8(p->light_t, lj));
-				sb[j] = _mm256_add_epi16(sb[j], _mm256_shuffle_epi8(p->light_b, lj));
+				st[j] = add_light16(st[j], _mm256_shuffle_epi8(p->light_t, lj),
+						    gain);
+				sb[j] = add_light16(sb[j], _mm256_shuffle_epi8(p->light_b, lj),
+						    gain);
 			}
 		}
 		pack16_pixels(st, pt);
@@ -841,11 +970,13 @@ static inline void render_ends_init(struct render_ends *e, const struct render_r
  * One row (n 1), or both rows of a block row (n 2: rr[0] at an even y,
  * rr[1] the next), specialised by the compiler with and without the
  * light, and for rows of XRGB8888 pixels side by side (plain: no
- * conversion, no scatter) or any other. The groups in the interior of
- * both rows are drawn two rows at once, the others a row at a time.
+ * conversion, no scatter) or any other, and lit through the water (gain)
+ * or evenly. The groups in the interior of both rows are drawn two rows
+ * at once, the others a row at a time.
  */
 static inline __attribute__((always_inline)) void render_rows_loop(const struct render_row *rr[2],
-								    int n, bool light, bool plain)
+								    int n, bool light, bool plain,
+								    bool gain)
 {
 	/* the last group ends at the row's last pair: width - 16, even, or
 	 * one pixel short of an odd width's end (that pixel is a pair alone) */
@@ -860,13 +991,15 @@ static inline __attribute__((always_inline)) void render_rows_loop(const struct 
 	for (int r = 0; r < n; r++) {
 		ahead[r] = render_row_ahead(rr[r]);
 		render_consts_init(&c[r], &in[r], rr[r]);
+		if (gain)
+			render_consts_init_gain(&c[r], rr[r]);
 		render_ends_init(&ends[r], rr[r], tail);
 		inner_rows = inner_rows && in[r].row;
 		/* The groups start at x = 0 and 16 apart; the last one may
 		 * overlap its neighbour, whose pixels it writes again with
 		 * the same values. */
 		render_group(rr[r], &c[r], &in[r], 0, ends[r].head[0], ends[r].head[1], light, plain,
-			     false);
+			     false, gain);
 	}
 	/* inner_rows: the groups from in.x0 to in.x1 are in the interior */
 	for (x = LANES; x < tail;) {
@@ -886,11 +1019,11 @@ static inline __attribute__((always_inline)) void render_rows_loop(const struct 
 						render_block_prep(&c[0], &c[1], x + LANES, light,
 								  &prep[cur ^ 1]);
 					render_block_draw(rr[0], rr[1], &c[0], &c[1], x, &prep[cur],
-							  light, plain);
+							  light, plain, gain);
 					cur ^= 1;
 				} else {
 					render_group(rr[0], &c[0], &in[0], x, rr[0]->mid + x - 1,
-						     rr[0]->mid2 + x - 1, light, plain, true);
+						     rr[0]->mid2 + x - 1, light, plain, true, gain);
 				}
 			}
 			continue;
@@ -899,16 +1032,35 @@ static inline __attribute__((always_inline)) void render_rows_loop(const struct 
 			for (int r = 0; r < n; r++) {
 				_mm_prefetch((const char *)(ahead[r] + x), _MM_HINT_T0);
 				render_group(rr[r], &c[r], &in[r], x, rr[r]->mid + x - 1,
-					     rr[r]->mid2 + x - 1, light, plain, false);
+					     rr[r]->mid2 + x - 1, light, plain, false, gain);
 			}
 		}
 	}
 	for (int r = 0; r < n; r++) {
 		_mm_prefetch((const char *)(ahead[r] + tail), _MM_HINT_T0);
 		render_group(rr[r], &c[r], &in[r], tail, ends[r].tail[0], ends[r].tail[1], light,
-			     plain, false);
+			     plain, false, gain);
 		render_span_scalar(rr[r], tail + LANES, rr[r]->width);
 	}
+}
+
+/* The same lit through the water: the loops with the gain in a function
+ * of their own, so that the evenly lit ones compile as without them. */
+static __attribute__((noinline)) void render_rows_lit_avx2(const struct render_row *rr[2], int n,
+							    bool light, bool plain)
+{
+	if (n == 2 && plain && light)
+		render_rows_loop(rr, 2, true, true, true);
+	else if (n == 2 && plain)
+		render_rows_loop(rr, 2, false, true, true);
+	else if (n == 2)
+		render_rows_loop(rr, 2, light, false, true);
+	else if (plain && light)
+		render_rows_loop(rr, 1, true, true, true);
+	else if (plain)
+		render_rows_loop(rr, 1, false, true, true);
+	else
+		render_rows_loop(rr, 1, light, false, true);
 }
 
 /* One row or a block row's two (n), specialised as render_rows_loop says. */
@@ -917,18 +1069,20 @@ static void render_rows_avx2(const struct render_row *rr[2], int n)
 	const bool plain = rr[0]->format != PIXEL_RGB565 && rr[0]->step == sizeof(uint32_t);
 	const bool light = rr[0]->light_max;
 
-	if (n == 2 && plain && light)
-		render_rows_loop(rr, 2, true, true);
+	if (rr[0]->gain)
+		render_rows_lit_avx2(rr, n, light, plain);
+	else if (n == 2 && plain && light)
+		render_rows_loop(rr, 2, true, true, false);
 	else if (n == 2 && plain)
-		render_rows_loop(rr, 2, false, true);
+		render_rows_loop(rr, 2, false, true, false);
 	else if (n == 2)
-		render_rows_loop(rr, 2, light, false);
+		render_rows_loop(rr, 2, light, false, false);
 	else if (plain && light)
-		render_rows_loop(rr, 1, true, true);
+		render_rows_loop(rr, 1, true, true, false);
 	else if (plain)
-		render_rows_loop(rr, 1, false, true);
+		render_rows_loop(rr, 1, false, true, false);
 	else
-		render_rows_loop(rr, 1, light, false);
+		render_rows_loop(rr, 1, light, false, false);
 }
 
 static void render_row_avx2(const struct render_row *rr)

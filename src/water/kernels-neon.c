@@ -172,9 +172,33 @@ static void step_row_visc_neon(const int16_t *up, const int16_t *mid, const int1
 	step_span_visc_scalar(up, mid, down, out, lap, keep, x, width - 1, mul, visc);
 }
 
-/* One pixel between four: the pair on its row and the pair below, in
- * 16-bit lanes (render_blend's sums), the light added, vqmovun the clamp. */
-static inline uint32_t blend1(const struct render_row *rr, uint32_t idx, int fx, int fy, int b)
+/*
+ * render_lit of four channels (0..255) by g: each with half a level under
+ * it (c << 8 | 128, vsli keeps the 128) times g, the 32-bit products' high
+ * halves (vshrn by 16), at most 32703. The lamp's light is then added with
+ * vqadd: 32703 + 255 leaves int16, and the saturated sum clamps alike.
+ */
+static inline uint16x4_t lit4(uint16x4_t c, uint16x4_t g)
+{
+	uint16x4_t t = vsli_n_u16(vdup_n_u16(RENDER_GAIN_HALF_LEVEL), c, 8);
+
+	return vshrn_n_u32(vmull_u16(t, g), 16);
+}
+
+/* The same of eight channels, each by its own lane of g. */
+static inline uint16x8_t lit8(uint16x8_t c, uint16x8_t g)
+{
+	uint16x8_t t = vsliq_n_u16(vdupq_n_u16(RENDER_GAIN_HALF_LEVEL), c, 8);
+
+	return vshrn_high_n_u32(vshrn_n_u32(vmull_u16(vget_low_u16(t), vget_low_u16(g)), 16),
+				vmull_high_u16(t, g), 16);
+}
+
+/* Pixel x between four: the pair on its row and the pair below, in
+ * 16-bit lanes (render_blend's sums), lit by its block's gain if the row
+ * has one, the light added, vqmovun the clamp. */
+static inline uint32_t blend1(const struct render_row *rr, int x, uint32_t idx, int fx, int fy,
+			      int b)
 {
 	uint16x8_t t = vmovl_u8(vreinterpret_u8_u32(vld1_u32(rr->bg + idx)));
 	uint16x8_t d = vmovl_u8(vreinterpret_u8_u32(vld1_u32(rr->bg + rr->bg_pitch + idx)));
@@ -185,6 +209,11 @@ static inline uint32_t blend1(const struct render_row *rr, uint32_t idx, int fx,
 	int16x4_t c;
 
 	v = vshr_n_u16(vadd_u16(v, vdup_n_u16(RENDER_BLEND_ROUND)), 2 * RENDER_SUBPIXEL_BITS);
+	if (rr->gain) {
+		v = lit4(v, vld1_dup_u16((const uint16_t *)rr->gain + (x >> 1)));
+		c = vqadd_s16(vreinterpret_s16_u16(v), vdup_n_s16((int16_t)b));
+		return vget_lane_u32(vreinterpret_u32_u8(vqmovun_s16(vcombine_s16(c, c))), 0);
+	}
 	c = vadd_s16(vreinterpret_s16_u16(v), vdup_n_s16((int16_t)b));
 	return vget_lane_u32(vreinterpret_u32_u8(vqmovun_s16(vcombine_s16(c, c))), 0);
 }
@@ -237,7 +266,7 @@ static inline uint32x4_t render4(const struct render_row *rr, int x, int16x4_t h
 	/* render_light: clamped, then folded back past the lamp */
 	vst1q_s32(l, vsubq_s32(lm, vabdq_s32(vminq_s32(vmaxq_s32(b, ld), lh), lm)));
 	for (int k = 0; k < 4; k++)
-		v[k] = blend1(rr, i[k], f[k], g[k], l[k]);
+		v[k] = blend1(rr, x + k, i[k], f[k], g[k], l[k]);
 	return vorrq_u32(vld1q_u32(v), vdupq_n_u32(0xff000000u));
 }
 
@@ -306,10 +335,22 @@ static inline uint8x8_t finish2(uint16x4_t a, uint16x4_t b, int16x8_t l)
 	return vqmovun_s16(vaddq_s16(c, l));
 }
 
-/* Four pixels of the interior: indices relative to base, the weights
- * w00..w11 and light of each. */
+/* The same of two pixels of one block lit by its gain g: one value for
+ * both pixels' channels (vld1q_dup), then the light added saturating. */
+static inline uint8x8_t finish2_lit(uint16x4_t a, uint16x4_t b, const int16_t *g, int16x8_t l)
+{
+	uint16x8_t c = lit8(vrshrq_n_u16(vcombine_u16(a, b), 2 * RENDER_SUBPIXEL_BITS),
+			    vld1q_dup_u16((const uint16_t *)g));
+
+	return vqmovun_s16(vqaddq_s16(vreinterpretq_s16_u16(c), l));
+}
+
+/* Four pixels of the interior (the first at an even x): indices relative
+ * to base, the weights w00..w11 and light of each, and gain the gains of
+ * their two blocks or NULL. */
 static inline uint32x4_t render4_interior(const uint32_t *base, size_t pitch, int32x4_t idx,
-					  const uint16x4_t w[4], int16x4_t b)
+					  const uint16x4_t w[4], int16x4_t b,
+					  const int16_t *gain)
 {
 	uint32x4_t w00 = weight_bytes(w[0]), w01 = weight_bytes(w[1]);
 	uint32x4_t w10 = weight_bytes(w[2]), w11 = weight_bytes(w[3]);
@@ -330,7 +371,12 @@ static inline uint32x4_t render4_interior(const uint32_t *base, size_t pitch, in
 				     vget_low_u32(d23));
 	uint16x4_t s3 = sum_interior(base + vgetq_lane_s32(idx, 3), pitch, vget_high_u32(t23),
 				     vget_high_u32(d23));
-	uint8x16_t p = vcombine_u8(finish2(s0, s1, l01), finish2(s2, s3, l23));
+	uint8x16_t p;
+
+	if (gain)
+		p = vcombine_u8(finish2_lit(s0, s1, gain, l01), finish2_lit(s2, s3, gain + 1, l23));
+	else
+		p = vcombine_u8(finish2(s0, s1, l01), finish2(s2, s3, l23));
 
 	return vorrq_u32(vreinterpretq_u32_u8(p), vdupq_n_u32(0xff000000u));
 }
@@ -345,6 +391,7 @@ static inline void render8_interior(const struct render_row *rr, const struct re
 	const int16x8_t frac = vdupq_n_s16(RENDER_SUBPIXEL - 1);
 	const uint16x8_t sub = vdupq_n_u16(RENDER_SUBPIXEL);
 	const uint32_t *base = rr->bg + (size_t)rr->y * rr->bg_pitch + (size_t)x;
+	const int16_t *gain = rr->gain ? rr->gain + (x >> 1) : NULL;
 	int16x8_t ox = offset8(c, ex), oy = offset8(c, ey);
 	int16x8_t cx = vaddq_s16(vshrq_n_s16(ox, RENDER_SUBPIXEL_BITS), vld1q_s16(ramp_values));
 	int16x8_t cy = vshrq_n_s16(oy, RENDER_SUBPIXEL_BITS);
@@ -366,10 +413,10 @@ static inline void render8_interior(const struct render_row *rr, const struct re
 	b = vsubq_s16(c->lmax, vabdq_s16(vminq_s16(vmaxq_s16(b, c->lmin), c->lhi), c->lmax));
 	*p0 = render4_interior(base, rr->bg_pitch,
 			       vmlal_n_s16(vmovl_s16(vget_low_s16(cx)), vget_low_s16(cy), c->pitch),
-			       wlo, vget_low_s16(b));
+			       wlo, vget_low_s16(b), gain);
 	*p1 = render4_interior(base, rr->bg_pitch,
 			       vmlal_n_s16(vmovl_s16(vget_high_s16(cx)), vget_high_s16(cy), c->pitch),
-			       whi, vget_high_s16(b));
+			       whi, vget_high_s16(b), gain ? gain + 2 : NULL);
 }
 
 static inline uint16x4_t to_rgb565x4(uint32x4_t p)
@@ -379,6 +426,19 @@ static inline uint16x4_t to_rgb565x4(uint32x4_t p)
 	uint32x4_t b = vandq_u32(vshrq_n_u32(p, 3), vdupq_n_u32(0x001f));
 
 	return vmovn_u32(vorrq_u32(vorrq_u32(r, g), b));
+}
+
+/* Four pixels of flat water, the first at an even x, lit by their two
+ * blocks' gains: no offset and no light, the picture's channels through
+ * render_lit and clamped, a block's two pixels a vector. */
+static inline uint32x4_t flat4_lit(const uint32_t *p, const int16_t *gain)
+{
+	uint8x16_t v = vld1q_u8((const uint8_t *)p);
+	uint16x8_t lo = lit8(vmovl_u8(vget_low_u8(v)), vld1q_dup_u16((const uint16_t *)gain));
+	uint16x8_t hi = lit8(vmovl_high_u8(v), vld1q_dup_u16((const uint16_t *)gain + 1));
+
+	return vorrq_u32(vreinterpretq_u32_u8(vcombine_u8(vqmovn_u16(lo), vqmovn_u16(hi))),
+			 vdupq_n_u32(0xff000000u));
 }
 
 static void render_row_neon(const struct render_row *rr)
@@ -417,9 +477,15 @@ static void render_row_neon(const struct render_row *rr)
 
 		if (vmaxvq_u16(vreinterpretq_u16_s16(vorrq_s16(vorrq_s16(hx, hy),
 								vorrq_s16(hx2, hy2)))) == 0) {
-			/* Flat: no offset, no light, the picture itself. */
-			p0 = vorrq_u32(vld1q_u32(row + x), vdupq_n_u32(0xff000000u));
-			p1 = vorrq_u32(vld1q_u32(row + x + 4), vdupq_n_u32(0xff000000u));
+			/* Flat: no offset, no light, the picture itself (lit
+			 * through the water if the row has a gain; x is even). */
+			if (rr->gain) {
+				p0 = flat4_lit(row + x, rr->gain + (x >> 1));
+				p1 = flat4_lit(row + x + 4, rr->gain + (x >> 1) + 2);
+			} else {
+				p0 = vorrq_u32(vld1q_u32(row + x), vdupq_n_u32(0xff000000u));
+				p1 = vorrq_u32(vld1q_u32(row + x + 4), vdupq_n_u32(0xff000000u));
+			}
 		} else if (in.row && x >= in.x0 && x <= in.x1) {
 			render8_interior(rr, &c16, x, hx, hy, ex, ey, &p0, &p1);
 		} else {

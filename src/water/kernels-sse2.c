@@ -231,6 +231,49 @@ static inline __m128i half_diff16(__m128i a, __m128i b)
 					   _mm_xor_si128(b, _mm_set1_epi16(0x7fff))), bias);
 }
 
+/*
+ * The light through the water (render_lit) of eight channels, each
+ * 0..255 in a 16-bit lane: (c << 8 | half) * g >> 16, one pmulhuw by each
+ * lane's g. The result reaches 32703, so the lamp's light is then added
+ * saturating (add_light8) and packus clamps, as render_blend does.
+ */
+static inline __m128i lit8(__m128i c, __m128i g)
+{
+	return _mm_mulhi_epu16(_mm_or_si128(_mm_slli_epi16(c, 8),
+					    _mm_set1_epi16(RENDER_GAIN_HALF_LEVEL)), g);
+}
+
+/* The lamp's light l added to channels c: saturating if they are lit
+ * (lit8: 32703 plus the light can pass INT16_MAX), else plainly (below
+ * 256, nothing to saturate). */
+static inline __m128i add_light8(__m128i c, __m128i l, bool lit)
+{
+	return lit ? _mm_adds_epi16(c, l) : _mm_add_epi16(c, l);
+}
+
+/*
+ * The gains of eight pixels from x (even): their four blocks' values, each
+ * twice, g0 g0 g1 g1 g2 g2 g3 g3: 32-bit lane k is the gain of pixels 2k
+ * and 2k + 1, which _mm_shuffle_epi32 then puts in all eight channels of
+ * a pair of pixels (one load a group).
+ */
+static inline __m128i gains8(const int16_t *gain, int x)
+{
+	__m128i g = _mm_loadl_epi64((const __m128i *)(gain + (x >> 1)));
+
+	return _mm_unpacklo_epi16(g, g);
+}
+
+/* Four pixels of the picture as they are (no offset), lit: pixels 0 and 1
+ * by glo, 2 and 3 by ghi. */
+static inline __m128i lit_pixels4(__m128i p, __m128i glo, __m128i ghi)
+{
+	const __m128i zero = _mm_setzero_si128();
+
+	return _mm_packus_epi16(lit8(_mm_unpacklo_epi8(p, zero), glo),
+				lit8(_mm_unpackhi_epi8(p, zero), ghi));
+}
+
 struct render_consts {
 	__m128i omx, omy, lxy;      /* vpmaddwd pairs, as in kernels-avx2.c */
 	__m128i omax, omin, sxmax, symax, ixmax, iymax, y16, pitch1;
@@ -268,16 +311,21 @@ static inline __m128i sum1(const struct render_row *rr, uint32_t idx, __m128i wt
  * positions xs in 1/8 px:
  * the offsets, positions, weights and light four at a time (as render8 in
  * kernels-avx2.c), the sums a pixel at a time, never through memory (the
- * narrow reloads of a wide store stall). */
-static inline __m128i render4(const struct render_row *rr, const struct render_consts *c,
-			      __m128i p, __m128i pe, __m128i xs)
+ * narrow reloads of a wide store stall). The rounded sums of pixels 0 and
+ * 1 go in *lo, of 2 and 3 in *hi, each pixel's light in the low four words
+ * of *b. */
+static inline __attribute__((always_inline)) void render4_sums(const struct render_row *rr,
+								const struct render_consts *c,
+								__m128i p, __m128i pe, __m128i xs,
+								__m128i *lo, __m128i *hi,
+								__m128i *b)
 {
 	const __m128i zero = _mm_setzero_si128();
 	const __m128i sub = _mm_set1_epi32(RENDER_SUBPIXEL);
 	__m128i ox = _mm_srai_epi32(_mm_madd_epi16(pe, c->omx), RENDER_OFFSET_MUL_BITS);
 	__m128i oy = _mm_srai_epi32(_mm_madd_epi16(pe, c->omy), RENDER_OFFSET_MUL_BITS);
-	__m128i b = _mm_srai_epi32(_mm_madd_epi16(p, c->lxy), RENDER_LIGHT_BITS);
-	__m128i sx, sy, ix, iy, fx, fy, gx, gy, idx, top, bot, lo, hi;
+	__m128i l = _mm_srai_epi32(_mm_madd_epi16(p, c->lxy), RENDER_LIGHT_BITS);
+	__m128i sx, sy, ix, iy, fx, fy, gx, gy, idx, top, bot;
 
 	ox = min32(max32(ox, c->omin), c->omax);
 	oy = min32(max32(oy, c->omin), c->omax);
@@ -294,19 +342,44 @@ static inline __m128i render4(const struct render_row *rr, const struct render_c
 	top = _mm_or_si128(_mm_mullo_epi16(gx, gy), _mm_slli_epi32(_mm_mullo_epi16(fx, gy), 16));
 	bot = _mm_or_si128(_mm_mullo_epi16(gx, fy), _mm_slli_epi32(_mm_mullo_epi16(fx, fy), 16));
 	/* packs saturates, which the clamp to far less leaves as it is */
-	b = lamp8(_mm_packs_epi32(b, zero), c->lmin16, c->lhi16, c->lmax16);
-	/* pixels 0 and 1, then 2 and 3, each a 64-bit half; rounded, lit */
-	lo = _mm_unpacklo_epi64(SUM_PIXEL(0), SUM_PIXEL(1));
-	hi = _mm_unpacklo_epi64(SUM_PIXEL(2), SUM_PIXEL(3));
-	lo = _mm_srli_epi16(_mm_add_epi16(lo, _mm_set1_epi16(RENDER_BLEND_ROUND)),
-			    2 * RENDER_SUBPIXEL_BITS);
-	hi = _mm_srli_epi16(_mm_add_epi16(hi, _mm_set1_epi16(RENDER_BLEND_ROUND)),
-			    2 * RENDER_SUBPIXEL_BITS);
-	/* each pixel's light four times: words 0 0 0 0 1 1 1 1, 2 ... 3 */
-	lo = _mm_add_epi16(lo, _mm_unpacklo_epi64(_mm_shufflelo_epi16(b, 0x00),
-						  _mm_shufflelo_epi16(b, 0x55)));
-	hi = _mm_add_epi16(hi, _mm_unpacklo_epi64(_mm_shufflelo_epi16(b, 0xaa),
-						  _mm_shufflelo_epi16(b, 0xff)));
+	*b = lamp8(_mm_packs_epi32(l, zero), c->lmin16, c->lhi16, c->lmax16);
+	/* pixels 0 and 1, then 2 and 3, each a 64-bit half; rounded */
+	*lo = _mm_unpacklo_epi64(SUM_PIXEL(0), SUM_PIXEL(1));
+	*hi = _mm_unpacklo_epi64(SUM_PIXEL(2), SUM_PIXEL(3));
+	*lo = _mm_srli_epi16(_mm_add_epi16(*lo, _mm_set1_epi16(RENDER_BLEND_ROUND)),
+			     2 * RENDER_SUBPIXEL_BITS);
+	*hi = _mm_srli_epi16(_mm_add_epi16(*hi, _mm_set1_epi16(RENDER_BLEND_ROUND)),
+			     2 * RENDER_SUBPIXEL_BITS);
+}
+
+/* Each pixel's light (render4_sums' b) in its four channels' words: words
+ * 0 0 0 0 1 1 1 1 (k 0), 2 ... 3 (k 1). */
+#define LIGHT_PAIR(b, k) \
+	_mm_unpacklo_epi64(_mm_shufflelo_epi16((b), (k) * 0xaa), \
+			   _mm_shufflelo_epi16((b), (k) * 0xaa + 0x55))
+
+/* Four pixels, evenly lit (render4_sums, the light added). */
+static inline __m128i render4(const struct render_row *rr, const struct render_consts *c,
+			      __m128i p, __m128i pe, __m128i xs)
+{
+	__m128i lo, hi, b;
+
+	render4_sums(rr, c, p, pe, xs, &lo, &hi, &b);
+	lo = _mm_add_epi16(lo, LIGHT_PAIR(b, 0));
+	hi = _mm_add_epi16(hi, LIGHT_PAIR(b, 1));
+	return _mm_or_si128(_mm_packus_epi16(lo, hi), _mm_set1_epi32((int)0xff000000u));
+}
+
+/* Four pixels lit through the water, pixels 0 and 1 by glo, 2 and 3 by
+ * ghi, then the light added. */
+static inline __m128i render4_lit(const struct render_row *rr, const struct render_consts *c,
+				  __m128i p, __m128i pe, __m128i xs, __m128i glo, __m128i ghi)
+{
+	__m128i lo, hi, b;
+
+	render4_sums(rr, c, p, pe, xs, &lo, &hi, &b);
+	lo = add_light8(lit8(lo, glo), LIGHT_PAIR(b, 0), true);
+	hi = add_light8(lit8(hi, ghi), LIGHT_PAIR(b, 1), true);
 	return _mm_or_si128(_mm_packus_epi16(lo, hi), _mm_set1_epi32((int)0xff000000u));
 }
 
@@ -372,9 +445,14 @@ static inline __m128i sum_pair(const uint32_t *p, size_t pitch, __m128i wl, __m1
 
 /* Four pixels of the interior, two pairs: their indices (relative to base)
  * and weight pairs in lanes 0 and 2 (each pair's left pixel's), the light
- * of each pixel in l. */
-static inline __m128i render4_interior(const uint32_t *base, size_t pitch, __m128i idx,
-				       __m128i wl, __m128i wr, __m128i l, bool light)
+ * of each pixel in l, the light through the water of the first pair in
+ * glo, of the second in ghi (gain). */
+static inline __attribute__((always_inline)) __m128i render4_interior(const uint32_t *base,
+								       size_t pitch, __m128i idx,
+								       __m128i wl, __m128i wr,
+								       __m128i l, __m128i glo,
+								       __m128i ghi, bool light,
+								       bool gain)
 {
 	const __m128i round = _mm_set1_epi16(RENDER_BLEND_ROUND);
 	int64_t i0, i2;
@@ -394,10 +472,14 @@ static inline __m128i render4_interior(const uint32_t *base, size_t pitch, __m12
 		      &r1);
 	lo = _mm_srli_epi16(_mm_add_epi16(_mm_packs_epi32(lo, r0), round), 2 * RENDER_SUBPIXEL_BITS);
 	hi = _mm_srli_epi16(_mm_add_epi16(_mm_packs_epi32(hi, r1), round), 2 * RENDER_SUBPIXEL_BITS);
+	if (gain) {
+		lo = lit8(lo, glo);
+		hi = lit8(hi, ghi);
+	}
 	if (light) {
 		/* each pixel's light in its four channels; packus clamps */
-		lo = _mm_add_epi16(lo, _mm_unpacklo_epi32(l, l));
-		hi = _mm_add_epi16(hi, _mm_unpackhi_epi32(l, l));
+		lo = add_light8(lo, _mm_unpacklo_epi32(l, l), gain);
+		hi = add_light8(hi, _mm_unpackhi_epi32(l, l), gain);
 	}
 	return _mm_or_si128(_mm_packus_epi16(lo, hi), _mm_set1_epi32((int)0xff000000u));
 }
@@ -420,12 +502,13 @@ static inline __m128i both_halves(__m128i v)
 
 /* Eight pixels of the interior at x (even) from their half differences
  * and the block's other row's (hx2, hy2): each block's offset from the
- * mean of its four (render.c). */
+ * mean of its four (render.c); g their gains (gains8) if gain. */
 static inline __attribute__((always_inline)) void render8_interior(const struct render_row *rr,
 								    const struct render_consts16 *in,
 								    int x, __m128i hx, __m128i hy,
 								    __m128i hx2, __m128i hy2,
-								    bool light, __m128i *p0,
+								    __m128i g, bool light,
+								    bool gain, __m128i *p0,
 								    __m128i *p1)
 {
 	const __m128i ramp = _mm_setr_epi16(0, 1, 2, 3, 4, 5, 6, 7);
@@ -460,15 +543,17 @@ static inline __attribute__((always_inline)) void render8_interior(const struct 
 	*p0 = render4_interior(base, rr->bg_pitch,
 			       _mm_madd_epi16(_mm_unpacklo_epi16(cx, cy), in->pitch16),
 			       _mm_mullo_epi16(_mm_unpacklo_epi16(gx, gx), gf_lo),
-			       _mm_mullo_epi16(_mm_unpacklo_epi16(fx, fx), gf_lo), l_lo, light);
+			       _mm_mullo_epi16(_mm_unpacklo_epi16(fx, fx), gf_lo), l_lo,
+			       _mm_shuffle_epi32(g, 0x00), _mm_shuffle_epi32(g, 0x55), light, gain);
 	*p1 = render4_interior(base, rr->bg_pitch,
 			       _mm_madd_epi16(_mm_unpackhi_epi16(cx, cy), in->pitch16),
 			       _mm_mullo_epi16(_mm_unpackhi_epi16(gx, gx), gf_hi),
-			       _mm_mullo_epi16(_mm_unpackhi_epi16(fx, fx), gf_hi), l_hi, light);
+			       _mm_mullo_epi16(_mm_unpackhi_epi16(fx, fx), gf_hi), l_hi,
+			       _mm_shuffle_epi32(g, 0xaa), _mm_shuffle_epi32(g, 0xff), light, gain);
 }
 
 static inline __attribute__((always_inline)) void render_row_loop(const struct render_row *rr,
-								   bool light)
+								   bool light, bool gain)
 {
 	const __m128i alpha = _mm_set1_epi32((int)0xff000000u);
 	const __m128i ramp = _mm_setr_epi32(0, RENDER_SUBPIXEL, 2 * RENDER_SUBPIXEL,
@@ -509,11 +594,13 @@ static inline __attribute__((always_inline)) void render_row_loop(const struct r
 	aligned = !((uintptr_t)(rr->out + (ptrdiff_t)x * bpp) & 15);
 	render_span_scalar(rr, 0, x < rr->width ? x : rr->width);
 	for (; x + LANES <= rr->width - 1; x += LANES) {
-		__m128i hx, hy, hx2, hy2, any, p0, p1;
+		__m128i hx, hy, hx2, hy2, any, p0, p1, g = _mm_setzero_si128();
 
 		/* A cache line of the row ahead per 16 pixels (kernels.h). */
 		if (!(x & 8))
 			_mm_prefetch((const char *)(ahead + x), _MM_HINT_T0);
+		if (gain)
+			g = gains8(rr->gain, x);
 		hx = half_diff16(loadu(rr->mid + x - 1), loadu(rr->mid + x + 1));
 		hy = half_diff16(loadu(rr->up + x), loadu(rr->down + x));
 		hx2 = half_diff16(loadu(rr->mid2 + x - 1), loadu(rr->mid2 + x + 1));
@@ -521,10 +608,19 @@ static inline __attribute__((always_inline)) void render_row_loop(const struct r
 		any = _mm_or_si128(_mm_or_si128(hx, hy), _mm_or_si128(hx2, hy2));
 		if (_mm_movemask_epi8(_mm_cmpeq_epi16(any, _mm_setzero_si128())) == 0xffff) {
 			/* Flat: no offset, no light, the picture itself. */
-			p0 = _mm_or_si128(_mm_loadu_si128((const __m128i *)(row + x)), alpha);
-			p1 = _mm_or_si128(_mm_loadu_si128((const __m128i *)(row + x + 4)), alpha);
+			p0 = _mm_loadu_si128((const __m128i *)(row + x));
+			p1 = _mm_loadu_si128((const __m128i *)(row + x + 4));
+			if (gain) {
+				/* but lit through the water */
+				p0 = lit_pixels4(p0, _mm_shuffle_epi32(g, 0x00),
+						 _mm_shuffle_epi32(g, 0x55));
+				p1 = lit_pixels4(p1, _mm_shuffle_epi32(g, 0xaa),
+						 _mm_shuffle_epi32(g, 0xff));
+			}
+			p0 = _mm_or_si128(p0, alpha);
+			p1 = _mm_or_si128(p1, alpha);
 		} else if (in.row && x >= in.x0 && x <= in.x1) {
-			render8_interior(rr, &c16, x, hx, hy, hx2, hy2, light, &p0, &p1);
+			render8_interior(rr, &c16, x, hx, hy, hx2, hy2, g, light, gain, &p0, &p1);
 		} else {
 			__m128i xs = _mm_add_epi32(_mm_set1_epi32(x * RENDER_SUBPIXEL), ramp);
 
@@ -532,10 +628,20 @@ static inline __attribute__((always_inline)) void render_row_loop(const struct r
 			__m128i e = _mm_or_si128(_mm_and_si128(block_mean8(hx, hx2),
 							       _mm_set1_epi32(0xffff)),
 						 _mm_slli_epi32(block_mean8(hy, hy2), 16));
+			__m128i pa = _mm_unpacklo_epi16(hx, hy), pb = _mm_unpackhi_epi16(hx, hy);
+			__m128i xs4 = _mm_add_epi32(xs, _mm_set1_epi32(4 * RENDER_SUBPIXEL));
 
-			p0 = render4(rr, &c, _mm_unpacklo_epi16(hx, hy), _mm_unpacklo_epi32(e, e), xs);
-			p1 = render4(rr, &c, _mm_unpackhi_epi16(hx, hy), _mm_unpackhi_epi32(e, e),
-				     _mm_add_epi32(xs, _mm_set1_epi32(4 * RENDER_SUBPIXEL)));
+			if (gain) {
+				p0 = render4_lit(rr, &c, pa, _mm_unpacklo_epi32(e, e), xs,
+						 _mm_shuffle_epi32(g, 0x00),
+						 _mm_shuffle_epi32(g, 0x55));
+				p1 = render4_lit(rr, &c, pb, _mm_unpackhi_epi32(e, e), xs4,
+						 _mm_shuffle_epi32(g, 0xaa),
+						 _mm_shuffle_epi32(g, 0xff));
+			} else {
+				p0 = render4(rr, &c, pa, _mm_unpacklo_epi32(e, e), xs);
+				p1 = render4(rr, &c, pb, _mm_unpackhi_epi32(e, e), xs4);
+			}
 		}
 		uint8_t *out = rr->out + (ptrdiff_t)x * rr->step;
 
@@ -575,15 +681,27 @@ static inline __attribute__((always_inline)) void render_row_loop(const struct r
 	render_span_scalar(rr, x, rr->width);
 }
 
+/* A row lit through the water: the loops with the gain in a function of
+ * their own, so that the evenly lit ones compile as without them. */
+static __attribute__((noinline)) void render_row_lit_sse2(const struct render_row *rr)
+{
+	if (rr->light_max)
+		render_row_loop(rr, true, true);
+	else
+		render_row_loop(rr, false, true);
+}
+
 static void render_row_sse2(const struct render_row *rr)
 {
 	/* the loop specialised by the compiler with and without the light */
 	if (!render_row_fits16(rr, 2))
 		render_row_scalar(rr);
+	else if (rr->gain)
+		render_row_lit_sse2(rr);
 	else if (rr->light_max)
-		render_row_loop(rr, true);
+		render_row_loop(rr, true, false);
 	else
-		render_row_loop(rr, false);
+		render_row_loop(rr, false, false);
 }
 
 /* --sim-scale 2, four source cells at a time (upsample2_row_avx2 explains). */

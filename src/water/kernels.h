@@ -58,6 +58,11 @@ struct render_row {
 	 * times offset_mul >> RENDER_OFFSET_MUL_BITS, within +-offset_max. */
 	int offset_mul, offset_max;
 	int light_x, light_y, light_max, light_dark;  /* render_params' */
+	/* The light through the water (caustics), one value a 2x2 block:
+	 * gain[x >> 1] for pixel x, in 1/RENDER_GAIN_ONE, 0..INT16_MAX; the
+	 * block row's (y >> 1), the same for both of its rows. NULL: evenly
+	 * lit, the frames as without it, exactly. */
+	const int16_t *gain;
 	uint8_t *out;            /* where logical x = 0 goes */
 	ptrdiff_t step;          /* bytes from logical x to x + 1 */
 	enum pixel_format format;
@@ -302,19 +307,39 @@ static inline int render_light(int v, int max, int dark)
 /*
  * One colour channel (0..255) of the picture between four pixels: c00 and
  * c01 side by side above c10 and c11, fx and fy 0..RENDER_SUBPIXEL the
- * position between them; then the light's b levels added, clamped. Every
- * path computes exactly this (the SIMD ones in 16-bit lanes: each sum
- * stays below 65536).
+ * position between them; then lit by the light through the water, g in
+ * 1/RENDER_GAIN_ONE (render_lit), and the lamp's b levels added, clamped.
+ * Every path computes exactly this (the SIMD ones in 16-bit lanes: each
+ * sum stays below 65536).
  */
 #define RENDER_BLEND_ROUND (1 << (2 * RENDER_SUBPIXEL_BITS - 1))
-static inline int render_blend(int c00, int c01, int c10, int c11, int fx, int fy, int b)
+
+/*
+ * A channel c (0..255) lit by g (render_row.gain): c * g / RENDER_GAIN_ONE
+ * rounded, as the high half of a 16-bit product, (c << 8 | 128) * g >> 16,
+ * which is one pmulhuw (vmull and a narrowing shift on NEON). g =
+ * RENDER_GAIN_ONE gives c itself: flat water shows the picture exactly.
+ */
+static inline int render_lit(int c, int g)
+{
+	return (int)((((uint32_t)c << 8 | RENDER_GAIN_HALF_LEVEL) * (uint32_t)g) >> 16);
+}
+
+static inline int render_blend(int c00, int c01, int c10, int c11, int fx, int fy, int g, int b)
 {
 	int t = c00 * (RENDER_SUBPIXEL - fx) + c01 * fx;
 	int d = c10 * (RENDER_SUBPIXEL - fx) + c11 * fx;
-	int c = ((t * (RENDER_SUBPIXEL - fy) + d * fy + RENDER_BLEND_ROUND) >>
-		 (2 * RENDER_SUBPIXEL_BITS)) + b;
+	int c = (t * (RENDER_SUBPIXEL - fy) + d * fy + RENDER_BLEND_ROUND) >>
+		(2 * RENDER_SUBPIXEL_BITS);
 
+	c = render_lit(c, g) + b;
 	return c < 0 ? 0 : c > 255 ? 255 : c;
+}
+
+/* The light through the water for pixel x of a row: one a 2x2 block. */
+static inline int render_gain_at(const struct render_row *r, int x)
+{
+	return r->gain ? r->gain[x >> 1] : RENDER_GAIN_ONE;
 }
 
 #endif

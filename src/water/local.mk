@@ -1,5 +1,6 @@
 # water: the simulation and its picture -- the height planes and the step,
-# the per-ISA kernels, the refraction render, rain, stones and strokes, the
+# the per-ISA kernels, the refraction render, the light through the water
+# (caustics), rain, stones and strokes, the
 # look in millimetres and seconds, the worker threads; the pond (water's own
 # waves, kept as cosines: dct over an FFT library). Uses base only and links
 # nothing from the system but threads and the FFT library.
@@ -17,6 +18,7 @@ src_water_librk_water_a_SOURCES = \
 	src/water/gesture.c src/water/gesture.h \
 	src/water/splashes.c src/water/splashes.h \
 	src/water/units.c src/water/units.h \
+	src/water/caustics.c src/water/caustics.h \
 	src/water/workers.c src/water/workers.h
 
 # One library per instruction set, each built with its own flags (pixman's

@@ -77,12 +77,13 @@ void render_span_scalar(const struct render_row *r, int x0, int x1)
 		const uint32_t *r0 = r->bg + (size_t)iy * r->bg_pitch;
 		const uint32_t *r1 = iy + 1 < height ? r0 + r->bg_pitch : r0;
 		int ix1 = ix + 1 < width ? ix + 1 : ix;
+		const int g = render_gain_at(r, x);
 		uint32_t px = 0xff000000u;
 
 		for (int s = 0; s < 24; s += 8)
 			px |= (uint32_t)render_blend((r0[ix] >> s) & 0xff, (r0[ix1] >> s) & 0xff,
 						     (r1[ix] >> s) & 0xff, (r1[ix1] >> s) & 0xff,
-						     fx, fy, b) << s;
+						     fx, fy, g, b) << s;
 		if (r->format == PIXEL_RGB565)
 			*(uint16_t *)out = pixel_xrgb_to_rgb565(px);
 		else
@@ -219,7 +220,8 @@ static const int16_t zero_row[RENDER_ZERO_ROW];
  * (every row of heights it reads at hand).
  */
 static bool render_row_at(struct render_row *row, const int16_t *heights, size_t h_pitch,
-			  int h_y0, const struct render_target *dst, int rotation, int y)
+			  int h_y0, const int16_t *gain, size_t gain_pitch,
+			  const struct render_target *dst, int rotation, int y)
 {
 	const int width = row->width, height = row->height;
 	const int16_t *mid = heights + (ptrdiff_t)(y - h_y0) * (ptrdiff_t)h_pitch;
@@ -238,6 +240,7 @@ static bool render_row_at(struct render_row *row, const int16_t *heights, size_t
 	row_layout(dst, rotation, width, height, y, &start, &step);
 	row->out = (uint8_t *)dst->pixels + start;
 	row->step = step;
+	row->gain = gain ? gain + (size_t)(y >> 1) * gain_pitch : NULL;
 	/* The first and last rows read outside the plane, where the heights
 	 * are zero: a row of zeros there lets the fast paths draw them too
 	 * (the reference alone took 3 % of a frame). */
@@ -298,12 +301,14 @@ int render_rows_window(const struct render_params *p,
 
 	for (int y = y0; y < y1;) {
 		struct render_row rows[2] = { tmpl, tmpl };
-		bool fast = render_row_at(&rows[0], heights, h_pitch, h_y0, dst, p->rotation, y);
+		bool fast = render_row_at(&rows[0], heights, h_pitch, h_y0, p->gain, p->gain_pitch,
+					  dst, p->rotation, y);
 
 		/* Both rows of a block at once where the kernels can: they
 		 * share the block's offset, and so its fetch. */
 		if (k->render_block_row && !(y & 1) && y + 1 < y1 && fast &&
-		    render_row_at(&rows[1], heights, h_pitch, h_y0, dst, p->rotation, y + 1)) {
+		    render_row_at(&rows[1], heights, h_pitch, h_y0, p->gain, p->gain_pitch, dst,
+				  p->rotation, y + 1)) {
 			k->render_block_row(&rows[0], &rows[1]);
 			y += 2;
 			continue;

@@ -33,6 +33,13 @@
 #define RENDER_LIGHT_GAIN_MAX 32767
 #define RENDER_LIGHT_LEVELS_MAX 255
 
+/* The light through the water per 2x2 block, in 1/RENDER_GAIN_ONE
+ * (kernels.h: render_lit): RENDER_GAIN_ONE is evenly lit. */
+#define RENDER_GAIN_BITS 8
+#define RENDER_GAIN_ONE (1 << RENDER_GAIN_BITS)
+/* The rounding in render_lit: half a level, in the product's low byte. */
+#define RENDER_GAIN_HALF_LEVEL 128
+
 struct kernels;
 
 struct render_params {
@@ -49,6 +56,15 @@ struct render_params {
 	int light_max;   /* 0..RENDER_LIGHT_LEVELS_MAX */
 	int light_dark;  /* 0..light_max */
 	int rotation;    /* 0, 90, 180, 270: degrees the picture turns clockwise */
+	/*
+	 * The light through the water (caustics), one value a 2x2 block of
+	 * the rendered rows, in 1/RENDER_GAIN_ONE: block (bx, by) is
+	 * gain[by * gain_pitch + bx], for logical pixels 2bx, 2bx + 1 of rows
+	 * 2by, 2by + 1 (rows counted as render_rows counts them). NULL: evenly
+	 * lit, exactly the frames without it.
+	 */
+	const int16_t *gain;
+	size_t gain_pitch;
 	/* The instruction set to render with; NULL: simd_kernels(). */
 	const struct kernels *kernels;
 };

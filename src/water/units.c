@@ -270,6 +270,15 @@ void water_units_compute(const struct water_look *look, int width, int height, i
 	}
 	u->units_per_mm = (double)(1 << u->refraction_shift) / mm_per_unit_at_shift0;
 	light_units(look, u);
+	u->caustics = look->caustics;
+	u->caustics_light = (struct caustics_light){
+		.depth_mm = look->depth_mm,
+		.azimuth_deg = look->light_azimuth_deg,
+		.elevation_deg = look->light_elevation_deg,
+		.size_deg = look->light_size_deg,
+		.units_per_mm = u->units_per_mm,
+		.cell_mm = u->cell_mm,
+	};
 }
 
 void water_units_render_params(const struct water_units *u, struct render_params *p)

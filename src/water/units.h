@@ -8,7 +8,10 @@
 #ifndef WATER_UNITS_H
 #define WATER_UNITS_H
 
+#include <stdbool.h>
 #include <stddef.h>
+
+#include "water/caustics.h"
 
 /* The coarsest grid (a cell of this many pixels a side) and the fastest
  * clock the engine is asked for. */
@@ -76,6 +79,10 @@ struct water_units {
 	/* the render's bound on the bend and its light (render_params) */
 	int offset_max;
 	int light_x, light_y, light_max, light_dark;
+	/* the same lamp's light through the water onto the floor, followed
+	 * when caustics is set */
+	bool caustics;
+	struct caustics_light caustics_light;
 };
 
 /* What the water should look like, in the visitor's units, and the seeds'
@@ -97,6 +104,10 @@ struct water_look {
 	 * the screen's top edge) and how high (degrees above the panel) */
 	double light_percent;
 	double light_azimuth_deg, light_elevation_deg;
+	/* the same lamp through the water onto the floor: its angular
+	 * diameter, and whether its light is followed (caustics) */
+	double light_size_deg;
+	bool caustics;
 };
 
 /*

@@ -1,0 +1,800 @@
+#include "config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/util.h"
+#include "water/caustics.h"
+
+/*
+ * The light is followed forward, as it goes (../shared physics: for small
+ * slopes the surface point x lights the floor at x + D grad h): every
+ * cell's share of the light lands where the surface above it sends it,
+ * split between the cells around that point (see gather), and what each
+ * cell of the floor gathers is its light. Where the surface gathers
+ * light from a wider patch the floor is brighter, where it spreads it
+ * darker: 1/|det(I + D H)| wherever the map is one to one, and where it
+ * folds (several patches light one place) the shares simply add up, which
+ * no formula at a point does. Light is moved, never made: every cell's
+ * share lands whole somewhere, so the mean over a patch is kept but for
+ * what crosses its edge.
+ *
+ * The light's own size then blurs what lands, as a lamp of that angular
+ * size would: a Gaussian as wide as the lamp's image seen from the floor
+ * through the water, where that is wider than the split of a share
+ * between cells (the grid's own size, CAUSTICS_SPLINE_SIGMA). That width is what
+ * bounds a fold line's brightness: nothing is clipped but the plane's
+ * int16.
+ *
+ * Light from a side (--light-from) goes down slanted: the whole pattern
+ * lies downstream of the waves that make it by d tan(theta_t), and a slope
+ * along the light's way moves it more than one across it (refraction of a
+ * slanted ray, to first order in the slope):
+ *   across: D = d (1 - cos(theta_i) / (n cos(theta_t)))
+ *   along:  D / cos^2(theta_t)
+ * Straight down both are d (1 - 1/n), the note's D.
+ *
+ * Integers throughout (fixed point): the same plane on every machine.
+ */
+
+/* The cells' light goes as 2 x 2 rays where the move changes from a cell
+ * to the next by this much (1/CAUSTICS_SUB cell) somewhere: a lens that
+ * spreads the light 1.6 times, or folds it. */
+#define CAUSTICS_RAYS_2 (CAUSTICS_SUB * 6 / 10)
+/* The spline's own spread (see gather), in cells: the grid's size. */
+#define CAUSTICS_SPLINE_SIGMA 0.5
+/* The blur's sums in 32 bits: the gathered light less these bits (a
+ * cell's is at most some 400 shares of 2^22; the taps sum to 2^12). */
+#define CAUSTICS_BLUR_DROP 11
+/* The farthest a cell's light is moved, in cells: only a splash's wall,
+ * far steeper than any ripple, reaches it. */
+#define CAUSTICS_MOVE_MAX 8
+/* Positions in 1/CAUSTICS_SUB of a cell. */
+#define CAUSTICS_SUB_BITS 8
+#define CAUSTICS_SUB (1 << CAUSTICS_SUB_BITS)
+/*
+ * A share is split between the nine cells around where it lands by the
+ * quadratic B-spline, CAUSTICS_SPLAT_ONE a side: a surface that spreads
+ * the light leaves shares up to 1.5 cells apart, and bilinear weights (the
+ * four nearest) then beat with the grid into a moire of 7 % (of the
+ * spline's, 2 %), slow enough that no blur takes it out without the ripples.
+ * The mid weight, 3/4 - t^2, is (3/4) ONE - tq^2 / MID_DIV; a side's
+ * (1/2 -+ t)^2 / 2 is (half -+ tq)^2 >> SIDE_SHIFT.
+ */
+#define CAUSTICS_SPLAT_BITS 11
+#define CAUSTICS_SPLAT_ONE (1u << CAUSTICS_SPLAT_BITS)
+#define CAUSTICS_SPLAT_MID (3u * CAUSTICS_SPLAT_ONE / 4)
+#define CAUSTICS_SPLAT_MID_DIV ((1u << (2 * CAUSTICS_SUB_BITS)) / CAUSTICS_SPLAT_ONE)
+#define CAUSTICS_SPLAT_MID_SHIFT (2 * CAUSTICS_SUB_BITS - CAUSTICS_SPLAT_BITS)
+#define CAUSTICS_SPLAT_SIDE_SHIFT (2 * CAUSTICS_SUB_BITS + 1 - CAUSTICS_SPLAT_BITS)
+/* A cell's whole share. */
+#define CAUSTICS_SHARE_BITS (2 * CAUSTICS_SPLAT_BITS)
+/* The move's multipliers carry this many more bits. */
+#define CAUSTICS_MUL_BITS_MAX 16
+/* The blur's taps sum to 2^CAUSTICS_KERNEL_BITS. */
+#define CAUSTICS_KERNEL_BITS 12
+/* A kernel reaches this many sigmas. */
+#define CAUSTICS_KERNEL_SIGMAS 3.0
+/* Rows of weights gather() keeps: a row's three, for three rows. */
+#define CAUSTICS_WEIGHED_ROWS 9
+/* The widest light taken (taps each side): a lamp wider blurs this far. */
+#define CAUSTICS_KERNEL_RADIUS_MAX 32
+#define CAUSTICS_KERNEL_TAPS (2 * CAUSTICS_KERNEL_RADIUS_MAX + 1)
+/* The pattern's shift, in cells, at most (the light near the horizon). */
+#define CAUSTICS_SHIFT_MAX 4096
+
+#define DEG_TO_RAD (3.14159265358979323846 / 180.0)
+
+struct blur {
+	int taps[CAUSTICS_KERNEL_TAPS];
+	int radius;                /* 0: none (the light no wider than the spline) */
+};
+
+struct caustics {
+	int w, h;
+	size_t n;
+	int32_t *mx, *my;          /* where each cell's light goes (moves()) */
+	bool rays_x, rays_y;       /* two rays a cell across, down (moves()) */
+	uint32_t *gathered;        /* each cell's light, 1 << CAUSTICS_SHARE_BITS a share */
+	uint32_t *weighed;         /* rows of weights (weigh()): CAUSTICS_WEIGHED_ROWS */
+	uint32_t *across;          /* after the blur across */
+	int32_t *row;              /* a row with its ends repeated */
+	int16_t *gain;
+	bool even;
+	bool lit;                  /* a light was set */
+	/* the move in 1/CAUSTICS_SUB cell per height unit of a central
+	 * difference, times 2^mul_bits: as many bits as leave both products
+	 * of a row's move, and their sum, within int32 */
+	int32_t mxx, mxy, myx, myy;
+	int mul_bits;
+	struct blur blur;
+	int shift_x, shift_y;      /* the pattern downstream, whole cells */
+	/* splat_weights() for every offset, of a whole share and of a ray
+	 * of two (half a share) */
+	uint32_t weights[2][CAUSTICS_SUB][3];
+	double d_across, d_along, shift_x_mm, shift_y_mm, blur_mm;
+};
+
+/*
+ * The three weights, in 1/CAUSTICS_SPLAT_ONE, of cells c - 1, c, c + 1 for
+ * a share landing t = tq / CAUSTICS_SUB of a cell from c's centre (|t| <=
+ * 1/2): the quadratic B-spline, (1/2 - t)^2 / 2, 3/4 - t^2, (1/2 + t)^2 / 2,
+ * the last taking the rounding's rest so that they sum exactly.
+ */
+static inline void splat_weights(int tq, uint32_t w[3])
+{
+	const int half = CAUSTICS_SUB / 2;
+
+	w[0] = (uint32_t)((half - tq) * (half - tq)) >> CAUSTICS_SPLAT_SIDE_SHIFT;
+	w[1] = CAUSTICS_SPLAT_MID - (((uint32_t)(tq * tq) + CAUSTICS_SPLAT_MID_DIV - 1) /
+				     CAUSTICS_SPLAT_MID_DIV);
+	w[2] = CAUSTICS_SPLAT_ONE - w[0] - w[1];
+}
+
+struct caustics *caustics_create(int width, int height)
+{
+	struct caustics *c;
+	size_t pad = (size_t)(width > height ? width : height) + 2 * CAUSTICS_KERNEL_RADIUS_MAX;
+
+	if (width < 1 || height < 1) {
+		errno = EINVAL;
+		return NULL;
+	}
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return NULL;
+	c->w = width;
+	c->h = height;
+	c->n = (size_t)width * (size_t)height;
+	c->mx = malloc(c->n * sizeof(*c->mx));
+	c->my = malloc(c->n * sizeof(*c->my));
+	c->gathered = malloc(c->n * sizeof(*c->gathered));
+	c->weighed = malloc((size_t)width * CAUSTICS_WEIGHED_ROWS * sizeof(*c->weighed));
+	c->across = malloc(c->n * sizeof(*c->across));
+	c->row = malloc(pad * sizeof(*c->row));
+	c->gain = malloc(c->n * sizeof(*c->gain));
+	if (!c->mx || !c->my || !c->gathered || !c->weighed || !c->across || !c->row || !c->gain) {
+		caustics_destroy(c);
+		errno = ENOMEM;
+		return NULL;
+	}
+	for (size_t i = 0; i < c->n; i++)
+		c->gain[i] = CAUSTICS_ONE;
+	/* indexed by the position's fraction past the nearest cell's centre
+	 * less half a cell, as splat() finds it */
+	for (int f = 0; f < CAUSTICS_SUB; f++)
+		for (int s = 0; s < 2; s++) {
+			uint32_t w[3];
+
+			splat_weights(f - CAUSTICS_SUB / 2, w);
+			for (int k = 0; k < 2; k++)
+				c->weights[s][f][k] = w[k] >> s;
+			/* the rest on the last: a ray's weights sum exactly */
+			c->weights[s][f][2] = (CAUSTICS_SPLAT_ONE >> s) - c->weights[s][f][0] -
+					      c->weights[s][f][1];
+		}
+	c->even = true;
+	return c;
+}
+
+void caustics_destroy(struct caustics *c)
+{
+	if (!c)
+		return;
+	free(c->mx);
+	free(c->my);
+	free(c->gathered);
+	free(c->weighed);
+	free(c->across);
+	free(c->row);
+	free(c->gain);
+	free(c);
+}
+
+/* A Gaussian of sigma cells, taps summing exactly to
+ * 2^CAUSTICS_KERNEL_BITS (the rounding's rest on the middle one). */
+static void make_kernel(struct blur *b, double sigma)
+{
+	double w[CAUSTICS_KERNEL_TAPS], sum = 0;
+	int radius = (int)ceil(CAUSTICS_KERNEL_SIGMAS * sigma), total = 0;
+
+	if (radius > CAUSTICS_KERNEL_RADIUS_MAX)
+		radius = CAUSTICS_KERNEL_RADIUS_MAX;
+	b->radius = radius;
+	for (int j = -radius; j <= radius; j++) {
+		w[j + radius] = exp(-(double)j * j / (2 * sigma * sigma));
+		sum += w[j + radius];
+	}
+	for (int j = 0; j <= 2 * radius; j++) {
+		b->taps[j] = (int)lround(w[j] / sum * (1 << CAUSTICS_KERNEL_BITS));
+		total += b->taps[j];
+	}
+	b->taps[radius] += (1 << CAUSTICS_KERNEL_BITS) - total;
+}
+
+int caustics_set_light(struct caustics *c, const struct caustics_light *l)
+{
+	const double n = CAUSTICS_WATER_N;
+	double ti, tt, across, along, ux, uy, k, shift, r_mm, sigma_light, sigma;
+	double m[3], biggest, scale, lim;
+
+	if (!(l->depth_mm > 0) || !(l->elevation_deg > 0) || l->elevation_deg > 90 ||
+	    !(l->size_deg >= 0) || !(l->units_per_mm > 0) || !(l->cell_mm > 0))
+		return -EINVAL;
+	ti = (90.0 - l->elevation_deg) * DEG_TO_RAD;
+	tt = asin(sin(ti) / n);
+	across = l->depth_mm * (1.0 - cos(ti) / (n * cos(tt)));
+	along = across / (cos(tt) * cos(tt));
+	/* The light's way across the screen (x right, y down): away from
+	 * where it comes from. */
+	ux = -sin(l->azimuth_deg * DEG_TO_RAD);
+	uy = cos(l->azimuth_deg * DEG_TO_RAD);
+	/* M = along u u^T + across (I - u u^T), in cells moved per height unit
+	 * of a central difference (2 cells' run). */
+	k = (double)CAUSTICS_SUB / (2.0 * l->units_per_mm * l->cell_mm * l->cell_mm);
+	m[0] = (along * ux * ux + across * (1 - ux * ux)) * k;
+	m[1] = (along - across) * ux * uy * k;
+	m[2] = (along * uy * uy + across * (1 - uy * uy)) * k;
+	biggest = fmax(fabs(m[0]), fmax(fabs(m[1]), fabs(m[2])));
+	/* |m| 2^bits 2 * 65535 < 2^31, and the move is clamped in the end */
+	for (c->mul_bits = CAUSTICS_MUL_BITS_MAX; c->mul_bits > 0; c->mul_bits--)
+		if (biggest * (double)(1 << c->mul_bits) * 4.0 * INT16_MAX < (double)INT32_MAX)
+			break;
+	scale = (double)(1 << c->mul_bits);
+	lim = (double)INT32_MAX / (4.0 * INT16_MAX);
+	c->mxx = (int32_t)lround(fmax(fmin(m[0] * scale, lim), -lim));
+	c->mxy = (int32_t)lround(fmax(fmin(m[1] * scale, lim), -lim));
+	c->myx = c->mxy;
+	c->myy = (int32_t)lround(fmax(fmin(m[2] * scale, lim), -lim));
+
+	shift = l->depth_mm * tan(tt);
+	c->shift_x_mm = shift * ux;
+	c->shift_y_mm = shift * uy;
+	/* The lamp's disc seen from the floor, through the water: its radius
+	 * there, and a Gaussian of half that (a disc's sigma). */
+	r_mm = l->depth_mm * tan(l->size_deg / 2 * DEG_TO_RAD) / (n * cos(tt));
+	sigma_light = r_mm / 2 / l->cell_mm;
+	/* The spline's own spread is the grid's; a wider light blurs more. */
+	c->blur.radius = 0;
+	sigma = CAUSTICS_SPLINE_SIGMA;
+	if (sigma_light > CAUSTICS_SPLINE_SIGMA) {
+		make_kernel(&c->blur, sqrt(sigma_light * sigma_light -
+					   CAUSTICS_SPLINE_SIGMA * CAUSTICS_SPLINE_SIGMA));
+		sigma = sigma_light;
+	}
+	/* Whole cells: half a cell is within the pattern's own blur. */
+	c->shift_x = (int)lround(fmax(fmin(c->shift_x_mm / l->cell_mm, CAUSTICS_SHIFT_MAX),
+				      -CAUSTICS_SHIFT_MAX));
+	c->shift_y = (int)lround(fmax(fmin(c->shift_y_mm / l->cell_mm, CAUSTICS_SHIFT_MAX),
+				      -CAUSTICS_SHIFT_MAX));
+	c->d_across = across;
+	c->d_along = along;
+	c->blur_mm = sigma * l->cell_mm;
+	c->lit = true;
+	return 0;
+}
+
+void caustics_describe(const struct caustics *c, double *d_across, double *d_along,
+		       double *shift_x_mm, double *shift_y_mm, double *blur_mm)
+{
+	*d_across = c->d_across;
+	*d_along = c->d_along;
+	*shift_x_mm = c->shift_x_mm;
+	*shift_y_mm = c->shift_y_mm;
+	*blur_mm = c->blur_mm;
+}
+
+/* How far the light of a cell moves, in 1/CAUSTICS_SUB cell, for central
+ * differences gx, gy. */
+static inline int32_t move(int32_t m1, int32_t m2, int gx, int gy, int bits)
+{
+	const int32_t most = CAUSTICS_MOVE_MAX * CAUSTICS_SUB;
+	int32_t v = (m1 * gx + m2 * gy) >> bits;
+
+	return v > most ? most : v < -most ? -most : v;
+}
+
+/*
+ * The row loops of moves() and settle() run on GCC's generic vectors of 4
+ * int32 (SSE2 on x86-64, NEON on arm64: each one's baseline, no flags, no
+ * dispatch), with scalar ends: integers, so lane for lane the scalar
+ * result.
+ */
+#define LANES 4
+typedef int32_t vi __attribute__((vector_size(LANES * sizeof(int32_t))));
+typedef int16_t vs __attribute__((vector_size(LANES * sizeof(int16_t))));
+
+static inline vi load16(const int16_t *p)
+{
+	vs v;
+
+	memcpy(&v, p, sizeof(v));
+	return __builtin_convertvector(v, vi);
+}
+
+static inline vi load32(const int32_t *p)
+{
+	vi v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static inline void store32(int32_t *p, vi v)
+{
+	memcpy(p, &v, sizeof(v));
+}
+
+/* v within -most..most, lane by lane (a comparison's lanes are all ones
+ * where it holds) */
+static inline vi clamp_lanes(vi v, int32_t most)
+{
+	vi hi = v > most, lo = v < -most;
+
+	v = (v & ~hi) | (most & hi);
+	return (v & ~lo) | (-most & lo);
+}
+
+static inline vi abs_lanes(vi v)
+{
+	vi neg = v < 0;
+
+	return (v & ~neg) | (-v & neg);
+}
+
+static inline vi max_lanes(vi a, vi b)
+{
+	vi more = a > b;
+
+	return (a & more) | (b & ~more);
+}
+
+/* A row's moves for cells x0 <= x < x1 with both neighbours in the row. */
+static void moves_row(const struct caustics *c, const int16_t *mid, const int16_t *up,
+		      const int16_t *down, int32_t *mx, int32_t *my, int x0, int x1)
+{
+	const int32_t most = CAUSTICS_MOVE_MAX * CAUSTICS_SUB;
+	int x = x0;
+
+	for (; x + LANES <= x1; x += LANES) {
+		vi gx = load16(mid + x + 1) - load16(mid + x - 1);
+		vi gy = load16(down + x) - load16(up + x);
+
+		store32(mx + x, clamp_lanes((c->mxx * gx + c->mxy * gy) >> c->mul_bits, most));
+		store32(my + x, clamp_lanes((c->myx * gx + c->myy * gy) >> c->mul_bits, most));
+	}
+	for (; x < x1; x++) {
+		int gx = mid[x + 1] - mid[x - 1], gy = down[x] - up[x];
+
+		mx[x] = move(c->mxx, c->mxy, gx, gy, c->mul_bits);
+		my[x] = move(c->myx, c->myy, gx, gy, c->mul_bits);
+	}
+}
+
+/* The largest |a[x] - b[x]| for 0 <= x < n, and a's largest |a[x]|. */
+static void parts(const int32_t *a, const int32_t *b, int n, int32_t *part, int32_t *size)
+{
+	vi p = { 0 }, m = { 0 };
+	int x = 0;
+
+	for (; x + LANES <= n; x += LANES) {
+		vi va = load32(a + x);
+
+		p = max_lanes(p, abs_lanes(va - load32(b + x)));
+		m = max_lanes(m, abs_lanes(va));
+	}
+	for (int i = 0; i < LANES; i++) {
+		*part = *part > p[i] ? *part : p[i];
+		*size = *size > m[i] ? *size : m[i];
+	}
+	for (; x < n; x++) {
+		*part = *part > abs(a[x] - b[x]) ? *part : abs(a[x] - b[x]);
+		*size = *size > abs(a[x]) ? *size : abs(a[x]);
+	}
+}
+
+/*
+ * Where each cell's light goes, in 1/CAUSTICS_SUB cell, and whether
+ * neighbouring cells' moves part by CAUSTICS_RAYS_2 or more anywhere,
+ * across (rays_x) or down (rays_y). False when no light moves.
+ */
+static bool moves(struct caustics *c, const int16_t *hts)
+{
+	const int w = c->w, h = c->h;
+	int32_t size = 0, part_x = 0, part_y = 0, unused = 0;
+
+	for (int y = 0; y < h; y++) {
+		const int16_t *mid = hts + (size_t)y * w;
+		/* beyond the edges the surface goes on level (the walls reflect) */
+		const int16_t *up = y > 0 ? mid - w : mid;
+		const int16_t *down = y < h - 1 ? mid + w : mid;
+		int32_t *mx = c->mx + (size_t)y * w, *my = c->my + (size_t)y * w;
+
+		moves_row(c, mid, up, down, mx, my, 1, w - 1);
+		for (int x = 0; x < w; x += w > 1 ? w - 1 : 1) {
+			int gx = mid[x < w - 1 ? x + 1 : x] - mid[x > 0 ? x - 1 : x];
+			int gy = down[x] - up[x];
+
+			mx[x] = move(c->mxx, c->mxy, gx, gy, c->mul_bits);
+			my[x] = move(c->myx, c->myy, gx, gy, c->mul_bits);
+		}
+		parts(mx + 1, mx, w - 1, &part_x, &size);
+		parts(my, y > 0 ? my - w : my, w, &part_y, &size);
+		parts(mx, mx, 1, &unused, &size);
+	}
+	c->rays_x = part_x >= CAUSTICS_RAYS_2;
+	c->rays_y = part_y >= CAUSTICS_RAYS_2;
+	return size != 0;
+}
+
+/* Weight m split by the spline between the three cells around where it
+ * lands, p (1/CAUSTICS_SUB cells, clamped to 0..last), into out[] cells
+ * `stride` apart; wt: the weights of a whole share or a half. */
+static inline void split(uint32_t *out, size_t stride, int p, int last, uint32_t m,
+			 const uint32_t (*wt)[3])
+{
+	const uint32_t *w3;
+	int cell;
+
+	p = clamp_int(p, 0, last * CAUSTICS_SUB) + CAUSTICS_SUB / 2;
+	/* the nearest cell and the offset from its centre */
+	cell = p >> CAUSTICS_SUB_BITS;
+	w3 = wt[p & (CAUSTICS_SUB - 1)];
+	if (cell > 0 && cell < last) {
+		out += (size_t)cell * stride;
+		out[-(ptrdiff_t)stride] += m * w3[0];
+		out[0] += m * w3[1];
+		out[stride] += m * w3[2];
+		return;
+	}
+	/* what falls past an edge stays in the edge's cell */
+	out[(size_t)(cell > 0 ? cell - 1 : 0) * stride] += m * w3[0];
+	out[(size_t)cell * stride] += m * w3[1];
+	out[(size_t)(cell < last ? cell + 1 : last) * stride] += m * w3[2];
+}
+
+/*
+ * Every cell's light where the surface sends it, in two passes (an image
+ * warp's way): moved across each row, then what each cell holds moved down
+ * its column by the move there. Each pass splits a share between three
+ * cells by the quadratic B-spline (see splat_weights), and keeps the rows'
+ * and then the columns' sums: light is moved, never made. The two passes
+ * differ from moving each share at once by the move's change over the
+ * move itself, far below a cell in the water's gentle lenses.
+ *
+ * Where the moves of neighbouring cells part by much of a cell anywhere (a
+ * lens that spreads the light 1.6 times, or folds it), that pass sends
+ * each cell's light as two rays from either half of the cell, each moved
+ * as the surface between the cell and its neighbours does: no holes where
+ * it spreads, more rays to draw a fold's line. All cells alike: a share
+ * split into rays spreads otherwise than one that is not, and a plane of
+ * both would show where they meet.
+ */
+/* A ray of two leaves from a quarter cell either side of the centre. */
+#define RAY_OFFSET (CAUSTICS_SUB / 4)
+
+/* Cell x's light across its row (mx: the row's moves), as one share or
+ * as two rays. */
+static void across_cell(const struct caustics *c, uint32_t *out, const int32_t *mx, int x)
+{
+	const int w = c->w, at = x * CAUSTICS_SUB + mx[x];
+	/* the move's change across the cell, per cell */
+	int slope, d;
+
+	if (!c->rays_x) {
+		split(out, 1, at, w - 1, 1, c->weights[0]);
+		return;
+	}
+	slope = (mx[x < w - 1 ? x + 1 : x] - mx[x > 0 ? x - 1 : x]) / 2;
+	d = RAY_OFFSET + slope * RAY_OFFSET / CAUSTICS_SUB;
+	split(out, 1, at - d, w - 1, 1, c->weights[1]);
+	split(out, 1, at + d, w - 1, 1, c->weights[1]);
+}
+
+/* What cell (x, y) holds now (m) down its column. */
+static void down_cell(const struct caustics *c, int x, int y, uint32_t m)
+{
+	const int w = c->w, h = c->h;
+	const int32_t *my = c->my + (size_t)y * w + x;
+	const int at = y * CAUSTICS_SUB + *my;
+	int slope, d;
+
+	if (!c->rays_y) {
+		split(c->gathered + x, (size_t)w, at, h - 1, m, c->weights[0]);
+		return;
+	}
+	slope = ((y < h - 1 ? my[w] : *my) - (y > 0 ? my[-w] : *my)) / 2;
+	d = RAY_OFFSET + slope * RAY_OFFSET / CAUSTICS_SUB;
+	split(c->gathered + x, (size_t)w, at - d, h - 1, m, c->weights[1]);
+	split(c->gathered + x, (size_t)w, at + d, h - 1, m, c->weights[1]);
+}
+
+/*
+ * splat_weights() of LANES moves, lane by lane, where they stay within
+ * half a cell of their own cell; 0 where they do not (those go by split).
+ */
+static inline void spline_lanes(vi t, vi *w0, vi *w1, vi *w2)
+{
+	const vi side = CAUSTICS_SUB / 2 - t;
+	/* the nearest cell is the own one: all ones */
+	const vi near = ((t + CAUSTICS_SUB / 2) >> CAUSTICS_SUB_BITS) == 0;
+
+	*w0 = (side * side) >> CAUSTICS_SPLAT_SIDE_SHIFT;
+	*w1 = (int32_t)CAUSTICS_SPLAT_MID -
+	      ((t * t + (int32_t)CAUSTICS_SPLAT_MID_DIV - 1) >> CAUSTICS_SPLAT_MID_SHIFT);
+	*w2 = ((int32_t)CAUSTICS_SPLAT_ONE - *w0 - *w1) & near;
+	*w0 &= near;
+	*w1 &= near;
+}
+
+/* The unsigned planes' lanes (their sums stay below 2^31). */
+static inline vi loadu(const uint32_t *p)
+{
+	return load32((const int32_t *)p);
+}
+
+static inline void storeu(uint32_t *p, vi v)
+{
+	store32((int32_t *)p, v);
+}
+
+/* Whether a move stays within half a cell of its own cell. */
+static inline bool near(int32_t m)
+{
+	return ((m + CAUSTICS_SUB / 2) >> CAUSTICS_SUB_BITS) == 0;
+}
+
+/*
+ * Moves (of weight mass: NULL, one share each) to the spline's three
+ * weights, cells x0 <= x < x1: w0[x], w1[x], w2[x] what cell x gives its
+ * neighbour before, itself and its neighbour after, where it stays within
+ * half a cell of itself; 0 where it does not.
+ */
+static void weigh(const int32_t *m, const uint32_t *mass, int n, uint32_t *w0, uint32_t *w1,
+		  uint32_t *w2)
+{
+	int x = 0;
+
+	for (; x + LANES <= n; x += LANES) {
+		vi a, b, d;
+
+		spline_lanes(load32(m + x), &a, &b, &d);
+		if (mass) {
+			vi k = loadu(mass + x);
+
+			a *= k;
+			b *= k;
+			d *= k;
+		}
+		storeu(w0 + x, a);
+		storeu(w1 + x, b);
+		storeu(w2 + x, d);
+	}
+	for (; x < n; x++) {
+		uint32_t w[3] = { 0, 0, 0 }, k = mass ? mass[x] : 1;
+
+		if (near(m[x]))
+			splat_weights(m[x], w);
+		w0[x] = w[0] * k;
+		w1[x] = w[1] * k;
+		w2[x] = w[2] * k;
+	}
+}
+
+/*
+ * The second pass without rays: row y gathers its own cells' w1 and the
+ * w2 of the row above and the w0 of the row below (each row's three
+ * weights, times what its cells hold, made once into a ring of three rows);
+ * what moves farther than half a cell goes by split().
+ */
+static void gather_down(struct caustics *c)
+{
+	const int w = c->w, h = c->h;
+	uint32_t *ring = c->weighed;
+
+#define ROW_W(r, k) (ring + ((size_t)((r) % 3) * 3 + (k)) * (size_t)w)
+	for (int r = 0; r < 2 && r < h; r++)
+		weigh(c->my + (size_t)r * w, c->across + (size_t)r * w, w, ROW_W(r, 0),
+		      ROW_W(r, 1), ROW_W(r, 2));
+	for (int y = 0; y < h; y++) {
+		uint32_t *out = c->gathered + (size_t)y * w;
+		const uint32_t *self = ROW_W(y, 1);
+		/* the ends keep what would fall past them */
+		const uint32_t *above = y > 0 ? ROW_W(y - 1, 2) : ROW_W(y, 0);
+		const uint32_t *below = y < h - 1 ? ROW_W(y + 1, 0) : ROW_W(y, 2);
+		int x = 0;
+
+		for (; x + LANES <= w; x += LANES)
+			storeu(out + x, loadu(above + x) + loadu(self + x) + loadu(below + x));
+		for (; x < w; x++)
+			out[x] = above[x] + self[x] + below[x];
+		/* the row two below into the ring, over the row above's */
+		if (y + 2 < h)
+			weigh(c->my + (size_t)(y + 2) * w, c->across + (size_t)(y + 2) * w, w,
+			      ROW_W(y + 2, 0), ROW_W(y + 2, 1), ROW_W(y + 2, 2));
+	}
+#undef ROW_W
+	for (int y = 0; y < h; y++) {
+		const int32_t *my = c->my + (size_t)y * w;
+		const uint32_t *in = c->across + (size_t)y * w;
+
+		for (int x = 0; x < w; x++)
+			if (!near(my[x]) && in[x])
+				split(c->gathered + x, (size_t)w, y * CAUSTICS_SUB + my[x], h - 1,
+				      in[x], c->weights[0]);
+	}
+}
+
+/*
+ * Every cell's light where the surface sends it, in two passes (an image
+ * warp's way): moved across each row, then what each cell holds moved down
+ * its column by the move there. Each pass splits a share between three
+ * cells by the quadratic B-spline (see splat_weights), and keeps the rows'
+ * and then the columns' sums: light is moved, never made. The two passes
+ * differ from moving each share at once by the move's change over the
+ * move itself, far below a cell in the water's gentle lenses.
+ *
+ * Most of the light moves by less than half a cell (rain, rings): it lands
+ * in its own cell and its two neighbours, so each cell gathers from its
+ * own three, a sum the generic vectors make (weigh() and the sums below);
+ * light that moves farther is split one share at a time (split()). Where
+ * the moves of neighbouring cells part by much of a cell anywhere (a lens
+ * that spreads the light 1.6 times, or folds it), that pass sends each
+ * cell's light as two rays from either half of the cell, each moved as the
+ * surface between the cell and its neighbours does: no holes where it
+ * spreads, more rays to draw a fold's line. All cells alike: a share split
+ * into rays spreads otherwise than one that is not, and a plane of both
+ * would show where they meet.
+ */
+static void gather(struct caustics *c)
+{
+	const int w = c->w, h = c->h;
+	uint32_t *t = c->weighed;   /* 3 rows of three weights each */
+
+	for (int y = 0; y < h; y++) {
+		const int32_t *mx = c->mx + (size_t)y * w;
+		uint32_t *out = c->across + (size_t)y * w;
+		uint32_t *w0 = t, *w1 = t + w, *w2 = t + 2 * w;
+
+		if (c->rays_x) {
+			memset(out, 0, (size_t)w * sizeof(*out));
+			for (int x = 0; x < w; x++)
+				across_cell(c, out, mx, x);
+			continue;
+		}
+		weigh(mx, NULL, w, w0, w1, w2);
+		/* cell x gathers its own w1 and its neighbours' w2 and w0 (the
+		 * ends keep what would fall past them) */
+		for (int x = 1; x < w - 1; x++)
+			out[x] = w2[x - 1] + w1[x] + w0[x + 1];
+		out[0] = w0[0] + w1[0] + (w > 1 ? w0[1] : w2[0]);
+		if (w > 1)
+			out[w - 1] = w2[w - 2] + w1[w - 1] + w2[w - 1];
+		for (int x = 0; x < w; x++)
+			if (!near(mx[x]))
+				across_cell(c, out, mx, x);
+	}
+	if (!c->rays_y) {
+		gather_down(c);
+		return;
+	}
+	memset(c->gathered, 0, c->n * sizeof(*c->gathered));
+	for (int y = 0; y < h; y++) {
+		const uint32_t *in = c->across + (size_t)y * w;
+
+		for (int x = 0; x < w; x++)
+			if (in[x])
+				down_cell(c, x, y, in[x]);
+	}
+}
+
+/* The light's blur across the rows, in place (row holds a row's cells
+ * with its ends repeated): vectorisable, tap by tap. */
+static void blur_across(struct caustics *c)
+{
+	const struct blur *b = &c->blur;
+	const int w = c->w, r = b->radius;
+	uint32_t *row = (uint32_t *)c->row, *sum = c->across;
+
+	for (int y = 0; y < c->h; y++) {
+		uint32_t *g = c->gathered + (size_t)y * w;
+
+		for (int i = 0; i < w + 2 * r; i++)
+			row[i] = g[clamp_int(i - r, 0, w - 1)] >> CAUSTICS_BLUR_DROP;
+		for (int x = 0; x < w; x++)
+			sum[x] = 1u << (CAUSTICS_KERNEL_BITS - 1);
+		for (int j = 0; j <= 2 * r; j++) {
+			const uint32_t t = (uint32_t)b->taps[j];
+
+			for (int x = 0; x < w; x++)
+				sum[x] += t * row[x + j];
+		}
+		for (int x = 0; x < w; x++)
+			g[x] = (sum[x] >> CAUSTICS_KERNEL_BITS) << CAUSTICS_BLUR_DROP;
+	}
+}
+
+/* The same down the columns, into across (a plane). */
+static void blur_down(struct caustics *c)
+{
+	const struct blur *b = &c->blur;
+	const int w = c->w, h = c->h, r = b->radius;
+
+	for (int y = 0; y < h; y++) {
+		uint32_t *sum = c->across + (size_t)y * w;
+
+		for (int x = 0; x < w; x++)
+			sum[x] = 1u << (CAUSTICS_KERNEL_BITS - 1);
+		for (int j = 0; j <= 2 * r; j++) {
+			const uint32_t *in = c->gathered + (size_t)clamp_int(y + j - r, 0, h - 1) * w;
+			const uint32_t t = (uint32_t)b->taps[j];
+
+			for (int x = 0; x < w; x++)
+				sum[x] += t * (in[x] >> CAUSTICS_BLUR_DROP);
+		}
+		for (int x = 0; x < w; x++)
+			sum[x] = (sum[x] >> CAUSTICS_KERNEL_BITS) << CAUSTICS_BLUR_DROP;
+	}
+}
+
+/* The gathered light in 1/CAUSTICS_ONE where it falls: the pattern moved
+ * downstream by the shift (the upstream edge's cells repeated), clamped to
+ * the plane's int16. */
+static void settle(struct caustics *c, const uint32_t *g)
+{
+	const int w = c->w, h = c->h, drop = CAUSTICS_SHARE_BITS - CAUSTICS_BITS;
+	/* the columns whose source is in the row: x - shift_x in 0..w-1 */
+	const int x0 = clamp_int(c->shift_x, 0, w), x1 = clamp_int(w + c->shift_x, x0, w);
+
+	for (int y = 0; y < h; y++) {
+		const uint32_t *in = g + (size_t)clamp_int(y - c->shift_y, 0, h - 1) * w;
+		int16_t *out = c->gain + (size_t)y * w;
+
+		for (int x = 0; x < w; x++) {
+			uint32_t v;
+
+			if (x == x0 && x1 > x0) {
+				/* the row's middle, no index clamped: vectorisable */
+				const uint32_t *src = in + (x0 - c->shift_x);
+
+				for (int i = 0; i < x1 - x0; i++) {
+					v = (src[i] + (1u << (drop - 1))) >> drop;
+					out[x0 + i] = (int16_t)(v > CAUSTICS_MAX ? CAUSTICS_MAX : v);
+				}
+				x = x1 - 1;
+				continue;
+			}
+			v = (in[clamp_int(x - c->shift_x, 0, w - 1)] + (1u << (drop - 1))) >> drop;
+			out[x] = (int16_t)(v > CAUSTICS_MAX ? CAUSTICS_MAX : v);
+		}
+	}
+}
+
+const int16_t *caustics_make(struct caustics *c, const int16_t *heights)
+{
+	if (!c->lit || !moves(c, heights)) {
+		if (!c->even)
+			for (size_t i = 0; i < c->n; i++)
+				c->gain[i] = CAUSTICS_ONE;
+		c->even = true;
+		return c->gain;
+	}
+	gather(c);
+	if (c->blur.radius > 0) {
+		blur_across(c);
+		blur_down(c);
+		settle(c, c->across);
+	} else {
+		settle(c, c->gathered);
+	}
+	c->even = false;
+	return c->gain;
+}
+
+bool caustics_even(const struct caustics *c)
+{
+	return c->even;
+}

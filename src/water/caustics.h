@@ -1,0 +1,57 @@
+/*
+ * Light through the water: how brightly the pond's floor (the picture) is
+ * lit under the surface as it is now. A curved surface is a lens: light is
+ * gathered under crests and spread under troughs, and folds into bright
+ * lines where the lenses are strong. Flat water lights the floor evenly.
+ */
+#ifndef CAUSTICS_H
+#define CAUSTICS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* The floor's light, in 1/CAUSTICS_ONE of what flat water gives it. */
+#define CAUSTICS_BITS 8
+#define CAUSTICS_ONE (1 << CAUSTICS_BITS)
+/* The brightest a fold gets (int16 planes, and one 16-bit multiply in the
+ * render's lanes); the light's own size bounds it long before. */
+#define CAUSTICS_MAX INT16_MAX
+
+/* Water's refractive index. */
+#define CAUSTICS_WATER_N 1.333
+
+struct caustics_light {
+	double depth_mm;            /* the floor lies this deep */
+	double azimuth_deg;         /* where the light comes from: clockwise from the top edge */
+	double elevation_deg;       /* and how high above the panel (90: straight above) */
+	double size_deg;            /* its angular diameter (the sun: 0.5) */
+	double units_per_mm;        /* height units in a mm */
+	double cell_mm;             /* the grid's cell */
+};
+
+struct caustics;
+
+/* For heights of width x height cells; NULL with errno set. */
+struct caustics *caustics_create(int width, int height);
+void caustics_destroy(struct caustics *c);
+/* -EINVAL for a light that cannot be (no depth, below the horizon). */
+int caustics_set_light(struct caustics *c, const struct caustics_light *l);
+
+/*
+ * The floor's light under these heights (width x height, row after row),
+ * per cell, in 1/CAUSTICS_ONE, 0..CAUSTICS_MAX: a plane the caller reads
+ * until the next call. Flat water gives exactly CAUSTICS_ONE everywhere.
+ */
+const int16_t *caustics_make(struct caustics *c, const int16_t *heights);
+/* Whether the last caustics_make() found the water flat (all CAUSTICS_ONE). */
+bool caustics_even(const struct caustics *c);
+
+/* What the light does, in the visitor's units (for the log and the tests):
+ * how far a slope of 1 moves the light on the floor across and along the
+ * light's way (mm), how far the whole pattern lies from the waves that
+ * make it (mm, along the light's way, x right and y down), and the blur
+ * of the light's own size (mm, a Gaussian's sigma). */
+void caustics_describe(const struct caustics *c, double *d_across, double *d_along,
+		       double *shift_x_mm, double *shift_y_mm, double *blur_mm);
+
+#endif
