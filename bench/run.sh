@@ -63,9 +63,11 @@ echo "# $(uname -m), $(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | cut -d:
 # refraction and stones (ripple-bench --help).
 seeds="--seeds"
 panel="--screen-mm 1210x680"   # a 55-inch panel
-# The two waters: the classic one was the default until the pond came.
-classic="--model classic"
-pond="--model pond"
+# The two waters: the classic one was the default until the pond came. Their
+# lines are of the water and its refraction, without the light through the
+# water (on by default since it came: its pairs below).
+classic="--model classic --caustics off"
+pond="--model pond --caustics off"
 run --size 1920x1080 --frames "$frames" --floor
 run --size 1920x1080 --frames "$frames" --impl seed-o2
 run --size 1920x1080 --frames "$frames" --impl seed-native
@@ -87,9 +89,11 @@ run --size 1920x1080 --frames "$frames" --threads 1 $classic
 if [ -n "$baseline" ]; then
 	# the same line from that build, then this build's again: the
 	# neighbours' load changes by the minute, and this pair is compared.
-	# A build before the pond knows no --model: its default is classic.
+	# A build before the pond knows no --model: its default is classic;
+	# one before the light through the water knows no --caustics.
 	base_model=""
-	$baseline --help 2>/dev/null | grep -q -- --model && base_model=$classic
+	$baseline --help 2>/dev/null | grep -q -- --model && base_model="--model classic"
+	$baseline --help 2>/dev/null | grep -q -- --caustics && base_model=$classic
 	ours=$bench
 	bench=$baseline tag="baseline "
 	run --size 1920x1080 --frames "$frames" --threads 1 $base_model
@@ -129,6 +133,10 @@ run --size 1920x1080 --frames 20 --threads 1 --sim-scale 1 --steps-per-second 60
 run --size 3840x2160 --frames 20 --threads "$cpus" --sim-scale 1 --steps-per-second 60 --water swipe $classic
 run --size 1920x1080 --frames 20 --threads 1 $panel --water swipe $pond
 run --size 3840x2160 --frames 20 --threads 2 $panel --water swipe $pond
+# The light through the water (caustics, on by default): the pond without
+# and with it, 1080p on one thread and 4K on two, a 55-inch panel.
+pair "--size 1920x1080 --frames $frames --threads 1 $panel --model pond" "--caustics off" "--caustics on"
+pair "--size 3840x2160 --frames $frames --threads 2 $panel --model pond" "--caustics off" "--caustics on"
 # The water's sound: 20 drops a second and a swish, synthesized.
 run --sound --frames 20
 # The reference's own scaling on this machine's caches, for comparison.
@@ -179,6 +187,11 @@ function field(line, key,   re) {
 /model=pond/ && /water=swipe/ && /size=1920x1080/ { pond_swipe1080 = field($0, "worst_ms") }
 /model=pond/ && /water=swipe/ && /size=3840x2160/ { pond_swipe4k = field($0, "worst_ms") }
 /impl=sound/ { sound = field($0, "core_percent") }
+/model=pond/ && /screen=1210x680mm/ && /water=choppy/ && /sim_scale=auto sps=auto/ && !/idle=/ {
+	k = field($0, "caustics")
+	if (/size=1920x1080 / && /threads=1 /) lit1080[k] = field($0, "frame_ms")
+	if (/size=3840x2160 / && /threads=2 /) lit4k[k] = field($0, "frame_ms")
+}
 function verdict(ok) { return ok ? "met" : "MISSED" }
 END {
 	printf "# best 1080p frame %.3f ms: %.2fx of seeds -O2 (target <= 0.25), %.2fx of seeds -O3 -march=native (<= 0.33), %.2fx of the copy floor (<= 1.5)\n", best, best / o2, best / native, best / floor
@@ -199,5 +212,6 @@ END {
 	printf "# the pond at 3840x2160 on 2 threads, 55-inch panel: %s fps, %s ms a frame (target >= 120: %s)\n", pond4k, pond4k_ms, verdict(pond4k != "" && pond4k + 0 >= 120)
 	printf "# the pond on a wall of two full-HD 55-inch panels, 2 threads: %s fps (one screen of the same pixels: %s fps; the classic water: %s and %s fps) (target >= 60: %s)\n", wall["pond"], wide["pond"], wall["classic"], wide["classic"], verdict(wall["pond"] != "" && wall["pond"] + 0 >= 60)
 	printf "# calm water with the pond costs nothing: its step %.3f ms, and as the kiosk meets it (--idle, unchanged frames not drawn) %.3f ms a frame (the classic water: %.3f ms) (target <= 0.01 ms: %s)\n", step55["pond", "calm"], idle55["pond"], idle55["classic"], verdict(idle55["pond"] != "" && idle55["pond"] + 0 <= 0.01 && step55["pond", "calm"] + 0 <= 0.01)
+	printf "# the light through the water (caustics) at 1080p on 1 thread: %.3f ms a frame against %.3f ms without, +%.0f%%; at 3840x2160 on 2 threads: %.3f against %.3f ms, +%.0f%% (target <= +25%%: %s)\n", lit1080["on"], lit1080["off"], 100 * (lit1080["on"] / lit1080["off"] - 1), lit4k["on"], lit4k["off"], 100 * (lit4k["on"] / lit4k["off"] - 1), verdict(lit1080["off"] != "" && lit4k["off"] != "" && lit1080["on"] <= 1.25 * lit1080["off"] && lit4k["on"] <= 1.25 * lit4k["off"])
 	printf "# the pond, the largest stone swiped across the screen in one frame (sub-steps): worst frame %s ms at 1080p on 1 thread, %s ms at 3840x2160 on 2 (target <= 50: %s)\n", pond_swipe1080, pond_swipe4k, verdict(pond_swipe1080 != "" && pond_swipe4k != "" && pond_swipe1080 + 0 <= 50 && pond_swipe4k + 0 <= 50)
 }' "$out"

@@ -21,9 +21,9 @@
 #   docs/caustics-grey.png  the light through the water alone (--light 0): one
 #                       tap over plain mid-grey on the 55-inch panel, 0.5 s later
 #   docs/caustics-pool.png  the built-in pool (tiles, grout, no light painted
-#                       in) under the 1 m/s drag: the wake folds the light
+#                       in) after 1 s of a downpour, 6000 drops a minute per m^2
 #   docs/caustics-photo.png  a photograph (scikit-image's coffee.png, CC0)
-#                       under 3 s of rain at 600 drops a minute per m^2
+#                       under the 1 m/s drag: the wake folds the light
 # Run from the source tree after a build: docs/make-pictures.sh [BUILD_DIR]
 set -eu
 src=$(cd "$(dirname "$0")/.." && pwd)
@@ -117,12 +117,11 @@ run --frames 31 --every 30 --screen-mm 1210x680 --touch-script "$tmp/tap.script"
 	--background "$tmp/grey.png" --light 0 --output "$tmp/grey"
 cp "$tmp/grey/frame-00030.png" "$src/docs/caustics-grey.png.tmp"
 mv "$src/docs/caustics-grey.png.tmp" "$src/docs/caustics-grey.png"
-# The built-in pool (tiles and grout, no light painted in) under a drag.
-run --frames 46 --every 45 --screen-mm 1210x680 --touch-script "$tmp/drag.script" \
-	--output "$tmp/pool"
-cp "$tmp/pool/frame-00045.png" "$src/docs/caustics-pool.png.tmp"
+# The built-in pool (tiles and grout, no light painted in) under a downpour.
+run --frames 61 --every 60 --screen-mm 1210x680 --rain 6000 --output "$tmp/pool"
+cp "$tmp/pool/frame-00060.png" "$src/docs/caustics-pool.png.tmp"
 mv "$src/docs/caustics-pool.png.tmp" "$src/docs/caustics-pool.png"
-# A photograph under rain: scikit-image's coffee.png (Rachel Michetti, CC0),
+# A photograph under the 1 m/s drag: scikit-image's coffee.png (Rachel Michetti, CC0),
 # from Debian's python3-skimage, or PHOTO=path/to/picture.
 photo="${PHOTO:-}"
 if [ -z "$photo" ]; then
@@ -131,9 +130,9 @@ if [ -z "$photo" ]; then
 		photo=$(find "$tmp/skimage" -name coffee.png | head -n 1)
 fi
 if [ -n "$photo" ] && [ -f "$photo" ]; then
-	run --frames 181 --every 180 --screen-mm 1210x680 --rain 600 --background "$photo" \
-		--output "$tmp/photo"
-	cp "$tmp/photo/frame-00180.png" "$src/docs/caustics-photo.png.tmp"
+	run --frames 46 --every 45 --screen-mm 1210x680 --touch-script "$tmp/drag.script" \
+		--background "$photo" --output "$tmp/photo"
+	cp "$tmp/photo/frame-00045.png" "$src/docs/caustics-photo.png.tmp"
 	mv "$src/docs/caustics-photo.png.tmp" "$src/docs/caustics-photo.png"
 else
 	echo "no photograph (apt-get download python3-skimage failed; set PHOTO=): docs/caustics-photo.png kept" >&2

@@ -374,25 +374,27 @@ static void moves_row(const struct caustics *c, const int16_t *mid, const int16_
 	}
 }
 
-/* The largest |a[x] - b[x]| for 0 <= x < n, and a's largest |a[x]|. */
-static void parts(const int32_t *a, const int32_t *b, int n, int32_t *part, int32_t *size)
+/* Whether |a[x] - b[x]| >= CAUSTICS_RAYS_2 for some 0 <= x < n (into
+ * *parted), and whether any a[x] is not 0 (into *moved): lanes of all ones
+ * where so, or-ed. */
+static void parts(const int32_t *a, const int32_t *b, int n, int32_t *parted, int32_t *moved)
 {
 	vi p = { 0 }, m = { 0 };
 	int x = 0;
 
 	for (; x + LANES <= n; x += LANES) {
-		vi va = load32(a + x);
+		vi va = load32(a + x), d = va - load32(b + x);
 
-		p = max_lanes(p, abs_lanes(va - load32(b + x)));
-		m = max_lanes(m, abs_lanes(va));
+		p |= (d >= CAUSTICS_RAYS_2) | (d <= -CAUSTICS_RAYS_2);
+		m |= va;
 	}
 	for (int i = 0; i < LANES; i++) {
-		*part = *part > p[i] ? *part : p[i];
-		*size = *size > m[i] ? *size : m[i];
+		*parted |= p[i];
+		*moved |= m[i];
 	}
 	for (; x < n; x++) {
-		*part = *part > abs(a[x] - b[x]) ? *part : abs(a[x] - b[x]);
-		*size = *size > abs(a[x]) ? *size : abs(a[x]);
+		*parted |= abs(a[x] - b[x]) >= CAUSTICS_RAYS_2;
+		*moved |= a[x];
 	}
 }
 
@@ -404,7 +406,7 @@ static void parts(const int32_t *a, const int32_t *b, int n, int32_t *part, int3
 static bool moves(struct caustics *c, const int16_t *hts)
 {
 	const int w = c->w, h = c->h;
-	int32_t size = 0, part_x = 0, part_y = 0, unused = 0;
+	int32_t moved = 0, part_x = 0, part_y = 0, unused = 0;
 
 	for (int y = 0; y < h; y++) {
 		const int16_t *mid = hts + (size_t)y * w;
@@ -421,13 +423,13 @@ static bool moves(struct caustics *c, const int16_t *hts)
 			mx[x] = move(c->mxx, c->mxy, gx, gy, c->mul_bits);
 			my[x] = move(c->myx, c->myy, gx, gy, c->mul_bits);
 		}
-		parts(mx + 1, mx, w - 1, &part_x, &size);
-		parts(my, y > 0 ? my - w : my, w, &part_y, &size);
-		parts(mx, mx, 1, &unused, &size);
+		parts(mx + 1, mx, w - 1, &part_x, &moved);
+		parts(my, y > 0 ? my - w : my, w, &part_y, &moved);
+		parts(mx, mx, 1, &unused, &moved);
 	}
-	c->rays_x = part_x >= CAUSTICS_RAYS_2;
-	c->rays_y = part_y >= CAUSTICS_RAYS_2;
-	return size != 0;
+	c->rays_x = part_x != 0;
+	c->rays_y = part_y != 0;
+	return moved != 0;
 }
 
 /* Weight m split by the spline between the three cells around where it
@@ -551,17 +553,20 @@ static inline bool near(int32_t m)
  * Moves (of weight mass: NULL, one share each) to the spline's three
  * weights, cells x0 <= x < x1: w0[x], w1[x], w2[x] what cell x gives its
  * neighbour before, itself and its neighbour after, where it stays within
- * half a cell of itself; 0 where it does not.
+ * half a cell of itself; 0 where it does not, and then true.
  */
-static void weigh(const int32_t *m, const uint32_t *mass, int n, uint32_t *w0, uint32_t *w1,
+static bool weigh(const int32_t *m, const uint32_t *mass, int n, uint32_t *w0, uint32_t *w1,
 		  uint32_t *w2)
 {
+	vi far = { 0 };
+	bool farther = false;
 	int x = 0;
 
 	for (; x + LANES <= n; x += LANES) {
-		vi a, b, d;
+		vi a, b, d, mv = load32(m + x);
 
-		spline_lanes(load32(m + x), &a, &b, &d);
+		far |= (mv + CAUSTICS_SUB / 2) >> CAUSTICS_SUB_BITS;
+		spline_lanes(mv, &a, &b, &d);
 		if (mass) {
 			vi k = loadu(mass + x);
 
@@ -578,10 +583,15 @@ static void weigh(const int32_t *m, const uint32_t *mass, int n, uint32_t *w0, u
 
 		if (near(m[x]))
 			splat_weights(m[x], w);
+		else
+			farther = true;
 		w0[x] = w[0] * k;
 		w1[x] = w[1] * k;
 		w2[x] = w[2] * k;
 	}
+	for (int i = 0; i < LANES; i++)
+		farther = farther || far[i];
+	return farther;
 }
 
 /*
@@ -594,11 +604,12 @@ static void gather_down(struct caustics *c)
 {
 	const int w = c->w, h = c->h;
 	uint32_t *ring = c->weighed;
+	bool farther = false;
 
 #define ROW_W(r, k) (ring + ((size_t)((r) % 3) * 3 + (k)) * (size_t)w)
 	for (int r = 0; r < 2 && r < h; r++)
-		weigh(c->my + (size_t)r * w, c->across + (size_t)r * w, w, ROW_W(r, 0),
-		      ROW_W(r, 1), ROW_W(r, 2));
+		farther |= weigh(c->my + (size_t)r * w, c->across + (size_t)r * w, w, ROW_W(r, 0),
+				 ROW_W(r, 1), ROW_W(r, 2));
 	for (int y = 0; y < h; y++) {
 		uint32_t *out = c->gathered + (size_t)y * w;
 		const uint32_t *self = ROW_W(y, 1);
@@ -613,11 +624,11 @@ static void gather_down(struct caustics *c)
 			out[x] = above[x] + self[x] + below[x];
 		/* the row two below into the ring, over the row above's */
 		if (y + 2 < h)
-			weigh(c->my + (size_t)(y + 2) * w, c->across + (size_t)(y + 2) * w, w,
-			      ROW_W(y + 2, 0), ROW_W(y + 2, 1), ROW_W(y + 2, 2));
+			farther |= weigh(c->my + (size_t)(y + 2) * w, c->across + (size_t)(y + 2) * w,
+					 w, ROW_W(y + 2, 0), ROW_W(y + 2, 1), ROW_W(y + 2, 2));
 	}
 #undef ROW_W
-	for (int y = 0; y < h; y++) {
+	for (int y = 0; farther && y < h; y++) {
 		const int32_t *my = c->my + (size_t)y * w;
 		const uint32_t *in = c->across + (size_t)y * w;
 
@@ -665,15 +676,19 @@ static void gather(struct caustics *c)
 				across_cell(c, out, mx, x);
 			continue;
 		}
-		weigh(mx, NULL, w, w0, w1, w2);
+		bool farther = weigh(mx, NULL, w, w0, w1, w2);
+		int x = 1;
+
 		/* cell x gathers its own w1 and its neighbours' w2 and w0 (the
 		 * ends keep what would fall past them) */
-		for (int x = 1; x < w - 1; x++)
+		for (; x + LANES <= w - 1; x += LANES)
+			storeu(out + x, loadu(w2 + x - 1) + loadu(w1 + x) + loadu(w0 + x + 1));
+		for (; x < w - 1; x++)
 			out[x] = w2[x - 1] + w1[x] + w0[x + 1];
 		out[0] = w0[0] + w1[0] + (w > 1 ? w0[1] : w2[0]);
 		if (w > 1)
 			out[w - 1] = w2[w - 2] + w1[w - 1] + w2[w - 1];
-		for (int x = 0; x < w; x++)
+		for (x = 0; farther && x < w; x++)
 			if (!near(mx[x]))
 				across_cell(c, out, mx, x);
 	}
