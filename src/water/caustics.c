@@ -101,7 +101,7 @@ struct caustics {
 	uint32_t *gathered;        /* each cell's light, 1 << CAUSTICS_SHARE_BITS a share */
 	uint32_t *weighed;         /* rows of weights (weigh()): CAUSTICS_WEIGHED_ROWS */
 	uint32_t *across;          /* after the blur across */
-	int32_t *row;              /* a row with its ends repeated */
+	uint32_t *row;             /* a row with its ends repeated */
 	int16_t *gain;
 	bool even;
 	bool lit;                  /* a light was set */
@@ -336,20 +336,6 @@ static inline vi clamp_lanes(vi v, int32_t most)
 
 	v = (v & ~hi) | (most & hi);
 	return (v & ~lo) | (-most & lo);
-}
-
-static inline vi abs_lanes(vi v)
-{
-	vi neg = v < 0;
-
-	return (v & ~neg) | (-v & neg);
-}
-
-static inline vi max_lanes(vi a, vi b)
-{
-	vi more = a > b;
-
-	return (a & more) | (b & ~more);
 }
 
 /* A row's moves for cells x0 <= x < x1 with both neighbours in the row. */
@@ -712,7 +698,7 @@ static void blur_across(struct caustics *c)
 {
 	const struct blur *b = &c->blur;
 	const int w = c->w, r = b->radius;
-	uint32_t *row = (uint32_t *)c->row, *sum = c->across;
+	uint32_t *row = c->row, *sum = c->across;
 
 	for (int y = 0; y < c->h; y++) {
 		uint32_t *g = c->gathered + (size_t)y * w;
