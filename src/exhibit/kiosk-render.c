@@ -302,35 +302,51 @@ static void level_smooth_rows(const struct level *l, const int16_t *src, int src
 	free(tmp);
 }
 
+/* A plane's axes for one bilinear pass: per output column and row, the
+ * source cell and the weight of the next. */
+struct bilinear {
+	const int *x0, *xw, *y0, *yw;
+	int width;                 /* output columns */
+};
+
 /*
  * Bilinear, rows first: the two source rows blended into one (a straight,
- * vectorisable loop), then each output pixel from its two neighbours in
+ * vectorisable loop), then each output cell from its two neighbours in
  * that row. The same exact sum as blending columns first, floored once.
- * int32 suffices: |h| * 256 * 256 <= 2^31 at the extremes.
+ * int32 suffices: |h| * 256 * 256 <= 2^31 at the extremes. Output rows
+ * y0 <= y < y1 of src (sim_w wide) into dst (pitch apart, row 0 first).
  */
-static void view_resample_rows(struct view *v, const int16_t *src, int sim_w, int y0, int y1)
+static void bilinear_rows(const struct bilinear *b, const int16_t *src, int sim_w, int16_t *dst,
+			  size_t pitch, int y0, int y1)
 {
 	int32_t *row = malloc((size_t)sim_w * sizeof(*row));
 
 	if (!row)
-		return;  /* the heights of the last frame stay: a stale frame, no crash */
+		return;  /* the plane of the last frame stays: a stale frame, no crash */
 	for (int y = y0; y < y1; y++) {
-		const int16_t *r0 = src + (size_t)v->y0[y] * (size_t)sim_w;
-		const int16_t *r1 = v->yw[y] ? r0 + sim_w : r0;
-		const int wy = v->yw[y];
-		int16_t *dst = v->resampled + (size_t)y * (size_t)v->width;
+		const int16_t *r0 = src + (size_t)b->y0[y] * (size_t)sim_w;
+		const int16_t *r1 = b->yw[y] ? r0 + sim_w : r0;
+		const int wy = b->yw[y];
+		int16_t *out = dst + (size_t)y * pitch;
 
 		for (int x = 0; x < sim_w; x++)
 			row[x] = upsample_blend(r0, r1, wy, x);
-		for (int x = 0; x < v->width; x++) {
-			int sx = v->x0[x], wx = v->xw[x];
+		for (int x = 0; x < b->width; x++) {
+			int sx = b->x0[x], wx = b->xw[x];
 			int sx1 = wx ? sx + 1 : sx;
 
-			dst[x] = (int16_t)((row[sx] * (UPSAMPLE_ONE - wx) + row[sx1] * wx) >>
+			out[x] = (int16_t)((row[sx] * (UPSAMPLE_ONE - wx) + row[sx1] * wx) >>
 					   (2 * UPSAMPLE_BITS));
 		}
 	}
 	free(row);
+}
+
+static void view_resample_rows(struct view *v, const int16_t *src, int sim_w, int y0, int y1)
+{
+	const struct bilinear b = { v->x0, v->xw, v->y0, v->yw, v->width };
+
+	bilinear_rows(&b, src, sim_w, v->resampled, (size_t)v->width, y0, y1);
 }
 
 /* The picture as this frame sees it: the blend while fading, else the
@@ -589,23 +605,12 @@ static int view_init_gain(struct kiosk *k, struct view *v)
 	return 0;
 }
 
-/* Rows y0 <= y < y1 of the one bilinear pass, as view_resample_rows. */
+/* Rows y0 <= y < y1 of the light's one bilinear pass. */
 static void gain_resample_rows(struct view *v, const int16_t *src, int sim_w, int y0, int y1)
 {
-	for (int y = y0; y < y1; y++) {
-		const int16_t *r0 = src + (size_t)v->gy0[y] * (size_t)sim_w;
-		const int16_t *r1 = v->gyw[y] ? r0 + sim_w : r0;
-		const int wy = v->gyw[y];
-		int16_t *dst = v->gain_resampled + (size_t)y * v->gain_pitch;
+	const struct bilinear b = { v->gx0, v->gxw, v->gy0, v->gyw, v->gain_w };
 
-		for (int x = 0; x < v->gain_w; x++) {
-			int sx = v->gx0[x], wx = v->gxw[x];
-			int sx1 = wx ? sx + 1 : sx;
-			int32_t a = upsample_blend(r0, r1, wy, sx), b = upsample_blend(r0, r1, wy, sx1);
-
-			dst[x] = (int16_t)((a * (UPSAMPLE_ONE - wx) + b * wx) >> (2 * UPSAMPLE_BITS));
-		}
-	}
+	bilinear_rows(&b, src, sim_w, v->gain_resampled, v->gain_pitch, y0, y1);
 }
 
 static void gain_job(void *ctx, int index, int count)

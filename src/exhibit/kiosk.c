@@ -78,7 +78,6 @@ static int64_t rain_on_screen(const struct kiosk *k, int per_m2)
 	return (int64_t)llround(per_m2 * area * RAIN_MILLI);
 }
 
-/* What can change without new water: everything but its grid. */
 /* The light through the water as the units say: followed (on the water's
  * grid), or not (destroyed: the frames exactly as without it). Without
  * the memory for it the floor is evenly lit, and that is said. */
@@ -110,6 +109,7 @@ static void set_caustics(struct kiosk *k, const struct water_units *u)
 	}
 }
 
+/* What can change without new water: everything but its grid. */
 static void apply_settings(struct kiosk *k, const struct options *o, const struct water_units *u)
 {
 	k->units = *u;
