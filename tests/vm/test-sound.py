@@ -200,12 +200,23 @@ def settled(heard, began):
     return not any(heard - SETTLE_S <= b <= heard for b in began)
 
 
-def timed_pairs(heard, gaps, began):
-    """Two drops one after the other, the card settled before the first,
-    no underrun between them (a gap leaves the WAV shorter by what the
-    card missed)."""
+def timed_pairs(heard, gaps, began, settle=True):
+    """Two drops one after the other, the card settled before the first
+    (unless not settle), no underrun between them (a gap leaves the WAV
+    shorter by what the card missed)."""
     return [(a, a + 1) for a in range(len(heard) - 1)
-            if settled(heard[a], began) and not cut(heard[a], gaps, heard[a + 1])]
+            if (settled(heard[a], began) or not settle) and
+            not cut(heard[a], gaps, heard[a + 1])]
+
+
+def enough_taps(heard, gaps, began, whole):
+    """Two whole drops, and two to time, unless none could be timed but
+    for underruns (a starved guest: more taps make more underruns, not a
+    pair): then only a card just started asks for another tap."""
+    if len(whole) < 2:
+        return False
+    return bool(timed_pairs(heard, gaps, began)) or \
+        not timed_pairs(heard, gaps, began, settle=False)
 
 
 def cut(heard, gaps, until=None):
@@ -262,7 +273,7 @@ def taps(vm, wav, label, stone_mm, *args):
         log = vm.log("rk")
         heard = guest_times(log, r"sound: a stone heard at ([0-9.]+) s")
         whole = [j for j, h in enumerate(heard) if not cut(h, underruns(log))]
-        if len(whole) >= 2 and timed_pairs(heard, underruns(log), starts(log)):
+        if enough_taps(heard, underruns(log), starts(log), whole):
             break
     log = vm.log("rk")
     heard = guest_times(log, r"sound: a stone heard at ([0-9.]+) s")
