@@ -5,7 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <math.h>
+
 #include "check.h"
+#include "water/caustics.h"
 #include "water/kernels.h"
 #include "water/render.h"
 #include "water/ripple.h"
@@ -559,6 +562,70 @@ static int compare_bands(const struct kernels *k)
 	return bad == 0;
 }
 
+/*
+ * The light through the water: each path's plane against the scalar one's,
+ * over gentle waves (every cell's light within half a cell), steep ones
+ * (shares split farther, and two rays a cell), noise, slanted light, a
+ * light wide enough to be blurred, and sizes that are no multiple of a
+ * vector. Returns the number of planes compared, 0 on a difference.
+ */
+static int compare_caustics(const struct kernels *k)
+{
+	static const int dims[][2] = { { 480, 270 }, { 37, 11 }, { 3, 2 }, { 1, 5 }, { 129, 65 } };
+	static const struct { double amp, elevation, size; bool noise; } cases[] = {
+		{ 40, 90, 0.5, false }, { 400, 70, 4, false }, { 3000, 70, 4, false },
+		{ 200, 35, 20, true }, { 20000, 10, 60, true },
+	};
+	int compared = 0, bad = 0;
+
+	for (size_t d = 0; d < sizeof(dims) / sizeof(dims[0]); d++) {
+		const int w = dims[d][0], h = dims[d][1];
+		int16_t *hts = malloc((size_t)w * h * sizeof(*hts));
+		int16_t *ref = malloc((size_t)w * h * sizeof(*ref));
+		struct caustics *a = caustics_create(w, h), *b = caustics_create(w, h);
+
+		if (!hts || !ref || !a || !b) {
+			bad++;
+			goto next;
+		}
+		caustics_use_kernels(a, &kernels_scalar);
+		caustics_use_kernels(b, k);
+		for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+			struct caustics_light l = {
+				.depth_mm = 30, .azimuth_deg = 315, .elevation_deg = cases[c].elevation,
+				.size_deg = cases[c].size, .units_per_mm = 2417.6, .cell_mm = 2.52,
+			};
+
+			for (int y = 0; y < h; y++)
+				for (int x = 0; x < w; x++) {
+					double v = cases[c].amp * (sin(x * 0.31 + y * 0.07) +
+								   0.6 * cos(y * 0.23 - x * 0.11));
+
+					if (cases[c].noise)
+						v += (double)(rnd() % 2001) - 1000;
+					hts[(size_t)y * w + x] = (int16_t)fmax(fmin(v, INT16_MAX), INT16_MIN);
+				}
+			if (caustics_set_light(a, &l) < 0 || caustics_set_light(b, &l) < 0) {
+				bad++;
+				continue;
+			}
+			memcpy(ref, caustics_make(a, hts), (size_t)w * h * sizeof(*ref));
+			if (memcmp(ref, caustics_make(b, hts), (size_t)w * h * sizeof(*ref))) {
+				fprintf(stderr, "%s: %dx%d light through the water differs (case %zu)\n",
+					k->name, w, h, c);
+				bad++;
+			}
+			compared++;
+		}
+next:
+		caustics_destroy(a);
+		caustics_destroy(b);
+		free(ref);
+		free(hts);
+	}
+	return bad ? 0 : compared;
+}
+
 int main(void)
 {
 	const char *const *names = simd_names();
@@ -567,7 +634,7 @@ int main(void)
 	for (size_t n = 0; names[n]; n++) {
 		const struct kernels *k;
 		bool same = true;
-		int rows = 0;
+		int rows = 0, planes;
 
 		if (strcmp(names[n], kernels_scalar.name) == 0)
 			continue;  /* the reference itself */
@@ -587,11 +654,13 @@ int main(void)
 		same = compare_upsample(k) && same;
 		same = compare_smooth(k) && same;
 		same = compare_bands(k) && same;
+		planes = compare_caustics(k);
+		same = planes > 0 && same;
 		CHECK(same);
 		if (same)
 			fprintf(stderr, "%s: bit-exact with scalar at %zu sizes, damped by shift, by "
-				"multiplier and with viscosity, in %d random step rows and in bands\n", k->name,
-				N_SIZES, rows);
+				"multiplier and with viscosity, in %d random step rows, in bands and in %d "
+				"planes of light through the water\n", k->name, N_SIZES, rows, planes);
 		tested++;
 	}
 	/* A build with fast paths has one this CPU runs: x86-64 always has

@@ -8,6 +8,13 @@
 
 #include "base/util.h"
 #include "water/caustics.h"
+#include "water/simd.h"
+
+/* The scalar rows, the definition: one lane. */
+#define CAUSTICS_LANES 1
+#include "water/caustics-lanes.h"
+
+const struct caustics_rows caustics_rows_scalar = CAUSTICS_ROWS_INIT;
 
 /*
  * The light is followed forward, as it goes (../shared physics: for small
@@ -40,36 +47,11 @@
  * Integers throughout (fixed point): the same plane on every machine.
  */
 
-/* The cells' light goes as 2 x 2 rays where the move changes from a cell
- * to the next by this much (1/CAUSTICS_SUB cell) somewhere: a lens that
- * spreads the light 1.6 times, or folds it. */
-#define CAUSTICS_RAYS_2 (CAUSTICS_SUB * 6 / 10)
 /* The spline's own spread (see gather), in cells: the grid's size. */
 #define CAUSTICS_SPLINE_SIGMA 0.5
 /* The blur's sums in 32 bits: the gathered light less these bits (a
  * cell's is at most some 400 shares of 2^22; the taps sum to 2^12). */
 #define CAUSTICS_BLUR_DROP 11
-/* The farthest a cell's light is moved, in cells: only a splash's wall,
- * far steeper than any ripple, reaches it. */
-#define CAUSTICS_MOVE_MAX 8
-/* Positions in 1/CAUSTICS_SUB of a cell. */
-#define CAUSTICS_SUB_BITS 8
-#define CAUSTICS_SUB (1 << CAUSTICS_SUB_BITS)
-/*
- * A share is split between the nine cells around where it lands by the
- * quadratic B-spline, CAUSTICS_SPLAT_ONE a side: a surface that spreads
- * the light leaves shares up to 1.5 cells apart, and bilinear weights (the
- * four nearest) then beat with the grid into a moire of 7 % (of the
- * spline's, 2 %), slow enough that no blur takes it out without the ripples.
- * The mid weight, 3/4 - t^2, is (3/4) ONE - tq^2 / MID_DIV; a side's
- * (1/2 -+ t)^2 / 2 is (half -+ tq)^2 >> SIDE_SHIFT.
- */
-#define CAUSTICS_SPLAT_BITS 11
-#define CAUSTICS_SPLAT_ONE (1u << CAUSTICS_SPLAT_BITS)
-#define CAUSTICS_SPLAT_MID (3u * CAUSTICS_SPLAT_ONE / 4)
-#define CAUSTICS_SPLAT_MID_DIV ((1u << (2 * CAUSTICS_SUB_BITS)) / CAUSTICS_SPLAT_ONE)
-#define CAUSTICS_SPLAT_MID_SHIFT (2 * CAUSTICS_SUB_BITS - CAUSTICS_SPLAT_BITS)
-#define CAUSTICS_SPLAT_SIDE_SHIFT (2 * CAUSTICS_SUB_BITS + 1 - CAUSTICS_SPLAT_BITS)
 /* A cell's whole share. */
 #define CAUSTICS_SHARE_BITS (2 * CAUSTICS_SPLAT_BITS)
 /* The move's multipliers carry this many more bits. */
@@ -105,11 +87,10 @@ struct caustics {
 	int16_t *gain;
 	bool even;
 	bool lit;                  /* a light was set */
-	/* the move in 1/CAUSTICS_SUB cell per height unit of a central
-	 * difference, times 2^mul_bits: as many bits as leave both products
-	 * of a row's move, and their sum, within int32 */
-	int32_t mxx, mxy, myx, myy;
-	int mul_bits;
+	/* as many bits as leave both products of a row's move, and their
+	 * sum, within int32 */
+	struct caustics_move move;
+	const struct caustics_rows *rows;
 	struct blur blur;
 	int shift_x, shift_y;      /* the pattern downstream, whole cells */
 	/* splat_weights() for every offset, of a whole share and of a ray
@@ -148,6 +129,7 @@ struct caustics *caustics_create(int width, int height)
 		return NULL;
 	c->w = width;
 	c->h = height;
+	c->rows = simd_kernels()->caustics;
 	c->n = (size_t)width * (size_t)height;
 	c->mx = malloc(c->n * sizeof(*c->mx));
 	c->my = malloc(c->n * sizeof(*c->my));
@@ -178,6 +160,11 @@ struct caustics *caustics_create(int width, int height)
 		}
 	c->even = true;
 	return c;
+}
+
+void caustics_use_kernels(struct caustics *c, const struct kernels *k)
+{
+	c->rows = k->caustics;
 }
 
 void caustics_destroy(struct caustics *c)
@@ -240,15 +227,15 @@ int caustics_set_light(struct caustics *c, const struct caustics_light *l)
 	m[2] = (along * uy * uy + across * (1 - uy * uy)) * k;
 	biggest = fmax(fabs(m[0]), fmax(fabs(m[1]), fabs(m[2])));
 	/* |m| 2^bits 2 * 65535 < 2^31, and the move is clamped in the end */
-	for (c->mul_bits = CAUSTICS_MUL_BITS_MAX; c->mul_bits > 0; c->mul_bits--)
-		if (biggest * (double)(1 << c->mul_bits) * 4.0 * INT16_MAX < (double)INT32_MAX)
+	for (c->move.bits = CAUSTICS_MUL_BITS_MAX; c->move.bits > 0; c->move.bits--)
+		if (biggest * (double)(1 << c->move.bits) * 4.0 * INT16_MAX < (double)INT32_MAX)
 			break;
-	scale = (double)(1 << c->mul_bits);
+	scale = (double)(1 << c->move.bits);
 	lim = (double)INT32_MAX / (4.0 * INT16_MAX);
-	c->mxx = (int32_t)lround(fmax(fmin(m[0] * scale, lim), -lim));
-	c->mxy = (int32_t)lround(fmax(fmin(m[1] * scale, lim), -lim));
-	c->myx = c->mxy;
-	c->myy = (int32_t)lround(fmax(fmin(m[2] * scale, lim), -lim));
+	c->move.xx = (int32_t)lround(fmax(fmin(m[0] * scale, lim), -lim));
+	c->move.xy = (int32_t)lround(fmax(fmin(m[1] * scale, lim), -lim));
+	c->move.yx = c->move.xy;
+	c->move.yy = (int32_t)lround(fmax(fmin(m[2] * scale, lim), -lim));
 
 	shift = l->depth_mm * tan(tt);
 	c->shift_x_mm = shift * ux;
@@ -287,103 +274,6 @@ void caustics_describe(const struct caustics *c, double *d_across, double *d_alo
 	*blur_mm = c->blur_mm;
 }
 
-/* How far the light of a cell moves, in 1/CAUSTICS_SUB cell, for central
- * differences gx, gy. */
-static inline int32_t move(int32_t m1, int32_t m2, int gx, int gy, int bits)
-{
-	const int32_t most = CAUSTICS_MOVE_MAX * CAUSTICS_SUB;
-	int32_t v = (m1 * gx + m2 * gy) >> bits;
-
-	return v > most ? most : v < -most ? -most : v;
-}
-
-/*
- * The row loops of moves() and settle() run on GCC's generic vectors of 4
- * int32 (SSE2 on x86-64, NEON on arm64: each one's baseline, no flags, no
- * dispatch), with scalar ends: integers, so lane for lane the scalar
- * result.
- */
-#define LANES 4
-typedef int32_t vi __attribute__((vector_size(LANES * sizeof(int32_t))));
-typedef int16_t vs __attribute__((vector_size(LANES * sizeof(int16_t))));
-
-static inline vi load16(const int16_t *p)
-{
-	vs v;
-
-	memcpy(&v, p, sizeof(v));
-	return __builtin_convertvector(v, vi);
-}
-
-static inline vi load32(const int32_t *p)
-{
-	vi v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
-static inline void store32(int32_t *p, vi v)
-{
-	memcpy(p, &v, sizeof(v));
-}
-
-/* v within -most..most, lane by lane (a comparison's lanes are all ones
- * where it holds) */
-static inline vi clamp_lanes(vi v, int32_t most)
-{
-	vi hi = v > most, lo = v < -most;
-
-	v = (v & ~hi) | (most & hi);
-	return (v & ~lo) | (-most & lo);
-}
-
-/* A row's moves for cells x0 <= x < x1 with both neighbours in the row. */
-static void moves_row(const struct caustics *c, const int16_t *mid, const int16_t *up,
-		      const int16_t *down, int32_t *mx, int32_t *my, int x0, int x1)
-{
-	const int32_t most = CAUSTICS_MOVE_MAX * CAUSTICS_SUB;
-	int x = x0;
-
-	for (; x + LANES <= x1; x += LANES) {
-		vi gx = load16(mid + x + 1) - load16(mid + x - 1);
-		vi gy = load16(down + x) - load16(up + x);
-
-		store32(mx + x, clamp_lanes((c->mxx * gx + c->mxy * gy) >> c->mul_bits, most));
-		store32(my + x, clamp_lanes((c->myx * gx + c->myy * gy) >> c->mul_bits, most));
-	}
-	for (; x < x1; x++) {
-		int gx = mid[x + 1] - mid[x - 1], gy = down[x] - up[x];
-
-		mx[x] = move(c->mxx, c->mxy, gx, gy, c->mul_bits);
-		my[x] = move(c->myx, c->myy, gx, gy, c->mul_bits);
-	}
-}
-
-/* Whether |a[x] - b[x]| >= CAUSTICS_RAYS_2 for some 0 <= x < n (into
- * *parted), and whether any a[x] is not 0 (into *moved): lanes of all ones
- * where so, or-ed. */
-static void parts(const int32_t *a, const int32_t *b, int n, int32_t *parted, int32_t *moved)
-{
-	vi p = { 0 }, m = { 0 };
-	int x = 0;
-
-	for (; x + LANES <= n; x += LANES) {
-		vi va = load32(a + x), d = va - load32(b + x);
-
-		p |= (d >= CAUSTICS_RAYS_2) | (d <= -CAUSTICS_RAYS_2);
-		m |= va;
-	}
-	for (int i = 0; i < LANES; i++) {
-		*parted |= p[i];
-		*moved |= m[i];
-	}
-	for (; x < n; x++) {
-		*parted |= abs(a[x] - b[x]) >= CAUSTICS_RAYS_2;
-		*moved |= a[x];
-	}
-}
-
 /*
  * Where each cell's light goes, in 1/CAUSTICS_SUB cell, and whether
  * neighbouring cells' moves part by CAUSTICS_RAYS_2 or more anywhere,
@@ -401,17 +291,17 @@ static bool moves(struct caustics *c, const int16_t *hts)
 		const int16_t *down = y < h - 1 ? mid + w : mid;
 		int32_t *mx = c->mx + (size_t)y * w, *my = c->my + (size_t)y * w;
 
-		moves_row(c, mid, up, down, mx, my, 1, w - 1);
+		c->rows->moves(&c->move, mid, up, down, mx, my, 1, w - 1);
 		for (int x = 0; x < w; x += w > 1 ? w - 1 : 1) {
 			int gx = mid[x < w - 1 ? x + 1 : x] - mid[x > 0 ? x - 1 : x];
 			int gy = down[x] - up[x];
 
-			mx[x] = move(c->mxx, c->mxy, gx, gy, c->mul_bits);
-			my[x] = move(c->myx, c->myy, gx, gy, c->mul_bits);
+			mx[x] = cl_move(c->move.xx, c->move.xy, gx, gy, c->move.bits);
+			my[x] = cl_move(c->move.yx, c->move.yy, gx, gy, c->move.bits);
 		}
-		parts(mx + 1, mx, w - 1, &part_x, &moved);
-		parts(my, y > 0 ? my - w : my, w, &part_y, &moved);
-		parts(mx, mx, 1, &unused, &moved);
+		c->rows->parts(mx + 1, mx, w - 1, &part_x, &moved);
+		c->rows->parts(my, y > 0 ? my - w : my, w, &part_y, &moved);
+		c->rows->parts(mx, mx, 1, &unused, &moved);
 	}
 	c->rays_x = part_x != 0;
 	c->rays_y = part_y != 0;
@@ -500,84 +390,10 @@ static void down_cell(const struct caustics *c, int x, int y, uint32_t m)
 	split(c->gathered + x, (size_t)w, at + d, h - 1, m, c->weights[1]);
 }
 
-/*
- * splat_weights() of LANES moves, lane by lane, where they stay within
- * half a cell of their own cell; 0 where they do not (those go by split).
- */
-static inline void spline_lanes(vi t, vi *w0, vi *w1, vi *w2)
-{
-	const vi side = CAUSTICS_SUB / 2 - t;
-	/* the nearest cell is the own one: all ones */
-	const vi near = ((t + CAUSTICS_SUB / 2) >> CAUSTICS_SUB_BITS) == 0;
-
-	*w0 = (side * side) >> CAUSTICS_SPLAT_SIDE_SHIFT;
-	*w1 = (int32_t)CAUSTICS_SPLAT_MID -
-	      ((t * t + (int32_t)CAUSTICS_SPLAT_MID_DIV - 1) >> CAUSTICS_SPLAT_MID_SHIFT);
-	*w2 = ((int32_t)CAUSTICS_SPLAT_ONE - *w0 - *w1) & near;
-	*w0 &= near;
-	*w1 &= near;
-}
-
-/* The unsigned planes' lanes (their sums stay below 2^31). */
-static inline vi loadu(const uint32_t *p)
-{
-	return load32((const int32_t *)p);
-}
-
-static inline void storeu(uint32_t *p, vi v)
-{
-	store32((int32_t *)p, v);
-}
-
 /* Whether a move stays within half a cell of its own cell. */
 static inline bool near(int32_t m)
 {
 	return ((m + CAUSTICS_SUB / 2) >> CAUSTICS_SUB_BITS) == 0;
-}
-
-/*
- * Moves (of weight mass: NULL, one share each) to the spline's three
- * weights, cells x0 <= x < x1: w0[x], w1[x], w2[x] what cell x gives its
- * neighbour before, itself and its neighbour after, where it stays within
- * half a cell of itself; 0 where it does not, and then true.
- */
-static bool weigh(const int32_t *m, const uint32_t *mass, int n, uint32_t *w0, uint32_t *w1,
-		  uint32_t *w2)
-{
-	vi far = { 0 };
-	bool farther = false;
-	int x = 0;
-
-	for (; x + LANES <= n; x += LANES) {
-		vi a, b, d, mv = load32(m + x);
-
-		far |= (mv + CAUSTICS_SUB / 2) >> CAUSTICS_SUB_BITS;
-		spline_lanes(mv, &a, &b, &d);
-		if (mass) {
-			vi k = loadu(mass + x);
-
-			a *= k;
-			b *= k;
-			d *= k;
-		}
-		storeu(w0 + x, a);
-		storeu(w1 + x, b);
-		storeu(w2 + x, d);
-	}
-	for (; x < n; x++) {
-		uint32_t w[3] = { 0, 0, 0 }, k = mass ? mass[x] : 1;
-
-		if (near(m[x]))
-			splat_weights(m[x], w);
-		else
-			farther = true;
-		w0[x] = w[0] * k;
-		w1[x] = w[1] * k;
-		w2[x] = w[2] * k;
-	}
-	for (int i = 0; i < LANES; i++)
-		farther = farther || far[i];
-	return farther;
 }
 
 /*
@@ -594,7 +410,7 @@ static void gather_down(struct caustics *c)
 
 #define ROW_W(r, k) (ring + ((size_t)((r) % 3) * 3 + (k)) * (size_t)w)
 	for (int r = 0; r < 2 && r < h; r++)
-		farther |= weigh(c->my + (size_t)r * w, c->across + (size_t)r * w, w, ROW_W(r, 0),
+		farther |= c->rows->weigh(c->my + (size_t)r * w, c->across + (size_t)r * w, w, ROW_W(r, 0),
 				 ROW_W(r, 1), ROW_W(r, 2));
 	for (int y = 0; y < h; y++) {
 		uint32_t *out = c->gathered + (size_t)y * w;
@@ -602,15 +418,11 @@ static void gather_down(struct caustics *c)
 		/* the ends keep what would fall past them */
 		const uint32_t *above = y > 0 ? ROW_W(y - 1, 2) : ROW_W(y, 0);
 		const uint32_t *below = y < h - 1 ? ROW_W(y + 1, 0) : ROW_W(y, 2);
-		int x = 0;
 
-		for (; x + LANES <= w; x += LANES)
-			storeu(out + x, loadu(above + x) + loadu(self + x) + loadu(below + x));
-		for (; x < w; x++)
-			out[x] = above[x] + self[x] + below[x];
+		c->rows->sum3(out, above, self, below, w);
 		/* the row two below into the ring, over the row above's */
 		if (y + 2 < h)
-			farther |= weigh(c->my + (size_t)(y + 2) * w, c->across + (size_t)(y + 2) * w,
+			farther |= c->rows->weigh(c->my + (size_t)(y + 2) * w, c->across + (size_t)(y + 2) * w,
 					 w, ROW_W(y + 2, 0), ROW_W(y + 2, 1), ROW_W(y + 2, 2));
 	}
 #undef ROW_W
@@ -662,19 +474,16 @@ static void gather(struct caustics *c)
 				across_cell(c, out, mx, x);
 			continue;
 		}
-		bool farther = weigh(mx, NULL, w, w0, w1, w2);
-		int x = 1;
+		bool farther = c->rows->weigh(mx, NULL, w, w0, w1, w2);
 
 		/* cell x gathers its own w1 and its neighbours' w2 and w0 (the
 		 * ends keep what would fall past them) */
-		for (; x + LANES <= w - 1; x += LANES)
-			storeu(out + x, loadu(w2 + x - 1) + loadu(w1 + x) + loadu(w0 + x + 1));
-		for (; x < w - 1; x++)
-			out[x] = w2[x - 1] + w1[x] + w0[x + 1];
+		if (w > 2)
+			c->rows->sum3(out + 1, w2, w1 + 1, w0 + 2, w - 2);
 		out[0] = w0[0] + w1[0] + (w > 1 ? w0[1] : w2[0]);
 		if (w > 1)
 			out[w - 1] = w2[w - 2] + w1[w - 1] + w2[w - 1];
-		for (x = 0; farther && x < w; x++)
+		for (int x = 0; farther && x < w; x++)
 			if (!near(mx[x]))
 				across_cell(c, out, mx, x);
 	}
@@ -707,12 +516,8 @@ static void blur_across(struct caustics *c)
 			row[i] = g[clamp_int(i - r, 0, w - 1)] >> CAUSTICS_BLUR_DROP;
 		for (int x = 0; x < w; x++)
 			sum[x] = 1u << (CAUSTICS_KERNEL_BITS - 1);
-		for (int j = 0; j <= 2 * r; j++) {
-			const uint32_t t = (uint32_t)b->taps[j];
-
-			for (int x = 0; x < w; x++)
-				sum[x] += t * row[x + j];
-		}
+		for (int j = 0; j <= 2 * r; j++)
+			c->rows->tap(sum, row + j, (uint32_t)b->taps[j], 0, w);
 		for (int x = 0; x < w; x++)
 			g[x] = (sum[x] >> CAUSTICS_KERNEL_BITS) << CAUSTICS_BLUR_DROP;
 	}
@@ -729,13 +534,9 @@ static void blur_down(struct caustics *c)
 
 		for (int x = 0; x < w; x++)
 			sum[x] = 1u << (CAUSTICS_KERNEL_BITS - 1);
-		for (int j = 0; j <= 2 * r; j++) {
-			const uint32_t *in = c->gathered + (size_t)clamp_int(y + j - r, 0, h - 1) * w;
-			const uint32_t t = (uint32_t)b->taps[j];
-
-			for (int x = 0; x < w; x++)
-				sum[x] += t * (in[x] >> CAUSTICS_BLUR_DROP);
-		}
+		for (int j = 0; j <= 2 * r; j++)
+			c->rows->tap(sum, c->gathered + (size_t)clamp_int(y + j - r, 0, h - 1) * w,
+				     (uint32_t)b->taps[j], CAUSTICS_BLUR_DROP, w);
 		for (int x = 0; x < w; x++)
 			sum[x] = (sum[x] >> CAUSTICS_KERNEL_BITS) << CAUSTICS_BLUR_DROP;
 	}
@@ -758,13 +559,9 @@ static void settle(struct caustics *c, const uint32_t *g)
 			uint32_t v;
 
 			if (x == x0 && x1 > x0) {
-				/* the row's middle, no index clamped: vectorisable */
-				const uint32_t *src = in + (x0 - c->shift_x);
-
-				for (int i = 0; i < x1 - x0; i++) {
-					v = (src[i] + (1u << (drop - 1))) >> drop;
-					out[x0 + i] = (int16_t)(v > CAUSTICS_MAX ? CAUSTICS_MAX : v);
-				}
+				/* the row's middle, no index clamped */
+				c->rows->settle(out + x0, in + (x0 - c->shift_x), drop, CAUSTICS_MAX,
+						x1 - x0);
 				x = x1 - 1;
 				continue;
 			}

@@ -30,10 +30,14 @@ struct caustics_light {
 };
 
 struct caustics;
+struct kernels;
 
 /* For heights of width x height cells; NULL with errno set. */
 struct caustics *caustics_create(int width, int height);
 void caustics_destroy(struct caustics *c);
+/* The row loops of this path (water/simd.h), not the dispatch's: for the
+ * tests, which compare the paths' planes. */
+void caustics_use_kernels(struct caustics *c, const struct kernels *k);
 /* -EINVAL for a light that cannot be (no depth, below the horizon). */
 int caustics_set_light(struct caustics *c, const struct caustics_light *l);
 

@@ -1244,6 +1244,12 @@ static void upsample2_smooth_row_avx2(const int16_t *r0, const int16_t *r1, cons
 	upsample2_smooth_tail_scalar(tmp, dst, x, sw);
 }
 
+/* The light through the water's rows (water/caustics-lanes.h): eight lanes, with AVX2's own 32-bit multiply (vpmulld). */
+#define CAUSTICS_LANES 8
+#include "water/caustics-lanes.h"
+
+static const struct caustics_rows caustics_rows_avx2 = CAUSTICS_ROWS_INIT;
+
 const struct kernels kernels_avx2 = {
 	.name = "avx2",
 	.step_row = step_row_avx2,
@@ -1253,4 +1259,5 @@ const struct kernels kernels_avx2 = {
 	.render_block_row = render_block_row_avx2,
 	.upsample2_row = upsample2_row_avx2,
 	.upsample2_smooth_row = upsample2_smooth_row_avx2,
+	.caustics = &caustics_rows_avx2,
 };

@@ -554,6 +554,12 @@ static void upsample2_row_neon(const int16_t *r0, const int16_t *r1, int wy, int
 	upsample2_tail_scalar(r0, r1, wy, dst, sim_w, k);
 }
 
+/* The light through the water's rows (water/caustics-lanes.h): four lanes, with NEON's own 32-bit multiply. */
+#define CAUSTICS_LANES 4
+#include "water/caustics-lanes.h"
+
+static const struct caustics_rows caustics_rows_neon = CAUSTICS_ROWS_INIT;
+
 const struct kernels kernels_neon = {
 	.name = "neon",
 	.step_row = step_row_neon,
@@ -563,4 +569,5 @@ const struct kernels kernels_neon = {
 	.upsample2_row = upsample2_row_neon,
 	/* the coarse levels only: the reference is fast enough there */
 	.upsample2_smooth_row = upsample2_smooth_row_scalar,
+	.caustics = &caustics_rows_neon,
 };

@@ -775,6 +775,12 @@ static void upsample2_smooth_row_sse2(const int16_t *r0, const int16_t *r1, cons
 	upsample2_smooth_tail_scalar(tmp, dst, x, sw);
 }
 
+/* The light through the water's rows (water/caustics-lanes.h): four lanes; SSE2 has no 32-bit multiply of its own, the compiler makes it of pmuludq. */
+#define CAUSTICS_LANES 4
+#include "water/caustics-lanes.h"
+
+static const struct caustics_rows caustics_rows_sse2 = CAUSTICS_ROWS_INIT;
+
 const struct kernels kernels_sse2 = {
 	.name = "sse2",
 	.step_row = step_row_sse2,
@@ -783,4 +789,5 @@ const struct kernels kernels_sse2 = {
 	.render_row = render_row_sse2,
 	.upsample2_row = upsample2_row_sse2,
 	.upsample2_smooth_row = upsample2_smooth_row_sse2,
+	.caustics = &caustics_rows_sse2,
 };

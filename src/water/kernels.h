@@ -101,6 +101,8 @@ typedef void (*upsample2_smooth_row_fn)(const int16_t *r0, const int16_t *r1, co
 #define UPSAMPLE_SMOOTH_FAR 1
 #define UPSAMPLE_SMOOTH_BITS 4
 
+struct caustics_rows;
+
 struct kernels {
 	const char *name;
 	step_row_fn step_row;
@@ -110,6 +112,8 @@ struct kernels {
 	render_block_row_fn render_block_row;
 	upsample2_row_fn upsample2_row;
 	upsample2_smooth_row_fn upsample2_smooth_row;
+	/* the light through the water's rows (water/caustics-rows.h) */
+	const struct caustics_rows *caustics;
 };
 
 static inline int16_t kernel_saturate16(int32_t v)

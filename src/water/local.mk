@@ -19,6 +19,7 @@ src_water_librk_water_a_SOURCES = \
 	src/water/splashes.c src/water/splashes.h \
 	src/water/units.c src/water/units.h \
 	src/water/caustics.c src/water/caustics.h \
+	src/water/caustics-rows.h src/water/caustics-lanes.h \
 	src/water/workers.c src/water/workers.h
 
 # One library per instruction set, each built with its own flags (pixman's

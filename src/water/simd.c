@@ -7,6 +7,7 @@
 
 #include "base/log.h"
 #include "base/util.h"
+#include "water/caustics-rows.h"
 #include "water/simd.h"
 
 const struct kernels kernels_scalar = {
@@ -17,6 +18,7 @@ const struct kernels kernels_scalar = {
 	.render_row = render_row_scalar,
 	.upsample2_row = upsample2_row_scalar,
 	.upsample2_smooth_row = upsample2_smooth_row_scalar,
+	.caustics = &caustics_rows_scalar,
 };
 
 struct path {
