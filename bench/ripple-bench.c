@@ -19,6 +19,7 @@
 #include "exhibit/kiosk.h"
 #include "median.h"
 #include "seed.h"
+#include "service/schedule.h"
 #include "settings/options.h"
 #include "sound/sound.h"
 #include "sound/synth.h"
@@ -292,6 +293,12 @@ static const char *model_name(enum water_model m)
  * its cosines into heights, a part of render), and the slowest frame. */
 struct times {
 	double step, render, idct, frame, worst;
+	/* the frame schedule's prediction (service/schedule.h) of each
+	 * frame from those before it: how much longer the frame took than
+	 * predicted (ms; negative: shorter), and how many frames of 100
+	 * outran the prediction and its margin (they would miss a vblank) */
+	double pred_p50, pred_p99, pred_missed;
+	bool predicted;
 };
 
 static void print_line(const struct bench *b, const char *impl, int threads,
@@ -322,7 +329,46 @@ static void print_line(const struct bench *b, const char *impl, int threads,
 	printf(" frame_ms=%.3f fps=%.1f", t->frame, t->frame > 0 ? 1000.0 / t->frame : 0.0);
 	if (b->swipe)
 		printf(" worst_ms=%.3f", t->worst);
+	if (t->predicted)
+		printf(" pred_err_p50_ms=%.3f pred_err_p99_ms=%.3f pred_over_margin_pct=%.2f",
+		       t->pred_p50, t->pred_p99, t->pred_missed);
 	printf("\n");
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The schedule's rule (the longest of the frames before) against each
+ * frame's own time, the water's steps and render (t[], ns): the error's
+ * median and 99th percentile, and the share of frames longer than the
+ * prediction and the margin. The first SCHEDULE_HISTORY frames make the
+ * history only.
+ */
+static void prediction_error(const uint64_t *t, int n, struct times *out)
+{
+	int m = n - SCHEDULE_HISTORY, over = 0;
+	int64_t *err;
+
+	out->predicted = false;
+	if (m < 1 || !(err = malloc((size_t)m * sizeof(*err))))
+		return;
+	for (int i = SCHEDULE_HISTORY; i < n; i++) {
+		uint64_t p = schedule_predict(t, i);
+
+		err[i - SCHEDULE_HISTORY] = (int64_t)t[i] - (int64_t)p;
+		over += t[i] > p + SCHEDULE_MARGIN_NS;
+	}
+	qsort(err, (size_t)m, sizeof(*err), cmp_i64);
+	out->pred_p50 = (double)err[m / 2] / BENCH_NS_PER_MS;
+	out->pred_p99 = (double)err[(int)((int64_t)m * 99 / 100)] / BENCH_NS_PER_MS;
+	out->pred_missed = 100.0 * over / m;
+	out->predicted = true;
+	free(err);
 }
 
 /* Bytes a frame moves per pixel: heights now and before read and the next
@@ -578,6 +624,7 @@ static int run_kiosk(const struct bench *b, uint64_t *t_step, uint64_t *t_render
 	}
 	/* before the medians sort it */
 	times.worst = max_ms(t_frame, b->frames);
+	prediction_error(t_frame, b->frames, &times);
 	times.step = median_ms(t_step, b->frames);
 	times.render = median_ms(t_render, b->frames);
 	times.idct = median_ms(t_idct, b->frames);

@@ -61,6 +61,50 @@ done
 # Nothing ran: the demo writes frames into ripple-demo/ when it runs.
 [ -e "$tmp/ripple-demo" ] && bad "--check-config ran the kiosk"
 
+# A NUL byte is a bad line like any other: counted, and the lines after it
+# are checked too.
+printf 'volume = 50\n\0\nrain = lots\n' >"$tmp/nul.conf"
+"$prog" --check-config "$tmp/nul.conf" >out 2>err
+[ $? -eq 1 ] || bad "a NUL byte: exit status not 1"
+[ -s out ] && bad "a NUL byte: stdout '$(cat out)'"
+grep -q -F "nul.conf:2: a NUL byte" err || bad "a NUL byte is not said: $(cat err)"
+grep -q -F "nul.conf:3: rain: " err || bad "the line after a NUL byte is not checked: $(cat err)"
+
+# What the run refuses at start, the check refuses: an address the status
+# server cannot take, a token it cannot read, a device that is no device,
+# frames it cannot write, panels no plan fits.
+printf 'abcdefgh\0ijklmnopqrstuvw\n' >"$tmp/nul-token"
+cat >"$tmp/start.conf" <<CONF
+http = localhost:80
+http-token-file = $tmp/nul-token
+device = $tmp/start.conf
+output = $tmp/none/frames
+layout = A@0,0:1x1 B@99999,99999:1x1
+CONF
+"$prog" --check-config "$tmp/start.conf" >out 2>err
+[ $? -eq 1 ] || bad "refused at start: exit status not 1"
+for want in "start.conf:1: http: 'localhost:80' is not ADDR:PORT" \
+	    "start.conf:2: http-token-file: $tmp/nul-token: expected a line" \
+	    "start.conf:3: device: $tmp/start.conf: not a DRM device node" \
+	    "start.conf:4: output: $tmp/none/frames: cannot be made" \
+	    "start.conf:5: layout: A's size '1x1' is not WxH in mm (20 to"; do
+	grep -q -F "$want" err || bad "refused at start: no '$want' in: $(cat err)"
+done
+[ "$(wc -l <err)" -eq 5 ] || bad "refused at start: not one line per error: $(cat err)"
+printf 'device = /dev/null\n' >"$tmp/null.conf"
+"$prog" --check-config "$tmp/null.conf" >out 2>err
+[ $? -eq 1 ] && grep -q -F "null.conf:1: device: /dev/null: not a DRM device node" err ||
+	bad "a device node not DRM's: $(cat err)"
+printf 'layout = A@0,0:5000x10 B@5000,0:1x10\n' >"$tmp/thin.conf"
+"$prog" --check-config "$tmp/thin.conf" >out 2>err
+[ $? -eq 1 ] && grep -q -F "thin.conf:1: layout: A's size '5000x10' " err ||
+	bad "a panel 10 mm tall: $(cat err)"
+# Started with such a file the kiosk says it is not used and runs: never an
+# exit at the first frame, which systemd would restart forever.
+"$prog" --config "$tmp/start.conf" --backend headless --frames 1 --output "$tmp/frames" \
+	>out 2>err || bad "started with a refused file: exit $?: $(cat err)"
+grep -q "start.conf is not used" err || bad "started with a refused file: not said: $(cat err)"
+
 "$prog" --check-config "$tmp/absent.conf" >out 2>err
 [ $? -eq 1 ] || bad "a missing file: exit status not 1"
 grep -q -F "$tmp/absent.conf" err || bad "a missing file is not named: $(cat err)"

@@ -8,21 +8,29 @@
     (promtool check metrics), /status.json, /screen.png, /usage.csv and
     /touches.png (the state directory's files, byte for byte; a symlink
     planted there is not followed).
+  - The chart reads no more than the end of a big usage.csv (the kiosk's
+    bytes read, /proc/PID/io), once until the file changes.
   - Control: POST /rain, /sleep, /wake, /next-picture, /reload with no
-    token, a wrong one and the right one; without --http-token-file, off.
-  - Refused: other methods and paths ("..", %00, a very long name), a body
-    over 4 KiB, /screen.png asked too often; each counted in /metrics.
+    token, a wrong one and the right one, the scheme in any case; without
+    --http-token-file, off. /sleep and /wake at once: the last one wins.
+  - Refused: other methods (405 with Allow) and paths ("..", %00, a very
+    long name), a body over 4 KiB, two different Content-Length values,
+    /screen.png asked too often, also by clients at once from one address;
+    each counted in /metrics.
 
 Skipped (77) in a build without libmicrohttpd, and without curl or promtool
 outside CI."""
 
+import http.client
 import json
 import os
 import shutil
 import signal
+import socket
 import struct
 import subprocess
 import sys
+import threading
 import time
 
 sys.dont_write_bytecode = True
@@ -50,6 +58,19 @@ BAD_METHODS = ["PUT", "DELETE", "OPTIONS", "TRACE", "PATCH", "BREW"]
 CONTROL = ["/rain", "/sleep", "/wake", "/next-picture", "/reload"]
 BODY_OVER = 8192
 SCREEN_TRIES = 12
+# usage.csv made big with rows of long ago before the last week's; the chart
+# reads its last CHART_TAIL_BYTES (window.c).
+OLD_ROWS_FROM = 946684800  # 2000-01-01
+OLD_ROWS_BYTES = 4 << 20
+CHART_TAIL_BYTES = 256 << 10
+PAGES = 5
+CHANGED_TOUCHES = 23
+PAIRS = 10
+# /screen.png's allowance (http-rate.c), asked for by clients at once.
+RATE_BURST = 3
+RATE_PERIOD_S = 2
+RATE_CLIENTS = 7
+RATE_WINDOW_S = 3
 
 t = rkvm.Checks()
 
@@ -60,14 +81,84 @@ def hour_key(ts):
     return time.strftime("%Y-%m-%dT%H:00", time.localtime(ts)) + z[:3] + ":" + z[3:]
 
 
+def usage_rows(touches):
+    """usage.csv: rows of long ago (OLD_ROWS_BYTES of them), then a row in
+    the last week for each of touches, in date order as the kiosk keeps it."""
+    now = time.time()
+    rows = ["hour,touches,max_fingers,touched_s,fps,missed_flips,running_s"]
+    size, at = 0, OLD_ROWS_FROM
+    while size < OLD_ROWS_BYTES:
+        rows.append(time.strftime("%Y-%m-%dT%H:00+00:00", time.gmtime(at)) +
+                    ",1,1,1,60.0,0,3600")
+        size += len(rows[-1]) + 1
+        at += 3600
+    for i, n in reversed(list(enumerate(touches))):
+        rows.append("%s,%d,2,30,58.5,0,3600" % (hour_key(now - (i + 2) * 86400 / 3), n))
+    return "\n".join(rows) + "\n"
+
+
 class Seeded(httpkiosk.Kiosk):
     def prepare(self):
-        now = time.time()
-        rows = ["hour,touches,max_fingers,touched_s,fps,missed_flips,running_s"]
-        for i, n in enumerate(ROW_TOUCHES):
-            rows.append("%s,%d,2,30,58.5,0,3600" % (hour_key(now - (i + 2) * 86400 / 3), n))
         with open(os.path.join(self.state, "usage.csv"), "w") as f:
-            f.write("\n".join(rows) + "\n")
+            f.write(usage_rows(ROW_TOUCHES))
+
+
+def read_bytes(k):
+    """What the kiosk has read so far, from files and sockets."""
+    with open("/proc/%d/io" % k.proc.pid) as f:
+        return int(next(ln for ln in f if ln.startswith("rchar:")).split()[1])
+
+
+def raw(k, data):
+    """The server's answers to the bytes data sent on one connection, until
+    it closes it."""
+    s = socket.create_connection(("127.0.0.1", k.port))
+    s.settimeout(rkvm.scaled(20))
+    got = b""
+    try:
+        s.sendall(data)
+        while True:
+            more = s.recv(65536)
+            if not more:
+                break
+            got += more
+    except OSError:
+        pass
+    s.close()
+    return got
+
+
+def post_text(path, last=False):
+    return ("POST %s HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\n%s\r\n" %
+            (path, httpkiosk.TOKEN, "Connection: close\r\n" if last else "")).encode()
+
+
+def pictures_at_once(k, source):
+    """/screen.png asked for by RATE_CLIENTS clients at once from one
+    address for RATE_WINDOW_S: (pictures given, seconds from the first ask)."""
+    got = []
+    lock = threading.Lock()
+    start = time.monotonic()
+    until = start + RATE_WINDOW_S
+
+    def client():
+        c = http.client.HTTPConnection("127.0.0.1", k.port, source_address=(source, 0),
+                                       timeout=rkvm.scaled(20))
+        while time.monotonic() < until:
+            c.request("GET", "/screen.png")
+            r = c.getresponse()
+            r.read()
+            if r.status == 200:
+                with lock:
+                    got.append(time.monotonic())
+        c.close()
+
+    threads = [threading.Thread(target=client) for _ in range(RATE_CLIENTS)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    return len(got), time.monotonic() - start
 
 
 def png_size(data):
@@ -99,6 +190,20 @@ try:
     t.check('<svg id="chart"' in page, "the page has the chart as SVG")
     for n in ROW_TOUCHES:
         t.check("<title>%d</title>" % n in page, "the chart has the hour of %d touches" % n)
+    # A page reads the end of usage.csv at most, and only when it changed.
+    with open(os.path.join(k.state, "usage.csv.new"), "w") as f:
+        f.write(usage_rows(ROW_TOUCHES[:-1] + [CHANGED_TOUCHES]))
+    os.replace(os.path.join(k.state, "usage.csv.new"), os.path.join(k.state, "usage.csv"))
+    size = os.path.getsize(os.path.join(k.state, "usage.csv"))
+    hour, before = time.localtime().tm_hour, read_bytes(k)
+    pages = [k.curl("/")[1].decode() for _ in range(PAGES)]
+    read = read_bytes(k) - before
+    t.check("<title>%d</title>" % CHANGED_TOUCHES in pages[0] and
+            "<title>%d</title>" % ROW_TOUCHES[-1] not in pages[0],
+            "a usage.csv changed: the chart is drawn anew")
+    # (The hour's row, if written meanwhile, reads the file too.)
+    t.check(read < CHART_TAIL_BYTES + (64 << 10) or time.localtime().tm_hour != hour,
+            "%d pages with a usage.csv of %d KiB: %d KiB read" % (PAGES, size >> 10, read >> 10))
     t.check('src="/touches.png"' in page, "the page has the heat map")
     for word in ("awake", "fps", "missed flips", "headless-0 320x240", "Touch devices",
                  "Picture", "Touches today", "Up", "Version"):
@@ -161,6 +266,8 @@ try:
         st, _, _ = k.curl(path, "POST", ["Authorization: Bearer " + httpkiosk.TOKEN[:-1]])
         t.check(st == 401, "POST %s with a token cut short: 401" % path, st)
         t.check(refused(k, "token") == before + 3, "each counted", refused(k, "token"))
+    st, _, _ = k.curl("/rain", "POST", ["Authorization: bearer " + httpkiosk.TOKEN])
+    t.check(st == 202, "the scheme in any case (bearer): 202", st)
     st, _, _ = k.curl("/rain", "POST", ["Authorization: Bearer " + httpkiosk.TOKEN])
     t.check(st == 202, "POST /rain with the token: 202", st)
     t.check(rkvm.wait_until(lambda: "http: rain asked for" in k.text(), timeout=rkvm.scaled(10)),
@@ -173,13 +280,22 @@ try:
     t.check(st == 202 and rkvm.wait_until(lambda: k.metric("ripple_kiosk_asleep") == 0,
                                           timeout=rkvm.scaled(10)),
             "POST /wake: awake", k.text())
+    # Both at once, pipelined, often taken by the loop in one pass.
+    awake = True
+    for _ in range(PAIRS):
+        got = raw(k, post_text("/sleep") + post_text("/wake", last=True))
+        awake = got.count(b"HTTP/1.1 202") == 2 and rkvm.wait_until(
+            lambda: k.metric("ripple_kiosk_asleep") == 0, timeout=rkvm.scaled(5))
+        if not awake:
+            break
+    t.check(awake, "POST /sleep then /wake at once, %d times: awake" % PAIRS, got)
     for path, said in (("/next-picture", "next picture asked for"),
                        ("/reload", "reload: ignored")):
         st, _, _ = k.curl(path, "POST", ["Authorization: Bearer " + httpkiosk.TOKEN])
         t.check(st == 202 and rkvm.wait_until(lambda: said in k.text(), timeout=rkvm.scaled(10)),
                 "POST %s with the token" % path, k.text())
-    st, _, _ = k.curl("/rain", "GET")
-    t.check(st == 405, "GET /rain: 405", st)
+    st, _, head = k.curl("/rain", "GET")
+    t.check(st == 405 and "\nAllow: POST\r" in head, "GET /rain: 405, Allow: POST", head)
 
     # ---- refused ----
     before = refused(k, "path")
@@ -190,17 +306,33 @@ try:
             refused(k, "path"))
     before = refused(k, "method")
     for m in BAD_METHODS:
-        st, _, _ = k.curl("/", m)
-        t.check(st in (405, 400, 501), "%s / refused" % m, st)
+        st, _, head = k.curl("/", m)
+        t.check(st in (400, 501) or st == 405 and "\nAllow: GET, HEAD\r" in head,
+                "%s / refused (405 with Allow: GET, HEAD)" % m, head)
     t.check(refused(k, "method") >= before + 4, "bad methods counted", refused(k, "method"))
     before = refused(k, "body")
     st, _, _ = k.curl("/rain", "POST", ["Authorization: Bearer " + httpkiosk.TOKEN],
                       data="x" * BODY_OVER)
     t.check(st == 413, "a body over 4 KiB: 413", st)
     t.check(refused(k, "body") == before + 1, "counted", refused(k, "body"))
+    # Which of two lengths ends the body? Neither: the rest could be read as
+    # a request of its own ("hello" here).
+    before = refused(k, "protocol")
+    for lengths in ((0, 5), (5, 0)):
+        got = raw(k, post_text("/rain")[:-2] + b"Content-Length: %d\r\nContent-Length: %d"
+                  b"\r\n\r\nhello" % lengths)
+        t.check(got.startswith(b"HTTP/1.1 400") and got.count(b"HTTP/1.1") == 1,
+                "Content-Length %d and %d: 400, and the connection closed" % lengths, got)
+    t.check(refused(k, "protocol") >= before + 2, "counted", refused(k, "protocol"))
     codes = [k.curl("/screen.png")[0] for _ in range(SCREEN_TRIES)]
     t.check(429 in codes and 200 in codes, "/screen.png asked too often: 429", codes)
     t.check(refused(k, "rate") > 0, "counted", refused(k, "rate"))
+    # Clients at once from one address share its allowance (they used to
+    # refill it when one read the clock before another but took the lock after).
+    n, took = pictures_at_once(k, "127.0.0.9")
+    allowed = RATE_BURST + int(took / RATE_PERIOD_S) + 1
+    t.check(n <= allowed, "%d clients at once from one address for %.1f s: %d pictures, "
+            "at most %d" % (RATE_CLIENTS, took, n, allowed))
     t.check("GET" not in k.text() and "refused" not in k.text(),
             "no request is logged", k.text()[-2000:])
 

@@ -29,10 +29,25 @@ def have_server():
         return re.search(r"^#define HAVE_MICROHTTPD 1", f.read(), re.M) is not None
 
 
+def tcp_queue(local_port, remote_port):
+    """The receive queue of this machine's IPv4 TCP socket on local_port
+    whose peer is on remote_port (0: the listening socket, whose queue is
+    the connections not yet accepted); None when there is none."""
+    with open("/proc/net/tcp") as f:
+        next(f)
+        for line in f:
+            field = line.split()
+            local, remote, queues = field[1], field[2], field[4]
+            if (int(local.split(":")[1], 16) == local_port and
+                    int(remote.split(":")[1], 16) == remote_port):
+                return int(queues.split(":")[1], 16)
+    return None
+
+
 class Kiosk:
     """The kiosk, its state directory, its port."""
 
-    def __init__(self, extra=(), token=True, size="320x240", rain="600"):
+    def __init__(self, extra=(), token=True, size="320x240", rain="600", env=None):
         self.tmp = tempfile.mkdtemp(prefix="rk-http-")
         atexit.register(shutil.rmtree, self.tmp, True)
         self.state = os.path.join(self.tmp, "state")
@@ -52,7 +67,8 @@ class Kiosk:
         self.args = args + list(extra)
         self.prepare()
         self.log = open(self.log_path, "w")
-        self.proc = subprocess.Popen(self.args, stdout=self.log, stderr=subprocess.STDOUT)
+        self.proc = subprocess.Popen(self.args, stdout=self.log, stderr=subprocess.STDOUT,
+                                     env=env)
         port = rkvm.wait_until(self._port, timeout=rkvm.scaled(START_S), interval=0.1)
         if not port:
             self.stop()
@@ -73,10 +89,13 @@ class Kiosk:
         m = re.search(r"http: the status page on .*, port (\d+)", self.text())
         return int(m.group(1)) if m else 0
 
-    def curl(self, path, method="GET", headers=(), data=None, out=None):
-        """(status, body bytes, headers text) of one request by curl."""
+    def curl(self, path, method="GET", headers=(), data=None, out=None, source=None):
+        """(status, body bytes, headers text) of one request by curl (from
+        the loopback address source, if given)."""
         cmd = ["curl", "-s", "-S", "--max-time", str(int(rkvm.scaled(20))), "-X", method,
                "-D", "-", "-o", out or "/dev/stdout", "--path-as-is"]
+        if source:
+            cmd += ["--interface", source]
         for h in headers:
             cmd += ["-H", h]
         if data is not None:
@@ -94,6 +113,16 @@ class Kiosk:
             if line.startswith(name + " "):
                 return float(line.split()[1])
         return None
+
+    def read_all(self, client):
+        """True when the server has read every byte that the socket client
+        (connected to it) sent: its end of the connection has nothing
+        waiting in /proc/net/tcp."""
+        return tcp_queue(self.port, client.getsockname()[1]) == 0
+
+    def accepted_all(self):
+        """True when no connection waits for the server to accept it."""
+        return tcp_queue(self.port, 0) == 0
 
     def alive(self):
         return self.proc.poll() is None

@@ -9,12 +9,15 @@
 
 #include "base/file.h"
 #include "base/log.h"
+#include "base/util.h"
 #include "capture.h"
 #include "check.h"
 #include "text-file.h"
+#include "exhibit/kiosk.h"
 #include "settings/config-file.h"
 #include "settings/options.h"
 #include "settings/settings.h"
+#include "wall/layout.h"
 
 #define NAME "test.conf"
 #define PATH_LEN 4096
@@ -147,6 +150,7 @@ static const struct sample {
 	{ "layout", "\"HDMI-A-1@0,0:1210x680 HDMI-A-2@1225,0/180\"",
 	  "HDMI-A-1@0,0:1210x680 HDMI-A-2@1225,0/180" },
 	{ "flip-timeout", "500", NULL },
+	{ "render-ahead", "4.5", NULL },
 	{ "threads", "2", NULL },
 	{ "sim-scale", "2", NULL },
 	{ "touch-device", "ILITEK Multi-Touch", NULL },
@@ -374,6 +378,9 @@ static void test_quoting(void)
 	check_bad("background = \"/x.png\"#junk", NAME ":1: background: ", "after the closing");
 	check_bad("background = \"\"", NAME ":1: background: ", "empty");
 	check_bad("background =", NAME ":1: background: ", "empty");
+	check_bad("render-ahead = soon", NAME ":1: render-ahead: ", "not auto, off or milliseconds");
+	check_bad("render-ahead = 0.1", NAME ":1: render-ahead: ", "from 0.5 to 50");
+	check_bad("render-ahead = 51", NAME ":1: render-ahead: ", "from 0.5 to 50");
 }
 
 static void test_comments(void)
@@ -470,6 +477,16 @@ static void test_bad_lines(void)
 	check_bad("layout = A@0,0 A@600,0", NAME ":1: layout: A is named twice", NULL);
 	check_bad("layout = A@0,0/45", NAME ":1: layout: A's rotation '45' is not 0, 90, "
 		  "180 or 270", NULL);
+	/* Panels the run could not plan (issue 34): no panel is smaller than 20 mm. */
+	check_bad("layout = A@0,0:1x1 B@99999,99999:1x1", NAME ":1: layout: A's size '1x1' is "
+		  "not WxH in mm (20 to 100000 each", NULL);
+	check_bad("layout = A@0,0:5000x10 B@5000,0:1x10", NAME ":1: layout: A's size '5000x10' ",
+		  "(20 to 100000 each");
+	/* What the status server would refuse at start. */
+	check_bad("http = localhost:80", NAME ":1: http: 'localhost:80' is not ADDR:PORT with a "
+		  "numeric address", NULL);
+	check_bad("http = 127.0.0.1:99999", NAME ":1: http: '127.0.0.1:99999' ", "0 to 65535");
+	check_bad("http = [::1:80", NAME ":1: http: '[::1:80' ", NULL);
 	check_bad("touch-map = /dev/input/event3", NAME ":1: touch-map: ", "DEVICE=NAME");
 	check_bad("touch-radius = 5:2", NAME ":1: touch-radius: ", "MIN:MAX");
 	check_bad("seed = -1", NAME ":1: seed: ", "0 to 2^64-1");
@@ -955,6 +972,87 @@ static void test_long_error_keeps_reason(void)
 	CHECK_EQ(count_lines(captured), 1);
 }
 
+/* ---- a wall's plan ---- */
+
+/* The plan of layout with its first n panels connected, each w x h px
+ * (a connector of mm_w x mm_h mm), within the limits the loop gives. */
+static int plan_wall(const char *layout, int n, int w, int h, int mm_w, int mm_h,
+		     struct wall_plan *plan, char *err)
+{
+	static const struct wall_limits max = { KIOSK_VIEW_MAX_SIDE,
+						(double)KIOSK_VIEW_MAX_PIXELS };
+	struct wall_screen screens[WALL_MAX_PANELS];
+	struct wall_memory known;
+	struct wall_layout l;
+
+	memset(screens, 0, sizeof(screens));
+	memset(&known, 0, sizeof(known));
+	if (wall_layout_parse(layout, &l, err, ERR_LEN) < 0)
+		return -EINVAL;
+	for (int i = 0; i < n; i++)
+		screens[i] = (struct wall_screen){ true, w, h, mm_w, mm_h };
+	return wall_plan_make(&l, screens, &known, &max, plan, err, ERR_LEN);
+}
+
+/* Every window of the first n panels a pixel at least, within the plan,
+ * and the plan within the limits a picture has. */
+static void check_plan_fits(const struct wall_plan *p, int n)
+{
+	CHECK(p->width <= KIOSK_VIEW_MAX_SIDE && p->height <= KIOSK_VIEW_MAX_SIDE);
+	CHECK((uint64_t)p->width * (uint64_t)p->height <= KIOSK_VIEW_MAX_PIXELS);
+	for (int i = 0; i < n; i++) {
+		const struct wall_window *w = &p->window[i];
+
+		CHECK(w->sized && w->shown && w->w >= 1 && w->h >= 1);
+		CHECK(w->x >= 0 && w->y >= 0 && w->x + w->w <= p->width &&
+		      w->y + w->h <= p->height);
+	}
+}
+
+static void test_wall_plan(void)
+{
+	char err[ERR_LEN];
+	struct wall_plan p;
+
+	/* Five 55-inch 4K panels side by side, 15 mm of bezel between
+	 * them: 19390 px wide at their density, more than a picture can be.
+	 * The wall runs on a coarser grid, each panel's window the same
+	 * share of it, scaled up on the panel. */
+	CHECK_EQ(plan_wall("A@0,0:1210x680 B@1225,0:1210x680 C@2450,0:1210x680 "
+			   "D@3675,0:1210x680 E@4900,0:1210x680", 5, 3840, 2160, 0, 0, &p, err), 0);
+	CHECK_EQ(p.full_width, 19390);
+	CHECK_EQ(p.full_height, 2160);
+	CHECK(p.reduced < 1 && p.reduced > 0.8);
+	check_plan_fits(&p, 5);
+	for (int i = 0; i < 5; i++) {
+		CHECK(abs(p.window[i].w - (int)(3840 * p.reduced)) <= 1);
+		CHECK(i == 0 || p.window[i].x >= p.window[i - 1].x + p.window[i - 1].w);
+	}
+
+	/* Two 1080p panels: the first panel's density, a pixel for a pixel. */
+	CHECK_EQ(plan_wall("A@0,0:1210x680 B@1225,0:1210x680", 2, 1920, 1080, 0, 0, &p, err), 0);
+	CHECK(p.reduced == 1);
+	CHECK_EQ(p.window[0].w, 1920);
+	CHECK_EQ(p.window[1].w, 1920);
+	CHECK_EQ(p.width, p.full_width);
+	check_plan_fits(&p, 2);
+
+	/* Four by two of them: 15503 x 4368 px, narrower than a picture's
+	 * side but more pixels in all than it has. */
+	CHECK_EQ(plan_wall("A@0,0:1210x680 B@1225,0:1210x680 C@2450,0:1210x680 "
+			   "D@3675,0:1210x680 E@0,695:1210x680 F@1225,695:1210x680 "
+			   "G@2450,695:1210x680 H@3675,695:1210x680", 8, 3840, 2160, 0, 0, &p, err),
+		 0);
+	CHECK(p.full_width < KIOSK_VIEW_MAX_SIDE && p.reduced < 1);
+	check_plan_fits(&p, 8);
+
+	/* A connector that says its panel is 1 mm (an EDID's "unknown") has
+	 * no size: the panel stays dark, said, and the rest is planned. */
+	CHECK_EQ(plan_wall("A@0,0:1210x680 B@1225,0", 2, 1920, 1080, 1, 1, &p, err), 0);
+	CHECK(p.window[0].sized && !p.window[1].sized);
+	CHECK(strstr(err, "B reports no size") != NULL);
+}
+
 int main(void)
 {
 	if (!mkdtemp(tmpdir)) {
@@ -968,6 +1066,7 @@ int main(void)
 	RUN(test_comments);
 	RUN(test_layout);
 	RUN(test_bad_lines);
+	RUN(test_wall_plan);
 	RUN(test_ranges);
 	RUN(test_command_line_wins);
 	RUN(test_which_file);

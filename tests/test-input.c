@@ -828,6 +828,7 @@ static void test_too_many_fingers(void)
 
 static void test_calibration_and_latency(void)
 {
+	struct input_touch_time times[INPUT_TOUCH_TIMES];
 	struct rig rig;
 	uint64_t t0;
 	int id;
@@ -840,16 +841,22 @@ static void test_calibration_and_latency(void)
 	rig.o.calibration[4] = 1;
 	rig_start(&rig, TEST_W, TEST_H, TEST_W, TEST_H);
 	id = input_add_libevdev(rig.in, load("nexus4-touch-screen.evemu"), "nexus4");
-	CHECK_EQ(input_take_touch_time(rig.in), 0);
+	CHECK_EQ(input_take_touch_times(rig.in, times, INPUT_TOUCH_TIMES), 0);
 	FEED(&rig, id, MT_SLOT(0), MT_ID(1), MT_X(0), MT_Y(0), SYN);
 	CHECK(last(&rig)->x == TEST_W - 1 && last(&rig)->y == 0);
+	/* the frame's time: its SYN_REPORT's */
 	t0 = clock_us * 1000;
 	FEED(&rig, id, MT_X(100), SYN);
-	/* The oldest touch not yet shown: the first frame's time. */
-	CHECK_EQ(input_take_touch_time(rig.in), t0);
-	CHECK_EQ(input_take_touch_time(rig.in), 0);
-	input_frame_shown(rig.in, t0, t0 + 16000000);
-	input_frame_shown(rig.in, 0, t0);
+	/* Touch to photon: the landing and the move, each at its event's own
+	 * time, read after it; then none till the next. */
+	CHECK_EQ(input_take_touch_times(rig.in, times, INPUT_TOUCH_TIMES), 2);
+	CHECK(times[0].event_ns == t0 && times[1].event_ns > t0);
+	CHECK(times[0].read_ns > 0 && times[1].read_ns >= times[0].read_ns);
+	CHECK_EQ(input_take_touch_times(rig.in, times, INPUT_TOUCH_TIMES), 0);
+	/* a flood keeps the oldest */
+	for (int i = 0; i < INPUT_TOUCH_TIMES + 10; i++)
+		FEED(&rig, id, MT_X(101 + i % 2), SYN);
+	CHECK_EQ(input_take_touch_times(rig.in, times, INPUT_TOUCH_TIMES), INPUT_TOUCH_TIMES);
 	/* Without a target the touches are read and dropped. */
 	input_set_target(rig.in, NULL, 0, 0, 0, 0);
 	FEED(&rig, id, MT_SLOT(1), MT_ID(2), MT_X(0), MT_Y(0), SYN);

@@ -2,7 +2,8 @@
  * The water's sound, offline: each bubble's pitch, decay and rise measured
  * in the samples the synthesizer makes (zero crossings and peaks), the mix
  * of many drops at once, the same samples from the same seed, and the
- * splashes the water notes for it.
+ * splashes the water notes for it. With ALSA, the thread that plays them:
+ * paced on the null device, and libasound's messages said once.
  */
 #include "config.h"
 
@@ -10,10 +11,16 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
 
+#include "base/clock.h"
+#include "capture.h"
 #include "check.h"
 #include "exhibit/kiosk.h"
 #include "settings/options.h"
+#include "sound/sound.h"
 #include "sound/synth.h"
 #include "water/gesture.h"
 #include "water/ripple.h"
@@ -332,6 +339,141 @@ static void test_kiosk_rain_splashes(void)
 	kiosk_destroy(k);
 }
 
+#ifdef HAVE_ALSA
+#define POLL_NS (NSEC_PER_SEC / 100)
+/* Bounds for the sound's thread to get somewhere: generous, a busy machine. */
+#define WAIT_NS (30 * NSEC_PER_SEC)
+
+static void nap(uint64_t ns)
+{
+	struct timespec ts = { (time_t)(ns / NSEC_PER_SEC), (long)(ns % NSEC_PER_SEC) };
+
+	nanosleep(&ts, NULL);
+}
+
+/* The process's CPU time so far, user and system, in ns. */
+static uint64_t cpu_ns(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return ((uint64_t)ru.ru_utime.tv_sec + (uint64_t)ru.ru_stime.tv_sec) * NSEC_PER_SEC +
+	       ((uint64_t)ru.ru_utime.tv_usec + (uint64_t)ru.ru_stime.tv_usec) * 1000;
+}
+
+/*
+ * --sound null: a device that always has room and never blocks. The
+ * thread is paced by the clock all the same: over PACED_RUN_NS of rain
+ * the process (this thread sleeps) takes under a quarter of the CPU time
+ * that passed; a thread that spins takes all of its core's. What is
+ * bounded is the CPU time used, so a busy machine cannot fail it.
+ */
+#define PACED_RUN_NS (3 * NSEC_PER_SEC / 2)
+#define PACED_DROP_NS (NSEC_PER_SEC / 10)
+#define PACED_CPU_DIVISOR 4
+
+static void test_null_device_paced(void)
+{
+	struct splash drop = { .kind = SPLASH_RAIN, .radius_mm = OPTIONS_DEFAULT_RAIN_DROP_MM,
+			       .weight_mm = OPTIONS_DEFAULT_RAIN_DROP_MM };
+	uint64_t start, cpu, wall, end;
+	struct options o;
+	struct sound *s;
+	char stats[128];
+
+	options_defaults(&o);
+	o.sound_device = "null";
+	CHECK_EQ(sound_create(&o, &s), 0);
+	if (!s)
+		return;
+	start = clock_now_ns();
+	cpu = cpu_ns();
+	for (uint64_t t = start; t < start + PACED_RUN_NS; t = clock_now_ns()) {
+		drop.t_ns = t;
+		sound_play(s, &drop, 1, false);
+		nap(PACED_DROP_NS);
+	}
+	end = clock_now_ns();
+	cpu = cpu_ns() - cpu;
+	wall = end - start;
+	sound_stats(s, stats, sizeof(stats));
+	sound_destroy(s);
+	fprintf(stderr, "--sound null: %.3f s of CPU in %.3f s%s\n", (double)cpu / NSEC_PER_SEC,
+		(double)wall / NSEC_PER_SEC, stats);
+	CHECK(strstr(stats, "drops") != NULL);
+	CHECK(cpu < wall / PACED_CPU_DIVISOR);
+}
+
+/* The log so far, while it is captured. */
+static const char *log_so_far(const struct capture *c)
+{
+	ssize_t n;
+
+	fflush(stderr);
+	n = pread(fileno(c->file), captured, sizeof(captured) - 1, 0);
+	captured[n > 0 ? n : 0] = '\0';
+	return captured;
+}
+
+/* Until the log has needle n times; false at WAIT_NS. */
+static bool wait_log(const struct capture *c, const char *needle, int n)
+{
+	uint64_t until = clock_now_ns() + WAIT_NS;
+
+	while (count_matches(log_so_far(c), needle) < n)
+		if (clock_now_ns() > until)
+			return false;
+		else
+			nap(POLL_NS);
+	return true;
+}
+
+/*
+ * A card that is not there (unplugged, renumbered) is tried again and
+ * again: libasound's own message is said once, in our log, not at every
+ * try (then only at debug level). Each device asked for is tried at once
+ * (as a reload does), ALSA_TRIES times each, turn about.
+ */
+#define ALSA_TRIES 3
+
+static void test_alsa_said_once(void)
+{
+	static const char *const devices[] = { "plughw:99,0", "plughw:98,0" };
+	static const char *const said[] = { "Cannot get card index for 99",
+					    "Cannot get card index for 98" };
+	char needle[128];
+	struct capture c;
+	struct options o;
+	struct sound *s;
+	const char *log;
+
+	options_defaults(&o);
+	setenv("RIPPLE_KIOSK_DEBUG", "1", 1);
+	capture_begin(&c, STDERR_FILENO);
+	o.sound_device = devices[0];
+	CHECK_EQ(sound_create(&o, &s), 0);
+	for (int i = 0; i < 2 * ALSA_TRIES; i++) {
+		if (i > 0) {
+			o.sound_device = devices[i % 2];
+			sound_configure(s, &o);
+		}
+		snprintf(needle, sizeof(needle), "sound device '%s'", devices[i % 2]);
+		CHECK(wait_log(&c, needle, i / 2 + 1));
+	}
+	sound_destroy(s);
+	log = capture_end(&c);
+	unsetenv("RIPPLE_KIOSK_DEBUG");
+	fputs(log, stderr);
+	for (int d = 0; d < 2; d++) {
+		snprintf(needle, sizeof(needle), "warning: ALSA: %s", said[d]);
+		CHECK_EQ(count_matches(log, needle), 1);
+		/* Tried at least that often (maybe once more on its own). */
+		CHECK(count_matches(log, said[d]) >= ALSA_TRIES);
+	}
+	CHECK_EQ(count_matches(log, "ALSA lib"), 0);
+}
+#endif
+
 int main(void)
 {
 	RUN(test_pitch);
@@ -343,5 +485,9 @@ int main(void)
 	RUN(test_swish);
 	RUN(test_gesture_splashes);
 	RUN(test_kiosk_rain_splashes);
+#ifdef HAVE_ALSA
+	RUN(test_null_device_paced);
+	RUN(test_alsa_said_once);
+#endif
 	return CHECK_EXIT();
 }

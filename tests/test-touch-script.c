@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/clock.h"
 #include "check.h"
 #include "input/touch-script.h"
 #include "water/gesture.h"
@@ -150,11 +151,66 @@ static void test_play_through_gestures(void)
 	ripple_destroy(r);
 }
 
+static void note_time(void *data, uint64_t at)
+{
+	uint64_t *times = data;
+
+	times[++times[0]] = at;
+}
+
+/* A moment of a 60 Hz display, frames in millionths: ns, rounded down. */
+static uint64_t at(uint64_t millionths)
+{
+	return millionths * NSEC_PER_SEC / (60u * 1000000u);
+}
+
+/* Moments between vblanks: parsed to the millionth of a frame, played by
+ * the first frame that starts after them, timed at their own moment; a
+ * whole frame's touch at its frame's start. */
+static void test_moments(void)
+{
+	struct ripple *r = ripple_create(60, 40);
+	struct gesture *g = gesture_create(r);
+	struct touch_script *s = NULL;
+	uint64_t times[8] = { 0 };
+	char err[256];
+	const char *text = "2 down 0 10 10\n2.5 move 0 20 10\n2.999999 up 0\n"
+			   "3.25 down 1 30 30\n3.25 up 1\n";
+	/* 60 Hz: frame 3 starts 1.5 ms before its vblank */
+	const uint64_t p = NSEC_PER_SEC / 60, start3 = 3 * p - 1500000;
+
+	CHECK_EQ(parse(text, &s, err, sizeof(err)), 0);
+	CHECK_EQ(touch_script_event(s, 1)->part, 500000u);
+	CHECK_EQ(touch_script_event(s, 2)->part, 999999u);
+	CHECK_EQ(touch_script_at_ns(touch_script_event(s, 3), 60), at(3250000));
+	/* frame 2 takes its whole touch, timed at its start */
+	CHECK_EQ(touch_script_play_until(s, 2, 2 * p - 1500000, 60, 0, g, note_time, times), 1);
+	CHECK(times[0] == 1 && times[1] == 2 * p - 1500000);
+	/* frame 3 the move at 2.5 (timed so); the lift at 2.999999 comes
+	 * after frame 3 started, frame 4 takes it and the finger at 3.25 */
+	CHECK_EQ(touch_script_play_until(s, 3, start3, 60, 0, g, note_time, times), 1);
+	CHECK(times[0] == 2 && times[2] == at(2500000));
+	CHECK_EQ(touch_script_play_until(s, 4, 4 * p - 1500000, 60, 0, g, note_time, times), 3);
+	CHECK(times[0] == 3 && times[3] == at(3250000));
+	touch_script_destroy(s);
+
+	/* out of order within a frame, or a part too fine */
+	CHECK(parse("3.5 down 0 1 1\n3.25 up 0\n", &s, err, sizeof(err)) < 0);
+	CHECK(strstr(err, "must not go back") != NULL);
+	CHECK(parse("3.1234567 down 0 1 1\n", &s, err, sizeof(err)) < 0);
+	CHECK(strstr(err, "frame '3.1234567'") != NULL);
+	CHECK(parse("3. down 0 1 1\n", &s, err, sizeof(err)) < 0);
+	CHECK(parse("3.-1 down 0 1 1\n", &s, err, sizeof(err)) < 0);
+	gesture_destroy(g);
+	ripple_destroy(r);
+}
+
 int main(void)
 {
 	RUN(test_good_script);
 	RUN(test_bad_lines);
 	RUN(test_load_file);
 	RUN(test_play_through_gestures);
+	RUN(test_moments);
 	return CHECK_EXIT();
 }

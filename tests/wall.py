@@ -205,4 +205,31 @@ for k in range(FRAMES):
 t.check(first is not None and 0.6 * due <= first <= 1.3 * due + 3,
         "the ring crosses the bezel onto A when the distance says",
         "frame %s, %.1f expected (%.0f mm at %.0f mm/s)" % (first, due, dist_mm, SPEED_MM_S))
+
+# A wall whose first panel's density makes it taller than a picture can be
+# (as five 4K panels side by side are wider): A's 20 mm get 3 of the 16384
+# rows, so the 131 m wall would be 19661 px tall. It runs on a coarser
+# grid, each panel its window scaled up, and says so; it never exits at
+# the first frame, which systemd would restart forever.
+tall, log = render("tall", ["--layout", "A@0,0:20x20 B@20,31072:20x100000",
+                            "--size", "40x16384", "--drift", "3"], 2)
+t.check("wall: 40x19661 px at the first panel's density is more than a picture can be" in log
+        and "window scaled up" in log, "a wall taller than a picture: drawn coarser, said",
+        [line for line in log.splitlines() if "wall" in line or "scaled" in line])
+a, b = frame(tall, 1, "A"), frame(tall, 1, "B")
+colours = {b.pixel(x, y) for y in range(0, b.height, 50) for x in range(b.width)}
+t.check(a.size == (20, 3) and b.size == (20, 12500) and len(colours) > 20,
+        "each panel shows its window of the picture at its own size",
+        "A %dx%d, B %dx%d, %d colours" % (a.size + b.size + (len(colours),)))
+
+# Two panels at the corners of a 5 m square: 11 million cells at the grid
+# their pixels ask for, a pond of gigabytes. The water takes a coarser grid
+# of at most 4M cells (2^22), and says so.
+_, log = render("square", ["--layout", "A@0,0:1210x680 B@3790,4320:1210x680",
+                           "--size", "3334x3334"], 1)
+m = re.search(r"water for the wall: .* (\d+)x(\d+) cells", log)
+t.check("water: 11108885 cells for 3335x3331 px is more than the 4194304 it may have" in log
+        and m and int(m.group(1)) * int(m.group(2)) <= 1 << 22,
+        "a wall of more cells than the water may have: a coarser grid, said",
+        [line for line in log.splitlines() if "water" in line])
 t.exit()

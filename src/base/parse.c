@@ -3,8 +3,11 @@
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
+#include <netdb.h>
+#include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include "base/parse.h"
 
@@ -171,5 +174,43 @@ int parse_hours(const char *s, int *open_min, int *close_min)
 		return -EDOM;  /* an empty span: never open */
 	*open_min = a;
 	*close_min = b;
+	return 0;
+}
+
+int parse_listen(const char *spec, struct sockaddr_storage *ss, bool *v6)
+{
+	char host[INET6_ADDRSTRLEN + 2];
+	struct addrinfo hints = { .ai_flags = AI_NUMERICHOST | AI_NUMERICSERV,
+				  .ai_socktype = SOCK_STREAM };
+	struct addrinfo *ai = NULL;
+	const char *colon = strrchr(spec, ':');
+	size_t hlen;
+	int port;
+
+	/* getaddrinfo takes 99999 and the port wraps round. */
+	if (!colon || colon == spec || parse_int(colon + 1, 0, PARSE_PORT_MAX, &port) < 0)
+		return -EINVAL;
+	hlen = (size_t)(colon - spec);
+	if (spec[0] == '[') {
+		if (hlen < 3 || spec[hlen - 1] != ']')
+			return -EINVAL;
+		spec++;
+		hlen -= 2;
+	}
+	if (hlen >= sizeof(host))
+		return -EINVAL;
+	memcpy(host, spec, hlen);
+	host[hlen] = '\0';
+	if (getaddrinfo(host, colon + 1, &hints, &ai) != 0 || !ai ||
+	    (ss && ai->ai_addrlen > sizeof(*ss))) {
+		if (ai)
+			freeaddrinfo(ai);
+		return -EINVAL;
+	}
+	if (ss)
+		memcpy(ss, ai->ai_addr, ai->ai_addrlen);
+	if (v6)
+		*v6 = ai->ai_family == AF_INET6;
+	freeaddrinfo(ai);
 	return 0;
 }

@@ -2,7 +2,10 @@
 #ifndef PARSE_H
 #define PARSE_H
 
+#include <stdbool.h>
 #include <stdint.h>
+
+struct sockaddr_storage;
 
 /* The whole string must be a decimal integer within lo..hi.
  * 0, -EINVAL (not a number), or -ERANGE (outside lo..hi). */
@@ -19,5 +22,11 @@ int parse_mode(const char *s, int *w, int *h, int *hz);
 /* "HH:MM-HH:MM" (a span may pass midnight: 18:00-02:00); minutes after
  * midnight. -EINVAL or -ERANGE, or -EDOM when both are the same time. */
 int parse_hours(const char *s, int *open_min, int *close_min);
+
+#define PARSE_PORT_MAX 65535
+/* "ADDR:PORT" or "[ADDR6]:PORT", both numeric (no name is looked up, so
+ * "localhost:80" is not one): the status server's --http. ss may be NULL
+ * to check it only; *v6 (may be NULL) says an IPv6 address. 0 or -EINVAL. */
+int parse_listen(const char *spec, struct sockaddr_storage *ss, bool *v6);
 
 #endif

@@ -48,6 +48,18 @@ struct display_output_info {
 	uint64_t serial;
 	/* Frames that reached the screen: modesets done and flips completed. */
 	uint64_t presented;
+	/*
+	 * The last of them: when it was shown (CLOCK_MONOTONIC ns; the
+	 * vblank's time where the driver stamps its flip events so, see
+	 * flip_stamped) and the vblank's number (flip_seq, counting up by
+	 * one a refresh; 0 from drivers that count none). 0: none yet.
+	 */
+	uint64_t flip_ns;
+	uint64_t flip_seq;
+	/* flip_ns is the kernel's own stamp of the vblank
+	 * (DRM_CAP_TIMESTAMP_MONOTONIC); false: when the event was read, or
+	 * when a backend without flips showed the frame. */
+	bool flip_stamped;
 	/* 0: a screen, which keeps showing the last frame, so calm water
 	 * needs none. N > 0: a recorder (headless), whose frames are
 	 * moments in time: every refresh is one, every Nth is kept, calm or

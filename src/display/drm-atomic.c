@@ -379,6 +379,8 @@ static int commit_staged(struct drm_display *dd, bool modeset)
 			drmModeSetCursor(dd->dev->fd, out->crtc_id, 0, 0, 0);
 			out->modeset_needed = false;
 			out->presented++;
+			out->flip_ns = clock_now_ns();
+			out->flip_seq = 0;
 		} else {
 			out->flip_pending = true;
 			out->flip_sent_ns = clock_now_ns();

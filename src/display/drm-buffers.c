@@ -83,17 +83,21 @@ static void flip_done(int fd, unsigned int sequence, unsigned int tv_sec, unsign
 		      unsigned int crtc_id, void *user_data)
 {
 	struct drm_display *dd = user_data;
+	/* The vblank that showed it, where the kernel stamps it so; drivers
+	 * without a vblank interrupt (bochs, virtio-gpu) stamp the commit's
+	 * completion: on a virtual machine, when the host has the frame. */
+	uint64_t ns = dd->dev->monotonic_stamps ?
+		(uint64_t)tv_sec * NSEC_PER_SEC + (uint64_t)tv_usec * 1000u : clock_now_ns();
 
 	(void)fd;
-	(void)sequence;
-	(void)tv_sec;
-	(void)tv_usec;
 	/* Outputs are drained before they are removed; an event for a CRTC
 	 * no output uses any more is dropped. */
 	for (int i = 0; i < dd->n_outputs; i++) {
 		if (dd->outputs[i]->crtc_id == crtc_id && dd->outputs[i]->flip_pending) {
 			dd->outputs[i]->flip_pending = false;
 			dd->outputs[i]->presented++;
+			dd->outputs[i]->flip_ns = ns;
+			dd->outputs[i]->flip_seq = sequence;
 		}
 	}
 }

@@ -260,7 +260,7 @@ int drm_device_take_master(struct drm_device *dev)
 int drm_device_open(const struct drm_config *cfg, bool quiet_denied, struct drm_device **out)
 {
 	struct drm_device *dev;
-	uint64_t depth = 0;
+	uint64_t depth = 0, stamps = 0;
 	struct stat st;
 	int fd;
 
@@ -285,6 +285,11 @@ int drm_device_open(const struct drm_config *cfg, bool quiet_denied, struct drm_
 		dev->fourcc = DRM_FORMAT_XRGB8888;
 		dev->bpp = 32;
 	}
+	dev->monotonic_stamps = drmGetCap(fd, DRM_CAP_TIMESTAMP_MONOTONIC, &stamps) == 0 && stamps;
+	if (!dev->monotonic_stamps)
+		log_warn("%s: its flip events are not stamped on the monotonic clock "
+			 "(DRM_CAP_TIMESTAMP_MONOTONIC); a flip's time is when it is read",
+			 dev->path);
 	*out = dev;
 	return 0;
 }

@@ -63,6 +63,8 @@ struct drm_output {
 	uint64_t presented;       /* modesets done and flips completed */
 	bool flip_pending;
 	uint64_t flip_sent_ns;
+	uint64_t flip_ns;         /* the last flip shown (display_output_info) */
+	uint64_t flip_seq;
 	bool dpms_off;            /* switched off by drm_power_apply() */
 	bool dpms_refused;        /* it would not: said once, shown black */
 	bool seen;                /* scratch for rescans */
@@ -85,6 +87,10 @@ struct drm_device {
 	/* Modes and flips through atomic commits; false: the legacy
 	 * ioctls (no atomic driver, RIPPLE_DRM_LEGACY=1, or a fallback). */
 	bool atomic;
+	/* Flip events carry the vblank's CLOCK_MONOTONIC time
+	 * (DRM_CAP_TIMESTAMP_MONOTONIC, every driver since Linux 3.8 unless
+	 * drm.timestamp_monotonic=0); false: they are read at their arrival. */
+	bool monotonic_stamps;
 	struct saved_crtc *saved;
 	int n_saved;
 };

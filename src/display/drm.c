@@ -352,6 +352,9 @@ static int drm_output_info(struct display *d, int idx, struct display_output_inf
 	info->format = dd->dev->format;
 	info->serial = out->serial;
 	info->presented = out->presented;
+	info->flip_ns = out->flip_ns;
+	info->flip_seq = out->flip_seq;
+	info->flip_stamped = dd->dev->monotonic_stamps;
 	info->asleep = out->dpms_off;
 	return 0;
 }
@@ -437,6 +440,8 @@ static int drm_present(struct display *d, int idx, uint64_t frame)
 		drmModeSetCursor(fd, out->crtc_id, 0, 0, 0);
 		out->modeset_needed = false;
 		out->presented++;
+		out->flip_ns = clock_now_ns();
+		out->flip_seq = 0;
 	} else {
 		ret = drmModePageFlip(fd, out->crtc_id, out->fb[out->back].fb_id,
 				      DRM_MODE_PAGE_FLIP_EVENT, dd);

@@ -160,6 +160,15 @@ struct kiosk {
 
 	struct view views[KIOSK_MAX_VIEWS];
 	uint64_t view_clock;
+	/* A target finer than any view can be is drawn at the water's own
+	 * density into scaled, then scaled up (kiosk-render.c); each size
+	 * so drawn is said once. */
+	uint32_t *scaled;
+	size_t scaled_len;         /* pixels */
+	struct scaled_size {
+		int target_w, target_h, window_w, window_h;
+	} scaled_said[KIOSK_MAX_VIEWS];
+	int scaled_said_next;
 
 	bool clock_started;
 	uint64_t t0;

@@ -733,11 +733,18 @@ static int window_view(struct kiosk *k, const struct render_target *target,
 	j->win.w = lw;
 	j->win.h = lh;
 	/* Rounding, or a panel a few mm off its neighbours, keeps the wall's
-	 * own view; another density gets a view of the whole at its own. */
+	 * own view; another density gets a view of the whole at its own,
+	 * unless that is finer than a view can be (render_scaled). */
 	if ((lw != win->w || lh != win->h) &&
 	    !(snap && near_size(lw, win->w) && near_size(lh, win->h))) {
-		vw = (int)((int64_t)k->width * lw / win->w);
-		vh = (int)((int64_t)k->height * lh / win->h);
+		int64_t w = (int64_t)k->width * lw / win->w, h = (int64_t)k->height * lh / win->h;
+
+		if ((w > k->width || h > k->height) &&
+		    (w > KIOSK_VIEW_MAX_SIDE || h > KIOSK_VIEW_MAX_SIDE ||
+		     (uint64_t)w * (uint64_t)h > KIOSK_VIEW_MAX_PIXELS))
+			return -EFBIG;
+		vw = (int)w;
+		vh = (int)h;
 		j->win.x = (int)((int64_t)win->x * lw / win->w);
 		j->win.y = (int)((int64_t)win->y * lh / win->h);
 	}
@@ -756,6 +763,9 @@ static int window_view(struct kiosk *k, const struct render_target *target,
 	return kiosk_get_view(k, vw, vh, &j->view);
 }
 
+static int render_scaled(struct kiosk *k, const struct render_target *target,
+			 const struct kiosk_window *win);
+
 static int render_window(struct kiosk *k, const struct render_target *target,
 			 const struct kiosk_window *win, bool snap)
 {
@@ -772,6 +782,10 @@ static int render_window(struct kiosk *k, const struct render_target *target,
 	if (win->w < 1 || win->h < 1)
 		return -EINVAL;
 	ret = window_view(k, target, win, snap, &j);
+	/* A view finer than a picture can be (KIOSK_VIEW_MAX_*, or a
+	 * picture the image layer refuses): never an exit, a window scaled. */
+	if (ret == -EFBIG)
+		return render_scaled(k, target, win);
 	if (ret < 0)
 		return ret;
 	j.y0 = 0;
@@ -798,6 +812,136 @@ static int render_window(struct kiosk *k, const struct render_target *target,
 		return render_band(&j, 0, 0, j.win.h);
 	workers_run(k->workers, render_job, &j);
 	return j.result;
+}
+
+/* ---- a target finer than a view can be ---- */
+
+/* The drawn window scaled up to its target, in bands of the target's rows:
+ * per target column and row the source one and the next one's weight. */
+struct scale_job {
+	const struct render_target *src, *dst;
+	const int *x0, *xw, *y0, *yw;
+	int bands;
+};
+
+/* a and b mixed, w / UPSAMPLE_ONE of b: red and blue in one multiply. */
+static uint32_t mix(uint32_t a, uint32_t b, int w)
+{
+	const uint32_t rb = 0xff00ffu, g = 0x00ff00u;
+	const uint32_t wa = (uint32_t)(UPSAMPLE_ONE - w), wb = (uint32_t)w;
+
+	return 0xff000000u | ((((a & rb) * wa + (b & rb) * wb) >> UPSAMPLE_BITS) & rb) |
+	       ((((a & g) * wa + (b & g) * wb) >> UPSAMPLE_BITS) & g);
+}
+
+/* Rows first, as bilinear_rows: the two source rows blended into one, then
+ * each target pixel from its two neighbours in that row. */
+static void scale_rows(const struct scale_job *j, int y0, int y1)
+{
+	const struct render_target *s = j->src, *d = j->dst;
+	const size_t pitch = s->stride / sizeof(uint32_t);
+	const int *restrict x0 = j->x0, *restrict xw = j->xw;
+	const int width = d->width;
+	uint32_t *restrict row = malloc((size_t)s->width * sizeof(*row));
+
+	if (!row)
+		return;  /* the frame before stays: a stale frame, no crash */
+	for (int y = y0; y < y1; y++) {
+		const uint32_t *r0 = (const uint32_t *)s->pixels + (size_t)j->y0[y] * pitch;
+		const uint32_t *r1 = j->yw[y] ? r0 + pitch : r0;
+		const int wy = j->yw[y];
+		uint8_t *out = (uint8_t *)d->pixels + (size_t)y * d->stride;
+
+		for (int x = 0; x < s->width; x++)
+			row[x] = mix(r0[x], r1[x], wy);
+		if (d->format == PIXEL_RGB565) {
+			uint16_t *restrict o = (uint16_t *)(void *)out;
+
+			for (int x = 0; x < width; x++)
+				o[x] = pixel_xrgb_to_rgb565(mix(row[x0[x]], row[x0[x] + !!xw[x]], xw[x]));
+		} else {
+			uint32_t *restrict o = (uint32_t *)(void *)out;
+
+			for (int x = 0; x < width; x++)
+				o[x] = mix(row[x0[x]], row[x0[x] + !!xw[x]], xw[x]);
+		}
+	}
+	free(row);
+}
+
+static void scale_job(void *ctx, int index, int count)
+{
+	const struct scale_job *j = ctx;
+	const int64_t h = j->dst->height;
+
+	(void)count;
+	if (index < j->bands)
+		scale_rows(j, (int)(h * index / j->bands), (int)(h * (index + 1) / j->bands));
+}
+
+/* Said once for each target and window drawn so: a handful, the outputs. */
+static void say_scaled(struct kiosk *k, const struct render_target *target,
+		       const struct kiosk_window *win)
+{
+	const struct scaled_size now = { target->width, target->height, win->w, win->h };
+
+	for (int i = 0; i < KIOSK_MAX_VIEWS; i++)
+		if (memcmp(&k->scaled_said[i], &now, sizeof(now)) == 0)
+			return;
+	k->scaled_said[k->scaled_said_next] = now;
+	k->scaled_said_next = (k->scaled_said_next + 1) % KIOSK_MAX_VIEWS;
+	log_warn("a %dx%d screen shows its %dx%d px of the water scaled up: the picture at "
+		 "its density would be more than %d px a side or %llu in all", target->width,
+		 target->height, win->w, win->h, KIOSK_VIEW_MAX_SIDE,
+		 (unsigned long long)KIOSK_VIEW_MAX_PIXELS);
+}
+
+/*
+ * A target finer than any view of the whole water can be (a 4K panel of a
+ * wall whose plan was made coarser, wall/layout.h): the window drawn pixel
+ * for pixel from the water's own view into k->scaled, then scaled up to
+ * the target, bilinear.
+ */
+static int render_scaled(struct kiosk *k, const struct render_target *target,
+			 const struct kiosk_window *win)
+{
+	struct render_target drawn = { .format = PIXEL_XRGB8888 };
+	struct scale_job j = { .src = &drawn, .dst = target };
+	size_t n;
+	int *axes;
+	int ret;
+
+	render_physical_size(win->rotation, win->w, win->h, &drawn.width, &drawn.height);
+	n = (size_t)drawn.width * (size_t)drawn.height;
+	if (n > k->scaled_len) {
+		free(k->scaled);
+		k->scaled_len = 0;
+		k->scaled = bigmem_alloc(n * sizeof(*k->scaled));
+		if (!k->scaled)
+			return -ENOMEM;
+		k->scaled_len = n;
+	}
+	drawn.pixels = k->scaled;
+	drawn.stride = (size_t)drawn.width * sizeof(*k->scaled);
+	/* Its logical size is the window's: the water's own view, no deeper. */
+	ret = render_window(k, &drawn, win, false);
+	if (ret < 0)
+		return ret;
+	axes = malloc(2 * ((size_t)target->width + (size_t)target->height) * sizeof(*axes));
+	if (!axes)
+		return -ENOMEM;
+	view_axis(drawn.width, target->width, axes, axes + target->width);
+	view_axis(drawn.height, target->height, axes + 2 * target->width,
+		  axes + 2 * target->width + target->height);
+	j.x0 = axes;
+	j.xw = axes + target->width;
+	j.y0 = axes + 2 * target->width;
+	j.yw = j.y0 + target->height;
+	j.bands = kiosk_bands_for(k, target->height);
+	workers_run(k->workers, scale_job, &j);
+	free(axes);
+	say_scaled(k, target, win);
+	return 0;
 }
 
 int kiosk_render_window(struct kiosk *k, const struct render_target *target,

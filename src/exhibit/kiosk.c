@@ -147,10 +147,44 @@ static void apply_settings(struct kiosk *k, const struct options *o, const struc
 							     : k->base_rain));
 }
 
+/*
+ * The most cells the water is made of. The pond keeps some 25 floats a
+ * cell (water/pond.c): 4M cells are half a GiB, and steps take seconds
+ * on a small machine. The largest wall worth making, eight 98-inch panels
+ * side by side, has about as many on the finest grid its pixels ask for.
+ */
+#define KIOSK_MAX_CELLS ((int64_t)1 << 22)
+
+static int64_t cells(const struct water_units *u)
+{
+	return (int64_t)u->sim_width * u->sim_height;
+}
+
+/* The look in o at this size in *u, its grid coarser where the one the
+ * look asks for has more than KIOSK_MAX_CELLS (said when say). */
+static void units_within(const struct options *o, int width, int height, int mm_width,
+			 int mm_height, bool say, struct water_units *u)
+{
+	struct water_look look;
+	int64_t asked;
+
+	options_water_look(o, &look);
+	water_units_compute(&look, width, height, mm_width, mm_height, u);
+	asked = cells(u);
+	while (cells(u) > KIOSK_MAX_CELLS && u->scale < WATER_SCALE_MAX) {
+		look.sim_scale = u->scale * 2 < WATER_SCALE_MAX ? u->scale * 2 : WATER_SCALE_MAX;
+		water_units_compute(&look, width, height, mm_width, mm_height, u);
+	}
+	if (say && cells(u) < asked)
+		log_warn("water: %lld cells for %dx%d px is more than the %lld it may have; "
+			 "cells of %d px (%.1f mm) instead, %dx%d of them", (long long)asked, width,
+			 height, (long long)KIOSK_MAX_CELLS, u->scale, u->cell_mm, u->sim_width,
+			 u->sim_height);
+}
+
 int kiosk_create(const struct options *o, int rotation, int width, int height, int mm_width,
 		 int mm_height, struct kiosk **out)
 {
-	struct water_look look;
 	struct show_pick pick = { .index = -1 };
 	struct water_units u;
 	uint8_t *mask = NULL;
@@ -158,8 +192,7 @@ int kiosk_create(const struct options *o, int rotation, int width, int height, i
 	struct view *v;
 	int ret = -ENOMEM;
 
-	options_water_look(o, &look);
-	water_units_compute(&look, width, height, mm_width, mm_height, &u);
+	units_within(o, width, height, mm_width, mm_height, true, &u);
 	k = calloc(1, sizeof(*k));
 	if (!k)
 		return -ENOMEM;
@@ -243,6 +276,7 @@ void kiosk_destroy(struct kiosk *k)
 	pond_destroy(k->pond);
 	caustics_destroy(k->caustics);
 	image_destroy(k->source);
+	free(k->scaled);
 	free(k);
 }
 
@@ -455,7 +489,8 @@ int kiosk_advance(struct kiosk *k, uint64_t now_ns)
 	if (now_ns < k->t0)
 		return 0;
 	k->now_ns = now_ns;
-	/* Touches given before this call came by now. */
+	/* Touches given before this call came by now; the fingers' stones
+	 * reach them now. */
 	gesture_pace(k->gesture, now_ns);
 	splashes_date(&k->heard, now_ns);
 	follow_visitors(k, now_ns);
@@ -711,7 +746,6 @@ void kiosk_describe_sleep(const struct kiosk *k, char *buf, size_t len)
 int kiosk_reconfigure(struct kiosk *k, const struct options *o)
 {
 	struct show_pick pick = { .index = -1 };
-	struct water_look look;
 	struct water_units u;
 	struct workers *w;
 	uint8_t *mask = NULL;
@@ -719,8 +753,7 @@ int kiosk_reconfigure(struct kiosk *k, const struct options *o)
 	int ret;
 
 	/* Another grid needs new water. */
-	options_water_look(o, &look);
-	water_units_compute(&look, k->width, k->height, k->mm_width, k->mm_height, &u);
+	units_within(o, k->width, k->height, k->mm_width, k->mm_height, false, &u);
 	if (u.model != k->units.model || u.scale != k->units.scale ||
 	    u.sim_width != kiosk_water_width(k) || u.sim_height != kiosk_water_height(k))
 		return -ENOTSUP;

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "image/image.h"
 #include "settings/options.h"
 #include "water/render.h"
 
@@ -46,6 +47,11 @@ void kiosk_destroy(struct kiosk *k);
 #define KIOSK_MAX_CATCHUP_NS (NSEC_PER_SEC / 10)
 int kiosk_advance(struct kiosk *k, uint64_t now_ns);
 
+/* The largest picture the water is seen through at one size (a screen's,
+ * a wall's): one image, with the drift's margin round it. */
+#define KIOSK_VIEW_MAX_SIDE (IMAGE_MAX_DIMENSION - 2 * OPTIONS_MAX_DRIFT)
+#define KIOSK_VIEW_MAX_PIXELS IMAGE_MAX_PIXELS
+
 /* Render the current water into a target of any size (a second screen of
  * another size gets the same water scaled, and its own picture); target is
  * the physical buffer, turned by the rotation given in options. */
@@ -55,8 +61,10 @@ int kiosk_render(struct kiosk *k, const struct render_target *target);
  * One panel of a wall: the window x, y, w x h of the water's screen (the
  * wall, in its logical pixels) drawn into target, turned by rotation. A
  * target of another logical size than w x h (a panel of another pixel
- * density) shows the same window scaled. x is taken down to an even
- * column (wall/layout.h says why). 0 or a negative errno.
+ * density) shows the same window scaled: drawn at its own density while
+ * the whole water's picture at it is within KIOSK_VIEW_MAX_*, else at the
+ * water's own and then scaled up. x is taken down to an even column
+ * (wall/layout.h says why). 0 or a negative errno.
  */
 struct kiosk_window {
 	int x, y, w, h;

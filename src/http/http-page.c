@@ -1,6 +1,11 @@
 #include "config.h"
 
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "http/http-private.h"
@@ -12,7 +17,10 @@
 #define CHART_H 120
 #define CHART_LABEL_H 16
 #define SECONDS_PER_HOUR 3600
+#define SECONDS_PER_MINUTE 60
 #define SECONDS_PER_DAY 86400
+/* The file the chart is drawn from, in the state directory. */
+#define CHART_FILE "usage.csv"
 
 static void uptime_text(struct buf *b, double s)
 {
@@ -22,17 +30,67 @@ static void uptime_text(struct buf *b, double s)
 		   t % SECONDS_PER_DAY / SECONDS_PER_HOUR, t % SECONDS_PER_HOUR / 60, t % 60);
 }
 
+/* usage.csv as it is now (not through a symlink: the chart does not read
+ * one), and the hour of local time that holds now. */
+static void chart_key_now(const struct http *h, time_t now, struct chart_key *k)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	struct tm tm;
+
+	memset(k, 0, sizeof(*k));
+	localtime_r(&now, &tm);
+	k->hour = now - tm.tm_min * SECONDS_PER_MINUTE - tm.tm_sec;
+	if (snprintf(path, sizeof(path), "%s/%s", h->state_dir, CHART_FILE) <
+	    (int)sizeof(path) && lstat(path, &st) == 0) {
+		k->dev = (uint64_t)st.st_dev;
+		k->ino = (uint64_t)st.st_ino;
+		k->size = (uint64_t)st.st_size;
+		k->mtime_s = (int64_t)st.st_mtim.tv_sec;
+		k->mtime_ns = st.st_mtim.tv_nsec;
+	}
+}
+
+static bool chart_key_same(const struct chart_key *a, const struct chart_key *b)
+{
+	return a->dev == b->dev && a->ino == b->ino && a->size == b->size &&
+	       a->mtime_s == b->mtime_s && a->mtime_ns == b->mtime_ns && a->hour == b->hour;
+}
+
+/* The hours of the chart: made again only when usage.csv changed or another
+ * hour began, by one client while the others wait for it. Every client
+ * asks for the page every few seconds; the file is read once an hour. */
+static int chart_hours(struct http *h, time_t now, uint32_t *hourly)
+{
+	struct chart_key key;
+	int ret;
+
+	if (!h->chart || !h->state_dir)
+		return -ENOENT;
+	chart_key_now(h, now, &key);
+	pthread_mutex_lock(&h->chart_lock);
+	if (!h->chart_made || !chart_key_same(&key, &h->chart_key)) {
+		memset(h->chart_hourly, 0, sizeof(h->chart_hourly));
+		h->chart_ret = h->chart(h->state_dir, now, h->chart_hourly);
+		h->chart_key = key;
+		h->chart_made = true;
+	}
+	memcpy(hourly, h->chart_hourly, sizeof(h->chart_hourly));
+	ret = h->chart_ret;
+	pthread_mutex_unlock(&h->chart_lock);
+	return ret;
+}
+
 /* Touches per hour for 7 days, drawn here: the page needs no script. */
 static void chart(struct http *h, struct buf *b)
 {
-	uint32_t *hourly = calloc(HTTP_CHART_HOURS, sizeof(*hourly));
+	uint32_t hourly[HTTP_CHART_HOURS];
 	uint32_t top = 1;
 	int w = HTTP_CHART_HOURS * CHART_BAR_W;
 	time_t now = time(NULL);
 
-	if (!hourly || !h->chart || h->chart(h->state_dir, now, hourly) < 0) {
+	if (chart_hours(h, now, hourly) < 0) {
 		buf_printf(b, "<p>No usage numbers yet.</p>\n");
-		free(hourly);
 		return;
 	}
 	for (int i = 0; i < HTTP_CHART_HOURS; i++)
@@ -68,7 +126,6 @@ static void chart(struct http *h, struct buf *b)
 			   d * 24 * CHART_BAR_W + 2, CHART_H + CHART_LABEL_H - 3, label);
 	}
 	buf_printf(b, "</svg>\n<p>Most in an hour: %u.</p>\n", top);
-	free(hourly);
 }
 
 void http_page(struct http *h, struct http_reply *r)

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "http/http.h"
 
@@ -21,6 +22,7 @@
 #define HTTP_TEXT "text/plain; charset=utf-8"
 #define HTTP_STATUS_OK 200
 #define HTTP_STATUS_ACCEPTED 202
+#define HTTP_STATUS_BAD_REQUEST 400
 #define HTTP_STATUS_UNAUTHORIZED 401
 #define HTTP_STATUS_FORBIDDEN 403
 #define HTTP_STATUS_NOT_FOUND 404
@@ -49,6 +51,15 @@ struct rate_client {
 	uint64_t seen_ns;
 };
 
+/* What the chart was made from: usage.csv as it was (absent: all 0) and
+ * the hour of local time it ends with. */
+struct chart_key {
+	uint64_t dev, ino, size;
+	int64_t mtime_s;
+	long mtime_ns;
+	time_t hour;
+};
+
 struct http {
 	char *state_dir;
 	char *token;               /* NULL: no control */
@@ -67,8 +78,14 @@ struct http {
 	_Atomic uint64_t refused[HTTP_REFUSALS];
 
 	pthread_mutex_t encoding;  /* one /screen.png made at a time */
+	pthread_mutex_t chart_lock;  /* the chart's copy: made by one client at a time */
+	bool chart_made;
+	struct chart_key chart_key;
+	int chart_ret;
+	uint32_t chart_hourly[HTTP_CHART_HOURS];
 	pthread_mutex_t lock;      /* all below */
-	pthread_cond_t frame_came;
+	pthread_cond_t frame_came; /* on CLOCK_MONOTONIC, as every wait here */
+	bool stopping;             /* no frame will come: nobody waits for one */
 	struct http_facts facts;
 	bool have_facts;
 	double fps;
@@ -95,6 +112,16 @@ void buf_printf(struct buf *b, const char *fmt, ...);
 /* s inside HTML (json false) or a JSON string. */
 void buf_escaped(struct buf *b, const char *s, bool json);
 void reply_plain(struct http_reply *r, int status, const char *msg);
+
+/* A condition variable whose timed waits follow CLOCK_MONOTONIC: a wall
+ * clock set back (NTP at boot, a technician) never stretches them. 0 or a
+ * negative errno. */
+int http_cond_init(pthread_cond_t *c);
+/* ms from now on CLOCK_MONOTONIC, for pthread_cond_timedwait() on one. */
+void http_deadline(struct timespec *until, unsigned ms);
+/* Every client waiting for a frame is answered now, and none waits again
+ * (the server stops). */
+void http_stop_waits(struct http *h);
 
 const char *http_refusal_name(enum http_refusal r);
 void http_refused(struct http *h, enum http_refusal r);

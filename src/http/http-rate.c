@@ -28,12 +28,16 @@ bool http_rate_ok(struct http *h, const char *client, uint64_t now)
 		c = oldest;
 		snprintf(c->addr, sizeof(c->addr), "%s", client);
 		c->tokens = RATE_BURST;
-	} else {
+	} else if (now > c->seen_ns) {
 		c->tokens += (double)(now - c->seen_ns) / (double)NSEC_PER_SEC / RATE_PERIOD_S;
 		if (c->tokens > RATE_BURST)
 			c->tokens = RATE_BURST;
 	}
-	c->seen_ns = now;
+	/* Requests at once read the clock before they take the lock, in any
+	 * order: one that read it earlier than the last finds no time gone
+	 * (now - seen_ns would wrap round and refill the allowance). */
+	if (now > c->seen_ns)
+		c->seen_ns = now;
 	ok = c->tokens >= 1.0;
 	if (ok)
 		c->tokens -= 1.0;

@@ -2,11 +2,11 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
-#include <netdb.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <sys/socket.h>
@@ -16,14 +16,17 @@
 
 #include "base/clock.h"
 #include "base/log.h"
+#include "base/parse.h"
 #include "base/util.h"
 #include "http/http-private.h"
 
 /* Bounds on what anyone can make the server hold: connections at once (and
- * from one address), the memory of one (its headers must fit), how long a
- * quiet one is kept, the stack of each connection's thread. */
-#define MAX_CONNECTIONS 32
-#define MAX_CONNECTIONS_PER_CLIENT 16
+ * from one address: it takes MAX_CONNECTIONS / MAX_CONNECTIONS_PER_CLIENT
+ * addresses that keep connecting to leave none for a technician), the
+ * memory of one (its headers must fit), how long a quiet one is kept, the
+ * stack of each connection's thread. */
+#define MAX_CONNECTIONS 64
+#define MAX_CONNECTIONS_PER_CLIENT 8
 #define CONNECTION_MEMORY (16u << 10)
 #define CONNECTION_TIMEOUT_S 10
 #define THREAD_STACK (512u << 10)
@@ -123,12 +126,7 @@ static void *reap(void *data)
 					http_refused(h, HTTP_REFUSED_TIMEOUT);
 			}
 		}
-		clock_gettime(CLOCK_REALTIME, &until);
-		until.tv_nsec += REAP_EVERY_MS * 1000000L;
-		if (until.tv_nsec >= 1000000000L) {
-			until.tv_sec++;
-			until.tv_nsec -= 1000000000L;
-		}
+		http_deadline(&until, REAP_EVERY_MS);
 		pthread_cond_timedwait(&r->wake, &r->lock, &until);
 	}
 	pthread_mutex_unlock(&r->lock);
@@ -240,9 +238,46 @@ static enum MHD_Result send_reply(struct MHD_Connection *c, struct http_reply *r
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer");
 	if (r->status == HTTP_STATUS_TOO_MANY)
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, "2");
+	if (r->allow)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, r->allow);
+	/* A request whose end is in doubt: what follows it is no request. */
+	if (r->status == HTTP_STATUS_BAD_REQUEST)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
 	ret = MHD_queue_response(c, (unsigned)r->status, resp);
 	MHD_destroy_response(resp);
 	return ret;
+}
+
+struct lengths {
+	const char *first;
+	bool differ;
+};
+
+/* Each Content-Length against the first. */
+static enum MHD_Result same_length(void *cls, enum MHD_ValueKind kind, const char *key,
+				   const char *value)
+{
+	struct lengths *l = cls;
+
+	(void)kind;
+	if (!key || !value || strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH) != 0)
+		return MHD_YES;
+	if (!l->first)
+		l->first = value;
+	else if (strcmp(l->first, value) != 0)
+		l->differ = true;
+	return l->differ ? MHD_NO : MHD_YES;
+}
+
+/* Two different lengths for one body (RFC 9112, 6.3): the server and a
+ * proxy before it could end the body at different bytes, and read the
+ * rest as another request. */
+static bool lengths_differ(struct MHD_Connection *c)
+{
+	struct lengths l = { NULL, false };
+
+	MHD_get_connection_values(c, MHD_HEADER_KIND, same_length, &l);
+	return l.differ;
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
@@ -268,6 +303,12 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 			n->in_request = true;
 		pthread_mutex_unlock(&h->reaper->lock);
 		rq->seen = true;
+		if (lengths_differ(c)) {
+			http_refused(h, HTTP_REFUSED_PROTOCOL);
+			r = (struct http_reply){ .fd = -1 };
+			reply_plain(&r, HTTP_STATUS_BAD_REQUEST, "two different Content-Length values");
+			return send_reply(c, &r);
+		}
 		/* A body announced too big is refused before it is read. */
 		len_text = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
 						       MHD_HTTP_HEADER_CONTENT_LENGTH);
@@ -292,42 +333,6 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		    MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION),
 		    client, rq->body, &r);
 	return send_reply(c, &r);
-}
-
-/* "ADDR:PORT", "[ADDR6]:PORT": numeric only, no name looked up. */
-static int parse_listen(const char *spec, struct sockaddr_storage *ss, bool *v6)
-{
-	char host[INET6_ADDRSTRLEN + 2];
-	struct addrinfo hints = { .ai_flags = AI_NUMERICHOST | AI_NUMERICSERV,
-				  .ai_socktype = SOCK_STREAM };
-	struct addrinfo *ai = NULL;
-	const char *colon = strrchr(spec, ':');
-	size_t hlen;
-	int ret;
-
-	if (!colon || colon == spec || !colon[1])
-		return -EINVAL;
-	hlen = (size_t)(colon - spec);
-	if (spec[0] == '[') {
-		if (hlen < 3 || spec[hlen - 1] != ']')
-			return -EINVAL;
-		spec++;
-		hlen -= 2;
-	}
-	if (hlen >= sizeof(host))
-		return -EINVAL;
-	memcpy(host, spec, hlen);
-	host[hlen] = '\0';
-	ret = getaddrinfo(host, colon + 1, &hints, &ai);
-	if (ret != 0 || !ai || ai->ai_addrlen > sizeof(*ss)) {
-		if (ai)
-			freeaddrinfo(ai);
-		return -EINVAL;
-	}
-	memcpy(ss, ai->ai_addr, ai->ai_addrlen);
-	*v6 = ai->ai_family == AF_INET6;
-	freeaddrinfo(ai);
-	return 0;
 }
 
 int http_create(const struct http_config *c, struct http **out)
@@ -356,10 +361,15 @@ int http_create(const struct http_config *c, struct http **out)
 		return -ENOMEM;
 	}
 	pthread_mutex_init(&h->reaper->lock, NULL);
-	pthread_cond_init(&h->reaper->wake, NULL);
-	ret = -pthread_create(&h->reaper->thread, NULL, reap, h);
+	ret = http_cond_init(&h->reaper->wake);
+	if (ret == 0) {
+		ret = -pthread_create(&h->reaper->thread, NULL, reap, h);
+		if (ret < 0)
+			pthread_cond_destroy(&h->reaper->wake);
+	}
 	if (ret < 0) {
 		log_error("http: cannot start a thread: %s", strerror(-ret));
+		pthread_mutex_destroy(&h->reaper->lock);
 		free(h->reaper);
 		h->reaper = NULL;
 		http_detached_destroy(h);
@@ -403,7 +413,9 @@ void http_destroy(struct http *h)
 {
 	if (!h)
 		return;
-	/* Wakes a client waiting for a frame: none will come now. */
+	/* A client waiting for a frame is answered at once (none will come
+	 * now): libmicrohttpd waits for every connection's thread. */
+	http_stop_waits(h);
 	if (h->daemon)
 		MHD_stop_daemon(h->daemon);
 	if (h->reaper) {

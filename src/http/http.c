@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/eventfd.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -144,21 +145,62 @@ static int read_token(const char *path, char **out, size_t *len)
 	return 0;
 }
 
-/* Every byte looked at, whatever matches: the time says nothing of the token. */
+/* The scheme in any case (RFC 9110: "bearer" is "Bearer"), then one space
+ * or more. Every byte of the token looked at, whatever matches: the time
+ * says nothing of it. */
 static bool token_matches(const struct http *h, const char *auth)
 {
-	static const char bearer[] = "Bearer ";
+	static const char bearer[] = "Bearer";
 	size_t given_len, i;
 	unsigned diff;
 
-	if (!h->token || !auth || strncmp(auth, bearer, sizeof(bearer) - 1) != 0)
+	if (!h->token || !auth || strncasecmp(auth, bearer, sizeof(bearer) - 1) != 0 ||
+	    auth[sizeof(bearer) - 1] != ' ')
 		return false;
 	auth += sizeof(bearer) - 1;
+	while (*auth == ' ')
+		auth++;
 	given_len = strlen(auth);
 	diff = given_len != h->token_len;
 	for (i = 0; i < h->token_len; i++)
 		diff |= (unsigned char)h->token[i] ^ (unsigned char)(i < given_len ? auth[i] : 0);
 	return diff == 0;
+}
+
+/* ---- waits ---- */
+
+int http_cond_init(pthread_cond_t *c)
+{
+	pthread_condattr_t attr;
+	int ret;
+
+	ret = -pthread_condattr_init(&attr);
+	if (ret < 0)
+		return ret;
+	ret = -pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	if (ret == 0)
+		ret = -pthread_cond_init(c, &attr);
+	pthread_condattr_destroy(&attr);
+	return ret;
+}
+
+void http_deadline(struct timespec *until, unsigned ms)
+{
+	clock_gettime(CLOCK_MONOTONIC, until);
+	until->tv_sec += ms / MS_PER_S;
+	until->tv_nsec += (long)(ms % MS_PER_S) * NS_PER_MS;
+	if (until->tv_nsec >= (long)NSEC_PER_SEC) {
+		until->tv_sec++;
+		until->tv_nsec -= (long)NSEC_PER_SEC;
+	}
+}
+
+void http_stop_waits(struct http *h)
+{
+	pthread_mutex_lock(&h->lock);
+	h->stopping = true;
+	pthread_cond_broadcast(&h->frame_came);
+	pthread_mutex_unlock(&h->lock);
 }
 
 /* ---- the loop's side ---- */
@@ -169,6 +211,19 @@ static void wake_loop(struct http *h)
 
 	if (h->event_fd >= 0 && write(h->event_fd, &one, sizeof(one)) < 0 && errno != EAGAIN)
 		log_debug("http: cannot wake the frame loop: %s", strerror(errno));
+}
+
+/* For the loop's next pass. Sleep and wake replace each other, so the one
+ * asked for last wins however the passes fall between the calls. */
+static void ask(struct http *h, unsigned command)
+{
+	const unsigned power = HTTP_SLEEP | HTTP_WAKE;
+	unsigned keep = (command & power) ? ~power : ~0u;
+	unsigned old = atomic_load(&h->commands);
+
+	while (!atomic_compare_exchange_weak(&h->commands, &old, (old & keep) | command))
+		;
+	wake_loop(h);
 }
 
 int http_fd(const struct http *h)
@@ -246,7 +301,8 @@ static void reply_text(struct http_reply *r, int status, const char *type, struc
 {
 	if (b->failed) {
 		free(b->data);
-		*r = (struct http_reply){ .status = HTTP_STATUS_UNAVAILABLE, .type = HTTP_TEXT };
+		*r = (struct http_reply){ .status = HTTP_STATUS_UNAVAILABLE, .fd = -1,
+					  .type = HTTP_TEXT };
 		return;
 	}
 	r->status = status;
@@ -298,6 +354,7 @@ static void reply_screen_now(struct http *h, struct http_reply *r)
 	uint64_t serial, now = clock_now_ns();
 	uint32_t *copy = NULL;
 	int w = 0, ht = 0, ret = 0;
+	bool stopping;
 
 	pthread_mutex_lock(&h->lock);
 	if (h->png && now - h->png_ns < FRAME_FRESH_NS) {
@@ -313,16 +370,11 @@ static void reply_screen_now(struct http *h, struct http_reply *r)
 	atomic_store(&h->frame_wanted, true);
 	atomic_store(&h->frame_asked, true);
 	wake_loop(h);
-	clock_gettime(CLOCK_REALTIME, &until);
-	until.tv_sec += h->frame_wait_ms / MS_PER_S;
-	until.tv_nsec += (long)(h->frame_wait_ms % MS_PER_S) * NS_PER_MS;
-	if (until.tv_nsec >= (long)NSEC_PER_SEC) {
-		until.tv_sec++;
-		until.tv_nsec -= (long)NSEC_PER_SEC;
-	}
-	while (h->frame_serial == serial && ret == 0)
+	http_deadline(&until, h->frame_wait_ms);
+	while (h->frame_serial == serial && !h->stopping && ret == 0)
 		ret = pthread_cond_timedwait(&h->frame_came, &h->lock, &until);
-	/* None came (the screens sleep): the loop stops copying for us. */
+	/* None came (the screens sleep, or the kiosk stops): the loop stops
+	 * copying for us. */
 	if (h->frame_serial == serial)
 		atomic_store(&h->frame_wanted, false);
 	if (h->frame_serial != serial) {
@@ -332,9 +384,11 @@ static void reply_screen_now(struct http *h, struct http_reply *r)
 		if (copy)
 			memcpy(copy, h->frame, (size_t)w * (size_t)ht * sizeof(uint32_t));
 	}
+	stopping = h->stopping;
 	pthread_mutex_unlock(&h->lock);
 	if (!copy) {
-		reply_plain(r, HTTP_STATUS_UNAVAILABLE, "no frame to show (no screen, or asleep)");
+		reply_plain(r, HTTP_STATUS_UNAVAILABLE, stopping ? "the kiosk is stopping" :
+			    "no frame to show (no screen, or asleep)");
 		return;
 	}
 	/* Encoded here, on the server's thread, never the frame loop's. */
@@ -384,6 +438,67 @@ bool http_take_facts(struct http *h, struct http_facts *f, double *uptime_s)
 	return have;
 }
 
+/* One latency histogram's lines: cumulative 1 ms buckets, then +Inf. */
+static void histogram_lines(struct buf *b, const char *name, const char *label,
+			    const struct http_latency *l)
+{
+	uint64_t seen = 0;
+
+	for (int i = 0; i < HTTP_LATENCY_BUCKETS; i++) {
+		seen += l->bucket[i];
+		buf_printf(b, "%s_bucket{%sle=\"%.3f\"} %llu\n", name, label, (i + 1) / 1000.0,
+			   (unsigned long long)seen);
+	}
+	buf_printf(b, "%s_bucket{%sle=\"+Inf\"} %llu\n", name, label, (unsigned long long)l->count);
+	/* the sum and count carry the label alone (its comma dropped) */
+	if (*label)
+		buf_printf(b, "%s_sum{%.*s} %.6f\n%s_count{%.*s} %llu\n", name,
+			   (int)strlen(label) - 1, label, l->sum_s, name, (int)strlen(label) - 1,
+			   label, (unsigned long long)l->count);
+	else
+		buf_printf(b, "%s_sum %.6f\n%s_count %llu\n", name, l->sum_s, name,
+			   (unsigned long long)l->count);
+}
+
+/*
+ * Touch to photon: the whole way under the name it always had (its
+ * buckets now 1 ms wide up to 40 ms), its p50, p99 and maximum, each
+ * stage's histogram by a label, and the vblanks frames missed.
+ */
+static void latency_metrics(struct buf *b, const struct http_facts *f)
+{
+	const struct http_latency *t = &f->latency[0];
+	char label[64];
+
+	buf_printf(b, "# HELP ripple_kiosk_touch_to_photon_seconds From a touch's evdev time to "
+		   "the flip that shows it.\n# TYPE ripple_kiosk_touch_to_photon_seconds "
+		   "histogram\n");
+	histogram_lines(b, "ripple_kiosk_touch_to_photon_seconds", "", t);
+	/* gauges of their own: a quantile label belongs to summaries alone */
+	buf_printf(b, "# HELP ripple_kiosk_touch_to_photon_p50_seconds Touch to photon's median "
+		   "since the start.\n# TYPE ripple_kiosk_touch_to_photon_p50_seconds gauge\n"
+		   "ripple_kiosk_touch_to_photon_p50_seconds %.6f\n"
+		   "# HELP ripple_kiosk_touch_to_photon_p99_seconds Its 99th percentile.\n"
+		   "# TYPE ripple_kiosk_touch_to_photon_p99_seconds gauge\n"
+		   "ripple_kiosk_touch_to_photon_p99_seconds %.6f\n"
+		   "# HELP ripple_kiosk_touch_to_photon_max_seconds Its maximum.\n"
+		   "# TYPE ripple_kiosk_touch_to_photon_max_seconds gauge\n"
+		   "ripple_kiosk_touch_to_photon_max_seconds %.6f\n",
+		   t->p50_ms / 1000, t->p99_ms / 1000, t->max_ms / 1000);
+	buf_printf(b, "# HELP ripple_kiosk_touch_to_photon_stage_seconds Touch to photon by "
+		   "stage: read, step, render, commit, flip.\n"
+		   "# TYPE ripple_kiosk_touch_to_photon_stage_seconds histogram\n");
+	for (int s = 1; s < HTTP_LATENCY_STAGES; s++) {
+		snprintf(label, sizeof(label), "stage=\"%s\",",
+			 f->latency[s].stage ? f->latency[s].stage : "");
+		histogram_lines(b, "ripple_kiosk_touch_to_photon_stage_seconds", label,
+				&f->latency[s]);
+	}
+	buf_printf(b, "# HELP ripple_kiosk_missed_vblanks_total Vblanks frames came late by.\n"
+		   "# TYPE ripple_kiosk_missed_vblanks_total counter\n"
+		   "ripple_kiosk_missed_vblanks_total %llu\n", (unsigned long long)f->missed_vblanks);
+}
+
 static void reply_metrics(struct http *h, struct http_reply *r)
 {
 	struct http_facts f;
@@ -415,16 +530,7 @@ static void reply_metrics(struct http *h, struct http_reply *r)
 		buf_printf(&b, "# HELP ripple_kiosk_%s %s\n# TYPE ripple_kiosk_%s %s\n"
 			   "ripple_kiosk_%s %.15g\n", metrics[i].name, metrics[i].help,
 			   metrics[i].name, metrics[i].type, metrics[i].name, metrics[i].value);
-	buf_printf(&b, "# HELP ripple_kiosk_touch_to_photon_seconds From a touch to the flip "
-		   "that shows it.\n# TYPE ripple_kiosk_touch_to_photon_seconds histogram\n");
-	for (int i = 0; i < HTTP_LATENCY_BUCKETS; i++)
-		buf_printf(&b, "ripple_kiosk_touch_to_photon_seconds_bucket{le=\"%g\"} %llu\n",
-			   f.latency_bound_s[i], (unsigned long long)f.latency_le[i]);
-	buf_printf(&b, "ripple_kiosk_touch_to_photon_seconds_bucket{le=\"+Inf\"} %llu\n"
-		   "ripple_kiosk_touch_to_photon_seconds_sum %.6f\n"
-		   "ripple_kiosk_touch_to_photon_seconds_count %llu\n",
-		   (unsigned long long)f.latency_count, f.latency_sum_s,
-		   (unsigned long long)f.latency_count);
+	latency_metrics(&b, &f);
 	buf_printf(&b, "# HELP ripple_kiosk_http_refused_total Requests and connections the "
 		   "status server refused, by why.\n"
 		   "# TYPE ripple_kiosk_http_refused_total counter\n");
@@ -458,8 +564,15 @@ static void reply_json(struct http *h, struct http_reply *r)
 			   f.screens[i].width, f.screens[i].height,
 			   f.screens[i].refresh_mhz / 1000.0, f.screens[i].off ? "true" : "false");
 	}
-	buf_printf(&b, "],\"touch_to_photon\":{\"count\":%llu,\"sum_s\":%.6f}}\n",
-		   (unsigned long long)f.latency_count, f.latency_sum_s);
+	buf_printf(&b, "],\"touch_to_photon\":{\"count\":%llu,\"sum_s\":%.6f,\"p50_ms\":%.2f,"
+		   "\"p99_ms\":%.2f,\"max_ms\":%.2f,\"missed_vblanks\":%llu,\"stages\":{",
+		   (unsigned long long)f.latency[0].count, f.latency[0].sum_s, f.latency[0].p50_ms,
+		   f.latency[0].p99_ms, f.latency[0].max_ms, (unsigned long long)f.missed_vblanks);
+	for (int s = 1; s < HTTP_LATENCY_STAGES; s++)
+		buf_printf(&b, "%s\"%s\":{\"p50_ms\":%.2f,\"p99_ms\":%.2f,\"max_ms\":%.2f}",
+			   s > 1 ? "," : "", f.latency[s].stage ? f.latency[s].stage : "",
+			   f.latency[s].p50_ms, f.latency[s].p99_ms, f.latency[s].max_ms);
+	buf_printf(&b, "}}}\n");
 	reply_text(r, HTTP_STATUS_OK, "application/json", &b);
 }
 
@@ -508,11 +621,13 @@ void http_handle(struct http *h, const char *method, const char *url, const char
 	}
 	if (route->command == 0 && !get && !head) {
 		refuse(h, r, HTTP_REFUSED_METHOD, HTTP_STATUS_METHOD, "only GET and HEAD here");
+		r->allow = "GET, HEAD";
 		return;
 	}
 	if (route->command) {
 		if (strcmp(method, "POST") != 0) {
 			refuse(h, r, HTTP_REFUSED_METHOD, HTTP_STATUS_METHOD, "only POST here");
+			r->allow = "POST";
 			return;
 		}
 		if (!h->token) {
@@ -525,8 +640,7 @@ void http_handle(struct http *h, const char *method, const char *url, const char
 			       "Authorization: Bearer TOKEN expected");
 			return;
 		}
-		atomic_fetch_or(&h->commands, route->command);
-		wake_loop(h);
+		ask(h, route->command);
 		r->commands = route->command;
 		reply_plain(r, HTTP_STATUS_ACCEPTED, "asked");
 		return;
@@ -563,7 +677,17 @@ int http_detached_create(const struct http_config *c, struct http **out)
 	h->start_ns = clock_now_ns();
 	pthread_mutex_init(&h->lock, NULL);
 	pthread_mutex_init(&h->encoding, NULL);
-	pthread_cond_init(&h->frame_came, NULL);
+	pthread_mutex_init(&h->chart_lock, NULL);
+	ret = http_cond_init(&h->frame_came);
+	if (ret < 0) {
+		log_error("http: cannot make a condition variable: %s", strerror(-ret));
+		pthread_mutex_destroy(&h->chart_lock);
+		pthread_mutex_destroy(&h->encoding);
+		pthread_mutex_destroy(&h->lock);
+		free(h);
+		return ret;
+	}
+	ret = -ENOMEM;
 	if (c->state_dir && !(h->state_dir = strdup(c->state_dir)))
 		goto fail;
 	h->chart = c->chart;
@@ -602,5 +726,6 @@ void http_detached_destroy(struct http *h)
 	pthread_cond_destroy(&h->frame_came);
 	pthread_mutex_destroy(&h->lock);
 	pthread_mutex_destroy(&h->encoding);
+	pthread_mutex_destroy(&h->chart_lock);
 	free(h);
 }

@@ -22,8 +22,10 @@
 #define HTTP_MAX_SCREENS 8
 #define HTTP_NAME_LEN 64
 #define HTTP_PICTURE_LEN 256
-/* Touch-to-photon latency buckets (and +Inf), as Prometheus's histogram takes them. */
-#define HTTP_LATENCY_BUCKETS 9
+/* Touch to photon: 1 ms buckets (and +Inf), as Prometheus's histogram takes
+ * them, for the whole way and each of its stages. */
+#define HTTP_LATENCY_BUCKETS 40
+#define HTTP_LATENCY_STAGES 6
 
 struct http;
 
@@ -57,14 +59,19 @@ struct http_facts {
 	int touch_devices;
 	char picture[HTTP_PICTURE_LEN];  /* "" for the built-in one */
 	double fps;                /* left to http_publish: frames a second lately */
-	/* touch-to-photon: counts at or under each bound (s), then all */
-	double latency_bound_s[HTTP_LATENCY_BUCKETS];
-	uint64_t latency_le[HTTP_LATENCY_BUCKETS];
-	uint64_t latency_count;
-	double latency_sum_s;
+	/* touch to photon: the whole way ([0]) and its stages, since the start */
+	struct http_latency {
+		const char *stage;             /* "total", "read", ... (static) */
+		uint64_t bucket[HTTP_LATENCY_BUCKETS];  /* [i]: i ms <= t < i + 1 ms */
+		uint64_t count;                /* all, beyond the last bucket too */
+		double sum_s;
+		double p50_ms, p99_ms, max_ms;
+	} latency[HTTP_LATENCY_STAGES];
+	uint64_t missed_vblanks;
 };
 
-/* What a client with the token asked for, as bits. */
+/* What a client with the token asked for, as bits. Of HTTP_SLEEP and
+ * HTTP_WAKE only the one asked for last is kept: the last call wins. */
 enum http_command {
 	HTTP_RELOAD = 1u << 0,
 	HTTP_NEXT_PICTURE = 1u << 1,
@@ -84,7 +91,8 @@ void http_destroy(struct http *h);
 /* Readable when the frame loop has something to do (a command, or a frame
  * wanted): poll it, then http_take(). */
 int http_fd(const struct http *h);
-/* The commands asked for since the last call (bits of enum http_command). */
+/* The commands asked for since the last call (bits of enum http_command;
+ * never both HTTP_SLEEP and HTTP_WAKE). */
 unsigned http_take(struct http *h);
 
 /* The facts now, copied under a short lock. */
@@ -105,6 +113,7 @@ struct http_reply {
 	int fd;                    /* a file to send len bytes of (close it), or -1 */
 	size_t len;
 	const char *type;
+	const char *allow;         /* with 405: the methods the path takes */
 	unsigned commands;
 };
 

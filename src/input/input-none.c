@@ -67,22 +67,12 @@ int input_device_count(const struct input *in)
 	return 0;
 }
 
-uint64_t input_take_touch_time(struct input *in)
+int input_take_touch_times(struct input *in, struct input_touch_time *out, int n)
 {
-	return 0;
-}
-
-void input_frame_shown(struct input *in, uint64_t touch_ns, uint64_t flip_ns)
-{
-}
-
-void input_latency(const struct input *in, struct input_latency *out)
-{
-	static const unsigned bounds[INPUT_LATENCY_BUCKETS] = INPUT_LATENCY_BOUNDS_MS;
-
 	(void)in;
-	memset(out, 0, sizeof(*out));
-	memcpy(out->bound_ms, bounds, sizeof(out->bound_ms));
+	(void)out;
+	(void)n;
+	return 0;
 }
 
 void input_set_observer(struct input *in, void (*fn)(void *data, const struct input_touch *t),

@@ -105,9 +105,9 @@ struct input {
 	int n_assign;
 
 	struct ratelimit drop_limit;
-	uint64_t pending_touch_ns;
-	uint64_t latency_n, latency_sum_ns, latency_max_ns;
-	uint64_t latency_le[INPUT_LATENCY_BUCKETS];  /* at or under each bound */
+	uint64_t read_ns;          /* when the events being delivered were read */
+	struct input_touch_time times[INPUT_TOUCH_TIMES];
+	int n_times;
 };
 
 /* ---- devices.c ---- */

@@ -19,8 +19,6 @@
 
 #define INPUT_EPOLL_BATCH 16
 
-static const unsigned latency_bounds_ms[INPUT_LATENCY_BUCKETS] = INPUT_LATENCY_BOUNDS_MS;
-
 int input_create(const struct input_config *c, bool discover, struct input **out)
 {
 	struct input *in = calloc(1, sizeof(*in));
@@ -60,11 +58,6 @@ void input_destroy(struct input *in)
 {
 	if (!in)
 		return;
-	if (in->latency_n)
-		log_debug("touch-to-photon: %llu frames, mean %.1f ms, max %.1f ms",
-			  (unsigned long long)in->latency_n,
-			  (double)in->latency_sum_ns / (double)in->latency_n / 1e6,
-			  (double)in->latency_max_ns / 1e6);
 	for (int i = 0; i < INPUT_MAX_DEVICES; i++)
 		device_free(in->devices[i]);
 	if (in->uevent_fd >= 0)
@@ -87,6 +80,7 @@ int input_dispatch(struct input *in)
 	struct epoll_event events[INPUT_EPOLL_BATCH];
 	int n = epoll_wait(in->epoll_fd, events, INPUT_EPOLL_BATCH, 0);
 
+	in->read_ns = clock_now_ns();
 	if (n < 0)
 		return errno == EINTR ? 0 : -errno;
 	for (int i = 0; i < n; i++) {
@@ -199,41 +193,13 @@ int input_device_count(const struct input *in)
 	return n;
 }
 
-uint64_t input_take_touch_time(struct input *in)
+int input_take_touch_times(struct input *in, struct input_touch_time *out, int n)
 {
-	uint64_t t = in->pending_touch_ns;
+	int got = n < in->n_times ? n : in->n_times;
 
-	in->pending_touch_ns = 0;
-	return t;
-}
-
-void input_frame_shown(struct input *in, uint64_t touch_ns, uint64_t flip_ns)
-{
-	uint64_t latency;
-
-	if (touch_ns == 0 || flip_ns < touch_ns)
-		return;
-	latency = flip_ns - touch_ns;
-	for (int i = 0; i < INPUT_LATENCY_BUCKETS; i++)
-		if (latency <= (uint64_t)latency_bounds_ms[i] * (NSEC_PER_SEC / 1000u))
-			in->latency_le[i]++;
-	in->latency_n++;
-	in->latency_sum_ns += latency;
-	if (latency > in->latency_max_ns)
-		in->latency_max_ns = latency;
-	log_debug("touch-to-photon: %.1f ms (shown at %.4f s)", (double)latency / 1e6,
-		  (double)flip_ns / NSEC_PER_SEC);
-}
-
-void input_latency(const struct input *in, struct input_latency *out)
-{
-	memset(out, 0, sizeof(*out));
-	memcpy(out->bound_ms, latency_bounds_ms, sizeof(out->bound_ms));
-	if (!in)
-		return;
-	memcpy(out->le, in->latency_le, sizeof(out->le));
-	out->count = in->latency_n;
-	out->sum_ns = in->latency_sum_ns;
+	memcpy(out, in->times, (size_t)got * sizeof(*out));
+	in->n_times = 0;
+	return got;
 }
 
 void input_set_observer(struct input *in, void (*fn)(void *data, const struct input_touch *t),
@@ -261,6 +227,7 @@ int input_feed(struct input *in, int id, const struct input_event *ev, size_t n)
 
 	if (!d)
 		return -ENOENT;
+	in->read_ns = clock_now_ns();
 	for (size_t i = 0; i < n && in->devices[id] == d; i++)
 		device_event(in, d, &ev[i]);
 	return 0;

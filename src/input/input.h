@@ -112,24 +112,18 @@ int input_set_device_panel(struct input *in, const char *device, const struct in
 int input_device_count(const struct input *in);
 
 /*
- * Touch-to-photon latency. The loop takes the event time (CLOCK_MONOTONIC
- * ns) of the oldest touch not yet in a rendered frame when it renders (0:
- * none), and hands it back with the time the flip showing that frame
- * completed; the latency is logged at debug level and summed up at exit.
+ * Touch to photon: the touches that changed the water (a landing, a move
+ * that lays water) since the last call, oldest first, at most n: each
+ * event's own time (CLOCK_MONOTONIC ns, the kernel's) and when the kiosk
+ * read it. Up to INPUT_TOUCH_TIMES are kept between calls, the oldest
+ * (they waited longest); more in a flood are not timed. Returns how many.
  */
-uint64_t input_take_touch_time(struct input *in);
-void input_frame_shown(struct input *in, uint64_t touch_ns, uint64_t flip_ns);
-
-/* The latencies so far as a histogram (for /metrics): how many were at or
- * under each bound, how many in all and their sum. */
-#define INPUT_LATENCY_BOUNDS_MS { 10, 20, 35, 50, 75, 100, 150, 250, 500 }
-#define INPUT_LATENCY_BUCKETS 9
-struct input_latency {
-	unsigned bound_ms[INPUT_LATENCY_BUCKETS];
-	uint64_t le[INPUT_LATENCY_BUCKETS];
-	uint64_t count, sum_ns;
+#define INPUT_TOUCH_TIMES 64
+struct input_touch_time {
+	uint64_t event_ns, read_ns;
 };
-void input_latency(const struct input *in, struct input_latency *out);  /* in NULL: none */
+int input_take_touch_times(struct input *in, struct input_touch_time *out, int n);
+
 
 /* ---- seams for tests (and debug logs) ---- */
 

@@ -120,6 +120,13 @@ static bool deliverable(const struct input *in, const struct device *d)
 	return in->gesture && (d->kind == INPUT_REL_MOUSE || d->map_ok);
 }
 
+/* A touch that changed the water, for its time to the screen. */
+static void touch_timed(struct input *in, uint64_t t)
+{
+	if (in->n_times < INPUT_TOUCH_TIMES)
+		in->times[in->n_times++] = (struct input_touch_time){ t, in->read_ns };
+}
+
 void touch_down(struct input *in, struct device *d, struct contact *c, uint64_t t)
 {
 	double radius, weight;
@@ -136,8 +143,7 @@ void touch_down(struct input *in, struct device *d, struct contact *c, uint64_t 
 	/* The stone lands at the touch's own time, not the frame's. */
 	gesture_date_landing(in->gesture, c->gslot, t);
 	notify(in, INPUT_DOWN, d->id, c->gslot, x, y, radius, weight);
-	if (in->pending_touch_ns == 0)
-		in->pending_touch_ns = t;
+	touch_timed(in, t);
 }
 
 void touch_move(struct input *in, struct device *d, struct contact *c, uint64_t t)
@@ -149,8 +155,7 @@ void touch_move(struct input *in, struct device *d, struct contact *c, uint64_t 
 	to_screen(d, c, &x, &y);
 	gesture_move(in->gesture, c->gslot, x, y);
 	notify(in, INPUT_MOVE, d->id, c->gslot, x, y, 0, 0);
-	if (in->pending_touch_ns == 0)
-		in->pending_touch_ns = t;
+	touch_timed(in, t);
 }
 
 void touch_end(struct input *in, struct device *d, struct contact *c, bool cancel)

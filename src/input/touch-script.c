@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/clock.h"
 #include "base/file.h"
 #include "base/parse.h"
 #include "input/touch-script.h"
@@ -59,24 +60,47 @@ static int split(char *s, char **fields)
 	}
 }
 
-static int parse_line(char *text, const char *name, size_t lineno, uint64_t last_frame,
+/* "12" or "12.25": the frame and its part in 1/TOUCH_SCRIPT_PARTS. */
+static int parse_frame(char *s, int *frame, uint32_t *part)
+{
+	char *dot = strchr(s, '.');
+	size_t digits;
+
+	*part = 0;
+	if (dot) {
+		digits = strlen(dot + 1);
+		if (digits < 1 || digits > TOUCH_SCRIPT_PART_DIGITS ||
+		    strspn(dot + 1, "0123456789") != digits)
+			return -EINVAL;
+		for (size_t i = 0; i < TOUCH_SCRIPT_PART_DIGITS; i++)
+			*part = *part * 10 + (i < digits ? (uint32_t)(dot[1 + i] - '0') : 0);
+		*dot = '\0';
+	}
+	return parse_int(s, 0, MAX_FRAME, frame);
+}
+
+static int parse_line(char *text, const char *name, size_t lineno, const struct touch_event *last,
 		      const bool *down, struct touch_event *ev, char *err, size_t errlen)
 {
 	char *f[MAX_FIELDS];
 	int n = split(text, f);
+	char frame_text[64];
 	int frame, need;
+	uint32_t part;
 
 	if (n < 3)
 		return fail(err, errlen, name, lineno,
 			    "expected 'FRAME down|move|up FINGER [X Y]', got %d field%s",
 			    n, n == 1 ? "" : "s");
-	if (parse_int(f[0], 0, MAX_FRAME, &frame) < 0)
+	snprintf(frame_text, sizeof(frame_text), "%s", f[0]);
+	if (parse_frame(f[0], &frame, &part) < 0)
 		return fail(err, errlen, name, lineno,
-			    "frame '%s' is not a whole number from 0 to %d", f[0], MAX_FRAME);
-	if ((uint64_t)frame < last_frame)
+			    "frame '%s' is not a number from 0 to %d (a whole one, or with up "
+			    "to %d decimals)", frame_text, MAX_FRAME, TOUCH_SCRIPT_PART_DIGITS);
+	if ((uint64_t)frame < last->frame || ((uint64_t)frame == last->frame && part < last->part))
 		return fail(err, errlen, name, lineno,
-			    "frame %d comes after frame %" PRIu64 "; frames must not go back",
-			    frame, last_frame);
+			    "frame %s comes after frame %" PRIu64 "%s; frames must not go back",
+			    frame_text, last->frame, last->part ? " and a part" : "");
 	if (strcmp(f[1], "down") == 0)
 		ev->action = TOUCH_DOWN;
 	else if (strcmp(f[1], "move") == 0)
@@ -108,6 +132,7 @@ static int parse_line(char *text, const char *name, size_t lineno, uint64_t last
 	if (ev->action != TOUCH_DOWN && !down[ev->finger])
 		return fail(err, errlen, name, lineno, "finger %d is not down", ev->finger);
 	ev->frame = (uint64_t)frame;
+	ev->part = part;
 	return 0;
 }
 
@@ -116,7 +141,7 @@ int touch_script_parse(const char *text, size_t len, const char *name,
 {
 	struct touch_script *s = NULL;
 	bool down[GESTURE_MAX_SLOTS] = { false };
-	uint64_t last_frame = 0;
+	struct touch_event last = { 0 };
 	size_t lineno = 0, cap = 0, pos = 0;
 	char *line = NULL;
 	int ret = -ENOMEM;
@@ -153,11 +178,11 @@ int touch_script_parse(const char *text, size_t len, const char *name,
 		if (line[strspn(line, " \t\r")] == '\0')
 			continue;
 
-		ret = parse_line(line, name, lineno, last_frame, down, &ev, err, errlen);
+		ret = parse_line(line, name, lineno, &last, down, &ev, err, errlen);
 		if (ret < 0)
 			goto fail;
 		down[ev.finger] = ev.action != TOUCH_UP;
-		last_frame = ev.frame;
+		last = ev;
 
 		if (s->count == cap) {
 			size_t ncap = cap ? cap * 2 : 64;
@@ -226,24 +251,68 @@ int touch_script_next_frame(const struct touch_script *s, uint64_t *frame)
 	return 0;
 }
 
+uint64_t touch_script_at_ns(const struct touch_event *ev, unsigned hz)
+{
+	/* in whole ns, as the headless display counts its frames */
+	return (ev->frame * TOUCH_SCRIPT_PARTS + ev->part) * NSEC_PER_SEC /
+	       ((uint64_t)hz * TOUCH_SCRIPT_PARTS);
+}
+
+static void play_event(struct gesture *g, const struct touch_event *ev)
+{
+	switch (ev->action) {
+	case TOUCH_DOWN:
+		gesture_down(g, ev->finger, ev->x, ev->y, 0, 0);
+		break;
+	case TOUCH_MOVE:
+		gesture_move(g, ev->finger, ev->x, ev->y);
+		break;
+	case TOUCH_UP:
+		gesture_up(g, ev->finger);
+		break;
+	}
+}
+
+/* Whether ev is due in frame `frame` that starts at start_ns. */
+static bool due(const struct touch_event *ev, uint64_t frame, uint64_t start_ns, unsigned hz)
+{
+	if (ev->part == 0)
+		return ev->frame <= frame;
+	return ev->frame < frame + 1 && touch_script_at_ns(ev, hz) <= start_ns;
+}
+
+int touch_script_play_until(struct touch_script *s, uint64_t frame, uint64_t start_ns,
+			    unsigned hz, uint64_t base_ns, struct gesture *g,
+			    touch_script_timed_fn timed, void *data)
+{
+	int n = 0;
+
+	while (s->played < s->count && due(&s->events[s->played], frame, start_ns, hz)) {
+		const struct touch_event *ev = &s->events[s->played++];
+		uint64_t at = ev->part ? touch_script_at_ns(ev, hz) : start_ns;
+
+		play_event(g, ev);
+		/* a moment's landing at its own time, as a live one */
+		if (ev->action == TOUCH_DOWN && ev->part)
+			gesture_date_landing(g, ev->finger, base_ns + at);
+		if (timed && ev->action != TOUCH_UP)
+			timed(data, at);
+		n++;
+	}
+	return n;
+}
+
+const struct touch_event *touch_script_next(const struct touch_script *s)
+{
+	return s->played < s->count ? &s->events[s->played] : NULL;
+}
+
 int touch_script_play(struct touch_script *s, uint64_t frame, struct gesture *g)
 {
 	int n = 0;
 
 	while (s->played < s->count && s->events[s->played].frame <= frame) {
-		const struct touch_event *ev = &s->events[s->played++];
-
-		switch (ev->action) {
-		case TOUCH_DOWN:
-			gesture_down(g, ev->finger, ev->x, ev->y, 0, 0);
-			break;
-		case TOUCH_MOVE:
-			gesture_move(g, ev->finger, ev->x, ev->y);
-			break;
-		case TOUCH_UP:
-			gesture_up(g, ev->finger);
-			break;
-		}
+		play_event(g, &s->events[s->played++]);
 		n++;
 	}
 	return n;

@@ -11,6 +11,7 @@
 #include "exhibit/kiosk.h"
 #include "input/input.h"
 #include "service/health.h"
+#include "service/latency.h"
 #include "service/loop.h"
 #include "service/notify.h"
 #include "service/stats.h"
@@ -20,7 +21,7 @@
 #include "water/units.h"
 #include "water/workers.h"
 
-#define LINE_LEN 256
+#define LINE_LEN 512
 /* The live STATUS= line at most this often: systemctl status is read by a
  * person, and each line is a message to the service manager. */
 #define STATUS_INTERVAL_NS (5 * NSEC_PER_SEC)
@@ -194,7 +195,11 @@ void health_check(struct health *h, const struct health_view *v, uint64_t now)
 	if (v->stats_interval_s > 0 && k && now >= h->stats_ns) {
 		char line[LINE_LEN];
 
+		struct latency_view lv;
+
 		stats_line(h->stats, now, gesture_touches(kiosk_gesture(k)), line, sizeof(line));
+		latency_take_interval(loop_latency(v->loop), &lv);
+		latency_describe(&lv, line + strlen(line), sizeof(line) - strlen(line));
 		if (v->sound)
 			sound_stats(v->sound, line + strlen(line), sizeof(line) - strlen(line));
 		if (h->stats_ns)

@@ -12,6 +12,8 @@ src_service_librk_service_a_SOURCES = \
 	src/service/signals.c src/service/signals.h \
 	src/service/notify.c src/service/notify.h \
 	src/service/stats.c src/service/stats.h \
+	src/service/latency.c src/service/latency.h \
+	src/service/schedule.c src/service/schedule.h \
 	src/service/state-dir.c src/service/state-dir.h \
 	src/service/usage.c src/service/usage.h \
 	src/service/usage-rows.c src/service/usage-rows.h src/service/csv-digits.h \

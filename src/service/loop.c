@@ -13,7 +13,9 @@
 #include "input/input.h"
 #include "input/touch-script.h"
 #include "service/heights.h"
+#include "service/latency.h"
 #include "service/loop.h"
+#include "service/schedule.h"
 #include "service/stats.h"
 #include "settings/options.h"
 #include "wall/layout.h"
@@ -29,8 +31,22 @@ struct loop_output {
 	uint64_t first_ns;        /* when it appeared, for the frame rate */
 	uint64_t shown;           /* the water's generation on screen */
 	bool showing;             /* shown is valid */
-	uint64_t touch_ns;        /* the oldest touch in the frame being flipped */
 	int panel;                /* on a wall: its panel in the layout, -1: none (dark) */
+	int sched;                /* its refresh rate's schedule in loop.scheds */
+	/* The frame committed and not yet seen shown (its flip), its way to
+	 * the screen and the touches in it (the touch output's). */
+	bool committed;
+	bool drew;                /* drawn in this pass */
+	uint64_t committed_presented;
+	struct latency_frame lat;
+	struct latency_touch touches[INPUT_TOUCH_TIMES];
+	int n_touches;
+};
+
+/* The frame schedule of one refresh rate: its screens flip together. */
+struct loop_sched {
+	int refresh_mhz;
+	struct schedule *s;
 };
 
 /* Where the touches of a wall go, as last given to the input. */
@@ -61,11 +77,22 @@ struct loop {
 	int screen_w, screen_h;   /* the logical size touches are given in */
 	int rotation;             /* the water's, as given or as the panel says */
 	int touch_output;         /* index in outputs, -1: none */
-	uint64_t display_ns;      /* when the display's events were last read */
 	bool asleep;              /* the screens were switched off for the exhibit's sleep */
 	char *heights_dir;        /* --output-heights: where, else NULL */
 	void (*tap)(void *data, const struct render_target *t);
 	void *tap_data;
+
+	/* Touch to photon: each refresh rate's schedule, the touches taken
+	 * by the steps and not yet drawn, the measure. */
+	struct loop_sched scheds[LOOP_MAX_OUTPUTS];
+	int n_scheds;
+	struct latency_touch pending[INPUT_TOUCH_TIMES];
+	int n_pending;
+	uint64_t step_ns;         /* this pass's steps began */
+	struct latency *latency;
+	/* The pass's now, and the monotonic clock then: its stages are timed
+	 * on the pass's clock (a test's virtual one too). */
+	uint64_t pass_now, pass_real;
 
 	/* A water wall (--layout): its panels, their sizes once seen, the
 	 * plan the water is made for, its touchscreens (--touch-map). */
@@ -86,6 +113,12 @@ int loop_create(struct display *d, struct touch_script *script, struct stats *st
 	struct loop *l = calloc(1, sizeof(*l));
 
 	if (!l) {
+		touch_script_destroy(script);
+		return -ENOMEM;
+	}
+	l->latency = latency_create();
+	if (!l->latency) {
+		free(l);
 		touch_script_destroy(script);
 		return -ENOMEM;
 	}
@@ -124,6 +157,9 @@ void loop_destroy(struct loop *l)
 		output_gone(&l->outputs[i], clock_now_ns());
 	drop_water(l);
 	touch_script_destroy(l->script);
+	for (int i = 0; i < l->n_scheds; i++)
+		schedule_destroy(l->scheds[i].s);
+	latency_destroy(l->latency);
 	free(l->heights_dir);
 	free(l);
 }
@@ -218,6 +254,10 @@ static int create_water(struct loop *l, const struct options *o,
 
 /* ---- the wall ---- */
 
+/* One picture covers the wall: a wider one has its pixels coarser. */
+static const struct wall_limits wall_limits = { KIOSK_VIEW_MAX_SIDE,
+						(double)KIOSK_VIEW_MAX_PIXELS };
+
 /* The layout once (a restart takes a new one); a bad one was refused
  * when the options were read. */
 static void wall_setup(struct loop *l, const struct options *o)
@@ -299,6 +339,12 @@ static int create_wall_water(struct loop *l, const struct options *o)
 			n += (size_t)snprintf(panels + n, sizeof(panels) - n, "; %s %d,%d %dx%d",
 					      l->layout.panel[i].name, w->x, w->y, w->w, w->h);
 	}
+	if (p->reduced < 1)
+		log_warn("wall: %dx%d px at the first panel's density is more than a picture "
+			 "can be (%d px a side, %llu in all): drawn at %dx%d, each panel's "
+			 "window scaled up to it", p->full_width, p->full_height,
+			 KIOSK_VIEW_MAX_SIDE, (unsigned long long)KIOSK_VIEW_MAX_PIXELS,
+			 p->width, p->height);
 	if (l->announce) {
 		water_units_describe(kiosk_units(l->k), units, sizeof(units));
 		log_info("wall: %dx%d px, %dx%d mm%s", p->width, p->height, p->mm_width,
@@ -332,7 +378,8 @@ static int wall_follow(struct loop *l, const struct options *o)
 		screens[p] = (struct wall_screen){ true, out->info.width, out->info.height,
 						   out->info.mm_width, out->info.mm_height };
 	}
-	ret = wall_plan_make(&l->layout, screens, &l->wall_known, &plan, err, sizeof(err));
+	ret = wall_plan_make(&l->layout, screens, &l->wall_known, &wall_limits, &plan, err,
+			     sizeof(err));
 	if (ret == -EINVAL) {
 		log_error("%s: the screens mirror instead", err);
 		l->wall = false;
@@ -375,6 +422,38 @@ static bool same_output(const struct display_output_info *a, const struct displa
 
 /* Follow the display's outputs (hotplug, VT switches); keep the pacing of
  * those that did not change. */
+static uint64_t period_ns(const struct display_output_info *info);
+
+/* What the display says of a screen now: its frames shown, the last
+ * flip, whether it sleeps. */
+static void output_news(struct loop_output *out, const struct display_output_info *fresh)
+{
+	out->info.presented = fresh->presented;
+	out->info.asleep = fresh->asleep;
+	out->info.flip_ns = fresh->flip_ns;
+	out->info.flip_seq = fresh->flip_seq;
+	out->info.flip_stamped = fresh->flip_stamped;
+}
+
+/* The schedule of screens at refresh_mhz, made at the first of them: its
+ * index, or -ENOMEM. */
+static int sched_for(struct loop *l, int refresh_mhz)
+{
+	struct display_output_info info = { .refresh_mhz = refresh_mhz };
+	struct schedule *s;
+
+	for (int i = 0; i < l->n_scheds; i++)
+		if (l->scheds[i].refresh_mhz == refresh_mhz)
+			return i;
+	if (l->n_scheds == LOOP_MAX_OUTPUTS)
+		return 0;  /* as many rates as screens at most: not reached */
+	s = schedule_create(SCHEDULE_LATE, period_ns(&info));
+	if (!s)
+		return -ENOMEM;
+	l->scheds[l->n_scheds] = (struct loop_sched){ refresh_mhz, s };
+	return l->n_scheds++;
+}
+
 static int sync_outputs(struct loop *l, const struct options *o, uint64_t now)
 {
 	struct loop_output next[LOOP_MAX_OUTPUTS];
@@ -388,22 +467,23 @@ static int sync_outputs(struct loop *l, const struct options *o, uint64_t now)
 	memset(next, 0, sizeof(next));
 	for (int i = 0; i < n; i++) {
 		struct loop_output *lo = &next[count];
-		uint64_t presented;
-		bool asleep;
+		struct display_output_info now_info;
 
 		if (l->d->ops->output_info(l->d, i, &lo->info) < 0)
 			continue;
-		presented = lo->info.presented;
-		asleep = lo->info.asleep;
+		now_info = lo->info;
 		for (int j = 0; j < l->n_outputs; j++) {
 			if (!kept[j] && same_output(&l->outputs[j].info, &lo->info)) {
 				*lo = l->outputs[j];
-				lo->info.presented = presented;
-				lo->info.asleep = asleep;
+				output_news(lo, &now_info);
 				kept[j] = true;
 				break;
 			}
 		}
+		ret = sched_for(l, lo->info.refresh_mhz);
+		if (ret < 0)
+			return ret;
+		lo->sched = ret;
 		if (lo->next_ns == 0) {
 			/* New (or changed): a first frame now. */
 			lo->next_ns = now;
@@ -526,26 +606,136 @@ static void touch_follow_outputs(struct loop *l, const struct options *o)
 	l->touch_output = idx;
 }
 
-/* Touch-to-photon: a frame of the touch output was rendered ... */
-static void touch_frame_rendered(struct loop *l, int idx)
+/* ---- touch to photon ---- */
+
+/* Now on the pass's clock: its now, and the time since it began. */
+static uint64_t pass_clock(const struct loop *l)
 {
-	if (l->input && idx == l->touch_output && !l->outputs[idx].touch_ns)
-		l->outputs[idx].touch_ns = input_take_touch_time(l->input);
+	return l->pass_now + (clock_now_ns() - l->pass_real);
 }
 
-/* ... and its flip is done when the output takes a frame again: it
- * completed when the display's events were last read. */
-static void touch_frame_shown(struct loop *l, int idx)
+/* A touch taken by this pass's steps, waiting for the frame that shows it
+ * (a flood beyond INPUT_TOUCH_TIMES a frame is not timed). */
+static void touch_pending(struct loop *l, uint64_t event_ns, uint64_t read_ns)
 {
-	if (l->input && l->outputs[idx].touch_ns) {
-		input_frame_shown(l->input, l->outputs[idx].touch_ns, l->display_ns);
-		l->outputs[idx].touch_ns = 0;
+	if (l->n_pending < INPUT_TOUCH_TIMES)
+		l->pending[l->n_pending++] = (struct latency_touch){ event_ns, read_ns };
+}
+
+static void take_input_touches(struct loop *l)
+{
+	struct input_touch_time t[INPUT_TOUCH_TIMES];
+	int n = l->input ? input_take_touch_times(l->input, t, INPUT_TOUCH_TIMES) : 0;
+
+	for (int i = 0; i < n; i++)
+		touch_pending(l, t[i].event_ns, t[i].read_ns);
+}
+
+/* The touch output's frame takes the touches the steps took (a frame of
+ * another output, or a wall's other panels, flips with it or says
+ * nothing of them). */
+static void touches_into_frame(struct loop *l, int idx)
+{
+	struct loop_output *out = &l->outputs[idx];
+	int n;
+
+	if (idx != l->touch_output && !(l->touch_output < 0 && idx == 0))
+		return;
+	n = l->n_pending < INPUT_TOUCH_TIMES - out->n_touches ? l->n_pending
+							      : INPUT_TOUCH_TIMES - out->n_touches;
+	memcpy(out->touches + out->n_touches, l->pending, (size_t)n * sizeof(*l->pending));
+	out->n_touches += n;
+	l->n_pending = 0;
+}
+
+/*
+ * The frame an output committed was shown (its flip seen, or a backend
+ * without flips took it): its touches are measured, and its schedule
+ * learns the vblank and whether the frame was late for it. The first
+ * output of a rate speaks for the schedule: the others flip with it.
+ */
+static void frame_shown(struct loop *l, int idx, uint64_t flip_ns)
+{
+	struct loop_output *out = &l->outputs[idx];
+	struct schedule *s = l->scheds[out->sched].s;
+	bool leader = true;
+
+	for (int j = 0; j < idx; j++)
+		leader = leader && !(l->outputs[j].sched == out->sched && !l->outputs[j].info.asleep);
+	out->lat.flip_ns = flip_ns;
+	if (out->n_touches && out->touches[0].event_ns < flip_ns)
+		log_debug("touch-to-photon: %d touch%s shown at %.4f s, the first %.1f ms after it "
+			  "landed", out->n_touches, out->n_touches == 1 ? "" : "es",
+			  (double)flip_ns / NSEC_PER_SEC,
+			  (double)(flip_ns - out->touches[0].event_ns) / 1e6);
+	if (leader)
+		latency_missed(l->latency, schedule_flipped(s, out->lat.commit_ns, flip_ns,
+							    out->info.flip_seq));
+	latency_frame_shown(l->latency, &out->lat, out->touches, out->n_touches);
+	out->n_touches = 0;
+	out->committed = false;
+}
+
+/* Flips seen since the last look: info (refreshed) presents more than at
+ * the commit. A screen's flip time is the driver's, else when it was read;
+ * a backend without flips shows the frame at its commit (a recorder: at
+ * its moment, now). */
+static void notice_flips(struct loop *l, uint64_t now)
+{
+	for (int i = 0; i < l->n_outputs; i++) {
+		struct loop_output *out = &l->outputs[i];
+		struct display_output_info fresh;
+
+		if (!out->committed || l->d->ops->output_info(l->d, i, &fresh) < 0)
+			continue;
+		output_news(out, &fresh);
+		if (out->info.presented == out->committed_presented)
+			continue;
+		frame_shown(l, i, out->info.record_every ? now :
+				  out->info.flip_ns ? out->info.flip_ns : out->lat.commit_ns);
 	}
 }
 
-void loop_display_read(struct loop *l, uint64_t now)
+/* How long before its vblank a frame starts now: the rule the options
+ * give each rate's schedule. */
+static void configure_schedules(struct loop *l, const struct options *o)
 {
-	l->display_ns = now;
+	for (int i = 0; i < l->n_scheds; i++)
+		schedule_configure(l->scheds[i].s,
+				   o->render_ahead_us == OPTIONS_RENDER_AHEAD_OFF ? SCHEDULE_AT_ONCE
+										   : SCHEDULE_LATE,
+				   o->render_ahead_us > 0 ? (uint64_t)o->render_ahead_us * 1000u : 0);
+}
+
+/*
+ * When output out may start its next frame: its schedule's time (the
+ * vblank less the lead), else (no say: still water, backed off, off) its
+ * own refresh grid, as before.
+ */
+static uint64_t output_start(const struct loop *l, const struct loop_output *out, uint64_t now)
+{
+	uint64_t vblank, at;
+
+	if (out->info.record_every)
+		return out->next_ns;
+	at = schedule_start(l->scheds[out->sched].s, now, &vblank);
+	return at ? at : out->next_ns;
+}
+
+/* A recorder's moment (the headless virtual clock): the frame at now is
+ * the vblank's; it started the schedule's lead before (its render takes
+ * no time on that clock; off: right after the last moment). */
+static uint64_t recorder_start(const struct loop *l, const struct loop_output *out,
+			       uint64_t now)
+{
+	uint64_t lead = schedule_virtual_lead_ns(l->scheds[out->sched].s);
+
+	return now > lead ? now - lead : 0;
+}
+
+struct latency *loop_latency(struct loop *l)
+{
+	return l->latency;
 }
 
 /* ---- scripted touches ---- */
@@ -561,7 +751,17 @@ static uint64_t script_half_frame_ns(const struct loop *l)
 	return NSEC_PER_SEC / (2u * (unsigned)l->script_hz);
 }
 
-static void play_script(struct loop *l, const struct options *o, uint64_t now)
+/* A scripted touch is read as it happens. */
+static void script_touch_timed(void *data, uint64_t at_ns)
+{
+	struct loop *l = data;
+
+	touch_pending(l, l->script_t0 + at_ns, l->script_t0 + at_ns);
+}
+
+/* The script's touches up to the frame that starts at start (a moment
+ * between vblanks: up to that time; a whole frame's: up to its frame). */
+static void play_script(struct loop *l, const struct options *o, uint64_t now, uint64_t start)
 {
 	if (!l->script)
 		return;
@@ -570,19 +770,26 @@ static void play_script(struct loop *l, const struct options *o, uint64_t now)
 		l->script_t0 = now;
 		l->script_hz = o->refresh_hz;
 	}
-	touch_script_play(l->script,
-			  clock_ticks(now - l->script_t0 + script_half_frame_ns(l),
-				      (unsigned)l->script_hz),
-			  kiosk_gesture(l->k));
+	touch_script_play_until(l->script,
+				clock_ticks(now - l->script_t0 + script_half_frame_ns(l),
+					    (unsigned)l->script_hz),
+				start > l->script_t0 ? start - l->script_t0 : 0,
+				(unsigned)l->script_hz, l->script_t0, kiosk_gesture(l->k),
+				script_touch_timed, l);
 }
 
+/* When the script's next touch is due: a whole frame's half a frame
+ * before it (see above), a moment's at its time. */
 static uint64_t script_next_ns(const struct loop *l)
 {
-	uint64_t frame, at;
+	const struct touch_event *ev;
+	uint64_t at;
 
-	if (!l->script || !l->script_started || touch_script_next_frame(l->script, &frame) < 0)
+	if (!l->script || !l->script_started || !(ev = touch_script_next(l->script)))
 		return 0;
-	at = clock_tick_ns(frame, (unsigned)l->script_hz);
+	if (ev->part)
+		return l->script_t0 + touch_script_at_ns(ev, (unsigned)l->script_hz);
+	at = clock_tick_ns(ev->frame, (unsigned)l->script_hz);
 	at = at > script_half_frame_ns(l) ? at - script_half_frame_ns(l) : 0;
 	return l->script_t0 + at;
 }
@@ -619,7 +826,6 @@ static int draw(struct loop *l, int i, const struct render_target *t)
 	uint64_t t0;
 	int ret = 0;
 
-	touch_frame_shown(l, i);
 	t0 = clock_now_ns();
 	out->shown = kiosk_generation(l->k);
 	out->showing = true;
@@ -638,6 +844,7 @@ static int draw(struct loop *l, int i, const struct render_target *t)
 	}
 	if (l->tap && i == 0)
 		l->tap(l->tap_data, t);
+	out->committed_presented = out->info.presented;
 	ret = l->d->ops->present(l->d, i, out->frames);
 	if (ret < 0)
 		return ret;
@@ -646,8 +853,24 @@ static int draw(struct loop *l, int i, const struct render_target *t)
 		if (ret < 0)
 			return ret;
 	}
-	touch_frame_rendered(l, i);
+	out->lat.step_ns = l->step_ns;
+	out->lat.drawn_ns = pass_clock(l);
+	out->drew = true;
+	touches_into_frame(l, i);
 	return 0;
+}
+
+/* A recorder's moment is shown as it is made, at now on its virtual
+ * clock: the frame started the schedule's lead before (drawn or not, it
+ * takes the touches up to then). */
+static void recorder_moment(struct loop *l, int i, uint64_t now)
+{
+	struct loop_output *out = &l->outputs[i];
+	uint64_t start = recorder_start(l, out, now);
+
+	touches_into_frame(l, i);
+	out->lat = (struct latency_frame){ start, start, start, 0 };
+	frame_shown(l, i, now);
 }
 
 /*
@@ -662,16 +885,21 @@ static uint64_t frames(struct loop *l, uint64_t now, int *err)
 	for (int i = 0; i < l->n_outputs; i++) {
 		struct loop_output *out = &l->outputs[i];
 		int keep = out->info.record_every;
-		uint64_t period = period_ns(&out->info);
+		uint64_t period = period_ns(&out->info), start = output_start(l, out, now);
 		struct render_target t;
 		uint64_t when;
 		int ret = 0;
 
+		out->drew = false;
 		if (out->info.asleep) {
 			/* Switched off: no frames, no flips, no timer. */
 			continue;
-		} else if (now < out->next_ns) {
-			when = out->next_ns;
+		} else if (!keep && out->committed && now < out->lat.commit_ns + period) {
+			/* Its frame is on its way: the flip event wakes us; a
+			 * period on, a flip that never came is looked for. */
+			when = out->lat.commit_ns + period;
+		} else if (now < start) {
+			when = start;
 		} else if (!keep && out->showing &&
 			   (out->shown == kiosk_generation(l->k) || output_dark(l, out))) {
 			/* Idle when flat, and between steps: the screen already
@@ -701,6 +929,8 @@ static uint64_t frames(struct loop *l, uint64_t now, int *err)
 				if (out->next_ns <= now)
 					out->next_ns = now + period;
 				when = out->next_ns;
+				if (keep)
+					recorder_moment(l, i, now);
 			}
 		}
 		if (wake == 0 || when < wake)
@@ -744,17 +974,90 @@ int loop_follow_outputs(struct loop *l, const struct options *o, uint64_t now)
 	return sync_outputs(l, o, now);
 }
 
+/*
+ * While frames flow (a screen drew within the last two refreshes) and
+ * none is to start now, the water waits for the next frame's start, to
+ * take its steps and the touches read by then at once: a drag's wake is
+ * laid over the steps of the frame that shows it, reaching the finger's
+ * last sample. *wake: when to look again. False when a frame starts now,
+ * when no screen is drawing (still water: a touch is drawn at once), or
+ * for a recorder, whose every pass is a frame.
+ */
+static bool waiting(const struct loop *l, uint64_t now, uint64_t *wake)
+{
+	bool flowing = false;
+
+	for (int i = 0; i < l->n_outputs; i++) {
+		const struct loop_output *out = &l->outputs[i];
+		uint64_t at, period = period_ns(&out->info);
+
+		if (out->info.asleep)
+			continue;
+		if (out->info.record_every)
+			return false;
+		if (out->lat.commit_ns == 0 || now >= out->lat.commit_ns + 2 * period)
+			continue;
+		if (out->committed && now < out->lat.commit_ns + period) {
+			at = out->lat.commit_ns + period;
+		} else {
+			at = output_start(l, out, now);
+			if (at <= now)
+				return false;
+		}
+		flowing = true;
+		*wake = clock_earliest(*wake, at);
+	}
+	return flowing;
+}
+
+/* The frames drawn in this pass were committed (flushed) just now. */
+static void committed(struct loop *l, uint64_t now)
+{
+	uint64_t commit = pass_clock(l);
+	bool took[LOOP_MAX_OUTPUTS] = { false };
+
+	for (int i = 0; i < l->n_outputs; i++) {
+		struct loop_output *out = &l->outputs[i];
+
+		if (!out->drew || out->info.record_every)
+			continue;
+		out->lat.commit_ns = commit;
+		out->committed = true;
+		if (!took[out->sched])
+			schedule_took(l->scheds[out->sched].s, commit - now);
+		took[out->sched] = true;
+	}
+	/* a backend without flips showed them already */
+	notice_flips(l, now);
+}
+
 int loop_frame(struct loop *l, const struct options *o, uint64_t now, uint64_t *wake)
 {
+	uint64_t start;
 	int ret;
 
+	l->pass_now = now;
+	l->pass_real = clock_now_ns();
 	*wake = 0;
 	touch_follow_outputs(l, o);
 	if (!l->k || l->n_outputs == 0)
 		return 0;  /* no screen: no steps, no frames, sleep until one comes */
+	configure_schedules(l, o);
+	notice_flips(l, now);
+	if (waiting(l, now, wake))
+		return 0;
+	/* The touches that came since the last look, read as late as can be:
+	 * a frame takes what the fingers did up to its start. */
+	if (l->input)
+		input_dispatch(l->input);
+	/* On a recorder's virtual clock the frame at now started its lead
+	 * before; a script's moments up to then are in it. */
+	start = l->outputs[0].info.record_every ? recorder_start(l, &l->outputs[0], now) : now;
 	/* Touches read before a step are in that step. */
-	play_script(l, o, now);
+	play_script(l, o, now, start);
+	l->step_ns = l->outputs[0].info.record_every ? start : pass_clock(l);
 	kiosk_advance(l->k, now);
+	take_input_touches(l);
 	follow_sleep(l, now);
 	*wake = frames(l, now, &ret);
 	/* The screens drawn in this pass change together (one atomic commit). */
@@ -762,6 +1065,7 @@ int loop_frame(struct loop *l, const struct options *o, uint64_t now, uint64_t *
 		ret = l->d->ops->flush(l->d);
 	if (ret < 0)
 		return ret;
+	committed(l, now);
 	*wake = clock_earliest(*wake, kiosk_next_wake_ns(l->k));
 	*wake = clock_earliest(*wake, script_next_ns(l));
 	return 0;

@@ -16,6 +16,7 @@
 
 struct input;
 struct kiosk;
+struct latency;
 struct render_target;
 struct options;
 struct stats;
@@ -63,7 +64,9 @@ int loop_frame(struct loop *l, const struct options *o, uint64_t now, uint64_t *
 int loop_tick(struct loop *l, const struct options *o, uint64_t now, uint64_t *wake);
 
 /* The display's events were read at now: a flip done then completed then. */
-void loop_display_read(struct loop *l, uint64_t now);
+/* Touch to photon (service/latency.h): every touch that changed the water,
+ * to the flip that showed it; the vblanks frames missed. */
+struct latency *loop_latency(struct loop *l);
 
 /*
  * New settings: the water made again for them (when there is an output),

@@ -15,6 +15,8 @@
 #include "display/display.h"
 #include "exhibit/kiosk.h"
 #include "input/touch-script.h"
+#include "service/health.h"
+#include "service/latency.h"
 #include "service/loop.h"
 #include "service/run-headless.h"
 #include "service/screenshot.h"
@@ -25,29 +27,56 @@
 #include "service/window.h"
 #include "settings/options.h"
 
+/* What the signals since the last frame ask for: however many came, one
+ * picture and one line (a storm of them must not hold up the frames). */
+struct asked {
+	bool screenshot;           /* SIGUSR1 */
+	bool reload;               /* SIGHUP */
+	int stop;                  /* SIGTERM or SIGINT, the first; 0: none */
+};
+
+static void note_signal(struct asked *a, int sig)
+{
+	if (sig == SIGUSR1)
+		a->screenshot = true;
+	else if (sig == SIGHUP)
+		a->reload = true;
+	else if (!a->stop)
+		a->stop = sig;
+}
+
+/* SIGUSR1 writes a picture of the last frame as a live run does; SIGHUP is
+ * said and changes nothing: a headless run keeps the settings it started
+ * with. */
+static void answer_signals(struct asked *a, struct loop *l, struct usage *usage,
+			   const struct options *o)
+{
+	if (a->screenshot) {
+		screenshot_write(l, o->state_dir);
+		screenshot_write_map(l, usage);
+	}
+	if (a->reload)
+		log_info("SIGHUP: ignored; a headless run keeps the settings it started with");
+	a->screenshot = false;
+	a->reload = false;
+}
+
 /*
  * The signals that came since the last frame, taken between frames (they
  * are blocked from main on, and the water's threads inherit the mask, so
- * none kills the process mid-file). SIGTERM and SIGINT stop the run: the
- * number of the first, 0 when none came. SIGUSR1 writes a picture of the
- * frame as a live run does; SIGHUP is said and changes nothing: a headless
- * run keeps the settings it started with.
+ * none kills the process mid-file) and answered after them. SIGTERM and
+ * SIGINT stop the run: the number of the first, 0 when none came.
  */
 static int take_signals(const sigset_t *set, struct loop *l, const struct options *o)
 {
 	static const struct timespec no_wait = { 0, 0 };
+	struct asked a = { 0 };
 	int sig;
 
-	while ((sig = sigtimedwait(set, NULL, &no_wait)) > 0) {
-		if (sig == SIGUSR1)
-			screenshot_write(l, o->state_dir);
-		else if (sig == SIGHUP)
-			log_info("SIGHUP: ignored; a headless run keeps the settings it started "
-				 "with");
-		else
-			return sig;
-	}
-	return 0;
+	while (!a.stop && (sig = sigtimedwait(set, NULL, &no_wait)) > 0)
+		note_signal(&a, sig);
+	answer_signals(&a, l, NULL, o);
+	return a.stop;
 }
 
 /* A real-time run's sources: the signals and the status server. */
@@ -74,19 +103,22 @@ static int rt_wait(struct pollfd *pfds, uint64_t wake)
 /*
  * --frames 0: a screen without glass. Frames at --refresh on the monotonic
  * clock as a live run makes them (idle when the water is still), until
- * SIGTERM or SIGINT; the service's parts run as they do live (the stats,
- * the usage numbers in the state directory, the status server), so they
- * can be tested without a display. Frames are kept, not written.
+ * SIGTERM or SIGINT; the service's parts run as they do live (the start
+ * and stats lines, the usage numbers in the state directory, the status
+ * server), so they can be tested without a display. Frames are kept, not
+ * written.
  */
-static int run_realtime(const struct options *o, struct loop *l, struct stats *st,
-			const sigset_t *signals)
+static int run_realtime(const struct options *o, struct display *d, struct loop *l,
+			struct health *h, const sigset_t *signals)
 {
 	struct pollfd pfds[RT_SOURCES] = { { .fd = -1 }, { .fd = -1 } };
+	struct stats *st = health_stats(h);
 	struct usage *usage = NULL;
 	struct window *window = NULL;
+	struct asked asked = { 0 };
 	char buf[PATH_MAX];
 	const char *dir = state_dir_resolve(o->state_dir, buf, sizeof(buf));
-	bool quit = false, reload = false;
+	bool reload = false;
 	int ret;
 
 	ret = usage_create(dir, o->usage_days, time(NULL), &usage);
@@ -104,47 +136,49 @@ static int run_realtime(const struct options *o, struct loop *l, struct stats *s
 	pfds[RT_WINDOW] = (struct pollfd){ .fd = window_fd(window), .events = POLLIN };
 	if (ret == 0)
 		log_info("running in real time at %d Hz until SIGTERM", o->refresh_hz);
-	while (ret == 0 && !quit) {
+	while (ret == 0 && !asked.stop) {
 		struct signalfd_siginfo si;
 		uint64_t now = clock_now_ns(), wake;
-		bool asleep, again;
+		struct health_view hv = { .d = d, .loop = l, .threads = o->threads,
+					  .stats_interval_s = o->stats_interval_s };
+		bool again;
 
 		ret = loop_follow_outputs(l, o, now);
 		if (ret < 0)
 			break;
-		if (usage)
+		if (usage) {
 			usage_tick(usage, loop_kiosk(l), st, time(NULL), now);
-		asleep = loop_kiosk(l) && kiosk_dark(loop_kiosk(l));
+			hv.touches_today = usage_touches_today(usage);
+		}
+		hv.asleep = loop_kiosk(l) && kiosk_dark(loop_kiosk(l));
+		health_check(h, &hv, now);
 		again = window_pass(window, &(struct window_view){ l, NULL, st, usage,
-					 asleep }, now, &reload);
+					 hv.asleep }, now, &reload);
 		if (reload) {
 			reload = false;
 			log_info("reload: ignored; a headless run keeps the settings it started "
 				 "with");
 		}
+		/* What the signals of the last wait asked for, once, between
+		 * the frames as a live run does. */
+		answer_signals(&asked, l, usage, o);
 		ret = loop_frame(l, o, now, &wake);
 		if (ret < 0) {
 			log_error("a frame: %s; exiting", strerror(-ret));
 			break;
 		}
+		wake = clock_earliest(wake, health_wake(h, o->stats_interval_s));
 		if (usage)
 			wake = clock_earliest(wake, usage_next_hour_ns(usage));
 		if (again)
 			wake = now;
 		ret = rt_wait(pfds, wake);
-		while (ret == 0 && read(pfds[RT_SIGNALS].fd, &si, sizeof(si)) == sizeof(si)) {
-			if (si.ssi_signo == SIGUSR1) {
-				screenshot_write(l, o->state_dir);
-				screenshot_write_map(l, usage);
-			} else if (si.ssi_signo == SIGHUP) {
-				log_info("SIGHUP: ignored; a headless run keeps the settings it "
-					 "started with");
-			} else {
-				log_info("%s: stopping", strsignal((int)si.ssi_signo));
-				quit = true;
-			}
-		}
+		while (ret == 0 && !asked.stop &&
+		       read(pfds[RT_SIGNALS].fd, &si, sizeof(si)) == sizeof(si))
+			note_signal(&asked, (int)si.ssi_signo);
 	}
+	if (asked.stop)
+		log_info("%s: stopping", strsignal(asked.stop));
 	if (usage) {
 		usage_tick(usage, loop_kiosk(l), st, time(NULL), clock_now_ns());
 		usage_flush(usage);
@@ -156,13 +190,30 @@ static int run_realtime(const struct options *o, struct loop *l, struct stats *s
 	return ret;
 }
 
+/* The scripted touches' way to the screen on the virtual clock: frame k
+ * is its vblank at k/refresh s, started the schedule's lead before it. */
+static void say_latency(struct loop *l)
+{
+	struct latency_view v;
+	const struct latency_hist *t;
+
+	latency_totals(loop_latency(l), &v);
+	t = &v.stage[LATENCY_TOTAL];
+	if (t->count == 0)
+		return;
+	log_info("touch to photon on the virtual clock: %llu touches, %.2f ms p50 / %.2f p99 / "
+		 "%.2f max; %llu missed vblanks", (unsigned long long)t->count,
+		 latency_quantile_ms(t, 0.5), latency_quantile_ms(t, 0.99),
+		 latency_quantile_ms(t, 1), (unsigned long long)v.missed_vblanks);
+}
+
 int run_headless(const struct options *o, struct display *d, struct touch_script *script)
 {
 	/* Said when somebody may be looking: -v, or the demo standing in
 	 * for a missing display. */
 	bool say = o->verbose || o->backend_fell_back;
 	struct loop *l = NULL;
-	struct stats *st = NULL;
+	struct health *h = NULL;
 	sigset_t signals;
 	int frames = 0, sig = 0;
 	int ret;
@@ -173,18 +224,19 @@ int run_headless(const struct options *o, struct display *d, struct touch_script
 		touch_script_destroy(script);
 		return ret;
 	}
-	/* Counted as a live run counts, for the status server. */
-	if (o->frames == 0 && !(st = stats_create())) {
+	/* Counted and said as a live run does, for the status server and
+	 * the stats line. */
+	if (o->frames == 0 && !(h = health_create())) {
 		touch_script_destroy(script);
 		return -ENOMEM;
 	}
-	ret = loop_create(d, script, st, say, &l);
+	ret = loop_create(d, script, h ? health_stats(h) : NULL, say, &l);
 	if (ret < 0)
 		log_error("no memory for the frame loop");
 	if (ret == 0 && o->frames == 0) {
-		ret = run_realtime(o, l, st, &signals);
+		ret = run_realtime(o, d, l, h, &signals);
 		loop_destroy(l);
-		stats_destroy(st);
+		health_destroy(h);
 		return ret;
 	}
 	if (ret == 0 && o->output_heights) {
@@ -217,6 +269,9 @@ int run_headless(const struct options *o, struct display *d, struct touch_script
 		log_info("wrote %d frame%s of %dx%d to %s/", written, written > 1 ? "s" : "",
 			 info->width, info->height, o->output_dir);
 	}
+	if (ret == 0 && o->verbose)
+		say_latency(l);
 	loop_destroy(l);
+	health_destroy(h);
 	return ret;
 }

@@ -20,6 +20,7 @@
 #include "input/input.h"
 #include "input/touch-script.h"
 #include "service/health.h"
+#include "service/latency.h"
 #include "service/loop.h"
 #include "service/notify.h"
 #include "service/run-live.h"
@@ -33,6 +34,8 @@
 #include "sound/sound.h"
 #include "water/splashes.h"
 
+/* The exit's line of touch to photon. */
+#define LIVE_LATENCY_LINE 256
 /* signalfd, timerfd, display, input, the status server: one each. */
 #define LIVE_MAX_SOURCES 5
 #define KEYS_LEN 256
@@ -230,7 +233,6 @@ static int on_display(struct live *l)
 {
 	int ret;
 
-	loop_display_read(l->loop, clock_now_ns());
 	ret = l->d->ops->dispatch(l->d);
 	return ret < 0 ? live_fail(l, "the display's events", ret) : 0;
 }
@@ -425,6 +427,16 @@ int run_live(struct options *o, const struct options_source *src, struct display
 	/* Every exit that is not 0 says why, once, as the last word of the loop. */
 	if (ret < 0)
 		log_error("%s: %s; exiting", l.failed ? l.failed : "the main loop", strerror(-ret));
+	if (l.loop) {
+		struct latency_view lv;
+		char line[LIVE_LATENCY_LINE];
+
+		latency_totals(loop_latency(l.loop), &lv);
+		latency_describe(&lv, line, sizeof(line));
+		if (lv.stage[LATENCY_TOTAL].count)
+			log_info("since the start: %llu frames shown%s", (unsigned long long)lv.frames,
+				 line);
+	}
 	/* The hour so far, for the next start to count on. */
 	if (l.usage && l.loop) {
 		usage_tick(l.usage, loop_kiosk(l.loop), health_stats(l.health), time(NULL),

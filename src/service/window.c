@@ -1,23 +1,26 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #ifdef HAVE_LIBSYSTEMD
 #include <systemd/sd-daemon.h>
 #endif
 
-#include "base/file.h"
 #include "base/log.h"
 #include "display/display.h"
 #include "exhibit/kiosk.h"
 #include "http/http.h"
 #include "input/input.h"
+#include "service/latency.h"
 #include "service/loop.h"
 #include "service/stats.h"
 #include "service/usage-rows.h"
@@ -29,9 +32,14 @@
 /* The socket ripple-kiosk-http.socket hands over (FileDescriptorName=). */
 #define WINDOW_FD_NAME "http"
 #define SECONDS_PER_HOUR 3600
+/* The chart reads no more of usage.csv than its end, however big the file
+ * has grown or been made: it is kept in date order, and the last week's
+ * rows take about 8 KiB (the rest is room for rows a clock set ahead
+ * wrote after them). */
+#define CHART_TAIL_BYTES (256u << 10)
 
-_Static_assert(HTTP_LATENCY_BUCKETS == INPUT_LATENCY_BUCKETS,
-	       "the status server's latency histogram is the input's");
+_Static_assert(HTTP_LATENCY_BUCKETS == LATENCY_BUCKETS && HTTP_LATENCY_STAGES == LATENCY_STAGES,
+	       "the status server's latency histograms are the loop's");
 
 struct window {
 	struct http *http;
@@ -70,11 +78,69 @@ static time_t hour_start(time_t t)
 	return mktime(&tm);
 }
 
+/* The last CHART_TAIL_BYTES of path at most, from a line's start; never
+ * through a symlink (the state directory's file is the kiosk's own). */
+static int read_tail(const char *path, char **out, size_t *len)
+{
+	struct stat st;
+	char *text = NULL, *nl;
+	size_t want, got = 0;
+	off_t from;
+	int fd, ret = 0;
+
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0) {
+		ret = -errno;
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		ret = -EINVAL;
+		goto out;
+	}
+	from = st.st_size > (off_t)CHART_TAIL_BYTES ? st.st_size - (off_t)CHART_TAIL_BYTES : 0;
+	want = (size_t)(st.st_size - from);
+	text = malloc(want + 1);
+	if (!text) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	while (got < want) {
+		ssize_t n = pread(fd, text + got, want - got, from + (off_t)got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			ret = -errno;
+			goto out;
+		}
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	/* Begun inside a line: that line is not whole. */
+	if (from > 0) {
+		nl = memchr(text, '\n', got);
+		got = nl ? got - (size_t)(nl + 1 - text) : 0;
+		memmove(text, nl ? nl + 1 : text, got);
+	}
+	text[got] = '\0';
+	*out = text;
+	*len = got;
+	text = NULL;
+out:
+	free(text);
+	close(fd);
+	return ret;
+}
+
 /* usage.csv's rows of the last HTTP_CHART_HOURS hours, on the server's
- * thread: the file is whole (written beside and renamed). */
+ * thread (the status page keeps what it made until the file changes): the
+ * file is whole (written beside and renamed). */
 static int chart(const char *state_dir, time_t now, uint32_t *hourly)
 {
-	char path[PATH_MAX], err[256];
+	char path[PATH_MAX];
 	struct usage_rows rows = { 0 };
 	time_t first = hour_start(now) - (time_t)(HTTP_CHART_HOURS - 1) * SECONDS_PER_HOUR;
 	char *text = NULL;
@@ -83,7 +149,7 @@ static int chart(const char *state_dir, time_t now, uint32_t *hourly)
 
 	if (snprintf(path, sizeof(path), "%s/%s", state_dir, USAGE_FILE) >= (int)sizeof(path))
 		return -ENAMETOOLONG;
-	ret = file_read_own(path, USAGE_MAX_BYTES, &text, &len, err, sizeof(err));
+	ret = read_tail(path, &text, &len);
 	if (ret < 0)
 		return ret;
 	ret = usage_rows_parse(text, len, &rows);
@@ -155,7 +221,7 @@ static void gather(const struct window_view *v, struct http_facts *f)
 {
 	struct kiosk *k = v->loop ? loop_kiosk(v->loop) : NULL;
 	const char *picture = k ? kiosk_picture_path(k) : NULL;
-	struct input_latency lat;
+	struct latency_view lat;
 
 	memset(f, 0, sizeof(*f));
 	if (v->stats)
@@ -178,15 +244,23 @@ static void gather(const struct window_view *v, struct http_facts *f)
 	snprintf(f->picture, sizeof(f->picture), "%s", picture ? picture : "");
 	if (v->input)
 		f->touch_devices = input_device_count(v->input);
-	input_latency(v->input, &lat);
-	for (int i = 0; i < HTTP_LATENCY_BUCKETS; i++) {
-		f->latency_bound_s[i] = lat.bound_ms[i] / 1000.0;
-		f->latency_le[i] = lat.le[i];
+	latency_totals(v->loop ? loop_latency(v->loop) : NULL, &lat);
+	for (int s = 0; s < LATENCY_STAGES; s++) {
+		const struct latency_hist *h = &lat.stage[s];
+		struct http_latency *o = &f->latency[s];
+
+		o->stage = latency_stage_names[s];
+		memcpy(o->bucket, h->bucket, sizeof(o->bucket));
+		o->count = h->count;
+		o->sum_s = (double)h->sum_ns / 1e9;
+		o->p50_ms = latency_quantile_ms(h, 0.5);
+		o->p99_ms = latency_quantile_ms(h, 0.99);
+		o->max_ms = latency_quantile_ms(h, 1);
 	}
-	f->latency_count = lat.count;
-	f->latency_sum_s = (double)lat.sum_ns / 1e9;
+	f->missed_vblanks = lat.missed_vblanks;
 }
 
+/* Of sleep and wake, http_take() gives the one asked for last alone. */
 static const struct {
 	unsigned command;
 	enum kiosk_call call;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "base/file.h"
@@ -17,6 +18,9 @@
 #include "settings/config-file.h"
 #include "settings/options.h"
 #include "settings/settings.h"
+
+/* Linux's device number for DRM nodes (libdrm's xf86drm.h has it too). */
+#define DRM_MAJOR 226
 
 /* Where a key's file is said from: "FILE:LINE: key", the line that set it. */
 struct named {
@@ -127,9 +131,57 @@ static void check_token(const struct named *n, const char *path)
 	}
 	while (len > 0 && (text[len - 1] == '\n' || text[len - 1] == '\r'))
 		len--;
-	if (len < OPTIONS_HTTP_TOKEN_MIN)
+	/* As the status server reads it (http.c). */
+	if (len < OPTIONS_HTTP_TOKEN_MIN || memchr(text, '\0', len))
 		wrong(n, "%s: expected a line of at least %d characters", path, OPTIONS_HTTP_TOKEN_MIN);
 	free(text);
+}
+
+/* --device: a path not there yet is waited for, but anything there that is
+ * not a DRM device node the display refuses at start. */
+static void check_device(const struct named *n, const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) == 0 && (!S_ISCHR(st.st_mode) || major(st.st_rdev) != DRM_MAJOR))
+		wrong(n, "%s: not a DRM device node; expected a KMS device such as "
+		      "/dev/dri/card0", path);
+}
+
+/* The headless frames' directory: there and writable, or one the kiosk can
+ * make (headless.c makes it, but not its parents). */
+static void check_output_dir(const struct named *n, const char *path)
+{
+	char *parent = strdup(path), *slash;
+	struct stat st;
+
+	if (!parent) {
+		wrong(n, "out of memory");
+		return;
+	}
+	if (stat(path, &st) == 0) {
+		if (!S_ISDIR(st.st_mode))
+			wrong(n, "%s: not a directory", path);
+		else if (access(path, W_OK | X_OK) < 0)
+			wrong(n, "%s: cannot write in it: %s", path, strerror(errno));
+		goto out;
+	}
+	if (errno != ENOENT) {
+		wrong(n, "%s: %s", path, strerror(errno));
+		goto out;
+	}
+	/* "a/b/" names b: the slashes at its end are not its parent's. */
+	for (slash = parent + strlen(parent); slash > parent + 1 && slash[-1] == '/'; slash--)
+		slash[-1] = '\0';
+	slash = strrchr(parent, '/');
+	if (!slash)
+		strcpy(parent, ".");
+	else
+		slash[slash == parent ? 1 : 0] = '\0';
+	if (access(parent, W_OK | X_OK) < 0)
+		wrong(n, "%s: cannot be made in %s: %s", path, parent, strerror(errno));
+out:
+	free(parent);
 }
 
 static struct named named(const char *file, const unsigned *first_line, const char *key,
@@ -168,6 +220,23 @@ int settings_check_config(const char *path)
 		n = named(path, first_line, "http-token-file", &errors);
 		if (o.http_token_file && n.line)
 			check_token(&n, o.http_token_file);
+		n = named(path, first_line, "device", &errors);
+		if (o.device && n.line)
+			check_device(&n, o.device);
+		n = named(path, first_line, "output", &errors);
+		if (n.line)
+			check_output_dir(&n, o.output_dir);
+#ifndef HAVE_MICROHTTPD
+		n = named(path, first_line, "http", &errors);
+		if (o.http && n.line)
+			wrong(&n, "this build has no HTTP server (configure --with-microhttpd)");
+#endif
+#ifndef HAVE_DRM
+		n = named(path, first_line, "backend", &errors);
+		if (o.backend == BACKEND_DRM && n.line)
+			wrong(&n, "this build has no DRM display backend; expected auto or "
+			      "headless");
+#endif
 	}
 	options_free(&o);
 	free(first_line);

@@ -186,13 +186,15 @@ static int parse_buffer(const char *text, size_t len, const char *name, struct o
 		char *eol = nl ? nl : end;
 
 		lineno++;
+		*eol = '\0';
 		if (memchr(p, '\0', (size_t)(eol - p))) {
+			/* A bad line like any other: the check counts it and
+			 * goes on to the lines after it. */
 			log_error("%s:%u: a NUL byte; a config file is text", name, lineno);
 			ret = -EINVAL;
-			goto out;
+		} else {
+			ret = parse_line(p, name, lineno, first_line, o);
 		}
-		*eol = '\0';
-		ret = parse_line(p, name, lineno, first_line, o);
 		if (ret == -ENOMEM || (ret < 0 && !errors))
 			goto out;
 		if (ret < 0)

@@ -33,6 +33,10 @@ void options_print_help(FILE *f)
 "                          default: the connector's), turned ROT; one pond across\n"
 "                          them, the gaps are bezels (default: every screen mirrors)\n"
 "  --flip-timeout MS       a page flip not done by then is fatal (default %d, 1..%d)\n"
+"  --render-ahead auto|off|MS  start each frame this long before the vblank it is\n"
+"                          for, touches read just before: auto, as long as frames\n"
+"                          take lately and a margin (default); off, as soon as the\n"
+"                          last flip is done; or a fixed time, %g..%g ms\n"
 "\n"
 "Headless (PNG frames):\n"
 "  --size WxH              frame size (default %dx%d)\n"
@@ -150,6 +154,7 @@ void options_print_help(FILE *f)
 "Every on/off option (--strict, --grab, --touch-invert-x, --touch-invert-y,\n"
 "--output-heights, --verbose) has a --no- form that turns it off: --no-grab undoes the config file.\n",
 		OPTIONS_DEFAULT_FLIP_TIMEOUT_MS, OPTIONS_MAX_FLIP_TIMEOUT_MS,
+		OPTIONS_MIN_RENDER_AHEAD_MS, OPTIONS_MAX_RENDER_AHEAD_MS,
 		OPTIONS_DEFAULT_WIDTH, OPTIONS_DEFAULT_HEIGHT, OPTIONS_DEFAULT_FRAMES,
 		OPTIONS_DEFAULT_OUTPUT, OPTIONS_DEFAULT_REFRESH_HZ,
 		OPTIONS_DEFAULT_PICTURE_SECONDS, OPTIONS_DEFAULT_CROSSFADE_S, OPTIONS_MAX_CROSSFADE_S,

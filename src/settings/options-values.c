@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -383,6 +384,23 @@ bool options_parse_one(struct options *o, const struct option_row *opt, const ch
 			return bad_choice(f, arg, "auto, 0, 90, 180, 270");
 		o->rotate = (enum rotation)v;
 		return false;
+	case OPT_RENDER_AHEAD: {
+		double ms;
+
+		if (strcmp(arg, "auto") == 0) {
+			o->render_ahead_us = OPTIONS_RENDER_AHEAD_AUTO;
+			return false;
+		}
+		if (strcmp(arg, "off") == 0) {
+			o->render_ahead_us = OPTIONS_RENDER_AHEAD_OFF;
+			return false;
+		}
+		if (parse_double(arg, OPTIONS_MIN_RENDER_AHEAD_MS, OPTIONS_MAX_RENDER_AHEAD_MS, &ms) < 0)
+			return bad(f, "'%s' is not auto, off or milliseconds from %g to %g", arg,
+				   OPTIONS_MIN_RENDER_AHEAD_MS, OPTIONS_MAX_RENDER_AHEAD_MS);
+		o->render_ahead_us = (int)lround(ms * 1000);
+		return false;
+	}
 	case OPT_FLIP_TIMEOUT:
 		return bad_int(f, arg, 1, OPTIONS_MAX_FLIP_TIMEOUT_MS, &o->flip_timeout_ms);
 	case OPT_THREADS:
@@ -429,9 +447,15 @@ bool options_parse_one(struct options *o, const struct option_row *opt, const ch
 	case OPT_USAGE_DAYS:
 		return bad_int(f, arg, 0, OPTIONS_MAX_USAGE_DAYS, &o->usage_days);
 	case OPT_HTTP:
+		/* What the status server would refuse at start, refused here:
+		 * --check-config and a reload say so too. */
 		if (!strchr(arg, ':'))
 			return bad(f, "'%s' has no port; expected ADDR:PORT, as 127.0.0.1:8080 "
 				   "or [::]:8080", arg);
+		if (parse_listen(arg, NULL, NULL) < 0)
+			return bad(f, "'%s' is not ADDR:PORT with a numeric address (no name is "
+				   "looked up) and a port from 0 to %d, as 127.0.0.1:8080 or [::]:8080",
+				   arg, PARSE_PORT_MAX);
 		return set_string(f, &o->http, arg);
 	case OPT_HTTP_TOKEN_FILE:
 		return set_string(f, &o->http_token_file, arg);

@@ -65,6 +65,7 @@ static const struct option_row option_rows[] = {
 	{ "rotate", required_argument, OPT_ROTATE, RELOAD_NEW_WATER, FIELD(rotate) },
 	{ "layout", required_argument, OPT_LAYOUT, RELOAD_RESTART, STRING(layout) },
 	{ "flip-timeout", required_argument, OPT_FLIP_TIMEOUT, RELOAD_RESTART, FIELD(flip_timeout_ms) },
+	{ "render-ahead", required_argument, OPT_RENDER_AHEAD, RELOAD_LIVE, FIELD(render_ahead_us) },
 	{ "threads", required_argument, OPT_THREADS, RELOAD_LIVE, FIELD(threads) },
 	{ "sim-scale", required_argument, OPT_SIM_SCALE, RELOAD_NEW_WATER, FIELD(sim_scale) },
 	{ "screen-mm", required_argument, OPT_SCREEN_MM, RELOAD_NEW_WATER, SPAN(screen_mm_width, screen_mm_height) },
@@ -145,6 +146,7 @@ void options_defaults(struct options *o)
 	o->format = PIXEL_XRGB8888;
 	o->rotate = ROTATE_AUTO;
 	o->flip_timeout_ms = OPTIONS_DEFAULT_FLIP_TIMEOUT_MS;
+	o->render_ahead_us = OPTIONS_RENDER_AHEAD_AUTO;
 	o->threads = 0;
 	o->stuck_touch_s = OPTIONS_DEFAULT_STUCK_TOUCH_S;
 	o->usage_days = OPTIONS_DEFAULT_USAGE_DAYS;

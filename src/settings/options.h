@@ -94,6 +94,13 @@ enum rotation {
 #define OPTIONS_MAX_FRAMES 100000000
 #define OPTIONS_DEFAULT_FLIP_TIMEOUT_MS 1000
 #define OPTIONS_MAX_FLIP_TIMEOUT_MS 60000
+/* --render-ahead: how long before the vblank a frame starts (service/
+ * schedule.h). AUTO: as long as frames take lately, and a margin; OFF: as
+ * soon as a buffer is free (as before 2026-12); else a fixed time, in us. */
+#define OPTIONS_RENDER_AHEAD_AUTO (-1)
+#define OPTIONS_RENDER_AHEAD_OFF 0
+#define OPTIONS_MIN_RENDER_AHEAD_MS 0.5
+#define OPTIONS_MAX_RENDER_AHEAD_MS 50.0
 #define OPTIONS_MAX_SIM_SCALE WATER_SCALE_MAX
 /* sysconfdir/ripple-kiosk.conf: /etc with --prefix=/usr (configure.ac). */
 #define OPTIONS_DEFAULT_CONFIG SYSCONFDIR "/ripple-kiosk.conf"
@@ -213,6 +220,7 @@ struct options {
 	enum rotation rotate;         /* ROTATE_AUTO: see options_rotation() */
 	const char *layout;           /* a water wall's panels (wall/layout.h); NULL: mirrored */
 	int flip_timeout_ms;
+	int render_ahead_us;          /* OPTIONS_RENDER_AHEAD_AUTO, _OFF or a time */
 
 	/* ---- touch input ---- */
 	const char *touch_device;     /* NULL: every touchscreen, tablet and mouse */

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +41,18 @@
  * waited for at most SOUND_FULL_WAIT_MS at a time. */
 #define SOUND_MIN_SLEEP_NS 1000000ull
 #define SOUND_FULL_WAIT_MS 100
+/*
+ * A device that always has room and never blocks (the null device, a
+ * broken driver) would have the thread make sound as fast as the CPU goes:
+ * the writes are paced by the clock too. What was written never ends more
+ * than the card's buffer ahead of the clock, each chunk counted as if
+ * played SOUND_PACE_PERCENT as fast: a margin a real card (its clock a
+ * little fast) never uses up, so its own room is what paces it.
+ */
+#define SOUND_CHUNK_NS ((uint64_t)SOUND_CHUNK * NSEC_PER_SEC / SOUND_RATE)
+#define SOUND_PACE_PERCENT 125
+#define SOUND_CHUNK_PACED_NS (SOUND_CHUNK_NS * 100 / SOUND_PACE_PERCENT)
+#define NSEC_PER_USEC 1000ull
 /* ... and given up for gone after this many waits without room, or this
  * long without room while the thread sleeps. */
 #define SOUND_STALLS 10
@@ -99,6 +112,8 @@ struct sound {
 	bool paused;               /* silent: the card stopped */
 	uint64_t stall_ns;         /* since when it has had no room; 0: it has */
 	uint64_t silent_ns;        /* since when nothing sounds; 0: something does */
+	uint64_t paced_ns;         /* the clock's pace: where the chunks written end */
+	uint64_t ahead_ns;         /* how far paced_ns may be ahead: the card's buffer */
 	float mono[SOUND_CHUNK];
 	int16_t frames[SOUND_CHUNK * SOUND_CHANNELS];
 };
@@ -134,6 +149,76 @@ static bool quiet_now(const struct shared *sh)
 		return false;
 	return minutes_within(tm.tm_hour * MINUTES_PER_HOUR + tm.tm_min, sh->quiet_from,
 			      sh->quiet_to);
+}
+
+/*
+ * ---- libasound's own messages ----
+ *
+ * libasound says what went wrong on stderr, at every try: a USB card
+ * unplugged or renumbered would have "Cannot get card index for 1" said
+ * every SOUND_RETRY_NS for as long as it is away. Its messages go to our
+ * log instead, each text once (again only at debug level). The handler
+ * is the whole process's and gets no pointer of ours
+ * (snd_lib_error_set_handler), so what it has said can only be kept in a
+ * global: alsa_said, under its own lock, and the pthread_once that sets
+ * the handler at the first sound_create() are the sound's only mutable
+ * globals.
+ */
+#define ALSA_SAID_MAX 64      /* texts remembered; beyond, at debug level */
+#define ALSA_TEXT_LEN 512
+#define FNV_OFFSET 14695981039346656037ull
+#define FNV_PRIME 1099511628211ull
+
+static struct {
+	pthread_mutex_t lock;
+	uint64_t said[ALSA_SAID_MAX];  /* each text said, by its FNV-1a hash */
+	int n;
+} alsa_said = { .lock = PTHREAD_MUTEX_INITIALIZER };
+static pthread_once_t alsa_handler_once = PTHREAD_ONCE_INIT;
+
+/* True the first time text comes (and remembered). */
+static bool alsa_first_time(const char *text)
+{
+	uint64_t h = FNV_OFFSET;
+	bool first = true;
+
+	for (const unsigned char *c = (const unsigned char *)text; *c; c++)
+		h = (h ^ *c) * FNV_PRIME;
+	pthread_mutex_lock(&alsa_said.lock);
+	for (int i = 0; i < alsa_said.n && first; i++)
+		first = alsa_said.said[i] != h;
+	if (first && alsa_said.n < ALSA_SAID_MAX)
+		alsa_said.said[alsa_said.n++] = h;
+	else
+		first = false;
+	pthread_mutex_unlock(&alsa_said.lock);
+	return first;
+}
+
+__attribute__((format(printf, 5, 6)))
+static void alsa_message(const char *file, int line, const char *function, int err,
+			 const char *fmt, ...)
+{
+	char text[ALSA_TEXT_LEN];
+	va_list ap;
+	size_t n;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	n = strlen(text);
+	if (err)
+		snprintf(text + n, sizeof(text) - n, ": %s", snd_strerror(err));
+	if (alsa_first_time(text))
+		log_warn("ALSA: %s (%s)", text, function ? function : "libasound");
+	else
+		log_debug("ALSA: %s (%s, %s:%d; said before)", text,
+			  function ? function : "libasound", file ? file : "?", line);
+}
+
+static void take_alsa_messages(void)
+{
+	snd_lib_error_set_handler(alsa_message);
 }
 
 /* ---- the card ---- */
@@ -287,6 +372,7 @@ static void close_pcm(struct sound *s)
 /* The device asked for, opened for about SOUND_BUFFER_US of sound. */
 static void open_pcm(struct sound *s, const char *asked)
 {
+	snd_pcm_uframes_t buffer, period;
 	char name[DEVICE_LEN];
 	snd_pcm_info_t *info;
 	int ret;
@@ -324,6 +410,10 @@ static void open_pcm(struct sound *s, const char *asked)
 	s->said_none = false;
 	s->written = 0;
 	s->stall_ns = 0;
+	if (snd_pcm_get_params(s->pcm, &buffer, &period) == 0 && buffer > 0)
+		s->ahead_ns = (uint64_t)buffer * NSEC_PER_SEC / SOUND_RATE;
+	else
+		s->ahead_ns = SOUND_BUFFER_US * NSEC_PER_USEC;
 	log_info("sound on '%s'", name);
 	log_debug("sound: the card starts again at %.4f s", (double)clock_now_ns() / NSEC_PER_SEC);
 }
@@ -448,6 +538,7 @@ static bool make_chunk(struct sound *s, const struct splash *ev, int n, bool hus
 		       double gain)
 {
 	struct take *tk = &s->history[s->written % SOUND_HISTORY];
+	uint64_t now;
 
 	synth_copy(tk->before, s->synth);
 	tk->n = n;
@@ -462,6 +553,11 @@ static bool make_chunk(struct sound *s, const struct splash *ev, int n, bool hus
 	if (!write_chunk(s, gain))
 		return false;
 	s->written++;
+	/* Behind the clock (the first chunk, after a pause or an
+	 * underrun; a real card's chunks, counted short, always): the
+	 * pace goes on from now. */
+	now = clock_now_ns();
+	s->paced_ns = (s->paced_ns > now ? s->paced_ns : now) + SOUND_CHUNK_PACED_NS;
 	return true;
 }
 
@@ -478,6 +574,7 @@ static bool has_stone(const struct splash *ev, int n)
 static int take_back(struct sound *s)
 {
 	snd_pcm_sframes_t can = snd_pcm_rewindable(s->pcm), got;
+	uint64_t back_ns;
 	int k;
 
 	if (can <= SOUND_SAFE_FRAMES)
@@ -495,6 +592,9 @@ static int take_back(struct sound *s)
 		return 0;
 	}
 	s->written -= k;
+	/* Taken back, it is no longer ahead of the clock. */
+	back_ns = (uint64_t)k * SOUND_CHUNK_PACED_NS;
+	s->paced_ns = s->paced_ns > back_ns ? s->paced_ns - back_ns : 0;
 	synth_copy(s->synth, s->history[s->written % SOUND_HISTORY].before);
 	return k;
 }
@@ -524,18 +624,33 @@ static bool play(struct sound *s, const struct splash *got, int n, bool hushed, 
 	return make_chunk(s, got, redo ? 0 : n, hushed, redo == 0, gain);
 }
 
-/* Under the lock: true when the card has room for a chunk now; else it
- * sleeps until it will (or a stone comes, or the card went away). */
+/* Under the lock: sleeps until the monotonic time until_ns, or until woken
+ * (a stone, a reload, the end). */
+static void sleep_until(struct sound *s, uint64_t until_ns)
+{
+	struct timespec until = {
+		.tv_sec = (time_t)(until_ns / NSEC_PER_SEC),
+		.tv_nsec = (long)(until_ns % NSEC_PER_SEC),
+	};
+
+	pthread_cond_timedwait(&s->wake, &s->lock, &until);
+}
+
+/* Under the lock: true when the card has room for a chunk now, and the
+ * clock's pace allows it; else it sleeps until it will (or a stone comes,
+ * or the card went away). */
 static bool room_for_chunk(struct sound *s)
 {
 	snd_pcm_sframes_t avail = snd_pcm_avail_update(s->pcm);
 	uint64_t now = clock_now_ns(), sleep_ns;
-	struct timespec until;
 	bool ok;
 
 	if (avail >= SOUND_CHUNK) {
 		s->stall_ns = 0;
-		return true;
+		if (s->paced_ns <= now + s->ahead_ns)
+			return true;
+		sleep_until(s, s->paced_ns - s->ahead_ns);
+		return false;
 	}
 	/* A card unplugged may still say it is full: its state says it is
 	 * gone; one that takes nothing for long is taken for gone too. */
@@ -561,10 +676,7 @@ static bool room_for_chunk(struct sound *s)
 	}
 	sleep_ns = (uint64_t)(SOUND_CHUNK - avail) * NSEC_PER_SEC / SOUND_RATE;
 	sleep_ns = sleep_ns > SOUND_MIN_SLEEP_NS ? sleep_ns : SOUND_MIN_SLEEP_NS;
-	sleep_ns += now;
-	until.tv_sec = (time_t)(sleep_ns / NSEC_PER_SEC);
-	until.tv_nsec = (long)(sleep_ns % NSEC_PER_SEC);
-	pthread_cond_timedwait(&s->wake, &s->lock, &until);
+	sleep_until(s, now + sleep_ns);
 	return false;
 }
 
@@ -582,19 +694,13 @@ static bool audible(const struct splash *ev, int n)
  * takes no CPU) until a splash comes; what was not heard is dropped. */
 static void pause_silent(struct sound *s)
 {
-	uint64_t until_ns = clock_now_ns() + SOUND_SILENT_LOOK_NS;
-	struct timespec until = {
-		.tv_sec = (time_t)(until_ns / NSEC_PER_SEC),
-		.tv_nsec = (long)(until_ns % NSEC_PER_SEC),
-	};
-
 	if (!s->paused) {
 		snd_pcm_drop(s->pcm);
 		s->paused = true;
 		s->written = 0;
 	}
 	s->sh.queued = 0;
-	pthread_cond_timedwait(&s->wake, &s->lock, &until);
+	sleep_until(s, clock_now_ns() + SOUND_SILENT_LOOK_NS);
 }
 
 static void *sound_thread(void *data)
@@ -628,13 +734,9 @@ static void *sound_thread(void *data)
 		}
 		s->sh.playing = s->pcm != NULL;
 		if (!s->pcm) {
-			struct timespec until;
-
 			/* Splashes nobody can hear are dropped. */
 			s->sh.queued = 0;
-			clock_gettime(CLOCK_MONOTONIC, &until);
-			until.tv_sec += SOUND_RETRY_NS / NSEC_PER_SEC;
-			pthread_cond_timedwait(&s->wake, &s->lock, &until);
+			sleep_until(s, clock_now_ns() + SOUND_RETRY_NS);
 			continue;
 		}
 		hushed = s->sh.hushed || quiet_now(&s->sh);
@@ -685,6 +787,7 @@ int sound_create(const struct options *o, struct sound **out)
 	int ret;
 
 	*out = NULL;
+	pthread_once(&alsa_handler_once, take_alsa_messages);
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;

@@ -8,11 +8,17 @@
 
 #include "base/parse.h"
 #include "wall/layout.h"
+#include "water/units.h"
 
 /* A panel's field text: "HDMI-A-1@1234.5,678:1209.6x680.4/270" at the most. */
 #define FIELD_MAX 128
 #define ROTATION_STEP 90
 #define ROTATION_TURN 360
+/* What rounding the windows (an even column and row, a pixel at least)
+ * may add to a plan's size beyond its bounding box. */
+#define WINDOW_ROUNDING_PX 4
+
+_Static_assert((int)WALL_PANEL_MIN_MM == SCREEN_MM_MIN, "a panel is a real screen");
 
 void wall_turned(int rotation, int w, int h, int *lw, int *lh)
 {
@@ -84,9 +90,10 @@ static int parse_panel(const char *field, struct wall_panel *p, char *err, size_
 	size = strchr(at, ':');
 	if (size) {
 		*size++ = '\0';
-		if (parse_pair(size, 'x', 1.0, &p->w_mm, &p->h_mm) < 0) {
-			snprintf(err, len, "%s's size '%s' is not WxH in mm (1 to %.0f)",
-				 p->name, size, WALL_MAX_MM);
+		if (parse_pair(size, 'x', WALL_PANEL_MIN_MM, &p->w_mm, &p->h_mm) < 0) {
+			snprintf(err, len, "%s's size '%s' is not WxH in mm (%.0f to %.0f each: "
+				 "no panel is smaller)", p->name, size, WALL_PANEL_MIN_MM,
+				 WALL_MAX_MM);
 			return -EINVAL;
 		}
 	}
@@ -162,7 +169,9 @@ static void panel_size(const struct wall_panel *p, const struct wall_screen *s,
 	if (p->w_mm > 0) {
 		known->w_mm[i] = p->w_mm;
 		known->h_mm[i] = p->h_mm;
-	} else if (s->connected && s->mm_width > 0 && s->mm_height > 0) {
+	} else if (s->connected && s->mm_width >= WALL_PANEL_MIN_MM &&
+		   s->mm_height >= WALL_PANEL_MIN_MM) {
+		/* Smaller is an EDID's "unknown" or a guess, not a panel. */
 		int w, h;
 
 		wall_turned(p->rotation, s->mm_width, s->mm_height, &w, &h);
@@ -171,10 +180,28 @@ static void panel_size(const struct wall_panel *p, const struct wall_screen *s,
 	}
 }
 
-int wall_plan_make(const struct wall_layout *l, const struct wall_screen *screens,
-		   struct wall_memory *known, struct wall_plan *out, char *err, size_t len)
+/* A length in pixels, one at the least: a panel far less dense than the
+ * first still shows a pixel of the water (a window of none is no window). */
+static int whole_px(double v)
 {
-	double x0 = WALL_MAX_MM, y0 = WALL_MAX_MM, x1 = 0, y1 = 0;
+	long n = lround(v);
+
+	return n > 1 ? (int)n : 1;
+}
+
+/* The share of the density that keeps a w x h px plan within max. */
+static double reduction(const struct wall_limits *max, double w, double h)
+{
+	const double side = max->side - WINDOW_ROUNDING_PX;
+
+	return fmin(fmin(1.0, side / fmax(w, h)), sqrt(max->pixels / (w * h)));
+}
+
+int wall_plan_make(const struct wall_layout *l, const struct wall_screen *screens,
+		   struct wall_memory *known, const struct wall_limits *max,
+		   struct wall_plan *out, char *err, size_t len)
+{
+	double x0 = WALL_MAX_MM, y0 = WALL_MAX_MM, x1 = 0, y1 = 0, full_w, full_h;
 	int first = -1;
 
 	memset(out, 0, sizeof(*out));
@@ -230,8 +257,13 @@ int wall_plan_make(const struct wall_layout *l, const struct wall_screen *screen
 		known->px_per_mm_x = lw / known->w_mm[first];
 		known->px_per_mm_y = lh / known->h_mm[first];
 	}
-	out->px_per_mm_x = known->px_per_mm_x;
-	out->px_per_mm_y = known->px_per_mm_y;
+	full_w = (x1 - x0) * known->px_per_mm_x;
+	full_h = (y1 - y0) * known->px_per_mm_y;
+	out->full_width = (int)lround(full_w);
+	out->full_height = (int)lround(full_h);
+	out->reduced = reduction(max, full_w, full_h);
+	out->px_per_mm_x = known->px_per_mm_x * out->reduced;
+	out->px_per_mm_y = known->px_per_mm_y * out->reduced;
 	out->mm_width = (int)lround(x1 - x0);
 	out->mm_height = (int)lround(y1 - y0);
 	for (int i = 0; i < l->count; i++) {
@@ -246,8 +278,8 @@ int wall_plan_make(const struct wall_layout *l, const struct wall_screen *screen
 		 * the whole wall would. */
 		w->x = 2 * (int)lround((p->x_mm - x0) * out->px_per_mm_x / 2);
 		w->y = 2 * (int)lround((p->y_mm - y0) * out->px_per_mm_y / 2);
-		w->w = (int)lround(known->w_mm[i] * out->px_per_mm_x);
-		w->h = (int)lround(known->h_mm[i] * out->px_per_mm_y);
+		w->w = whole_px(known->w_mm[i] * out->px_per_mm_x);
+		w->h = whole_px(known->h_mm[i] * out->px_per_mm_y);
 		w->shown = screens[i].connected;
 		if (w->x + w->w > out->width)
 			out->width = w->x + w->w;

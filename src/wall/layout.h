@@ -15,6 +15,9 @@
 #define WALL_NAME_MAX 32
 /* The largest wall, each way: 100 m is a building, not an exhibit. */
 #define WALL_MAX_MM 100000.0
+/* The smallest panel, each way: below it no screen is real (water/units.h).
+ * A layout's smaller size is refused; a connector's is taken as none. */
+#define WALL_PANEL_MIN_MM 20.0
 
 struct wall_panel {
 	char name[WALL_NAME_MAX];   /* the connector's, e.g. "HDMI-A-1" */
@@ -55,29 +58,43 @@ struct wall_window {
 /*
  * The wall in pixels: one logical pixel grid over the panels' bounding
  * box, as fine as the first connected panel's, so that a panel like it
- * shows its window pixel for pixel.
+ * shows its window pixel for pixel; coarser where that grid would be
+ * more than the limits (five 4K panels side by side are 19200 px wide):
+ * then each panel's window is smaller than the panel, which shows it
+ * scaled up.
  */
 struct wall_plan {
 	int width, height;          /* the wall's pixels */
 	int mm_width, mm_height;    /* the bounding box, rounded */
 	double px_per_mm_x, px_per_mm_y;
+	double reduced;             /* 1, or the share of the first panel's density kept */
+	int full_width, full_height;  /* the wall's pixels at the first panel's density */
 	struct wall_window window[WALL_MAX_PANELS];
 };
 
+/* What a plan may be: the picture over the whole wall is one image. */
+struct wall_limits {
+	int side;                   /* pixels each way */
+	double pixels;              /* in all */
+};
+
 /*
- * The plan for the layout with screens[i] for panel i. A panel whose size
- * is neither given nor reported is left out (said in err, 0 returned):
- * known[] remembers the sizes of panels once seen, so one unplugged keeps
- * its place and the wall its size (give it zeroed, WALL_MAX_PANELS long).
- * px_per_mm, once non-zero, is kept. -EINVAL (err says why) when connector
- * sizes make panels overlap, -ENOENT when no panel is connected and sized.
+ * The plan for the layout with screens[i] for panel i, within max. A panel
+ * whose size is neither given nor reported is left out (said in err, 0
+ * returned): known[] remembers the sizes of panels once seen, so one
+ * unplugged keeps its place and the wall its size (give it zeroed,
+ * WALL_MAX_PANELS long). px_per_mm, once non-zero, is kept (the plan's
+ * own is less when the wall would be more than max). Every window is a
+ * pixel at least. -EINVAL (err says why) when connector sizes make panels
+ * overlap, -ENOENT when no panel is connected and sized.
  */
 struct wall_memory {
 	double w_mm[WALL_MAX_PANELS], h_mm[WALL_MAX_PANELS];  /* 0: never seen */
 	double px_per_mm_x, px_per_mm_y;                      /* 0: not yet */
 };
 int wall_plan_make(const struct wall_layout *l, const struct wall_screen *screens,
-		   struct wall_memory *known, struct wall_plan *out, char *err, size_t len);
+		   struct wall_memory *known, const struct wall_limits *max,
+		   struct wall_plan *out, char *err, size_t len);
 
 /*
  * A wall drawn headless (tests, pictures) at width x height pixels over

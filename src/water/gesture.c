@@ -57,6 +57,7 @@ struct gesture {
 	uint64_t touches;
 	uint64_t stuck_ns;  /* 0: never stuck */
 	bool paced;         /* gesture_pace() has been called: moves wait for the steps */
+	uint64_t paced_ns;  /* when it was last called */
 	struct splashes *heard;  /* NULL: nobody listens */
 	struct slot slots[GESTURE_MAX_SLOTS];
 
@@ -334,7 +335,11 @@ void gesture_cancel_all(struct gesture *g)
 
 void gesture_pace(struct gesture *g, uint64_t now_ns)
 {
+	/* the frames' interval, as the caller paces once a frame */
+	uint64_t frame = g->paced && now_ns > g->paced_ns ? now_ns - g->paced_ns : 0;
+
 	g->paced = true;
+	g->paced_ns = now_ns;
 	for (int i = 0; i < GESTURE_MAX_SLOTS; i++) {
 		struct slot *s = &g->slots[i];
 		uint64_t lag;
@@ -347,8 +352,8 @@ void gesture_pace(struct gesture *g, uint64_t now_ns)
 			s->land_dated = true;
 			s->land_ns = now_ns;
 		}
-		/* One sample's interval behind: the next sample is due by then,
-		 * so the stone rarely waits for the finger. */
+		/* The way since the last sample, over the steps since it: a
+		 * stone that sets off follows from then. */
 		lag = now_ns > s->sample_ns ? now_ns - s->sample_ns : 0;
 		if (lag > GESTURE_LAG_MAX_NS)
 			lag = GESTURE_LAG_MAX_NS;
@@ -357,9 +362,18 @@ void gesture_pace(struct gesture *g, uint64_t now_ns)
 			continue;
 		if (!s->moving) {
 			s->moving = true;
-			s->stone_ns = now_ns;
+			s->stone_ns = now_ns - lag;
 		}
-		s->due_ns = now_ns + lag;
+		/* At the finger's last sample now, when it was read for the
+		 * frame: the frame shows the stone where the finger was at
+		 * the water's time (its last step, up to a step before now),
+		 * not a sample's interval behind it; evenly in time from
+		 * where the stone is, so the wake is as smooth as the steps.
+		 * A panel that samples more slowly than the frames come (a
+		 * sample every other frame) has its way spread over its
+		 * interval, the stone a frame behind, rather than laid in a
+		 * frame and then standing: one wake, not a beaded one. */
+		s->due_ns = now_ns + (lag > frame ? lag - frame : 0);
 	}
 }
 

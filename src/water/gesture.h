@@ -68,12 +68,16 @@ void gesture_cancel_all(struct gesture *g);
  * times. A move's whole segment laid when its sample comes sends its wave
  * all at once: a fast drag shows one arc a sample inside its wake. Paced,
  * a finger's stone follows its path at the water's steps instead, between
- * the samples, one sample's interval behind the finger (at most
- * GESTURE_LAG_MAX_NS): one smooth wake.
+ * the samples: one smooth wake, which reaches the finger's last sample by
+ * the frame that read it (at its last step, up to a step before).
  *
  * gesture_pace(): the landings and moves given since the last call came by
- * now_ns (the caller's clock, as for gesture_held_until()). Until it is
- * first called moves are laid at once.
+ * now_ns (the caller's clock, as for gesture_held_until()), and the stones
+ * reach them then, moving evenly from where they are (a stone that sets
+ * off: from the sample before, at most GESTURE_LAG_MAX_NS ago); a panel
+ * that samples more slowly than the frames come has the way spread over its
+ * samples' interval. The caller paces once a frame, as the frame starts,
+ * before its steps. Until it is first called moves are laid at once.
  * gesture_step(): before each step of the water, at step_ns on that clock,
  * lays the stones' way due by then.
  * gesture_pending(): a stone has path left to follow (steps are wanted).

@@ -19,6 +19,7 @@ The binary: $RIPPLE_KIOSK, else $top_builddir/src/ripple-kiosk.
 Skips (77) without QEMU/busybox/binary unless CI=true."""
 
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -110,7 +111,13 @@ def tablet_run(vm, rotate):
     t.check(rc == 0, "%s: exits 0" % label, vm.log("rk"))
     log = vm.log("rk")
     t.check("absolute pointer" in log, "%s: the tablet was found" % label, log)
-    t.check("touch-to-photon" in log, "%s: touch-to-photon latency is logged" % label, log)
+    m = re.search(r"since the start: \d+ frames shown, touch to photon ([\d.]+) ms p50 / "
+                  r"([\d.]+) p99 / ([\d.]+) max \((\d+) touch", log)
+    t.check(m and int(m.group(4)) >= 1,
+            "%s: touch to photon is measured and said at exit" % label, log)
+    if m:
+        print("# %s: touch to photon %s ms p50 / %s p99 / %s max, %s touches (TCG)" %
+              (label, m.group(1), m.group(2), m.group(3), m.group(4)), flush=True)
     return before
 
 

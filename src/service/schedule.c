@@ -1,0 +1,155 @@
+#include "config.h"
+
+#include <stdlib.h>
+
+#include "service/schedule.h"
+
+/* A flip older than this many periods (the water was still, the screen
+ * asleep) says nothing of where the vblanks are now: start at once. */
+#define SCHEDULE_STALE_PERIODS 3
+/* The backoff shrinks by 1/this at each frame on time, and is dropped
+ * below SCHEDULE_BACKOFF_FLOOR_NS. */
+#define SCHEDULE_BACKOFF_DECAY 10
+#define SCHEDULE_BACKOFF_FLOOR_NS 100000ull
+
+struct schedule {
+	enum schedule_mode mode;
+	uint64_t period_ns;
+	uint64_t took[SCHEDULE_HISTORY];  /* ring of the last frames' times */
+	int n_took, next_took;
+	uint64_t flip_ns, flip_seq;       /* the last flip seen: 0 none */
+	/* The driver counts vblanks (the last flip's seq was not 0): its flips
+	 * are vblanks. Drivers without a vblank interrupt (bochs, virtio-gpu)
+	 * complete a flip when the commit is done: no vblank to aim for. */
+	bool vblanks;
+	uint64_t backoff_ns;
+	uint64_t fixed_ns;                /* a fixed lead; 0: predicted */
+};
+
+struct schedule *schedule_create(enum schedule_mode mode, uint64_t period_ns)
+{
+	struct schedule *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	s->mode = mode;
+	s->period_ns = period_ns > 0 ? period_ns : 1;
+	return s;
+}
+
+void schedule_destroy(struct schedule *s)
+{
+	free(s);
+}
+
+void schedule_configure(struct schedule *s, enum schedule_mode mode, uint64_t fixed_lead_ns)
+{
+	s->mode = mode;
+	s->fixed_ns = fixed_lead_ns;
+}
+
+uint64_t schedule_virtual_lead_ns(const struct schedule *s)
+{
+	if (s->mode == SCHEDULE_AT_ONCE)
+		return s->period_ns;
+	return (s->fixed_ns ? s->fixed_ns : SCHEDULE_MARGIN_NS) + s->backoff_ns;
+}
+
+void schedule_took(struct schedule *s, uint64_t ns)
+{
+	s->took[s->next_took] = ns;
+	s->next_took = (s->next_took + 1) % SCHEDULE_HISTORY;
+	if (s->n_took < SCHEDULE_HISTORY)
+		s->n_took++;
+}
+
+uint64_t schedule_predict(const uint64_t *times, int i)
+{
+	uint64_t most = 0;
+
+	for (int j = i > SCHEDULE_HISTORY ? i - SCHEDULE_HISTORY : 0; j < i; j++)
+		if (times[j] > most)
+			most = times[j];
+	return most;
+}
+
+uint64_t schedule_prediction_ns(const struct schedule *s)
+{
+	uint64_t most = 0;
+
+	for (int i = 0; i < s->n_took; i++)
+		if (s->took[i] > most)
+			most = s->took[i];
+	return most;
+}
+
+uint64_t schedule_flipped(struct schedule *s, uint64_t commit_ns, uint64_t flip_ns, uint64_t seq)
+{
+	const uint64_t p = s->period_ns;
+	uint64_t late = 0;
+
+	if (flip_ns > commit_ns) {
+		if (seq && s->flip_seq && s->flip_ns && commit_ns >= s->flip_ns) {
+			/* the driver's count: the vblank the commit came after,
+			 * and how many went by after it before this one */
+			uint64_t at_commit = s->flip_seq + (commit_ns - s->flip_ns) / p;
+
+			late = seq > at_commit + 1 ? seq - at_commit - 1 : 0;
+		} else {
+			/* the first vblank after the commit comes within a
+			 * period of it (one just at the commit is missed) */
+			late = (flip_ns - commit_ns - 1) / p;
+		}
+	}
+	if (late > 0) {
+		s->backoff_ns = s->backoff_ns ? 2 * s->backoff_ns : SCHEDULE_BACKOFF_FIRST_NS;
+		if (s->backoff_ns > p)
+			s->backoff_ns = p;
+	} else {
+		s->backoff_ns -= s->backoff_ns / SCHEDULE_BACKOFF_DECAY;
+		if (s->backoff_ns < SCHEDULE_BACKOFF_FLOOR_NS)
+			s->backoff_ns = 0;
+	}
+	s->flip_ns = flip_ns;
+	s->flip_seq = seq;
+	s->vblanks = seq != 0;
+	return late;
+}
+
+uint64_t schedule_lead_ns(const struct schedule *s)
+{
+	uint64_t lead = s->fixed_ns ? s->fixed_ns + s->backoff_ns
+				    : schedule_prediction_ns(s) + SCHEDULE_MARGIN_NS + s->backoff_ns;
+
+	return (s->n_took == 0 && !s->fixed_ns) || lead >= s->period_ns ? 0 : lead;
+}
+
+bool schedule_backed_off(const struct schedule *s)
+{
+	return s->mode == SCHEDULE_LATE && schedule_lead_ns(s) == 0;
+}
+
+uint64_t schedule_start(const struct schedule *s, uint64_t now, uint64_t *vblank_ns)
+{
+	const uint64_t p = s->period_ns, lead = schedule_lead_ns(s);
+	uint64_t v;
+
+	*vblank_ns = 0;
+	if (!s->vblanks || now > s->flip_ns + SCHEDULE_STALE_PERIODS * p)
+		return 0;
+	/* the vblank after the last flip, and on */
+	v = s->flip_ns + p;
+	if (v <= now)
+		v += (now - v) / p * p + p;
+	/* as soon as the last flip is done (the caller waits for it) */
+	if (s->mode == SCHEDULE_AT_ONCE || lead == 0) {
+		*vblank_ns = v;
+		return now;
+	}
+	/* A pass woken a little late by the timer still makes its vblank:
+	 * it may start up to half the margin late. */
+	while (v < now + schedule_prediction_ns(s) + SCHEDULE_MARGIN_NS / 2)
+		v += p;
+	*vblank_ns = v;
+	return v - lead > now ? v - lead : now;
+}

@@ -1,0 +1,223 @@
+/*
+ * The status server's request handling without sockets (http_handle, as
+ * libmicrohttpd hands it a request): the control calls in the order they
+ * came, /screen.png's allowance whatever order the clock was read in, the
+ * Allow header of a 405, the Bearer scheme in any case, and a client
+ * waiting for a frame answered when the server stops. The server itself
+ * (sockets, clocks, SIGTERM) is tested through a kiosk by tests/http-*.py.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/clock.h"
+#include "check.h"
+#include "http/http-private.h"
+
+#define TOKEN "test-token-0123456789abcdef"
+#define CLIENT "192.0.2.7"
+/* /screen.png's allowance (http-rate.c): a few at once, then one every 2 s. */
+#define RATE_BURST 3
+#define RATE_PERIOD_NS (2 * NSEC_PER_SEC)
+/* A wait no test may sit out: the frame that never comes. */
+#define LONG_WAIT_MS (600u * 1000u)
+#define JOIN_BOUND_S 20
+#define POLL_NS 1000000L
+
+static char dir[] = "/tmp/test-http-XXXXXX";
+static char token_path[sizeof(dir) + 16];
+
+static struct http *server(void)
+{
+	struct http *h = NULL;
+	FILE *f;
+
+	f = fopen(token_path, "w");
+	if (!f)
+		abort();
+	fputs(TOKEN "\n", f);
+	fclose(f);
+	CHECK_EQ(http_detached_create(&(struct http_config){ .listen_fd = -1,
+							     .token_file = token_path,
+							     .state_dir = dir }, &h), 0);
+	if (!h)
+		abort();
+	return h;
+}
+
+/* One request: its status, and its Allow header in allow (may be NULL). */
+static int ask(struct http *h, const char *method, const char *url, const char *auth,
+	       const char **allow)
+{
+	struct http_reply r;
+
+	http_handle(h, method, url, auth, CLIENT, 0, &r);
+	if (allow)
+		*allow = r.allow;
+	if (r.fd >= 0)
+		close(r.fd);
+	free(r.body);
+	return r.status;
+}
+
+static int post(struct http *h, const char *url)
+{
+	return ask(h, "POST", url, "Bearer " TOKEN, NULL);
+}
+
+/* POST /sleep then /wake, both before the loop's next pass: it wakes (the
+ * loop used to take both and do the wake first). */
+static void test_last_call_wins(void)
+{
+	struct http *h = server();
+
+	CHECK_EQ(post(h, "/sleep"), HTTP_STATUS_ACCEPTED);
+	CHECK_EQ(post(h, "/wake"), HTTP_STATUS_ACCEPTED);
+	CHECK_EQ(http_take(h), HTTP_WAKE);
+	CHECK_EQ(http_take(h), 0);
+
+	post(h, "/wake");
+	post(h, "/sleep");
+	CHECK_EQ(http_take(h), HTTP_SLEEP);
+
+	/* The others stay, whatever comes between. */
+	post(h, "/rain");
+	post(h, "/sleep");
+	post(h, "/next-picture");
+	post(h, "/wake");
+	post(h, "/sleep");
+	CHECK_EQ(http_take(h), HTTP_RAIN | HTTP_NEXT_PICTURE | HTTP_SLEEP);
+
+	/* Taken between them: each in its pass, in order. */
+	post(h, "/sleep");
+	CHECK_EQ(http_take(h), HTTP_SLEEP);
+	post(h, "/wake");
+	CHECK_EQ(http_take(h), HTTP_WAKE);
+	http_detached_destroy(h);
+}
+
+/* Requests at once read the clock before they take the lock: one that
+ * read it a little earlier than the last must not find its allowance
+ * refilled (now - seen wrapped round to centuries). */
+static void test_rate_clock_order(void)
+{
+	struct http *h = server();
+	uint64_t t = clock_now_ns();
+
+	for (int i = 0; i < RATE_BURST; i++)
+		CHECK(http_rate_ok(h, CLIENT, t));
+	CHECK(!http_rate_ok(h, CLIENT, t));
+	CHECK(!http_rate_ok(h, CLIENT, t - 1));
+	CHECK(!http_rate_ok(h, CLIENT, t - NSEC_PER_SEC));
+	CHECK(!http_rate_ok(h, CLIENT, t));
+	/* Time that really went by counts, once. */
+	CHECK(http_rate_ok(h, CLIENT, t + RATE_PERIOD_NS));
+	CHECK(!http_rate_ok(h, CLIENT, t + RATE_PERIOD_NS));
+	/* Another address has its own. */
+	CHECK(http_rate_ok(h, "192.0.2.8", t));
+	http_detached_destroy(h);
+}
+
+/* A 405 says what the path takes (RFC 9110, 15.5.6); the scheme is matched
+ * in any case, the token exactly. */
+static void test_methods_and_scheme(void)
+{
+	struct http *h = server();
+	const char *allow = NULL;
+
+	CHECK_EQ(ask(h, "GET", "/rain", NULL, &allow), HTTP_STATUS_METHOD);
+	CHECK(allow && strcmp(allow, "POST") == 0);
+	CHECK_EQ(ask(h, "PUT", "/", NULL, &allow), HTTP_STATUS_METHOD);
+	CHECK(allow && strcmp(allow, "GET, HEAD") == 0);
+	CHECK_EQ(ask(h, "DELETE", "/metrics", NULL, &allow), HTTP_STATUS_METHOD);
+	CHECK(allow && strcmp(allow, "GET, HEAD") == 0);
+	CHECK_EQ(ask(h, "GET", "/metrics", NULL, &allow), HTTP_STATUS_OK);
+	CHECK(allow == NULL);
+
+	CHECK_EQ(ask(h, "POST", "/rain", "bearer " TOKEN, NULL), HTTP_STATUS_ACCEPTED);
+	CHECK_EQ(ask(h, "POST", "/rain", "BEARER " TOKEN, NULL), HTTP_STATUS_ACCEPTED);
+	CHECK_EQ(ask(h, "POST", "/rain", "Bearer  " TOKEN, NULL), HTTP_STATUS_ACCEPTED);
+	CHECK_EQ(ask(h, "POST", "/rain", "Bearer" TOKEN, NULL), HTTP_STATUS_UNAUTHORIZED);
+	CHECK_EQ(ask(h, "POST", "/rain", "Basic " TOKEN, NULL), HTTP_STATUS_UNAUTHORIZED);
+	CHECK_EQ(ask(h, "POST", "/rain", "Bearer " TOKEN "x", NULL), HTTP_STATUS_UNAUTHORIZED);
+	CHECK_EQ(ask(h, "POST", "/rain", "bearer test-token-0123456789ABCDEF", NULL),
+		 HTTP_STATUS_UNAUTHORIZED);
+	http_detached_destroy(h);
+}
+
+struct waiter {
+	struct http *h;
+	int status;
+	atomic_bool done;
+};
+
+static void *wait_screen(void *data)
+{
+	struct waiter *w = data;
+
+	w->status = ask(w->h, "GET", "/screen.png", NULL, NULL);
+	atomic_store(&w->done, true);
+	return NULL;
+}
+
+/* No frame comes (the screens sleep) and the server stops: the client
+ * waiting for one is answered then, not at the end of its wait (the
+ * server's stop waits for every connection's thread). */
+static void test_stop_answers_waiters(void)
+{
+	struct http *h = server();
+	struct waiter w = { .h = h };
+	struct timespec until, tick = { 0, POLL_NS };
+	pthread_t thread;
+	bool answered;
+
+	h->frame_wait_ms = LONG_WAIT_MS;
+	CHECK_EQ(pthread_create(&thread, NULL, wait_screen, &w), 0);
+	/* The request asks for a frame under the lock, which it gives up only
+	 * to wait: once asked, http_stop_waits() finds it waiting. */
+	while (!atomic_load(&h->frame_wanted) && !atomic_load(&w.done))
+		nanosleep(&tick, NULL);
+	http_stop_waits(h);
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += JOIN_BOUND_S;
+	answered = pthread_timedjoin_np(thread, NULL, &until) == 0;
+	CHECK(answered);
+	if (!answered) {
+		/* Still waiting: the test has failed; a frame (of none) ends it. */
+		pthread_mutex_lock(&h->lock);
+		h->frame_serial++;
+		pthread_cond_broadcast(&h->frame_came);
+		pthread_mutex_unlock(&h->lock);
+		pthread_join(thread, NULL);
+	}
+	CHECK_EQ(w.status, HTTP_STATUS_UNAVAILABLE);
+	/* And one that comes after it is not kept waiting either (asked only
+	 * when the first was answered: else it would sit out its wait). */
+	if (answered)
+		CHECK_EQ(ask(h, "GET", "/screen.png", NULL, NULL), HTTP_STATUS_UNAVAILABLE);
+	http_detached_destroy(h);
+}
+
+int main(void)
+{
+	if (!mkdtemp(dir)) {
+		perror("mkdtemp");
+		return EXIT_FAILURE;
+	}
+	snprintf(token_path, sizeof(token_path), "%s/token", dir);
+	RUN(test_last_call_wins);
+	RUN(test_rate_clock_order);
+	RUN(test_methods_and_scheme);
+	RUN(test_stop_answers_waiters);
+	unlink(token_path);
+	rmdir(dir);
+	return CHECK_EXIT();
+}
