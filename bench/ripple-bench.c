@@ -64,6 +64,7 @@
 #define SOUND_DRAG_MM_S 300.0
 
 enum mode { MODE_KIOSK, MODE_SEED_O2, MODE_SEED_NATIVE, MODE_FLOOR, MODE_SOUND };
+enum { VBLANKS_OFF, VBLANKS_LATE, VBLANKS_AT_ONCE };
 
 /* A wall of up to this many panels (the loop's outputs at the most). */
 #define BENCH_MAX_PANELS 8
@@ -78,6 +79,9 @@ struct bench {
 	enum water_model model;             /* --model; --seeds: always classic */
 	bool model_given, calm, idle, seeds, swipe;
 	bool caustics;                      /* --caustics; --seeds: always off */
+	/* --vblanks: the frames against a display's vblanks on the real clock,
+	 * started by the kiosk's schedule (service/schedule.h); 0: not */
+	int vblanks;                        /* VBLANKS_LATE, VBLANKS_AT_ONCE */
 	int panels;                         /* --wall: panels of --size side by side */
 };
 
@@ -109,7 +113,7 @@ static void usage(FILE *f)
 "                    [--threads T] [--format xrgb8888|rgb565] [--water choppy|calm|swipe]\n"
 "                    [--screen-mm WxH] [--refresh HZ] [--sim-scale auto|S]\n"
 "                    [--steps-per-second auto|N] [--model pond|classic] [--idle] [--floor]\n"
-"                    [--wall N] [--sound] [--caustics on|off]\n"
+"                    [--wall N] [--sound] [--caustics on|off] [--vblanks auto|off]\n"
 "Times the kiosk's per-frame work (rain, the steps due in one frame at --refresh\n"
 "Hz, one render) into memory and prints impl= threads= size= frames= step_ms=\n"
 "render_ms= frame_ms= fps= (medians). Without --sim-scale or --steps-per-second\n"
@@ -127,6 +131,12 @@ static void usage(FILE *f)
 "                  and a swish, synthesized; core_percent= is the share of one core\n"
 "  --caustics on|off  the light through the water (the kiosk's --caustics, on by\n"
 "                  default; the line says caustics=); --seeds: always off\n"
+"  --vblanks auto|off  the frames in real time against a display's vblanks at\n"
+"                  --refresh: each started as the kiosk's frame schedule says (auto:\n"
+"                  as late as it can be; off: as soon as the last flip is done),\n"
+"                  shown at the first vblank after it is done; the line adds the\n"
+"                  vblanks missed, how long before its vblank a frame started\n"
+"                  (lead_p50/p99_ms) and the frames the schedule backed off for\n"
 "  --idle          skip what the kiosk skips while the water rests: frames that did\n"
 "                  not change are not drawn, and with the classic water only, calm\n"
 "                  rows are not stepped (the pond steps nothing while flat, --idle\n"
@@ -161,6 +171,7 @@ static int parse_args(struct bench *b, int argc, char **argv)
 		{ "floor", no_argument, NULL, 'F' },
 		{ "wall", required_argument, NULL, 'W' },
 		{ "sound", no_argument, NULL, 'A' },
+		{ "vblanks", required_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -246,6 +257,11 @@ static int parse_args(struct bench *b, int argc, char **argv)
 		case 'A':
 			b->mode = MODE_SOUND;
 			break;
+		case 'V':
+			if (strcmp(optarg, "auto") && strcmp(optarg, "off"))
+				goto bad;
+			b->vblanks = strcmp(optarg, "auto") == 0 ? VBLANKS_LATE : VBLANKS_AT_ONCE;
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -299,6 +315,12 @@ struct times {
 	 * outran the prediction and its margin (they would miss a vblank) */
 	double pred_p50, pred_p99, pred_missed;
 	bool predicted;
+	/* --vblanks: vblanks missed, how long before the vblank that showed
+	 * it a frame started (p50, p99, ms: what a touch read at its start
+	 * waits for on top), and the share of frames the schedule backed off
+	 * for (%) */
+	uint64_t missed_vblanks;
+	double lead_p50, lead_p99, backed_off;
 };
 
 static void print_line(const struct bench *b, const char *impl, int threads,
@@ -332,6 +354,11 @@ static void print_line(const struct bench *b, const char *impl, int threads,
 	if (t->predicted)
 		printf(" pred_err_p50_ms=%.3f pred_err_p99_ms=%.3f pred_over_margin_pct=%.2f",
 		       t->pred_p50, t->pred_p99, t->pred_missed);
+	if (b->vblanks)
+		printf(" vblanks=%s missed_vblanks=%llu lead_p50_ms=%.3f lead_p99_ms=%.3f "
+		       "backed_off_pct=%.1f", b->vblanks == VBLANKS_LATE ? "auto" : "off",
+		       (unsigned long long)t->missed_vblanks, t->lead_p50, t->lead_p99,
+		       t->backed_off);
 	printf("\n");
 }
 
@@ -509,6 +536,101 @@ static int run_seed(const struct bench *b, uint64_t *t_step, uint64_t *t_render,
 	return 0;
 }
 
+/*
+ * --vblanks: a display's vblanks every period on the real clock. Each
+ * frame starts when the kiosk's schedule says (sleeping until then), and
+ * is shown at the first vblank after its work is done; the schedule
+ * learns each frame's time and its flip, as the loop's does.
+ */
+struct vblank_clock {
+	struct schedule *s;
+	uint64_t period, target, start;   /* the vblank the frame is for, its start */
+	uint64_t flip;                    /* the last frame's vblank: its buffer free */
+	uint64_t seq, missed;
+	uint64_t *lead;                   /* each frame's start to its vblank, ns */
+	int frame;
+	int backed_off;
+};
+
+static int vblank_clock_init(struct vblank_clock *vc, const struct bench *b, uint64_t period)
+{
+	memset(vc, 0, sizeof(*vc));
+	if (!b->vblanks)
+		return 0;
+	vc->s = schedule_create(b->vblanks == VBLANKS_LATE ? SCHEDULE_LATE : SCHEDULE_AT_ONCE,
+				period);
+	vc->lead = calloc((size_t)b->frames, sizeof(*vc->lead));
+	if (!vc->s || !vc->lead) {
+		schedule_destroy(vc->s);
+		free(vc->lead);
+		return -ENOMEM;
+	}
+	vc->period = period;
+	return 0;
+}
+
+static void vblank_wait(struct vblank_clock *vc, int f)
+{
+	uint64_t now = clock_now_ns(), vblank, at;
+	struct timespec ts;
+
+	if (!vc->s)
+		return;
+	if (f == 0) {
+		/* after the water's first seconds: the last flip just now */
+		vc->seq = 1;
+		vc->target = now + vc->period;
+		schedule_flipped(vc->s, 0, now, now, vc->seq);
+	}
+	at = schedule_start(vc->s, now, &vblank);
+	/* as the loop: not before the last frame is shown (double buffers) */
+	if (at < vc->flip)
+		at = vc->flip;
+	vc->frame = f;
+	vc->backed_off += schedule_backed_off(vc->s);
+	if (at > now) {
+		ts.tv_sec = (time_t)(at / NSEC_PER_SEC);
+		ts.tv_nsec = (long)(at % NSEC_PER_SEC);
+		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+			;
+	}
+	vc->start = clock_now_ns();
+	/* what it is meant for: the schedule's vblank, else the first after
+	 * its start */
+	vc->target = vblank ? vblank : vc->flip + vc->period;
+	while (vc->target <= vc->start)
+		vc->target += vc->period;
+}
+
+static void vblank_shown(struct vblank_clock *vc, uint64_t done)
+{
+	uint64_t shown = vc->target;
+
+	if (!vc->s)
+		return;
+	/* the first vblank after it is done */
+	while (shown < done)
+		shown += vc->period;
+	vc->seq += (shown - vc->flip) / vc->period;
+	schedule_took(vc->s, done - vc->start);
+	vc->missed += schedule_flipped(vc->s, vc->target, done, shown, vc->seq);
+	vc->lead[vc->frame] = shown - vc->start;
+	vc->flip = shown;
+}
+
+static void vblank_clock_end(struct vblank_clock *vc, int frames, struct times *t)
+{
+	if (!vc->s)
+		return;
+	t->missed_vblanks = vc->missed;
+	t->backed_off = 100.0 * vc->backed_off / frames;
+	qsort(vc->lead, (size_t)frames, sizeof(*vc->lead), cmp_u64);
+	t->lead_p50 = (double)vc->lead[frames / 2] / BENCH_NS_PER_MS;
+	t->lead_p99 = (double)vc->lead[(int)((int64_t)frames * 99 / 100)] / BENCH_NS_PER_MS;
+	schedule_destroy(vc->s);
+	free(vc->lead);
+}
+
 static int run_kiosk(const struct bench *b, uint64_t *t_step, uint64_t *t_render,
 		     uint64_t *t_idct, uint64_t *t_frame)
 {
@@ -578,11 +700,22 @@ static int run_kiosk(const struct bench *b, uint64_t *t_step, uint64_t *t_render
 	uint64_t shown = 0;
 	bool showing = false;
 
+	struct vblank_clock vc;
+
+	ret = vblank_clock_init(&vc, b, period);
+	if (ret < 0) {
+		free(t.pixels);
+		kiosk_destroy(k);
+		options_free(&o);
+		return ret;
+	}
 	for (int f = b->seeds ? -SEEDS_PREFILL_FRAMES : -PREFILL_S * b->refresh_hz; f < b->frames;
 	     f++) {
 		uint64_t t0, t1, t2, t_sum = 0;
 
 		clock += period;
+		if (f >= 0)
+			vblank_wait(&vc, f);
 		t0 = clock_now_ns();
 		if (b->swipe && f >= 0)
 			swipe(k, b->width, b->height);
@@ -608,6 +741,8 @@ static int run_kiosk(const struct bench *b, uint64_t *t_step, uint64_t *t_render
 			showing = true;
 		}
 		t2 = clock_now_ns();
+		if (f >= 0)
+			vblank_shown(&vc, t2);
 		if (f >= 0) {
 			t_step[f] = t1 - t0;
 			t_render[f] = t2 - t1;
@@ -625,6 +760,7 @@ static int run_kiosk(const struct bench *b, uint64_t *t_step, uint64_t *t_render
 	/* before the medians sort it */
 	times.worst = max_ms(t_frame, b->frames);
 	prediction_error(t_frame, b->frames, &times);
+	vblank_clock_end(&vc, b->frames, &times);
 	times.step = median_ms(t_step, b->frames);
 	times.render = median_ms(t_render, b->frames);
 	times.idct = median_ms(t_idct, b->frames);

@@ -86,7 +86,7 @@ static void test_schedule(void)
 	for (int i = 0; i < 20; i++)
 		schedule_took(s, (2 + i % 3) * MS);
 	CHECK(schedule_prediction_ns(s) == 4 * MS);
-	CHECK(schedule_flipped(s, flip - 3 * MS, flip, 100) == 0);
+	CHECK(schedule_flipped(s, 0, flip - 3 * MS, flip, 100) == 0);
 	start = schedule_start(s, flip + 1 * MS, &v);
 	CHECK(v == flip + P);
 	CHECK(start == flip + P - 4 * MS - SCHEDULE_MARGIN_NS);
@@ -99,14 +99,14 @@ static void test_schedule(void)
 	CHECK(v == flip + 2 * P && start == flip + 2 * P - 4 * MS - SCHEDULE_MARGIN_NS);
 	/* a frame shown two vblanks after the first after its commit (the
 	 * times alone: a driver that counts none) */
-	CHECK(schedule_flipped(s, flip + P - 1 * MS, flip + 3 * P, 0) == 2);
+	CHECK(schedule_flipped(s, 0, flip + P - 1 * MS, flip + 3 * P, 0) == 2);
 	CHECK(schedule_start(s, flip + 3 * P + 1 * MS, &v) == 0);
 	CHECK(schedule_lead_ns(s) == 4 * MS + SCHEDULE_MARGIN_NS + SCHEDULE_BACKOFF_FIRST_NS);
 	/* with the driver's vblank count: committed after vblank 103, shown
 	 * at 106: two missed */
-	CHECK(schedule_flipped(s, flip + 3 * P + 1 * MS, flip + 4 * P, 104) == 0);
+	CHECK(schedule_flipped(s, 0, flip + 3 * P + 1 * MS, flip + 4 * P, 104) == 0);
 	CHECK(schedule_start(s, flip + 4 * P + 1 * MS, &v) > 0 && v == flip + 5 * P);
-	CHECK(schedule_flipped(s, flip + 4 * P + 1 * MS, flip + 7 * P, 107) == 2);
+	CHECK(schedule_flipped(s, 0, flip + 4 * P + 1 * MS, flip + 7 * P, 107) == 2);
 	/* frames that take most of a period: backed off, no say */
 	for (int i = 0; i < SCHEDULE_HISTORY; i++)
 		schedule_took(s, 16 * MS);
@@ -118,12 +118,19 @@ static void test_schedule(void)
 		schedule_took(s, 2 * MS);
 	CHECK(!schedule_backed_off(s));
 	CHECK(schedule_start(s, flip + 20 * P, &v) == 0 && v == 0);
+	/* meant for a vblank, committed in time for it, shown one later: the
+	 * screen showed the frame before again; then one on time */
+	CHECK(schedule_flipped(s, 0, flip + 30 * P - 1 * MS, flip + 30 * P, 130) == 0);
+	CHECK(schedule_flipped(s, flip + 31 * P, flip + 31 * P - 1 * MS, flip + 32 * P, 132) == 1);
+	CHECK(schedule_flipped(s, flip + 33 * P, flip + 33 * P - 2 * MS, flip + 33 * P, 133) == 0);
+	/* the same by the times alone */
+	CHECK(schedule_flipped(s, flip + 34 * P, flip + 34 * P - 1 * MS, flip + 36 * P, 0) == 2);
 	schedule_destroy(s);
 
 	/* at once: today's schedule */
 	s = schedule_create(SCHEDULE_AT_ONCE, P);
 	schedule_took(s, 2 * MS);
-	schedule_flipped(s, flip - 1 * MS, flip, 50);
+	schedule_flipped(s, 0, flip - 1 * MS, flip, 50);
 	CHECK(schedule_start(s, flip + 1 * MS, &v) == flip + 1 * MS && v == flip + P);
 	schedule_destroy(s);
 	schedule_destroy(NULL);

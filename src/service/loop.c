@@ -33,6 +33,7 @@ struct loop_output {
 	bool showing;             /* shown is valid */
 	int panel;                /* on a wall: its panel in the layout, -1: none (dark) */
 	int sched;                /* its refresh rate's schedule in loop.scheds */
+	uint64_t target_ns;       /* the vblank its frame is meant for; 0: not known */
 	/* The frame committed and not yet seen shown (its flip), its way to
 	 * the screen and the touches in it (the touch output's). */
 	bool committed;
@@ -669,7 +670,7 @@ static void frame_shown(struct loop *l, int idx, uint64_t flip_ns)
 			  (double)flip_ns / NSEC_PER_SEC,
 			  (double)(flip_ns - out->touches[0].event_ns) / 1e6);
 	if (leader)
-		latency_missed(l->latency, schedule_flipped(s, out->lat.commit_ns, flip_ns,
+		latency_missed(l->latency, schedule_flipped(s, out->target_ns, out->lat.commit_ns, flip_ns,
 							    out->info.flip_seq));
 	latency_frame_shown(l->latency, &out->lat, out->touches, out->n_touches);
 	out->n_touches = 0;
@@ -712,13 +713,15 @@ static void configure_schedules(struct loop *l, const struct options *o)
  * vblank less the lead), else (no say: still water, backed off, off) its
  * own refresh grid, as before.
  */
-static uint64_t output_start(const struct loop *l, const struct loop_output *out, uint64_t now)
+static uint64_t output_start(const struct loop *l, const struct loop_output *out, uint64_t now,
+			     uint64_t *vblank)
 {
-	uint64_t vblank, at;
+	uint64_t at;
 
+	*vblank = 0;
 	if (out->info.record_every)
 		return out->next_ns;
-	at = schedule_start(l->scheds[out->sched].s, now, &vblank);
+	at = schedule_start(l->scheds[out->sched].s, now, vblank);
 	return at ? at : out->next_ns;
 }
 
@@ -885,7 +888,8 @@ static uint64_t frames(struct loop *l, uint64_t now, int *err)
 	for (int i = 0; i < l->n_outputs; i++) {
 		struct loop_output *out = &l->outputs[i];
 		int keep = out->info.record_every;
-		uint64_t period = period_ns(&out->info), start = output_start(l, out, now);
+		uint64_t vblank, period = period_ns(&out->info);
+		uint64_t start = output_start(l, out, now, &vblank);
 		struct render_target t;
 		uint64_t when;
 		int ret = 0;
@@ -924,6 +928,7 @@ static uint64_t frames(struct loop *l, uint64_t now, int *err)
 				return 0;
 			} else {
 				out->frames++;
+				out->target_ns = vblank;
 				/* Stay on the refresh grid; after a stall start a new one. */
 				out->next_ns += period;
 				if (out->next_ns <= now)
@@ -989,7 +994,7 @@ static bool waiting(const struct loop *l, uint64_t now, uint64_t *wake)
 
 	for (int i = 0; i < l->n_outputs; i++) {
 		const struct loop_output *out = &l->outputs[i];
-		uint64_t at, period = period_ns(&out->info);
+		uint64_t at, vblank, period = period_ns(&out->info);
 
 		if (out->info.asleep)
 			continue;
@@ -1000,7 +1005,7 @@ static bool waiting(const struct loop *l, uint64_t now, uint64_t *wake)
 		if (out->committed && now < out->lat.commit_ns + period) {
 			at = out->lat.commit_ns + period;
 		} else {
-			at = output_start(l, out, now);
+			at = output_start(l, out, now, &vblank);
 			if (at <= now)
 				return false;
 		}

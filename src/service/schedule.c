@@ -83,12 +83,22 @@ uint64_t schedule_prediction_ns(const struct schedule *s)
 	return most;
 }
 
-uint64_t schedule_flipped(struct schedule *s, uint64_t commit_ns, uint64_t flip_ns, uint64_t seq)
+uint64_t schedule_flipped(struct schedule *s, uint64_t target_ns, uint64_t commit_ns,
+			  uint64_t flip_ns, uint64_t seq)
 {
 	const uint64_t p = s->period_ns;
 	uint64_t late = 0;
 
-	if (flip_ns > commit_ns) {
+	if (target_ns && s->vblanks) {
+		/* the vblanks from the one meant, to the nearest (stamps jitter) */
+		if (seq && s->flip_seq && target_ns > s->flip_ns) {
+			uint64_t meant = s->flip_seq + (target_ns - s->flip_ns + p / 2) / p;
+
+			late = seq > meant ? seq - meant : 0;
+		} else {
+			late = flip_ns > target_ns ? (flip_ns - target_ns + p / 2) / p : 0;
+		}
+	} else if (flip_ns > commit_ns) {
 		if (seq && s->flip_seq && s->flip_ns && commit_ns >= s->flip_ns) {
 			/* the driver's count: the vblank the commit came after,
 			 * and how many went by after it before this one */
@@ -148,7 +158,7 @@ uint64_t schedule_start(const struct schedule *s, uint64_t now, uint64_t *vblank
 	}
 	/* A pass woken a little late by the timer still makes its vblank:
 	 * it may start up to half the margin late. */
-	while (v < now + schedule_prediction_ns(s) + SCHEDULE_MARGIN_NS / 2)
+	while (v + SCHEDULE_MARGIN_NS / 2 < now + lead)
 		v += p;
 	*vblank_ns = v;
 	return v - lead > now ? v - lead : now;

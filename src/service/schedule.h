@@ -49,12 +49,15 @@ uint64_t schedule_virtual_lead_ns(const struct schedule *s);
 /* A frame took ns from its start to its commit. */
 void schedule_took(struct schedule *s, uint64_t ns);
 /*
- * A frame committed at commit_ns was shown at flip_ns (its vblank, seq its
- * number where the driver counts them, else 0). Returns the vblanks it was
- * late by: how many passed between the first one after its commit and the
- * one that showed it.
+ * A frame meant for the vblank at target_ns (schedule_start's; 0: none
+ * known, the first after its commit) and committed at commit_ns was shown
+ * at flip_ns (its vblank; seq its number where the driver counts them,
+ * else 0). Returns the vblanks it was late by: those that went by from
+ * the one it was meant for to the one that showed it, each a refresh the
+ * screen showed the frame before again.
  */
-uint64_t schedule_flipped(struct schedule *s, uint64_t commit_ns, uint64_t flip_ns, uint64_t seq);
+uint64_t schedule_flipped(struct schedule *s, uint64_t target_ns, uint64_t commit_ns,
+			  uint64_t flip_ns, uint64_t seq);
 
 /*
  * When the next frame should start, at or after now, and the vblank it is
