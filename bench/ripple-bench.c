@@ -579,6 +579,7 @@ static void vblank_wait(struct vblank_clock *vc, int f)
 	if (f == 0) {
 		/* after the water's first seconds: the last flip just now */
 		vc->seq = 1;
+		vc->flip = now;
 		vc->target = now + vc->period;
 		schedule_flipped(vc->s, 0, now, now, vc->seq);
 	}

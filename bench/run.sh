@@ -56,7 +56,7 @@ pair() {
 			best_b=$line
 		fi
 	done
-	printf '%s\n%s\n' "$best_a" "$best_b" | tee -a "$out"
+	printf '%s%s\n%s%s\n' "${tag:-}" "$best_a" "${tag:-}" "$best_b" | tee -a "$out"
 }
 echo "# $(uname -m), $(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2- | sed 's/^ //'), $cpus CPUs"
 # The seeds' way: a full-size grid, one step a 60 Hz frame, their damping,
@@ -137,6 +137,27 @@ run --size 3840x2160 --frames 20 --threads 2 $panel --water swipe $pond
 # and with it, 1080p on one thread and 4K on two, a 55-inch panel.
 pair "--size 1920x1080 --frames $frames --threads 1 $panel --model pond" "--caustics off" "--caustics on"
 pair "--size 3840x2160 --frames $frames --threads 2 $panel --model pond" "--caustics off" "--caustics on"
+# The frame schedule (touch to photon): the defaults' frames against a 60 Hz
+# display's vblanks on the real clock, started as late as they can be
+# (--render-ahead auto's rule) and as soon as the last flip is done (off),
+# 1080p on one thread and 4K on two, a 55-inch panel; then again with a busy
+# loop on every CPU, where the prediction must back off rather than miss.
+# Each line also gives the prediction's error (pred_err_p50/p99_ms).
+schedule_pairs() {
+	pair "--size 1920x1080 --frames $frames --threads 1 $panel" "--vblanks auto" "--vblanks off"
+	pair "--size 3840x2160 --frames $frames --threads 2 $panel" "--vblanks auto" "--vblanks off"
+}
+schedule_pairs
+busy=""
+for _ in $(seq "$cpus"); do
+	sh -c 'while :; do :; done' &
+	busy="$busy $!"
+done
+tag="busy "
+schedule_pairs
+tag=""
+# shellcheck disable=SC2086
+kill $busy
 # The water's sound: 20 drops a second and a swish, synthesized.
 run --sound --frames 20
 # The reference's own scaling on this machine's caches, for comparison.
@@ -192,6 +213,10 @@ function field(line, key,   re) {
 	if (/size=1920x1080 / && /threads=1 /) lit1080[k] = field($0, "frame_ms")
 	if (/size=3840x2160 / && /threads=2 /) lit4k[k] = field($0, "frame_ms")
 }
+/vblanks=/ {
+	key = (/^busy / ? "busy " : "") (/size=3840x2160/ ? "4k" : "1080p") " " field($0, "vblanks")
+	sched[key] = sprintf("%s vblanks missed, a frame started %s ms before its vblank (p99 %s), backed off %s%% of frames; prediction error p50 %s / p99 %s ms", field($0, "missed_vblanks"), field($0, "lead_p50_ms"), field($0, "lead_p99_ms"), field($0, "backed_off_pct"), field($0, "pred_err_p50_ms"), field($0, "pred_err_p99_ms"))
+}
 function verdict(ok) { return ok ? "met" : "MISSED" }
 END {
 	printf "# best 1080p frame %.3f ms: %.2fx of seeds -O2 (target <= 0.25), %.2fx of seeds -O3 -march=native (<= 0.33), %.2fx of the copy floor (<= 1.5)\n", best, best / o2, best / native, best / floor
@@ -213,5 +238,7 @@ END {
 	printf "# the pond on a wall of two full-HD 55-inch panels, 2 threads: %s fps (one screen of the same pixels: %s fps; the classic water: %s and %s fps) (target >= 60: %s)\n", wall["pond"], wide["pond"], wall["classic"], wide["classic"], verdict(wall["pond"] != "" && wall["pond"] + 0 >= 60)
 	printf "# calm water with the pond costs nothing: its step %.3f ms, and as the kiosk meets it (--idle, unchanged frames not drawn) %.3f ms a frame (the classic water: %.3f ms) (target <= 0.01 ms: %s)\n", step55["pond", "calm"], idle55["pond"], idle55["classic"], verdict(idle55["pond"] != "" && idle55["pond"] + 0 <= 0.01 && step55["pond", "calm"] + 0 <= 0.01)
 	printf "# the light through the water (caustics) at 1080p on 1 thread: %.3f ms a frame against %.3f ms without, +%.0f%%; at 3840x2160 on 2 threads: %.3f against %.3f ms, +%.0f%% (target <= +25%%: %s)\n", lit1080["on"], lit1080["off"], 100 * (lit1080["on"] / lit1080["off"] - 1), lit4k["on"], lit4k["off"], 100 * (lit4k["on"] / lit4k["off"] - 1), verdict(lit1080["off"] != "" && lit4k["off"] != "" && lit1080["on"] <= 1.25 * lit1080["off"] && lit4k["on"] <= 1.25 * lit4k["off"])
+	for (k in sched)
+		printf "# the frame schedule, %s: %s\n", k, sched[k]
 	printf "# the pond, the largest stone swiped across the screen in one frame (sub-steps): worst frame %s ms at 1080p on 1 thread, %s ms at 3840x2160 on 2 (target <= 50: %s)\n", pond_swipe1080, pond_swipe4k, verdict(pond_swipe1080 != "" && pond_swipe4k != "" && pond_swipe1080 + 0 <= 50 && pond_swipe4k + 0 <= 50)
 }' "$out"
