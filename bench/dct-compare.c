@@ -2,7 +2,7 @@
  * dct-compare: the pond's inverse cosine transform (water/dct.h) on the
  * kiosk's grids, as shipped (FFTW) against FFTW's own 2D REDFT01 and
  * against KissFFT doing what water/dct.c does, so the choice of library in
- * the README ("The pond's transform") can be measured again. Not a test:
+ * docs/performance.md ("The pond's transform") can be measured again. Not a test:
  * `make bench-dct` runs it (built where configure found KissFFT).
  *
  * Each round times every variant once, in turn, so a busy neighbour slows
@@ -35,7 +35,7 @@
  * same sums, so they agree to float rounding. */
 #define AGREE_REL 1e-5
 
-/* The panels' grids (README), and where the pond could pad an awkward
+/* The panels' grids (docs/performance.md), and where the pond could pad an awkward
  * one to sizes of factors 2, 3 and 5 only. */
 static const int grids[][2] = {
 	{ 480, 270 },   /* a 55-inch 1080p or 4K panel */

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The README's performance table: every path at full HD on one thread, the
+# The performance tables (docs/performance.md): every path at full HD on one thread, the
 # seeds' own loops and the memory floor beside them, calm against choppy,
 # a quarter of the pixels, and 4K on every thread, all as the seeds ran (one
 # full-size step a 60 Hz frame); then the classic water's defaults (the grid

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The README's pictures, from the headless backend with the defaults:
+# The pictures of the README and docs/*.md, from the headless backend with the defaults:
 #   docs/ripple.png     the built-in pool at 1080p on a screen of unknown size
 #                       (24 inches), frame 60 (1 s) of docs/demo.script with rain
 #   docs/ripple-55.png  one tap's rings 1 s later on a 55-inch panel

@@ -1,5 +1,5 @@
 #!/bin/sh
-# build.sh: the kiosk's bootable disk image (README, "The image").
+# build.sh: the kiosk's bootable disk image (docs/deploying.md, "The image").
 #
 # Usage: image/build.sh [--deb FILE | --tarball FILE] [--output DIR] [--raw-only]
 #

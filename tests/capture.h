@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #define CAPTURE_MAX 16384
@@ -18,10 +19,13 @@ struct capture {
 
 static inline void capture_begin(struct capture *c, int fd)
 {
+	/* In memory: tmpfile() would want a writable /tmp, whatever TMPDIR says. */
+	int mem = memfd_create("capture", MFD_CLOEXEC);
+
 	fflush(fd == STDOUT_FILENO ? stdout : stderr);
-	c->file = tmpfile();
+	c->file = mem >= 0 ? fdopen(mem, "w+") : NULL;
 	if (!c->file) {
-		perror("tmpfile");
+		perror("capture: memfd_create");
 		exit(EXIT_FAILURE);
 	}
 	c->fd = fd;

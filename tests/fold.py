@@ -20,19 +20,17 @@ second: the fresh splashes and the troughs behind the fingers."""
 import os
 import re
 import shutil
-import struct
 import sys
 import tempfile
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "vm"))
-import rkvm  # noqa: E402  (its Checks; no VM here)
+from lib import checks, images, program  # noqa: E402  (tests/lib)
 
 prog = os.path.join(os.environ.get("top_builddir", "."), "src", "ripple-kiosk")
 # The seeds' water (--water classic): these measures are of it; the pond's
 # are tests/pond.py's.
 CLASSIC = ["--water", "classic"]
-t = rkvm.Checks()
+t = checks.Checks()
 tmp = tempfile.mkdtemp(prefix="rk-fold-")
 HZ = 60                # the headless backend's default --refresh
 FRAMES = HZ            # the first second
@@ -67,17 +65,6 @@ def tap_drag_script(w, h, panel_w_mm):
     return "\n".join(lines) + "\n"
 
 
-def read_heights(path):
-    with open(path, "rb") as f:
-        data = f.read()
-    magic, w, h, maxval, rest = data.split(maxsplit=4)
-    if magic != b"P5" or int(maxval) != 65535:
-        raise rkvm.VMError("%s: not a 16-bit PGM" % path)
-    w, h = int(w), int(h)
-    v = struct.unpack(">%dH" % (w * h), rest[:2 * w * h])
-    return w, h, [x - 32768 for x in v]
-
-
 def worst_fold(line, per):
     """The steepest fall of the offset along one row or column of heights,
     in px a px: per is the cell's pixels times 2^shift."""
@@ -91,15 +78,15 @@ def run(name, size, panel, script, extra=()):
     out = os.path.join(tmp, name)
     args = ["-v", "--size", "%dx%d" % size, "--frames", str(FRAMES), "--every", str(EVERY),
             "--output-heights"] + (["--screen-mm", panel] if panel else []) + CLASSIC + list(extra)
-    log = rkvm.headless_run(prog, out, script, args)
+    log = program.headless_run(prog, out, script, args)
     m = re.search(r"water (\d+)x(\d+) cells.*heights >> (\d+)", log)
     if not m:
-        raise rkvm.VMError("no water line in:\n" + log)
+        raise checks.TestError("no water line in:\n" + log)
     cell_px = size[0] / int(m.group(1))
     per = cell_px * (1 << int(m.group(3)))
     worst, at = 0.0, ""
     for frame in range(0, FRAMES, EVERY):
-        w, h, v = read_heights(os.path.join(out, "heights-%05d.pgm" % frame))
+        w, h, v = images.read_heights(os.path.join(out, "heights-%05d.pgm" % frame))
         for y in range(1, h - 1):
             f = worst_fold(v[y * w:(y + 1) * w], per) / cell_px
             if f < worst:

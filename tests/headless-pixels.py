@@ -5,18 +5,18 @@ lands where it was dropped and nowhere else, with every rotation and with
 the picture exactly."""
 
 import os
+import shutil
 import sys
 import tempfile
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "vm"))
-import rkvm  # noqa: E402  (its PNG reader and Checks; no VM here)
+from lib import checks, program  # noqa: E402  (tests/lib)
 
 prog = os.path.join(os.environ.get("top_builddir", "."), "src", "ripple-kiosk")
 # The seeds' water (--water classic): these measures are of it; the pond's
 # are tests/pond.py's.
 CLASSIC = ["--water", "classic"]
-t = rkvm.Checks()
+t = checks.Checks()
 tmp = tempfile.mkdtemp(prefix="rk-pixels-")
 
 
@@ -29,8 +29,8 @@ def run(name, *args, frames=24, size=(200, 150), script=None):
     if not any(a == "--screen-mm" for a in args):
         w, h = size
         args = ("--screen-mm", "%dx%d" % (3 * w, 3 * h)) + args
-    return rkvm.headless_frame(prog, os.path.join(tmp, name), size, *CLASSIC, *args,
-                               frames=frames)
+    return program.headless_frame(prog, os.path.join(tmp, name), size, *CLASSIC, *args,
+                                  frames=frames)
 
 
 def changed(a, b):
@@ -95,4 +95,5 @@ if t.check(len(pts) > 50, "--sim-scale 2: the stone changes the picture"):
     lone = sum(1 for (x, y) in pts if (x ^ 1, y) not in set(pts))
     t.check(lone > 0, "--sim-scale 2: smooth, not 2x2 blocks", "%d pixels without their pair" % lone)
 
+shutil.rmtree(tmp, ignore_errors=True)
 t.exit()

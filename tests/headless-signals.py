@@ -24,8 +24,7 @@ import tempfile
 import threading
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "vm"))
-import rkvm  # noqa: E402  (its Checks and waits; no VM here)
+from lib import checks, waits  # noqa: E402  (tests/lib)
 
 builddir = os.environ.get("top_builddir", ".")
 prog = os.environ.get("RIPPLE_KIOSK") or os.path.join(builddir, "src", "ripple-kiosk")
@@ -40,7 +39,7 @@ STORM_MAX_S = 30
 STOP_S = 10
 STATS_RE = re.compile(r"stats: ([0-9.]+) fps")
 
-t = rkvm.Checks()
+t = checks.Checks()
 tmp = tempfile.mkdtemp(prefix="rk-headless-signals-")
 conf = os.path.join(tmp, "empty.conf")
 open(conf, "w").close()
@@ -74,7 +73,7 @@ with open(err_path, "w") as err:
                           "--stats-interval", str(STATS_INTERVAL_S)],
                          stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err)
 
-first = rkvm.wait_until(lambda: fps_said() or p.poll() is not None, rkvm.scaled(START_S), 0.1)
+first = waits.wait_until(lambda: fps_said() or p.poll() is not None, waits.scaled(START_S), 0.1)
 t.check(p.poll() is None and fps_said(), "--frames 0 --stats-interval %d: a stats line"
         % STATS_INTERVAL_S, log())
 
@@ -90,7 +89,7 @@ if p.poll() is None and first:
         rates = fps_said()[before + 1:]
         return sum(rates) * STATS_INTERVAL_S >= FRAMES_MIN or p.poll() is not None
 
-    rkvm.wait_until(frames_in_storm, STORM_MAX_S, 0.2)
+    waits.wait_until(frames_in_storm, STORM_MAX_S, 0.2)
     stop.set()
     sender.join()
     rates = fps_said()[before + 1:]
@@ -105,7 +104,7 @@ if p.poll() is None and first:
 if p.poll() is None:
     p.send_signal(signal.SIGTERM)
 try:
-    rc = p.wait(rkvm.scaled(STOP_S))
+    rc = p.wait(waits.scaled(STOP_S))
 except subprocess.TimeoutExpired:
     p.kill()
     rc = p.wait()

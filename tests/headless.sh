@@ -253,11 +253,15 @@ grep -q "Terminated: stopping" "$tmp/rt/err" || bad "--frames 0: no stop said: $
 
 # --help documents every option the program takes; --version.
 "$prog" --help >"$tmp/help" || bad "--help failed"
-# Every option in the program's getopt table, so a new one can't be missed.
-opts=$(sed -n 's/^	{ "\([a-z0-9-]*\)", .*/\1/p' "${top_srcdir:-.}/src/settings/options.c")
+# Every option of the table heads a line of its own, whole (--rain is not
+# found in --rain-drop), a flag with its --no- form.
+opts=$("${top_builddir:-.}/tests/options-doc" names) || bad "tests/options-doc names failed"
 [ "$(echo "$opts" | wc -w)" -gt 40 ] || bad "could not read the option table: $opts"
 for opt in $opts; do
-	grep -q -- "--$opt" "$tmp/help" || bad "--help lacks --$opt"
+	case $opt in
+	no-*) grep -q -E -- "^  (-[a-zA-Z], )?--${opt#no-}, --$opt( |\$)" "$tmp/help" ;;
+	*) grep -q -E -- "^  (-[a-zA-Z], )?--$opt([ ,]|\$)" "$tmp/help" ;;
+	esac || bad "--help lacks --$opt"
 done
 "$prog" --version | grep -q "^ripple-kiosk " || bad "--version"
 

@@ -22,8 +22,7 @@ import sys
 import tempfile
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "vm"))
-import rkvm  # noqa: E402  (its Checks; no VM here)
+from lib import checks, images, program  # noqa: E402  (tests/lib)
 
 build = os.environ.get("top_builddir", ".")
 prog = os.path.join(build, "src", "ripple-kiosk")
@@ -31,7 +30,7 @@ prog = os.path.join(build, "src", "ripple-kiosk")
 # are tests/pond.py's.
 CLASSIC = ["--water", "classic"]
 power = os.path.join(build, "tests", "heights-power")
-t = rkvm.Checks()
+t = checks.Checks()
 tmp = tempfile.mkdtemp(prefix="rk-grid-")
 HZ = 60                  # the headless backend's default --refresh
 EVERY = HZ // 10         # a field every 0.1 s
@@ -43,9 +42,9 @@ PANEL_24 = "531x299"     # 24 inches at 16:9, the kiosk's default screen
 def run(name, size, panel, script, frames, extra=()):
     """The directory of a headless run's frames and heights, every EVERY."""
     out = os.path.join(tmp, name)
-    rkvm.headless_run(prog, out, script,
-                      ["--size", "%dx%d" % size, "--frames", str(frames), "--every", str(EVERY),
-                       "--output-heights", "--screen-mm", panel] + CLASSIC + list(extra))
+    program.headless_run(prog, out, script,
+                         ["--size", "%dx%d" % size, "--frames", str(frames), "--every", str(EVERY),
+                          "--output-heights", "--screen-mm", panel] + CLASSIC + list(extra))
     return out
 
 
@@ -69,18 +68,6 @@ def verdict(found):
     mean = sum(f[1] for f in found) / len(found)
     return worst, "at most %.2f %% (at %.1f s), %.2f %% on average, over %d fields" % (
         100 * worst[1], worst[0], 100 * mean, len(found))
-
-
-def read_heights(path):
-    """(width, height, heights row by row) of a heights-NNNNN.pgm."""
-    with open(path, "rb") as f:
-        data = f.read()
-    parts = data.split(maxsplit=4)
-    if parts[0] != b"P5" or parts[3] != b"65535":
-        raise rkvm.VMError("%s: not a 16-bit binary PGM" % path)
-    w, h = int(parts[1]), int(parts[2])
-    raw = data[len(data) - 2 * w * h:]
-    return w, h, [(raw[2 * i] << 8 | raw[2 * i + 1]) - 32768 for i in range(w * h)]
 
 
 RAYS = 32
@@ -119,14 +106,14 @@ for size in ((1280, 720), (1920, 1080), (3840, 2160)):
     at = (HZ, HZ * 13 // 10)
     out = run("round-%dx%d" % size, size, PANEL_55, "0 down 0 %d %d\n1 up 0\n" % (w // 2, h // 2),
               at[-1] + 1)
-    first = read_heights(os.path.join(out, "heights-00000.pgm"))
+    first = images.read_heights(os.path.join(out, "heights-00000.pgm"))
     low = min(first[2])
     dent = [(i % first[0], i // first[0]) for i, z in enumerate(first[2]) if z <= low / 2]
     cx = sum(p[0] for p in dent) / len(dent)
     cy = sum(p[1] for p in dent) / len(dent)
     cell_mm = math.sqrt(1210 * 680 / (first[0] * first[1]))
     for f in at:
-        rays = fronts(read_heights(os.path.join(out, "heights-%05d.pgm" % f)), cx, cy)
+        rays = fronts(images.read_heights(os.path.join(out, "heights-%05d.pgm" % f)), cx, cy)
         mid = sorted(rays)[RAYS // 2]
         worst = max(abs(r - mid) for r in rays) / mid if mid else 1
         t.check(mid > 0 and worst <= ROUND,

@@ -12,21 +12,16 @@ import shutil
 import subprocess
 import sys
 import time
-import zlib
 
 sys.dont_write_bytecode = True
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import httpkiosk  # noqa: E402
-from httpkiosk import rkvm  # noqa: E402
+from lib import checks, images, waits  # noqa: E402  (tests/lib)
 
-CI = os.environ.get("CI") == "true"
 if not httpkiosk.have_server():
-    print("SKIP: built without libmicrohttpd")
-    sys.exit(77)
+    checks.skip("built without libmicrohttpd")
 browser = shutil.which("chromium") or shutil.which("chromium-browser")
 if not browser:
-    print("%s: chromium is missing (Debian: chromium)" % ("FAIL" if CI else "SKIP"))
-    sys.exit(1 if CI else 77)
+    checks.skip_or_fail("chromium is missing (Debian: chromium)")
 
 W, H = 320, 240
 MAGENTA = (255, 0, 255)
@@ -36,47 +31,15 @@ NEAR = 40
 MAGENTA_MIN = 640 * 480 // 4
 BAR_MIN = 200
 TOUCHES = [40, 25, 60, 10]
-t = rkvm.Checks()
+t = checks.Checks()
 
 
-def png_pixels(data):
-    """(width, height, rows of (r, g, b)) of an 8-bit RGB or RGBA PNG."""
-    pos, idat, w = 8, b"", 0
-    while pos < len(data):
-        n = int.from_bytes(data[pos:pos + 4], "big")
-        kind, body = data[pos + 4:pos + 8], data[pos + 8:pos + 8 + n]
-        if kind == b"IHDR":
-            w, h, depth, ctype = (int.from_bytes(body[0:4], "big"),
-                                  int.from_bytes(body[4:8], "big"), body[8], body[9])
-            assert depth == 8 and ctype in (2, 6) and body[12] == 0
-            bpp = 3 if ctype == 2 else 4
-        elif kind == b"IDAT":
-            idat += body
-        pos += 12 + n
-    raw, stride, prev, rows = zlib.decompress(idat), w * bpp, bytearray(w * bpp), []
-    for y in range(h):
-        f, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
-        for i in range(stride):
-            a = line[i - bpp] if i >= bpp else 0
-            b, c = prev[i], prev[i - bpp] if i >= bpp else 0
-            if f == 1:
-                line[i] = (line[i] + a) & 255
-            elif f == 2:
-                line[i] = (line[i] + b) & 255
-            elif f == 3:
-                line[i] = (line[i] + (a + b) // 2) & 255
-            elif f == 4:
-                p = a + b - c
-                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
-                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
-        rows.append([tuple(line[x * bpp:x * bpp + 3]) for x in range(w)])
-        prev = line
-    return w, h, rows
-
-
-def count_near(rows, colour):
-    return sum(1 for row in rows for p in row
-               if all(abs(p[i] - colour[i]) <= NEAR for i in range(3)))
+def count_near(img, colour):
+    """The pixels of img within NEAR of colour in every channel."""
+    near = [int.from_bytes(img.data[c::3].translate(
+                bytes(abs(v - colour[c]) <= NEAR for v in range(256))), "little")
+            for c in range(3)]
+    return (near[0] & near[1] & near[2]).to_bytes(img.width * img.height, "little").count(1)
 
 
 def hour_key(ts):
@@ -105,14 +68,13 @@ try:
                         "--hide-scrollbars", "--window-size=1280,1400",
                         "--user-data-dir=" + os.path.join(k.tmp, "chromium"),
                         "--screenshot=" + shot, k.base + "/"],
-                       capture_output=True, timeout=rkvm.scaled(120))
+                       capture_output=True, timeout=waits.scaled(120))
     t.check(os.path.exists(shot), "chromium took a screenshot of the page",
             r.stdout.decode(errors="replace") + r.stderr.decode(errors="replace"))
-    with open(shot, "rb") as f:
-        w, h, rows = png_pixels(f.read())
-    magenta = count_near(rows, MAGENTA)
+    screenshot = images.read_png(shot)
+    magenta = count_near(screenshot, MAGENTA)
     t.check(magenta >= MAGENTA_MIN, "the live screen is on it: %d magenta pixels" % magenta)
-    bars = count_near(rows, CHART_BLUE)
+    bars = count_near(screenshot, CHART_BLUE)
     t.check(bars >= BAR_MIN, "the chart is on it: %d pixels of its bars" % bars)
     st, page, _ = k.curl("/")
     t.check(st == 200 and b"<script" not in page, "the page needs no script")

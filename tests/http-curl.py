@@ -34,20 +34,15 @@ import threading
 import time
 
 sys.dont_write_bytecode = True
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import httpkiosk  # noqa: E402
-from httpkiosk import rkvm  # noqa: E402
+from lib import checks, waits  # noqa: E402  (tests/lib)
 
-SKIP = 77
-CI = os.environ.get("CI") == "true"
 if not httpkiosk.have_server():
-    print("SKIP: built without libmicrohttpd")
-    sys.exit(SKIP)
+    checks.skip("built without libmicrohttpd")
 for tool in ("curl", "promtool"):
     if not shutil.which(tool):
-        print("%s: %s is missing (Debian: %s)" % ("FAIL" if CI else "SKIP", tool,
-                                                  "prometheus" if tool == "promtool" else tool))
-        sys.exit(1 if CI else SKIP)
+        checks.skip_or_fail("%s is missing (Debian: %s)"
+                            % (tool, "prometheus" if tool == "promtool" else tool))
 
 FRAMES_MORE = 30
 ROW_TOUCHES = [7, 19, 3]
@@ -72,7 +67,7 @@ RATE_PERIOD_S = 2
 RATE_CLIENTS = 7
 RATE_WINDOW_S = 3
 
-t = rkvm.Checks()
+t = checks.Checks()
 
 
 def hour_key(ts):
@@ -113,7 +108,7 @@ def raw(k, data):
     """The server's answers to the bytes data sent on one connection, until
     it closes it."""
     s = socket.create_connection(("127.0.0.1", k.port))
-    s.settimeout(rkvm.scaled(20))
+    s.settimeout(waits.scaled(20))
     got = b""
     try:
         s.sendall(data)
@@ -143,7 +138,7 @@ def pictures_at_once(k, source):
 
     def client():
         c = http.client.HTTPConnection("127.0.0.1", k.port, source_address=(source, 0),
-                                       timeout=rkvm.scaled(20))
+                                       timeout=waits.scaled(20))
         while time.monotonic() < until:
             c.request("GET", "/screen.png")
             r = c.getresponse()
@@ -176,8 +171,9 @@ try:
     # ---- real time until SIGTERM ----
     f0 = k.metric("ripple_kiosk_frames_total")
     t.check(f0 is not None, "/metrics counts frames", f0)
-    more = rkvm.wait_until(lambda: (k.metric("ripple_kiosk_frames_total") or 0) >= f0 + FRAMES_MORE,
-                           timeout=rkvm.scaled(20))
+    more = waits.wait_until(
+        lambda: (k.metric("ripple_kiosk_frames_total") or 0) >= f0 + FRAMES_MORE,
+        timeout=waits.scaled(20))
     t.check(more, "frames keep coming in real time (--frames 0)", k.text())
 
     # ---- every endpoint ----
@@ -242,7 +238,7 @@ try:
     t.check(st == 404, "/touches.png: not written yet", st)
     k.proc.send_signal(signal.SIGUSR1)
     tp = os.path.join(k.state, "touches.png")
-    t.check(rkvm.wait_until(lambda: os.path.exists(tp), timeout=rkvm.scaled(20)),
+    t.check(waits.wait_until(lambda: os.path.exists(tp), timeout=waits.scaled(20)),
             "SIGUSR1 writes touches.png", k.text())
     with open(tp, "rb") as f:
         touches = f.read()
@@ -270,29 +266,29 @@ try:
     t.check(st == 202, "the scheme in any case (bearer): 202", st)
     st, _, _ = k.curl("/rain", "POST", ["Authorization: Bearer " + httpkiosk.TOKEN])
     t.check(st == 202, "POST /rain with the token: 202", st)
-    t.check(rkvm.wait_until(lambda: "http: rain asked for" in k.text(), timeout=rkvm.scaled(10)),
+    t.check(waits.wait_until(lambda: "http: rain asked for" in k.text(), timeout=waits.scaled(10)),
             "the kiosk rains", k.text())
     st, _, _ = k.curl("/sleep", "POST", ["Authorization: Bearer " + httpkiosk.TOKEN])
-    t.check(st == 202 and rkvm.wait_until(lambda: k.metric("ripple_kiosk_asleep") == 1,
-                                          timeout=rkvm.scaled(10)),
+    t.check(st == 202 and waits.wait_until(lambda: k.metric("ripple_kiosk_asleep") == 1,
+                                           timeout=waits.scaled(10)),
             "POST /sleep: asleep", k.text())
     st, _, _ = k.curl("/wake", "POST", ["Authorization: Bearer " + httpkiosk.TOKEN])
-    t.check(st == 202 and rkvm.wait_until(lambda: k.metric("ripple_kiosk_asleep") == 0,
-                                          timeout=rkvm.scaled(10)),
+    t.check(st == 202 and waits.wait_until(lambda: k.metric("ripple_kiosk_asleep") == 0,
+                                           timeout=waits.scaled(10)),
             "POST /wake: awake", k.text())
     # Both at once, pipelined, often taken by the loop in one pass.
     awake = True
     for _ in range(PAIRS):
         got = raw(k, post_text("/sleep") + post_text("/wake", last=True))
-        awake = got.count(b"HTTP/1.1 202") == 2 and rkvm.wait_until(
-            lambda: k.metric("ripple_kiosk_asleep") == 0, timeout=rkvm.scaled(5))
+        awake = got.count(b"HTTP/1.1 202") == 2 and waits.wait_until(
+            lambda: k.metric("ripple_kiosk_asleep") == 0, timeout=waits.scaled(5))
         if not awake:
             break
     t.check(awake, "POST /sleep then /wake at once, %d times: awake" % PAIRS, got)
     for path, said in (("/next-picture", "next picture asked for"),
                        ("/reload", "reload: ignored")):
         st, _, _ = k.curl(path, "POST", ["Authorization: Bearer " + httpkiosk.TOKEN])
-        t.check(st == 202 and rkvm.wait_until(lambda: said in k.text(), timeout=rkvm.scaled(10)),
+        t.check(st == 202 and waits.wait_until(lambda: said in k.text(), timeout=waits.scaled(10)),
                 "POST %s with the token" % path, k.text())
     st, _, head = k.curl("/rain", "GET")
     t.check(st == 405 and "\nAllow: POST\r" in head, "GET /rain: 405, Allow: POST", head)
@@ -343,12 +339,12 @@ try:
                                   "--backend", "headless", "--frames", "0", "--size", "160x120",
                                   "--state-dir", k.state, "--http", "127.0.0.1:%d" % k.port],
                                  stdout=lf, stderr=subprocess.STDOUT)
-    said = rkvm.wait_until(lambda: "the water goes on without it" in open(other_log).read(),
-                           timeout=rkvm.scaled(20))
+    said = waits.wait_until(lambda: "the water goes on without it" in open(other_log).read(),
+                            timeout=waits.scaled(20))
     t.check(said and other.poll() is None, "a port taken: said, and the kiosk runs on",
             open(other_log).read())
     other.send_signal(signal.SIGTERM)
-    t.check(other.wait(timeout=rkvm.scaled(10)) == 0, "and stops with status 0")
+    t.check(other.wait(timeout=waits.scaled(10)) == 0, "and stops with status 0")
 finally:
     status = k.stop()
 t.check(status == 0 and "SIGTERM" in k.text() or "Terminated" in k.text(),

@@ -24,13 +24,11 @@ import sys
 import time
 
 sys.dont_write_bytecode = True
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import httpkiosk  # noqa: E402
-from httpkiosk import rkvm  # noqa: E402
+from lib import checks, waits  # noqa: E402  (tests/lib)
 
 if not httpkiosk.have_server():
-    print("SKIP: built without libmicrohttpd")
-    sys.exit(77)
+    checks.skip("built without libmicrohttpd")
 
 FLOOD = 1000
 SLOW = 40
@@ -49,7 +47,7 @@ SPARE_THREADS = 24
 RATE_WINDOW_S = 3
 RATE_KEPT = 0.5
 
-t = rkvm.Checks()
+t = checks.Checks()
 soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
 resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, max(soft, FLOOD + 200)), hard))
 
@@ -106,8 +104,8 @@ def refused(k, reason):
 
 k = httpkiosk.Kiosk()
 try:
-    rkvm.wait_until(lambda: (k.metric("ripple_kiosk_frames_total") or 0) > 60,
-                    timeout=rkvm.scaled(20))
+    waits.wait_until(lambda: (k.metric("ripple_kiosk_frames_total") or 0) > 60,
+                     timeout=waits.scaled(20))
     base_fds, base_threads = held(k)
     before = fps(k)
     t.check(before > 10, "frames before: %.1f a second" % before)
@@ -125,15 +123,15 @@ try:
             "and %d threads (%d before)" % (threads, base_threads))
     for s in socks:
         s.close()
-    rkvm.wait_until(lambda: k.curl("/")[0] == 200, timeout=rkvm.scaled(30))
+    waits.wait_until(lambda: k.curl("/")[0] == 200, timeout=waits.scaled(30))
     rate = (k.metric("ripple_kiosk_frames_total") - f0) / (time.monotonic() - t0)
     t.check(rate >= RATE_KEPT * before, "frames meanwhile: %.1f a second" % rate)
-    t.check(rkvm.wait_until(lambda: refused(k, "connections") > 0, timeout=rkvm.scaled(20)),
+    t.check(waits.wait_until(lambda: refused(k, "connections") > 0, timeout=waits.scaled(20)),
             "refused connections counted", refused(k, "connections"))
 
     # ---- addresses that take all they may ----
     hogs = [connect_from(addr, k.port) for addr in HOG_ADDRESSES for _ in range(MAX_CONNECTIONS)]
-    t.check(rkvm.wait_until(k.accepted_all, timeout=rkvm.scaled(10), interval=0.05),
+    t.check(waits.wait_until(k.accepted_all, timeout=waits.scaled(10), interval=0.05),
             "%d connections from each of %d addresses taken" % (MAX_CONNECTIONS,
                                                                 len(HOG_ADDRESSES)))
     tries, until = [], time.monotonic() + HOG_HELD_S
@@ -151,7 +149,7 @@ try:
     slow = [connect(k.port) for _ in range(SLOW)]
     for s in slow:
         s.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n")
-    deadline = rkvm.Deadline(rkvm.scaled(CONNECTION_TIMEOUT_S * 3))
+    deadline = waits.Deadline(waits.scaled(CONNECTION_TIMEOUT_S * 3))
     open_ = list(slow)
     while open_ and deadline.left() > 0:
         for s in list(open_):
@@ -176,7 +174,7 @@ try:
         s.close()
     rate = (k.metric("ripple_kiosk_frames_total") - f0) / (time.monotonic() - t0)
     t.check(rate >= RATE_KEPT * before, "frames meanwhile: %.1f a second" % rate)
-    t.check(rkvm.wait_until(lambda: refused(k, "timeout") > 0, timeout=rkvm.scaled(10)),
+    t.check(waits.wait_until(lambda: refused(k, "timeout") > 0, timeout=waits.scaled(10)),
             "dawdlers counted", refused(k, "timeout"))
 
     # ---- huge headers ----
@@ -185,7 +183,7 @@ try:
         s.sendall(b"GET / HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * HUGE_HEADER + b"\r\n\r\n")
     except OSError:
         pass
-    t.check(closed_by_server(s, rkvm.scaled(CONNECTION_TIMEOUT_S * 2)),
+    t.check(closed_by_server(s, waits.scaled(CONNECTION_TIMEOUT_S * 2)),
             "a %d KiB header: the connection is closed" % (HUGE_HEADER // 1024))
     s.close()
 
@@ -193,7 +191,7 @@ try:
     # Bytes that are no request at all: closed within the header deadline.
     s = connect(k.port)
     s.sendall(b"\x00\x01\x02\r\n\r\n")
-    t.check(closed_by_server(s, rkvm.scaled(CONNECTION_TIMEOUT_S * 2)),
+    t.check(closed_by_server(s, waits.scaled(CONNECTION_TIMEOUT_S * 2)),
             "binary garbage: the connection is closed")
     s.close()
     junk = [b"GET /../../etc/passwd HTTP/1.1\r\nHost: x\r\n\r\n",
@@ -208,7 +206,7 @@ try:
         s = connect(k.port)
         try:
             s.sendall(junk[i % len(junk)])
-            s.settimeout(rkvm.scaled(CONNECTION_TIMEOUT_S * 2))
+            s.settimeout(waits.scaled(CONNECTION_TIMEOUT_S * 2))
             data = s.recv(4096)
             answered += (data.startswith(b"HTTP/1.1 4") or data.startswith(b"HTTP/1.1 5") or
                          not data)
@@ -223,7 +221,7 @@ try:
     t.check(rate >= RATE_KEPT * before, "frames meanwhile: %.1f a second" % rate)
 
     # ---- afterwards ----
-    st = rkvm.wait_until(lambda: k.curl("/")[0] == 200, timeout=rkvm.scaled(30))
+    st = waits.wait_until(lambda: k.curl("/")[0] == 200, timeout=waits.scaled(30))
     t.check(st, "a plain request is served again")
     after = fps(k)
     t.check(after >= RATE_KEPT * before, "frames after: %.1f a second" % after)

@@ -14,26 +14,22 @@ import urllib.parse
 import urllib.request
 
 sys.dont_write_bytecode = True
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import httpkiosk  # noqa: E402
-from httpkiosk import rkvm  # noqa: E402
+from lib import checks, program, waits  # noqa: E402  (tests/lib)
 
-CI = os.environ.get("CI") == "true"
 if not httpkiosk.have_server():
-    print("SKIP: built without libmicrohttpd")
-    sys.exit(77)
+    checks.skip("built without libmicrohttpd")
 if not shutil.which("prometheus"):
-    print("%s: prometheus is missing (Debian: prometheus)" % ("FAIL" if CI else "SKIP"))
-    sys.exit(1 if CI else 77)
+    checks.skip_or_fail("prometheus is missing (Debian: prometheus)")
 
 SCRAPES_S = 60
-t = rkvm.Checks()
+t = checks.Checks()
 
 
 k = httpkiosk.Kiosk()
 prom = None
 try:
-    port = rkvm.free_port()
+    port = program.free_port()
     conf = os.path.join(k.tmp, "prometheus.yml")
     with open(conf, "w") as f:
         f.write("global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n"
@@ -58,10 +54,10 @@ try:
         r = query("ripple_kiosk_frames_total")
         return float(r["value"][1]) if r else None
 
-    first = rkvm.wait_until(frames, timeout=rkvm.scaled(SCRAPES_S))
+    first = waits.wait_until(frames, timeout=waits.scaled(SCRAPES_S))
     t.check(first, "Prometheus has the kiosk's frame counter", first)
-    later = rkvm.wait_until(lambda: (frames() or 0) > (first or 0) and frames(),
-                            timeout=rkvm.scaled(SCRAPES_S))
+    later = waits.wait_until(lambda: (frames() or 0) > (first or 0) and frames(),
+                             timeout=waits.scaled(SCRAPES_S))
     t.check(later and later > first, "and it goes up: %s then %s" % (first, later))
     up = query('up{job="ripple-kiosk"}')
     t.check(up and up["value"][1] == "1", "the target is up", up)

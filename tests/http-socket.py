@@ -16,22 +16,18 @@ import sys
 import tempfile
 
 sys.dont_write_bytecode = True
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import httpkiosk  # noqa: E402
-from httpkiosk import rkvm  # noqa: E402
+from lib import checks, program, waits  # noqa: E402  (tests/lib)
 
-CI = os.environ.get("CI") == "true"
 with open(os.path.join(httpkiosk.builddir, "config.h")) as f:
     have_sd = re.search(r"^#define HAVE_LIBSYSTEMD 1", f.read(), re.M) is not None
 if not httpkiosk.have_server() or not have_sd:
-    print("SKIP: built without libmicrohttpd or libsystemd")
-    sys.exit(77)
+    checks.skip("built without libmicrohttpd or libsystemd")
 for tool in ("systemd-socket-activate", "strace", "curl"):
     if not shutil.which(tool):
-        print("%s: %s is missing" % ("FAIL" if CI else "SKIP", tool))
-        sys.exit(1 if CI else 77)
+        checks.skip_or_fail("%s is missing" % tool)
 
-t = rkvm.Checks()
+t = checks.Checks()
 unit = os.path.join(httpkiosk.srcdir, "systemd", "ripple-kiosk-http.socket")
 with open(unit) as f:
     text = f.read()
@@ -39,7 +35,7 @@ t.check(re.search(r"^FileDescriptorName=http$", text, re.M) and
         re.search(r"^Service=ripple-kiosk\.service$", text, re.M),
         "the shipped socket unit names the fd http and hands it to the service")
 
-port = rkvm.free_port()
+port = program.free_port()
 tmp = tempfile.mkdtemp(prefix="rk-http-socket-")
 conf = os.path.join(tmp, "empty.conf")
 open(conf, "w").close()
@@ -66,7 +62,7 @@ def page():
 
 
 try:
-    t.check(rkvm.wait_until(page, timeout=rkvm.scaled(30)),
+    t.check(waits.wait_until(page, timeout=waits.scaled(30)),
             "the status page is served on the socket handed over", logged())
     t.check("the socket systemd handed over" in logged(), "the kiosk says so", logged())
     with open(trace) as f:
@@ -77,7 +73,7 @@ try:
 finally:
     proc.send_signal(signal.SIGTERM)
     try:
-        proc.wait(timeout=rkvm.scaled(20))
+        proc.wait(timeout=waits.scaled(20))
     except subprocess.TimeoutExpired:
         proc.kill()
     shutil.rmtree(tmp, True)

@@ -25,13 +25,11 @@ import threading
 import time
 
 sys.dont_write_bytecode = True
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import httpkiosk  # noqa: E402
-from httpkiosk import rkvm  # noqa: E402
+from lib import checks, waits  # noqa: E402  (tests/lib)
 
 if not httpkiosk.have_server():
-    print("SKIP: built without libmicrohttpd")
-    sys.exit(77)
+    checks.skip("built without libmicrohttpd")
 
 SHIM = os.path.join(httpkiosk.builddir, "tests", "clock-shift.so")
 SHIFT_S = 3600
@@ -41,10 +39,10 @@ FRAME_WAIT_S = 2
 HEADERS_S = 8
 # SIGTERM to exit, however slow the machine, and always within the frame
 # wait (a stop that sat it out is the fault looked for).
-STOP_S = min(rkvm.scaled(1.0), FRAME_WAIT_S * 0.75)
+STOP_S = min(waits.scaled(1.0), FRAME_WAIT_S * 0.75)
 DRIBBLE_S = 1.0
 
-t = rkvm.Checks()
+t = checks.Checks()
 env = dict(os.environ)
 env["LD_PRELOAD"] = SHIM
 env["CLOCK_SHIFT_S"] = str(SHIFT_S)
@@ -58,7 +56,7 @@ def dribble(s, closed):
     server closes s (closed is set) or the test gives up."""
     s.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n")
     s.settimeout(DRIBBLE_S)
-    deadline = rkvm.Deadline(HEADERS_S * 3)
+    deadline = waits.Deadline(HEADERS_S * 3)
     while deadline.left() > 0:
         try:
             s.sendall(b"X")
@@ -94,7 +92,7 @@ try:
     t.check(st == 503, "/screen.png, no frame coming: 503 after its wait, not an hour",
             "%s %r after %.1f s" % (st, body[:80], took))
 
-    dribbler.join(rkvm.scaled(HEADERS_S * 3))
+    dribbler.join(waits.scaled(HEADERS_S * 3))
     t.check(closed.is_set(), "a client dribbling its headers is closed by the server",
             "%.1f s" % (time.monotonic() - slow_from))
     t.check(k.metric('ripple_kiosk_http_refused_total{reason="timeout"}') >= 1,
@@ -103,13 +101,13 @@ try:
     # SIGTERM while a /screen.png waits for the frame that will not come.
     waiting = socket.create_connection(("127.0.0.1", k.port))
     waiting.sendall(b"GET /screen.png HTTP/1.1\r\nHost: x\r\n\r\n")
-    t.check(rkvm.wait_until(lambda: k.read_all(waiting), timeout=rkvm.scaled(10),
-                            interval=0.01),
+    t.check(waits.wait_until(lambda: k.read_all(waiting), timeout=waits.scaled(10),
+                             interval=0.01),
             "the server has read a /screen.png")
     t0 = time.monotonic()
     k.proc.send_signal(signal.SIGTERM)
     try:
-        status = k.proc.wait(timeout=rkvm.scaled(20))
+        status = k.proc.wait(timeout=waits.scaled(20))
     except subprocess.TimeoutExpired:
         status = None
     took = time.monotonic() - t0

@@ -13,8 +13,7 @@ import sys
 import tempfile
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "vm"))
-import rkvm  # noqa: E402  (its Checks and waits; no VM here)
+from lib import waits  # noqa: E402  (tests/lib)
 
 builddir = os.environ.get("top_builddir", ".")
 srcdir = os.environ.get("top_srcdir", os.path.join(os.path.dirname(__file__), ".."))
@@ -69,7 +68,7 @@ class Kiosk:
         self.log = open(self.log_path, "w")
         self.proc = subprocess.Popen(self.args, stdout=self.log, stderr=subprocess.STDOUT,
                                      env=env)
-        port = rkvm.wait_until(self._port, timeout=rkvm.scaled(START_S), interval=0.1)
+        port = waits.wait_until(self._port, timeout=waits.scaled(START_S), interval=0.1)
         if not port:
             self.stop()
             raise RuntimeError("no port in the log:\n" + self.text())
@@ -92,7 +91,7 @@ class Kiosk:
     def curl(self, path, method="GET", headers=(), data=None, out=None, source=None):
         """(status, body bytes, headers text) of one request by curl (from
         the loopback address source, if given)."""
-        cmd = ["curl", "-s", "-S", "--max-time", str(int(rkvm.scaled(20))), "-X", method,
+        cmd = ["curl", "-s", "-S", "--max-time", str(int(waits.scaled(20))), "-X", method,
                "-D", "-", "-o", out or "/dev/stdout", "--path-as-is"]
         if source:
             cmd += ["--interface", source]
@@ -132,7 +131,7 @@ class Kiosk:
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
             try:
-                self.proc.wait(timeout=rkvm.scaled(STOP_S))
+                self.proc.wait(timeout=waits.scaled(STOP_S))
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()

@@ -22,11 +22,10 @@ import sys
 import tempfile
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "vm"))
-import rkvm  # noqa: E402  (its headless runner and Checks; no VM here)
+from lib import checks, program  # noqa: E402  (tests/lib)
 
 prog = os.path.join(os.environ.get("top_builddir", "."), "src", "ripple-kiosk")
-t = rkvm.Checks()
+t = checks.Checks()
 tmp = tempfile.mkdtemp(prefix="rk-latency-")
 HZ = 60
 PERIOD_MS = 1000.0 / HZ
@@ -61,8 +60,8 @@ LINE = re.compile(r"touch to photon on the virtual clock: (\d+) touches, ([\d.]+
 
 def measure(name, extra):
     text, frames = script()
-    out = rkvm.headless_run(prog, os.path.join(tmp, name), text,
-                            ["--frames", str(frames), "--every", str(frames), "-v"] + extra)
+    out = program.headless_run(prog, os.path.join(tmp, name), text,
+                               ["--frames", str(frames), "--every", str(frames), "-v"] + extra)
     m = LINE.search(out)
     if not m:
         t.check(False, "%s: the kiosk says its measure" % name, out)
@@ -98,10 +97,11 @@ if late and today:
 
 # Frames are moments of the water: the schedule changes which frame takes
 # a touch, not the water of a frame that takes none.
-a = rkvm.headless_run(prog, os.path.join(tmp, "plain-late"), "",
-                      ["--frames", "31", "--every", "30", "--rain", "3000"])
-b = rkvm.headless_run(prog, os.path.join(tmp, "plain-off"), "",
-                      ["--frames", "31", "--every", "30", "--rain", "3000", "--render-ahead", "off"])
+a = program.headless_run(prog, os.path.join(tmp, "plain-late"), "",
+                         ["--frames", "31", "--every", "30", "--rain", "3000"])
+b = program.headless_run(prog, os.path.join(tmp, "plain-off"), "",
+                         ["--frames", "31", "--every", "30", "--rain", "3000",
+                          "--render-ahead", "off"])
 same = all(open(os.path.join(tmp, "plain-late", f), "rb").read() ==
            open(os.path.join(tmp, "plain-off", f), "rb").read()
            for f in ("frame-00000.png", "frame-00030.png"))

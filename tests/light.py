@@ -29,14 +29,13 @@ import sys
 import tempfile
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "vm"))
-import rkvm  # noqa: E402  (its PNG reader and Checks; no VM here)
+from lib import checks, images, program  # noqa: E402  (tests/lib)
 
 prog = os.path.join(os.environ.get("top_builddir", "."), "src", "ripple-kiosk")
 # The seeds' water (--water classic): these measures are of it; the pond's
 # are tests/pond.py's.
 CLASSIC = ["--water", "classic"]
-t = rkvm.Checks()
+t = checks.Checks()
 tmp = tempfile.mkdtemp(prefix="rk-light-")
 W, H = 1280, 720
 HZ = 60                # the headless backend's default --refresh
@@ -67,10 +66,10 @@ POOL_SHARE = 0.05
 def render(name, extra, tap=True):
     """Frames 1 s and 3 s after a tap in the middle at frame 0 (or none)."""
     out = os.path.join(tmp, name)
-    rkvm.headless_run(prog, out, "0 down 0 %d %d\n1 up 0\n" % (W // 2, H // 2) if tap else "",
-                      ["--size", "%dx%d" % (W, H), "--frames", str(3 * HZ + 1), "--every",
-                       str(HZ), "--screen-mm", "1210x680"] + CLASSIC + extra)
-    return {s: rkvm.read_png(os.path.join(out, "frame-%05d.png" % (s * HZ))) for s in (1, 3)}
+    program.headless_run(prog, out, "0 down 0 %d %d\n1 up 0\n" % (W // 2, H // 2) if tap else "",
+                         ["--size", "%dx%d" % (W, H), "--frames", str(3 * HZ + 1), "--every",
+                          str(HZ), "--screen-mm", "1210x680"] + CLASSIC + extra)
+    return {s: images.read_png(os.path.join(out, "frame-%05d.png" % (s * HZ))) for s in (1, 3)}
 
 
 def greys(img):
@@ -138,10 +137,10 @@ def demo_drag(name, frame, extra):
     """The brightness of a frame of the drag (over the grey, unless extra
     says otherwise)."""
     out = os.path.join(tmp, name)
-    rkvm.headless_run(prog, out, DRAG, ["--size", "%dx%d" % (DEMO_W, DEMO_H), "--frames",
-                                        str(frame + 1), "--every", str(frame)] + CLASSIC +
-                      extra)
-    return greys(rkvm.read_png(os.path.join(out, "frame-%05d.png" % frame)))
+    program.headless_run(prog, out, DRAG, ["--size", "%dx%d" % (DEMO_W, DEMO_H), "--frames",
+                                           str(frame + 1), "--every", str(frame)] + CLASSIC +
+                         extra)
+    return greys(images.read_png(os.path.join(out, "frame-%05d.png" % frame)))
 
 
 def plateau_share(g, w, h):

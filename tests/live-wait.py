@@ -29,8 +29,7 @@ import tempfile
 import time
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "vm"))
-import rkvm  # noqa: E402  (its Checks and waits; no VM here)
+from lib import checks, program, waits  # noqa: E402  (tests/lib)
 
 builddir = os.environ.get("top_builddir", ".")
 prog = os.environ.get("RIPPLE_KIOSK") or os.path.join(builddir, "src", "ripple-kiosk")
@@ -52,7 +51,7 @@ SIGNAL_EVERY_S = 0.1
 SYSCALL_EPOLL_CREATE1 = {"x86_64": 291, "aarch64": 20}.get(platform.machine())
 TICKS_PER_S = os.sysconf("SC_CLK_TCK")
 
-t = rkvm.Checks()
+t = checks.Checks()
 tmp = tempfile.mkdtemp(prefix="rk-live-wait-")
 conf = os.path.join(tmp, "empty.conf")
 open(conf, "w").close()
@@ -79,7 +78,7 @@ class Run:
                                       stderr=err, env=env)
         self.pid = self.p.pid
         if strace:
-            self.pid = rkvm.wait_until(self._traced_pid, rkvm.WAIT_TIMEOUT, 0.01)
+            self.pid = waits.wait_until(self._traced_pid, waits.WAIT_TIMEOUT, 0.01)
 
     def _traced_pid(self):
         """strace's child, once it is the program."""
@@ -99,8 +98,7 @@ class Run:
     def ticks(self):
         """utime + stime of the program, in clock ticks."""
         with open("/proc/%d/stat" % self.pid) as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-        return int(fields[11]) + int(fields[12])
+            return program.cpu_ticks(f.read())
 
     def syscall(self):
         """The number of the system call it is in, or None."""
@@ -119,7 +117,7 @@ class Run:
         if self.running():
             os.kill(self.pid, sig)
         try:
-            return self.p.wait(rkvm.WAIT_TIMEOUT)
+            return self.p.wait(waits.WAIT_TIMEOUT)
         except subprocess.TimeoutExpired:
             self.p.kill()
             return self.p.wait()
@@ -127,7 +125,7 @@ class Run:
 
 def skip_without_uevents(run):
     if "no uevents to wait for one" in run.err():
-        rkvm.skip_or_fail("no kernel uevents here: the program cannot wait for a screen")
+        checks.skip_or_fail("no kernel uevents here: the program cannot wait for a screen")
 
 
 def watchdog_wait():
@@ -152,8 +150,8 @@ def watchdog_wait():
     env = dict(os.environ, NOTIFY_SOCKET=path, WATCHDOG_USEC=str(WATCHDOG_USEC))
     # systemd's WATCHDOG_PID is the service's own PID: the shell's, kept by exec.
     run = Run("watchdog", env, wrapper=["sh", "-c", 'WATCHDOG_PID=$$ exec "$0" "$@"'])
-    ready = rkvm.wait_until(lambda: any("READY=1" in m for m in read()) or not run.running(),
-                            rkvm.WAIT_TIMEOUT, 0.1)
+    ready = waits.wait_until(lambda: any("READY=1" in m for m in read()) or not run.running(),
+                             waits.WAIT_TIMEOUT, 0.1)
     skip_without_uevents(run)
     t.check(ready and run.running() and "waiting for a screen" in "".join(msgs),
             "READY=1, waiting for a screen", "".join(msgs) + "\n" + run.err())
@@ -180,8 +178,8 @@ def held_run(name):
     run = Run(name, TRACED_ENV,
               strace=["-e", "trace=epoll_create1",
                       "-e", "inject=epoll_create1:delay_enter=%d:when=1" % HOLD_US])
-    held = rkvm.wait_until(lambda: run.syscall() == SYSCALL_EPOLL_CREATE1 or not run.running(),
-                           rkvm.WAIT_TIMEOUT, 0.01)
+    held = waits.wait_until(lambda: run.syscall() == SYSCALL_EPOLL_CREATE1 or not run.running(),
+                            waits.WAIT_TIMEOUT, 0.01)
     if not t.check(held and run.running(), "%s: the display's set-up is held" % name,
                    "syscall %s\n%s" % (run.syscall(), run.err())):
         run.stop(signal.SIGKILL)
@@ -204,8 +202,8 @@ def signals_at_start():
     skip_without_uevents(run)
     t.check(run.running(), "%d signals during start-up did not kill it" % sent,
             "status %s\n%s" % (run.p.returncode, run.err()))
-    ok = rkvm.wait_until(lambda: "reloaded the settings" in run.err() or not run.running(),
-                         rkvm.WAIT_TIMEOUT, 0.1)
+    ok = waits.wait_until(lambda: "reloaded the settings" in run.err() or not run.running(),
+                          waits.WAIT_TIMEOUT, 0.1)
     t.check(ok and run.running() and "SIGUSR1: no screen to take a picture of" in run.err(),
             "the loop took them: a reload, a screenshot said impossible", run.err())
     rc = run.stop()
@@ -221,7 +219,7 @@ def stop_at_start():
         return
     os.kill(run.pid, signal.SIGTERM)
     try:
-        rc = run.p.wait(rkvm.WAIT_TIMEOUT)
+        rc = run.p.wait(waits.WAIT_TIMEOUT)
     except subprocess.TimeoutExpired:
         rc = run.stop(signal.SIGKILL)
     skip_without_uevents(run)
@@ -236,7 +234,7 @@ def failing_call():
               strace=["-e", "trace=timerfd_settime",
                       "-e", "inject=timerfd_settime:error=EINVAL:when=2"])
     try:
-        rc = run.p.wait(rkvm.WAIT_TIMEOUT)
+        rc = run.p.wait(waits.WAIT_TIMEOUT)
     except subprocess.TimeoutExpired:
         rc = run.stop(signal.SIGKILL)
     skip_without_uevents(run)
@@ -256,7 +254,7 @@ try:
             print("# signals during start-up not checked: epoll_create1's number on %s "
                   "is not known here" % platform.machine())
         failing_call()
-    elif rkvm.in_ci():
+    elif checks.in_ci():
         t.check(False, "strace (Debian package strace) is there", "CI=true: required")
     else:
         print("# no strace: signals during start-up and a failing call not checked")

@@ -18,14 +18,13 @@ import sys
 import tempfile
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "vm"))
-import rkvm  # noqa: E402  (its PNG reader and Checks; no VM here)
+from lib import checks, images, program  # noqa: E402  (tests/lib)
 
 prog = os.path.join(os.environ.get("top_builddir", "."), "src", "ripple-kiosk")
 # The seeds' water (--water classic): these measures are of it; the pond's
 # are tests/pond.py's.
 CLASSIC = ["--water", "classic"]
-t = rkvm.Checks()
+t = checks.Checks()
 tmp = tempfile.mkdtemp(prefix="rk-look-")
 PANEL = "1210x680"
 PANEL_W_MM, PANEL_H_MM = 1210, 680
@@ -53,8 +52,8 @@ def render(name, size, script, every, last, picture=True):
             "--screen-mm", PANEL] + CLASSIC
     if picture:
         args += ["--background", noise(w, h), "--fit", "stretch"]
-    rkvm.headless_run(prog, out, script, args)
-    imgs = {f: rkvm.read_png(os.path.join(out, "frame-%05d.png" % f))
+    program.headless_run(prog, out, script, args)
+    imgs = {f: images.read_png(os.path.join(out, "frame-%05d.png" % f))
             for f in range(0, last + 1, every)}
     shutil.rmtree(out)
     return imgs

@@ -14,11 +14,10 @@ import sys
 import tempfile
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "vm"))
-import rkvm  # noqa: E402  (its PNG reader and Checks; no VM here)
+from lib import checks, images  # noqa: E402  (tests/lib)
 
 prog = os.path.join(os.environ.get("top_builddir", "."), "src", "ripple-kiosk")
-t = rkvm.Checks()
+t = checks.Checks()
 tmp = tempfile.mkdtemp(prefix="rk-playlist-")
 conf = os.path.join(tmp, "empty.conf")
 open(conf, "w").close()
@@ -65,7 +64,7 @@ def run(name, *args, frames, every=1):
 
 
 def frame(out, k):
-    return rkvm.read_png(os.path.join(out, "frame-%05d.png" % k))
+    return images.read_png(os.path.join(out, "frame-%05d.png" % k))
 
 
 pics = os.path.join(tmp, "pics")

@@ -73,14 +73,13 @@ import sys
 import tempfile
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "vm"))
-import rkvm  # noqa: E402  (its Checks and headless runs; no VM here)
+from lib import checks, images, program  # noqa: E402  (tests/lib)
 
 build = os.environ.get("top_builddir", ".")
 prog = os.path.join(build, "src", "ripple-kiosk")
 measure = os.path.join(build, "tests", "pond-measure")
 power = os.path.join(build, "tests", "heights-power")
-t = rkvm.Checks()
+t = checks.Checks()
 tmp = tempfile.mkdtemp(prefix="rk-pond-")
 
 HZ = 60                        # the headless backend's default --refresh
@@ -121,9 +120,9 @@ def keyvals(line):
 def run(name, size, script, frames, every, extra=()):
     """A headless run's directory: heights every `every` frames."""
     out = os.path.join(tmp, name)
-    rkvm.headless_run(prog, out, script,
-                      ["--size", "%dx%d" % size, "--frames", str(frames), "--every", str(every),
-                       "--output-heights"] + POND + list(extra))
+    program.headless_run(prog, out, script,
+                         ["--size", "%dx%d" % size, "--frames", str(frames), "--every", str(every),
+                          "--output-heights"] + POND + list(extra))
     return out
 
 
@@ -133,9 +132,7 @@ def heights(out, frame):
 
 def grid_of(path):
     """The heights' grid (W, H) and its cell, mm."""
-    with open(path, "rb") as f:
-        parts = f.read(64).split()
-    w, h = int(parts[1]), int(parts[2])
+    w, h, _ = images.read_pgm(path)
     return w, h, math.sqrt(PANEL[0] * PANEL[1] / (w * h))
 
 
@@ -359,19 +356,11 @@ def mirrored(path):
     periodic; the heights alone would meet the far wall's at the seam, a
     jump that is not in the water (a raindrop landing by a wall put 2 %
     of the power above the limit there, 0.15 % mirrored)."""
-    with open(path, "rb") as f:
-        data = f.read()
-    parts = data.split(maxsplit=4)
-    w, h = int(parts[1]), int(parts[2])
-    raw = data[len(data) - 2 * w * h:]
-    rows = []
-    for y in range(h):
-        row = raw[2 * w * y:2 * w * (y + 1)]
-        rows.append(row + b"".join(row[2 * x:2 * x + 2] for x in range(w - 1, -1, -1)))
+    w, h, v = images.read_pgm(path)
+    rows = [v[w * y:w * (y + 1)] for y in range(h)]
+    rows = [row + row[::-1] for row in rows]
     out = path + ".mirrored.pgm"
-    with open(out, "wb") as f:
-        f.write(b"P5\n%d %d\n65535\n" % (2 * w, 2 * h))
-        f.write(b"".join(rows + rows[::-1]))
+    images.write_pgm(out, 2 * w, 2 * h, [x for row in rows + rows[::-1] for x in row])
     return out
 
 

@@ -20,7 +20,7 @@
 /* Directories nftw() may hold open while it removes the tree. */
 #define FTW_FD_MAX 8
 
-static char root[] = "/tmp/rk-backlight-XXXXXX";
+static char root[CHECK_DIR_MAX];
 
 static void path_of(const char *device, char *buf, size_t len)
 {
@@ -143,7 +143,7 @@ static int remove_entry(const char *path, const struct stat *st, int flag, struc
 
 int main(void)
 {
-	if (!mkdtemp(root)) {
+	if (!check_tmpdir(root, sizeof(root), "rk-backlight")) {
 		perror("mkdtemp");
 		return EXIT_FAILURE;
 	}

@@ -15,6 +15,7 @@
 #include "text-file.h"
 #include "exhibit/kiosk.h"
 #include "settings/config-file.h"
+#include "settings/options-private.h"
 #include "settings/options.h"
 #include "settings/settings.h"
 #include "wall/layout.h"
@@ -31,12 +32,17 @@ static bool same(const struct options *a, const struct options *b)
 
 	memcpy(&x, a, sizeof(x));
 	memcpy(&y, b, sizeof(y));
-#define CMP_FIELD(f) \
-	if ((x.f == NULL) != (y.f == NULL) || (x.f && strcmp(x.f, y.f) != 0)) \
-		return false; \
-	x.f = y.f = NULL;
-	OPTIONS_STRING_FIELDS(CMP_FIELD)
-#undef CMP_FIELD
+	for (size_t i = 0; i < options_table_len; i++) {
+		const struct option_row *row = &options_table[i];
+		const char **fx = (const char **)(void *)((char *)&x + row->offset);
+		const char **fy = (const char **)(void *)((char *)&y + row->offset);
+
+		if (!options_row_is_string(row))
+			continue;
+		if ((*fx == NULL) != (*fy == NULL) || (*fx && strcmp(*fx, *fy) != 0))
+			return false;
+		*fx = *fy = NULL;
+	}
 	return memcmp(&x, &y, sizeof(x)) == 0;
 }
 
@@ -89,7 +95,7 @@ static void check_bad(const char *text, const char *want1, const char *want2)
 	check_bad_len(text, strlen(text), want1, want2);
 }
 
-static char tmpdir[] = "/tmp/test-config-XXXXXX";
+static char tmpdir[CHECK_DIR_MAX];
 
 static void tmp_path(char *out, const char *name)
 {
@@ -98,93 +104,12 @@ static void tmp_path(char *out, const char *name)
 
 /* ---- every key ---- */
 
-/*
- * A value for every key, not the default. A new option fails the test
- * until it has one here. cmdline: its spelling on the command line when
- * not the same (the quotes are the file's).
- */
-static const struct sample {
-	const char *key;
-	const char *value;
-	const char *cmdline;
-} samples[] = {
-	{ "backend", "headless", NULL },
-	{ "size", "800x600", NULL },
-	{ "frames", "5", NULL },
-	{ "every", "2", NULL },
-	{ "output", "/var/tmp/frames", NULL },
-	{ "output-heights", "yes", NULL },
-	{ "refresh", "50", NULL },
-	{ "format", "rgb565", NULL },
-	{ "background", "/srv/pictures/#1.png", NULL },
-	{ "fit", "contain", NULL },
-	{ "picture-seconds", "300", NULL },
-	{ "crossfade", "3.5", NULL },
-	{ "drift", "4", NULL },
-	{ "obstacles", "\"/srv/pictures/rocks and reeds.png\"",
-	  "/srv/pictures/rocks and reeds.png" },
-	{ "strict", "yes", NULL },
-	{ "damping", "7", NULL },
-	{ "steps-per-second", "60", NULL },
-	{ "refraction", "3", NULL },
-	{ "light", "40", NULL },
-	{ "light-from", "90:45.5", NULL },
-	{ "light-size", "7.5", NULL },
-	{ "caustics", "off", NULL },
-	{ "stone-radius", "6", NULL },
-	{ "stone-weight", "2.5", NULL },
-	{ "screen-mm", "1210x680", NULL },
-	{ "water", "classic", NULL },
-	{ "wave-speed", "30", NULL },
-	{ "viscosity", "0.5", NULL },
-	{ "fade", "9", NULL },
-	{ "depth", "60", NULL },
-	{ "rain-drop", "4.5", NULL },
-	{ "rain", "30", NULL },
-	{ "seed", "18446744073709551615", NULL },
-	{ "touch-script", "/srv/demo.script", NULL },
-	{ "device", "/dev/dri/card1", NULL },
-	{ "connector", "HDMI-A-1", NULL },
-	{ "mode", "1024x768@75", NULL },
-	{ "rotate", "270", NULL },
-	{ "layout", "\"HDMI-A-1@0,0:1210x680 HDMI-A-2@1225,0/180\"",
-	  "HDMI-A-1@0,0:1210x680 HDMI-A-2@1225,0/180" },
-	{ "flip-timeout", "500", NULL },
-	{ "render-ahead", "4.5", NULL },
-	{ "threads", "2", NULL },
-	{ "sim-scale", "2", NULL },
-	{ "touch-device", "ILITEK Multi-Touch", NULL },
-	{ "grab", "true", NULL },
-	{ "touch-invert-x", "1", NULL },
-	{ "touch-invert-y", "YES", NULL },
-	{ "calibration", "\"0 1 0 -1 0 1\"", "0 1 0 -1 0 1" },
-	{ "touch-output", "DP-1", NULL },
-	{ "touch-map", "\"ILITEK Multi-Touch=HDMI-A-1 /dev/input/event7=HDMI-A-2\"",
-	  "ILITEK Multi-Touch=HDMI-A-1 /dev/input/event7=HDMI-A-2" },
-	{ "touch-radius", "2:10", NULL },
-	{ "touch-weight", "1:12.5", NULL },
-	{ "stuck-touch", "45", NULL },
-	{ "attract", "45", NULL },
-	{ "attract-rain", "60", NULL },
-	{ "opening-hours", "09:30-18:00", NULL },
-	{ "sleep-after", "900", NULL },
-	{ "sound", "plughw:1,0", NULL },
-	{ "volume", "40", NULL },
-	{ "quiet-hours", "12:00-13:30", NULL },
-	{ "stats-interval", "60", NULL },
-	{ "state-dir", "/run/ripple", NULL },
-	{ "usage-days", "30", NULL },
-	{ "http", "127.0.0.1:8080", NULL },
-	{ "http-token-file", "/etc/ripple-kiosk/http-token", NULL },
-	{ "verbose", "yes", NULL },
-};
-
-static const struct sample *find_sample(const char *key)
+/* A good value of key other than its default: the table's example. */
+static const char *example_of(const char *key)
 {
-	for (size_t i = 0; i < sizeof(samples) / sizeof(samples[0]); i++)
-		if (strcmp(samples[i].key, key) == 0)
-			return &samples[i];
-	return NULL;
+	const struct option_row *row = options_row_find(key);
+
+	return row ? row->example : NULL;
 }
 
 /* Each key in a file sets what its option sets on the command line. */
@@ -198,26 +123,24 @@ static void test_every_key(void)
 	CHECK(options_key_find("config") < 0);
 	CHECK(options_key_name(n) == NULL);
 	CHECK(options_key_name(-1) == NULL);
-	for (size_t i = 0; i < sizeof(samples) / sizeof(samples[0]); i++)
-		CHECK(options_key_find(samples[i].key) >= 0);
 
 	for (int k = 0; k < n; k++) {
 		const char *key = options_key_name(k);
-		const struct sample *s = find_sample(key);
+		const char *example = example_of(key);
 		struct options def, file, cmd;
 		char text[512], opt[128];
 		char *argv[] = { (char *)"ripple-kiosk", opt, NULL, NULL };
 
-		CHECK(s != NULL);
-		if (!s) {
-			fprintf(stderr, "  key '%s' has no sample value in test-config.c\n", key);
+		CHECK(example != NULL);
+		if (!example) {
+			fprintf(stderr, "  key '%s' has no example in the option table\n", key);
 			continue;
 		}
 		CHECK_EQ(options_key_find(key), k);
-		snprintf(text, sizeof(text), "%s = %s\n", key, s->value);
+		snprintf(text, sizeof(text), "%s = %s\n", key, example);
 		snprintf(opt, sizeof(opt), "--%s", key);
 		if (!options_key_is_flag(k))
-			argv[2] = (char *)(s->cmdline ? s->cmdline : s->value);
+			argv[2] = (char *)example;
 
 		CHECK_EQ(parse(text, &file), 0);
 		CHECK_EQ(options_parse(&cmd, argv[2] ? 3 : 2, argv), OPTIONS_RUN);
@@ -229,6 +152,60 @@ static void test_every_key(void)
 		options_free(&file);
 		options_free(&cmd);
 	}
+}
+
+/*
+ * The table itself: every row whole (texts, a heading, an example for a key),
+ * names and letters once, the command line's own options of the command
+ * line's types, and every default the table spells out taken without a word.
+ */
+static void test_table(void)
+{
+	struct capture cap;
+	struct options o;
+
+	CHECK(options_table_len > 40);
+	for (size_t i = 0; i < options_table_len; i++) {
+		const struct option_row *row = &options_table[i];
+		bool cmdline_type = row->type == OPTION_CONFIG || row->type == OPTION_CHECK_CONFIG ||
+				    row->type == OPTION_GIVE_BACK || row->type == OPTION_HELP ||
+				    row->type == OPTION_VERSION;
+		bool ok = row->name && row->help && row->help[0] && row->man && row->man[0] &&
+			  row->group < GROUP_COUNT && row->cmdline == cmdline_type &&
+			  (row->cmdline || row->example) && row->min <= row->max &&
+			  (!row->def || !row->example || strcmp(row->def, row->example) != 0) &&
+			  (row->type != OPTION_CHOICE || row->choices) &&
+			  /* getopt's --no-NAME (options-parse.c) */
+			  strlen(row->name) + strlen("no-") < 40;
+
+		for (size_t j = 0; j < i; j++) {
+			ok &= strcmp(options_table[j].name, row->name) != 0;
+			ok &= !row->short_name || options_table[j].short_name != row->short_name;
+		}
+		CHECK(ok);
+		if (!ok)
+			fprintf(stderr, "  the row of --%s\n", row->name ? row->name : "?");
+	}
+	/* A default the table spells out is one its option takes. */
+	capture_begin(&cap, STDERR_FILENO);
+	options_defaults(&o);
+	capture_end(&cap);
+	CHECK_EQ(captured[0], '\0');
+	if (captured[0])
+		fprintf(stderr, "  the defaults said: %s", captured);
+	/* ... into the fields the code reads: "auto" and the like are values. */
+	CHECK(o.output_dir && strcmp(o.output_dir, OPTIONS_DEFAULT_OUTPUT) == 0);
+	CHECK(o.light_azimuth == OPTIONS_DEFAULT_LIGHT_AZIMUTH);
+	CHECK(o.light_elevation == OPTIONS_DEFAULT_LIGHT_ELEVATION);
+	CHECK(o.fade_s == OPTIONS_DEFAULT_FADE_S && o.depth_mm == 0);
+	CHECK_EQ(o.shift, -1);
+	CHECK_EQ(o.rotate, ROTATE_AUTO);
+	CHECK_EQ(o.render_ahead_us, OPTIONS_RENDER_AHEAD_AUTO);
+	CHECK(o.caustics && !o.has_opening_hours && !o.has_quiet_hours && !o.sound_device);
+	CHECK_EQ(o.width, OPTIONS_DEFAULT_WIDTH);
+	CHECK_EQ(o.height, OPTIONS_DEFAULT_HEIGHT);
+	CHECK_EQ(o.threads, 0);
+	options_free(&o);
 }
 
 /* Each key's value, changed alone, is seen as that one change, and every
@@ -259,14 +236,14 @@ static void test_reload_classes(void)
 
 	for (int k = 0; k < n; k++) {
 		const char *key = options_key_name(k);
-		const struct sample *s = find_sample(key);
+		const char *example = example_of(key);
 		struct options def, file;
 		struct seen seen = { 0 };
 		char text[512];
 
-		if (!s)
+		if (!example)
 			continue;
-		snprintf(text, sizeof(text), "%s = %s\n", key, s->value);
+		snprintf(text, sizeof(text), "%s = %s\n", key, example);
 		CHECK_EQ(parse(text, &file), 0);
 		options_defaults(&def);
 		CHECK_EQ(options_each_change(&def, &file, on_change, &seen), 1);
@@ -457,6 +434,8 @@ static void test_bad_lines(void)
 	check_bad("Touch Device = x", NAME ":1: unknown key 'Touch Device'",
 		  "did you mean 'touch-device'?");
 	check_bad("config = /etc/other.conf", NAME ":1: config: only a command-line option", NULL);
+	check_bad("give-back-console = /dev/tty1", NAME ":1: give-back-console: only a "
+		  "command-line option", NULL);
 	check_bad("help = yes", NAME ":1: help: ", NULL);
 	check_bad("version = yes", NAME ":1: version: ", NULL);
 	check_bad("damping = 5\nrain = 3\ndamping = 6\n",
@@ -516,6 +495,26 @@ static void check_range(const char *key, int lo, int hi)
 	check_bad(text, "is out of range", want);
 }
 
+/* A number's range: its ends taken, a little beyond each refused. */
+static void check_number_range(const char *key, double lo, double hi)
+{
+	static const double beyond = 0.01;
+	struct options o;
+	char text[128], want[128];
+
+	snprintf(want, sizeof(want), "from %g to %g", lo, hi);
+	snprintf(text, sizeof(text), "%s = %g", key, lo);
+	CHECK_EQ(parse(text, &o), 0);
+	options_free(&o);
+	snprintf(text, sizeof(text), "%s = %g", key, hi);
+	CHECK_EQ(parse(text, &o), 0);
+	options_free(&o);
+	snprintf(text, sizeof(text), "%s = %g", key, hi + beyond);
+	check_bad(text, "is out of range", want);
+	snprintf(text, sizeof(text), "%s = %g", key, lo - beyond);
+	check_bad(text, "is out of range", want);
+}
+
 static void test_ranges(void)
 {
 	struct options o;
@@ -529,6 +528,16 @@ static void test_ranges(void)
 	check_range("threads", 1, 16);
 	check_range("sim-scale", 1, OPTIONS_MAX_SIM_SCALE);
 	check_range("flip-timeout", 1, OPTIONS_MAX_FLIP_TIMEOUT_MS);
+	/* ... and every whole number and number of the table, at the range its
+	 * row gives (the range --help and the pages show). */
+	for (size_t i = 0; i < options_table_len; i++) {
+		const struct option_row *row = &options_table[i];
+
+		if (row->type == OPTION_INT || row->type == OPTION_INT_AUTO)
+			check_range(row->name, (int)row->min, (int)row->max);
+		else if (row->type == OPTION_NUMBER)
+			check_number_range(row->name, row->min, row->max);
+	}
 	CHECK_EQ(parse("attract = 0\nopening-hours = always\n", &o), 0);
 	CHECK_EQ(o.attract_s, 0);
 	CHECK(!o.has_opening_hours);
@@ -871,76 +880,6 @@ static void test_example_config(void)
 	free(text);
 }
 
-/* A key as troff spells it: '-' is "\-". Returns its length. */
-static size_t troff_key(const char *key, char *out, size_t len)
-{
-	size_t w = 0;
-
-	for (; *key && w + 3 < len; key++) {
-		if (*key == '-')
-			out[w++] = '\\';
-		out[w++] = *key;
-	}
-	out[w] = '\0';
-	return w;
-}
-
-/* Whether the paragraph after heading (up to the next macro line) names
- * key, a whole word in a list. */
-static bool listed_under(const char *text, const char *heading, const char *key)
-{
-	const char *start = strstr(text, heading), *end;
-	size_t w = strlen(key);
-
-	if (!start)
-		return false;
-	start += strlen(heading);
-	end = strstr(start, "\n.");
-	for (const char *hit = strstr(start, key); hit && (!end || hit < end);
-	     hit = strstr(hit + 1, key)) {
-		char before = hit[-1], after = hit[w];
-
-		if ((before == ' ' || before == '\n') &&
-		    (after == ',' || after == '.' || after == ' ' || after == '\n'))
-			return true;
-	}
-	return false;
-}
-
-/* ripple-kiosk.conf(5) describes every key, and its RELOADING section lists
- * each under the way a reload takes it. */
-static void test_man_page(void)
-{
-	static const char *const headings[] = {
-		[OPTIONS_RELOAD_LIVE] = "\n.B at once\n",
-		[OPTIONS_RELOAD_NEW_WATER] = "\n.B with new water\n",
-		[OPTIONS_RELOAD_RESTART] = "\n.B at the next restart\n",
-	};
-	size_t len;
-	char *text = read_src("doc/ripple-kiosk.conf.5", &len);
-	int n = options_key_count();
-
-	CHECK(text != NULL);
-	if (!text)
-		return;
-	for (int k = 0; k < n; k++) {
-		const char *heading = headings[options_key_reload(k)];
-		char key[128], want[140];
-
-		troff_key(options_key_name(k), key, sizeof(key));
-		snprintf(want, sizeof(want), "\n.B %s\n", key);
-		CHECK(strstr(text, want) != NULL);
-		if (!strstr(text, want))
-			fprintf(stderr, "  doc/ripple-kiosk.conf.5 lacks '.B %s'\n",
-				options_key_name(k));
-		CHECK(listed_under(text, heading, key));
-		if (!listed_under(text, heading, key))
-			fprintf(stderr, "  '%s' is not under '%.*s' in doc/ripple-kiosk.conf.5\n",
-				options_key_name(k), (int)strlen(heading) - 5, heading + 4);
-	}
-	free(text);
-}
-
 /* An error about a long path still says what went wrong: the end of a line
  * too long to keep whole survives, its middle gives way. */
 #define LONG_PATH 4000
@@ -1055,10 +994,11 @@ static void test_wall_plan(void)
 
 int main(void)
 {
-	if (!mkdtemp(tmpdir)) {
+	if (!check_tmpdir(tmpdir, sizeof(tmpdir), "test-config")) {
 		perror("mkdtemp");
 		return EXIT_FAILURE;
 	}
+	RUN(test_table);
 	RUN(test_every_key);
 	RUN(test_reload_classes);
 	RUN(test_flags);
@@ -1074,7 +1014,6 @@ int main(void)
 	RUN(test_reload);
 	RUN(test_copy_and_free);
 	RUN(test_example_config);
-	RUN(test_man_page);
 	RUN(test_long_error_keeps_reason);
 	rmdir(tmpdir);
 	return CHECK_EXIT();

@@ -55,11 +55,11 @@ static int count_entries(const char *dir)
 
 static void test_write_atomic(void)
 {
-	char dir[] = "/tmp/rk-file-XXXXXX", target[PATH_MAX], victim[PATH_MAX];
+	char dir[CHECK_DIR_MAX], target[PATH_MAX], victim[PATH_MAX];
 	char *text;
 	struct stat st;
 
-	if (!mkdtemp(dir)) {
+	if (!check_tmpdir(dir, sizeof(dir), "rk-file")) {
 		CHECK(!"mkdtemp");
 		return;
 	}

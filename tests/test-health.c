@@ -9,6 +9,7 @@
  */
 #include "config.h"
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -174,6 +175,11 @@ static int notify_socket(const char *path)
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 
+	if (strlen(path) >= sizeof(sa.sun_path)) {
+		fprintf(stderr, "%s: longer than a socket's path can be (%zu bytes): set a shorter "
+			"TMPDIR\n", path, sizeof(sa.sun_path) - 1);
+		exit(EXIT_FAILURE);
+	}
 	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
 	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
 		perror(path);
@@ -184,10 +190,10 @@ static int notify_socket(const char *path)
 
 static void test_no_screen(void)
 {
-	char dir[] = "/tmp/test-health-XXXXXX", path[sizeof(dir) + 16], pid[32];
+	char dir[CHECK_DIR_MAX], path[PATH_MAX], pid[32];
 	struct run r = { .d = { .base = { .ops = &fake_ops, .backend_name = "fake" } } };
 
-	if (!mkdtemp(dir)) {
+	if (!check_tmpdir(dir, sizeof(dir), "test-health")) {
 		perror("mkdtemp");
 		exit(EXIT_FAILURE);
 	}

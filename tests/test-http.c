@@ -9,6 +9,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -32,8 +33,8 @@
 #define JOIN_BOUND_S 20
 #define POLL_NS 1000000L
 
-static char dir[] = "/tmp/test-http-XXXXXX";
-static char token_path[sizeof(dir) + 16];
+static char dir[CHECK_DIR_MAX];
+static char token_path[PATH_MAX];
 
 static struct http *server(void)
 {
@@ -208,7 +209,7 @@ static void test_stop_answers_waiters(void)
 
 int main(void)
 {
-	if (!mkdtemp(dir)) {
+	if (!check_tmpdir(dir, sizeof(dir), "test-http")) {
 		perror("mkdtemp");
 		return EXIT_FAILURE;
 	}

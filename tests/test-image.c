@@ -20,49 +20,16 @@
 #include <jpeglib.h>
 #endif
 
+#include "check.h"
 #include "image/image.h"
 
-#define EXIT_SKIP 77
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 #define ERR_LEN 256
 #define BLACK 0xff000000u
 #define ALPHA 0xff000000u
 
-/* Fails the current test (returns false) with the place and the expression. */
-#define CHECK(cond)                                                                   \
-	do {                                                                          \
-		if (!(cond)) {                                                        \
-			fprintf(stderr, "%s:%d: %s: CHECK(%s) failed\n", __FILE__,    \
-				__LINE__, __func__, #cond);                           \
-			return false;                                                 \
-		}                                                                     \
-	} while (0)
-
-#define CHECK_INT(a, b)                                                               \
-	do {                                                                          \
-		long long check_a_ = (a), check_b_ = (b);                             \
-		if (check_a_ != check_b_) {                                           \
-			fprintf(stderr, "%s:%d: %s: %s == %lld, expected %s == %lld\n", \
-				__FILE__, __LINE__, __func__, #a, check_a_, #b,       \
-				check_b_);                                            \
-			return false;                                                 \
-		}                                                                     \
-	} while (0)
-
-#define CHECK_STR_HAS(s, sub)                                                         \
-	do {                                                                          \
-		if (!strstr((s), (sub))) {                                            \
-			fprintf(stderr, "%s:%d: %s: \"%s\" does not contain \"%s\"\n", \
-				__FILE__, __LINE__, __func__, (s), (sub));            \
-			return false;                                                 \
-		}                                                                     \
-	} while (0)
-
-/* Short enough that every path built from it fits PATH_MAX. */
-#define DIR_MAX 1024
-
 struct ctx {
-	char dir[DIR_MAX];
+	char dir[CHECK_DIR_MAX];
 };
 
 static void path_in(const struct ctx *c, const char *name, char *out, size_t len)
@@ -272,12 +239,12 @@ static bool expect_load_error(const char *path, int code, const char *what)
 	r = image_load(path, &img, err, sizeof(err));
 	if (r != code)
 		fprintf(stderr, "  %s: got %d (%s), expected %d\n", path, r, err, code);
-	CHECK_INT(r, code);
-	CHECK(img == NULL);
-	CHECK(err[0] != '\0');
-	CHECK(strchr(err, '\n') == NULL);
-	CHECK(strstr(err, path) == NULL);	/* the caller adds the file name */
-	CHECK_STR_HAS(err, what);
+	REQUIRE_EQ(r, code);
+	REQUIRE(img == NULL);
+	REQUIRE(err[0] != '\0');
+	REQUIRE(strchr(err, '\n') == NULL);
+	REQUIRE(strstr(err, path) == NULL);	/* the caller adds the file name */
+	REQUIRE_STR_HAS(err, what);
 	return true;
 }
 
@@ -290,9 +257,9 @@ static bool expect_memory_error(const void *data, size_t len, int code, const ch
 	r = image_load_memory(data, len, &img, err, sizeof(err));
 	if (r != code)
 		fprintf(stderr, "  got %d (%s), expected %d\n", r, err, code);
-	CHECK_INT(r, code);
-	CHECK(img == NULL);
-	CHECK_STR_HAS(err, what);
+	REQUIRE_EQ(r, code);
+	REQUIRE(img == NULL);
+	REQUIRE_STR_HAS(err, what);
 	return true;
 }
 
@@ -300,13 +267,13 @@ static bool same_pixels(const struct image *a, const struct image *b)
 {
 	int y;
 
-	CHECK_INT(image_width(a), image_width(b));
-	CHECK_INT(image_height(a), image_height(b));
+	REQUIRE_EQ(image_width(a), image_width(b));
+	REQUIRE_EQ(image_height(a), image_height(b));
 	for (y = 0; y < image_height(a); y++) {
 		const uint32_t *ra = image_const_data(a) + (size_t)y * image_stride(a) / 4;
 		const uint32_t *rb = image_const_data(b) + (size_t)y * image_stride(b) / 4;
 
-		CHECK(memcmp(ra, rb, (size_t)image_width(a) * 4) == 0);
+		REQUIRE(memcmp(ra, rb, (size_t)image_width(a) * 4) == 0);
 	}
 	return true;
 }
@@ -318,21 +285,21 @@ static bool test_fit_names(const struct ctx *c)
 	enum image_fit fit = IMAGE_FIT_COVER;
 
 	(void)c;
-	CHECK_INT(image_fit_from_name("cover", &fit), 0);
-	CHECK_INT(fit, IMAGE_FIT_COVER);
-	CHECK_INT(image_fit_from_name("contain", &fit), 0);
-	CHECK_INT(fit, IMAGE_FIT_CONTAIN);
-	CHECK_INT(image_fit_from_name("stretch", &fit), 0);
-	CHECK_INT(fit, IMAGE_FIT_STRETCH);
-	CHECK_INT(image_fit_from_name("fill", &fit), -EINVAL);
-	CHECK_INT(image_fit_from_name("", &fit), -EINVAL);
-	CHECK_INT(image_fit_from_name("Cover", &fit), -EINVAL);
-	CHECK_INT(image_fit_from_name(NULL, &fit), -EINVAL);
-	CHECK_INT(fit, IMAGE_FIT_STRETCH);	/* untouched on failure */
-	CHECK(strcmp(image_fit_name(IMAGE_FIT_COVER), "cover") == 0);
-	CHECK(strcmp(image_fit_name(IMAGE_FIT_CONTAIN), "contain") == 0);
-	CHECK(strcmp(image_fit_name(IMAGE_FIT_STRETCH), "stretch") == 0);
-	CHECK(image_fit_name((enum image_fit)42) != NULL);
+	REQUIRE_EQ(image_fit_from_name("cover", &fit), 0);
+	REQUIRE_EQ(fit, IMAGE_FIT_COVER);
+	REQUIRE_EQ(image_fit_from_name("contain", &fit), 0);
+	REQUIRE_EQ(fit, IMAGE_FIT_CONTAIN);
+	REQUIRE_EQ(image_fit_from_name("stretch", &fit), 0);
+	REQUIRE_EQ(fit, IMAGE_FIT_STRETCH);
+	REQUIRE_EQ(image_fit_from_name("fill", &fit), -EINVAL);
+	REQUIRE_EQ(image_fit_from_name("", &fit), -EINVAL);
+	REQUIRE_EQ(image_fit_from_name("Cover", &fit), -EINVAL);
+	REQUIRE_EQ(image_fit_from_name(NULL, &fit), -EINVAL);
+	REQUIRE_EQ(fit, IMAGE_FIT_STRETCH);	/* untouched on failure */
+	REQUIRE(strcmp(image_fit_name(IMAGE_FIT_COVER), "cover") == 0);
+	REQUIRE(strcmp(image_fit_name(IMAGE_FIT_CONTAIN), "contain") == 0);
+	REQUIRE(strcmp(image_fit_name(IMAGE_FIT_STRETCH), "stretch") == 0);
+	REQUIRE(image_fit_name((enum image_fit)42) != NULL);
 	return true;
 }
 
@@ -344,24 +311,24 @@ static bool test_create(const struct ctx *c)
 
 	(void)c;
 	img = image_create(7, 5);
-	CHECK(img);
-	CHECK_INT(image_width(img), 7);
-	CHECK_INT(image_height(img), 5);
-	CHECK(image_stride(img) >= 7 * 4);
+	REQUIRE(img);
+	REQUIRE_EQ(image_width(img), 7);
+	REQUIRE_EQ(image_height(img), 5);
+	REQUIRE(image_stride(img) >= 7 * 4);
 	d = image_const_data(img);
-	CHECK(d == image_data(img));
+	REQUIRE(d == image_data(img));
 	for (i = 0; i < 7 * 5; i++)
-		CHECK_INT(d[i], BLACK);
+		REQUIRE_EQ(d[i], BLACK);
 	image_destroy(img);
 
 	errno = 0;
-	CHECK(image_create(0, 5) == NULL);
-	CHECK_INT(errno, EINVAL);
-	CHECK(image_create(5, -1) == NULL);
-	CHECK(image_create(IMAGE_MAX_DIMENSION + 1, 1) == NULL);
+	REQUIRE(image_create(0, 5) == NULL);
+	REQUIRE_EQ(errno, EINVAL);
+	REQUIRE(image_create(5, -1) == NULL);
+	REQUIRE(image_create(IMAGE_MAX_DIMENSION + 1, 1) == NULL);
 	image_destroy(NULL);
-	CHECK_INT(image_width(NULL), 0);
-	CHECK(image_data(NULL) == NULL);
+	REQUIRE_EQ(image_width(NULL), 0);
+	REQUIRE(image_data(NULL) == NULL);
 	return true;
 }
 
@@ -375,58 +342,58 @@ static bool test_png_round_trip(const struct ctx *c)
 	int x, y;
 
 	src = make_pattern(37, 23);	/* odd sizes catch stride mistakes */
-	CHECK(src);
+	REQUIRE(src);
 	path_in(c, "round.png", path, sizeof(path));
-	CHECK_INT(image_write_png(src, path), 0);
-	CHECK_INT(image_load(path, &img, err, sizeof(err)), 0);
-	CHECK(img);
-	CHECK(same_pixels(src, img));
+	REQUIRE_EQ(image_write_png(src, path), 0);
+	REQUIRE_EQ(image_load(path, &img, err, sizeof(err)), 0);
+	REQUIRE(img);
+	REQUIRE(same_pixels(src, img));
 	image_destroy(img);
 
 	/* Deterministic: the same picture gives the same bytes, and no
 	 * time or text chunks. */
 	path_in(c, "round2.png", path2, sizeof(path2));
-	CHECK_INT(image_write_png(src, path2), 0);
+	REQUIRE_EQ(image_write_png(src, path2), 0);
 	a = read_bytes(path, &alen);
 	b = read_bytes(path2, &blen);
-	CHECK(a && b);
-	CHECK_INT(alen, blen);
-	CHECK(memcmp(a, b, alen) == 0);
-	CHECK(find_chunk(a, alen, "IHDR") == 8);
-	CHECK(find_chunk(a, alen, "IEND") != 0);
-	CHECK(find_chunk(a, alen, "tIME") == 0);
-	CHECK(find_chunk(a, alen, "tEXt") == 0);
-	CHECK(find_chunk(a, alen, "zTXt") == 0);
-	CHECK(find_chunk(a, alen, "iTXt") == 0);
-	CHECK_INT(a[24], 8);	/* bit depth */
-	CHECK_INT(a[25], 2);	/* RGB */
+	REQUIRE(a && b);
+	REQUIRE_EQ(alen, blen);
+	REQUIRE(memcmp(a, b, alen) == 0);
+	REQUIRE(find_chunk(a, alen, "IHDR") == 8);
+	REQUIRE(find_chunk(a, alen, "IEND") != 0);
+	REQUIRE(find_chunk(a, alen, "tIME") == 0);
+	REQUIRE(find_chunk(a, alen, "tEXt") == 0);
+	REQUIRE(find_chunk(a, alen, "zTXt") == 0);
+	REQUIRE(find_chunk(a, alen, "iTXt") == 0);
+	REQUIRE_EQ(a[24], 8);	/* bit depth */
+	REQUIRE_EQ(a[25], 2);	/* RGB */
 	free(a);
 	free(b);
 
 	/* A padded stride and garbage in the X byte: only RGB is written. */
 	buf = calloc(23 * 40, 4);
-	CHECK(buf);
+	REQUIRE(buf);
 	for (y = 0; y < 23; y++)
 		for (x = 0; x < 40; x++)
 			buf[y * 40 + x] = x < 37 ? (image_const_data(src)[y * 37 + x] & 0xffffff) |
 							   0x12000000u
 						 : 0xdeadbeefu;
-	CHECK_INT(image_write_png_pixels(buf, 37, 23, 40 * 4, path2), 0);
+	REQUIRE_EQ(image_write_png_pixels(buf, 37, 23, 40 * 4, path2), 0);
 	free(buf);
-	CHECK_INT(image_load(path2, &img, err, sizeof(err)), 0);
-	CHECK(same_pixels(src, img));
+	REQUIRE_EQ(image_load(path2, &img, err, sizeof(err)), 0);
+	REQUIRE(same_pixels(src, img));
 	image_destroy(img);
 
 	/* Bad arguments, unwritable place. */
-	CHECK_INT(image_write_png(NULL, path2), -EINVAL);
-	CHECK_INT(image_write_png_pixels(image_const_data(src), 37, 23, 36 * 4, path2), -EINVAL);
-	CHECK_INT(image_write_png_pixels(image_const_data(src), 0, 23, 37 * 4, path2), -EINVAL);
+	REQUIRE_EQ(image_write_png(NULL, path2), -EINVAL);
+	REQUIRE_EQ(image_write_png_pixels(image_const_data(src), 37, 23, 36 * 4, path2), -EINVAL);
+	REQUIRE_EQ(image_write_png_pixels(image_const_data(src), 0, 23, 37 * 4, path2), -EINVAL);
 	path_in(c, "no/such/dir.png", path2, sizeof(path2));
-	CHECK_INT(image_write_png(src, path2), -ENOENT);
+	REQUIRE_EQ(image_write_png(src, path2), -ENOENT);
 
 	strided = image_scale(src, 37, 23, IMAGE_FIT_STRETCH);	/* identity */
-	CHECK(strided);
-	CHECK(same_pixels(src, strided));
+	REQUIRE(strided);
+	REQUIRE(same_pixels(src, strided));
 	image_destroy(strided);
 	image_destroy(src);
 	return true;
@@ -447,13 +414,13 @@ static bool test_png_variants(const struct ctx *c)
 		struct png_spec s = { 4, 1, 8, PNG_COLOR_TYPE_GRAY, PNG_INTERLACE_NONE,
 				      rows, 4, NULL, 0, NULL, 0 };
 
-		CHECK(write_png_spec(path, &s));
-		CHECK_INT(image_load(path, &img, err, sizeof(err)), 0);
+		REQUIRE(write_png_spec(path, &s));
+		REQUIRE_EQ(image_load(path, &img, err, sizeof(err)), 0);
 		d = image_const_data(img);
-		CHECK_INT(d[0], px(0, 0, 0));
-		CHECK_INT(d[1], px(128, 128, 128));
-		CHECK_INT(d[2], px(255, 255, 255));
-		CHECK_INT(d[3], px(7, 7, 7));
+		REQUIRE_EQ(d[0], px(0, 0, 0));
+		REQUIRE_EQ(d[1], px(128, 128, 128));
+		REQUIRE_EQ(d[2], px(255, 255, 255));
+		REQUIRE_EQ(d[3], px(7, 7, 7));
 		image_destroy(img);
 	}
 	{
@@ -462,12 +429,12 @@ static bool test_png_variants(const struct ctx *c)
 		struct png_spec s = { 4, 1, 1, PNG_COLOR_TYPE_GRAY, PNG_INTERLACE_NONE,
 				      rows, 1, NULL, 0, NULL, 0 };
 
-		CHECK(write_png_spec(path, &s));
-		CHECK_INT(image_load(path, &img, err, sizeof(err)), 0);
+		REQUIRE(write_png_spec(path, &s));
+		REQUIRE_EQ(image_load(path, &img, err, sizeof(err)), 0);
 		d = image_const_data(img);
-		CHECK_INT(d[0], px(255, 255, 255));
-		CHECK_INT(d[1], px(0, 0, 0));
-		CHECK_INT(d[2], px(255, 255, 255));
+		REQUIRE_EQ(d[0], px(255, 255, 255));
+		REQUIRE_EQ(d[1], px(0, 0, 0));
+		REQUIRE_EQ(d[2], px(255, 255, 255));
 		image_destroy(img);
 	}
 	{
@@ -475,12 +442,12 @@ static bool test_png_variants(const struct ctx *c)
 		struct png_spec s = { 3, 1, 8, PNG_COLOR_TYPE_GRAY_ALPHA, PNG_INTERLACE_NONE,
 				      rows, 6, NULL, 0, NULL, 0 };
 
-		CHECK(write_png_spec(path, &s));
-		CHECK_INT(image_load(path, &img, err, sizeof(err)), 0);
+		REQUIRE(write_png_spec(path, &s));
+		REQUIRE_EQ(image_load(path, &img, err, sizeof(err)), 0);
 		d = image_const_data(img);
-		CHECK_INT(d[0], px(200, 200, 200));
-		CHECK_INT(d[1], px(0, 0, 0));
-		CHECK_INT(d[2], px(100, 100, 100));
+		REQUIRE_EQ(d[0], px(200, 200, 200));
+		REQUIRE_EQ(d[1], px(0, 0, 0));
+		REQUIRE_EQ(d[2], px(100, 100, 100));
 		image_destroy(img);
 	}
 	{
@@ -490,13 +457,13 @@ static bool test_png_variants(const struct ctx *c)
 		struct png_spec s = { 2, 2, 8, PNG_COLOR_TYPE_PALETTE, PNG_INTERLACE_NONE,
 				      rows, 2, pal, 3, trns, 2 };
 
-		CHECK(write_png_spec(path, &s));
-		CHECK_INT(image_load(path, &img, err, sizeof(err)), 0);
+		REQUIRE(write_png_spec(path, &s));
+		REQUIRE_EQ(image_load(path, &img, err, sizeof(err)), 0);
 		d = image_const_data(img);
-		CHECK_INT(d[0], px(255, 0, 0));
-		CHECK_INT(d[1], px(0, 0, 0));
-		CHECK_INT(d[2], px(10, 20, 30));
-		CHECK_INT(d[3], px(10, 20, 30));
+		REQUIRE_EQ(d[0], px(255, 0, 0));
+		REQUIRE_EQ(d[1], px(0, 0, 0));
+		REQUIRE_EQ(d[2], px(10, 20, 30));
+		REQUIRE_EQ(d[3], px(10, 20, 30));
 		image_destroy(img);
 	}
 	{
@@ -508,11 +475,11 @@ static bool test_png_variants(const struct ctx *c)
 		struct png_spec s = { 2, 1, 16, PNG_COLOR_TYPE_RGB_ALPHA, PNG_INTERLACE_NONE,
 				      rows, 16, NULL, 0, NULL, 0 };
 
-		CHECK(write_png_spec(path, &s));
-		CHECK_INT(image_load(path, &img, err, sizeof(err)), 0);
+		REQUIRE(write_png_spec(path, &s));
+		REQUIRE_EQ(image_load(path, &img, err, sizeof(err)), 0);
 		d = image_const_data(img);
-		CHECK_INT(d[0], px(255, 128, 0));
-		CHECK(near(d[1], px(128, 128, 128), 1));
+		REQUIRE_EQ(d[0], px(255, 128, 0));
+		REQUIRE(near(d[1], px(128, 128, 128), 1));
 		image_destroy(img);
 	}
 	{
@@ -523,15 +490,15 @@ static bool test_png_variants(const struct ctx *c)
 				      rows, 13 * 3, NULL, 0, NULL, 0 };
 		int i;
 
-		CHECK(want);
+		REQUIRE(want);
 		for (i = 0; i < 13 * 11; i++) {
 			rows[i * 3 + 0] = (uint8_t)ch(image_const_data(want)[i], 16);
 			rows[i * 3 + 1] = (uint8_t)ch(image_const_data(want)[i], 8);
 			rows[i * 3 + 2] = (uint8_t)ch(image_const_data(want)[i], 0);
 		}
-		CHECK(write_png_spec(path, &s));
-		CHECK_INT(image_load(path, &img, err, sizeof(err)), 0);
-		CHECK(same_pixels(want, img));
+		REQUIRE(write_png_spec(path, &s));
+		REQUIRE_EQ(image_load(path, &img, err, sizeof(err)), 0);
+		REQUIRE(same_pixels(want, img));
 		image_destroy(img);
 		image_destroy(want);
 	}
@@ -547,20 +514,20 @@ static bool test_png_bad(const struct ctx *c)
 	int r;
 
 	src = make_pattern(40, 30);
-	CHECK(src);
+	REQUIRE(src);
 	path_in(c, "good.png", path, sizeof(path));
-	CHECK_INT(image_write_png(src, path), 0);
+	REQUIRE_EQ(image_write_png(src, path), 0);
 	image_destroy(src);
 	good = read_bytes(path, &len);
-	CHECK(good);
+	REQUIRE(good);
 	idat = find_chunk(good, len, "IDAT");
 	iend = find_chunk(good, len, "IEND");
-	CHECK(idat != 0 && iend != 0);
+	REQUIRE(idat != 0 && iend != 0);
 
 	/* Cut in half: the reason says so. */
 	path_in(c, "cut.png", path, sizeof(path));
-	CHECK(write_bytes(path, good, len / 2));
-	CHECK(expect_load_error(path, -EINVAL, "truncated PNG data"));
+	REQUIRE(write_bytes(path, good, len / 2));
+	REQUIRE(expect_load_error(path, -EINVAL, "truncated PNG data"));
 
 	/* Every cut before IEND fails cleanly (IEND itself is not needed). */
 	for (cut = 1; cut < iend; cut++) {
@@ -568,40 +535,40 @@ static bool test_png_bad(const struct ctx *c)
 		r = image_load_memory(good, cut, &img, err, sizeof(err));
 		if (r >= 0)
 			fprintf(stderr, "  cut at %zu of %zu decoded\n", cut, len);
-		CHECK(r < 0);
-		CHECK(img == NULL);
+		REQUIRE(r < 0);
+		REQUIRE(img == NULL);
 	}
 	img = NULL;
-	CHECK_INT(image_load_memory(good, iend, &img, err, sizeof(err)), 0);
+	REQUIRE_EQ(image_load_memory(good, iend, &img, err, sizeof(err)), 0);
 	image_destroy(img);
 
 	bad = malloc(len);
-	CHECK(bad);
+	REQUIRE(bad);
 
 	/* A flipped bit in the image data: CRC error. */
 	memcpy(bad, good, len);
 	bad[idat + 8 + 10] ^= 0x40;
-	CHECK(expect_memory_error(bad, len, -EINVAL, "corrupt PNG data"));
+	REQUIRE(expect_memory_error(bad, len, -EINVAL, "corrupt PNG data"));
 	/* The same with the CRC fixed up: zlib must notice. */
 	fix_chunk_crc(bad, idat);
-	CHECK(expect_memory_error(bad, len, -EINVAL, "corrupt PNG data"));
+	REQUIRE(expect_memory_error(bad, len, -EINVAL, "corrupt PNG data"));
 	/* Garbage compressed data from the start. */
 	memcpy(bad, good, len);
 	memset(bad + idat + 8, 0xa5, 16);
 	fix_chunk_crc(bad, idat);
-	CHECK(expect_memory_error(bad, len, -EINVAL, "corrupt PNG data"));
+	REQUIRE(expect_memory_error(bad, len, -EINVAL, "corrupt PNG data"));
 	/* A broken IHDR CRC. */
 	memcpy(bad, good, len);
 	bad[29] ^= 1;
-	CHECK(expect_memory_error(bad, len, -EINVAL, "corrupt PNG data"));
+	REQUIRE(expect_memory_error(bad, len, -EINVAL, "corrupt PNG data"));
 	/* An invalid bit depth in an otherwise valid IHDR. */
 	memcpy(bad, good, len);
 	bad[24] = 3;
 	fix_chunk_crc(bad, 8);
-	CHECK(expect_memory_error(bad, len, -EINVAL, "corrupt PNG data"));
+	REQUIRE(expect_memory_error(bad, len, -EINVAL, "corrupt PNG data"));
 	/* Signature only / partial signature. */
-	CHECK(expect_memory_error(good, 8, -EINVAL, "truncated PNG data"));
-	CHECK(expect_memory_error(good, 4, -EINVAL, "truncated PNG data"));
+	REQUIRE(expect_memory_error(good, 8, -EINVAL, "truncated PNG data"));
+	REQUIRE(expect_memory_error(good, 4, -EINVAL, "truncated PNG data"));
 	free(bad);
 	free(good);
 
@@ -609,18 +576,18 @@ static bool test_png_bad(const struct ctx *c)
 	 * (a 100000^2 image would be 37 GiB; ASan and valgrind would notice). */
 	n = craft_png_header(hdr, 100000, 100000);
 	path_in(c, "huge.png", path, sizeof(path));
-	CHECK(write_bytes(path, hdr, n));
-	CHECK(expect_load_error(path, -EFBIG,
-				"image is 100000x100000 pixels, more than the 16384x16384 allowed"));
+	REQUIRE(write_bytes(path, hdr, n));
+	REQUIRE(expect_load_error(path, -EFBIG, "image is 100000x100000 pixels, "
+				  "more than the 16384x16384 allowed"));
 	n = craft_png_header(hdr, 0x7fffffff, 1);
-	CHECK(expect_memory_error(hdr, n, -EFBIG, "more than the 16384x16384 allowed"));
+	REQUIRE(expect_memory_error(hdr, n, -EFBIG, "more than the 16384x16384 allowed"));
 	n = craft_png_header(hdr, 16384, 16384);	/* each fine, the total is not */
-	CHECK(expect_memory_error(hdr, n, -EFBIG, "allowed in total"));
+	REQUIRE(expect_memory_error(hdr, n, -EFBIG, "allowed in total"));
 	n = craft_png_header(hdr, 0, 10);
-	CHECK(expect_memory_error(hdr, n, -EINVAL, "no pixels"));
+	REQUIRE(expect_memory_error(hdr, n, -EINVAL, "no pixels"));
 	/* Plausible size but no image data at all. */
 	n = craft_png_header(hdr, 100, 100);
-	CHECK(expect_memory_error(hdr, n, -EINVAL, "truncated PNG data"));
+	REQUIRE(expect_memory_error(hdr, n, -EINVAL, "truncated PNG data"));
 	return true;
 }
 
@@ -642,62 +609,62 @@ static bool test_ppm(const struct ctx *c)
 	memcpy(buf + n, raster8, sizeof(raster8));
 	n += sizeof(raster8);
 	path_in(c, "good.ppm", path, sizeof(path));
-	CHECK(write_bytes(path, buf, n));
-	CHECK_INT(image_load(path, &img, err, sizeof(err)), 0);
-	CHECK_INT(image_width(img), 3);
-	CHECK_INT(image_height(img), 2);
+	REQUIRE(write_bytes(path, buf, n));
+	REQUIRE_EQ(image_load(path, &img, err, sizeof(err)), 0);
+	REQUIRE_EQ(image_width(img), 3);
+	REQUIRE_EQ(image_height(img), 2);
 	d = image_const_data(img);
-	CHECK_INT(d[0], px(255, 0, 0));
-	CHECK_INT(d[1], px(0, 255, 0));
-	CHECK_INT(d[2], px(0, 0, 255));
-	CHECK_INT(d[3], px(1, 2, 3));
-	CHECK_INT(d[4], px(128, 128, 128));
-	CHECK_INT(d[5], px(255, 255, 255));
+	REQUIRE_EQ(d[0], px(255, 0, 0));
+	REQUIRE_EQ(d[1], px(0, 255, 0));
+	REQUIRE_EQ(d[2], px(0, 0, 255));
+	REQUIRE_EQ(d[3], px(1, 2, 3));
+	REQUIRE_EQ(d[4], px(128, 128, 128));
+	REQUIRE_EQ(d[5], px(255, 255, 255));
 	image_destroy(img);
 
 	/* Trailing data (a second image) is ignored. */
 	memcpy(buf + n, "P6 1 1 255\n\1\2\3", 14);
-	CHECK_INT(image_load_memory(buf, n + 14, &img, err, sizeof(err)), 0);
+	REQUIRE_EQ(image_load_memory(buf, n + 14, &img, err, sizeof(err)), 0);
 	image_destroy(img);
 
 	/* Cut anywhere: a clean failure, never a crash. */
-	CHECK(expect_memory_error(buf, n - 1, -EINVAL, "truncated PPM data"));
-	CHECK(expect_memory_error(buf, sizeof(header8) - 1, -EINVAL, "truncated PPM data"));
-	CHECK(expect_memory_error(buf, 5, -EINVAL, "truncated PPM header"));
-	CHECK(expect_memory_error("P6", 2, -EINVAL, "truncated PPM header"));
+	REQUIRE(expect_memory_error(buf, n - 1, -EINVAL, "truncated PPM data"));
+	REQUIRE(expect_memory_error(buf, sizeof(header8) - 1, -EINVAL, "truncated PPM data"));
+	REQUIRE(expect_memory_error(buf, 5, -EINVAL, "truncated PPM header"));
+	REQUIRE(expect_memory_error("P6", 2, -EINVAL, "truncated PPM header"));
 
 	/* maxval 15: scaled to 0..255. */
 	n = (size_t)snprintf((char *)buf, sizeof(buf), "P6 2 1 15\n");
 	memcpy(buf + n, "\x0f\x00\x07\x01\x0e\x0f", 6);
-	CHECK_INT(image_load_memory(buf, n + 6, &img, err, sizeof(err)), 0);
+	REQUIRE_EQ(image_load_memory(buf, n + 6, &img, err, sizeof(err)), 0);
 	d = image_const_data(img);
-	CHECK_INT(d[0], px(255, 0, 119));
-	CHECK_INT(d[1], px(17, 238, 255));
+	REQUIRE_EQ(d[0], px(255, 0, 119));
+	REQUIRE_EQ(d[1], px(17, 238, 255));
 	image_destroy(img);
 
 	/* 16-bit, big-endian. */
 	n = (size_t)snprintf((char *)buf, sizeof(buf), "P6\n1 1\n65535\n");
 	memcpy(buf + n, "\xff\xff\x80\x00\x00\x00", 6);
-	CHECK_INT(image_load_memory(buf, n + 6, &img, err, sizeof(err)), 0);
-	CHECK_INT(image_const_data(img)[0], px(255, 128, 0));
+	REQUIRE_EQ(image_load_memory(buf, n + 6, &img, err, sizeof(err)), 0);
+	REQUIRE_EQ(image_const_data(img)[0], px(255, 128, 0));
 	image_destroy(img);
-	CHECK(expect_memory_error(buf, n + 5, -EINVAL, "truncated PPM data"));
+	REQUIRE(expect_memory_error(buf, n + 5, -EINVAL, "truncated PPM data"));
 
-	CHECK(expect_memory_error("P6 1 1 0\n\0\0\0", 12, -EINVAL, "maxval"));
-	CHECK(expect_memory_error("P6 1 1 65536\n\0\0\0\0\0\0", 19, -EINVAL, "maxval"));
-	CHECK(expect_memory_error("P6 x 1 255\n", 11, -EINVAL, "corrupt PPM header"));
-	CHECK(expect_memory_error("P6 1 1 255x\0\0\0", 14, -EINVAL, "corrupt PPM header"));
-	CHECK(expect_memory_error("P6 0 1 255\n", 11, -EINVAL, "no pixels"));
-	CHECK(expect_memory_error("P3\n1 1\n255\n1 2 3\n", 17, -ENOTSUP, "P3"));
+	REQUIRE(expect_memory_error("P6 1 1 0\n\0\0\0", 12, -EINVAL, "maxval"));
+	REQUIRE(expect_memory_error("P6 1 1 65536\n\0\0\0\0\0\0", 19, -EINVAL, "maxval"));
+	REQUIRE(expect_memory_error("P6 x 1 255\n", 11, -EINVAL, "corrupt PPM header"));
+	REQUIRE(expect_memory_error("P6 1 1 255x\0\0\0", 14, -EINVAL, "corrupt PPM header"));
+	REQUIRE(expect_memory_error("P6 0 1 255\n", 11, -EINVAL, "no pixels"));
+	REQUIRE(expect_memory_error("P3\n1 1\n255\n1 2 3\n", 17, -ENOTSUP, "P3"));
 
 	/* Absurd sizes: the header alone decides, no raster needed. */
 	path_in(c, "huge.ppm", path, sizeof(path));
-	CHECK(write_bytes(path, "P6 100000 100000 255\n", 21));
-	CHECK(expect_load_error(path, -EFBIG,
-				"image is 100000x100000 pixels, more than the 16384x16384 allowed"));
-	CHECK(expect_memory_error("P6 99999999999999999999 1 255\n", 30, -EFBIG,
+	REQUIRE(write_bytes(path, "P6 100000 100000 255\n", 21));
+	REQUIRE(expect_load_error(path, -EFBIG, "image is 100000x100000 pixels, "
 				  "more than the 16384x16384 allowed"));
-	CHECK(expect_memory_error("P6 16384 16384 255\n", 19, -EFBIG, "allowed in total"));
+	REQUIRE(expect_memory_error("P6 99999999999999999999 1 255\n", 30, -EFBIG,
+				    "more than the 16384x16384 allowed"));
+	REQUIRE(expect_memory_error("P6 16384 16384 255\n", 19, -EFBIG, "allowed in total"));
 	return true;
 }
 
@@ -795,14 +762,14 @@ static bool check_jpeg_quadrants(const struct image *img, int w, int h, bool gre
 	const int margin = 10, tolerance = 12;
 	int x, y;
 
-	CHECK_INT(image_width(img), w);
-	CHECK_INT(image_height(img), h);
+	REQUIRE_EQ(image_width(img), w);
+	REQUIRE_EQ(image_height(img), h);
 	for (y = 0; y < h; y++) {
 		for (x = 0; x < w; x++) {
 			uint32_t got = image_const_data(img)[(size_t)y * w + x];
 			uint32_t want = quadrant(x, y, w, h);
 
-			CHECK((got & ALPHA) == ALPHA);
+			REQUIRE((got & ALPHA) == ALPHA);
 			if (abs(x - w / 2) < margin || abs(y - h / 2) < margin)
 				continue;
 			if (grey)
@@ -810,7 +777,7 @@ static bool check_jpeg_quadrants(const struct image *img, int w, int h, bool gre
 					  (uint32_t)ch(want, 8));
 			if (!near(got, want, tolerance))
 				fprintf(stderr, "  (%d,%d): %08x, want %08x\n", x, y, got, want);
-			CHECK(near(got, want, tolerance));
+			REQUIRE(near(got, want, tolerance));
 		}
 	}
 	return true;
@@ -825,57 +792,57 @@ static bool test_jpeg(const struct ctx *c)
 	int r;
 
 	path_in(c, "good.jpg", path, sizeof(path));
-	CHECK(write_jpeg(path, 64, 48, false, false));
-	CHECK_INT(image_load(path, &img, err, sizeof(err)), 0);
-	CHECK(check_jpeg_quadrants(img, 64, 48, false));
+	REQUIRE(write_jpeg(path, 64, 48, false, false));
+	REQUIRE_EQ(image_load(path, &img, err, sizeof(err)), 0);
+	REQUIRE(check_jpeg_quadrants(img, 64, 48, false));
 	image_destroy(img);
 
 	/* The extension does not matter, the magic does. */
 	path_in(c, "photo.png", path, sizeof(path));
-	CHECK(write_jpeg(path, 64, 48, true, true));
-	CHECK_INT(image_load(path, &img, err, sizeof(err)), 0);
-	CHECK(check_jpeg_quadrants(img, 64, 48, true));
+	REQUIRE(write_jpeg(path, 64, 48, true, true));
+	REQUIRE_EQ(image_load(path, &img, err, sizeof(err)), 0);
+	REQUIRE(check_jpeg_quadrants(img, 64, 48, true));
 	image_destroy(img);
 
 	path_in(c, "good.jpg", path, sizeof(path));
 	data = read_bytes(path, &len);
-	CHECK(data);
-	CHECK(expect_memory_error(data, len / 2, -EINVAL, "truncated JPEG data"));
-	CHECK(expect_memory_error(data, 2, -EINVAL, "truncated JPEG data"));
+	REQUIRE(data);
+	REQUIRE(expect_memory_error(data, len / 2, -EINVAL, "truncated JPEG data"));
+	REQUIRE(expect_memory_error(data, 2, -EINVAL, "truncated JPEG data"));
 	for (cut = 2; cut < len - 2; cut += 7) {
 		img = NULL;
 		r = image_load_memory(data, cut, &img, err, sizeof(err));
-		CHECK(r < 0);
-		CHECK(img == NULL);
+		REQUIRE(r < 0);
+		REQUIRE(img == NULL);
 	}
 	/* A second SOI where the first segment should be. */
 	data[2] = 0xff;
 	data[3] = 0xd8;
-	CHECK(expect_memory_error(data, len, -EINVAL, "corrupt JPEG data"));
+	REQUIRE(expect_memory_error(data, len, -EINVAL, "corrupt JPEG data"));
 	free(data);
 
 	/* Cut to a third of its scan with an EOI after it: libjpeg only warns
 	 * and pads with grey, which must not pass for a picture. */
 	path_in(c, "detail.jpg", path, sizeof(path));
-	CHECK(write_jpeg_of(path, 256, 192, false, false, detail));
+	REQUIRE(write_jpeg_of(path, 256, 192, false, false, detail));
 	data = read_bytes(path, &len);
-	CHECK(data);
+	REQUIRE(data);
 	sos = find_jpeg_marker(data, len, JPEG_MARKER_SOS);
-	CHECK(sos > 0);
+	REQUIRE(sos > 0);
 	cut = sos + (len - sos) / 3;
 	data[cut] = 0xff;
 	data[cut + 1] = JPEG_EOI;
-	CHECK(expect_memory_error(data, cut + 2, -EINVAL, "corrupt JPEG data: "));
+	REQUIRE(expect_memory_error(data, cut + 2, -EINVAL, "corrupt JPEG data: "));
 	path_in(c, "cut.jpg", path, sizeof(path));
-	CHECK(write_bytes(path, data, cut + 2));
-	CHECK(expect_load_error(path, -EINVAL, "corrupt JPEG data: "));
+	REQUIRE(write_bytes(path, data, cut + 2));
+	REQUIRE(expect_load_error(path, -EINVAL, "corrupt JPEG data: "));
 	free(data);
 
 	/* A progressive JPEG cut short. */
 	path_in(c, "photo.png", path, sizeof(path));
 	data = read_bytes(path, &len);
-	CHECK(data);
-	CHECK(expect_memory_error(data, len * 2 / 3, -EINVAL, "truncated JPEG data"));
+	REQUIRE(data);
+	REQUIRE(expect_memory_error(data, len * 2 / 3, -EINVAL, "truncated JPEG data"));
 	free(data);
 	return true;
 }
@@ -886,8 +853,8 @@ static bool test_jpeg(const struct ctx *c)
 	char path[PATH_MAX];
 
 	path_in(c, "photo.jpg", path, sizeof(path));
-	CHECK(write_bytes(path, soi, sizeof(soi)));
-	CHECK(expect_load_error(path, -ENOTSUP, "JPEG support not built in"));
+	REQUIRE(write_bytes(path, soi, sizeof(soi)));
+	REQUIRE(expect_load_error(path, -ENOTSUP, "JPEG support not built in"));
 	return true;
 }
 #endif
@@ -912,11 +879,11 @@ static bool test_png_palette_index(const struct ctx *c)
 		rows[i] = (uint8_t)(i % ARRAY_LEN(four));
 	rows[sizeof(rows) - 1] = PAST;
 	path_in(c, "past-plte.png", path, sizeof(path));
-	CHECK(write_png_spec(path, &s));
-	CHECK(expect_load_error(path, -EINVAL, "palette index 7 past the 4 colours of PLTE"));
+	REQUIRE(write_png_spec(path, &s));
+	REQUIRE(expect_load_error(path, -EINVAL, "palette index 7 past the 4 colours of PLTE"));
 	s.interlace = PNG_INTERLACE_ADAM7;
-	CHECK(write_png_spec(path, &s));
-	CHECK(expect_load_error(path, -EINVAL, "palette index 7 past the 4 colours of PLTE"));
+	REQUIRE(write_png_spec(path, &s));
+	REQUIRE(expect_load_error(path, -EINVAL, "palette index 7 past the 4 colours of PLTE"));
 	return true;
 }
 
@@ -927,9 +894,9 @@ static bool check_reduced(const struct image *img, int want_w, int want_h, int f
 {
 	int w = image_width(img), h = image_height(img);
 
-	CHECK(w >= want_w && h >= want_h);
-	CHECK(w < 2 * want_w || h < 2 * want_h);
-	CHECK(abs(w * full_h - h * full_w) <= full_w + full_h);	/* the aspect, to a pixel */
+	REQUIRE(w >= want_w && h >= want_h);
+	REQUIRE(w < 2 * want_w || h < 2 * want_h);
+	REQUIRE(abs(w * full_h - h * full_w) <= full_w + full_h);	/* the aspect, to a pixel */
 	return true;
 }
 
@@ -945,27 +912,27 @@ static bool test_load_for_screen(const struct ctx *c)
 
 	/* 8192x8192 zeros, 8 MB of 1-bit rows, a few kB of file. */
 	rows = calloc((size_t)BIG / 8, BIG);
-	CHECK(rows);
+	REQUIRE(rows);
 	s = (struct png_spec){ .width = BIG, .height = BIG, .bit_depth = 1,
 			       .color_type = PNG_COLOR_TYPE_GRAY, .rows = rows,
 			       .row_bytes = BIG / 8 };
 	path_in(c, "big.png", path, sizeof(path));
-	CHECK(write_png_spec(path, &s));
+	REQUIRE(write_png_spec(path, &s));
 	free(rows);
-	CHECK_INT(image_load_for(path, SCREEN_W, SCREEN_H, &img, err, sizeof(err)), 0);
-	CHECK(check_reduced(img, SCREEN_W, SCREEN_H, BIG, BIG));
-	CHECK(image_const_data(img)[0] == BLACK);
+	REQUIRE_EQ(image_load_for(path, SCREEN_W, SCREEN_H, &img, err, sizeof(err)), 0);
+	REQUIRE(check_reduced(img, SCREEN_W, SCREEN_H, BIG, BIG));
+	REQUIRE(image_const_data(img)[0] == BLACK);
 	image_destroy(img);
 
 #ifdef HAVE_JPEG
 	path_in(c, "big.jpg", path, sizeof(path));
-	CHECK(write_jpeg(path, BIG, BIG, true, false));
-	CHECK_INT(image_load_for(path, SCREEN_W, SCREEN_H, &img, err, sizeof(err)), 0);
-	CHECK(check_reduced(img, SCREEN_W, SCREEN_H, BIG, BIG));
+	REQUIRE(write_jpeg(path, BIG, BIG, true, false));
+	REQUIRE_EQ(image_load_for(path, SCREEN_W, SCREEN_H, &img, err, sizeof(err)), 0);
+	REQUIRE(check_reduced(img, SCREEN_W, SCREEN_H, BIG, BIG));
 	image_destroy(img);
 	/* A screen wider than the picture's eighth: the next scale up. */
-	CHECK_INT(image_load_for(path, 1920, 1080, &img, err, sizeof(err)), 0);
-	CHECK(check_reduced(img, 1920, 1080, BIG, BIG));
+	REQUIRE_EQ(image_load_for(path, 1920, 1080, &img, err, sizeof(err)), 0);
+	REQUIRE(check_reduced(img, 1920, 1080, BIG, BIG));
 	image_destroy(img);
 #endif
 
@@ -973,7 +940,7 @@ static bool test_load_for_screen(const struct ctx *c)
 	 * the same whether the rows come plain or in Adam7 passes. */
 	src = make_pattern(SMALL_W, SMALL_H);
 	rgb = malloc((size_t)SMALL_W * SMALL_H * 3);
-	CHECK(src && rgb);
+	REQUIRE(src && rgb);
 	sd = image_const_data(src);
 	for (i = 0; i < SMALL_W * SMALL_H; i++) {
 		rgb[i * 3 + 0] = (uint8_t)ch(sd[i], 16);
@@ -985,11 +952,11 @@ static bool test_load_for_screen(const struct ctx *c)
 				       .color_type = PNG_COLOR_TYPE_RGB, .interlace = interlace,
 				       .rows = rgb, .row_bytes = SMALL_W * 3 };
 		path_in(c, "box.png", path, sizeof(path));
-		CHECK(write_png_spec(path, &s));
-		CHECK_INT(image_load_for(path, SMALL_W / F, SMALL_H / F, &img, err, sizeof(err)),
-			  0);
-		CHECK_INT(image_width(img), SMALL_W / F);
-		CHECK_INT(image_height(img), (SMALL_H + F - 1) / F);
+		REQUIRE(write_png_spec(path, &s));
+		REQUIRE_EQ(image_load_for(path, SMALL_W / F, SMALL_H / F, &img, err, sizeof(err)),
+			   0);
+		REQUIRE_EQ(image_width(img), SMALL_W / F);
+		REQUIRE_EQ(image_height(img), (SMALL_H + F - 1) / F);
 		d = image_const_data(img);
 		for (y = 0; y < image_height(img); y++) {
 			for (x = 0; x < image_width(img); x++) {
@@ -1001,9 +968,9 @@ static bool test_load_for_screen(const struct ctx *c)
 						sum[1] += (unsigned)ch(sd[j * SMALL_W + i], 8);
 						sum[2] += (unsigned)ch(sd[j * SMALL_W + i], 0);
 					}
-				CHECK(d[y * image_width(img) + x] ==
-				      px((sum[0] + n / 2) / n, (sum[1] + n / 2) / n,
-					 (sum[2] + n / 2) / n));
+				REQUIRE(d[y * image_width(img) + x] ==
+					px((sum[0] + n / 2) / n, (sum[1] + n / 2) / n,
+					   (sum[2] + n / 2) / n));
 			}
 		}
 		image_destroy(img);
@@ -1020,35 +987,35 @@ static bool test_bad_files(const struct ctx *c)
 	int fd;
 
 	path_in(c, "missing.png", path, sizeof(path));
-	CHECK(expect_load_error(path, -ENOENT, "cannot open"));
+	REQUIRE(expect_load_error(path, -ENOENT, "cannot open"));
 
 	path_in(c, "empty.png", path, sizeof(path));
-	CHECK(write_bytes(path, "", 0));
-	CHECK(expect_load_error(path, -EINVAL, "empty file"));
+	REQUIRE(write_bytes(path, "", 0));
+	REQUIRE(expect_load_error(path, -EINVAL, "empty file"));
 
 	path_in(c, "text.png", path, sizeof(path));
-	CHECK(write_bytes(path, "hello, world\n", 13));
-	CHECK(expect_load_error(path, -EINVAL,
-				"not a PNG, JPEG or PPM file (unknown magic bytes)"));
-	CHECK(expect_memory_error("G", 1, -EINVAL, "unknown magic bytes"));
-	CHECK(expect_memory_error("GIF89a", 6, -EINVAL, "unknown magic bytes"));
-	CHECK(expect_memory_error("", 0, -EINVAL, "empty file"));
-	CHECK(expect_memory_error(NULL, 0, -EINVAL, "empty file"));
+	REQUIRE(write_bytes(path, "hello, world\n", 13));
+	REQUIRE(expect_load_error(path, -EINVAL,
+				  "not a PNG, JPEG or PPM file (unknown magic bytes)"));
+	REQUIRE(expect_memory_error("G", 1, -EINVAL, "unknown magic bytes"));
+	REQUIRE(expect_memory_error("GIF89a", 6, -EINVAL, "unknown magic bytes"));
+	REQUIRE(expect_memory_error("", 0, -EINVAL, "empty file"));
+	REQUIRE(expect_memory_error(NULL, 0, -EINVAL, "empty file"));
 
-	CHECK(expect_load_error(c->dir, -EISDIR, "directory"));
+	REQUIRE(expect_load_error(c->dir, -EISDIR, "directory"));
 
 	/* Over the file size cap: refused from fstat, never read (sparse file). */
 	path_in(c, "sparse.ppm", path, sizeof(path));
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	CHECK(fd >= 0);
-	CHECK(ftruncate(fd, ((off_t)257) << 20) == 0);
+	REQUIRE(fd >= 0);
+	REQUIRE(ftruncate(fd, ((off_t)257) << 20) == 0);
 	close(fd);
-	CHECK(expect_load_error(path, -EFBIG, "MiB allowed"));
+	REQUIRE(expect_load_error(path, -EFBIG, "MiB allowed"));
 
 	/* err may be NULL. */
-	CHECK_INT(image_load_memory("xx", 2, &img, NULL, 0), -EINVAL);
-	CHECK(img == NULL);
-	CHECK_INT(image_load(NULL, &img, err, sizeof(err)), -EINVAL);
+	REQUIRE_EQ(image_load_memory("xx", 2, &img, NULL, 0), -EINVAL);
+	REQUIRE(img == NULL);
+	REQUIRE_EQ(image_load(NULL, &img, err, sizeof(err)), -EINVAL);
 	return true;
 }
 
@@ -1063,7 +1030,7 @@ static bool test_scale(const struct ctx *c)
 	(void)c;
 	/* 400x200: red 100 | green 200 | blue 100. */
 	src = image_create(400, 200);
-	CHECK(src);
+	REQUIRE(src);
 	d = image_data(src);
 	for (y = 0; y < 200; y++)
 		for (x = 0; x < 400; x++)
@@ -1071,85 +1038,85 @@ static bool test_scale(const struct ctx *c)
 
 	/* contain into 100x100: a 100x50 picture, black bars above and below. */
 	out = image_scale(src, 100, 100, IMAGE_FIT_CONTAIN);
-	CHECK(out);
+	REQUIRE(out);
 	o = image_const_data(out);
 	for (y = 0; y < 100; y++) {
 		for (x = 0; x < 100; x++) {
 			uint32_t p = o[y * 100 + x];
 
-			CHECK((p & ALPHA) == ALPHA);
+			REQUIRE((p & ALPHA) == ALPHA);
 			if (y < 25 || y >= 75)
-				CHECK_INT(p, BLACK);
+				REQUIRE_EQ(p, BLACK);
 			else if (x < 23)
-				CHECK(near(p, red, 1));
+				REQUIRE(near(p, red, 1));
 			else if (x >= 27 && x < 73)
-				CHECK(near(p, green, 1));
+				REQUIRE(near(p, green, 1));
 			else if (x >= 77)
-				CHECK(near(p, blue, 1));
+				REQUIRE(near(p, blue, 1));
 		}
 	}
 	image_destroy(out);
 
 	/* contain into 100x300 (portrait): bars left empty at top and bottom. */
 	out = image_scale(src, 100, 300, IMAGE_FIT_CONTAIN);
-	CHECK(out);
+	REQUIRE(out);
 	o = image_const_data(out);
-	CHECK_INT(o[0], BLACK);
-	CHECK_INT(o[124 * 100 + 50], BLACK);
-	CHECK(near(o[150 * 100 + 50], green, 1));
-	CHECK_INT(o[176 * 100 + 50], BLACK);
-	CHECK_INT(o[299 * 100 + 99], BLACK);
+	REQUIRE_EQ(o[0], BLACK);
+	REQUIRE_EQ(o[124 * 100 + 50], BLACK);
+	REQUIRE(near(o[150 * 100 + 50], green, 1));
+	REQUIRE_EQ(o[176 * 100 + 50], BLACK);
+	REQUIRE_EQ(o[299 * 100 + 99], BLACK);
 	image_destroy(out);
 
 	/* contain into 600x100: pillarboxed, bars left and right. */
 	out = image_scale(src, 600, 100, IMAGE_FIT_CONTAIN);
-	CHECK(out);
+	REQUIRE(out);
 	o = image_const_data(out);
 	for (y = 0; y < 100; y++) {
-		CHECK_INT(o[y * 600 + 0], BLACK);
-		CHECK_INT(o[y * 600 + 199], BLACK);
-		CHECK(near(o[y * 600 + 210], red, 1));
-		CHECK(near(o[y * 600 + 300], green, 1));
-		CHECK(near(o[y * 600 + 390], blue, 1));
-		CHECK_INT(o[y * 600 + 400], BLACK);
-		CHECK_INT(o[y * 600 + 599], BLACK);
+		REQUIRE_EQ(o[y * 600 + 0], BLACK);
+		REQUIRE_EQ(o[y * 600 + 199], BLACK);
+		REQUIRE(near(o[y * 600 + 210], red, 1));
+		REQUIRE(near(o[y * 600 + 300], green, 1));
+		REQUIRE(near(o[y * 600 + 390], blue, 1));
+		REQUIRE_EQ(o[y * 600 + 400], BLACK);
+		REQUIRE_EQ(o[y * 600 + 599], BLACK);
 	}
 	image_destroy(out);
 
 	/* cover into 100x100: the centre 200x200 (all green) fills it. */
 	out = image_scale(src, 100, 100, IMAGE_FIT_COVER);
-	CHECK(out);
+	REQUIRE(out);
 	o = image_const_data(out);
 	for (y = 0; y < 100; y++)
 		for (x = 1; x < 99; x++)
-			CHECK(near(o[y * 100 + x], green, 1));
-	CHECK(!near(o[0], red, 60) && !near(o[99], blue, 60));
+			REQUIRE(near(o[y * 100 + x], green, 1));
+	REQUIRE(!near(o[0], red, 60) && !near(o[99], blue, 60));
 	image_destroy(out);
 
 	/* cover into 400x100: full width, middle rows; all three colours. */
 	out = image_scale(src, 400, 100, IMAGE_FIT_COVER);
-	CHECK(out);
+	REQUIRE(out);
 	o = image_const_data(out);
-	CHECK(near(o[50 * 400 + 10], red, 1));
-	CHECK(near(o[50 * 400 + 200], green, 1));
-	CHECK(near(o[50 * 400 + 390], blue, 1));
+	REQUIRE(near(o[50 * 400 + 10], red, 1));
+	REQUIRE(near(o[50 * 400 + 200], green, 1));
+	REQUIRE(near(o[50 * 400 + 390], blue, 1));
 	image_destroy(out);
 
 	/* stretch into 40x100: no bars, aspect ignored. */
 	out = image_scale(src, 40, 100, IMAGE_FIT_STRETCH);
-	CHECK(out);
+	REQUIRE(out);
 	o = image_const_data(out);
 	for (y = 0; y < 100; y++) {
-		CHECK(near(o[y * 40 + 2], red, 1));
-		CHECK(near(o[y * 40 + 20], green, 1));
-		CHECK(near(o[y * 40 + 37], blue, 1));
+		REQUIRE(near(o[y * 40 + 2], red, 1));
+		REQUIRE(near(o[y * 40 + 20], green, 1));
+		REQUIRE(near(o[y * 40 + 37], blue, 1));
 	}
 	image_destroy(out);
 	image_destroy(src);
 
 	/* Enlarging a 2x2: corners keep their colours, no bars, X = 0xff. */
 	src = image_create(2, 2);
-	CHECK(src);
+	REQUIRE(src);
 	d = image_data(src);
 	d[0] = red;
 	d[1] = green;
@@ -1157,14 +1124,14 @@ static bool test_scale(const struct ctx *c)
 	d[3] = px(255, 255, 255);
 	for (int f = IMAGE_FIT_COVER; f <= IMAGE_FIT_STRETCH; f++) {
 		out = image_scale(src, 8, 8, (enum image_fit)f);
-		CHECK(out);
+		REQUIRE(out);
 		o = image_const_data(out);
-		CHECK_INT(o[0], red);
-		CHECK_INT(o[7], green);
-		CHECK_INT(o[56], blue);
-		CHECK_INT(o[63], px(255, 255, 255));
+		REQUIRE_EQ(o[0], red);
+		REQUIRE_EQ(o[7], green);
+		REQUIRE_EQ(o[56], blue);
+		REQUIRE_EQ(o[63], px(255, 255, 255));
 		for (x = 0; x < 64; x++)
-			CHECK((o[x] & ALPHA) == ALPHA);
+			REQUIRE((o[x] & ALPHA) == ALPHA);
 		image_destroy(out);
 	}
 	image_destroy(src);
@@ -1172,26 +1139,26 @@ static bool test_scale(const struct ctx *c)
 	/* Shrinking averages: columns of 1 white + 4 black shrunk 5x give grey
 	 * 51, where point sampling would give 0 or 255. */
 	src = image_create(500, 20);
-	CHECK(src);
+	REQUIRE(src);
 	d = image_data(src);
 	for (y = 0; y < 20; y++)
 		for (x = 0; x < 500; x++)
 			d[y * 500 + x] = x % 5 == 0 ? px(255, 255, 255) : BLACK;
 	out = image_scale(src, 100, 4, IMAGE_FIT_STRETCH);
-	CHECK(out);
+	REQUIRE(out);
 	o = image_const_data(out);
 	for (x = 0; x < 400; x++)
-		CHECK(near(o[x], px(51, 51, 51), 16));
+		REQUIRE(near(o[x], px(51, 51, 51), 16));
 	image_destroy(out);
 	image_destroy(src);
 
 	errno = 0;
-	CHECK(image_scale(NULL, 10, 10, IMAGE_FIT_COVER) == NULL);
-	CHECK_INT(errno, EINVAL);
+	REQUIRE(image_scale(NULL, 10, 10, IMAGE_FIT_COVER) == NULL);
+	REQUIRE_EQ(errno, EINVAL);
 	src = image_create(4, 4);
-	CHECK(src);
-	CHECK(image_scale(src, 0, 10, IMAGE_FIT_COVER) == NULL);
-	CHECK(image_scale(src, 10, 10, (enum image_fit)9) == NULL);
+	REQUIRE(src);
+	REQUIRE(image_scale(src, 0, 10, IMAGE_FIT_COVER) == NULL);
+	REQUIRE(image_scale(src, 10, 10, (enum image_fit)9) == NULL);
 	image_destroy(src);
 	return true;
 }
@@ -1211,35 +1178,35 @@ static bool test_mask(const struct ctx *c)
 
 	(void)c;
 	img = image_create(8, 1);
-	CHECK(img);
+	REQUIRE(img);
 	memcpy(image_data(img), row, sizeof(row));
 	mask = image_to_mask(img, 8, 1);
-	CHECK(mask);
+	REQUIRE(mask);
 	for (i = 0; i < 8; i++)
-		CHECK_INT(mask[i], want[i]);
+		REQUIRE_EQ(mask[i], want[i]);
 	free(mask);
 
 	image_destroy(img);
 
 	/* Stretched: each source pixel covers a 4x3 block. */
 	img = image_create(4, 1);
-	CHECK(img);
+	REQUIRE(img);
 	memcpy(image_data(img), stripes, sizeof(stripes));
 	mask = image_to_mask(img, 16, 3);
-	CHECK(mask);
+	REQUIRE(mask);
 	for (i = 0; i < 16 * 3; i++) {
 		int x = i % 16;
 
 		if (x % 4 == 0 || x % 4 == 3)
 			continue;	/* blended with the neighbour */
-		CHECK_INT(mask[i], (x / 4) % 2 == 0);
+		REQUIRE_EQ(mask[i], (x / 4) % 2 == 0);
 	}
 	free(mask);
 
 	errno = 0;
-	CHECK(image_to_mask(img, 0, 3) == NULL);
-	CHECK_INT(errno, EINVAL);
-	CHECK(image_to_mask(NULL, 3, 3) == NULL);
+	REQUIRE(image_to_mask(img, 0, 3) == NULL);
+	REQUIRE_EQ(errno, EINVAL);
+	REQUIRE(image_to_mask(NULL, 3, 3) == NULL);
 	image_destroy(img);
 	return true;
 }
@@ -1264,17 +1231,17 @@ static bool check_detail(const struct image *img)
 			uint32_t p = d[(size_t)y * w + x];
 			int luma = (77 * ch(p, 16) + 150 * ch(p, 8) + 29 * ch(p, 0)) >> 8;
 
-			CHECK((p & ALPHA) == ALPHA);
+			REQUIRE((p & ALPHA) == ALPHA);
 			if (x + 1 < w && !near(p, d[(size_t)y * w + x + 1], 24))
 				edges++;
 			bright += luma > 180;
 			dark += luma < 100;
 		}
 	}
-	CHECK(edges > n / 50);
-	CHECK(bright > n / 100);	/* the grout */
-	CHECK(dark > n / 100);		/* tiles and the lane */
-	CHECK(bright < n / 2);
+	REQUIRE(edges > n / 50);
+	REQUIRE(bright > n / 100);	/* the grout */
+	REQUIRE(dark > n / 100);		/* tiles and the lane */
+	REQUIRE(bright < n / 2);
 	return true;
 }
 
@@ -1290,16 +1257,16 @@ static bool test_default(const struct ctx *c)
 	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
 		a = image_default(sizes[i][0], sizes[i][1]);
 		b = image_default(sizes[i][0], sizes[i][1]);
-		CHECK(a && b);
-		CHECK_INT(image_width(a), sizes[i][0]);
-		CHECK_INT(image_height(a), sizes[i][1]);
-		CHECK(checksum(a) == checksum(b));
-		CHECK(same_pixels(a, b));
+		REQUIRE(a && b);
+		REQUIRE_EQ(image_width(a), sizes[i][0]);
+		REQUIRE_EQ(image_height(a), sizes[i][1]);
+		REQUIRE(checksum(a) == checksum(b));
+		REQUIRE(same_pixels(a, b));
 		if (sizes[i][0] >= 480)
-			CHECK(check_detail(a));
+			REQUIRE(check_detail(a));
 		if (i == 0) {
 			path_in(c, "default.png", path, sizeof(path));
-			CHECK_INT(image_write_png(a, path), 0);
+			REQUIRE_EQ(image_write_png(a, path), 0);
 			if (getenv("TEST_IMAGE_KEEP"))
 				fprintf(stderr, "default picture: %s\n", path);
 		}
@@ -1310,19 +1277,19 @@ static bool test_default(const struct ctx *c)
 	t0 = seconds();
 	a = image_default(3840, 2160);
 	t = seconds() - t0;
-	CHECK(a);
+	REQUIRE(a);
 	printf("image_default(3840, 2160): %.3f s\n", t);
 	/* Generous: valgrind and sanitizers are slow; unloaded it is ~0.1 s. */
-	CHECK(t < 30.0);
+	REQUIRE(t < 30.0);
 	image_destroy(a);
 
 	errno = 0;
-	CHECK(image_default(0, 10) == NULL);
-	CHECK_INT(errno, EINVAL);
+	REQUIRE(image_default(0, 10) == NULL);
+	REQUIRE_EQ(errno, EINVAL);
 	return true;
 }
 
-static void remove_dir(const char dir[DIR_MAX])
+static void remove_dir(const char dir[CHECK_DIR_MAX])
 {
 	char path[PATH_MAX];
 	struct dirent *e;
@@ -1361,12 +1328,10 @@ int main(void)
 		{ "default", test_default },
 	};
 	struct ctx c;
-	const char *tmp = getenv("TMPDIR");
 	size_t i;
 	int failed = 0;
 
-	snprintf(c.dir, sizeof(c.dir), "%s/test-image-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(c.dir)) {
+	if (!check_tmpdir(c.dir, sizeof(c.dir), "test-image")) {
 		perror("mkdtemp");
 		return EXIT_SKIP;
 	}

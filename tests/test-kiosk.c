@@ -1,6 +1,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -281,7 +282,7 @@ static void test_reconfigure(void)
 	uint32_t a[64 * 48], b[64 * 48];
 	struct render_target ta = { a, 64, 48, 64 * 4, PIXEL_XRGB8888 };
 	struct render_target tb = { b, 64, 48, 64 * 4, PIXEL_XRGB8888 };
-	char dir[] = "/tmp/rk-kiosk-XXXXXX", path[64];
+	char dir[CHECK_DIR_MAX], path[PATH_MAX];
 
 	base_options(&o);
 	CHECK_EQ(kiosk_create(&o, 0, 64, 48, 0, 0, &k), 0);
@@ -292,7 +293,7 @@ static void test_reconfigure(void)
 	CHECK_EQ(kiosk_render(k, &ta), 0);
 
 	/* A new picture: the water keeps moving, the picture changes. */
-	CHECK(mkdtemp(dir) != NULL);
+	CHECK(check_tmpdir(dir, sizeof(dir), "rk-kiosk") != NULL);
 	snprintf(path, sizeof(path), "%s/red.ppm", dir);
 	FILE *f = fopen(path, "wb");
 	fprintf(f, "P6\n2 2\n255\n");

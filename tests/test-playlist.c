@@ -25,7 +25,7 @@
 #define PATH_LEN 4096
 #define SEC NSEC_PER_SEC
 
-static char tmpdir[] = "/tmp/rk-playlist-XXXXXX";
+static char tmpdir[CHECK_DIR_MAX];
 
 
 static int count_of(const char *s, const char *what)
@@ -479,7 +479,7 @@ static int remove_one(const char *path, const struct stat *st, int flag, struct 
 
 int main(void)
 {
-	if (!mkdtemp(tmpdir)) {
+	if (!check_tmpdir(tmpdir, sizeof(tmpdir), "rk-playlist")) {
 		perror("mkdtemp");
 		return EXIT_FAILURE;
 	}

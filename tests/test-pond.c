@@ -4,7 +4,7 @@
  * (never from pond_mode_omega()), viscosity's decay, the energy kept
  * without damping, a stone's shape and its time inside a step, a held and
  * a moving finger, obstacles, and when the water is flat. Every measure
- * is printed on stderr: the test log keeps the figures the README quotes.
+ * is printed on stderr: the test log keeps the figures docs/water.md quotes.
  */
 #include "config.h"
 
@@ -669,7 +669,7 @@ static void test_fast_finger(void)
 #define PACKET_AMPLITUDE_MM 0.5
 #define BAND_RUN_S 6.0
 /* What the masking sends back of such a wave, measured: 0.44 of its
- * energy, the rest taken in the band (README: "The pond"; shorter waves
+ * energy, the rest taken in the band (docs/water.md: "The pond"; shorter waves
  * less, 0.29 at 8 mm, longer more, 0.71 at 8 cm). A wall lets none
  * through. */
 #define BAND_MIN_REFLECTED 0.4

@@ -1,6 +1,8 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,11 +97,17 @@ static void test_bad_lines(void)
 
 static void test_load_file(void)
 {
-	char path[] = "/tmp/rk-touch-XXXXXX";
-	int fd = mkstemp(path);
+	char dir[CHECK_DIR_MAX], path[PATH_MAX];
 	struct touch_script *s = NULL;
 	char err[512];
+	int fd;
 
+	if (!check_tmpdir(dir, sizeof(dir), "rk-touch")) {
+		CHECK(!"mkdtemp");
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/touch.script", dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	CHECK(fd >= 0);
 	CHECK(write(fd, "0 down 1 5 5\n", 13) == 13);
 	close(fd);
@@ -109,7 +117,8 @@ static void test_load_file(void)
 	unlink(path);
 	CHECK_EQ(touch_script_load(path, &s, err, sizeof(err)), -ENOENT);
 	CHECK(strstr(err, path) != NULL);
-	CHECK_EQ(touch_script_load("/tmp", &s, err, sizeof(err)), -EISDIR);
+	CHECK_EQ(touch_script_load(dir, &s, err, sizeof(err)), -EISDIR);
+	CHECK_EQ(rmdir(dir), 0);
 	touch_script_destroy(NULL);
 }
 

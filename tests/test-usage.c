@@ -35,7 +35,7 @@
 #define MONO0 (1000 * SEC)
 #define TEXT_MAX (1u << 20)
 
-static char dir[] = "/tmp/rk-usage-XXXXXX";
+static char dir[CHECK_DIR_MAX];
 
 static void path_of(const char *name, char *buf, size_t len)
 {
@@ -929,7 +929,7 @@ int main(void)
 	/* Hours and days in UTC here, whatever the machine's zone. */
 	setenv("TZ", "UTC0", 1);
 	tzset();
-	if (!mkdtemp(dir)) {
+	if (!check_tmpdir(dir, sizeof(dir), "rk-usage")) {
 		perror("mkdtemp");
 		return EXIT_FAILURE;
 	}

@@ -6,19 +6,19 @@ and its ring crosses the bezel onto the first when the distance says."""
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "vm"))
-import rkvm  # noqa: E402  (its PNG reader and Checks; no VM here)
+from lib import checks, images  # noqa: E402  (tests/lib)
 
 prog = os.path.join(os.environ.get("top_builddir", "."), "src", "ripple-kiosk")
 # The seeds' water (--water classic): these measures are of it; the pond's
 # are tests/pond.py's.
 CLASSIC = ["--water", "classic"]
-t = rkvm.Checks()
+t = checks.Checks()
 tmp = tempfile.mkdtemp(prefix="rk-wall-")
 
 # Two 200x150 mm panels at 2 px a mm; the second 10 mm on (a bezel) or
@@ -47,14 +47,14 @@ def render(name, args, frames):
 
 def frame(out, k, name=None):
     path = "frame-%05d%s.png" % (k, "-" + name if name else "")
-    return rkvm.read_png(os.path.join(out, path))
+    return images.read_png(os.path.join(out, path))
 
 
 def crop(img, x0, w):
     data = bytearray()
     for y in range(img.height):
         data += img.data[(y * img.width + x0) * 3:(y * img.width + x0 + w) * 3]
-    return rkvm.Image(w, img.height, data)
+    return images.Image(w, img.height, data)
 
 
 def changed(a, b, x0=0, x1=None):
@@ -232,4 +232,5 @@ t.check("water: 11108885 cells for 3335x3331 px is more than the 4194304 it may 
         and m and int(m.group(1)) * int(m.group(2)) <= 1 << 22,
         "a wall of more cells than the water may have: a coarser grid, said",
         [line for line in log.splitlines() if "water" in line])
+shutil.rmtree(tmp, ignore_errors=True)
 t.exit()

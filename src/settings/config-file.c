@@ -66,8 +66,7 @@ static void unknown_key(const char *file, unsigned line, const char *key)
 {
 	const char *guess;
 
-	if (strcmp(key, "help") == 0 || strcmp(key, "version") == 0 ||
-	    strcmp(key, "config") == 0) {
+	if (options_cmdline_only(key)) {
 		log_error("%s:%u: %s: only a command-line option (--%s), not a config key",
 			  file, line, key, key);
 		return;

@@ -1,7 +1,7 @@
 /*
  * The config file, /etc/ripple-kiosk.conf: "key = value" lines whose keys
  * are the long options. The format is described in ripple-kiosk.conf(5)
- * (doc/ripple-kiosk.conf.5). Not called config.h: that is autoconf's.
+ * (man/ripple-kiosk.conf.5). Not called config.h: that is autoconf's.
  */
 #ifndef CONFIG_FILE_H
 #define CONFIG_FILE_H

@@ -1,174 +1,179 @@
 #include "config.h"
 
 #include <stdio.h>
+#include <string.h>
 
+#include "settings/options-private.h"
 #include "settings/options.h"
-#include "water/render.h"
-#include "water/ripple.h"
-#include "water/workers.h"
 
-/* A default that is a plain number, spelt into the text. */
-#define STR_(x) #x
-#define STR(x) STR_(x)
+/* --help: every option of the table (options.c) under its heading, with its
+ * value's form, its --no- form, its default and its range printed from its
+ * row: there is no text of an option here. */
 
-/* --help: every option with its unit, range and default. A new option
- * gets its line here and in doc/ripple-kiosk.1 (tests/man.sh checks). */
+#define HELP_WIDTH 79
+#define HELP_TEXT_COLUMN 26
+#define HELP_INDENT "  "
+#define LINE_LEN 1024
+
+const char *options_row_arg(const struct option_row *row, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	if (row->type == OPTION_FLAG || len == 0)
+		return "";
+	if (row->type != OPTION_CHOICE)
+		return row->arg ? row->arg : "";
+	buf[0] = '\0';
+	for (const struct option_choice *c = row->choices; c->name; c++)
+		n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "%s%s",
+				      c == row->choices ? "" : "|", c->name);
+	return buf;
+}
+
+const char *options_row_range(const struct option_row *row, bool words, char *buf, size_t len)
+{
+	int lo = (int)row->min, hi = (int)row->max;
+
+	buf[0] = '\0';
+	switch (row->type) {
+	case OPTION_INT:
+		snprintf(buf, len, words ? "a whole number from %d to %d" : "%d..%d", lo, hi);
+		break;
+	case OPTION_INT_AUTO:
+		snprintf(buf, len, words ? "or a whole number from %d to %d" : "%d..%d", lo, hi);
+		break;
+	case OPTION_NUMBER:
+	case OPTION_RENDER_AHEAD:
+		snprintf(buf, len, words ? "a number from %g to %g" : "%g..%g", row->min,
+			 row->max);
+		break;
+	case OPTION_SIZE:
+		snprintf(buf, len, words ? "each a whole number from %d to %d" : "%d..%d", lo, hi);
+		break;
+	case OPTION_BOUNDS:
+		snprintf(buf, len, words ? "MIN and MAX from %g to %g" : "%g..%g", row->min,
+			 row->max);
+		break;
+	case OPTION_LIGHT_FROM:
+		snprintf(buf, len, words ? "AZ from 0 to %g, EL from %g to %g" : "0..%g:%g..%g",
+			 OPTIONS_MAX_LIGHT_AZIMUTH, OPTIONS_MIN_LIGHT_ELEVATION,
+			 OPTIONS_MAX_LIGHT_ELEVATION);
+		break;
+	case OPTION_SEED:
+		snprintf(buf, len, words ? "a whole number from 0 to 2^64-1" : "0..2^64-1");
+		break;
+	default:
+		break;
+	}
+	return buf;
+}
+
+const char *options_row_tail(const struct option_row *row, char *buf, size_t len)
+{
+	char range[LINE_LEN];
+
+	options_row_range(row, false, range, sizeof(range));
+	buf[0] = '\0';
+	if (row->type == OPTION_FLAG)
+		return buf;
+	if (row->type == OPTION_CONFIG)
+		/* Where this build reads it (sysconfdir), as test-systemd.py finds it. */
+		snprintf(buf, len, "(default %s if it exists)", OPTIONS_DEFAULT_CONFIG);
+	else if (row->def && range[0])
+		snprintf(buf, len, "(default %s, %s)", row->def, range);
+	else if (row->def)
+		snprintf(buf, len, "(default %s)", row->def);
+	else if (row->def_text && range[0])
+		snprintf(buf, len, "(default: %s; %s)", row->def_text, range);
+	else if (row->def_text)
+		snprintf(buf, len, "(default: %s)", row->def_text);
+	else if (range[0])
+		snprintf(buf, len, "(%s)", range);
+	return buf;
+}
+
+void options_wrap(FILE *f, const char *text, size_t col, const char *indent, size_t width)
+{
+	bool line_empty = true;
+
+	while (*text) {
+		const char *end;
+		size_t n;
+
+		while (*text == ' ')
+			text++;
+		if (!*text)
+			break;
+		for (end = text; *end && *end != ' '; end++)
+			;
+		n = (size_t)(end - text);
+		if (!line_empty && col + 1 + n > width) {
+			fprintf(f, "\n%s", indent);
+			col = strlen(indent);
+			line_empty = true;
+		}
+		if (!line_empty) {
+			fputc(' ', f);
+			col++;
+		}
+		for (; text < end; text++)
+			fputc(*text == OPTIONS_GLUE ? ' ' : *text, f);
+		col += n;
+		line_empty = false;
+	}
+	fputc('\n', f);
+}
+
+static void print_row(FILE *f, const struct option_row *row)
+{
+	char head[2 * LINE_LEN], arg[LINE_LEN], tail[LINE_LEN], text[2 * LINE_LEN];
+	const char *form;
+	size_t n = 0;
+
+	n += (size_t)snprintf(head + n, sizeof(head) - n, HELP_INDENT);
+	if (row->short_name)
+		n += (size_t)snprintf(head + n, sizeof(head) - n, "-%c, ", row->short_name);
+	n += (size_t)snprintf(head + n, sizeof(head) - n, "--%s", row->name);
+	/* Its --no- form, as getopt takes it (options-parse.c). */
+	if (row->type == OPTION_FLAG && n < sizeof(head))
+		n += (size_t)snprintf(head + n, sizeof(head) - n, ", --no-%s", row->name);
+	form = options_row_arg(row, arg, sizeof(arg));
+	if (form[0] && n < sizeof(head))
+		snprintf(head + n, sizeof(head) - n, " %s", form);
+	options_row_tail(row, tail, sizeof(tail));
+	snprintf(text, sizeof(text), "%s%s%s", row->help, tail[0] ? " " : "", tail);
+	/* The config file's line is read whole (tests/vm/test-systemd.py). */
+	if (row->type == OPTION_CONFIG)
+		for (char *p = text; *p; p++)
+			if (*p == ' ')
+				*p = OPTIONS_GLUE;
+	fputs(head, f);
+	if (strlen(head) + 2 <= HELP_TEXT_COLUMN) {
+		fprintf(f, "%*s", (int)(HELP_TEXT_COLUMN - strlen(head)), "");
+		options_wrap(f, text, HELP_TEXT_COLUMN, "                          ", HELP_WIDTH);
+	} else {
+		fputs("  ", f);
+		options_wrap(f, text, strlen(head) + 2, "                          ", HELP_WIDTH);
+	}
+}
+
 void options_print_help(FILE *f)
 {
-	fprintf(f,
-"Usage: ripple-kiosk [OPTION]...\n"
-"Turn the screen into touchable water: a picture under moving water, a stone\n"
-"where a finger lands, a wake where it drags, and rain when nobody is around.\n"
-"\n"
-"Output:\n"
-"  --backend auto|drm|headless  where frames go (default auto: the display when\n"
-"                          there is one, else the headless demo)\n"
-"  --device PATH           DRM device (default: the first with KMS and dumb buffers)\n"
-"  --connector NAME        show on this connector only, e.g. HDMI-A-1 (default: all)\n"
-"  --mode WxH[@Hz]         display mode (default: preferred, else largest)\n"
-"  --rotate auto|0|90|180|270  turn the picture (and touch) clockwise for a rotated\n"
-"                          screen (default auto: as the panel's orientation says, else 0)\n"
-"  --layout \"NAME@X,Y[:WxH][/ROT] ...\"  a water wall: each connector's panel on the\n"
-"                          wall, its top-left corner and visible size in mm (size\n"
-"                          default: the connector's), turned ROT; one pond across\n"
-"                          them, the gaps are bezels (default: every screen mirrors)\n"
-"  --flip-timeout MS       a page flip not done by then is fatal (default %d, 1..%d)\n"
-"  --render-ahead auto|off|MS  start each frame this long before the vblank it is\n"
-"                          for, touches read just before: auto, as long as frames\n"
-"                          take lately and a margin (default); off, as soon as the\n"
-"                          last flip is done; or a fixed time, %g..%g ms\n"
-"\n"
-"Headless (PNG frames):\n"
-"  --size WxH              frame size (default %dx%d)\n"
-"  --frames N              frames to make (default %d); 0: run in real time at\n"
-"                          --refresh until SIGTERM, writing no frames\n"
-"  --every N               write every Nth frame (default 1)\n"
-"  --output DIR            where frame-NNNNN.png go (default %s)\n"
-"  --output-heights        and the water's heights beside each, heights-NNNNN.pgm\n"
-"                          (16 bits a cell, height + 32768)\n"
-"  --refresh HZ            frames per second of the virtual display (default %d)\n"
-"  --format xrgb8888|rgb565  pixel format rendered (default xrgb8888)\n"
-"\n"
-"Picture:\n"
-"  --background FILE[:FILE|DIR]...  PNG, JPEG or PPM under the water (default:\n"
-"                          built-in pool); several, or a directory's, take turns\n"
-"  --fit cover|contain|stretch  how the picture fills the screen (default cover)\n"
-"  --picture-seconds N     with several: each stands N s, 0 the first stays (default %d)\n"
-"  --crossfade SECONDS     then fades into the next over this (default %g, 0..%g)\n"
-"  --drift PIXELS          burn-in care (OLED, plasma): the picture wanders this far,\n"
-"                          a pixel every few minutes (default 0: off, 0..%d)\n"
-"  --obstacles FILE        image whose dark parts are solid walls in the water\n"
-"  --strict                a bad picture is fatal instead of replaced\n"
-"  --light PERCENT         a lamp's mirror image in the water, in %% of white: the\n"
-"                          slopes catch it; 0 off (default %d, 0..%d)\n"
-"  --light-from AZ:EL      where the lamp is: degrees clockwise from the screen's\n"
-"                          top edge, and above the panel (default %g:%g)\n"
-"  --caustics on|off       the same lamp's light through the water onto the picture:\n"
-"                          brighter under crests, lines where it folds (default on)\n"
-"  --light-size DEGREES    the lamp's angular size: blurs those lines and bounds\n"
-"                          their brightness (default %g, %g..%g)\n"
-"\n"
-"The water, in millimetres and seconds on the screen:\n"
-"  --screen-mm WxH         the screen's size in mm (default: the connector's, else\n"
-"                          a 24-inch screen)\n"
-"  --water pond|classic    pond: water's own waves, each length at its own speed, a\n"
-"                          tap rings out as a train (default); classic: the seeds'\n"
-"                          one ring at one speed\n"
-"  --depth MM              how deep the water is; the picture lies on its floor and\n"
-"                          deeper bends it more (default %g for the pond, %g classic)\n"
-"  --viscosity MM2_S       the pond's: how fast short ripples fade, mm^2 per second,\n"
-"                          0 none (default %g, water's)\n"
-"  --wave-speed CM_S       classic: how fast ripples spread, cm per second (default %g)\n"
-"  --fade SECONDS          damping leaves a tenth of a wave after this, 0 never; water's\n"
-"                          viscosity takes short ripples sooner (default %g)\n"
-"  --stone-radius MM       radius of a fingertip's stone (default %g)\n"
-"  --stone-weight MM       how deep a fingertip pushes the water (default %g)\n"
-"  --rain N                raindrops per minute per square metre, 0 none (default %d)\n"
-"  --rain-drop MM          raindrops' radius, from half this to this (default %g)\n"
-"  --seed N                seed of the rain (default %d)\n"
-"  --touch-script FILE     scripted fingers: lines 'FRAME down|move|up FINGER [X Y]'\n"
-"\n"
-"The same in the seeds' units, each 'auto' (the default) or forced:\n"
-"  --sim-scale auto|N      simulate the water at 1/N size, render full size (1..%d)\n"
-"  --steps-per-second auto|N  water steps per second, whatever the refresh (1..%d)\n"
-"  --damping auto|N        waves lose 1/2^N per step (%d..%d; the seeds used 5)\n"
-"  --refraction auto|N     picture offset is the height difference >> N (%d..%d)\n"
-"\n"
-"Touch (touchscreens, absolute pointers, a mouse with its button held):\n"
-"  --touch-device PATH|NAME  use only this input device (default: every one found)\n"
-"  --touch-output NAME     the connector the touchscreen is on (default: the first;\n"
-"                          with --layout, the whole wall)\n"
-"  --touch-map \"DEVICE=NAME ...\"  a touchscreen per panel of a wall: each device\n"
-"                          (as --touch-device takes it) on its connector\n"
-"  --touch-invert-x        mirror the touch x axis\n"
-"  --touch-invert-y        mirror the touch y axis\n"
-"  --calibration \"a b c d e f\"  libinput calibration matrix on the 0..1 range\n"
-"                          (default: the device's LIBINPUT_CALIBRATION_MATRIX, if any)\n"
-"  --touch-radius MIN:MAX  stone radius in mm from a fingertip to a flat hand, where\n"
-"                          the device reports contact size (default stone-radius x1:x%g)\n"
-"  --touch-weight MIN:MAX  stone weight in mm from the lightest to the firmest press,\n"
-"                          where the device reports pressure (default stone-weight /%g:x%g)\n"
-"  --stuck-touch SECONDS   a contact that has not moved for this long is stuck, not a\n"
-"                          visitor, until it lifts (default "
-				STR(OPTIONS_DEFAULT_STUCK_TOUCH_S) ", 0 never)\n"
-"  --grab                  take the input devices for this program alone (EVIOCGRAB)\n"
-"\n"
-"The exhibit:\n"
-"  --config FILE           settings file (default %s if it exists)\n"
-"  --check-config [FILE]   check that file (default: the one read) and the pictures,\n"
-"                          directories and scripts it names, then exit: 0 and\n"
-"                          \"FILE: ok\", or 1 and every error as FILE:LINE: key: ...\n"
-"  --give-back-console TTY  that VT back to the text console (KD_TEXT, VT_AUTO,\n"
-"                          cleared), then exit: the unit runs it after any exit\n"
-"  --attract SECONDS       after this long without a touch it rains (default %d, 0 never)\n"
-"  --attract-rain N        raindrops per minute per square metre then (default %d)\n"
-"  --opening-hours HH:MM-HH:MM  outside them the screen goes dark when idle, a touch\n"
-"                          wakes it (default: always open)\n"
-"  --sleep-after SECONDS   after this long without a touch the screens are switched\n"
-"                          off (DPMS, backlight) until a touch (default 0, never)\n"
-"  --sound auto|off|DEVICE the card the water is heard on: auto takes the ALSA default\n"
-"                          where /etc/asound.conf sets one, else the first card that\n"
-"                          plays; or an ALSA device (plughw:1,0) (default auto)\n"
-"  --volume 0..100         how loud (default " STR(OPTIONS_DEFAULT_VOLUME) ")\n"
-"  --quiet-hours HH:MM-HH:MM  silent then, the water goes on (default none); silent\n"
-"                          too while the screens sleep and outside opening hours\n"
-"  --stats-interval SECONDS  a stats line this often (default %d, 0 never)\n"
-"  --state-dir DIR         where SIGUSR1 writes a PNG of the screen (default\n"
-"                          $STATE_DIRECTORY, else %s)\n"
-"  --usage-days N          usage.csv there keeps N days of hourly rows, and touches.png\n"
-"                          shows where fingers landed (default "
-				STR(OPTIONS_DEFAULT_USAGE_DAYS) ", 0 none)\n"
-"  --http ADDR:PORT        serve the status page, /metrics and the screen there\n"
-"                          (default: none, or the socket systemd hands over)\n"
-"  --http-token-file FILE  its control calls (POST /reload ...) take this token\n"
-"                          (default: no control)\n"
-"\n"
-"Speed:\n"
-"  --threads N             threads for step and render (default: online CPUs, 1..%d)\n"
-"  (RIPPLE_SIMD=scalar|sse2|avx2|neon in the environment forces an instruction set)\n"
-"\n"
-"  -v, --verbose           more messages\n"
-"  -h, --help              this text\n"
-"  -V, --version           the version\n"
-"\n"
-"Every on/off option (--strict, --grab, --touch-invert-x, --touch-invert-y,\n"
-"--output-heights, --verbose) has a --no- form that turns it off: --no-grab undoes the config file.\n",
-		OPTIONS_DEFAULT_FLIP_TIMEOUT_MS, OPTIONS_MAX_FLIP_TIMEOUT_MS,
-		OPTIONS_MIN_RENDER_AHEAD_MS, OPTIONS_MAX_RENDER_AHEAD_MS,
-		OPTIONS_DEFAULT_WIDTH, OPTIONS_DEFAULT_HEIGHT, OPTIONS_DEFAULT_FRAMES,
-		OPTIONS_DEFAULT_OUTPUT, OPTIONS_DEFAULT_REFRESH_HZ,
-		OPTIONS_DEFAULT_PICTURE_SECONDS, OPTIONS_DEFAULT_CROSSFADE_S, OPTIONS_MAX_CROSSFADE_S,
-		OPTIONS_MAX_DRIFT, OPTIONS_DEFAULT_LIGHT_PERCENT, OPTIONS_MAX_LIGHT_PERCENT,
-		OPTIONS_DEFAULT_LIGHT_AZIMUTH, OPTIONS_DEFAULT_LIGHT_ELEVATION,
-		OPTIONS_DEFAULT_LIGHT_SIZE_DEG, OPTIONS_MIN_LIGHT_SIZE_DEG, OPTIONS_MAX_LIGHT_SIZE_DEG,
-		OPTIONS_DEFAULT_POND_DEPTH_MM, OPTIONS_DEFAULT_DEPTH_MM, OPTIONS_DEFAULT_VISCOSITY_MM2_S,
-		OPTIONS_DEFAULT_WAVE_SPEED_CM_S, OPTIONS_DEFAULT_FADE_S,
-		OPTIONS_DEFAULT_STONE_RADIUS_MM, OPTIONS_DEFAULT_STONE_WEIGHT_MM,
-		OPTIONS_DEFAULT_RAIN, OPTIONS_DEFAULT_RAIN_DROP_MM, OPTIONS_DEFAULT_SEED,
-		OPTIONS_MAX_SIM_SCALE, OPTIONS_MAX_STEPS_PER_SECOND,
-		RIPPLE_DAMPING_MIN, RIPPLE_DAMPING_MAX, RENDER_SHIFT_MIN, RENDER_SHIFT_MAX,
-		OPTIONS_TOUCH_RADIUS_SPREAD, OPTIONS_TOUCH_WEIGHT_SPREAD, OPTIONS_TOUCH_WEIGHT_SPREAD,
-		OPTIONS_DEFAULT_CONFIG, OPTIONS_DEFAULT_ATTRACT_S, OPTIONS_DEFAULT_ATTRACT_RAIN,
-		OPTIONS_DEFAULT_STATS_INTERVAL_S, OPTIONS_DEFAULT_STATE_DIR,
-		WORKERS_MAX);
+	fputs("Usage: ripple-kiosk [OPTION]...\n"
+	      "Turn the screen into touchable water: a picture under moving water, a stone\n"
+	      "where a finger lands, a wake where it drags, and rain when nobody is around.\n"
+	      "Settings come from the config file, then the command line: a later one wins,\n"
+	      "and an on/off option's --no- form turns off what the file turned on.\n",
+	      f);
+	for (int g = 0; g < GROUP_COUNT; g++) {
+		fprintf(f, "\n%s:\n", options_groups[g].title);
+		if (options_groups[g].intro) {
+			fputs(HELP_INDENT, f);
+			options_wrap(f, options_groups[g].intro, strlen(HELP_INDENT), HELP_INDENT,
+				     HELP_WIDTH);
+		}
+		for (size_t i = 0; i < options_table_len; i++)
+			if (options_table[i].group == (enum option_group)g)
+				print_row(f, &options_table[i]);
+	}
 }

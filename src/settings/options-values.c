@@ -1,7 +1,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -15,11 +14,18 @@
 #include "input/touch-map.h"
 #include "settings/options-private.h"
 #include "settings/options.h"
-#include "water/render.h"
-#include "water/ripple.h"
-#include "water/units.h"
 #include "wall/layout.h"
-#include "water/workers.h"
+
+/*
+ * Each type of value's parser, for the option table (options.c): a row says
+ * its type, its range and its field; the parser checks the text, stores it
+ * and otherwise says in one line what is wrong and what was expected.
+ */
+
+#define US_PER_MS 1000
+#define ROTATION_STEP 90
+#define ROTATION_MAX 270
+#define CHOICES_TEXT_LEN 128
 
 /*
  * Where a value came from, for its message: "--damping: ..." from the
@@ -30,9 +36,9 @@ struct origin {
 	const char *where;    /* "FILE:LINE"; NULL: the command line */
 };
 
-/* Logs one line about the value; returns true (the value is wrong). */
+/* Logs one line about the value; returns -EINVAL. */
 __attribute__((format(printf, 2, 3)))
-static bool bad(const struct origin *from, const char *fmt, ...)
+static int bad(const struct origin *from, const char *fmt, ...)
 {
 	char msg[512];
 	va_list ap;
@@ -44,54 +50,81 @@ static bool bad(const struct origin *from, const char *fmt, ...)
 		log_error("%s: %s: %s", from->where, from->name, msg);
 	else
 		log_error("--%s: %s", from->name, msg);
-	return true;
+	return -EINVAL;
 }
 
-static bool bad_int(const struct origin *from, const char *arg, int lo, int hi, int *out)
+/* The row's field, and the last of its span (a pair's second). */
+static void *field(struct options *o, const struct option_row *row)
+{
+	return (char *)o + row->offset;
+}
+
+static void *field_last(struct options *o, const struct option_row *row, size_t elem)
+{
+	return (char *)o + row->offset + row->size - elem;
+}
+
+static int int_value(const struct origin *from, const char *arg, int lo, int hi, int *out)
 {
 	int ret = parse_int(arg, lo, hi, out);
 
 	if (ret == 0)
-		return false;
+		return 0;
 	return bad(from, "'%s' is %s; expected a whole number from %d to %d", arg,
 		   ret == -ERANGE ? "out of range" : "not a number", lo, hi);
 }
 
-static bool bad_number(const struct origin *from, const char *arg, double lo, double hi,
-		       const char *unit, double *out)
+static int number_value(const struct origin *from, const char *arg, double lo, double hi,
+			const char *unit, double *out)
 {
 	int ret = parse_double(arg, lo, hi, out);
 
 	if (ret == 0)
-		return false;
+		return 0;
 	return bad(from, "'%s' is %s; expected %s from %g to %g", arg,
 		   ret == -ERANGE ? "out of range" : "not a number", unit, lo, hi);
 }
 
 /* A number in the seeds' units, or "auto" (auto_value): the look decides. */
-static bool bad_int_or_auto(const struct origin *from, const char *arg, int lo, int hi,
-			    int auto_value, int *out)
+static int int_or_auto(const struct origin *from, const char *arg, int lo, int hi,
+		       int auto_value, int *out)
 {
 	int ret;
 
 	if (strcmp(arg, "auto") == 0) {
 		*out = auto_value;
-		return false;
+		return 0;
 	}
 	ret = parse_int(arg, lo, hi, out);
 	if (ret == 0)
-		return false;
+		return 0;
 	return bad(from, "'%s' is %s; expected auto or a whole number from %d to %d", arg,
 		   ret == -ERANGE ? "out of range" : "not a number", lo, hi);
 }
 
-static bool bad_choice(const struct origin *from, const char *arg, const char *allowed)
+/* One of the row's choices, into an int (an enum) or a bool field. */
+static int choice(const struct origin *from, const struct option_row *row, const char *arg,
+		  struct options *o)
 {
-	return bad(from, "'%s' is not one of %s", arg, allowed);
+	char names[CHOICES_TEXT_LEN] = "";
+	size_t len = 0;
+
+	for (const struct option_choice *c = row->choices; c->name; c++) {
+		if (strcmp(arg, c->name) == 0) {
+			if (row->size == sizeof(bool))
+				*(bool *)field(o, row) = c->value != 0;
+			else
+				memcpy(field(o, row), &c->value, sizeof(int));
+			return 0;
+		}
+		len += (size_t)snprintf(names + len, len < sizeof(names) ? sizeof(names) - len : 0,
+					"%s%s", c == row->choices ? "" : ", ", c->name);
+	}
+	return bad(from, "'%s' is not one of %s", arg, names);
 }
 
 /* An owned copy of a non-empty string; the old one is released. */
-static bool set_string(const struct origin *from, const char **field, const char *arg)
+static int set_string(const struct origin *from, const char **out, const char *arg)
 {
 	char *copy;
 
@@ -102,9 +135,9 @@ static bool set_string(const struct origin *from, const char **field, const char
 	copy = strdup(arg);
 	if (!copy)
 		return bad(from, "out of memory");
-	options_free_string(field);
-	*field = copy;
-	return false;
+	options_free_string(out);
+	*out = copy;
+	return 0;
 }
 
 /* yes/no/true/false/1/0, any case. */
@@ -119,7 +152,6 @@ static int parse_flag(const char *s, bool *on)
 	return 0;
 }
 
-/* ---- touch input ---- */
 /* "A:B", each within its own bounds: 0, or -EINVAL. */
 static int parse_pair(const char *arg, double a_lo, double a_hi, double b_lo, double b_hi,
 		      double *a, double *b)
@@ -139,330 +171,220 @@ static int parse_pair(const char *arg, double a_lo, double a_hi, double b_lo, do
 	return 0;
 }
 
-/* "MIN:MAX" in mm with lo <= MIN <= MAX <= hi. */
-static bool bad_bounds(const struct origin *from, const char *arg, double lo, double hi,
-		       double *min, double *max)
+/* "MIN:MAX" in mm with lo <= MIN <= MAX <= hi, into two doubles. */
+static int bounds(const struct origin *from, const struct option_row *row, const char *arg,
+		  struct options *o)
 {
-	if (parse_pair(arg, lo, hi, lo, hi, min, max) < 0 || *min > *max)
-		return bad(from, "'%s' is not MIN:MAX in mm with %g <= MIN <= MAX <= %g", arg, lo,
-			   hi);
-	return false;
+	double *min = field(o, row), *max = field_last(o, row, sizeof(double));
+
+	if (parse_pair(arg, row->min, row->max, row->min, row->max, min, max) < 0 || *min > *max)
+		return bad(from, "'%s' is not MIN:MAX in mm with %g <= MIN <= MAX <= %g", arg,
+			   row->min, row->max);
+	return 0;
 }
 
-/* --light-from AZIMUTH:ELEVATION in degrees. */
-static bool bad_light_from(const struct origin *from, const char *arg, double *az, double *el)
+/* WIDTHxHEIGHT, both whole numbers within the row's range, into two ints. */
+static int size(const struct origin *from, const struct option_row *row, const char *arg,
+		struct options *o)
+{
+	int *w = field(o, row), *h = field_last(o, row, sizeof(int));
+
+	if (parse_size(arg, (int)row->min, (int)row->max, w, h) < 0)
+		return bad(from, "'%s' is not WIDTHxHEIGHT%s%s with both from %d to %d", arg,
+			   row->unit ? " in " : "", row->unit ? row->unit : "", (int)row->min,
+			   (int)row->max);
+	return 0;
+}
+
+static int light_from(const struct origin *from, const char *arg, struct options *o)
 {
 	if (parse_pair(arg, 0, OPTIONS_MAX_LIGHT_AZIMUTH, OPTIONS_MIN_LIGHT_ELEVATION,
-		       OPTIONS_MAX_LIGHT_ELEVATION, az, el) < 0)
+		       OPTIONS_MAX_LIGHT_ELEVATION, &o->light_azimuth, &o->light_elevation) < 0)
 		return bad(from, "'%s' is not AZIMUTH:ELEVATION in degrees, 0 to %g clockwise from "
 			   "the screen's top edge and %g to %g above the panel", arg,
 			   OPTIONS_MAX_LIGHT_AZIMUTH, OPTIONS_MIN_LIGHT_ELEVATION,
 			   OPTIONS_MAX_LIGHT_ELEVATION);
-	return false;
+	return 0;
 }
 
-static bool bad_hours(const struct origin *from, struct options *o, const char *arg)
+static int opening_hours(const struct origin *from, const char *arg, struct options *o)
 {
-	int ret = parse_hours(arg, &o->open_min, &o->close_min);
+	int ret;
 
+	if (strcmp(arg, "always") == 0) {
+		o->has_opening_hours = false;
+		return 0;
+	}
+	ret = parse_hours(arg, &o->open_min, &o->close_min);
 	if (ret == -EDOM)
 		return bad(from, "'%s' opens and closes at the same time; for always open use "
 			   "'always'", arg);
 	if (ret < 0)
 		return bad(from, "'%s' is not HH:MM-HH:MM (e.g. 09:00-18:00) or 'always'", arg);
-	return false;
+	o->has_opening_hours = true;
+	return 0;
 }
 
-static bool bad_quiet_hours(const struct origin *from, struct options *o, const char *arg)
+static int quiet_hours(const struct origin *from, const char *arg, struct options *o)
 {
 	if (strcmp(arg, "none") == 0) {
 		o->has_quiet_hours = false;
-		return false;
+		return 0;
 	}
 	if (parse_hours(arg, &o->quiet_from_min, &o->quiet_to_min) < 0)
 		return bad(from, "'%s' is not HH:MM-HH:MM (e.g. 12:00-13:00), two different times, "
 			   "or 'none'", arg);
 	o->has_quiet_hours = true;
-	return false;
+	return 0;
 }
 
-static bool parse_touch(struct options *o, int c, const char *arg, bool on,
-			const struct origin *from)
+static int rotation(const struct origin *from, const char *arg, struct options *o)
 {
-	switch (c) {
-	case OPT_TOUCH_DEVICE:
-		return set_string(from, &o->touch_device, arg);
-	case OPT_GRAB:
-		o->grab = on;
-		return false;
-	case OPT_TOUCH_INVERT_X:
-		o->touch_invert_x = on;
-		return false;
-	case OPT_TOUCH_INVERT_Y:
-		o->touch_invert_y = on;
-		return false;
-	case OPT_CALIBRATION:
-		if (touch_matrix_parse(arg, o->calibration) < 0)
-			return bad(from, "'%s' is not six numbers \"a b c d e f\"", arg);
-		o->has_calibration = true;
-		return false;
-	case OPT_TOUCH_OUTPUT:
-		return set_string(from, &o->touch_output, arg);
-	case OPT_TOUCH_MAP: {
-		struct touch_assign a[TOUCH_ASSIGN_MAX];
-
-		if (touch_assign_parse(arg, a, TOUCH_ASSIGN_MAX) < 0)
-			return bad(from, "'%s' is not \"DEVICE=NAME ...\" (at most %d, each "
-				   "device once: a path or a device's name, then its panel's "
-				   "connector)", arg, TOUCH_ASSIGN_MAX);
-		return set_string(from, &o->touch_map, arg);
-	}
-	case OPT_TOUCH_RADIUS:
-		return bad_bounds(from, arg, OPTIONS_MIN_LENGTH_MM, OPTIONS_MAX_RADIUS_MM,
-				  &o->touch_radius_min, &o->touch_radius_max);
-	case OPT_TOUCH_WEIGHT:
-		return bad_bounds(from, arg, OPTIONS_MIN_LENGTH_MM, OPTIONS_MAX_WEIGHT_MM,
-				  &o->touch_weight_min, &o->touch_weight_max);
-	case OPT_STUCK_TOUCH:
-		return bad_int(from, arg, 0, OPTIONS_MAX_STUCK_TOUCH_S, &o->stuck_touch_s);
-	default:
-		return bad(from, "not a setting this program knows");
-	}
-}
-/* ---- end touch input ---- */
-
-bool options_parse_one(struct options *o, const struct option_row *opt, const char *arg,
-		      const char *where)
-{
-	const struct origin from = { opt->name, where };
-	const struct origin *f = &from;
-	bool on = true;
 	int v;
 
-	if (opt->has_arg == no_argument) {
+	if (strcmp(arg, "auto") == 0) {
+		o->rotate = ROTATE_AUTO;
+		return 0;
+	}
+	if (parse_int(arg, 0, ROTATION_MAX, &v) < 0 || v % ROTATION_STEP)
+		return bad(from, "'%s' is not one of auto, 0, 90, 180, 270", arg);
+	o->rotate = (enum rotation)v;
+	return 0;
+}
+
+static int render_ahead(const struct origin *from, const struct option_row *row,
+			const char *arg, struct options *o)
+{
+	double ms;
+
+	if (strcmp(arg, "auto") == 0) {
+		o->render_ahead_us = OPTIONS_RENDER_AHEAD_AUTO;
+		return 0;
+	}
+	if (strcmp(arg, "off") == 0) {
+		o->render_ahead_us = OPTIONS_RENDER_AHEAD_OFF;
+		return 0;
+	}
+	if (parse_double(arg, row->min, row->max, &ms) < 0)
+		return bad(from, "'%s' is not auto, off or milliseconds from %g to %g", arg,
+			   row->min, row->max);
+	o->render_ahead_us = (int)lround(ms * US_PER_MS);
+	return 0;
+}
+
+static int touch_map(const struct origin *from, const char *arg, struct options *o)
+{
+	struct touch_assign a[TOUCH_ASSIGN_MAX];
+
+	if (touch_assign_parse(arg, a, TOUCH_ASSIGN_MAX) < 0)
+		return bad(from, "'%s' is not \"DEVICE=NAME ...\" (at most %d, each device once: a "
+			   "path or a device's name, then its panel's connector)", arg,
+			   TOUCH_ASSIGN_MAX);
+	return set_string(from, &o->touch_map, arg);
+}
+
+static int layout(const struct origin *from, const char *arg, struct options *o)
+{
+	struct wall_layout l;
+	char err[ERR_LEN];
+
+	if (wall_layout_parse(arg, &l, err, sizeof(err)) < 0)
+		return bad(from, "%s", err);
+	return set_string(from, &o->layout, arg);
+}
+
+/* What the status server would refuse at start, refused here: --check-config
+ * and a reload say so too. */
+static int listen_address(const struct origin *from, const char *arg, struct options *o)
+{
+	if (!strchr(arg, ':'))
+		return bad(from, "'%s' has no port; expected ADDR:PORT, as 127.0.0.1:8080 or "
+			   "[::]:8080", arg);
+	if (parse_listen(arg, NULL, NULL) < 0)
+		return bad(from, "'%s' is not ADDR:PORT with a numeric address (no name is looked "
+			   "up) and a port from 0 to %d, as 127.0.0.1:8080 or [::]:8080", arg,
+			   PARSE_PORT_MAX);
+	return set_string(from, &o->http, arg);
+}
+
+int options_parse_one(struct options *o, const struct option_row *row, const char *arg,
+		      const char *where)
+{
+	const struct origin from = { row->name, where };
+	const struct origin *f = &from;
+	bool on = true;
+
+	if (row->type == OPTION_FLAG) {
 		if (arg && parse_flag(arg, &on) < 0)
 			return bad(f, "'%s' is not yes, no, true, false, 1 or 0", arg);
-	} else if (!arg) {
+		*(bool *)field(o, row) = on;
+		return 0;
+	}
+	if (!arg)
 		return bad(f, "needs a value");
-	}
 
-	switch (opt->val) {
-	case OPT_BACKEND:
-		if (strcmp(arg, "auto") == 0)
-			o->backend = BACKEND_AUTO;
-		else if (strcmp(arg, "drm") == 0)
-			o->backend = BACKEND_DRM;
-		else if (strcmp(arg, "headless") == 0)
-			o->backend = BACKEND_HEADLESS;
-		else
-			return bad_choice(f, arg, "auto, drm, headless");
-		return false;
-	case OPT_SIZE:
-		if (parse_size(arg, RIPPLE_MIN_SIZE, IMAGE_MAX_DIMENSION, &o->width, &o->height) < 0)
-			return bad(f, "'%s' is not WIDTHxHEIGHT with both from %d to %d",
-				   arg, RIPPLE_MIN_SIZE, IMAGE_MAX_DIMENSION);
-		return false;
-	case OPT_FRAMES:
-		return bad_int(f, arg, 0, OPTIONS_MAX_FRAMES, &o->frames);
-	case OPT_EVERY:
-		return bad_int(f, arg, 1, OPTIONS_MAX_FRAMES, &o->every);
-	case OPT_OUTPUT:
-		return set_string(f, &o->output_dir, arg);
-	case OPT_OUTPUT_HEIGHTS:
-		o->output_heights = on;
-		return false;
-	case OPT_REFRESH:
-		return bad_int(f, arg, 1, OPTIONS_MAX_REFRESH_HZ, &o->refresh_hz);
-	case OPT_FORMAT:
-		if (pixel_format_from_name(arg, &o->format) < 0)
-			return bad_choice(f, arg, "xrgb8888, rgb565");
-		return false;
-	case OPT_BACKGROUND:
-		return set_string(f, &o->background, arg);
-	case OPT_FIT:
-		if (image_fit_from_name(arg, &o->fit) < 0)
-			return bad_choice(f, arg, "cover, contain, stretch");
-		return false;
-	case OPT_PICTURE_SECONDS:
-		return bad_int(f, arg, 0, OPTIONS_MAX_PICTURE_SECONDS, &o->picture_seconds);
-	case OPT_CROSSFADE:
-		return bad_number(f, arg, 0, OPTIONS_MAX_CROSSFADE_S, "seconds", &o->crossfade_s);
-	case OPT_DRIFT:
-		return bad_int(f, arg, 0, OPTIONS_MAX_DRIFT, &o->drift);
-	case OPT_OBSTACLES:
-		return set_string(f, &o->obstacles, arg);
-	case OPT_STRICT:
-		o->strict = on;
-		return false;
-	case OPT_DAMPING:
-		return bad_int_or_auto(f, arg, RIPPLE_DAMPING_MIN, RIPPLE_DAMPING_MAX, 0, &o->damping);
-	case OPT_STEPS:
-		return bad_int_or_auto(f, arg, 1, OPTIONS_MAX_STEPS_PER_SECOND, 0,
-				       &o->steps_per_second);
-	case OPT_REFRACTION:
-		return bad_int_or_auto(f, arg, RENDER_SHIFT_MIN, RENDER_SHIFT_MAX, -1, &o->shift);
-	case OPT_LIGHT:
-		return bad_int(f, arg, 0, OPTIONS_MAX_LIGHT_PERCENT, &o->light);
-	case OPT_LIGHT_FROM:
-		return bad_light_from(f, arg, &o->light_azimuth, &o->light_elevation);
-	case OPT_LIGHT_SIZE:
-		return bad_number(f, arg, OPTIONS_MIN_LIGHT_SIZE_DEG, OPTIONS_MAX_LIGHT_SIZE_DEG,
-				  "degrees across", &o->light_size_deg);
-	case OPT_CAUSTICS:
-		if (strcmp(arg, "on") == 0)
-			o->caustics = true;
-		else if (strcmp(arg, "off") == 0)
-			o->caustics = false;
-		else
-			return bad_choice(f, arg, "on, off");
-		return false;
-	case OPT_SCREEN_MM:
-		if (parse_size(arg, SCREEN_MM_MIN, SCREEN_MM_MAX, &o->screen_mm_width,
-			       &o->screen_mm_height) < 0)
-			return bad(f, "'%s' is not WIDTHxHEIGHT in mm with both from %d to %d", arg,
-				   SCREEN_MM_MIN, SCREEN_MM_MAX);
-		return false;
-	case OPT_WAVE_SPEED:
-		return bad_number(f, arg, OPTIONS_MIN_WAVE_SPEED_CM_S, OPTIONS_MAX_WAVE_SPEED_CM_S,
-				  "cm per second", &o->wave_speed_cm_s);
-	case OPT_WATER:
-		if (strcmp(arg, "pond") == 0)
-			o->water = WATER_POND;
-		else if (strcmp(arg, "classic") == 0)
-			o->water = WATER_CLASSIC;
-		else
-			return bad_choice(f, arg, "pond, classic");
-		return false;
-	case OPT_VISCOSITY:
-		return bad_number(f, arg, 0, OPTIONS_MAX_VISCOSITY_MM2_S, "mm^2 per second",
-				  &o->viscosity_mm2_s);
-	case OPT_FADE:
-		return bad_number(f, arg, OPTIONS_MIN_FADE_S, OPTIONS_MAX_FADE_S, "seconds",
-				  &o->fade_s);
-	case OPT_DEPTH:
-		return bad_number(f, arg, OPTIONS_MIN_DEPTH_MM, OPTIONS_MAX_DEPTH_MM, "mm",
-				  &o->depth_mm);
-	case OPT_STONE_RADIUS:
-		return bad_number(f, arg, OPTIONS_MIN_LENGTH_MM, OPTIONS_MAX_RADIUS_MM, "mm",
-				  &o->stone_radius_mm);
-	case OPT_STONE_WEIGHT:
-		return bad_number(f, arg, OPTIONS_MIN_LENGTH_MM, OPTIONS_MAX_WEIGHT_MM, "mm",
-				  &o->stone_weight_mm);
-	case OPT_RAIN_DROP:
-		return bad_number(f, arg, OPTIONS_MIN_LENGTH_MM, OPTIONS_MAX_RADIUS_MM, "mm",
-				  &o->rain_drop_mm);
-	case OPT_RAIN:
-		return bad_int(f, arg, 0, OPTIONS_MAX_RAIN, &o->rain);
-	case OPT_SEED:
-		if (parse_u64(arg, &o->seed) < 0)
-			return bad(f, "'%s' is not a whole number from 0 to 2^64-1", arg);
-		return false;
-	case OPT_TOUCH_SCRIPT:
-		return set_string(f, &o->touch_script, arg);
-	case OPT_DEVICE:
-		return set_string(f, &o->device, arg);
-	case OPT_CONNECTOR:
-		return set_string(f, &o->connector, arg);
-	case OPT_LAYOUT: {
-		struct wall_layout layout;
-		char err[ERR_LEN];
-
-		if (wall_layout_parse(arg, &layout, err, sizeof(err)) < 0)
-			return bad(f, "%s", err);
-		return set_string(f, &o->layout, arg);
-	}
-	case OPT_MODE:
+	switch (row->type) {
+	case OPTION_INT:
+		return int_value(f, arg, (int)row->min, (int)row->max, field(o, row));
+	case OPTION_INT_AUTO:
+		return int_or_auto(f, arg, (int)row->min, (int)row->max, row->auto_value,
+				   field(o, row));
+	case OPTION_NUMBER:
+		return number_value(f, arg, row->min, row->max, row->unit, field(o, row));
+	case OPTION_CHOICE:
+		return choice(f, row, arg, o);
+	case OPTION_STRING:
+	case OPTION_CONFIG:
+		return set_string(f, field(o, row), arg);
+	case OPTION_SIZE:
+		return size(f, row, arg, o);
+	case OPTION_BOUNDS:
+		return bounds(f, row, arg, o);
+	case OPTION_MODE:
 		if (parse_mode(arg, &o->mode_width, &o->mode_height, &o->mode_refresh_hz) < 0)
 			return bad(f, "'%s' is not WIDTHxHEIGHT or WIDTHxHEIGHT@HZ", arg);
-		return false;
-	case OPT_ROTATE:
-		if (strcmp(arg, "auto") == 0) {
-			o->rotate = ROTATE_AUTO;
-			return false;
-		}
-		if (parse_int(arg, 0, 270, &v) < 0 || v % 90)
-			return bad_choice(f, arg, "auto, 0, 90, 180, 270");
-		o->rotate = (enum rotation)v;
-		return false;
-	case OPT_RENDER_AHEAD: {
-		double ms;
-
-		if (strcmp(arg, "auto") == 0) {
-			o->render_ahead_us = OPTIONS_RENDER_AHEAD_AUTO;
-			return false;
-		}
-		if (strcmp(arg, "off") == 0) {
-			o->render_ahead_us = OPTIONS_RENDER_AHEAD_OFF;
-			return false;
-		}
-		if (parse_double(arg, OPTIONS_MIN_RENDER_AHEAD_MS, OPTIONS_MAX_RENDER_AHEAD_MS, &ms) < 0)
-			return bad(f, "'%s' is not auto, off or milliseconds from %g to %g", arg,
-				   OPTIONS_MIN_RENDER_AHEAD_MS, OPTIONS_MAX_RENDER_AHEAD_MS);
-		o->render_ahead_us = (int)lround(ms * 1000);
-		return false;
-	}
-	case OPT_FLIP_TIMEOUT:
-		return bad_int(f, arg, 1, OPTIONS_MAX_FLIP_TIMEOUT_MS, &o->flip_timeout_ms);
-	case OPT_THREADS:
-		return bad_int(f, arg, 1, WORKERS_MAX, &o->threads);
-	case OPT_SIM_SCALE:
-		return bad_int_or_auto(f, arg, 1, OPTIONS_MAX_SIM_SCALE, 0, &o->sim_scale);
-	case OPT_CONFIG:
-		return set_string(f, &o->config, arg);
-	case OPT_CHECK_CONFIG:
-		/* main() checks and exits before any run. */
-		return false;
-	case OPT_GIVE_BACK_CONSOLE:
-		/* main() does it alone; with anything else it is a mistake. */
-		return bad(f, "--give-back-console TTY takes no other option");
-	case OPT_ATTRACT:
-		return bad_int(f, arg, 0, OPTIONS_MAX_ATTRACT_S, &o->attract_s);
-	case OPT_ATTRACT_RAIN:
-		return bad_int(f, arg, 0, OPTIONS_MAX_RAIN, &o->attract_rain);
-	case OPT_OPENING_HOURS:
-		if (strcmp(arg, "always") == 0) {
-			o->has_opening_hours = false;
-			return false;
-		}
-		if (bad_hours(f, o, arg))
-			return true;
-		o->has_opening_hours = true;
-		return false;
-	case OPT_SLEEP_AFTER:
-		return bad_int(f, arg, 0, OPTIONS_MAX_SLEEP_AFTER_S, &o->sleep_after_s);
-	case OPT_SOUND:
+		return 0;
+	case OPTION_ROTATION:
+		return rotation(f, arg, o);
+	case OPTION_LAYOUT:
+		return layout(f, arg, o);
+	case OPTION_LIGHT_FROM:
+		return light_from(f, arg, o);
+	case OPTION_SEED:
+		if (parse_u64(arg, &o->seed) < 0)
+			return bad(f, "'%s' is not a whole number from 0 to 2^64-1", arg);
+		return 0;
+	case OPTION_MATRIX:
+		if (touch_matrix_parse(arg, o->calibration) < 0)
+			return bad(f, "'%s' is not six numbers \"a b c d e f\"", arg);
+		o->has_calibration = true;
+		return 0;
+	case OPTION_TOUCH_MAP:
+		return touch_map(f, arg, o);
+	case OPTION_OPENING_HOURS:
+		return opening_hours(f, arg, o);
+	case OPTION_QUIET_HOURS:
+		return quiet_hours(f, arg, o);
+	case OPTION_SOUND:
 		if (strcmp(arg, "auto") == 0) {
 			options_free_string(&o->sound_device);
-			return false;
+			return 0;
 		}
 		return set_string(f, &o->sound_device, arg);
-	case OPT_VOLUME:
-		return bad_int(f, arg, 0, OPTIONS_MAX_VOLUME, &o->volume);
-	case OPT_QUIET_HOURS:
-		return bad_quiet_hours(f, o, arg);
-	case OPT_STATS_INTERVAL:
-		return bad_int(f, arg, 0, OPTIONS_MAX_STATS_INTERVAL_S, &o->stats_interval_s);
-	case OPT_STATE_DIR:
-		return set_string(f, &o->state_dir, arg);
-	case OPT_USAGE_DAYS:
-		return bad_int(f, arg, 0, OPTIONS_MAX_USAGE_DAYS, &o->usage_days);
-	case OPT_HTTP:
-		/* What the status server would refuse at start, refused here:
-		 * --check-config and a reload say so too. */
-		if (!strchr(arg, ':'))
-			return bad(f, "'%s' has no port; expected ADDR:PORT, as 127.0.0.1:8080 "
-				   "or [::]:8080", arg);
-		if (parse_listen(arg, NULL, NULL) < 0)
-			return bad(f, "'%s' is not ADDR:PORT with a numeric address (no name is "
-				   "looked up) and a port from 0 to %d, as 127.0.0.1:8080 or [::]:8080",
-				   arg, PARSE_PORT_MAX);
-		return set_string(f, &o->http, arg);
-	case OPT_HTTP_TOKEN_FILE:
-		return set_string(f, &o->http_token_file, arg);
-	case 'v':
-		o->verbose = on;
-		return false;
-	default:
-		return parse_touch(o, opt->val, arg, on, f);
+	case OPTION_LISTEN:
+		return listen_address(f, arg, o);
+	case OPTION_RENDER_AHEAD:
+		return render_ahead(f, row, arg, o);
+	case OPTION_CHECK_CONFIG:
+		/* main() checks and exits before any run. */
+		return 0;
+	case OPTION_GIVE_BACK:
+		/* main() does it alone; with anything else it is a mistake. */
+		return bad(f, "--give-back-console TTY takes no other option");
+	case OPTION_FLAG:
+	case OPTION_HELP:
+	case OPTION_VERSION:
+		break;
 	}
+	return bad(f, "not a setting this program knows");
 }

@@ -1,9 +1,7 @@
 #include "config.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <stddef.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,148 +10,1065 @@
 #include "input/input.h"
 #include "settings/options-private.h"
 #include "settings/options.h"
+#include "water/render.h"
+#include "water/ripple.h"
+#include "water/workers.h"
 
 /* The fields an option sets, so that a reload can tell what changed. */
-#define FIELD(f) offsetof(struct options, f), sizeof(((struct options *)0)->f), false
-#define STRING(f) offsetof(struct options, f), sizeof(const char *), true
-#define SPAN(first, last) offsetof(struct options, first), \
-	offsetof(struct options, last) + sizeof(((struct options *)0)->last) - \
-	offsetof(struct options, first), false
-#define NOTHING 0, 0, false
+#define FIELD(f) .offset = offsetof(struct options, f), .size = sizeof(((struct options *)0)->f)
+#define SPAN(first, last) .offset = offsetof(struct options, first), \
+	.size = offsetof(struct options, last) + sizeof(((struct options *)0)->last) - \
+		offsetof(struct options, first)
 #define RELOAD_LIVE OPTIONS_RELOAD_LIVE
 #define RELOAD_NEW_WATER OPTIONS_RELOAD_NEW_WATER
 #define RELOAD_RESTART OPTIONS_RELOAD_RESTART
 
+/* A choice is stored as an int: the enums it sets must be one. */
+_Static_assert(sizeof(enum backend_kind) == sizeof(int), "backend is an int");
+_Static_assert(sizeof(enum pixel_format) == sizeof(int), "format is an int");
+_Static_assert(sizeof(enum image_fit) == sizeof(int), "fit is an int");
+_Static_assert(sizeof(enum water_model) == sizeof(int), "water is an int");
+
+const struct option_group_text options_groups[GROUP_COUNT] = {
+	[GROUP_OUTPUT] = { "Output", NULL },
+	[GROUP_HEADLESS] = { "Headless (PNG frames)", NULL },
+	[GROUP_PICTURE] = { "The picture and the light", NULL },
+	[GROUP_WATER] = { "The water, in millimetres and seconds on the screen", NULL },
+	[GROUP_SEEDS] = { "The same in the seeds' units",
+			  "Each is auto by default, following from the above and the screen; a "
+			  "number forces it. Sim-scale 1, steps-per-second 30, damping 5 and "
+			  "refraction 2 are the classic effect, in pixels and steps." },
+	[GROUP_TOUCH] = { "Touch",
+			  "Touchscreens, tablets and other absolute pointers, and a mouse with its "
+			  "button held, all drop stones." },
+	[GROUP_EXHIBIT] = { "The exhibit", NULL },
+	[GROUP_SPEED] = { "Speed",
+			  "RIPPLE_SIMD=scalar|sse2|avx2|neon in the environment forces an "
+			  "instruction set." },
+	[GROUP_OTHER] = { "Other", NULL },
+};
+
+static const struct option_choice backends[] = {
+	{ "auto", BACKEND_AUTO }, { "drm", BACKEND_DRM }, { "headless", BACKEND_HEADLESS },
+	{ NULL, 0 },
+};
+static const struct option_choice formats[] = {
+	{ "xrgb8888", PIXEL_XRGB8888 }, { "rgb565", PIXEL_RGB565 }, { NULL, 0 },
+};
+static const struct option_choice fits[] = {
+	{ "cover", IMAGE_FIT_COVER }, { "contain", IMAGE_FIT_CONTAIN },
+	{ "stretch", IMAGE_FIT_STRETCH }, { NULL, 0 },
+};
+static const struct option_choice on_off[] = { { "on", true }, { "off", false }, { NULL, 0 } };
+static const struct option_choice waters[] = {
+	{ "pond", WATER_POND }, { "classic", WATER_CLASSIC }, { NULL, 0 },
+};
+
 /*
- * Every option: its getopt_long row, how a reload (SIGHUP) takes it, and
- * the fields it sets. LIVE: the running water, rain and touches take the
+ * Every option, in the order --help and the pages show them: what it is,
+ * its default and range, how a reload (SIGHUP) takes it, the fields it
+ * sets, and its texts. LIVE: the running water, rain and touches take the
  * new value. NEW_WATER: the water is made again for it (the picture on
  * screen stays until then). RESTART: the display or the devices were
  * chosen with it; a reload says so and keeps the old value.
+ * --help, the OPTIONS of ripple-kiosk(1), the KEYS and RELOADING of
+ * ripple-kiosk.conf(5) and the sample config are printed from here
+ * (tests/man.sh compares the pages with it: RK_UPDATE_DOCS=1 rewrites them).
  */
-static const struct option_row option_rows[] = {
-	{ "backend", required_argument, OPT_BACKEND, RELOAD_RESTART, FIELD(backend) },
-	{ "size", required_argument, OPT_SIZE, RELOAD_RESTART, SPAN(width, height) },
-	{ "frames", required_argument, OPT_FRAMES, RELOAD_RESTART, FIELD(frames) },
-	{ "every", required_argument, OPT_EVERY, RELOAD_RESTART, FIELD(every) },
-	{ "output", required_argument, OPT_OUTPUT, RELOAD_RESTART, STRING(output_dir) },
-	{ "output-heights", no_argument, OPT_OUTPUT_HEIGHTS, RELOAD_RESTART, FIELD(output_heights) },
-	{ "refresh", required_argument, OPT_REFRESH, RELOAD_RESTART, FIELD(refresh_hz) },
-	{ "format", required_argument, OPT_FORMAT, RELOAD_RESTART, FIELD(format) },
-	{ "background", required_argument, OPT_BACKGROUND, RELOAD_LIVE, STRING(background) },
-	{ "fit", required_argument, OPT_FIT, RELOAD_LIVE, FIELD(fit) },
-	{ "picture-seconds", required_argument, OPT_PICTURE_SECONDS, RELOAD_LIVE, FIELD(picture_seconds) },
-	{ "crossfade", required_argument, OPT_CROSSFADE, RELOAD_LIVE, FIELD(crossfade_s) },
-	{ "drift", required_argument, OPT_DRIFT, RELOAD_LIVE, FIELD(drift) },
-	{ "obstacles", required_argument, OPT_OBSTACLES, RELOAD_LIVE, STRING(obstacles) },
-	{ "strict", no_argument, OPT_STRICT, RELOAD_LIVE, FIELD(strict) },
-	{ "damping", required_argument, OPT_DAMPING, RELOAD_LIVE, FIELD(damping) },
-	{ "steps-per-second", required_argument, OPT_STEPS, RELOAD_LIVE, FIELD(steps_per_second) },
-	{ "refraction", required_argument, OPT_REFRACTION, RELOAD_LIVE, FIELD(shift) },
-	{ "light", required_argument, OPT_LIGHT, RELOAD_LIVE, FIELD(light) },
-	{ "light-from", required_argument, OPT_LIGHT_FROM, RELOAD_LIVE, SPAN(light_azimuth, light_elevation) },
-	{ "light-size", required_argument, OPT_LIGHT_SIZE, RELOAD_LIVE, FIELD(light_size_deg) },
-	{ "caustics", required_argument, OPT_CAUSTICS, RELOAD_LIVE, FIELD(caustics) },
-	{ "stone-radius", required_argument, OPT_STONE_RADIUS, RELOAD_LIVE, FIELD(stone_radius_mm) },
-	{ "stone-weight", required_argument, OPT_STONE_WEIGHT, RELOAD_LIVE, FIELD(stone_weight_mm) },
-	{ "rain", required_argument, OPT_RAIN, RELOAD_LIVE, FIELD(rain) },
-	{ "seed", required_argument, OPT_SEED, RELOAD_NEW_WATER, FIELD(seed) },
-	{ "touch-script", required_argument, OPT_TOUCH_SCRIPT, RELOAD_RESTART, STRING(touch_script) },
-	{ "device", required_argument, OPT_DEVICE, RELOAD_RESTART, STRING(device) },
-	{ "connector", required_argument, OPT_CONNECTOR, RELOAD_RESTART, STRING(connector) },
-	{ "mode", required_argument, OPT_MODE, RELOAD_RESTART, SPAN(mode_width, mode_refresh_hz) },
-	{ "rotate", required_argument, OPT_ROTATE, RELOAD_NEW_WATER, FIELD(rotate) },
-	{ "layout", required_argument, OPT_LAYOUT, RELOAD_RESTART, STRING(layout) },
-	{ "flip-timeout", required_argument, OPT_FLIP_TIMEOUT, RELOAD_RESTART, FIELD(flip_timeout_ms) },
-	{ "render-ahead", required_argument, OPT_RENDER_AHEAD, RELOAD_LIVE, FIELD(render_ahead_us) },
-	{ "threads", required_argument, OPT_THREADS, RELOAD_LIVE, FIELD(threads) },
-	{ "sim-scale", required_argument, OPT_SIM_SCALE, RELOAD_NEW_WATER, FIELD(sim_scale) },
-	{ "screen-mm", required_argument, OPT_SCREEN_MM, RELOAD_NEW_WATER, SPAN(screen_mm_width, screen_mm_height) },
-	{ "water", required_argument, OPT_WATER, RELOAD_NEW_WATER, FIELD(water) },
-	{ "wave-speed", required_argument, OPT_WAVE_SPEED, RELOAD_LIVE, FIELD(wave_speed_cm_s) },
-	{ "viscosity", required_argument, OPT_VISCOSITY, RELOAD_LIVE, FIELD(viscosity_mm2_s) },
-	{ "fade", required_argument, OPT_FADE, RELOAD_LIVE, FIELD(fade_s) },
-	{ "depth", required_argument, OPT_DEPTH, RELOAD_LIVE, FIELD(depth_mm) },
-	{ "rain-drop", required_argument, OPT_RAIN_DROP, RELOAD_LIVE, FIELD(rain_drop_mm) },
+const struct option_row options_table[] = {
+	/* ---- output ---- */
+	{
+		.name = "backend", .group = GROUP_OUTPUT, .type = OPTION_CHOICE,
+		.choices = backends, .def = "auto", .example = "headless",
+		.reload = RELOAD_RESTART, FIELD(backend),
+		.help = "where frames go: auto, the display when there is one, else the headless "
+			"demo",
+		.man = "Where frames go.\n"
+		       ".B auto\n"
+		       "uses the display when there is one and otherwise renders the\n"
+		       "built-in demo to PNG frames, saying why;\n"
+		       ".B drm\n"
+		       "insists on the display (the service uses this);\n"
+		       ".B headless\n"
+		       "writes PNG frames.",
+	},
+	{
+		.name = "device", .group = GROUP_OUTPUT, .type = OPTION_STRING, .arg = "PATH",
+		.def_text = "the first with KMS and dumb buffers, a real driver before a firmware "
+			    "framebuffer",
+		.example = "/dev/dri/card1",
+		.reload = RELOAD_RESTART, FIELD(device),
+		.help = "the DRM device",
+		.man = "The DRM device, e.g.\n"
+		       ".IR /dev/dri/card1 .",
+	},
+	{
+		.name = "connector", .group = GROUP_OUTPUT, .type = OPTION_STRING, .arg = "NAME",
+		.def_text = "every connected one", .example = "HDMI-A-1",
+		.reload = RELOAD_RESTART, FIELD(connector),
+		.help = "show on this connector only, e.g. HDMI-A-1",
+		.man = "Show on this connector only, e.g.\n"
+		       ".BR HDMI-A-1 .\n"
+		       "An unknown name is an error listing the connectors there are.",
+	},
+	{
+		.name = "mode", .group = GROUP_OUTPUT, .type = OPTION_MODE, .arg = "WxH[@HZ]",
+		.def_text = "the connector's preferred mode, else its largest",
+		.example = "1024x768@75",
+		.reload = RELOAD_RESTART, SPAN(mode_width, mode_refresh_hz),
+		.help = "the display mode",
+		.man = "The display mode, e.g.\n"
+		       ".BR 1920x1080@60 .",
+	},
+	{
+		.name = "rotate", .group = GROUP_OUTPUT, .type = OPTION_ROTATION,
+		.arg = "auto|0|90|180|270", .def = "auto", .example = "270",
+		.reload = RELOAD_NEW_WATER, FIELD(rotate),
+		.help = "turn the picture (and touch) clockwise for a rotated screen; auto: as the "
+			"panel's orientation says, else 0",
+		.man = "Turn the picture clockwise for a screen mounted rotated.\n"
+		       "Touch follows the rotated picture.\n"
+		       ".B auto\n"
+		       "takes what the first screen's connector property\n"
+		       ".B panel orientation\n"
+		       "says (the kernel sets it for built-in panels of tablets and laptops, from\n"
+		       "the firmware or its quirk list:\n"
+		       ".B Upside Down\n"
+		       "is 180,\n"
+		       ".B Left Side Up\n"
+		       "270,\n"
+		       ".B Right Side Up\n"
+		       "90), else 0.\n"
+		       "The log line of the water says where its rotation came from.",
+	},
+	{
+		.name = "layout", .group = GROUP_OUTPUT, .type = OPTION_LAYOUT,
+		.arg = "\"NAME@X,Y[:WxH][/ROT] ...\"",
+		.def_text = "every screen mirrors the same water",
+		.example = "HDMI-A-1@0,0:1210x680 HDMI-A-2@1225,0/180",
+		.reload = RELOAD_RESTART, FIELD(layout),
+		.help = "a water wall: each connector's panel on the wall, its top-left corner and "
+			"visible size in mm (size default: the connector's), turned ROT; one pond "
+			"across them, the gaps are bezels",
+		.man = "A water wall: one pond across several panels.\n"
+		       "Each connector's panel is placed on the wall by the top-left corner X,Y of its\n"
+		       "visible picture and its visible size WxH, in millimetres (default: the size the\n"
+		       "connector reports), turned ROT degrees clockwise as\n"
+		       ".BR --rotate .\n"
+		       "The water covers the panels' bounding box, at the pixel density of the first;\n"
+		       "each panel draws its own window of it, so a ripple runs on under a bezel and\n"
+		       "comes out on the next panel when the distance says.\n"
+		       "Where that density would make the wall more than a picture can be (16256\n"
+		       "pixels a side, 8192x8192 in all: five 4K panels side by side are 19390\n"
+		       "wide), the wall is drawn coarser and each panel shows its window scaled up,\n"
+		       "said in the log.\n"
+		       "The picture covers the wall\n"
+		       ".RB ( --fit\n"
+		       "applies to the wall).\n"
+		       "Panels that overlap, a connector named twice, or a size under 20 mm are\n"
+		       "refused with one line;\n"
+		       "a connector the layout does not name stays dark; a panel unplugged goes dark\n"
+		       "and the water keeps its size.\n"
+		       "With the headless backend each panel of a given size is an output of its own\n"
+		       "(frames\n"
+		       ".IR frame-NNNNN-NAME.png ),\n"
+		       ".B --size\n"
+		       "being the wall's.\n"
+		       ".B --rotate\n"
+		       "and\n"
+		       ".B --screen-mm\n"
+		       "do not apply to a wall.",
+	},
+	{
+		.name = "flip-timeout", .group = GROUP_OUTPUT, .type = OPTION_INT, .arg = "MS",
+		.min = 1, .max = OPTIONS_MAX_FLIP_TIMEOUT_MS,
+		.def = STR(OPTIONS_DEFAULT_FLIP_TIMEOUT_MS), .example = "500",
+		.reload = RELOAD_RESTART, FIELD(flip_timeout_ms),
+		.help = "a page flip not done by then is fatal",
+		.man = "A page flip not completed within this many milliseconds is logged and the\n"
+		       "program exits with status 1, so the service manager restarts it.",
+	},
+	{
+		.name = "render-ahead", .group = GROUP_OUTPUT, .type = OPTION_RENDER_AHEAD,
+		.arg = "auto|off|MS", .min = OPTIONS_MIN_RENDER_AHEAD_MS,
+		.max = OPTIONS_MAX_RENDER_AHEAD_MS, .def = "auto", .example = "4.5",
+		.reload = RELOAD_LIVE, FIELD(render_ahead_us),
+		.help = "start each frame this long before the vblank it is for, touches read just "
+			"before: auto, as long as frames take lately and a margin; off, as soon as "
+			"the last flip is done; or a fixed time in ms",
+		.man = "When each frame starts: this long before the vblank it is for, with the\n"
+		       "touches read just before it, so that a touch is on the glass at the next\n"
+		       "vblank rather than a frame later.\n"
+		       ".B auto\n"
+		       "takes the longest of the last 16 frames and a margin of 1.5 ms,\n"
+		       "more after a frame that missed its vblank, and starts frames as soon as the\n"
+		       "last flip is done while that is most of a refresh (a machine that cannot keep\n"
+		       "up).\n"
+		       ".B off\n"
+		       "starts them as soon as the last flip is done, as before: touches wait one to\n"
+		       "two refreshes.\n"
+		       "A number is a fixed time in milliseconds.",
+	},
+	/* ---- headless ---- */
+	{
+		.name = "size", .group = GROUP_HEADLESS, .type = OPTION_SIZE, .arg = "WxH",
+		.min = RIPPLE_MIN_SIZE, .max = IMAGE_MAX_DIMENSION,
+		.def = STR(OPTIONS_DEFAULT_WIDTH) "x" STR(OPTIONS_DEFAULT_HEIGHT),
+		.example = "800x600",
+		.reload = RELOAD_RESTART, SPAN(width, height),
+		.help = "frame size",
+		.man = "Frame size.",
+	},
+	{
+		.name = "frames", .group = GROUP_HEADLESS, .type = OPTION_INT, .arg = "N",
+		.min = 0, .max = OPTIONS_MAX_FRAMES, .def = STR(OPTIONS_DEFAULT_FRAMES),
+		.example = "5",
+		.reload = RELOAD_RESTART, FIELD(frames),
+		.help = "frames to make; 0: run in real time at --refresh until SIGTERM, writing "
+			"no frames",
+		.man = "Frames to make, then exit.\n"
+		       "With\n"
+		       ".BR \"--frames 0\" ,\n"
+		       "the headless display is a screen without glass: frames come in real time at\n"
+		       ".B --refresh\n"
+		       "(drawn only when the water changes, as on a screen) until SIGTERM or SIGINT,\n"
+		       "none is written to\n"
+		       ".BR --output ,\n"
+		       "and the service\\(aqs parts run as on a display (the start and stats lines, the\n"
+		       "usage numbers in the state directory,\n"
+		       ".BR --http ,\n"
+		       "SIGUSR1\\(aqs screenshot and map), so they can be tried and tested without one.",
+	},
+	{
+		.name = "every", .group = GROUP_HEADLESS, .type = OPTION_INT, .arg = "N",
+		.min = 1, .max = OPTIONS_MAX_FRAMES, .def = "1", .example = "2",
+		.reload = RELOAD_RESTART, FIELD(every),
+		.help = "write every Nth frame",
+		.man = "Write every\n"
+		       ".IR N th\n"
+		       "frame.",
+	},
+	{
+		.name = "output", .group = GROUP_HEADLESS, .type = OPTION_STRING, .arg = "DIR",
+		.def = OPTIONS_DEFAULT_OUTPUT, .example = "/var/tmp/frames",
+		.reload = RELOAD_RESTART, FIELD(output_dir),
+		.help = "where frame-NNNNN.png go",
+		.man = "Where\n"
+		       ".I frame-NNNNN.png\n"
+		       "go.",
+	},
+	{
+		.name = "output-heights", .group = GROUP_HEADLESS, .type = OPTION_FLAG,
+		.def = "no", .example = "yes",
+		.reload = RELOAD_RESTART, FIELD(output_heights),
+		.help = "also the water's heights beside each frame, heights-NNNNN.pgm (16 bits a "
+			"cell, height + 32768)",
+		.man = "Also write the water's heights beside each frame written, as\n"
+		       ".IR heights-NNNNN.pgm :\n"
+		       "a 16-bit binary PGM (P5, maxval 65535, big-endian), one pixel a cell of\n"
+		       "the grid, holding the height + 32768.\n"
+		       "The log line of the water gives the cell's size in mm.",
+	},
+	{
+		.name = "refresh", .group = GROUP_HEADLESS, .type = OPTION_INT, .arg = "HZ",
+		.min = 1, .max = OPTIONS_MAX_REFRESH_HZ, .def = STR(OPTIONS_DEFAULT_REFRESH_HZ),
+		.example = "50",
+		.reload = RELOAD_RESTART, FIELD(refresh_hz),
+		.help = "frames per second of the virtual display",
+		.man = "Frames per second of the virtual display.",
+	},
+	{
+		.name = "format", .group = GROUP_HEADLESS, .type = OPTION_CHOICE,
+		.choices = formats, .def = "xrgb8888", .example = "rgb565",
+		.reload = RELOAD_RESTART, FIELD(format),
+		.help = "pixel format rendered",
+		.man = "Pixel format rendered.",
+	},
+	/* ---- the picture and the light ---- */
+	{
+		.name = "background", .group = GROUP_PICTURE, .type = OPTION_STRING,
+		.arg = "FILE[:FILE|DIR]...", .def_text = "a built-in picture of pool tiles",
+		.example = "/srv/pictures/koi.jpg:/srv/pictures/more",
+		.reload = RELOAD_LIVE, FIELD(background),
+		.help = "PNG, JPEG or PPM under the water; several, or a directory's, take turns",
+		.man = "The picture under the water: PNG, JPEG or binary PPM, told apart by their\n"
+		       "first bytes.\n"
+		       "A picture that cannot be read (missing, truncated, corrupt, larger than\n"
+		       "16384 pixels a side) gives one line naming the file and the reason, and the\n"
+		       "built-in picture is shown instead.\n"
+		       ".IP\n"
+		       "Several pictures, separated by\n"
+		       ".B :\n"
+		       "as in\n"
+		       ".BR PATH ,\n"
+		       "take turns (see\n"
+		       ".BR --picture-seconds ).\n"
+		       "A directory gives its\n"
+		       ".IR .png ,\n"
+		       ".IR .jpg ,\n"
+		       ".I .jpeg\n"
+		       "and\n"
+		       ".I .ppm\n"
+		       "files (any case; hidden ones left out), sorted by name in byte order\n"
+		       ".RB ( strcmp ,\n"
+		       "the same in every locale: number them 01, 02, ..., since 10 sorts before 2).\n"
+		       "A picture of the list that cannot be read is logged once and skipped until\n"
+		       "the list is read again (SIGHUP); when none can be read, the built-in picture\n"
+		       "shows.\n"
+		       "With\n"
+		       ".BR --strict ,\n"
+		       "the first picture must be readable.",
+	},
+	{
+		.name = "fit", .group = GROUP_PICTURE, .type = OPTION_CHOICE, .choices = fits,
+		.def = "cover", .example = "contain",
+		.reload = RELOAD_LIVE, FIELD(fit),
+		.help = "how the picture fills the screen: cropped, letterboxed or distorted",
+		.man = "How the picture fills the screen:\n"
+		       ".B cover\n"
+		       "crops what sticks out,\n"
+		       ".B contain\n"
+		       "shows all of it with black bars,\n"
+		       ".B stretch\n"
+		       "ignores the aspect ratio.",
+	},
+	{
+		.name = "picture-seconds", .group = GROUP_PICTURE, .type = OPTION_INT, .arg = "N",
+		.min = 0, .max = OPTIONS_MAX_PICTURE_SECONDS,
+		.def = STR(OPTIONS_DEFAULT_PICTURE_SECONDS), .example = "300",
+		.reload = RELOAD_LIVE, FIELD(picture_seconds),
+		.help = "with several pictures: each stands N s, then fades into the next; 0: the "
+			"first stays",
+		.man = "With several pictures: each stands still for\n"
+		       ".I N\n"
+		       "seconds, then crossfades into the next; a new picture every\n"
+		       ".I N\n"
+		       "plus\n"
+		       ".B --crossfade\n"
+		       "seconds, round and round.\n"
+		       "0 keeps the first.\n"
+		       "Only the picture shown and the next are held decoded: the next is decoded\n"
+		       "on a thread of its own while the current one stands.",
+	},
+	{
+		.name = "crossfade", .group = GROUP_PICTURE, .type = OPTION_NUMBER,
+		.arg = "SECONDS", .min = 0, .max = OPTIONS_MAX_CROSSFADE_S, .unit = "seconds",
+		.def = STR(OPTIONS_DEFAULT_CROSSFADE_S), .example = "3.5",
+		.reload = RELOAD_LIVE, FIELD(crossfade_s),
+		.help = "how long one picture takes to fade into the next; 0 changes at once",
+		.man = "How long one picture takes to fade into the next, the water moving over\n"
+		       "both; 0 changes at once.",
+	},
+	{
+		.name = "drift", .group = GROUP_PICTURE, .type = OPTION_INT, .arg = "PIXELS",
+		.min = 0, .max = OPTIONS_MAX_DRIFT, .def = "0", .example = "4",
+		.reload = RELOAD_LIVE, FIELD(drift),
+		.help = "burn-in care (OLED, plasma): the picture wanders this far, a pixel every "
+			"few minutes; 0 off",
+		.man = "Burn-in care for OLED and plasma panels: the picture wanders within\n"
+		       ".I PIXELS\n"
+		       "each way, in whole pixels, one pixel at a time, minutes apart (x every 2\n"
+		       "minutes, y every 3), so that no edge stays on the same pixels for hours and\n"
+		       "nothing ever jumps.\n"
+		       "The picture is scaled that much larger, so no black band shows.\n"
+		       "0 is off.",
+	},
+	{
+		.name = "obstacles", .group = GROUP_PICTURE, .type = OPTION_STRING, .arg = "FILE",
+		.def_text = "none", .example = "/srv/pictures/rocks and reeds.png",
+		.reload = RELOAD_LIVE, FIELD(obstacles),
+		.help = "an image whose dark parts are solid walls in the water",
+		.man = "An image whose dark parts (under half brightness) are solid walls in the\n"
+		       "water, stretched to the screen: waves reflect off them and bend through gaps.",
+	},
+	{
+		.name = "strict", .group = GROUP_PICTURE, .type = OPTION_FLAG,
+		.def = "no", .example = "yes",
+		.reload = RELOAD_LIVE, FIELD(strict),
+		.help = "a picture that cannot be read is fatal instead of replaced by the built-in "
+			"one",
+		.man = "A picture that cannot be read is fatal instead of replaced.",
+	},
+	{
+		.name = "light", .group = GROUP_PICTURE, .type = OPTION_INT, .arg = "PERCENT",
+		.min = 0, .max = OPTIONS_MAX_LIGHT_PERCENT,
+		.def = STR(OPTIONS_DEFAULT_LIGHT_PERCENT), .example = "40",
+		.reload = RELOAD_LIVE, FIELD(light),
+		.help = "a lamp's mirror image in the water, in % of white: the slopes catch it; "
+			"0 off",
+		.man = "A lamp above the panel, mirrored by the water: how bright its mirror image\n"
+		       "is, in % of the screen's white. The slopes catch it, so rings show over any\n"
+		       "picture; a slope steeper than the one that mirrors the lamp sees the room\n"
+		       "beyond it, so a finger's dent shows a glint, not a patch of white; 0 is off.",
+	},
+	{
+		.name = "light-from", .group = GROUP_PICTURE, .type = OPTION_LIGHT_FROM,
+		.arg = "AZ:EL",
+		.def = STR(OPTIONS_DEFAULT_LIGHT_AZIMUTH) ":" STR(OPTIONS_DEFAULT_LIGHT_ELEVATION),
+		.example = "90:45.5",
+		.reload = RELOAD_LIVE, SPAN(light_azimuth, light_elevation),
+		.help = "where the lamp is: degrees clockwise from the screen's top edge, and above "
+			"the panel",
+		.man = "Where the lamp is: degrees clockwise from the screen's top edge, and\n"
+		       "degrees above the panel. By default high, as a ceiling light over a touch\n"
+		       "table, to the top left. The same lamp lights the floor through the water\n"
+		       "(\\fB--caustics\\fR): its light goes down slanted from there.",
+	},
+	{
+		.name = "caustics", .group = GROUP_PICTURE, .type = OPTION_CHOICE,
+		.choices = on_off, .def = "on", .example = "off",
+		.reload = RELOAD_LIVE, FIELD(caustics),
+		.help = "the same lamp's light through the water onto the picture: brighter under "
+			"crests, lines where it folds",
+		.man = "The light through the water: the picture lies on the pond's floor and the\n"
+		       "moving surface focuses the lamp's light onto it, brighter under crests,\n"
+		       "darker under troughs, in bright lines where it folds; its strength follows\n"
+		       "from\n"
+		       ".B --depth\n"
+		       "and the lamp. Flat water lights the floor evenly: the picture exactly.\n"
+		       "Off gives the frames without it, exactly.",
+	},
+	{
+		.name = "light-size", .group = GROUP_PICTURE, .type = OPTION_NUMBER,
+		.arg = "DEGREES", .min = OPTIONS_MIN_LIGHT_SIZE_DEG,
+		.max = OPTIONS_MAX_LIGHT_SIZE_DEG, .unit = "degrees across",
+		.def = STR(OPTIONS_DEFAULT_LIGHT_SIZE_DEG), .example = "7.5",
+		.reload = RELOAD_LIVE, FIELD(light_size_deg),
+		.help = "the lamp's angular size: blurs those lines and bounds their brightness",
+		.man = "The lamp's angular diameter seen from the water: a wider lamp\n"
+		       "blurs the light's lines on the floor and bounds how bright they get.\n"
+		       "The default is a ceiling light of 15 cm two metres up; the sun is 0.5.",
+	},
+	/* ---- the water ---- */
+	{
+		.name = "screen-mm", .group = GROUP_WATER, .type = OPTION_SIZE, .arg = "WxH",
+		.min = SCREEN_MM_MIN, .max = SCREEN_MM_MAX, .unit = "mm",
+		.def_text = "what the connector reports, else a 24-inch screen",
+		.example = "1210x680",
+		.reload = RELOAD_NEW_WATER, SPAN(screen_mm_width, screen_mm_height),
+		.help = "the screen's size in mm as the viewer sees it",
+		.man = "The screen's size in mm as the viewer sees it. A size the connector reports\n"
+		       "(EDID, the panel driver) that is missing or implausible is taken as a\n"
+		       "24-inch screen. The start line says which\n"
+		       "size was used and where it came from. With several screens mirrored, the\n"
+		       "water is made for the first one (its millimetres are the true ones).\n"
+		       "Everything below is in millimetres and seconds on this screen, so the water\n"
+		       "looks the same on a 10-inch, a 55-inch and a 4K screen.",
+	},
+	{
+		.name = "water", .group = GROUP_WATER, .type = OPTION_CHOICE, .choices = waters,
+		.def = "pond", .example = "classic",
+		.reload = RELOAD_NEW_WATER, FIELD(water),
+		.help = "pond: water's own waves, each length at its own speed, a tap rings out as "
+			"a train; classic: the seeds' one ring at one speed",
+		.man = "Which water.\n"
+		       ".B pond\n"
+		       "is water's own waves, each wavelength at its own speed\n"
+		       "(\\(*w\\(ha2 = (g k + \\(*s/\\(*r k\\(ha3) tanh(k d)), damped by water's "
+		       "viscosity, so a tap\n"
+		       "rings out as a train of ripples with a calm disc inside and short capillary\n"
+		       "ripples running ahead, and a dragging finger holds ripples ahead of it and\n"
+		       "longer waves behind.\n"
+		       ".B classic\n"
+		       "is the seeds' two-buffer ripple, bit for bit as it always was: one ring at\n"
+		       "one speed.",
+	},
+	{
+		.name = "depth", .group = GROUP_WATER, .type = OPTION_NUMBER, .arg = "MM",
+		.min = OPTIONS_MIN_DEPTH_MM, .max = OPTIONS_MAX_DEPTH_MM, .unit = "mm",
+		.def_text = STR(OPTIONS_DEFAULT_POND_DEPTH_MM) " for the pond, "
+			    STR(OPTIONS_DEFAULT_DEPTH_MM) " for the classic water",
+		.example = "60",
+		.reload = RELOAD_LIVE, FIELD(depth_mm),
+		.help = "how deep the water is; the picture lies on its floor and deeper bends it "
+			"more",
+		.man = "How deep the water is; the picture lies on its floor, so deeper bends it\n"
+		       "more. In the pond the depth\n"
+		       "also decides the waves: from about 20 mm every ripple a finger makes is in\n"
+		       "deep water and a tap spreads into a train; at 5 mm long waves all run at one\n"
+		       "speed and the train thins to nearly one ring. Under deep water a fingertip's\n"
+		       "fresh dent folds the picture over while the finger is on it.",
+	},
+	{
+		.name = "viscosity", .group = GROUP_WATER, .type = OPTION_NUMBER, .arg = "MM2_S",
+		.min = 0, .max = OPTIONS_MAX_VISCOSITY_MM2_S, .unit = "mm^2 per second",
+		.def = STR(OPTIONS_DEFAULT_VISCOSITY_MM2_S), .example = "0.5",
+		.reload = RELOAD_LIVE, FIELD(viscosity_mm2_s),
+		.help = "the pond's: how fast short ripples fade, mm^2 per second (the default is "
+			"water's), 0 none",
+		.man = "The pond's viscosity in mm^2 per second (the default is water's; 0 none):\n"
+		       "a wave of length \\(*l loses its height as\n"
+		       "e^-2\\(*n(2\\(*p/\\(*l)^2 t, short ripples within a second, long waves over\n"
+		       "minutes.",
+	},
+	{
+		.name = "wave-speed", .group = GROUP_WATER, .type = OPTION_NUMBER, .arg = "CM_S",
+		.min = OPTIONS_MIN_WAVE_SPEED_CM_S, .max = OPTIONS_MAX_WAVE_SPEED_CM_S,
+		.unit = "cm per second", .def = STR(OPTIONS_DEFAULT_WAVE_SPEED_CM_S),
+		.example = "30",
+		.reload = RELOAD_LIVE, FIELD(wave_speed_cm_s),
+		.help = "the classic water's: how fast ripples spread, cm per second",
+		.man = "The classic water's: how fast ripples spread, in cm per second (the default\n"
+		       "is the slowest ripples on real water). The pond's waves run at water's own\n"
+		       "speeds; given to the pond, this is said and ignored.",
+	},
+	{
+		.name = "fade", .group = GROUP_WATER, .type = OPTION_NUMBER, .arg = "SECONDS",
+		.min = OPTIONS_MIN_FADE_S, .max = OPTIONS_MAX_FADE_S, .unit = "seconds",
+		.def = STR(OPTIONS_DEFAULT_FADE_S), .example = "9",
+		.reload = RELOAD_LIVE, FIELD(fade_s),
+		.help = "damping leaves a tenth of a wave after this, 0 never; water's viscosity "
+			"takes short ripples sooner",
+		.man = "Damping leaves a tenth of a wave after this long (0: no fade); water's\n"
+		       "viscosity takes short ripples sooner, as on a pond. With the default a tap's\n"
+		       "ring still reads after 3 seconds, on a busy picture too, and the water is\n"
+		       "flat again within about 15.",
+	},
+	{
+		.name = "stone-radius", .group = GROUP_WATER, .type = OPTION_NUMBER, .arg = "MM",
+		.min = OPTIONS_MIN_LENGTH_MM, .max = OPTIONS_MAX_RADIUS_MM, .unit = "mm",
+		.def = STR(OPTIONS_DEFAULT_STONE_RADIUS_MM), .example = "6",
+		.reload = RELOAD_LIVE, FIELD(stone_radius_mm),
+		.help = "radius of a fingertip's stone",
+		.man = "Radius of a fingertip's stone: the dent it makes (the default: a contact a\n"
+		       "centimetre across and the water bending down round it).",
+	},
+	{
+		.name = "stone-weight", .group = GROUP_WATER, .type = OPTION_NUMBER, .arg = "MM",
+		.min = OPTIONS_MIN_LENGTH_MM, .max = OPTIONS_MAX_WEIGHT_MM, .unit = "mm",
+		.def = STR(OPTIONS_DEFAULT_STONE_WEIGHT_MM), .example = "2.5",
+		.reload = RELOAD_LIVE, FIELD(stone_weight_mm),
+		.help = "how deep a fingertip pushes the water",
+		.man = "How deep a fingertip pushes the water.",
+	},
+	{
+		.name = "rain", .group = GROUP_WATER, .type = OPTION_INT, .arg = "N",
+		.min = 0, .max = OPTIONS_MAX_RAIN, .def = STR(OPTIONS_DEFAULT_RAIN), .example = "30",
+		.reload = RELOAD_LIVE, FIELD(rain),
+		.help = "raindrops per minute per square metre, 0 none",
+		.man = "Raindrops per minute per square metre of screen, 0 for none.",
+	},
+	{
+		.name = "rain-drop", .group = GROUP_WATER, .type = OPTION_NUMBER, .arg = "MM",
+		.min = OPTIONS_MIN_LENGTH_MM, .max = OPTIONS_MAX_RADIUS_MM, .unit = "mm",
+		.def = STR(OPTIONS_DEFAULT_RAIN_DROP_MM), .example = "4.5",
+		.reload = RELOAD_LIVE, FIELD(rain_drop_mm),
+		.help = "raindrops' radius, from half this to this",
+		.man = "Raindrops' radius: from half this to this.",
+	},
+	{
+		.name = "seed", .group = GROUP_WATER, .type = OPTION_SEED, .arg = "N",
+		.def = STR(OPTIONS_DEFAULT_SEED), .example = "18446744073709551615",
+		.reload = RELOAD_NEW_WATER, FIELD(seed),
+		.help = "seed of the rain: the same seed rains the same way",
+		.man = "Seed of the rain: the same seed rains the same way.",
+	},
+	{
+		.name = "touch-script", .group = GROUP_WATER, .type = OPTION_STRING, .arg = "FILE",
+		.def_text = "none", .example = "/srv/demo.script",
+		.reload = RELOAD_RESTART, FIELD(touch_script),
+		.help = "scripted fingers: lines 'FRAME down|move|up FINGER [X Y]'",
+		.man = "Scripted fingers, one event a line:\n"
+		       ".IR FRAME \" \" down | move | up \" \" FINGER \" [\" \"X Y\" ],\n"
+		       "with\n"
+		       ".B #\n"
+		       "starting a comment.\n"
+		       "Frames count from 0 at the refresh rate and never go back; coordinates are\n"
+		       "the screen's pixels as the viewer sees them.\n"
+		       "A malformed line is an error naming\n"
+		       ".IR file : line .",
+	},
+	/* ---- the seeds' units ---- */
+	{
+		.name = "sim-scale", .group = GROUP_SEEDS, .type = OPTION_INT_AUTO, .arg = "auto|N",
+		.min = 1, .max = OPTIONS_MAX_SIM_SCALE, .auto_value = 0, .def = "auto",
+		.example = "2",
+		.reload = RELOAD_NEW_WATER, FIELD(sim_scale),
+		.help = "simulate the water at 1/N size, render full size",
+		.man = "Simulate the water at 1/\\fIN\\fR of the screen's size; auto picks\n"
+		       "cells of 1.4 to 2.8 mm, a power of two pixels, interpolated smoothly.\n"
+		       "Either way the water has 4194304 cells (2048x2048) at the most: a finer grid\n"
+		       "is made coarser, said in the log.",
+	},
+	{
+		.name = "steps-per-second", .group = GROUP_SEEDS, .type = OPTION_INT_AUTO,
+		.arg = "auto|N", .min = 1, .max = OPTIONS_MAX_STEPS_PER_SECOND, .auto_value = 0,
+		.def = "auto", .example = "60",
+		.reload = RELOAD_LIVE, FIELD(steps_per_second),
+		.help = "water steps per second, whatever the refresh",
+		.man = "Water steps per second, whatever the display's refresh rate; auto\n"
+		       "gives the classic water's wave speed on those cells, and 240 for the pond\n"
+		       "(whose waves are exact at any step; its steps keep a stone's time inside a\n"
+		       "frame and follow a fast finger).",
+	},
+	{
+		.name = "damping", .group = GROUP_SEEDS, .type = OPTION_INT_AUTO, .arg = "auto|N",
+		.min = RIPPLE_DAMPING_MIN, .max = RIPPLE_DAMPING_MAX, .auto_value = 0,
+		.def = "auto", .example = "7",
+		.reload = RELOAD_LIVE, FIELD(damping),
+		.help = "the classic water's: waves lose 1/2^N per step (the seeds used 5)",
+		.man = "The classic water's: waves lose 1/2^\\fIN\\fR of their height per step, the\n"
+		       "seeds' step with no viscosity; auto damps by a fraction that follows the step\n"
+		       "rate, from\n"
+		       ".BR --fade ,\n"
+		       "and adds water's viscosity.",
+	},
+	{
+		.name = "refraction", .group = GROUP_SEEDS, .type = OPTION_INT_AUTO,
+		.arg = "auto|N", .min = RENDER_SHIFT_MIN, .max = RENDER_SHIFT_MAX,
+		.auto_value = -1, .def = "auto", .example = "3",
+		.reload = RELOAD_LIVE, FIELD(shift),
+		.help = "the picture's offset is the height difference >> N",
+		.man = "The picture is offset by the height difference shifted right by\n"
+		       ".IR N ;\n"
+		       "auto follows from\n"
+		       ".BR --depth .",
+	},
 	/* ---- touch input ---- */
-	{ "touch-device", required_argument, OPT_TOUCH_DEVICE, RELOAD_RESTART, STRING(touch_device) },
-	{ "grab", no_argument, OPT_GRAB, RELOAD_RESTART, FIELD(grab) },
-	{ "touch-invert-x", no_argument, OPT_TOUCH_INVERT_X, RELOAD_LIVE, FIELD(touch_invert_x) },
-	{ "touch-invert-y", no_argument, OPT_TOUCH_INVERT_Y, RELOAD_LIVE, FIELD(touch_invert_y) },
-	{ "calibration", required_argument, OPT_CALIBRATION, RELOAD_LIVE, SPAN(has_calibration, calibration) },
-	{ "touch-output", required_argument, OPT_TOUCH_OUTPUT, RELOAD_LIVE, STRING(touch_output) },
-	{ "touch-map", required_argument, OPT_TOUCH_MAP, RELOAD_RESTART, STRING(touch_map) },
-	{ "touch-radius", required_argument, OPT_TOUCH_RADIUS, RELOAD_LIVE, SPAN(touch_radius_min, touch_radius_max) },
-	{ "touch-weight", required_argument, OPT_TOUCH_WEIGHT, RELOAD_LIVE, SPAN(touch_weight_min, touch_weight_max) },
-	{ "stuck-touch", required_argument, OPT_STUCK_TOUCH, RELOAD_LIVE, FIELD(stuck_touch_s) },
-	/* ---- end touch input ---- */
-	{ "config", required_argument, OPT_CONFIG, RELOAD_RESTART, NOTHING },
-	{ "attract", required_argument, OPT_ATTRACT, RELOAD_LIVE, FIELD(attract_s) },
-	{ "attract-rain", required_argument, OPT_ATTRACT_RAIN, RELOAD_LIVE, FIELD(attract_rain) },
-	{ "opening-hours", required_argument, OPT_OPENING_HOURS, RELOAD_LIVE, SPAN(has_opening_hours, close_min) },
-	{ "sleep-after", required_argument, OPT_SLEEP_AFTER, RELOAD_LIVE, FIELD(sleep_after_s) },
-	{ "sound", required_argument, OPT_SOUND, RELOAD_LIVE, STRING(sound_device) },
-	{ "volume", required_argument, OPT_VOLUME, RELOAD_LIVE, FIELD(volume) },
-	{ "quiet-hours", required_argument, OPT_QUIET_HOURS, RELOAD_LIVE, SPAN(has_quiet_hours, quiet_to_min) },
-	{ "stats-interval", required_argument, OPT_STATS_INTERVAL, RELOAD_LIVE, FIELD(stats_interval_s) },
-	{ "state-dir", required_argument, OPT_STATE_DIR, RELOAD_LIVE, STRING(state_dir) },
-	{ "usage-days", required_argument, OPT_USAGE_DAYS, RELOAD_LIVE, FIELD(usage_days) },
-	{ "http", required_argument, OPT_HTTP, RELOAD_RESTART, STRING(http) },
-	{ "http-token-file", required_argument, OPT_HTTP_TOKEN_FILE, RELOAD_RESTART, STRING(http_token_file) },
-	{ "verbose", no_argument, 'v', RELOAD_RESTART, FIELD(verbose) },
-	{ "help", no_argument, 'h', RELOAD_RESTART, NOTHING },
-	{ "version", no_argument, 'V', RELOAD_RESTART, NOTHING },
-	{ "check-config", optional_argument, OPT_CHECK_CONFIG, RELOAD_RESTART, NOTHING },
-	{ "give-back-console", required_argument, OPT_GIVE_BACK_CONSOLE, RELOAD_RESTART, NOTHING },
+	{
+		.name = "touch-device", .group = GROUP_TOUCH, .type = OPTION_STRING,
+		.arg = "PATH|NAME", .def_text = "every touchscreen, tablet and mouse found",
+		.example = "ILITEK Multi-Touch",
+		.reload = RELOAD_RESTART, FIELD(touch_device),
+		.help = "use only this input device",
+		.man = "Use only this input device, by its\n"
+		       ".I /dev/input/event*\n"
+		       "path or its name.",
+	},
+	{
+		.name = "touch-output", .group = GROUP_TOUCH, .type = OPTION_STRING, .arg = "NAME",
+		.def_text = "the first screen; with --layout, the whole wall, as a touch frame "
+			    "round it is",
+		.example = "DP-1",
+		.reload = RELOAD_LIVE, FIELD(touch_output),
+		.help = "the connector the touchscreen is on",
+		.man = "The connector the touchscreen is on.",
+	},
+	{
+		.name = "touch-map", .group = GROUP_TOUCH, .type = OPTION_TOUCH_MAP,
+		.arg = "\"DEVICE=NAME ...\"", .def_text = "none",
+		.example = "ILITEK Multi-Touch=HDMI-A-1 /dev/input/event7=HDMI-A-2",
+		.reload = RELOAD_RESTART, FIELD(touch_map),
+		.help = "a touchscreen per panel of a wall: each device (as --touch-device takes it) "
+			"on its connector",
+		.man = "On a wall, a touchscreen per panel: each DEVICE (a path or a device's name, as\n"
+		       ".B --touch-device\n"
+		       "takes it) lands on the panel of connector NAME.",
+	},
+	{
+		.name = "touch-invert-x", .group = GROUP_TOUCH, .type = OPTION_FLAG,
+		.def = "no", .example = "yes",
+		.reload = RELOAD_LIVE, FIELD(touch_invert_x),
+		.help = "mirror the touch x axis",
+		.man = "Mirror the touch x axis.",
+	},
+	{
+		.name = "touch-invert-y", .group = GROUP_TOUCH, .type = OPTION_FLAG,
+		.def = "no", .example = "yes",
+		.reload = RELOAD_LIVE, FIELD(touch_invert_y),
+		.help = "mirror the touch y axis",
+		.man = "Mirror the touch y axis.",
+	},
+	{
+		.name = "calibration", .group = GROUP_TOUCH, .type = OPTION_MATRIX,
+		.arg = "\"a b c d e f\"",
+		.def_text = "the device's LIBINPUT_CALIBRATION_MATRIX udev property, if any",
+		.example = "0 1 0 -1 0 1",
+		.reload = RELOAD_LIVE, SPAN(has_calibration, calibration),
+		.help = "libinput's calibration matrix on the 0..1 range",
+		.man = "A libinput calibration matrix on the 0..1 range.",
+	},
+	{
+		.name = "touch-radius", .group = GROUP_TOUCH, .type = OPTION_BOUNDS,
+		.arg = "MIN:MAX", .min = OPTIONS_MIN_LENGTH_MM, .max = OPTIONS_MAX_RADIUS_MM,
+		.def_text = "the stone radius x1 to x" STR(OPTIONS_TOUCH_RADIUS_SPREAD),
+		.example = "2:10",
+		.reload = RELOAD_LIVE, SPAN(touch_radius_min, touch_radius_max),
+		.help = "stone radius in mm from a fingertip to a flat hand, where the device "
+			"reports contact size",
+		.man = "Stone radius in mm from a fingertip to a flat hand, on devices that report\n"
+		       "the contact's size.",
+	},
+	{
+		.name = "touch-weight", .group = GROUP_TOUCH, .type = OPTION_BOUNDS,
+		.arg = "MIN:MAX", .min = OPTIONS_MIN_LENGTH_MM, .max = OPTIONS_MAX_WEIGHT_MM,
+		.def_text = "the stone weight /" STR(OPTIONS_TOUCH_WEIGHT_SPREAD) " to x"
+			    STR(OPTIONS_TOUCH_WEIGHT_SPREAD),
+		.example = "1:12.5",
+		.reload = RELOAD_LIVE, SPAN(touch_weight_min, touch_weight_max),
+		.help = "stone weight in mm from the lightest to the firmest press, where the "
+			"device reports pressure",
+		.man = "Stone weight in mm from the lightest to the firmest press, on devices that\n"
+		       "report pressure.",
+	},
+	{
+		.name = "stuck-touch", .group = GROUP_TOUCH, .type = OPTION_INT, .arg = "SECONDS",
+		.min = 0, .max = OPTIONS_MAX_STUCK_TOUCH_S, .def = STR(OPTIONS_DEFAULT_STUCK_TOUCH_S),
+		.example = "45",
+		.reload = RELOAD_LIVE, FIELD(stuck_touch_s),
+		.help = "a contact that has not moved for this long is stuck, not a visitor, until "
+			"it lifts; 0 never",
+		.man = "A contact that has not moved more than 3 mm for this long is stuck (a faulty\n"
+		       "panel, something lying on it): it no longer counts as a visitor, so it holds\n"
+		       "off neither the attract rain nor the dark screen outside opening hours, until\n"
+		       "it lifts; 0 never.\n"
+		       "A finger held still counts as a visitor until then.",
+	},
+	{
+		.name = "grab", .group = GROUP_TOUCH, .type = OPTION_FLAG,
+		.def = "no", .example = "yes",
+		.reload = RELOAD_RESTART, FIELD(grab),
+		.help = "take the input devices for this program alone (EVIOCGRAB)",
+		.man = "Take the input devices for this program alone\n"
+		       ".RB ( EVIOCGRAB ).",
+	},
+	/* ---- the exhibit ---- */
+	{
+		.name = "config", .cmdline = true, .group = GROUP_EXHIBIT, .type = OPTION_CONFIG,
+		.arg = "FILE", .reload = RELOAD_RESTART, FIELD(config),
+		.help = "settings file",
+		.man = "Read the settings from\n"
+		       ".I FILE\n"
+		       "(which must exist) instead of\n"
+		       ".I ripple-kiosk.conf\n"
+		       "in the\n"
+		       ".I sysconfdir\n"
+		       "the program was configured with (read when it exists):\n"
+		       ".I /etc/ripple-kiosk.conf\n"
+		       "for a build configured for the prefix\n"
+		       ".I /usr\n"
+		       "(as a distribution's package is),\n"
+		       ".I /usr/local/etc/ripple-kiosk.conf\n"
+		       "for the default prefix\n"
+		       ".IR /usr/local .\n"
+		       ".B --help\n"
+		       "names it.\n"
+		       "See\n"
+		       ".BR ripple-kiosk.conf (5).",
+	},
+	{
+		.name = "check-config", .cmdline = true, .group = GROUP_EXHIBIT,
+		.type = OPTION_CHECK_CONFIG, .arg = "[FILE]", .reload = RELOAD_RESTART,
+		.help = "check that file (default: the one read) and the pictures, directories and "
+			"scripts it names, then exit: 0 and \"FILE: ok\", or 1 and every error as "
+			"FILE:LINE: key: ...",
+		.man = "Check\n"
+		       ".I FILE\n"
+		       "(default: the file the kiosk would read, as\n"
+		       ".B --config\n"
+		       "or the default says) and every picture, directory, device and script it\n"
+		       "names, as the kiosk would at start, then\n"
+		       "exit without showing anything: status 0 and\n"
+		       ".IB FILE \": ok\"\n"
+		       "on standard output, or status 1 and every error on standard error, one line\n"
+		       "each as\n"
+		       ".IB FILE : LINE : \" key\" \": ...\\fR,\"\n"
+		       "as\n"
+		       ".B sshd -t\n"
+		       "and\n"
+		       ".B nginx -t\n"
+		       "do.",
+	},
+	{
+		.name = "give-back-console", .cmdline = true, .group = GROUP_EXHIBIT,
+		.type = OPTION_GIVE_BACK, .arg = "TTY", .reload = RELOAD_RESTART,
+		.help = "that VT back to the text console (KD_TEXT, VT_AUTO, cleared), then exit: "
+			"the unit runs it after any exit",
+		.man = "Give the virtual terminal\n"
+		       ".I TTY\n"
+		       "back to the text console\n"
+		       "(KD_TEXT, VT_AUTO, the screen and its scrollback cleared), whoever left it in\n"
+		       "graphics mode, then exit. The unit runs it after any exit of the kiosk, a crash\n"
+		       "too (\\fBExecStopPost=\\fR), in place of systemd's\n"
+		       ".BR TTYReset= ,\n"
+		       ".B TTYVHangup=\n"
+		       "and\n"
+		       ".BR TTYVTDisallocate= ,\n"
+		       "which systemd applies to every command of a unit, a reload's too.\n"
+		       "Run it before a reload (SIGHUP) or a reboot.\n"
+		       "It takes no other option.",
+	},
+	{
+		.name = "attract", .group = GROUP_EXHIBIT, .type = OPTION_INT, .arg = "SECONDS",
+		.min = 0, .max = OPTIONS_MAX_ATTRACT_S, .def = STR(OPTIONS_DEFAULT_ATTRACT_S),
+		.example = "45",
+		.reload = RELOAD_LIVE, FIELD(attract_s),
+		.help = "after this long without a touch it rains; 0 never",
+		.man = "After this long without a touch it rains until the next touch; 0 never.",
+	},
+	{
+		.name = "attract-rain", .group = GROUP_EXHIBIT, .type = OPTION_INT, .arg = "N",
+		.min = 0, .max = OPTIONS_MAX_RAIN, .def = STR(OPTIONS_DEFAULT_ATTRACT_RAIN),
+		.example = "60",
+		.reload = RELOAD_LIVE, FIELD(attract_rain),
+		.help = "raindrops per minute per square metre then",
+		.man = "Raindrops per minute per square metre of screen then (the default is about\n"
+		       "4 a second on a 55-inch screen, 1 on a 24-inch one).",
+	},
+	{
+		.name = "opening-hours", .group = GROUP_EXHIBIT, .type = OPTION_OPENING_HOURS,
+		.arg = "HH:MM-HH:MM|always", .def = "always", .example = "09:30-18:00",
+		.reload = RELOAD_LIVE, SPAN(has_opening_hours, close_min),
+		.help = "outside them the screen goes dark when idle, a touch wakes it",
+		.man = "Outside these hours (local time; the span may pass midnight, as in\n"
+		       "18:00-02:00) the screen goes dark when nobody touches it\n"
+		       "(for the\n"
+		       ".B --attract\n"
+		       "seconds, or a minute with\n"
+		       ".BR \"--attract 0\" ;\n"
+		       "DPMS off where the connector supports it); a touch or the opening time wakes it.\n"
+		       ".B always\n"
+		       "is always open.",
+	},
+	{
+		.name = "sleep-after", .group = GROUP_EXHIBIT, .type = OPTION_INT, .arg = "SECONDS",
+		.min = 0, .max = OPTIONS_MAX_SLEEP_AFTER_S, .def = "0", .example = "900",
+		.reload = RELOAD_LIVE, FIELD(sleep_after_s),
+		.help = "after this long without a touch the screens are switched off (DPMS, "
+			"backlight) until a touch; 0 never",
+		.man = "After this long without a touch the screens are switched off: DPMS off\n"
+		       "through KMS, and the backlight where the panel has one\n"
+		       ".RI ( /sys/class/backlight ).\n"
+		       "The first touch brings them back with the water on them; 0 never.\n"
+		       "A screen that refuses DPMS is said once in the log and shows black instead.",
+	},
+	{
+		.name = "sound", .group = GROUP_EXHIBIT, .type = OPTION_SOUND,
+		.arg = "auto|off|DEVICE", .def = "auto", .example = "plughw:1,0",
+		.reload = RELOAD_LIVE, FIELD(sound_device),
+		.help = "the card the water is heard on: auto takes the ALSA default where "
+			"/etc/asound.conf sets one, else the first card that plays; or an ALSA "
+			"device (plughw:1,0)",
+		.man = "The card the water is heard on, through ALSA: every touch and raindrop rings\n"
+		       "the air bubble it traps (see SOUND).\n"
+		       ".B auto\n"
+		       "takes the ALSA default where\n"
+		       ".I /etc/asound.conf\n"
+		       "sets one, else the first card with a playback device\n"
+		       ".RB ( plughw:\\fIC\\fR,\\fID\\fR );\n"
+		       ".B off\n"
+		       "is silent; anything else names an ALSA device, as\n"
+		       ".BR plughw:1,0 .\n"
+		       "No card, or one that goes away, is said in one line (and each of libasound\\(aqs\n"
+		       "own messages, once) and the water goes on silently; a card that comes later is\n"
+		       "taken.",
+	},
+	{
+		.name = "volume", .group = GROUP_EXHIBIT, .type = OPTION_INT, .arg = "N",
+		.min = 0, .max = OPTIONS_MAX_VOLUME, .def = STR(OPTIONS_DEFAULT_VOLUME),
+		.example = "40",
+		.reload = RELOAD_LIVE, FIELD(volume),
+		.help = "how loud",
+		.man = "How loud.\n"
+		       "The card's speaker controls (Master, PCM, Speaker, Headphone, Front, Line Out;\n"
+		       "a card's only playback control) are switched on at 0 dB when the card is\n"
+		       "opened; this scales the sound.",
+	},
+	{
+		.name = "quiet-hours", .group = GROUP_EXHIBIT, .type = OPTION_QUIET_HOURS,
+		.arg = "HH:MM-HH:MM|none", .def = "none", .example = "12:00-13:30",
+		.reload = RELOAD_LIVE, SPAN(has_quiet_hours, quiet_to_min),
+		.help = "silent then, the water goes on; silent too while the screens sleep and "
+			"outside opening hours",
+		.man = "Silent then (local time; the span may pass midnight), while the water goes on.\n"
+		       ".B none\n"
+		       "is never.\n"
+		       "The sound is silent too while the screens sleep and outside opening hours.",
+	},
+	{
+		.name = "stats-interval", .group = GROUP_EXHIBIT, .type = OPTION_INT,
+		.arg = "SECONDS", .min = 0, .max = OPTIONS_MAX_STATS_INTERVAL_S,
+		.def = STR(OPTIONS_DEFAULT_STATS_INTERVAL_S), .example = "60",
+		.reload = RELOAD_LIVE, FIELD(stats_interval_s),
+		.help = "a stats line (frame rate, frame times, touches) this often; 0 never",
+		.man = "Log a line of statistics this often: frames per second, frame time p50 and\n"
+		       "p99, touches, missed flips; 0 never.",
+	},
+	{
+		.name = "state-dir", .group = GROUP_EXHIBIT, .type = OPTION_STRING, .arg = "DIR",
+		.def_text = "$STATE_DIRECTORY, else " OPTIONS_DEFAULT_STATE_DIR,
+		.example = "/run/ripple",
+		.reload = RELOAD_LIVE, FIELD(state_dir),
+		.help = "where SIGUSR1 writes a PNG of the screen, and the usage numbers go",
+		.man = "Where\n"
+		       ".B SIGUSR1\n"
+		       "writes\n"
+		       ".IR screen.png ,\n"
+		       "and the usage numbers go (see\n"
+		       ".BR --usage-days ).",
+	},
+	{
+		.name = "usage-days", .group = GROUP_EXHIBIT, .type = OPTION_INT, .arg = "N",
+		.min = 0, .max = OPTIONS_MAX_USAGE_DAYS, .def = STR(OPTIONS_DEFAULT_USAGE_DAYS),
+		.example = "30",
+		.reload = RELOAD_LIVE, FIELD(usage_days),
+		.help = "usage.csv there keeps N days of hourly rows, and touches.png shows where "
+			"fingers landed; 0 none",
+		.man = "Keep the curator's numbers in the state directory:\n"
+		       ".I usage.csv\n"
+		       "with a row for each hour (touches, the most fingers at once, seconds with\n"
+		       "someone touching, frames per second, missed flips, seconds running), rows\n"
+		       "older than\n"
+		       ".I N\n"
+		       "days removed (a gap of more than a day between\n"
+		       "rows counts as one, so a clock set far ahead removes a day of them at most);\n"
+		       "and\n"
+		       ".IR touches.png ,\n"
+		       "a map of where fingers landed over the dimmed picture, every hour and on\n"
+		       ".BR SIGUSR1 ,\n"
+		       "drawn from the counts in\n"
+		       ".IR touches-grid.csv .\n"
+		       "0 keeps none of them.",
+	},
+	{
+		.name = "http", .group = GROUP_EXHIBIT, .type = OPTION_LISTEN, .arg = "ADDR:PORT",
+		.def_text = "none, or the socket systemd hands over", .example = "127.0.0.1:8080",
+		.reload = RELOAD_RESTART, FIELD(http),
+		.help = "serve the status page, /metrics and the screen there",
+		.man = "Serve the technician's window over HTTP at a numeric address and port\n"
+		       ".RB ( 127.0.0.1:8080 ,\n"
+		       ".BR [::]:8080 ;\n"
+		       "port 0 takes a free one, said in the log); a name such as\n"
+		       ".B localhost\n"
+		       "is refused as a bad value.\n"
+		       "The service may instead be handed a listening socket by\n"
+		       "systemd\n"
+		       ".RI ( ripple-kiosk-http.socket ,\n"
+		       "shipped but not enabled), and then opens no network socket itself.\n"
+		       "Anyone who reaches it reads\n"
+		       ".B /\n"
+		       "(a status page without script: the live screen, awake or asleep, frame rate,\n"
+		       "missed flips, screens, touch devices, the picture, uptime, version, today\\(aqs\n"
+		       "touches, a chart of touches per hour for 7 days, the map of touches),\n"
+		       ".B /metrics\n"
+		       "(Prometheus),\n"
+		       ".BR /status.json ,\n"
+		       ".B /screen.png\n"
+		       "(a few per client, then one every 2 s),\n"
+		       ".B /usage.csv\n"
+		       "and\n"
+		       ".BR /touches.png\n"
+		       "(the state directory\\(aqs files, nothing else).\n"
+		       "Other methods (405, with\n"
+		       ".BR Allow )\n"
+		       "and paths, bodies over 4 KiB, two different\n"
+		       ".BR Content-Length s,\n"
+		       "more than 64 connections (8 from one address, so a few busy addresses leave\n"
+		       "room for a technician), clients quiet for 10 s or slower than 8 s over a\n"
+		       "request\\(aqs headers, and connections older than a minute are refused or\n"
+		       "closed, each counted in\n"
+		       ".B ripple_kiosk_http_refused_total\n"
+		       "and none logged.\n"
+		       "A frame is copied for\n"
+		       ".B /screen.png\n"
+		       "only when one is asked for, and made a PNG on the server\\(aqs threads.",
+	},
+	{
+		.name = "http-token-file", .group = GROUP_EXHIBIT, .type = OPTION_STRING,
+		.arg = "FILE", .def_text = "none: no control",
+		.example = "/etc/ripple-kiosk/http-token",
+		.reload = RELOAD_RESTART, FIELD(http_token_file),
+		.help = "its control calls (POST /reload ...) take the token in this file",
+		.man = "With this file (a line of " STR(OPTIONS_HTTP_TOKEN_MIN) " characters or more; "
+		       "keep it readable by the\n"
+		       "service alone)\n"
+		       ".BR \"POST /reload\" ,\n"
+		       ".BR /next-picture ,\n"
+		       ".BR /sleep ,\n"
+		       ".B /wake\n"
+		       "and\n"
+		       ".B /rain\n"
+		       "act when they carry\n"
+		       ".BR \"Authorization: Bearer \" \\fITOKEN\\fR\n"
+		       "(the scheme in any case), compared in constant time; without it they are\n"
+		       "refused.\n"
+		       ".B /sleep\n"
+		       "and\n"
+		       ".B /wake\n"
+		       "asked for close together: the last one wins.",
+	},
+	/* ---- speed ---- */
+	{
+		.name = "threads", .group = GROUP_SPEED, .type = OPTION_INT, .arg = "N",
+		.min = 1, .max = WORKERS_MAX, .def_text = "one per online CPU", .example = "2",
+		.reload = RELOAD_LIVE, FIELD(threads),
+		.help = "threads for the water and the picture",
+		.man = "Threads for the water and the rendering.",
+	},
+	/* ---- other ---- */
+	{
+		.name = "verbose", .short_name = 'v', .group = GROUP_OTHER, .type = OPTION_FLAG,
+		.def = "no", .example = "yes",
+		.reload = RELOAD_RESTART, FIELD(verbose),
+		.help = "more messages",
+		.man = "More messages.",
+	},
+	{
+		.name = "help", .short_name = 'h', .cmdline = true, .group = GROUP_OTHER,
+		.type = OPTION_HELP, .reload = RELOAD_RESTART,
+		.help = "this text",
+		.man = "Print the options and exit.",
+	},
+	{
+		.name = "version", .short_name = 'V', .cmdline = true, .group = GROUP_OTHER,
+		.type = OPTION_VERSION, .reload = RELOAD_RESTART,
+		.help = "the version",
+		.man = "Print the version and exit.",
+	},
 };
 
-/* The default output directory: the one string options_free leaves alone. */
-static const char default_output_dir[] = OPTIONS_DEFAULT_OUTPUT;
+const size_t options_table_len = ARRAY_SIZE(options_table);
+_Static_assert(ARRAY_SIZE(options_table) <= OPTIONS_ROWS_MAX, "room in the getopt table");
+
+const struct option_row *options_row_find(const char *name)
+{
+	for (size_t i = 0; i < options_table_len; i++)
+		if (strcmp(options_table[i].name, name) == 0)
+			return &options_table[i];
+	return NULL;
+}
+
+/* A string default is the table's own text: never copied, never freed. */
+static bool is_string_default(const char *s)
+{
+	for (size_t i = 0; i < options_table_len; i++)
+		if (options_table[i].type == OPTION_STRING && s == options_table[i].def)
+			return true;
+	return false;
+}
 
 void options_defaults(struct options *o)
 {
 	memset(o, 0, sizeof(*o));
-	o->backend = BACKEND_AUTO;
-	o->fit = IMAGE_FIT_COVER;
-	o->picture_seconds = OPTIONS_DEFAULT_PICTURE_SECONDS;
-	o->crossfade_s = OPTIONS_DEFAULT_CROSSFADE_S;
-	o->water = WATER_POND;
-	o->wave_speed_cm_s = OPTIONS_DEFAULT_WAVE_SPEED_CM_S;
-	o->viscosity_mm2_s = OPTIONS_DEFAULT_VISCOSITY_MM2_S;
-	o->fade_s = OPTIONS_DEFAULT_FADE_S;
-	o->depth_mm = 0;
-	o->stone_radius_mm = OPTIONS_DEFAULT_STONE_RADIUS_MM;
-	o->stone_weight_mm = OPTIONS_DEFAULT_STONE_WEIGHT_MM;
-	o->rain_drop_mm = OPTIONS_DEFAULT_RAIN_DROP_MM;
-	o->rain = OPTIONS_DEFAULT_RAIN;
-	/* the seeds' units follow from those */
-	o->damping = 0;
-	o->steps_per_second = 0;
-	o->shift = -1;
-	o->sim_scale = 0;
-	o->light = OPTIONS_DEFAULT_LIGHT_PERCENT;
-	o->light_azimuth = OPTIONS_DEFAULT_LIGHT_AZIMUTH;
-	o->light_elevation = OPTIONS_DEFAULT_LIGHT_ELEVATION;
-	o->light_size_deg = OPTIONS_DEFAULT_LIGHT_SIZE_DEG;
-	o->caustics = true;
-	o->seed = OPTIONS_DEFAULT_SEED;
-	o->width = OPTIONS_DEFAULT_WIDTH;
-	o->height = OPTIONS_DEFAULT_HEIGHT;
-	o->frames = OPTIONS_DEFAULT_FRAMES;
-	o->every = 1;
-	o->refresh_hz = OPTIONS_DEFAULT_REFRESH_HZ;
-	o->output_dir = default_output_dir;
-	o->format = PIXEL_XRGB8888;
-	o->rotate = ROTATE_AUTO;
-	o->flip_timeout_ms = OPTIONS_DEFAULT_FLIP_TIMEOUT_MS;
-	o->render_ahead_us = OPTIONS_RENDER_AHEAD_AUTO;
-	o->threads = 0;
-	o->stuck_touch_s = OPTIONS_DEFAULT_STUCK_TOUCH_S;
-	o->usage_days = OPTIONS_DEFAULT_USAGE_DAYS;
-	o->attract_s = OPTIONS_DEFAULT_ATTRACT_S;
-	o->attract_rain = OPTIONS_DEFAULT_ATTRACT_RAIN;
-	o->stats_interval_s = OPTIONS_DEFAULT_STATS_INTERVAL_S;
-	o->volume = OPTIONS_DEFAULT_VOLUME;
+	for (size_t i = 0; i < options_table_len; i++) {
+		const struct option_row *row = &options_table[i];
+
+		if (!row->def)
+			continue;
+		if (row->type == OPTION_STRING)
+			*(const char **)(void *)((char *)o + row->offset) = row->def;
+		else
+			/* The table's own text: tests/test-config checks each parses. */
+			(void)options_parse_one(o, row, row->def, NULL);
+	}
+}
+
+void options_free_string(const char **s)
+{
+	if (!is_string_default(*s))
+		free((char *)*s);
+	*s = NULL;
+}
+
+int options_copy_string(const char **dst, const char *src)
+{
+	*dst = NULL;
+	if (!src || is_string_default(src)) {
+		*dst = src;
+		return 0;
+	}
+	*dst = strdup(src);
+	return *dst ? 0 : -ENOMEM;
 }
 
 void options_input_config(const struct options *o, struct input_config *c)
@@ -226,302 +1141,4 @@ void options_say_unused(const struct options *o)
 		log_warn("viscosity %g: only the pond (--water pond) has water's viscosity; the "
 			 "classic water damps by --fade and its grid", o->viscosity_mm2_s);
 	}
-}
-
-void options_free_string(const char **s)
-{
-	if (*s != default_output_dir)
-		free((char *)*s);
-	*s = NULL;
-}
-
-void options_free(struct options *o)
-{
-#define FREE_FIELD(f) options_free_string(&o->f);
-	OPTIONS_STRING_FIELDS(FREE_FIELD)
-#undef FREE_FIELD
-	memset(o, 0, sizeof(*o));
-}
-
-static int copy_string(const char **dst, const char *src)
-{
-	*dst = NULL;
-	if (!src || src == default_output_dir) {
-		*dst = src;
-		return 0;
-	}
-	*dst = strdup(src);
-	return *dst ? 0 : -ENOMEM;
-}
-
-int options_copy(struct options *dst, const struct options *src)
-{
-	int ret = 0;
-
-	*dst = *src;
-#define COPY_FIELD(f) if (copy_string(&dst->f, src->f) < 0) ret = -ENOMEM;
-	OPTIONS_STRING_FIELDS(COPY_FIELD)
-#undef COPY_FIELD
-	if (ret < 0)
-		options_free(dst);
-	return ret;
-}
-
-static const struct option_row *row_by_val(int c)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(option_rows); i++)
-		if (option_rows[i].val == c)
-			return &option_rows[i];
-	return NULL;
-}
-
-/* Long options that are not config keys. */
-static bool is_key(const struct option_row *opt)
-{
-	return opt->val != 'h' && opt->val != 'V' && opt->val != OPT_CONFIG &&
-	       opt->val != OPT_CHECK_CONFIG && opt->val != OPT_GIVE_BACK_CONSOLE;
-}
-
-/* An on/off option: it has a --no-NAME form too. */
-static bool is_flag(const struct option_row *opt)
-{
-	return opt->has_arg == no_argument && is_key(opt);
-}
-
-/* --no-NAME: the flag's value with this bit, to turn it off. */
-#define OPT_NEGATED 0x10000
-#define NEGATED_PREFIX "no-"
-#define NEGATED_NAME_MAX 40
-
-/*
- * getopt_long's view of the table, NULL-terminated: every row, and a
- * --no-NAME for every flag, so that the command line can undo what the
- * config file turned on.
- */
-struct getopt_table {
-	struct option opts[2 * ARRAY_SIZE(option_rows) + 1];
-	char negated[ARRAY_SIZE(option_rows)][NEGATED_NAME_MAX];
-};
-
-static void getopt_table(struct getopt_table *t)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < ARRAY_SIZE(option_rows); i++)
-		t->opts[n++] = (struct option){ option_rows[i].name, option_rows[i].has_arg, NULL,
-					       option_rows[i].val };
-	for (size_t i = 0; i < ARRAY_SIZE(option_rows); i++) {
-		if (!is_flag(&option_rows[i]))
-			continue;
-		snprintf(t->negated[i], sizeof(t->negated[i]), NEGATED_PREFIX "%s",
-			 option_rows[i].name);
-		t->opts[n++] = (struct option){ t->negated[i], no_argument, NULL,
-					       option_rows[i].val | OPT_NEGATED };
-	}
-	t->opts[n] = (struct option){ NULL, 0, NULL, 0 };
-}
-
-enum options_result options_parse_args(struct options *o, int argc, char **argv)
-{
-	struct getopt_table table;
-	const struct option_row *opt;
-	const char *arg;
-	int c;
-
-	getopt_table(&table);
-	/* 0, not 1: glibc and musl then forget a previous scan entirely. */
-	optind = 0;
-	opterr = 1;
-	while ((c = getopt_long(argc, argv, "vhV", table.opts, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			options_print_help(stdout);
-			return OPTIONS_EXIT_OK;
-		case 'V':
-			printf("%s\n", PACKAGE_STRING);
-			return OPTIONS_EXIT_OK;
-		case '?':
-			fprintf(stderr, "Try 'ripple-kiosk --help' for the options.\n");
-			return OPTIONS_ERROR;
-		default:
-			opt = row_by_val(c & ~OPT_NEGATED);
-			if (!opt)
-				return OPTIONS_ERROR;
-			/* A flag's optarg may be stale: getopt leaves it. */
-			if (c & OPT_NEGATED)
-				arg = "no";
-			else
-				arg = opt->has_arg == no_argument ? NULL : optarg;
-			if (options_parse_one(o, opt, arg, NULL))
-				return OPTIONS_ERROR;
-		}
-	}
-	if (optind < argc) {
-		log_error("unexpected argument '%s'; every setting is an --option (see --help)",
-			  argv[optind]);
-		return OPTIONS_ERROR;
-	}
-	return OPTIONS_RUN;
-}
-
-enum options_result options_parse(struct options *o, int argc, char **argv)
-{
-	options_defaults(o);
-	return options_parse_args(o, argc, argv);
-}
-
-/* ---- the config file's keys, and what a reload changes ---- */
-
-static const struct option_row *key_option(int key)
-{
-	int i = 0;
-
-	if (key < 0)
-		return NULL;
-	for (size_t r = 0; r < ARRAY_SIZE(option_rows); r++) {
-		if (!is_key(&option_rows[r]))
-			continue;
-		if (i++ == key)
-			return &option_rows[r];
-	}
-	return NULL;
-}
-
-int options_key_count(void)
-{
-	int n = 0;
-
-	for (size_t r = 0; r < ARRAY_SIZE(option_rows); r++)
-		n += is_key(&option_rows[r]);
-	return n;
-}
-
-const char *options_key_name(int key)
-{
-	const struct option_row *opt = key_option(key);
-
-	return opt ? opt->name : NULL;
-}
-
-bool options_key_is_flag(int key)
-{
-	const struct option_row *opt = key_option(key);
-
-	return opt && opt->has_arg == no_argument;
-}
-
-int options_key_find(const char *name)
-{
-	int i = 0;
-
-	for (size_t r = 0; r < ARRAY_SIZE(option_rows); r++) {
-		if (!is_key(&option_rows[r]))
-			continue;
-		if (strcmp(option_rows[r].name, name) == 0)
-			return i;
-		i++;
-	}
-	return -ENOENT;
-}
-
-int options_set_key(struct options *o, int key, const char *value, const char *where)
-{
-	const struct option_row *opt = key_option(key);
-
-	if (!opt)
-		return -ENOENT;
-	return options_parse_one(o, opt, value, where) ? -EINVAL : 0;
-}
-
-enum options_reload options_key_reload(int key)
-{
-	const struct option_row *opt = key_option(key);
-
-	return opt ? opt->reload : OPTIONS_RELOAD_RESTART;
-}
-
-static bool row_differs(const struct option_row *r, const struct options *a,
-			const struct options *b)
-{
-	const char *x = (const char *)a + r->offset, *y = (const char *)b + r->offset;
-
-	if (r->string) {
-		const char *sx = *(const char *const *)x, *sy = *(const char *const *)y;
-
-		return (sx || sy) && (!sx || !sy || strcmp(sx, sy) != 0);
-	}
-	/* Both come from options_defaults() (zeroed) and field stores:
-	 * the padding in a span is zero in both. */
-	return memcmp(x, y, r->size) != 0;
-}
-
-int options_each_change(const struct options *a, const struct options *b,
-			void (*fn)(void *data, const char *key, enum options_reload how),
-			void *data)
-{
-	int n = 0;
-
-	for (size_t r = 0; r < ARRAY_SIZE(option_rows); r++) {
-		if (!is_key(&option_rows[r]) || !option_rows[r].size ||
-		    !row_differs(&option_rows[r], a, b))
-			continue;
-		if (fn)
-			fn(data, option_rows[r].name, option_rows[r].reload);
-		n++;
-	}
-	return n;
-}
-
-int options_keep(struct options *next, const struct options *in_force, enum options_reload how)
-{
-	for (size_t r = 0; r < ARRAY_SIZE(option_rows); r++) {
-		const struct option_row *row = &option_rows[r];
-		char *dst = (char *)next + row->offset;
-		const char *src = (const char *)in_force + row->offset;
-
-		if (row->reload != how || !row->size || !row_differs(row, next, in_force))
-			continue;
-		if (row->string) {
-			const char **field = (const char **)(void *)dst;
-			const char *copy;
-
-			if (copy_string(&copy, *(const char *const *)(const void *)src) < 0)
-				return -ENOMEM;
-			options_free_string(field);
-			*field = copy;
-		} else {
-			memcpy(dst, src, row->size);
-		}
-	}
-	return 0;
-}
-
-void options_find_config(int argc, char **argv, const char **config, bool *help,
-			 const char **check)
-{
-	struct getopt_table table;
-	int c;
-
-	getopt_table(&table);
-	*config = NULL;
-	*help = false;
-	*check = NULL;
-	/* getopt_long may reorder argv, which a later scan reads the same
-	 * way. Only these matter here; the real pass reports the rest. */
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "vhV", table.opts, NULL)) != -1) {
-		if (c == OPT_CONFIG)
-			*config = optarg;
-		else if (c == 'h' || c == 'V')
-			*help = true;
-		else if (c == OPT_CHECK_CONFIG && optarg)
-			*check = optarg;
-		/* --check-config FILE as sshd -t and nginx -t take it. */
-		else if (c == OPT_CHECK_CONFIG && optind < argc && argv[optind][0] != '-')
-			*check = argv[optind++];
-		else if (c == OPT_CHECK_CONFIG)
-			*check = "";
-	}
-	opterr = 1;
 }

@@ -24,6 +24,11 @@ enum rotation {
 	ROTATE_270 = 270,
 };
 
+/*
+ * The ranges and defaults of the options, named for the code that uses them
+ * too. The option table (options.c) spells the defaults into its text with
+ * STR(): write a default as the option takes it, 8 and not 8.0.
+ */
 #define OPTIONS_DEFAULT_WIDTH 640
 #define OPTIONS_DEFAULT_HEIGHT 480
 #define OPTIONS_DEFAULT_FRAMES 120
@@ -35,12 +40,12 @@ enum rotation {
  * What a visitor sees, in millimetres and seconds on the panel (see
  * water/units.h for how they become cells and steps).
  */
-#define OPTIONS_DEFAULT_WAVE_SPEED_CM_S 23.0  /* the slowest ripples on real water */
+#define OPTIONS_DEFAULT_WAVE_SPEED_CM_S 23    /* the slowest ripples on real water */
 #define OPTIONS_MIN_WAVE_SPEED_CM_S 1.0
 #define OPTIONS_MAX_WAVE_SPEED_CM_S 500.0
 /* Damping leaves a tenth of a wave by then: a tap's ring still reads 3 s
  * later on a 55-inch panel, its front bounced off the frame by then. */
-#define OPTIONS_DEFAULT_FADE_S 8.0
+#define OPTIONS_DEFAULT_FADE_S 8
 #define OPTIONS_MIN_FADE_S 0.0       /* 0: no fade, water's viscosity alone */
 #define OPTIONS_MAX_FADE_S 120.0
 /*
@@ -54,7 +59,7 @@ enum rotation {
  * never tears it (tests/fold.py). Under 150 mm the same dent folded it 15
  * times over.
  */
-#define OPTIONS_DEFAULT_DEPTH_MM 5.0
+#define OPTIONS_DEFAULT_DEPTH_MM 5
 /*
  * The pond (--water pond) is as deep as a pond: at 30 mm every wave a
  * fingertip makes (up to 10 cm long) is in deep water, where water's
@@ -64,9 +69,9 @@ enum rotation {
  * at 5 mm nearly the classic water's one ring. The picture lies on the
  * floor, so refraction and the light take this depth too.
  */
-#define OPTIONS_DEFAULT_POND_DEPTH_MM 30.0
+#define OPTIONS_DEFAULT_POND_DEPTH_MM 30
 /* Water's kinematic viscosity at 20 C, in mm^2/s (1.0e-6 m^2/s). */
-#define OPTIONS_DEFAULT_VISCOSITY_MM2_S 1.0
+#define OPTIONS_DEFAULT_VISCOSITY_MM2_S 1
 #define OPTIONS_MAX_VISCOSITY_MM2_S 1000.0
 #define OPTIONS_M2_PER_MM2 1e-6
 #define OPTIONS_MIN_DEPTH_MM 1.0
@@ -79,17 +84,16 @@ enum rotation {
  * mm down. Its ripples are far shallower: 0.1-0.5 mm high and sloped
  * 0.05-0.15 a second later, as a pond's are.
  */
-#define OPTIONS_DEFAULT_STONE_RADIUS_MM 8.0
-#define OPTIONS_DEFAULT_STONE_WEIGHT_MM 3.0  /* how deep it pushes the water */
+#define OPTIONS_DEFAULT_STONE_RADIUS_MM 8
+#define OPTIONS_DEFAULT_STONE_WEIGHT_MM 3  /* how deep it pushes the water */
 #define OPTIONS_MIN_LENGTH_MM 0.1
 #define OPTIONS_MAX_RADIUS_MM 500.0
 #define OPTIONS_MAX_WEIGHT_MM 50.0
 /* A raindrop of 2-4 mm leaves a crater several times its size, about as
  * deep as the stone: its dent's radius is from half of this to this. */
-#define OPTIONS_DEFAULT_RAIN_DROP_MM 5.0
+#define OPTIONS_DEFAULT_RAIN_DROP_MM 5
 #define OPTIONS_DEFAULT_RAIN 0           /* drops per minute per square metre */
 #define OPTIONS_MAX_RAIN 60000
-#define OPTIONS_MAX_DAMPING_SHIFT 15     /* --damping in the seeds' units */
 #define OPTIONS_DEFAULT_SEED 1
 #define OPTIONS_MAX_FRAMES 100000000
 #define OPTIONS_DEFAULT_FLIP_TIMEOUT_MS 1000
@@ -114,7 +118,7 @@ enum rotation {
 /* The picture playlist (image/playlist.h) and burn-in care (exhibit/drift.h). */
 #define OPTIONS_DEFAULT_PICTURE_SECONDS 60
 #define OPTIONS_MAX_PICTURE_SECONDS 86400
-#define OPTIONS_DEFAULT_CROSSFADE_S 2.0
+#define OPTIONS_DEFAULT_CROSSFADE_S 2
 #define OPTIONS_MAX_CROSSFADE_S 60.0
 #define OPTIONS_MAX_DRIFT 64
 /* The lamp the water mirrors (units.c): how bright, in % of white, and
@@ -128,8 +132,8 @@ enum rotation {
  * as bright as the screen's white, so the steepest slopes glint. */
 #define OPTIONS_DEFAULT_LIGHT_PERCENT 100
 #define OPTIONS_MAX_LIGHT_PERCENT 1000
-#define OPTIONS_DEFAULT_LIGHT_AZIMUTH 315.0
-#define OPTIONS_DEFAULT_LIGHT_ELEVATION 70.0
+#define OPTIONS_DEFAULT_LIGHT_AZIMUTH 315
+#define OPTIONS_DEFAULT_LIGHT_ELEVATION 70
 #define OPTIONS_MAX_LIGHT_AZIMUTH 360.0
 #define OPTIONS_MIN_LIGHT_ELEVATION 10.0
 #define OPTIONS_MAX_LIGHT_ELEVATION 80.0
@@ -137,7 +141,7 @@ enum rotation {
  * water/caustics.c): its angular diameter seen from the water blurs the
  * light's fold lines, and bounds how bright they get. A ceiling light of
  * 15 cm two metres up: about 4 degrees (the sun is 0.5). */
-#define OPTIONS_DEFAULT_LIGHT_SIZE_DEG 4.0
+#define OPTIONS_DEFAULT_LIGHT_SIZE_DEG 4
 #define OPTIONS_MIN_LIGHT_SIZE_DEG 0.1
 #define OPTIONS_MAX_LIGHT_SIZE_DEG 60.0
 /* --volume, 0..100: the card's playback controls sit at 0 dB and this
@@ -154,8 +158,8 @@ enum rotation {
 /* ---- touch input ---- */
 /* --touch-radius/--touch-weight bounds when not given: from the stone's
  * size and weight, so a fingertip and a flat hand differ by these factors. */
-#define OPTIONS_TOUCH_RADIUS_SPREAD 4.0
-#define OPTIONS_TOUCH_WEIGHT_SPREAD 2.0
+#define OPTIONS_TOUCH_RADIUS_SPREAD 4
+#define OPTIONS_TOUCH_WEIGHT_SPREAD 2
 /* A contact that has not moved for this long is stuck, not a visitor. */
 #define OPTIONS_DEFAULT_STUCK_TOUCH_S 30
 #define OPTIONS_MAX_STUCK_TOUCH_S 86400
@@ -163,9 +167,9 @@ enum rotation {
 
 /*
  * The string options are owned copies (options_free releases them), except
- * that output_dir may point to a static default. Code that assigns its own
- * pointer to one of them must not call options_free on that struct.
- * A new string option goes into OPTIONS_STRING_FIELDS below.
+ * that one may point to its default, the option table's own text. Code that
+ * assigns its own pointer to one of them must not call options_free on that
+ * struct. Each field is set by its row in the option table (options.c).
  */
 struct options {
 	enum backend_kind backend;
@@ -258,19 +262,14 @@ struct options {
 	bool verbose;
 };
 
-/* X(field) for every string field of struct options: freed and copied. */
-#define OPTIONS_STRING_FIELDS(X) \
-	X(background) X(obstacles) X(touch_script) X(output_dir) X(device) X(connector) \
-	X(touch_device) X(touch_output) X(config) X(state_dir) X(http) X(http_token_file) \
-	X(layout) X(touch_map) X(sound_device)
-
 enum options_result {
 	OPTIONS_RUN,      /* go on */
 	OPTIONS_EXIT_OK,  /* --help / --version printed */
 	OPTIONS_ERROR,    /* message printed */
 };
 
-/* The defaults. Allocates nothing: options_free afterwards is optional. */
+/* The defaults, as the option table gives them. Allocates nothing:
+ * options_free afterwards is optional. */
 void options_defaults(struct options *o);
 /*
  * Parse argv into o (defaults first; no config file). Messages go to
@@ -305,14 +304,16 @@ void options_input_config(const struct options *o, struct input_config *c);
 
 /*
  * The config file's view of the option table (config-file.c, tests): every
- * long option except help, version and config is a key of the same name.
- * Keys are numbered 0..options_key_count()-1.
+ * long option but the command line's own (--config, --help ...) is a key of
+ * the same name. Keys are numbered 0..options_key_count()-1.
  */
 int options_key_count(void);
 const char *options_key_name(int key);     /* NULL when out of range */
 bool options_key_is_flag(int key);         /* takes yes/no/true/false/1/0 */
 /* The key called name, or -ENOENT. */
 int options_key_find(const char *name);
+/* Whether name is a long option of the command line alone, as config. */
+bool options_cmdline_only(const char *name);
 /*
  * Sets key from value, with the command line's handler. where ("FILE:LINE")
  * starts the message. 0, or -EINVAL after logging one line.
@@ -338,7 +339,7 @@ int options_each_change(const struct options *a, const struct options *b,
  * reload keeps what only a restart takes). 0 or -ENOMEM. */
 int options_keep(struct options *next, const struct options *in_force, enum options_reload how);
 
-/* --help's text. */
+/* --help's text, from the option table. */
 void options_print_help(FILE *f);
 /* Just --config FILE (NULL: none), whether --help or --version is there,
  * and --check-config [FILE] (NULL: not asked; "": no FILE), without a

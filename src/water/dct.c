@@ -20,7 +20,7 @@
  * DFTs along the rows (two rows each) and one along the columns (two
  * columns each), and FFTW runs each batch with its SIMD codelets.
  * FFTW's own 2D REDFT01 of 480x270 took 1.5 to 1.9 times as long on the
- * project's machine (README, "The pond's transform").
+ * project's machine (docs/performance.md, "The pond's transform").
  *
  * FFTW's planner is not thread-safe: dct2d_create() and dct2d_destroy()
  * must not run beside any other FFTW planning (the pond makes its dct2d in

@@ -19,7 +19,7 @@
  * lower row's fetch is the upper one's a picture row down. The AVX2 render
  * fetches three rows of four pixels for a block's two rows where each row
  * alone took two, a third fewer loads and shuffles in the fetch, the most
- * of a frame (README.md, "One offset a 2x2 block", has the figures). The
+ * of a frame (docs/performance.md, "One offset a 2x2 block", has the figures). The
  * heights are made 2x from cells of 4 px and more, so the four offsets
  * differ by hundredths of a pixel in a gentle ripple and by a fraction of
  * one at a splash's steepest: the picture bends the same, without a seam

@@ -19,12 +19,12 @@ import subprocess
 import time
 
 import rkvm
+from rkvm import MAX_FRACTION, MAX_MEAN, PICTURE_THRESHOLD
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 UNIT = "ripple-kiosk.service"
 SIZE = (1280, 800)                 # bochs-display's preferred mode
-MAX_MEAN, MAX_FRACTION, THRESHOLD = 12.0, 0.10, 48   # as test-drm.py
 PICS = "/usr/local/share/rkvm"     # test pictures in the guest
 
 # Runtime libraries every build may need (sd_notify, optional ones): the
@@ -180,14 +180,14 @@ def headless(prog, out, background):
     """The headless render of background at SIZE: what the screen shows."""
     try:
         return rkvm.headless_frame(prog, out, SIZE, "--background", background)
-    except rkvm.VMError as e:
+    except rkvm.TestError as e:
         die(str(e))
 
 
 def looks_like(img, ref):
     if img.size != ref.size:
         return False, "screen is %dx%d" % img.size
-    return rkvm.compare(img, ref, MAX_MEAN, MAX_FRACTION, THRESHOLD)
+    return rkvm.compare(img, ref, MAX_MEAN, MAX_FRACTION, PICTURE_THRESHOLD)
 
 
 # ---- the unit in the guest --------------------------------------------------------

@@ -17,7 +17,6 @@ Debian kernel package (through fetch-kernel.sh, which uses apt-get).
 import base64
 import contextlib
 import json
-import operator
 import os
 import re
 import shlex
@@ -30,12 +29,20 @@ import sys
 import tempfile
 import threading
 import time
-import zlib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-
-SKIP = 77      # automake: test skipped
-HARD_ERROR = 99  # automake: the test itself broke (not used for skips)
+# tests/lib, shared with the host tests. Its names are rkvm's too, as the VM
+# tests know them: rkvm.Checks, rkvm.wait_until, rkvm.read_png, rkvm.compare...
+sys.path.insert(0, os.path.dirname(HERE))
+from lib import program, waits  # noqa: E402
+from lib.checks import HARD_ERROR, SKIP, Checks, TestError, in_ci, skip_or_fail  # noqa: E402,F401
+from lib.images import (MAX_FRACTION, MAX_MEAN, MOVED, NEAR, PICTURE_THRESHOLD,  # noqa: E402,F401
+                        THRESHOLD, Image, abs_diff_bytes, box, compare, diff_fraction,
+                        is_not_black, mean_abs_diff, mean_color, nonblack_fraction, read_image,
+                        read_png, read_ppm, region_changed, region_diff, write_png, write_ppm)
+from lib.program import free_port, headless_frame, headless_run  # noqa: E402,F401
+from lib.waits import (WAIT_TIMEOUT, Deadline, host_slowness, scaled,  # noqa: E402,F401
+                       timeout_mul, wait_until)
 
 QEMU = os.environ.get("RKVM_QEMU", "qemu-system-x86_64")
 
@@ -85,61 +92,25 @@ GLOBAL_TIMEOUT = float(os.environ.get("RKVM_TIMEOUT", "600"))
 # --------------------------------------------------------------------------
 
 # Every bound in these tests is how long a working kiosk takes under TCG on
-# a quiet machine, with room to spare. A loaded machine runs the guest
-# several times slower, and a broken kiosk must still be told from a slow
-# one: each bound is multiplied by timeout_mul(), how many times slower than
-# that reference the guest runs now, never below 1. The larger of two
-# measures, each the latest taken:
-#   - after a boot, a busy loop in the guest (busybox sh): the CPU time the
-#     guest counts for it against its time on a quiet machine. The guest
-#     counts the time its vCPU waits for the host in that, but not the
-#     time the guest's other processes take (systemd still starting);
-#   - before a boot, and when a bound has passed (load that came later),
-#     the share of a CPU this process gets in a short busy window (QEMU
-#     runs beside it, at its priority).
-# RKVM_TIMEOUT_MUL overrides both (as LTP's LTP_TIMEOUT_MUL).
+# a quiet machine, with room to spare, multiplied by timeout_mul() (tests/lib/
+# waits.py): how many times slower than that reference the guest runs now.
+# Its guest measure is taken after a boot: a busy loop in the guest (busybox
+# sh), the CPU time the guest counts for it against its time on a quiet
+# machine. The guest counts the time its vCPU waits for the host in that,
+# but not the time the guest's other processes take (systemd still
+# starting). Its host measure is taken before a boot and when a bound has
+# passed (load that came later): QEMU runs beside this process, at its
+# priority. RKVM_TIMEOUT_MUL overrides both.
 CALIBRATE_LOOPS = 20000
 # The loop's time on a quiet machine (a 2-core x86-64 at 2.2 GHz, TCG).
 CALIBRATE_REF_S = {"amd64": 0.25, "arm64": 0.27}
-HOST_WINDOW_S = 0.2
-
-_mul = {"guest": 1.0, "host": 1.0}
-
-
-def _env_mul():
-    try:
-        v = float(os.environ.get("RKVM_TIMEOUT_MUL", ""))
-    except ValueError:
-        return None
-    return max(v, 1.0) if v > 0 else None
-
-
-def timeout_mul():
-    """The factor every time bound is multiplied by: $RKVM_TIMEOUT_MUL, else
-    the larger of the latest guest and host measures (1 until measured)."""
-    env = _env_mul()
-    return env if env is not None else max(_mul["guest"], _mul["host"], 1.0)
-
-
-def scaled(seconds):
-    """seconds (a bound on how long something takes in the guest) times
-    timeout_mul()."""
-    return seconds * timeout_mul()
-
-
-def host_slowness(window=HOST_WINDOW_S):
-    """How many times longer than its CPU time a busy window of this process
-    takes in wall time: 1 on an idle core, N when it shares one with N-1
-    busy processes of its priority. timeout_mul() takes it."""
-    w0, c0 = time.monotonic(), time.thread_time()
-    while time.monotonic() - w0 < window:
-        pass
-    wall, cpu = time.monotonic() - w0, time.thread_time() - c0
-    _mul["host"] = wall / max(cpu, 1e-3)
-    return _mul["host"]
 
 
 GUEST_TICKS_PER_S = 100     # USER_HZ: /proc's clock ticks
+# The kiosk idle: at most IDLE_TICKS of CPU (VM.cpu_ticks()) in a window of
+# IDLE_WINDOW_S seconds.
+IDLE_TICKS = 4
+IDLE_WINDOW_S = 4
 
 
 def guest_slowness(vm):
@@ -157,74 +128,20 @@ def guest_slowness(vm):
     except (ValueError, IndexError):
         sys.stderr.write("rkvm: the calibration loop printed %r (rc %d)\n" % (out, rc))
         return None
-    _mul["guest"] = secs / CALIBRATE_REF_S[arch.name]
-    _mul["host"] = 1.0
+    waits.measures["guest"] = secs / CALIBRATE_REF_S[arch.name]
+    waits.measures["host"] = 1.0
     vm.calibrate_seconds = secs
-    return _mul["guest"]
+    return waits.measures["guest"]
 
 
 def say_mul(what):
-    env = _env_mul()
+    env = waits.env_mul()
     print("# rkvm: %s: bounds x%.2f (%s)" % (
         what, timeout_mul(),
         "RKVM_TIMEOUT_MUL" if env is not None else "measured"), flush=True)
 
 
-# Polling waits: a test waits for a condition, never for a fixed time,
-# with a bound generous enough for a busy machine (TCG slows down in
-# proportion to the CPU it gets), times timeout_mul().
-WAIT_TIMEOUT = 60.0
-
-
-class Deadline:
-    """timeout seconds times timeout_mul() from now. When it has passed, the
-    host's slowness is measured once more: load that came after the boot
-    moves it on."""
-
-    def __init__(self, timeout):
-        self.start = time.monotonic()
-        self.timeout = timeout
-        self.remeasured = False
-
-    def left(self):
-        """Seconds left (<= 0: over)."""
-        left = self.start + scaled(self.timeout) - time.monotonic()
-        if left <= 0 and not self.remeasured:
-            self.remeasured = True
-            host_slowness()
-            left = self.start + scaled(self.timeout) - time.monotonic()
-        return left
-
-    def seconds(self):
-        """The bound as it stands, in seconds."""
-        return scaled(self.timeout)
-
-
-def wait_until(fn, timeout=WAIT_TIMEOUT, interval=0.5):
-    """Call fn() until it returns a true value or the Deadline(timeout)
-    passes; returns its last value (false on timeout). fn runs at least
-    once, and once more at the deadline."""
-    deadline = Deadline(timeout)
-    while True:
-        v = fn()
-        if v:
-            return v
-        left = deadline.left()
-        if left <= 0:
-            return v
-        time.sleep(min(interval, left))
-
-
-def free_port():
-    """A TCP port on the host's loopback that nothing listens on now."""
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
-
-
-class VMError(Exception):
+class VMError(TestError):
     """The VM did not do what was expected (timeout, died, bad reply)."""
 
 
@@ -235,21 +152,6 @@ class QMPError(VMError):
 # --------------------------------------------------------------------------
 # Skip rules
 # --------------------------------------------------------------------------
-
-def in_ci():
-    return os.environ.get("CI") == "true"
-
-
-def skip_or_fail(reason):
-    """Exit 77 (skip) locally; under CI=true a missing tool is exit 1."""
-    if in_ci():
-        sys.stderr.write("FAIL: %s (CI=true: required, not skipping)\n" % reason)
-        sys.stderr.flush()
-        sys.exit(1)
-    sys.stderr.write("SKIP: %s\n" % reason)
-    sys.stderr.flush()
-    sys.exit(SKIP)
-
 
 def require_tools(*tools):
     """Skip (or fail under CI) unless every tool is on PATH."""
@@ -294,24 +196,6 @@ def ripple_kiosk():
     if not os.access(path, os.X_OK):
         skip_or_fail("ripple-kiosk not built: %s (set RIPPLE_KIOSK)" % path)
     return path
-
-
-def headless_run(prog, out, script, args):
-    """Runs prog headless into the directory out with the touch script's
-    text and an empty config (the defaults, whatever /etc holds); returns
-    what it printed."""
-    spath = out + ".script"
-    with open(spath, "w") as f:
-        f.write(script)
-    conf = out + ".conf"
-    open(conf, "w").close()
-    argv = [prog, "--config", conf, "--backend", "headless", "--output", out,
-            "--attract", "0", "--touch-script", spath] + list(args)
-    res = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                         universal_newlines=True)
-    if res.returncode != 0:
-        raise VMError("run failed:\n" + res.stdout)
-    return res.stdout
 
 
 # --------------------------------------------------------------------------
@@ -838,6 +722,18 @@ class VM:
         """Output (stdout and stderr) of the named program so far."""
         return self.run("rk_log %s" % name, check=False)[1]
 
+    def cpu_ticks(self, pid=None):
+        """utime + stime of a guest process (the kiosk's by default), in the
+        guest's clock ticks (GUEST_TICKS_PER_S a second); VMError when it
+        is not there."""
+        which = "$(pidof ripple-kiosk)" if pid is None else int(pid)
+        rc, out = self.run('p=%s; [ -n "$p" ] && cat "/proc/$p/stat"' % which, check=False)
+        try:
+            return program.cpu_ticks(out)
+        except ValueError:
+            raise VMError("no CPU time of process %s in the guest (rc %d): %r"
+                          % ("ripple-kiosk" if pid is None else pid, rc, out))
+
     # ---- screendumps, shared by the tests ----
 
     def shot(self, label, **dump):
@@ -1065,7 +961,7 @@ def boot(devices=(), guest_script=None, programs=(), extra_files=None,
 
 
 # --------------------------------------------------------------------------
-# Images
+# More heads (VNC)
 # --------------------------------------------------------------------------
 
 def _recvn(sock, n):
@@ -1112,304 +1008,3 @@ def vnc_resize(sock, width, height):
     HOTPLUG uevent), a size plugs it in again."""
     sock.sendall(struct.pack(">BxHHBx", 251, width, height, 1) +
                  struct.pack(">IHHHHI", 0, 0, 0, width, height, 0))
-
-
-class Image:
-    """8-bit RGB image: width, height, data (bytes, row-major, 3 per pixel)."""
-
-    def __init__(self, width, height, data):
-        if len(data) != width * height * 3:
-            raise ValueError("image data size %d != %dx%dx3" % (len(data), width, height))
-        self.width = width
-        self.height = height
-        self.data = bytes(data)
-
-    @property
-    def size(self):
-        return (self.width, self.height)
-
-    def pixel(self, x, y):
-        i = (y * self.width + x) * 3
-        return tuple(self.data[i:i + 3])
-
-    def crop(self, x, y, w, h):
-        rows = []
-        for row in range(y, y + h):
-            i = (row * self.width + x) * 3
-            rows.append(self.data[i:i + w * 3])
-        return Image(w, h, b"".join(rows))
-
-    def save_png(self, path):
-        write_png(path, self)
-
-    def __repr__(self):
-        return "<Image %dx%d>" % (self.width, self.height)
-
-
-def _ppm_tokens(data, count):
-    tokens, i = [], 0
-    while len(tokens) < count:
-        while data[i:i + 1].isspace():
-            i += 1
-        if data[i:i + 1] == b"#":
-            while data[i:i + 1] not in (b"\n", b""):
-                i += 1
-            continue
-        j = i
-        while not data[j:j + 1].isspace():
-            j += 1
-        tokens.append(data[i:j])
-        i = j
-    return tokens, i + 1  # one whitespace byte after maxval
-
-
-def read_ppm(path):
-    """Read a binary PPM (P6, maxval 255), as QEMU's screendump writes."""
-    with open(path, "rb") as f:
-        data = f.read()
-    (magic, w, h, maxval), start = _ppm_tokens(data, 4)
-    if magic != b"P6" or int(maxval) != 255:
-        raise ValueError("%s: not an 8-bit P6 PPM" % path)
-    w, h = int(w), int(h)
-    return Image(w, h, data[start:start + w * h * 3])
-
-
-def write_ppm(path, img):
-    with open(path, "wb") as f:
-        f.write(b"P6\n%d %d\n255\n" % (img.width, img.height))
-        f.write(img.data)
-
-
-def _paeth(a, b, c):
-    p = a + b - c
-    pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
-    if pa <= pb and pa <= pc:
-        return a
-    return b if pb <= pc else c
-
-
-def read_png(path):
-    """Read an 8-bit, non-interlaced grey/RGB/RGBA PNG into an RGB Image
-    (alpha dropped)."""
-    with open(path, "rb") as f:
-        data = f.read()
-    if data[:8] != b"\x89PNG\r\n\x1a\n":
-        raise ValueError("%s: not a PNG" % path)
-    pos, idat, ihdr = 8, [], None
-    while pos < len(data):
-        length, ctype = struct.unpack(">I4s", data[pos:pos + 8])
-        body = data[pos + 8:pos + 8 + length]
-        pos += 12 + length
-        if ctype == b"IHDR":
-            ihdr = struct.unpack(">IIBBBBB", body)
-        elif ctype == b"IDAT":
-            idat.append(body)
-        elif ctype == b"IEND":
-            break
-    if ihdr is None:
-        raise ValueError("%s: no IHDR" % path)
-    w, h, depth, ctype, _comp, _filt, interlace = ihdr
-    channels = {0: 1, 2: 3, 4: 2, 6: 4}.get(ctype)
-    if depth != 8 or channels is None or interlace:
-        raise ValueError("%s: unsupported PNG (depth %d, colour type %d, interlace %d)"
-                         % (path, depth, ctype, interlace))
-    raw = zlib.decompress(b"".join(idat))
-    bpp, stride = channels, w * channels
-    out = bytearray(h * stride)
-    prev = bytearray(stride)
-    i = 0
-    for y in range(h):
-        ftype = raw[i]
-        line = bytearray(raw[i + 1:i + 1 + stride])
-        i += 1 + stride
-        if ftype == 1:
-            for x in range(bpp, stride):
-                line[x] = (line[x] + line[x - bpp]) & 0xFF
-        elif ftype == 2:
-            line = bytearray(map(lambda a, b: (a + b) & 0xFF, line, prev))
-        elif ftype == 3:
-            for x in range(stride):
-                left = line[x - bpp] if x >= bpp else 0
-                line[x] = (line[x] + ((left + prev[x]) >> 1)) & 0xFF
-        elif ftype == 4:
-            for x in range(stride):
-                if x >= bpp:
-                    line[x] = (line[x] + _paeth(line[x - bpp], prev[x], prev[x - bpp])) & 0xFF
-                else:
-                    line[x] = (line[x] + prev[x]) & 0xFF
-        elif ftype != 0:
-            raise ValueError("%s: bad PNG filter %d" % (path, ftype))
-        out[y * stride:(y + 1) * stride] = line
-        prev = line
-    if channels == 3:
-        rgb = bytes(out)
-    else:
-        rgb = bytearray(w * h * 3)
-        if channels >= 3:
-            for c in range(3):
-                rgb[c::3] = out[c::channels]
-        else:
-            for c in range(3):
-                rgb[c::3] = out[0::channels]
-        rgb = bytes(rgb)
-    return Image(w, h, rgb)
-
-
-def write_png(path, img):
-    """Write an RGB Image as PNG (for looking at screendumps)."""
-    def chunk(t, body):
-        return (struct.pack(">I", len(body)) + t + body +
-                struct.pack(">I", zlib.crc32(t + body) & 0xFFFFFFFF))
-    stride = img.width * 3
-    raw = b"".join(b"\0" + img.data[y * stride:(y + 1) * stride]
-                   for y in range(img.height))
-    with open(path, "wb") as f:
-        f.write(b"\x89PNG\r\n\x1a\n")
-        f.write(chunk(b"IHDR", struct.pack(">IIBBBBB", img.width, img.height, 8, 2, 0, 0, 0)))
-        f.write(chunk(b"IDAT", zlib.compress(raw, 6)))
-        f.write(chunk(b"IEND", b""))
-
-
-def read_image(path):
-    """PNG or PPM, by content."""
-    with open(path, "rb") as f:
-        magic = f.read(2)
-    return read_png(path) if magic == b"\x89P" else read_ppm(path)
-
-
-# -- comparisons (all on 8-bit RGB, fast paths through C-level builtins) ------
-
-def headless_frame(prog, out, size, *args, frames=1):
-    """The last of `frames` frames of a headless render at size (w, h), as an
-    Image; VMError with the program's output if it failed. The program gets
-    an empty settings file first, so that an installed
-    /etc/ripple-kiosk.conf (on the kiosk itself) does not change the
-    reference; a --config in args still wins."""
-    conf = out + ".conf"
-    open(conf, "w").close()
-    argv = [prog, "--config", conf, "--backend", "headless", "--size", "%dx%d" % size,
-            "--frames", str(frames), "--every", str(max(frames - 1, 1)),
-            "--output", out] + list(args)
-    res = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                         universal_newlines=True)
-    path = os.path.join(out, "frame-%05d.png" % (frames - 1))
-    if res.returncode != 0 or not os.path.exists(path):
-        raise VMError("headless render failed (rc=%d):\n%s" % (res.returncode, res.stdout))
-    return read_png(path)
-
-
-def _same_size(a, b):
-    if a.size != b.size:
-        raise ValueError("image sizes differ: %dx%d vs %dx%d" % (a.size + b.size))
-
-
-def abs_diff_bytes(a, b):
-    """Per-channel |a - b| as bytes."""
-    _same_size(a, b)
-    return bytes(map(abs, map(operator.sub, a.data, b.data)))
-
-
-def mean_abs_diff(a, b):
-    """Mean absolute per-channel difference, 0 (same) .. 255."""
-    _same_size(a, b)
-    if not a.data:
-        return 0.0
-    return sum(map(abs, map(operator.sub, a.data, b.data))) / len(a.data)
-
-
-def _pixel_mask(channel_bytes, threshold):
-    """bytes with 1 per pixel where any channel byte > threshold."""
-    table = bytes(1 if v > threshold else 0 for v in range(256))
-    flags = channel_bytes.translate(table)
-    n = len(flags) // 3
-    r = int.from_bytes(flags[0::3], "little")
-    g = int.from_bytes(flags[1::3], "little")
-    b = int.from_bytes(flags[2::3], "little")
-    return (r | g | b).to_bytes(n, "little")
-
-
-def diff_fraction(a, b, threshold=16):
-    """Fraction of pixels where some channel differs by more than threshold."""
-    mask = _pixel_mask(abs_diff_bytes(a, b), threshold)
-    return (len(mask) - mask.count(0)) / max(len(mask), 1)
-
-
-def region_diff(a, b, x, y, w, h):
-    """mean_abs_diff of the same rectangle of both images."""
-    return mean_abs_diff(a.crop(x, y, w, h), b.crop(x, y, w, h))
-
-
-def region_changed(a, b, rect, threshold=8):
-    """diff_fraction of a rectangle (x, y, w, h) of both images, clipped to
-    them."""
-    x, y, w, h = rect
-    x0, y0 = max(x, 0), max(y, 0)
-    x1, y1 = min(x + w, a.width), min(y + h, a.height)
-    return diff_fraction(a.crop(x0, y0, x1 - x0, y1 - y0),
-                         b.crop(x0, y0, x1 - x0, y1 - y0), threshold)
-
-
-def box(x, y, r):
-    """The square of side 2r around (x, y), as (x, y, w, h)."""
-    return (x - r, y - r, 2 * r, 2 * r)
-
-
-def nonblack_fraction(img, threshold=16):
-    """Fraction of pixels with some channel above threshold."""
-    mask = _pixel_mask(img.data, threshold)
-    return (len(mask) - mask.count(0)) / max(len(mask), 1)
-
-
-def is_not_black(img, threshold=16, min_fraction=0.05):
-    """True when at least min_fraction of the pixels are visibly not black."""
-    return nonblack_fraction(img, threshold) >= min_fraction
-
-
-def mean_color(img):
-    n = img.width * img.height or 1
-    return tuple(sum(img.data[c::3]) / n for c in range(3))
-
-
-def compare(shot, ref, max_mean=8.0, max_fraction=0.05, threshold=32):
-    """Compare a screendump with a reference image (PNG/PPM path or Image).
-    Returns (ok, description)."""
-    if isinstance(ref, str):
-        ref = read_image(ref)
-    if shot.size != ref.size:
-        return False, "size %dx%d, expected %dx%d" % (shot.size + ref.size)
-    mad = mean_abs_diff(shot, ref)
-    frac = diff_fraction(shot, ref, threshold)
-    ok = mad <= max_mean and frac <= max_fraction
-    return ok, "mean abs diff %.2f (max %.2f), %.2f%% pixels differ by >%d (max %.2f%%)" % (
-        mad, max_mean, 100 * frac, threshold, 100 * max_fraction)
-
-
-# --------------------------------------------------------------------------
-# Small helpers for test scripts
-# --------------------------------------------------------------------------
-
-class Checks:
-    """Collects check results; exit() ends the test with 0 or 1."""
-
-    def __init__(self):
-        self.failures = 0
-        self.count = 0
-
-    def check(self, cond, what, detail=""):
-        self.count += 1
-        detail = str(detail).strip()
-        if cond:
-            # Short details only; failures get everything.
-            if "\n" in detail or len(detail) > 100:
-                detail = ""
-            print("ok %d - %s%s" % (self.count, what, (": " + detail) if detail else ""),
-                  flush=True)
-        else:
-            self.failures += 1
-            print("FAIL %d - %s%s" % (self.count, what, (":\n" + detail) if detail else ""),
-                  flush=True)
-        return cond
-
-    def exit(self):
-        print("%d passed, %d failed" % (self.count - self.failures, self.failures), flush=True)
-        sys.exit(1 if self.failures else 0)

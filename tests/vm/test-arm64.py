@@ -22,6 +22,8 @@ import time
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import rkvm  # noqa: E402
+from rkvm import (MAX_FRACTION, MAX_MEAN, MOVED, NEAR, PICTURE_THRESHOLD,  # noqa: E402
+                  THRESHOLD)
 
 rkvm.use_arch("arm64")
 rkvm.require_tools("qemu-system-aarch64", "qemu-aarch64-static", "readelf")
@@ -32,12 +34,6 @@ SCREEN = (1280, 800)
 # four busy loops on the two cores here the water took about 170 s from
 # the boot's end, against 10 s idle.
 FIRST_FRAME_S = 300
-# A screendump against a headless render, as test-drm.py compares them.
-MAX_MEAN, MAX_FRACTION, PICTURE_THRESHOLD = 12.0, 0.10, 48
-# The touch, as test-touch.py judges it: a ring in a box around the point.
-NEAR = 160
-THRESHOLD = 8
-MOVED = 0.002
 # The classic water's slow waves (1 cm/s) keep the ring near the touch
 # while TCG catches up; no attract rain, so the water is still before the
 # touch.
@@ -66,7 +62,7 @@ def reference(prog):
     os.chmod(wrapper, 0o755)
     try:
         return rkvm.headless_frame(wrapper, os.path.join(tmp, "ref"), SCREEN, *RUN_ARGS)
-    except rkvm.VMError as e:
+    except rkvm.TestError as e:
         print(e)
         sys.exit(1)
 

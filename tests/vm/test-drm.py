@@ -40,15 +40,10 @@ import time
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import rkvm  # noqa: E402
+from rkvm import MAX_FRACTION, MAX_MEAN, PICTURE_THRESHOLD  # noqa: E402
 
 rkvm.require_tools("qemu-system-x86_64", "busybox")
 prog = rkvm.ripple_kiosk()
-
-# Screendump vs headless render: the water moves between the headless frame
-# 0 and whatever frame is on screen, so allow some difference.
-MAX_MEAN = 12.0       # mean abs difference per channel, 0..255
-MAX_FRACTION = 0.10   # pixels differing by more than 48 in some channel
-THRESHOLD = 48
 
 # TCG is slow: how long to wait for the first frame of a run.
 FIRST_FRAME_S = 60
@@ -61,7 +56,7 @@ def headless(width, height):
     try:
         return rkvm.headless_frame(prog, os.path.join(tmp, "%dx%d" % (width, height)),
                                    (width, height))
-    except rkvm.VMError as e:
+    except rkvm.TestError as e:
         print(e)
         sys.exit(1)
 
@@ -79,7 +74,7 @@ def wait_picture(vm, name, size, label, **kw):
 
 
 def looks_like(img, ref, label):
-    ok, why = rkvm.compare(img, ref, MAX_MEAN, MAX_FRACTION, THRESHOLD)
+    ok, why = rkvm.compare(img, ref, MAX_MEAN, MAX_FRACTION, PICTURE_THRESHOLD)
     return t.check(ok, "%s: matches the headless render" % label, why)
 
 
@@ -206,7 +201,7 @@ def sigterm(vm, label, running_img, **dump):
 
     def gone(img):
         return (img.size != running_img.size or
-                rkvm.diff_fraction(img, running_img, THRESHOLD) > 0.5)
+                rkvm.diff_fraction(img, running_img, PICTURE_THRESHOLD) > 0.5)
     after, ok = vm.wait_screen(gone, label + "-after-exit", **dump)
     t.check(ok, "%s: its picture is gone after exit" % label,
             "screen %dx%d, %.1f%% not black" % (after.size + (100 * rkvm.nonblack_fraction(after),)))
@@ -483,7 +478,7 @@ HEAD = (1280, 800)
 
 def is_water(img):
     return (img.size == HEAD and
-            rkvm.compare(img, REF[HEAD], MAX_MEAN, MAX_FRACTION, THRESHOLD)[0])
+            rkvm.compare(img, REF[HEAD], MAX_MEAN, MAX_FRACTION, PICTURE_THRESHOLD)[0])
 
 
 def head_moves(vm, label, head):
@@ -605,7 +600,8 @@ with rkvm.boot(devices=["virtio-gpu-pci,max_outputs=2,id=gpu"],
 
         def water(img):
             return (img.size == (1280, 800) and
-                    rkvm.compare(img, REF[(1280, 800)], MAX_MEAN, MAX_FRACTION, THRESHOLD)[0])
+                    rkvm.compare(img, REF[(1280, 800)], MAX_MEAN, MAX_FRACTION,
+                                 PICTURE_THRESHOLD)[0])
         # Its water is made (not an earlier run's frame still there), then shown.
         wait_log(vm, "rk", "water for %s" % re.escape(names[1]), FIRST_FRAME_S)
         on, shown = vm.wait_screen(water, "connector-head1", FIRST_FRAME_S, device="gpu", head=1)
@@ -615,7 +611,8 @@ with rkvm.boot(devices=["virtio-gpu-pci,max_outputs=2,id=gpu"],
         t.check(shown, "--connector %s: shown on head 1" % names[1],
                 "screen %dx%d\n%s" % (on.size + (vm.log("rk"),)))
         t.check(off.size != (1280, 800) or
-                not rkvm.compare(off, REF[(1280, 800)], MAX_MEAN, MAX_FRACTION, THRESHOLD)[0],
+                not rkvm.compare(off, REF[(1280, 800)], MAX_MEAN, MAX_FRACTION,
+                                 PICTURE_THRESHOLD)[0],
                 "--connector %s: not shown on head 0" % names[1])
         vm.stop("rk", "TERM", 10)
     head1.close()

@@ -47,6 +47,8 @@ import urllib.request
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import rkvm  # noqa: E402
+from rkvm import (MAX_FRACTION, MAX_MEAN, MOVED, NEAR, PICTURE_THRESHOLD,  # noqa: E402
+                  THRESHOLD)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP_SRC = os.environ.get("top_srcdir") or os.path.join(HERE, "..", "..")
@@ -72,12 +74,7 @@ http-token-file = /boot/efi/ripple-kiosk/http-token
 """
 TOKEN = "image-test-token-0123456789"
 PAGE_S = 180
-# A screendump against the headless render (as test-drm.py).
-MAX_MEAN, MAX_FRACTION, PICTURE_THRESHOLD = 12.0, 0.10, 48
-# The touch (as test-touch.py): a ring near the point, nothing far away.
-NEAR = 160
-THRESHOLD = 8
-MOVED = 0.002
+# The touch (MOVED, in a box of NEAR): a ring near the point, nothing far away.
 TOUCH = (320, 200)
 OVMF = ("/usr/share/ovmf/OVMF.fd", "/usr/share/OVMF/OVMF_CODE.fd")
 ESP_TYPE = "C12A7328-F81F-11D2-BA4B-00A0C93EC93B"

@@ -40,6 +40,7 @@ sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import rkvm  # noqa: E402
+from rkvm import NEAR, THRESHOLD  # noqa: E402
 
 rkvm.require_tools("qemu-system-x86_64", "busybox")
 prog = rkvm.ripple_kiosk()
@@ -60,9 +61,7 @@ PANEL_MAX = (3776, 2048)
 FIRST_FRAME_S = 60
 # Rings spread about 20 px a second: a second or two after a touch they stay
 # well inside NEAR; FAR boxes are 400 px and more from every touch.
-NEAR = 160
 FAR = 80
-THRESHOLD = 8
 # Fraction of a NEAR box that must change: about 100 pixels. A fingertip's
 # stone a moment after it fell changes a few hundred; the water is still
 # before each touch, and FAR boxes must not change at all.

@@ -43,6 +43,8 @@ import time
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import rkvm  # noqa: E402
+from rkvm import (IDLE_TICKS, IDLE_WINDOW_S, MAX_FRACTION, MAX_MEAN, MOVED,  # noqa: E402
+                  NEAR, PICTURE_THRESHOLD, THRESHOLD)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 rkvm.require_tools("qemu-system-x86_64", "busybox", "modetest")
@@ -67,24 +69,17 @@ SLEEP_AFTER_S = 8
 STATS_S = 5
 # The DPMS property's values (DRM_MODE_DPMS_ON, DRM_MODE_DPMS_OFF).
 DPMS_ON, DPMS_OFF = 0, 3
-# Asleep: at most this many ticks (1/100 s) of CPU in a window of seconds
-# (the stats line and the watchdog each wake it now and then).
-IDLE_TICKS = 4
-IDLE_WINDOW_S = 4
-NEAR = 160
-THRESHOLD = 8
-MOVED = 0.002
-# The water after the touch against the headless render of calm water:
-# the rings near the touch differ, the rest should not.
-MAX_MEAN = 12.0
-MAX_FRACTION = 0.10
-CMP_THRESHOLD = 48
+# Asleep it takes no more CPU than the idle kiosk (IDLE_TICKS in
+# IDLE_WINDOW_S): the stats line and the watchdog wake it now and then. The
+# water after a touch is compared with the headless render of calm water as
+# any screendump (MAX_MEAN...): the rings near the touch differ, the rest
+# should not.
 
 t = rkvm.Checks()
 tmp = tempfile.mkdtemp(prefix="rk-power-")
 try:
     REF = rkvm.headless_frame(prog, os.path.join(tmp, "ref"), SCREEN)
-except rkvm.VMError as e:
+except rkvm.TestError as e:
     print(e)
     sys.exit(1)
 
@@ -125,16 +120,10 @@ def wait_dpms(vm, driver, want, connectors=1):
     return bool(ok), seen.get("why", "")
 
 
-def cpu_ticks(vm):
-    """utime + stime of ripple-kiosk in clock ticks (1/100 s)."""
-    out = vm.run("cut -d' ' -f14,15 /proc/$(pidof ripple-kiosk)/stat")[1].split()
-    return int(out[0]) + int(out[1])
-
-
 def idle_window(vm):
-    a = cpu_ticks(vm)
+    a = vm.cpu_ticks()
     time.sleep(IDLE_WINDOW_S)   # spans the time the check is about
-    return cpu_ticks(vm) - a
+    return vm.cpu_ticks() - a
 
 
 def touch(vm, px, py):
@@ -273,7 +262,7 @@ def power_run(vm, driver, label, env=()):
                          100 * rkvm.region_changed(REF, img, rkvm.box(px, py, NEAR),
                                                    THRESHOLD), vm.log("rk"))))
     if img.size == SCREEN:
-        ok, why = rkvm.compare(img, REF, MAX_MEAN, MAX_FRACTION, CMP_THRESHOLD)
+        ok, why = rkvm.compare(img, REF, MAX_MEAN, MAX_FRACTION, PICTURE_THRESHOLD)
         t.check(ok, "%s: and the rest is the picture under calm water" % label, why)
     log = vm.log("rk")
     t.check("a touch: the water is back" in log and
@@ -333,7 +322,7 @@ def hotplug_asleep(vm, label, vsock):
         # virtio-gpu: only presented frames reach the screendump.
         img, ok = vm.wait_screen(
             lambda img: (img.size == SCREEN and
-                         rkvm.compare(img, REF, MAX_MEAN, MAX_FRACTION, CMP_THRESHOLD)[0]),
+                         rkvm.compare(img, REF, MAX_MEAN, MAX_FRACTION, PICTURE_THRESHOLD)[0]),
             "%s-woken-head%d" % (label, head), device="gpu", head=head)
         t.check(ok, "%s: head %d shows the water again" % (label, head),
                 "%dx%d, %.1f%% not black" % (img.size + (100 * rkvm.nonblack_fraction(img),)))

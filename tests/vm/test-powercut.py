@@ -28,7 +28,7 @@ one journal line, and still show the water. After the last check
 The first checked boot also checks the backlight's udev rule (parsed by
 udevadm) and that the kiosk's mount namespace has /sys read-only but
 /sys/devices writable: as the kiosk's user in it, a write to a device
-attribute the group video may write goes through (README: "Screen
+attribute the group video may write goes through (docs/deploying.md: "Screen
 power").
 
 RK_POWERCUT_CUTS (10) and RK_POWERCUT_SEED (20) change the cuts; the image
@@ -453,7 +453,7 @@ def main():
         t.check(run.rows_seen > 0, "usage.csv had rows to compare in some boot")
         print("test-powercut: %d cuts, %d boots, power-on to water %s s; %.0f s in all"
               % (cuts, n, " ".join("%.0f" % s for s in run.boots), time.monotonic() - start))
-    except rkvm.VMError as e:
+    except rkvm.TestError as e:     # the VM's, or the reference render's
         t.check(False, "the power-cut test runs to its end", e)
     finally:
         ti.teardown("test-powercut", vm, serial, workdir, t.failures > 0)

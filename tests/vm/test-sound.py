@@ -41,6 +41,7 @@ import time
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import rkvm  # noqa: E402
+from rkvm import IDLE_TICKS, IDLE_WINDOW_S  # noqa: E402
 
 rkvm.require_tools("qemu-system-x86_64", "busybox")
 prog = rkvm.ripple_kiosk()
@@ -70,9 +71,6 @@ TOLERANCE = 0.10
 # pitch (Minnaert: 3/r kHz).
 BUBBLE_MAX_MM, BUBBLE_MIN_MM, TRAP_MM = 7.0, 2.0, 5.36
 DEFAULT_STONE_MM = 8.0
-# Idle: at most this many ticks (1/100 s) of CPU in a window of seconds.
-IDLE_TICKS = 4
-IDLE_WINDOW_S = 4
 # --sleep-after for the asleep check: rain is heard until then.
 SLEEP_AFTER_S = 6
 # Silence is listened to this long; what sounded fades within FADE_S.
@@ -226,21 +224,15 @@ def cut(heard, gaps, until=None):
     return any(heard - CUT_MARGIN_S <= g <= end for g in gaps)
 
 
-def cpu_ticks(vm):
-    """utime + stime of ripple-kiosk in clock ticks (1/100 s)."""
-    out = vm.run("cut -d' ' -f14,15 /proc/$(pidof ripple-kiosk)/stat")[1].split()
-    return int(out[0]) + int(out[1])
-
-
 def idle(vm, label):
     """Still water and nothing to hear: the card stops, and the program
     takes (next to) no CPU, as without a card (test-touch.py's bound)."""
     used = {}
 
     def quiet():
-        a = cpu_ticks(vm)
+        a = vm.cpu_ticks()
         time.sleep(IDLE_WINDOW_S)   # the window the CPU is counted over
-        used["ticks"] = cpu_ticks(vm) - a
+        used["ticks"] = vm.cpu_ticks() - a
         return used["ticks"] <= IDLE_TICKS
     t.check(rkvm.wait_until(quiet, rkvm.WAIT_TIMEOUT, 0),
             "%s: still water, silent: no CPU for the sound" % label,

@@ -42,6 +42,7 @@ sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import rkvm  # noqa: E402
+from rkvm import GUEST_TICKS_PER_S, IDLE_WINDOW_S  # noqa: E402
 from rkservice import (PICS, UNIT, add_to_payload, boot_debian,  # noqa: E402
                        build_rootfs, check_pivot, die, guest_now, journal, journal_cursor,
                        journal_span, library_packages, looks_like, main_pid, note, payload_files,
@@ -70,11 +71,10 @@ def default_config():
 t = rkvm.Checks()
 tmp = tempfile.mkdtemp(prefix="rk-systemd-")
 
-# Waiting for a screen: at most this share of a window's CPU ticks (a
-# wake-up per watchdog period; a spin takes them all). Generous for TCG.
-IDLE_WINDOW_S = 4
+# Waiting for a screen: at most this share of the CPU ticks of a window of
+# IDLE_WINDOW_S (a wake-up per watchdog period; a spin takes them all).
+# Generous for TCG.
 IDLE_FRACTION = 0.2
-GUEST_TICKS_PER_S = 100
 # A restarted kiosk's start, to its first frame: "a few seconds", and TCG's
 # slow start (times the guest's slowness).
 START_S = 10
@@ -347,20 +347,14 @@ def run_checks(vm, ref1, ref2):
             (100 * changed, 100 * rkvm.nonblack_fraction(after), after.width, after.height))
 
 
-def cpu_ticks(vm, pid):
-    """utime + stime of a guest process, in its clock ticks."""
-    fields = sh(vm, "cat /proc/%d/stat" % pid).rsplit(")", 1)[-1].split()
-    return int(fields[11]) + int(fields[12]) if len(fields) > 12 else 0
-
-
 def waits_idle(vm, pid, what):
     """A window of IDLE_WINDOW_S in which pid takes next to no CPU."""
     seen = {}
 
     def idle():
-        a, t0 = cpu_ticks(vm, pid), time.monotonic()
+        a, t0 = vm.cpu_ticks(pid), time.monotonic()
         time.sleep(IDLE_WINDOW_S)   # the window whose CPU is counted
-        seen["used"] = cpu_ticks(vm, pid) - a
+        seen["used"] = vm.cpu_ticks(pid) - a
         seen["of"] = (time.monotonic() - t0) * GUEST_TICKS_PER_S
         return seen["used"] < IDLE_FRACTION * seen["of"]
     ok = rkvm.wait_until(idle, rkvm.WAIT_TIMEOUT, 0)

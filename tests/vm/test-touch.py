@@ -28,28 +28,18 @@ import time
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import rkvm  # noqa: E402
+from rkvm import (IDLE_TICKS, IDLE_WINDOW_S, MAX_FRACTION, MAX_MEAN, MOVED,  # noqa: E402
+                  NEAR, PICTURE_THRESHOLD, THRESHOLD)
 
 rkvm.require_tools("qemu-system-x86_64", "busybox")
 prog = rkvm.ripple_kiosk()
 
 SCREEN = (1280, 800)
 FIRST_FRAME_S = 60
-# The water spreads about a cell per step: after a second or two of TCG
-# time a stone's rings stay well inside this box around the touch.
-NEAR = 160
-THRESHOLD = 8
-# A ring of a few tens of pixels in a NEAR-sized square: a fraction of a
-# percent; nothing at all is what a missed touch gives.
-MOVED = 0.002
-# Idle: at most this many ticks (1/100 s) of CPU in a window of seconds.
-IDLE_TICKS = 4
-IDLE_WINDOW_S = 4
 # The kernel's spelling in video=CONNECTOR:panel_orientation=..., and what
 # the program must make of it.
 PANEL = "left_side_up"
 PANEL_NAME, PANEL_ROTATION = "Left Side Up", 270
-# A screendump against a headless render, as test-drm.py compares them.
-MAX_MEAN, MAX_FRACTION, PICTURE_THRESHOLD = 12.0, 0.10, 48
 
 t = rkvm.Checks()
 
@@ -146,12 +136,6 @@ def panel_orientation(vm):
     t.check(not ok, "panel: ... and not upright as on a normal screen", why)
 
 
-def cpu_ticks(vm):
-    """utime + stime of ripple-kiosk in clock ticks (1/100 s)."""
-    out = vm.run("cut -d' ' -f14,15 /proc/$(pidof ripple-kiosk)/stat")[1].split()
-    return int(out[0]) + int(out[1])
-
-
 def idle_when_flat(vm):
     """Flat water, no rain, no attract: no steps, no frames, no CPU; the
     first touch wakes it."""
@@ -165,9 +149,9 @@ def idle_when_flat(vm):
     used = {}
 
     def idle():
-        a = cpu_ticks(vm)
+        a = vm.cpu_ticks()
         time.sleep(IDLE_WINDOW_S)
-        used["ticks"] = cpu_ticks(vm) - a
+        used["ticks"] = vm.cpu_ticks() - a
         return used["ticks"] <= IDLE_TICKS
     t.check(rkvm.wait_until(idle, rkvm.WAIT_TIMEOUT, 0), "%s: flat water takes no CPU" % label,
             "%d ticks of 1/100 s in the last %d s, after %.0f s" %

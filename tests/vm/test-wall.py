@@ -79,7 +79,7 @@ def reference(plan, *args, frames=1):
         return rkvm.headless_frame(prog, os.path.join(tmp, "wall%dx%d-%d" % (size + (frames,))),
                                    size, "--screen-mm", "%dx%d" % mm, *QUIET, *LOOK, *args,
                                    frames=frames)
-    except rkvm.VMError as e:
+    except rkvm.TestError as e:
         print(e)
         sys.exit(1)
 
