@@ -590,8 +590,7 @@ static void vblank_wait(struct vblank_clock *vc, int f)
 	vc->frame = f;
 	vc->backed_off += schedule_backed_off(vc->s);
 	if (at > now) {
-		ts.tv_sec = (time_t)(at / NSEC_PER_SEC);
-		ts.tv_nsec = (long)(at % NSEC_PER_SEC);
+		ts = clock_timespec(at);
 		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
 			;
 	}

@@ -396,7 +396,7 @@ static void test_null_device_paced(void)
 	end = clock_now_ns();
 	cpu = cpu_ns() - cpu;
 	wall = end - start;
-	sound_stats(s, stats, sizeof(stats));
+	sound_take_stats(s, stats, sizeof(stats));
 	sound_destroy(s);
 	fprintf(stderr, "--sound null: %.3f s of CPU in %.3f s%s\n", (double)cpu / NSEC_PER_SEC,
 		(double)wall / NSEC_PER_SEC, stats);

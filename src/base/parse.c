@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "base/clock.h"
 #include "base/parse.h"
 
 #define MODE_MAX_DIMENSION 16384
@@ -114,6 +115,27 @@ int parse_double(const char *s, double lo, double hi, double *out)
 	return 0;
 }
 
+/* A pair is no longer than this (two numbers of a settings file). */
+#define PAIR_MAX 128
+
+int parse_double_pair(const char *s, char sep, double a_lo, double a_hi, double b_lo, double b_hi,
+		      double *a, double *b)
+{
+	char buf[PAIR_MAX];
+	char *mid;
+
+	if (strlen(s) >= sizeof(buf))
+		return -EINVAL;
+	strcpy(buf, s);
+	mid = strchr(buf, sep);
+	if (!mid)
+		return -EINVAL;
+	*mid++ = '\0';
+	if (parse_double(buf, a_lo, a_hi, a) < 0 || parse_double(mid, b_lo, b_hi, b) < 0)
+		return -EINVAL;
+	return 0;
+}
+
 int parse_size(const char *s, int lo, int hi, int *w, int *h)
 {
 	const char *rest;
@@ -139,8 +161,6 @@ int parse_mode(const char *s, int *w, int *h, int *hz)
 	return parse_int(rest + 1, 1, MODE_MAX_HZ, hz);
 }
 
-#define MINUTES_PER_HOUR 60
-#define HOURS_PER_DAY 24
 
 /* "HH:MM" with two digits each. */
 static int parse_clock(const char *s, int *minutes)

@@ -14,6 +14,10 @@ int parse_u64(const char *s, uint64_t *out);
 /* A plain decimal number ("5", "2.5"; no exponent, no hex, no inf/nan)
  * within lo..hi. 0, -EINVAL or -ERANGE. */
 int parse_double(const char *s, double lo, double hi, double *out);
+/* Two plain numbers separated by sep ("2:3", "1210x680", "0,40"), the
+ * first within a_lo..a_hi, the second within b_lo..b_hi: 0 or -EINVAL. */
+int parse_double_pair(const char *s, char sep, double a_lo, double a_hi, double b_lo, double b_hi,
+		      double *a, double *b);
 /* "WxH" with both in lo..hi. */
 int parse_size(const char *s, int lo, int hi, int *w, int *h);
 /* "WxH" or "WxH@Hz"; *hz is 0 when not given. */

@@ -38,13 +38,6 @@ static inline int64_t scale_centre(int64_t v, int64_t from, int64_t to, int64_t 
 	return (2 * v + 1) * to * sub / (2 * from);
 }
 
-/* Is minute m of the day within from..to (minutes after midnight; a span
- * may pass midnight, to is not in it)? Opening and quiet hours. */
-static inline int minutes_within(int m, int from, int to)
-{
-	return from < to ? m >= from && m < to : m >= from || m < to;
-}
-
 /* splitmix64: seeds of 0, 1, 2 give unrelated streams; the same seed the
  * same stream on every machine (rain, the sound's variation). */
 static inline uint64_t splitmix64(uint64_t *s)

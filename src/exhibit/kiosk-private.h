@@ -2,8 +2,8 @@
  * Inside the exhibit: struct kiosk, shared by kiosk.c (the water, the
  * clock, the moods) and kiosk-render.c (the views and the frames).
  */
-#ifndef SERVICE_KIOSK_PRIVATE_H
-#define SERVICE_KIOSK_PRIVATE_H
+#ifndef EXHIBIT_KIOSK_PRIVATE_H
+#define EXHIBIT_KIOSK_PRIVATE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -24,7 +24,7 @@
 /* 2x passes at the most: cells of up to 64 pixels. */
 #define VIEW_MAX_LEVELS 6
 /* The last pass is Chaikin's, up to two before it the smoother kind
- * (render.c): with cells of 4 px and more no lattice is left to see. */
+ * (water/resample.c): with cells of 4 px and more no lattice is left to see. */
 #define VIEW_CHAIKIN_PASSES 1
 #define VIEW_SMOOTH_PASSES_MAX 2
 /* A single 2x pass is the smoother one, made into a plane (not fused). */
@@ -68,6 +68,12 @@ struct view {
 	int fused_bands;
 	int16_t *resampled;        /* the one-pass resampling */
 	int *x0, *xw, *y0, *yw;    /* source cell and weight of the next, per column/row */
+	/* Each band's scratch for the passes that need one (the smoother 2x
+	 * pass's rows, the bilinear pass's): scratch_len values a band for
+	 * scratch_bands bands, made with the view, never per frame. */
+	int32_t *scratch;
+	size_t scratch_len;
+	int scratch_bands;
 	uint64_t used;
 	/* A wall's panels draw windows of one view: what is made for the
 	 * whole view once a frame (the heights' passes, the crossfade's
@@ -93,6 +99,7 @@ struct view {
 	size_t gain_pitch;
 	bool gain_made;
 	uint64_t gain_generation;
+	bool gain_said;            /* no memory for it, said once */
 };
 
 /*
@@ -165,6 +172,10 @@ struct kiosk {
 	 * so drawn is said once. */
 	uint32_t *scaled;
 	size_t scaled_len;         /* pixels */
+	int *scaled_axes;          /* the scaling's (resample_axis), a target's */
+	size_t scaled_axes_len;
+	uint32_t *scaled_rows;     /* each band's row of pixels */
+	size_t scaled_rows_len;
 	struct scaled_size {
 		int target_w, target_h, window_w, window_h;
 	} scaled_said[KIOSK_MAX_VIEWS];
@@ -241,5 +252,7 @@ void kiosk_band_rows(const struct band_job *j, int index, int *y0, int *y1);
 /* The view for a logical size, made (or the oldest one remade) if new. */
 int kiosk_get_view(struct kiosk *k, int w, int h, struct view **out);
 void kiosk_view_clear(struct view *v);
+/* Frees what drawing a target finer than a view keeps (k->scaled...). */
+void kiosk_scaled_clear(struct kiosk *k);
 
 #endif

@@ -10,13 +10,14 @@
 #include "exhibit/kiosk-private.h"
 #include "image/blend.h"
 #include "image/image.h"
-#include "water/kernels.h"
-#include "water/simd.h"
+#include "water/resample.h"
 #include "water/workers.h"
 
 /*
  * The frames: the water seen at each output's size (the picture scaled to
- * it, the heights brought to it) and drawn in bands by the workers.
+ * it, the heights brought to it by water/resample.c) and drawn in bands by
+ * the workers. Here the views and the windows are chosen, and what each
+ * band needs is made with its view: a frame allocates nothing.
  */
 
 /* Below this many rows a band is not worth waking a thread for. */
@@ -74,6 +75,23 @@ static int make_background(const struct kiosk *k, const struct image *src, int w
 	return 0;
 }
 
+/* The light's planes (view_init_gain) freed: made again when next asked. */
+static void view_gain_clear(struct view *v)
+{
+	for (int i = 0; i < VIEW_MAX_LEVELS; i++) {
+		free(v->gain_level[i]);
+		v->gain_level[i] = NULL;
+	}
+	free(v->gain_resampled);
+	free(v->gx0);
+	free(v->gxw);
+	free(v->gy0);
+	free(v->gyw);
+	v->gain_resampled = NULL;
+	v->gx0 = v->gxw = v->gy0 = v->gyw = NULL;
+	v->gain_w = 0;
+}
+
 void kiosk_view_clear(struct view *v)
 {
 	image_destroy(v->background);
@@ -84,41 +102,15 @@ void kiosk_view_clear(struct view *v)
 		free(v->level[i].y0);
 		free(v->level[i].yw);
 	}
-	for (int i = 0; i < VIEW_MAX_LEVELS; i++)
-		free(v->gain_level[i]);
-	free(v->gain_resampled);
-	free(v->gx0);
-	free(v->gxw);
-	free(v->gy0);
-	free(v->gyw);
+	view_gain_clear(v);
 	free(v->fused);
+	free(v->scratch);
 	free(v->resampled);
 	free(v->x0);
 	free(v->xw);
 	free(v->y0);
 	free(v->yw);
 	memset(v, 0, sizeof(*v));
-}
-
-/* Source cell and weight per destination cell, centres aligned. */
-static void view_axis(int src, int dst, int *idx, int *w)
-{
-	for (int i = 0; i < dst; i++) {
-		int64_t pos = ((int64_t)(2 * i + 1) * src * UPSAMPLE_ONE) / (2 * dst) -
-			      UPSAMPLE_ONE / 2;
-		int s;
-
-		if (pos < 0)
-			pos = 0;
-		s = (int)(pos >> UPSAMPLE_BITS);
-		if (s >= src - 1) {
-			idx[i] = src - 1;
-			w[i] = 0;
-		} else {
-			idx[i] = s;
-			w[i] = (int)(pos & (UPSAMPLE_ONE - 1));
-		}
-	}
 }
 
 /* The number of 2x passes from the water to the screen it was made for,
@@ -138,6 +130,75 @@ static int view_levels(const struct kiosk *k, int w, int h)
 static bool view_fused(const struct view *v)
 {
 	return v->levels > VIEW_SMOOTH_ALONE;
+}
+
+/*
+ * How many of the first passes are the smoother one: never the last of
+ * several, and two at most (after two, what is left of the lattice is a
+ * few pixels fine; the finer levels cost four times the coarser ones). A
+ * pass alone (cells of 2 px: the demo's 640x480, a 55-inch panel at 720p)
+ * is the smoother one: Chaikin's would leave the slope of the cells'
+ * curvature alternating from pixel to pixel, and the lamp shows that as a
+ * hatching two pixels fine over every ring.
+ */
+static int view_smooth_passes(const struct view *v)
+{
+	int n = v->levels - VIEW_CHAIKIN_PASSES;
+
+	if (v->levels == VIEW_SMOOTH_ALONE)
+		return VIEW_SMOOTH_ALONE;
+
+	return n < 0 ? 0 : n > VIEW_SMOOTH_PASSES_MAX ? VIEW_SMOOTH_PASSES_MAX : n;
+}
+
+/* The width of the plane 2x pass i reads: the water's, or the pass before's. */
+static int level_source_width(const struct kiosk *k, const struct view *v, int i)
+{
+	return i ? v->level[i - 1].width : kiosk_water_width(k);
+}
+
+/* 2x pass i of v, reading plane (the heights or the light at the size
+ * the pass reads). */
+static struct resample_2x level_pass(const struct kiosk *k, const struct view *v, int i,
+				     const int16_t *plane)
+{
+	return (struct resample_2x){
+		.src = plane,
+		.src_w = level_source_width(k, v, i),
+		.src_h = i ? v->level[i - 1].height : kiosk_water_height(k),
+		.y0 = v->level[i].y0,
+		.yw = v->level[i].yw,
+	};
+}
+
+/*
+ * Each band's scratch, for every band the workers can run: a row of the
+ * water for the bilinear pass (the heights' and the light's), a source row
+ * and its ends for the smoother 2x passes; the other passes need none.
+ */
+static int view_init_scratch(struct kiosk *k, struct view *v)
+{
+	size_t len = 0;
+
+	if (v->levels == 0)
+		len = (size_t)kiosk_water_width(k);
+	for (int i = 0; i < v->levels && i < view_smooth_passes(v); i++) {
+		size_t need = (size_t)level_source_width(k, v, i) + RESAMPLE_2X_SMOOTH_EXTRA;
+
+		len = need > len ? need : len;
+	}
+	v->scratch_bands = workers_count(k->workers);
+	v->scratch_len = len;
+	if (len == 0)
+		return 0;
+	v->scratch = malloc((size_t)v->scratch_bands * len * sizeof(*v->scratch));
+	return v->scratch ? 0 : -ENOMEM;
+}
+
+/* Band index's scratch (view_init_scratch). */
+static int32_t *band_scratch(const struct view *v, int index)
+{
+	return v->scratch + (size_t)index * v->scratch_len;
 }
 
 static int view_init_levels(struct kiosk *k, struct view *v, int levels)
@@ -161,7 +222,7 @@ static int view_init_levels(struct kiosk *k, struct view *v, int levels)
 		l->yw = calloc((size_t)l->height, sizeof(int));
 		if ((!fused && !l->heights) || !l->y0 || !l->yw)
 			return -ENOMEM;
-		view_axis(sh, l->height, l->y0, l->yw);
+		resample_axis(sh, l->height, l->y0, l->yw);
 		sw = l->width;
 		sh = l->height;
 	}
@@ -181,6 +242,25 @@ static int view_init_levels(struct kiosk *k, struct view *v, int levels)
 	return 0;
 }
 
+/* One bilinear pass from the water to w x h. */
+static int view_init_bilinear(struct kiosk *k, struct view *v, int w, int h)
+{
+	int sw = kiosk_water_width(k), sh = kiosk_water_height(k);
+
+	v->resampled = bigmem_calloc((size_t)w * (size_t)h, sizeof(*v->resampled));
+	v->x0 = calloc((size_t)w, sizeof(int));
+	v->xw = calloc((size_t)w, sizeof(int));
+	v->y0 = calloc((size_t)h, sizeof(int));
+	v->yw = calloc((size_t)h, sizeof(int));
+	if (!v->resampled || !v->x0 || !v->xw || !v->y0 || !v->yw)
+		return -ENOMEM;
+	resample_axis(sw, w, v->x0, v->xw);
+	resample_axis(sh, h, v->y0, v->yw);
+	v->heights = v->resampled;
+	v->pitch = (size_t)w;
+	return 0;
+}
+
 static int view_init(struct kiosk *k, struct view *v, int w, int h)
 {
 	int sw = kiosk_water_width(k), sh = kiosk_water_height(k);
@@ -195,24 +275,17 @@ static int view_init(struct kiosk *k, struct view *v, int w, int h)
 			      &v->background);
 	if (ret < 0)
 		return ret;
-	if (w == sw && h == sh) {
+	/* The water's own size is drawn from its heights as they are. */
+	if (w == sw && h == sh)
 		v->pitch = (size_t)sw;
-		return 0;
-	}
-	if (levels > 0)
-		return view_init_levels(k, v, levels);
-	v->resampled = bigmem_calloc((size_t)w * (size_t)h, sizeof(*v->resampled));
-	v->x0 = calloc((size_t)w, sizeof(int));
-	v->xw = calloc((size_t)w, sizeof(int));
-	v->y0 = calloc((size_t)h, sizeof(int));
-	v->yw = calloc((size_t)h, sizeof(int));
-	if (!v->resampled || !v->x0 || !v->xw || !v->y0 || !v->yw)
-		return -ENOMEM;
-	view_axis(sw, w, v->x0, v->xw);
-	view_axis(sh, h, v->y0, v->yw);
-	v->heights = v->resampled;
-	v->pitch = (size_t)w;
-	return 0;
+	else
+		ret = levels > 0 ? view_init_levels(k, v, levels) : view_init_bilinear(k, v, w, h);
+	if (ret == 0)
+		ret = view_init_scratch(k, v);
+	if (ret < 0)
+		log_error("cannot bring the %dx%d water to a %dx%d screen: %s", sw, sh, w, h,
+			  strerror(-ret));
+	return ret;
 }
 
 int kiosk_get_view(struct kiosk *k, int w, int h, struct view **out)
@@ -243,112 +316,6 @@ int kiosk_get_view(struct kiosk *k, int w, int h, struct view **out)
 	return 0;
 }
 
-/* Rows y0 <= y < y1 of a 2x pass from src, src_w cells wide, into dst
- * (row y0 first), from source columns s to s + n (the whole row: 0 and
- * src_w). The weights are 1/4 and 3/4 in turn: the SIMD kernels' fixed
- * sums. */
-static void level_rows(const struct level *l, const int16_t *src, int src_w, int y0, int y1,
-		       int16_t *dst, int s, int n)
-{
-	const upsample2_row_fn upsample2 = simd_kernels()->upsample2_row;
-
-	for (int y = y0; y < y1; y++) {
-		const int16_t *r0 = src + (size_t)l->y0[y] * (size_t)src_w + s;
-		const int16_t *r1 = l->yw[y] ? r0 + src_w : r0;
-
-		upsample2(r0, r1, l->yw[y], dst + (size_t)(y - y0) * (size_t)l->width, n);
-	}
-}
-
-/*
- * The source columns a 2x pass needs for output columns x to x + w: a
- * row made from s on puts output 2s + i at i, right from i = 1 (i = 0 is
- * cell s itself) to i = 2n - 2 (the last is the end's), unless it runs to
- * the row's end, where all match.
- */
-static void level_columns(int src_w, int x, int w, int *s, int *n)
-{
-	*s = x > 0 ? (x - 1) / 2 : 0;
-	*n = (x + w + 2 - 2 * *s) / 2;
-	if (*s + *n > src_w)
-		*n = src_w - *s;
-}
-
-/*
- * Rows y0 <= y < y1 of a smoother pass (render.c says why): output row y
- * lies at source (y - 0.5) / 2, between rows k - 1 and k nearer k (y = 2k)
- * or between k - 2 and k - 1 nearer k - 1 (y = 2k - 1); rows beyond the
- * edges repeat the edge.
- */
-static void level_smooth_rows(const struct level *l, const int16_t *src, int src_w, int src_h,
-			      int y0, int y1)
-{
-	const upsample2_smooth_row_fn smooth = simd_kernels()->upsample2_smooth_row;
-	int32_t *tmp = malloc((size_t)(src_w + 2) * sizeof(*tmp));
-
-	if (!tmp)
-		return;  /* the heights of the last frame stay: a stale frame, no crash */
-	for (int y = y0; y < y1; y++) {
-		int k = (y + 1) >> 1;
-		int a = y & 1 ? k - 2 : k - 1;
-		const int16_t *r[3];
-
-		for (int i = 0; i < 3; i++)
-			r[i] = src + (size_t)clamp_int(a + i, 0, src_h - 1) * (size_t)src_w;
-		smooth(r[0], r[1], r[2], y & 1 ? UPSAMPLE_SMOOTH_FAR : UPSAMPLE_SMOOTH_MID,
-		       y & 1 ? UPSAMPLE_SMOOTH_MID : UPSAMPLE_SMOOTH_FAR,
-		       l->heights + (size_t)y * (size_t)l->width, src_w, tmp);
-	}
-	free(tmp);
-}
-
-/* A plane's axes for one bilinear pass: per output column and row, the
- * source cell and the weight of the next. */
-struct bilinear {
-	const int *x0, *xw, *y0, *yw;
-	int width;                 /* output columns */
-};
-
-/*
- * Bilinear, rows first: the two source rows blended into one (a straight,
- * vectorisable loop), then each output cell from its two neighbours in
- * that row. The same exact sum as blending columns first, floored once.
- * int32 suffices: |h| * 256 * 256 <= 2^31 at the extremes. Output rows
- * y0 <= y < y1 of src (sim_w wide) into dst (pitch apart, row 0 first).
- */
-static void bilinear_rows(const struct bilinear *b, const int16_t *src, int sim_w, int16_t *dst,
-			  size_t pitch, int y0, int y1)
-{
-	int32_t *row = malloc((size_t)sim_w * sizeof(*row));
-
-	if (!row)
-		return;  /* the plane of the last frame stays: a stale frame, no crash */
-	for (int y = y0; y < y1; y++) {
-		const int16_t *r0 = src + (size_t)b->y0[y] * (size_t)sim_w;
-		const int16_t *r1 = b->yw[y] ? r0 + sim_w : r0;
-		const int wy = b->yw[y];
-		int16_t *out = dst + (size_t)y * pitch;
-
-		for (int x = 0; x < sim_w; x++)
-			row[x] = upsample_blend(r0, r1, wy, x);
-		for (int x = 0; x < b->width; x++) {
-			int sx = b->x0[x], wx = b->xw[x];
-			int sx1 = wx ? sx + 1 : sx;
-
-			out[x] = (int16_t)((row[sx] * (UPSAMPLE_ONE - wx) + row[sx1] * wx) >>
-					   (2 * UPSAMPLE_BITS));
-		}
-	}
-	free(row);
-}
-
-static void view_resample_rows(struct view *v, const int16_t *src, int sim_w, int y0, int y1)
-{
-	const struct bilinear b = { v->x0, v->xw, v->y0, v->yw, v->width };
-
-	bilinear_rows(&b, src, sim_w, v->resampled, (size_t)v->width, y0, y1);
-}
-
 /* The picture as this frame sees it: the blend while fading, else the
  * window of the background where the drift has it. */
 static const uint32_t *view_picture(const struct kiosk *k, const struct view *v, size_t *stride)
@@ -365,15 +332,9 @@ static const uint32_t *view_picture(const struct kiosk *k, const struct view *v,
 }
 
 /* The heights a 2x pass reads: the water's, or the pass before. */
-static const int16_t *level_source(const struct kiosk *k, const struct view *v, int level,
-				   int *width)
+static const int16_t *level_source(const struct kiosk *k, const struct view *v, int level)
 {
-	if (level == 0) {
-		*width = kiosk_water_width(k);
-		return kiosk_water_heights(k);
-	}
-	*width = v->level[level - 1].width;
-	return v->level[level - 1].heights;
+	return level == 0 ? kiosk_water_heights(k) : v->level[level - 1].heights;
 }
 
 /*
@@ -390,20 +351,21 @@ static int render_band_fused(struct band_job *j, int index, int y0, int y1, cons
 	const struct kiosk_window *w = &j->win;
 	const struct level *l = &v->level[v->levels - 1];
 	int16_t *rows = v->fused + (size_t)index * (FUSED_ROWS + 2) * (size_t)l->width;
-	int src_w, s, n, ret = 0;
-	const int16_t *src = level_source(j->k, v, v->levels - 1, &src_w);
+	const struct resample_2x pass = level_pass(j->k, v, v->levels - 1,
+						   level_source(j->k, v, v->levels - 1));
+	int s, n, ret = 0;
 
 	if (index >= v->fused_bands)
 		return -EINVAL;
 	/* Only the window's columns: a wall's panel makes its own share. */
-	level_columns(src_w, w->x, w->w, &s, &n);
+	resample_2x_columns(pass.src_w, w->x, w->w, &s, &n);
 	for (int c0 = y0; c0 < y1 && ret == 0; c0 += FUSED_ROWS) {
 		int c1 = c0 + FUSED_ROWS < y1 ? c0 + FUSED_ROWS : y1;
 		/* the render reads a row above and below its blocks of two
 		 * rows, and c0 is even (bands start on even rows) */
 		int h0 = c0 > 0 ? c0 - 1 : 0, h1 = c1 < w->h ? c1 + 1 : w->h;
 
-		level_rows(l, src, src_w, h0 + w->y, h1 + w->y, rows, s, n);
+		resample_2x_rows(&pass, h0 + w->y, h1 + w->y, s, n, rows);
 		ret = render_rows_window(&j->params, rows + (w->x - 2 * s), v->pitch, h0, w->w,
 					 w->h, bg, stride, j->target, c0, c1);
 	}
@@ -497,54 +459,42 @@ static int view_fade(struct kiosk *k, struct view *v)
 	return 0;
 }
 
-/*
- * How many of the first passes are the smoother one: never the last of
- * several, and two at most (after two, what is left of the lattice is a
- * few pixels fine; the finer levels cost four times the coarser ones). A
- * pass alone (cells of 2 px: the demo's 640x480, a 55-inch panel at 720p)
- * is the smoother one: Chaikin's would leave the slope of the cells'
- * curvature alternating from pixel to pixel, and the lamp shows that as a
- * hatching two pixels fine over every ring.
- */
-static int view_smooth_passes(const struct view *v)
-{
-	int n = v->levels - VIEW_CHAIKIN_PASSES;
-
-	if (v->levels == VIEW_SMOOTH_ALONE)
-		return VIEW_SMOOTH_ALONE;
-
-	return n < 0 ? 0 : n > VIEW_SMOOTH_PASSES_MAX ? VIEW_SMOOTH_PASSES_MAX : n;
-}
-
 static void resample_job(void *ctx, int index, int count)
 {
 	struct band_job *j = ctx;
-	const struct level *l = &j->view->level[j->level];
-	const int16_t *src;
-	int y0, y1, src_w;
+	struct view *v = j->view;
+	const struct level *l = &v->level[j->level];
+	int y0, y1;
 
 	if (index >= j->bands)
 		return;
 	kiosk_band_rows(j, index, &y0, &y1);
-	if (j->view->levels == 0) {
-		view_resample_rows(j->view, kiosk_water_heights(j->k), kiosk_water_width(j->k),
-				   y0, y1);
-		return;
+	if (v->levels == 0) {
+		const struct resample_bilinear b = { v->x0, v->xw, v->y0, v->yw, v->width };
+
+		resample_bilinear_rows(&b, kiosk_water_heights(j->k), kiosk_water_width(j->k), y0,
+				       y1, v->resampled + (size_t)y0 * (size_t)v->width,
+				       (size_t)v->width, band_scratch(v, index));
+	} else {
+		const struct resample_2x pass = level_pass(j->k, v, j->level,
+							   level_source(j->k, v, j->level));
+		int16_t *dst = l->heights + (size_t)y0 * (size_t)l->width;
+
+		if (j->level < view_smooth_passes(v))
+			resample_2x_smooth_rows(&pass, y0, y1, dst, band_scratch(v, index));
+		else
+			resample_2x_rows(&pass, y0, y1, 0, pass.src_w, dst);
 	}
-	src = level_source(j->k, j->view, j->level, &src_w);
-	if (j->level < view_smooth_passes(j->view))
-		level_smooth_rows(l, src, src_w,
-				  j->level ? j->view->level[j->level - 1].height
-					   : kiosk_water_height(j->k), y0, y1);
-	else
-		level_rows(l, src, src_w, y0, y1, l->heights + (size_t)y0 * (size_t)l->width, 0,
-			   src_w);
 }
 
-/* The heights at the view's size, from the water as it is now, but for
+/*
+ * The heights at the view's size, from the water as it is now, but for
  * the last 2x pass (render_band_fused). A pass reads one row beyond its
- * bands: each is made whole before the next. */
-static void view_resample(struct kiosk *k, struct view *v)
+ * bands: each is made whole before the next. -EINVAL when the workers
+ * are more than the view was made for (never: views are made again when
+ * the workers change).
+ */
+static int view_resample(struct kiosk *k, struct view *v)
 {
 	int passes = v->levels > 0 ? v->levels - view_fused(v) : 1;
 
@@ -553,11 +503,14 @@ static void view_resample(struct kiosk *k, struct view *v)
 
 		j.y1 = v->levels == 0 ? v->height : v->level[i].height;
 		j.bands = kiosk_bands_for(k, j.y1);
+		if (j.bands > v->scratch_bands)
+			return -EINVAL;
 		if (j.bands > 1)
 			workers_run(k->workers, resample_job, &j);
 		else
 			resample_job(&j, 0, 1);
 	}
+	return 0;
 }
 
 /* ---- the light through the water, at the render's 2x2 blocks ---- */
@@ -600,17 +553,9 @@ static int view_init_gain(struct kiosk *k, struct view *v)
 	v->gyw = calloc((size_t)v->gain_h, sizeof(int));
 	if (!v->gain_resampled || !v->gx0 || !v->gxw || !v->gy0 || !v->gyw)
 		return -ENOMEM;
-	view_axis(sw, v->gain_w, v->gx0, v->gxw);
-	view_axis(sh, v->gain_h, v->gy0, v->gyw);
+	resample_axis(sw, v->gain_w, v->gx0, v->gxw);
+	resample_axis(sh, v->gain_h, v->gy0, v->gyw);
 	return 0;
-}
-
-/* Rows y0 <= y < y1 of the light's one bilinear pass. */
-static void gain_resample_rows(struct view *v, const int16_t *src, int sim_w, int y0, int y1)
-{
-	const struct bilinear b = { v->gx0, v->gxw, v->gy0, v->gyw, v->gain_w };
-
-	bilinear_rows(&b, src, sim_w, v->gain_resampled, v->gain_pitch, y0, y1);
 }
 
 static void gain_job(void *ctx, int index, int count)
@@ -623,19 +568,23 @@ static void gain_job(void *ctx, int index, int count)
 		return;
 	kiosk_band_rows(j, index, &y0, &y1);
 	if (v->levels == 0) {
-		gain_resample_rows(v, kiosk_gain(j->k), kiosk_water_width(j->k), y0, y1);
+		const struct resample_bilinear b = { v->gx0, v->gxw, v->gy0, v->gyw, v->gain_w };
+
+		resample_bilinear_rows(&b, kiosk_gain(j->k), kiosk_water_width(j->k), y0, y1,
+				       v->gain_resampled + (size_t)y0 * v->gain_pitch,
+				       v->gain_pitch, band_scratch(v, index));
 	} else {
 		const struct level *l = &v->level[j->level];
 		const int16_t *src = j->level ? v->gain_level[j->level - 1] : kiosk_gain(j->k);
-		int src_w = j->level ? v->level[j->level - 1].width : kiosk_water_width(j->k);
+		const struct resample_2x pass = level_pass(j->k, v, j->level, src);
 
-		level_rows(l, src, src_w, y0, y1, v->gain_level[j->level] + (size_t)y0 * l->width,
-			   0, src_w);
+		resample_2x_rows(&pass, y0, y1, 0, pass.src_w,
+				 v->gain_level[j->level] + (size_t)y0 * (size_t)l->width);
 	}
 }
 
 /* The light at the view's blocks for the water as it is now: 0, or a
- * negative errno (no memory: the frame is drawn evenly lit). */
+ * negative errno (no memory: the frame is drawn evenly lit, said once). */
 static int view_gain(struct kiosk *k, struct view *v)
 {
 	uint64_t generation = kiosk_water_generation(k);
@@ -644,7 +593,12 @@ static int view_gain(struct kiosk *k, struct view *v)
 	if (!v->gain_w) {
 		ret = view_init_gain(k, v);
 		if (ret < 0) {
-			v->gain_w = 0;
+			if (!v->gain_said)
+				log_warn("no memory for the light through the water on a %dx%d "
+					 "screen: %s; drawn evenly lit", v->width, v->height,
+					 strerror(-ret));
+			v->gain_said = true;
+			view_gain_clear(v);
 			return ret;
 		}
 	}
@@ -659,6 +613,8 @@ static int view_gain(struct kiosk *k, struct view *v)
 
 			j.y1 = v->levels == 0 ? v->gain_h : v->level[i].height;
 			j.bands = kiosk_bands_for(k, j.y1);
+			if (j.bands > v->scratch_bands)
+				return -EINVAL;
 			if (j.bands > 1)
 				workers_run(k->workers, gain_job, &j);
 			else
@@ -797,7 +753,9 @@ static int render_window(struct kiosk *k, const struct render_target *target,
 	}
 	if ((j.view->heights || j.view->levels > 0) &&
 	    !(j.view->heights_made && j.view->heights_generation == generation)) {
-		view_resample(k, j.view);
+		ret = view_resample(k, j.view);
+		if (ret < 0)
+			return ret;
 		j.view->heights_made = true;
 		j.view->heights_generation = generation;
 	}
@@ -816,58 +774,13 @@ static int render_window(struct kiosk *k, const struct render_target *target,
 
 /* ---- a target finer than a view can be ---- */
 
-/* The drawn window scaled up to its target, in bands of the target's rows:
- * per target column and row the source one and the next one's weight. */
+/* The drawn window scaled up to its target, in bands of the target's rows. */
 struct scale_job {
 	const struct render_target *src, *dst;
-	const int *x0, *xw, *y0, *yw;
+	struct resample_bilinear b;
+	uint32_t *rows;            /* each band's row of src->width pixels */
 	int bands;
 };
-
-/* a and b mixed, w / UPSAMPLE_ONE of b: red and blue in one multiply. */
-static uint32_t mix(uint32_t a, uint32_t b, int w)
-{
-	const uint32_t rb = 0xff00ffu, g = 0x00ff00u;
-	const uint32_t wa = (uint32_t)(UPSAMPLE_ONE - w), wb = (uint32_t)w;
-
-	return 0xff000000u | ((((a & rb) * wa + (b & rb) * wb) >> UPSAMPLE_BITS) & rb) |
-	       ((((a & g) * wa + (b & g) * wb) >> UPSAMPLE_BITS) & g);
-}
-
-/* Rows first, as bilinear_rows: the two source rows blended into one, then
- * each target pixel from its two neighbours in that row. */
-static void scale_rows(const struct scale_job *j, int y0, int y1)
-{
-	const struct render_target *s = j->src, *d = j->dst;
-	const size_t pitch = s->stride / sizeof(uint32_t);
-	const int *restrict x0 = j->x0, *restrict xw = j->xw;
-	const int width = d->width;
-	uint32_t *restrict row = malloc((size_t)s->width * sizeof(*row));
-
-	if (!row)
-		return;  /* the frame before stays: a stale frame, no crash */
-	for (int y = y0; y < y1; y++) {
-		const uint32_t *r0 = (const uint32_t *)s->pixels + (size_t)j->y0[y] * pitch;
-		const uint32_t *r1 = j->yw[y] ? r0 + pitch : r0;
-		const int wy = j->yw[y];
-		uint8_t *out = (uint8_t *)d->pixels + (size_t)y * d->stride;
-
-		for (int x = 0; x < s->width; x++)
-			row[x] = mix(r0[x], r1[x], wy);
-		if (d->format == PIXEL_RGB565) {
-			uint16_t *restrict o = (uint16_t *)(void *)out;
-
-			for (int x = 0; x < width; x++)
-				o[x] = pixel_xrgb_to_rgb565(mix(row[x0[x]], row[x0[x] + !!xw[x]], xw[x]));
-		} else {
-			uint32_t *restrict o = (uint32_t *)(void *)out;
-
-			for (int x = 0; x < width; x++)
-				o[x] = mix(row[x0[x]], row[x0[x] + !!xw[x]], xw[x]);
-		}
-	}
-	free(row);
-}
 
 static void scale_job(void *ctx, int index, int count)
 {
@@ -876,7 +789,53 @@ static void scale_job(void *ctx, int index, int count)
 
 	(void)count;
 	if (index < j->bands)
-		scale_rows(j, (int)(h * index / j->bands), (int)(h * (index + 1) / j->bands));
+		resample_pixels_rows(&j->b, j->src, j->dst, (int)(h * index / j->bands),
+				     (int)(h * (index + 1) / j->bands),
+				     j->rows + (size_t)index * (size_t)j->src->width);
+}
+
+void kiosk_scaled_clear(struct kiosk *k)
+{
+	free(k->scaled);
+	free(k->scaled_axes);
+	free(k->scaled_rows);
+	k->scaled = NULL;
+	k->scaled_axes = NULL;
+	k->scaled_rows = NULL;
+	k->scaled_len = k->scaled_axes_len = k->scaled_rows_len = 0;
+}
+
+/* A buffer of at least want elements of size bytes, kept from frame to
+ * frame: buf itself while it has them (*len), else a new one (buf freed);
+ * NULL without the memory. */
+static void *reserve(void *buf, size_t *len, size_t want, size_t size)
+{
+	if (want <= *len)
+		return buf;
+	free(buf);
+	*len = 0;
+	buf = bigmem_alloc(want * size);
+	if (buf)
+		*len = want;
+	return buf;
+}
+
+/* What drawing a window into drawn and scaling it up to target takes. */
+static int scaled_reserve(struct kiosk *k, const struct render_target *drawn,
+			  const struct render_target *target, int bands)
+{
+	k->scaled = reserve(k->scaled, &k->scaled_len,
+			    (size_t)drawn->width * (size_t)drawn->height, sizeof(*k->scaled));
+	k->scaled_axes = reserve(k->scaled_axes, &k->scaled_axes_len,
+				 2 * ((size_t)target->width + (size_t)target->height),
+				 sizeof(*k->scaled_axes));
+	k->scaled_rows = reserve(k->scaled_rows, &k->scaled_rows_len,
+				 (size_t)bands * (size_t)drawn->width, sizeof(*k->scaled_rows));
+	if (k->scaled && k->scaled_axes && k->scaled_rows)
+		return 0;
+	log_error("no memory to scale a %dx%d window of the water up to a %dx%d screen",
+		  drawn->width, drawn->height, target->width, target->height);
+	return -ENOMEM;
 }
 
 /* Said once for each target and window drawn so: a handful, the outputs. */
@@ -907,39 +866,33 @@ static int render_scaled(struct kiosk *k, const struct render_target *target,
 {
 	struct render_target drawn = { .format = PIXEL_XRGB8888 };
 	struct scale_job j = { .src = &drawn, .dst = target };
-	size_t n;
 	int *axes;
 	int ret;
 
 	render_physical_size(win->rotation, win->w, win->h, &drawn.width, &drawn.height);
-	n = (size_t)drawn.width * (size_t)drawn.height;
-	if (n > k->scaled_len) {
-		free(k->scaled);
-		k->scaled_len = 0;
-		k->scaled = bigmem_alloc(n * sizeof(*k->scaled));
-		if (!k->scaled)
-			return -ENOMEM;
-		k->scaled_len = n;
-	}
+	j.bands = kiosk_bands_for(k, target->height);
+	ret = scaled_reserve(k, &drawn, target, j.bands);
+	if (ret < 0)
+		return ret;
 	drawn.pixels = k->scaled;
 	drawn.stride = (size_t)drawn.width * sizeof(*k->scaled);
 	/* Its logical size is the window's: the water's own view, no deeper. */
 	ret = render_window(k, &drawn, win, false);
 	if (ret < 0)
 		return ret;
-	axes = malloc(2 * ((size_t)target->width + (size_t)target->height) * sizeof(*axes));
-	if (!axes)
-		return -ENOMEM;
-	view_axis(drawn.width, target->width, axes, axes + target->width);
-	view_axis(drawn.height, target->height, axes + 2 * target->width,
-		  axes + 2 * target->width + target->height);
-	j.x0 = axes;
-	j.xw = axes + target->width;
-	j.y0 = axes + 2 * target->width;
-	j.yw = j.y0 + target->height;
-	j.bands = kiosk_bands_for(k, target->height);
+	axes = k->scaled_axes;
+	resample_axis(drawn.width, target->width, axes, axes + target->width);
+	resample_axis(drawn.height, target->height, axes + 2 * target->width,
+		      axes + 2 * target->width + target->height);
+	j.b = (struct resample_bilinear){
+		.x0 = axes,
+		.xw = axes + target->width,
+		.y0 = axes + 2 * target->width,
+		.yw = axes + 2 * target->width + target->height,
+		.width = target->width,
+	};
+	j.rows = k->scaled_rows;
 	workers_run(k->workers, scale_job, &j);
-	free(axes);
 	say_scaled(k, target, win);
 	return 0;
 }

@@ -276,7 +276,7 @@ void kiosk_destroy(struct kiosk *k)
 	pond_destroy(k->pond);
 	caustics_destroy(k->caustics);
 	image_destroy(k->source);
-	free(k->scaled);
+	kiosk_scaled_clear(k);
 	free(k);
 }
 
@@ -350,22 +350,10 @@ static void step(struct kiosk *k, uint64_t step_ns)
 	ripple_step_finish(k->ripple);
 }
 
-#define MINUTES_PER_HOUR 60
-#define MINUTES_PER_DAY (24 * MINUTES_PER_HOUR)
-#define SECONDS_PER_MINUTE 60
-#define SECONDS_PER_DAY (MINUTES_PER_DAY * SECONDS_PER_MINUTE)
-
 /* Opening hours in local time; a span may pass midnight. */
 static bool is_open(const struct kiosk *k)
 {
-	struct tm tm;
-	time_t now = time(NULL);
-	int m;
-
-	if (!k->has_hours || !localtime_r(&now, &tm))
-		return true;
-	m = tm.tm_hour * MINUTES_PER_HOUR + tm.tm_min;
-	return minutes_within(m, k->open_min, k->close_min);
+	return !k->has_hours || clock_within_hours(time(NULL), k->open_min, k->close_min, true);
 }
 
 /*

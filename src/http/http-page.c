@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "base/clock.h"
 #include "http/http-private.h"
 
 /* The status page asks for itself (and so the live picture) this often. */
@@ -16,9 +17,6 @@
 #define CHART_BAR_W 4
 #define CHART_H 120
 #define CHART_LABEL_H 16
-#define SECONDS_PER_HOUR 3600
-#define SECONDS_PER_MINUTE 60
-#define SECONDS_PER_DAY 86400
 /* The file the chart is drawn from, in the state directory. */
 #define CHART_FILE "usage.csv"
 

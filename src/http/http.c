@@ -29,7 +29,6 @@
 #define FRAME_WAIT_MS 2000
 #define PAGE_INITIAL 16384
 #define NS_PER_MS 1000000u
-#define MS_PER_S 1000u
 
 static const char *const refusal_names[HTTP_REFUSALS] = {
 	[HTTP_REFUSED_METHOD] = "method",
@@ -186,13 +185,7 @@ int http_cond_init(pthread_cond_t *c)
 
 void http_deadline(struct timespec *until, unsigned ms)
 {
-	clock_gettime(CLOCK_MONOTONIC, until);
-	until->tv_sec += ms / MS_PER_S;
-	until->tv_nsec += (long)(ms % MS_PER_S) * NS_PER_MS;
-	if (until->tv_nsec >= (long)NSEC_PER_SEC) {
-		until->tv_sec++;
-		until->tv_nsec -= (long)NSEC_PER_SEC;
-	}
+	*until = clock_timespec(clock_now_ns() + (uint64_t)ms * NS_PER_MS);
 }
 
 void http_stop_waits(struct http *h)

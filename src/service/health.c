@@ -201,7 +201,7 @@ void health_check(struct health *h, const struct health_view *v, uint64_t now)
 		latency_take_interval(loop_latency(v->loop), &lv);
 		latency_describe(&lv, line + strlen(line), sizeof(line) - strlen(line));
 		if (v->sound)
-			sound_stats(v->sound, line + strlen(line), sizeof(line) - strlen(line));
+			sound_take_stats(v->sound, line + strlen(line), sizeof(line) - strlen(line));
 		if (h->stats_ns)
 			log_info("stats: %s", line);
 		h->stats_ns = now + (uint64_t)v->stats_interval_s * NSEC_PER_SEC;

@@ -14,6 +14,7 @@
 #include "input/touch-script.h"
 #include "service/heights.h"
 #include "service/latency.h"
+#include "service/loop-private.h"
 #include "service/loop.h"
 #include "service/schedule.h"
 #include "service/stats.h"
@@ -21,92 +22,6 @@
 #include "wall/layout.h"
 #include "water/render.h"
 #include "water/units.h"
-
-#define UNITS_LEN 256
-
-struct loop_output {
-	struct display_output_info info;
-	uint64_t next_ns;         /* the earliest the next frame may start */
-	uint64_t frames;
-	uint64_t first_ns;        /* when it appeared, for the frame rate */
-	uint64_t shown;           /* the water's generation on screen */
-	bool showing;             /* shown is valid */
-	int panel;                /* on a wall: its panel in the layout, -1: none (dark) */
-	int sched;                /* its refresh rate's schedule in loop.scheds */
-	uint64_t target_ns;       /* the vblank its frame is meant for; 0: not known */
-	/* The frame committed and not yet seen shown (its flip), its way to
-	 * the screen and the touches in it (the touch output's). */
-	bool committed;
-	bool drew;                /* drawn in this pass */
-	uint64_t committed_presented;
-	struct latency_frame lat;
-	struct latency_touch touches[INPUT_TOUCH_TIMES];
-	int n_touches;
-};
-
-/* The frame schedule of one refresh rate: its screens flip together. */
-struct loop_sched {
-	int refresh_mhz;
-	struct schedule *s;
-};
-
-/* Where the touches of a wall go, as last given to the input. */
-struct wall_touch {
-	struct gesture *g;
-	int w, h;
-	bool has_panel;
-	struct input_panel panel;
-	bool present[TOUCH_ASSIGN_MAX];
-	struct input_panel device[TOUCH_ASSIGN_MAX];
-};
-
-struct loop {
-	struct display *d;
-	struct kiosk *k;
-	struct stats *stats;
-	bool announce;
-
-	struct loop_output outputs[LOOP_MAX_OUTPUTS];
-	int n_outputs;
-
-	struct touch_script *script;
-	bool script_started;
-	uint64_t script_t0;
-	int script_hz;
-
-	struct input *input;
-	int screen_w, screen_h;   /* the logical size touches are given in */
-	int rotation;             /* the water's, as given or as the panel says */
-	int touch_output;         /* index in outputs, -1: none */
-	bool asleep;              /* the screens were switched off for the exhibit's sleep */
-	char *heights_dir;        /* --output-heights: where, else NULL */
-	void (*tap)(void *data, const struct render_target *t);
-	void *tap_data;
-
-	/* Touch to photon: each refresh rate's schedule, the touches taken
-	 * by the steps and not yet drawn, the measure. */
-	struct loop_sched scheds[LOOP_MAX_OUTPUTS];
-	int n_scheds;
-	struct latency_touch pending[INPUT_TOUCH_TIMES];
-	int n_pending;
-	uint64_t step_ns;         /* this pass's steps began */
-	struct latency *latency;
-	/* The pass's now, and the monotonic clock then: its stages are timed
-	 * on the pass's clock (a test's virtual one too). */
-	uint64_t pass_now, pass_real;
-
-	/* A water wall (--layout): its panels, their sizes once seen, the
-	 * plan the water is made for, its touchscreens (--touch-map). */
-	bool wall;
-	bool wall_refused;
-	struct wall_layout layout;
-	struct wall_memory wall_known;
-	struct wall_plan plan;
-	char wall_said[ERR_LEN];
-	struct touch_assign assign[TOUCH_ASSIGN_MAX];
-	int n_assign;
-	struct wall_touch touch;
-};
 
 int loop_create(struct display *d, struct touch_script *script, struct stats *stats,
 		bool announce, struct loop **out)
@@ -142,7 +57,7 @@ static void output_gone(const struct loop_output *out, uint64_t now)
 
 /* The input aims at the water's gesture machine: it lets go before the
  * water goes (the next frame aims the touches anew). */
-static void drop_water(struct loop *l)
+void loop_drop_water(struct loop *l)
 {
 	if (l->input)
 		input_set_target(l->input, NULL, 0, 0, 0, 0);
@@ -156,7 +71,7 @@ void loop_destroy(struct loop *l)
 		return;
 	for (int i = 0; i < l->n_outputs; i++)
 		output_gone(&l->outputs[i], clock_now_ns());
-	drop_water(l);
+	loop_drop_water(l);
 	touch_script_destroy(l->script);
 	for (int i = 0; i < l->n_scheds; i++)
 		schedule_destroy(l->scheds[i].s);
@@ -202,6 +117,20 @@ int loop_rotation(const struct loop *l)
 
 /* ---- the water ---- */
 
+/* k, made whole, replaces the water there is: touches given in w x h
+ * logical pixels, turned rotation; every screen draws it anew. */
+void loop_take_water(struct loop *l, struct kiosk *k, int w, int h, int rotation)
+{
+	loop_drop_water(l);
+	l->k = k;
+	l->screen_w = w;
+	l->screen_h = h;
+	l->rotation = rotation;
+	if (l->input)
+		input_set_rotation(l->input, rotation);
+	loop_redraw(l);
+}
+
 /* Where the water's rotation came from, for its log line. */
 static void describe_rotation(const struct options *o, const struct display_output_info *info,
 			      int rotation, char *buf, size_t len)
@@ -224,7 +153,7 @@ static void describe_rotation(const struct options *o, const struct display_outp
  * before it replaces the water there is (none at the first output): water
  * that cannot be made leaves the old one running.
  */
-static int create_water(struct loop *l, const struct options *o,
+int loop_create_water(struct loop *l, const struct options *o,
 			const struct display_output_info *info)
 {
 	char units[UNITS_LEN], turned[UNITS_LEN];
@@ -237,14 +166,7 @@ static int create_water(struct loop *l, const struct options *o,
 	ret = kiosk_create(o, rotation, w, h, mm_w, mm_h, &k);
 	if (ret < 0)
 		return ret;
-	drop_water(l);
-	l->k = k;
-	l->screen_w = w;
-	l->screen_h = h;
-	l->rotation = rotation;
-	if (l->input)
-		input_set_rotation(l->input, rotation);
-	loop_redraw(l);
+	loop_take_water(l, k, w, h, rotation);
 	describe_rotation(o, info, rotation, turned, sizeof(turned));
 	if (l->announce) {
 		water_units_describe(kiosk_units(l->k), units, sizeof(units));
@@ -253,163 +175,16 @@ static int create_water(struct loop *l, const struct options *o,
 	return 0;
 }
 
-/* ---- the wall ---- */
-
-/* One picture covers the wall: a wider one has its pixels coarser. */
-static const struct wall_limits wall_limits = { KIOSK_VIEW_MAX_SIDE,
-						(double)KIOSK_VIEW_MAX_PIXELS };
-
-/* The layout once (a restart takes a new one); a bad one was refused
- * when the options were read. */
-static void wall_setup(struct loop *l, const struct options *o)
-{
-	char err[ERR_LEN];
-
-	if (l->wall || l->wall_refused || !o->layout)
-		return;
-	if (wall_layout_parse(o->layout, &l->layout, err, sizeof(err)) < 0) {
-		log_error("layout: %s", err);
-		l->wall_refused = true;
-		return;
-	}
-	l->wall = true;
-	l->n_assign = 0;
-	if (o->touch_map) {
-		int n = touch_assign_parse(o->touch_map, l->assign, TOUCH_ASSIGN_MAX);
-
-		l->n_assign = n > 0 ? n : 0;
-	}
-}
-
-/* The panel's window on the wall, when it shows one. */
-static bool wall_window(const struct loop *l, const struct loop_output *out,
-			struct kiosk_window *win)
-{
-	const struct wall_window *w;
-
-	if (out->panel < 0)
-		return false;
-	w = &l->plan.window[out->panel];
-	if (!w->sized)
-		return false;
-	*win = (struct kiosk_window){ w->x, w->y, w->w, w->h,
-				      l->layout.panel[out->panel].rotation };
-	return true;
-}
-
-static bool output_dark(const struct loop *l, const struct loop_output *out)
-{
-	struct kiosk_window win;
-
-	return l->wall && !wall_window(l, out, &win);
-}
-
-/* Said once until something else is to be said. */
-static void wall_say(struct loop *l, const char *what)
-{
-	if (strcmp(what, l->wall_said) == 0)
-		return;
-	snprintf(l->wall_said, sizeof(l->wall_said), "%s", what);
-	if (what[0])
-		log_warn("%s", what);
-}
-
-static int create_wall_water(struct loop *l, const struct options *o)
-{
-	char units[UNITS_LEN], panels[ERR_LEN] = "";
-	const struct wall_plan *p = &l->plan;
-	struct kiosk *k;
-	size_t n = 0;
-	int ret;
-
-	ret = kiosk_create(o, 0, p->width, p->height, p->mm_width, p->mm_height, &k);
-	if (ret < 0)
-		return ret;
-	drop_water(l);
-	l->k = k;
-	l->screen_w = p->width;
-	l->screen_h = p->height;
-	l->rotation = 0;
-	if (l->input)
-		input_set_rotation(l->input, 0);
-	loop_redraw(l);
-	for (int i = 0; i < l->layout.count && n < sizeof(panels); i++) {
-		const struct wall_window *w = &p->window[i];
-
-		if (w->sized)
-			n += (size_t)snprintf(panels + n, sizeof(panels) - n, "; %s %d,%d %dx%d",
-					      l->layout.panel[i].name, w->x, w->y, w->w, w->h);
-	}
-	if (p->reduced < 1)
-		log_warn("wall: %dx%d px at the first panel's density is more than a picture "
-			 "can be (%d px a side, %llu in all): drawn at %dx%d, each panel's "
-			 "window scaled up to it", p->full_width, p->full_height,
-			 KIOSK_VIEW_MAX_SIDE, (unsigned long long)KIOSK_VIEW_MAX_PIXELS,
-			 p->width, p->height);
-	if (l->announce) {
-		water_units_describe(kiosk_units(l->k), units, sizeof(units));
-		log_info("wall: %dx%d px, %dx%d mm%s", p->width, p->height, p->mm_width,
-			 p->mm_height, panels);
-		log_info("water for the wall: %s", units);
-	}
-	return 0;
-}
-
-/*
- * The panels that are there now, planned on the wall. The water keeps
- * its size (and its waves) while the plan's does: a panel unplugged goes
- * dark and keeps its place, and shows its window again when it is back.
- * A layout whose connectors' sizes overlap is refused: the screens mirror.
- */
-static int wall_follow(struct loop *l, const struct options *o)
-{
-	struct wall_screen screens[WALL_MAX_PANELS];
-	struct wall_plan plan;
-	char err[ERR_LEN];
-	int ret;
-
-	memset(screens, 0, sizeof(screens));
-	for (int i = 0; i < l->n_outputs; i++) {
-		struct loop_output *out = &l->outputs[i];
-		int p = wall_layout_find(&l->layout, out->info.name);
-
-		out->panel = p;
-		if (p < 0)
-			continue;
-		screens[p] = (struct wall_screen){ true, out->info.width, out->info.height,
-						   out->info.mm_width, out->info.mm_height };
-	}
-	ret = wall_plan_make(&l->layout, screens, &l->wall_known, &wall_limits, &plan, err,
-			     sizeof(err));
-	if (ret == -EINVAL) {
-		log_error("%s: the screens mirror instead", err);
-		l->wall = false;
-		l->wall_refused = true;
-		drop_water(l);
-		return l->n_outputs > 0 ? create_water(l, o, &l->outputs[0].info) : 0;
-	}
-	wall_say(l, err);
-	if (ret < 0)
-		return 0;  /* no panel of the wall yet: the water waits for one */
-	if (l->k && plan.width == l->plan.width && plan.height == l->plan.height &&
-	    plan.mm_width == l->plan.mm_width && plan.mm_height == l->plan.mm_height) {
-		l->plan = plan;
-		return 0;
-	}
-	l->plan = plan;
-	return create_wall_water(l, o);
-}
-
 int loop_new_water(struct loop *l, const struct options *o)
 {
 	if (l->wall)
-		return l->plan.width > 0 ? create_wall_water(l, o) : 0;
+		return l->plan.width > 0 ? loop_create_wall_water(l, o) : 0;
 	if (l->n_outputs == 0) {
 		/* No screen to size it for: made when the first one comes. */
-		drop_water(l);
+		loop_drop_water(l);
 		return 0;
 	}
-	return create_water(l, o, &l->outputs[0].info);
+	return loop_create_water(l, o, &l->outputs[0].info);
 }
 
 /* ---- the outputs ---- */
@@ -462,7 +237,7 @@ static int sync_outputs(struct loop *l, const struct options *o, uint64_t now)
 	int n = l->d->ops->output_count(l->d), count = 0;
 	int ret;
 
-	wall_setup(l, o);
+	loop_wall_setup(l, o);
 	if (n > LOOP_MAX_OUTPUTS)
 		n = LOOP_MAX_OUTPUTS;
 	memset(next, 0, sizeof(next));
@@ -491,7 +266,7 @@ static int sync_outputs(struct loop *l, const struct options *o, uint64_t now)
 			lo->first_ns = now;
 			fresh[count] = true;
 			if (!l->k && !l->wall) {
-				ret = create_water(l, o, &lo->info);
+				ret = loop_create_water(l, o, &lo->info);
 				if (ret < 0)
 					return ret;
 			}
@@ -514,97 +289,7 @@ static int sync_outputs(struct loop *l, const struct options *o, uint64_t now)
 			output_gone(&l->outputs[j], now);
 	memcpy(l->outputs, next, sizeof(next));
 	l->n_outputs = count;
-	return l->wall ? wall_follow(l, o) : 0;
-}
-
-/* ---- touches ---- */
-
-/* The touchscreen belongs to --touch-output, else the first output; its
- * touches land in the water through that output's size and rotation. */
-static int output_named(const struct loop *l, const char *name)
-{
-	for (int i = 0; i < l->n_outputs; i++)
-		if (strcmp(l->outputs[i].info.name, name) == 0)
-			return i;
-	return -1;
-}
-
-/* The panel output idx shows, for its touches; false: it shows none. */
-static bool touch_panel(const struct loop *l, int idx, struct input_panel *p)
-{
-	struct kiosk_window w;
-
-	if (idx < 0 || !wall_window(l, &l->outputs[idx], &w))
-		return false;
-	*p = (struct input_panel){ l->outputs[idx].info.width, l->outputs[idx].info.height,
-				   w.rotation, w.x, w.y, w.w, w.h };
-	return true;
-}
-
-/*
- * On a wall a touch frame covers the whole wall, as it is mounted; with
- * --touch-output one panel; with --touch-map each device its own. Given
- * to the input only when it changed: the maps are made anew each time.
- */
-static void wall_touch_follow(struct loop *l, const struct options *o)
-{
-	struct wall_touch t;
-	int idx = l->n_outputs > 0 ? 0 : -1;
-
-	memset(&t, 0, sizeof(t));
-	if (l->k) {
-		t.g = kiosk_gesture(l->k);
-		t.w = l->screen_w;
-		t.h = l->screen_h;
-	}
-	if (o->touch_output) {
-		idx = output_named(l, o->touch_output);
-		t.has_panel = true;
-		if (!touch_panel(l, idx, &t.panel))
-			t.g = NULL;
-	}
-	for (int i = 0; i < l->n_assign; i++)
-		t.present[i] = touch_panel(l, output_named(l, l->assign[i].output), &t.device[i]);
-	if (idx != l->touch_output && o->touch_output && idx < 0)
-		log_info("touch output %s is not connected: touches are ignored until it is",
-			 o->touch_output);
-	l->touch_output = idx;
-	if (memcmp(&t, &l->touch, sizeof(t)) == 0)
-		return;
-	l->touch = t;
-	input_set_target(l->input, t.g, t.w, t.h, t.w, t.h);
-	input_set_panel(l->input, t.has_panel && t.g ? &t.panel : NULL);
-	for (int i = 0; i < l->n_assign; i++)
-		if (input_set_device_panel(l->input, l->assign[i].device,
-					   t.present[i] ? &t.device[i] : NULL) < 0)
-			log_warn("touch map: %s: too many devices", l->assign[i].device);
-}
-
-static void touch_follow_outputs(struct loop *l, const struct options *o)
-{
-	int idx = l->n_outputs > 0 ? 0 : -1;
-
-	if (!l->input)
-		return;
-	if (l->wall) {
-		wall_touch_follow(l, o);
-		return;
-	}
-	if (o->touch_output) {
-		idx = -1;
-		for (int i = 0; i < l->n_outputs; i++)
-			if (strcmp(l->outputs[i].info.name, o->touch_output) == 0)
-				idx = i;
-	}
-	if (idx < 0 || !l->k)
-		input_set_target(l->input, NULL, 0, 0, 0, 0);
-	else
-		input_set_target(l->input, kiosk_gesture(l->k), l->outputs[idx].info.width,
-				 l->outputs[idx].info.height, l->screen_w, l->screen_h);
-	if (idx != l->touch_output && o->touch_output && idx < 0)
-		log_info("touch output %s is not connected: touches are ignored until it is",
-			 o->touch_output);
-	l->touch_output = idx;
+	return l->wall ? loop_wall_follow(l, o) : 0;
 }
 
 /* ---- touch to photon ---- */
@@ -617,7 +302,7 @@ static uint64_t pass_clock(const struct loop *l)
 
 /* A touch taken by this pass's steps, waiting for the frame that shows it
  * (a flood beyond INPUT_TOUCH_TIMES a frame is not timed). */
-static void touch_pending(struct loop *l, uint64_t event_ns, uint64_t read_ns)
+void loop_touch_pending(struct loop *l, uint64_t event_ns, uint64_t read_ns)
 {
 	if (l->n_pending < INPUT_TOUCH_TIMES)
 		l->pending[l->n_pending++] = (struct latency_touch){ event_ns, read_ns };
@@ -629,7 +314,7 @@ static void take_input_touches(struct loop *l)
 	int n = l->input ? input_take_touch_times(l->input, t, INPUT_TOUCH_TIMES) : 0;
 
 	for (int i = 0; i < n; i++)
-		touch_pending(l, t[i].event_ns, t[i].read_ns);
+		loop_touch_pending(l, t[i].event_ns, t[i].read_ns);
 }
 
 /* The touch output's frame takes the touches the steps took (a frame of
@@ -741,62 +426,6 @@ struct latency *loop_latency(struct loop *l)
 	return l->latency;
 }
 
-/* ---- scripted touches ---- */
-
-/*
- * A touch script's frames are those of a display at --refresh Hz (60 by
- * default), counted from the first output's first frame: the same script
- * gives the same stones on any screen. To the nearest frame, so that the
- * headless display's frame k, at k/refresh s in whole ns, is frame k.
- */
-static uint64_t script_half_frame_ns(const struct loop *l)
-{
-	return NSEC_PER_SEC / (2u * (unsigned)l->script_hz);
-}
-
-/* A scripted touch is read as it happens. */
-static void script_touch_timed(void *data, uint64_t at_ns)
-{
-	struct loop *l = data;
-
-	touch_pending(l, l->script_t0 + at_ns, l->script_t0 + at_ns);
-}
-
-/* The script's touches up to the frame that starts at start (a moment
- * between vblanks: up to that time; a whole frame's: up to its frame). */
-static void play_script(struct loop *l, const struct options *o, uint64_t now, uint64_t start)
-{
-	if (!l->script)
-		return;
-	if (!l->script_started) {
-		l->script_started = true;
-		l->script_t0 = now;
-		l->script_hz = o->refresh_hz;
-	}
-	touch_script_play_until(l->script,
-				clock_ticks(now - l->script_t0 + script_half_frame_ns(l),
-					    (unsigned)l->script_hz),
-				start > l->script_t0 ? start - l->script_t0 : 0,
-				(unsigned)l->script_hz, l->script_t0, kiosk_gesture(l->k),
-				script_touch_timed, l);
-}
-
-/* When the script's next touch is due: a whole frame's half a frame
- * before it (see above), a moment's at its time. */
-static uint64_t script_next_ns(const struct loop *l)
-{
-	const struct touch_event *ev;
-	uint64_t at;
-
-	if (!l->script || !l->script_started || !(ev = touch_script_next(l->script)))
-		return 0;
-	if (ev->part)
-		return l->script_t0 + touch_script_at_ns(ev, (unsigned)l->script_hz);
-	at = clock_tick_ns(ev->frame, (unsigned)l->script_hz);
-	at = at > script_half_frame_ns(l) ? at - script_half_frame_ns(l) : 0;
-	return l->script_t0 + at;
-}
-
 /* ---- frames ---- */
 
 static uint64_t period_ns(const struct display_output_info *info)
@@ -832,9 +461,9 @@ static int draw(struct loop *l, int i, const struct render_target *t)
 	t0 = clock_now_ns();
 	out->shown = kiosk_generation(l->k);
 	out->showing = true;
-	if (output_dark(l, out))
+	if (loop_output_dark(l, out))
 		kiosk_render_black(t);
-	else if (l->wall && wall_window(l, out, &win))
+	else if (l->wall && loop_wall_window(l, out, &win))
 		ret = kiosk_render_window(l->k, t, &win);
 	else
 		ret = kiosk_render(l->k, t);
@@ -905,7 +534,7 @@ static uint64_t frames(struct loop *l, uint64_t now, int *err)
 		} else if (now < start) {
 			when = start;
 		} else if (!keep && out->showing &&
-			   (out->shown == kiosk_generation(l->k) || output_dark(l, out))) {
+			   (out->shown == kiosk_generation(l->k) || loop_output_dark(l, out))) {
 			/* Idle when flat, and between steps: the screen already
 			 * shows this water. Look again when the next step or
 			 * touch may change it. */
@@ -1044,7 +673,7 @@ int loop_frame(struct loop *l, const struct options *o, uint64_t now, uint64_t *
 	l->pass_now = now;
 	l->pass_real = clock_now_ns();
 	*wake = 0;
-	touch_follow_outputs(l, o);
+	loop_touch_follow(l, o);
 	if (!l->k || l->n_outputs == 0)
 		return 0;  /* no screen: no steps, no frames, sleep until one comes */
 	configure_schedules(l, o);
@@ -1059,7 +688,7 @@ int loop_frame(struct loop *l, const struct options *o, uint64_t now, uint64_t *
 	 * before; a script's moments up to then are in it. */
 	start = l->outputs[0].info.record_every ? recorder_start(l, &l->outputs[0], now) : now;
 	/* Touches read before a step are in that step. */
-	play_script(l, o, now, start);
+	loop_play_script(l, o, now, start);
 	l->step_ns = l->outputs[0].info.record_every ? start : pass_clock(l);
 	kiosk_advance(l->k, now);
 	take_input_touches(l);
@@ -1072,7 +701,7 @@ int loop_frame(struct loop *l, const struct options *o, uint64_t now, uint64_t *
 		return ret;
 	committed(l, now);
 	*wake = clock_earliest(*wake, kiosk_next_wake_ns(l->k));
-	*wake = clock_earliest(*wake, script_next_ns(l));
+	*wake = clock_earliest(*wake, loop_script_next_ns(l));
 	return 0;
 }
 

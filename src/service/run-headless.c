@@ -91,8 +91,7 @@ static int rt_wait(struct pollfd *pfds, uint64_t wake)
 	if (wake) {
 		uint64_t left = wake > now ? wake - now : 0;
 
-		ts.tv_sec = (time_t)(left / NSEC_PER_SEC);
-		ts.tv_nsec = (long)(left % NSEC_PER_SEC);
+		ts = clock_timespec(left);
 		timeout = &ts;
 	}
 	if (ppoll(pfds, RT_SOURCES, timeout, NULL) < 0 && errno != EINTR)

@@ -256,8 +256,7 @@ static int arm_timer(struct live *l, uint64_t when)
 	struct itimerspec its = { 0 };
 
 	/* it_value 0 disarms: nothing to wait for but the sources. */
-	its.it_value.tv_sec = (time_t)(when / NSEC_PER_SEC);
-	its.it_value.tv_nsec = (long)(when % NSEC_PER_SEC);
+	its.it_value = clock_timespec(when);
 	if (timerfd_settime(l->timer_fd, TFD_TIMER_ABSTIME, &its, NULL) < 0)
 		return live_fail(l, "timerfd_settime", -errno);
 	return 0;

@@ -15,6 +15,7 @@
 #include <systemd/sd-daemon.h>
 #endif
 
+#include "base/clock.h"
 #include "base/log.h"
 #include "display/display.h"
 #include "exhibit/kiosk.h"
@@ -31,7 +32,6 @@
 
 /* The socket ripple-kiosk-http.socket hands over (FileDescriptorName=). */
 #define WINDOW_FD_NAME "http"
-#define SECONDS_PER_HOUR 3600
 /* The chart reads no more of usage.csv than its end, however big the file
  * has grown or been made: it is kept in date order, and the last week's
  * rows take about 8 KiB (the rest is room for rows a clock set ahead

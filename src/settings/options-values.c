@@ -152,32 +152,14 @@ static int parse_flag(const char *s, bool *on)
 	return 0;
 }
 
-/* "A:B", each within its own bounds: 0, or -EINVAL. */
-static int parse_pair(const char *arg, double a_lo, double a_hi, double b_lo, double b_hi,
-		      double *a, double *b)
-{
-	char buf[64];
-	char *colon;
-
-	if (strlen(arg) >= sizeof(buf))
-		return -EINVAL;
-	strcpy(buf, arg);
-	colon = strchr(buf, ':');
-	if (!colon)
-		return -EINVAL;
-	*colon = '\0';
-	if (parse_double(buf, a_lo, a_hi, a) < 0 || parse_double(colon + 1, b_lo, b_hi, b) < 0)
-		return -EINVAL;
-	return 0;
-}
-
 /* "MIN:MAX" in mm with lo <= MIN <= MAX <= hi, into two doubles. */
 static int bounds(const struct origin *from, const struct option_row *row, const char *arg,
 		  struct options *o)
 {
 	double *min = field(o, row), *max = field_last(o, row, sizeof(double));
 
-	if (parse_pair(arg, row->min, row->max, row->min, row->max, min, max) < 0 || *min > *max)
+	if (parse_double_pair(arg, ':', row->min, row->max, row->min, row->max, min, max) < 0 ||
+	    *min > *max)
 		return bad(from, "'%s' is not MIN:MAX in mm with %g <= MIN <= MAX <= %g", arg,
 			   row->min, row->max);
 	return 0;
@@ -198,7 +180,7 @@ static int size(const struct origin *from, const struct option_row *row, const c
 
 static int light_from(const struct origin *from, const char *arg, struct options *o)
 {
-	if (parse_pair(arg, 0, OPTIONS_MAX_LIGHT_AZIMUTH, OPTIONS_MIN_LIGHT_ELEVATION,
+	if (parse_double_pair(arg, ':', 0, OPTIONS_MAX_LIGHT_AZIMUTH, OPTIONS_MIN_LIGHT_ELEVATION,
 		       OPTIONS_MAX_LIGHT_ELEVATION, &o->light_azimuth, &o->light_elevation) < 0)
 		return bad(from, "'%s' is not AZIMUTH:ELEVATION in degrees, 0 to %g clockwise from "
 			   "the screen's top edge and %g to %g above the panel", arg,

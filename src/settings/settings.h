@@ -2,8 +2,8 @@
  * The settings in force: the defaults, then the config file, then the
  * command line over it, and all of it again on SIGHUP.
  */
-#ifndef SERVICE_SETTINGS_H
-#define SERVICE_SETTINGS_H
+#ifndef SETTINGS_SETTINGS_H
+#define SETTINGS_SETTINGS_H
 
 #include <stdbool.h>
 

@@ -66,7 +66,6 @@
 /* Without a card, one is looked for this often. */
 #define SOUND_RETRY_NS (2 * NSEC_PER_SEC)
 #define DEVICE_LEN 128
-#define MINUTES_PER_HOUR 60
 #define VOLUME_MAX 100
 #define S16_FULL 32767.0f
 
@@ -142,13 +141,7 @@ static void take_options(struct shared *sh, const struct options *o)
 
 static bool quiet_now(const struct shared *sh)
 {
-	struct tm tm;
-	time_t now = time(NULL);
-
-	if (!sh->has_quiet || !localtime_r(&now, &tm))
-		return false;
-	return minutes_within(tm.tm_hour * MINUTES_PER_HOUR + tm.tm_min, sh->quiet_from,
-			      sh->quiet_to);
+	return sh->has_quiet && clock_within_hours(time(NULL), sh->quiet_from, sh->quiet_to, false);
 }
 
 /*
@@ -628,10 +621,7 @@ static bool play(struct sound *s, const struct splash *got, int n, bool hushed, 
  * (a stone, a reload, the end). */
 static void sleep_until(struct sound *s, uint64_t until_ns)
 {
-	struct timespec until = {
-		.tv_sec = (time_t)(until_ns / NSEC_PER_SEC),
-		.tv_nsec = (long)(until_ns % NSEC_PER_SEC),
-	};
+	struct timespec until = clock_timespec(until_ns);
 
 	pthread_cond_timedwait(&s->wake, &s->lock, &until);
 }
@@ -866,7 +856,7 @@ void sound_play(struct sound *s, const struct splash *splashes, int n, bool hush
 	pthread_mutex_unlock(&s->lock);
 }
 
-void sound_stats(struct sound *s, char *buf, size_t len)
+void sound_take_stats(struct sound *s, char *buf, size_t len)
 {
 	if (!s) {
 		snprintf(buf, len, "%s", "");

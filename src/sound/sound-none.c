@@ -43,7 +43,7 @@ void sound_play(struct sound *s, const struct splash *splashes, int n, bool hush
 	(void)hushed;
 }
 
-void sound_stats(struct sound *s, char *buf, size_t len)
+void sound_take_stats(struct sound *s, char *buf, size_t len)
 {
 	(void)s;
 	snprintf(buf, len, ", sound: none");

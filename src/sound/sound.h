@@ -34,7 +34,8 @@ void sound_configure(struct sound *s, const struct options *o);
  * fades out.
  */
 void sound_play(struct sound *s, const struct splash *splashes, int n, bool hushed);
-/* For the stats line, since the last call: ", sound: 12 drops, 0 underruns". */
-void sound_stats(struct sound *s, char *buf, size_t len);
+/* For the stats line: ", sound: 12 drops, 0 underruns" since the last
+ * call, whose counts it takes (the next starts from none). */
+void sound_take_stats(struct sound *s, char *buf, size_t len);
 
 #endif

@@ -28,24 +28,6 @@ void wall_turned(int rotation, int w, int h, int *lw, int *lh)
 	*lh = sideways ? w : h;
 }
 
-/* "A,B" or "AxB": two numbers of mm, lo..WALL_MAX_MM, separated by sep. */
-static int parse_pair(const char *s, char sep, double lo, double *a, double *b)
-{
-	char buf[FIELD_MAX];
-	char *mid;
-
-	if (strlen(s) >= sizeof(buf))
-		return -EINVAL;
-	strcpy(buf, s);
-	mid = strchr(buf, sep);
-	if (!mid)
-		return -EINVAL;
-	*mid++ = '\0';
-	if (parse_double(buf, lo, WALL_MAX_MM, a) < 0 || parse_double(mid, lo, WALL_MAX_MM, b) < 0)
-		return -EINVAL;
-	return 0;
-}
-
 /* Rectangles [x, x + w) overlap: bezels may touch, glass may not cross. */
 static bool overlap(const struct wall_panel *a, const struct wall_panel *b)
 {
@@ -90,14 +72,15 @@ static int parse_panel(const char *field, struct wall_panel *p, char *err, size_
 	size = strchr(at, ':');
 	if (size) {
 		*size++ = '\0';
-		if (parse_pair(size, 'x', WALL_PANEL_MIN_MM, &p->w_mm, &p->h_mm) < 0) {
+		if (parse_double_pair(size, 'x', WALL_PANEL_MIN_MM, WALL_MAX_MM, WALL_PANEL_MIN_MM,
+				      WALL_MAX_MM, &p->w_mm, &p->h_mm) < 0) {
 			snprintf(err, len, "%s's size '%s' is not WxH in mm (%.0f to %.0f each: "
 				 "no panel is smaller)", p->name, size, WALL_PANEL_MIN_MM,
 				 WALL_MAX_MM);
 			return -EINVAL;
 		}
 	}
-	if (parse_pair(at, ',', 0.0, &p->x_mm, &p->y_mm) < 0) {
+	if (parse_double_pair(at, ',', 0.0, WALL_MAX_MM, 0.0, WALL_MAX_MM, &p->x_mm, &p->y_mm) < 0) {
 		snprintf(err, len, "%s's place '%s' is not X,Y in mm (0 to %.0f)", p->name,
 			 at, WALL_MAX_MM);
 		return -EINVAL;

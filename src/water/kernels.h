@@ -1,7 +1,8 @@
 /*
  * The per-row kernels of the step and the render, one set per instruction
- * set (pixman's way). The scalar ones in ripple.c and render.c define every
- * result; the SSE2, AVX2 and NEON ones must match them bit for bit.
+ * set (pixman's way). The scalar ones in ripple.c, render.c and resample.c
+ * define every result; the SSE2, AVX2 and NEON ones must match them bit for
+ * bit.
  */
 #ifndef KERNELS_H
 #define KERNELS_H
@@ -11,7 +12,7 @@
 #include <stdint.h>
 
 #include "water/pixel.h"
-#include "water/render.h"
+#include "water/render-types.h"
 
 /*
  * One interior row of a step: for 1 <= x < width-1,
@@ -210,7 +211,7 @@ static inline int16_t upsample2_first(const int16_t *r0, const int16_t *r1, int 
 {
 	return (int16_t)((upsample_blend(r0, r1, wy, 0) * UPSAMPLE_ONE) >> (2 * UPSAMPLE_BITS));
 }
-/* The smoother 2x pass's row (render.c says why) from source rows r0, r1, r2
+/* The smoother 2x pass's row (resample.c says why) from source rows r0, r1, r2
  * weighed w0 : UPSAMPLE_SMOOTH_NEAR : w2; tmp holds sw + 2 values. */
 void upsample2_smooth_row_scalar(const int16_t *r0, const int16_t *r1, const int16_t *r2,
 				 int w0, int w2, int16_t *dst, int sw, int32_t *tmp);

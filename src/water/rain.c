@@ -3,12 +3,11 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "base/clock.h"
 #include "base/util.h"
 #include "water/rain.h"
 #include "water/pond.h"
 #include "water/ripple.h"
-
-#define SECONDS_PER_MINUTE 60
 
 struct rain {
 	uint64_t state;

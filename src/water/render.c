@@ -96,31 +96,6 @@ void render_row_scalar(const struct render_row *r)
 	render_span_scalar(r, 0, r->width);
 }
 
-#define UPSAMPLE_QUARTER (UPSAMPLE_ONE / 4)
-
-void upsample2_tail_scalar(const int16_t *r0, const int16_t *r1, int wy, int16_t *dst,
-			   int sim_w, int k0)
-{
-	int32_t prev = upsample_blend(r0, r1, wy, k0 - 1);
-
-	for (int k = k0; k < sim_w; k++) {
-		int32_t cur = upsample_blend(r0, r1, wy, k);
-
-		dst[2 * k - 1] = (int16_t)((prev * 3 * UPSAMPLE_QUARTER + cur * UPSAMPLE_QUARTER) >>
-					   (2 * UPSAMPLE_BITS));
-		dst[2 * k] = (int16_t)((prev * UPSAMPLE_QUARTER + cur * 3 * UPSAMPLE_QUARTER) >>
-				       (2 * UPSAMPLE_BITS));
-		prev = cur;
-	}
-	dst[2 * sim_w - 1] = (int16_t)((prev * UPSAMPLE_ONE) >> (2 * UPSAMPLE_BITS));
-}
-
-void upsample2_row_scalar(const int16_t *r0, const int16_t *r1, int wy, int16_t *dst, int sim_w)
-{
-	dst[0] = upsample2_first(r0, r1, wy);
-	upsample2_tail_scalar(r0, r1, wy, dst, sim_w, 1);
-}
-
 /*
  * A height difference of 2^shift is a pixel: the half difference the
  * kernels take times 2 * RENDER_SUBPIXEL / 2^shift, in 1/2^RENDER_OFFSET_MUL_BITS.
@@ -128,44 +103,6 @@ void upsample2_row_scalar(const int16_t *r0, const int16_t *r1, int wy, int16_t 
 static int render_offset_mul(int shift)
 {
 	return (2 * RENDER_SUBPIXEL << RENDER_OFFSET_MUL_BITS) >> shift;
-}
-
-/*
- * The first 2x passes of several: the quartic B-spline's subdivision
- * (weights 1, 10, 5 and 5, 10, 1 in sixteenths) instead of Chaikin's 1:3.
- * Chaikin's passes alone end in a quadratic B-spline: its slope is
- * continuous, but its curvature jumps at every cell's edge, and a light
- * that catches the slope shows those jumps as a lattice a cell wide. One
- * smoother pass first leaves the later ones a net already smooth, so what
- * jumps is the curvature of a net of half cells, by a fraction of the
- * amount: no lattice to see. It reads three cells for each one of Chaikin's
- * two, but runs only on the coarse levels (a sixteenth and a quarter of the
- * screen's pixels at 8 px a cell). The weights sum to 16 each way: the sum
- * is exact in int32 and floored once.
- */
-void upsample2_smooth_row_scalar(const int16_t *r0, const int16_t *r1, const int16_t *r2,
-				 int w0, int w2, int16_t *dst, int sw, int32_t *tmp)
-{
-	/* the row's ends repeat its first and last cells */
-	for (int x = 0; x < sw; x++)
-		tmp[x + 1] = upsample_smooth_blend(r0, r1, r2, w0, w2, x);
-	tmp[0] = tmp[1];
-	tmp[sw + 1] = tmp[sw];
-	upsample2_smooth_tail_scalar(tmp, dst, 0, sw);
-}
-
-void upsample2_smooth_tail_scalar(const int32_t *tmp, int16_t *dst, int x0, int sw)
-{
-	/* dst[2x] lies between cells x - 1 and x nearer x, dst[2x + 1] between
-	 * x and x + 1 nearer x (tmp is one cell ahead) */
-	for (int x = x0; x < sw; x++) {
-		dst[2 * x] = (int16_t)((tmp[x] * UPSAMPLE_SMOOTH_MID + tmp[x + 1] * UPSAMPLE_SMOOTH_NEAR +
-					tmp[x + 2] * UPSAMPLE_SMOOTH_FAR) >> (2 * UPSAMPLE_SMOOTH_BITS));
-		dst[2 * x + 1] = (int16_t)((tmp[x] * UPSAMPLE_SMOOTH_FAR +
-					    tmp[x + 1] * UPSAMPLE_SMOOTH_NEAR +
-					    tmp[x + 2] * UPSAMPLE_SMOOTH_MID) >>
-					   (2 * UPSAMPLE_SMOOTH_BITS));
-	}
 }
 
 void render_physical_size(int rotation, int width, int height, int *pw, int *ph)

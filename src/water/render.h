@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "water/pixel.h"
+#include "water/render-types.h"
 
 /* Displacement is the height difference >> this: with stones of weight
  * 32..128 the picture moves by a few pixels, like water, not noise. */
@@ -16,29 +16,8 @@
  * multiplier, 2^(12 - shift), is still a whole power of two. */
 #define RENDER_SHIFT_MAX 11
 
-/*
- * The picture is sampled between pixels, at positions in 1/RENDER_SUBPIXEL
- * of a pixel: bilinear, so a gentle ripple moves an edge smoothly instead
- * of in whole-pixel steps, and flat water (an offset of exactly 0) shows
- * each pixel exactly. Eighths: the four weights of a pixel, products of
- * two eighths, then fit a signed byte each (one vpmaddubsw for all four).
- */
-#define RENDER_SUBPIXEL_BITS 3
-#define RENDER_SUBPIXEL (1 << RENDER_SUBPIXEL_BITS)
 /* No bound on the offset (tests, the seeds' look). */
 #define RENDER_OFFSET_UNBOUNDED (1 << 24)
-/* The light's gains are in 1/2^RENDER_LIGHT_BITS of a level per height
- * unit, at most INT16_MAX (one multiply-add of 16-bit lanes). */
-#define RENDER_LIGHT_BITS 10
-#define RENDER_LIGHT_GAIN_MAX 32767
-#define RENDER_LIGHT_LEVELS_MAX 255
-
-/* The light through the water per 2x2 block, in 1/RENDER_GAIN_ONE
- * (kernels.h: render_lit): RENDER_GAIN_ONE is evenly lit. */
-#define RENDER_GAIN_BITS 8
-#define RENDER_GAIN_ONE (1 << RENDER_GAIN_BITS)
-/* The rounding in render_lit: half a level, in the product's low byte. */
-#define RENDER_GAIN_HALF_LEVEL 128
 
 struct kernels;
 
@@ -67,15 +46,6 @@ struct render_params {
 	size_t gain_pitch;
 	/* The instruction set to render with; NULL: simd_kernels(). */
 	const struct kernels *kernels;
-};
-
-/* Where pixels go: never read, each pixel written exactly once. */
-struct render_target {
-	void *pixels;
-	int width;
-	int height;
-	size_t stride;  /* bytes */
-	enum pixel_format format;
 };
 
 /*

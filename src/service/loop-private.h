@@ -1,0 +1,127 @@
+/*
+ * The frame loop's parts (loop.c: the outputs, the frames, touch to
+ * photon; loop-wall.c: a water wall's panels; loop-touch.c: where touches
+ * land, and scripted fingers) share the loop's state: this header is
+ * theirs alone.
+ */
+#ifndef SERVICE_LOOP_PRIVATE_H
+#define SERVICE_LOOP_PRIVATE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base/util.h"
+#include "display/display.h"
+#include "input/input.h"
+#include "service/latency.h"
+#include "service/loop.h"
+#include "wall/layout.h"
+
+#define UNITS_LEN 256
+
+struct loop_output {
+	struct display_output_info info;
+	uint64_t next_ns;         /* the earliest the next frame may start */
+	uint64_t frames;
+	uint64_t first_ns;        /* when it appeared, for the frame rate */
+	uint64_t shown;           /* the water's generation on screen */
+	bool showing;             /* shown is valid */
+	int panel;                /* on a wall: its panel in the layout, -1: none (dark) */
+	int sched;                /* its refresh rate's schedule in loop.scheds */
+	uint64_t target_ns;       /* the vblank its frame is meant for; 0: not known */
+	/* The frame committed and not yet seen shown (its flip), its way to
+	 * the screen and the touches in it (the touch output's). */
+	bool committed;
+	bool drew;                /* drawn in this pass */
+	uint64_t committed_presented;
+	struct latency_frame lat;
+	struct latency_touch touches[INPUT_TOUCH_TIMES];
+	int n_touches;
+};
+
+/* The frame schedule of one refresh rate: its screens flip together. */
+struct loop_sched {
+	int refresh_mhz;
+	struct schedule *s;
+};
+
+/* Where the touches of a wall go, as last given to the input. */
+struct wall_touch {
+	struct gesture *g;
+	int w, h;
+	bool has_panel;
+	struct input_panel panel;
+	bool present[TOUCH_ASSIGN_MAX];
+	struct input_panel device[TOUCH_ASSIGN_MAX];
+};
+
+struct loop {
+	struct display *d;
+	struct kiosk *k;
+	struct stats *stats;
+	bool announce;
+
+	struct loop_output outputs[LOOP_MAX_OUTPUTS];
+	int n_outputs;
+
+	struct touch_script *script;
+	bool script_started;
+	uint64_t script_t0;
+	int script_hz;
+
+	struct input *input;
+	int screen_w, screen_h;   /* the logical size touches are given in */
+	int rotation;             /* the water's, as given or as the panel says */
+	int touch_output;         /* index in outputs, -1: none */
+	bool asleep;              /* the screens were switched off for the exhibit's sleep */
+	char *heights_dir;        /* --output-heights: where, else NULL */
+	void (*tap)(void *data, const struct render_target *t);
+	void *tap_data;
+
+	/* Touch to photon: each refresh rate's schedule, the touches taken
+	 * by the steps and not yet drawn, the measure. */
+	struct loop_sched scheds[LOOP_MAX_OUTPUTS];
+	int n_scheds;
+	struct latency_touch pending[INPUT_TOUCH_TIMES];
+	int n_pending;
+	uint64_t step_ns;         /* this pass's steps began */
+	struct latency *latency;
+	/* The pass's now, and the monotonic clock then: its stages are timed
+	 * on the pass's clock (a test's virtual one too). */
+	uint64_t pass_now, pass_real;
+
+	/* A water wall (--layout): its panels, their sizes once seen, the
+	 * plan the water is made for, its touchscreens (--touch-map). */
+	bool wall;
+	bool wall_refused;
+	struct wall_layout layout;
+	struct wall_memory wall_known;
+	struct wall_plan plan;
+	char wall_said[ERR_LEN];
+	struct touch_assign assign[TOUCH_ASSIGN_MAX];
+	int n_assign;
+	struct wall_touch touch;
+};
+
+/* loop.c */
+void loop_drop_water(struct loop *l);
+void loop_take_water(struct loop *l, struct kiosk *k, int w, int h, int rotation);
+int loop_create_water(struct loop *l, const struct options *o,
+		      const struct display_output_info *info);
+void loop_touch_pending(struct loop *l, uint64_t event_ns, uint64_t read_ns);
+
+/* loop-wall.c */
+void loop_wall_setup(struct loop *l, const struct options *o);
+/* The window of the wall output out shows; false: none (dark). */
+bool loop_wall_window(const struct loop *l, const struct loop_output *out,
+		      struct kiosk_window *w);
+bool loop_output_dark(const struct loop *l, const struct loop_output *out);
+int loop_create_wall_water(struct loop *l, const struct options *o);
+int loop_wall_follow(struct loop *l, const struct options *o);
+
+/* loop-touch.c */
+void loop_touch_follow(struct loop *l, const struct options *o);
+void loop_play_script(struct loop *l, const struct options *o, uint64_t now, uint64_t start);
+uint64_t loop_script_next_ns(const struct loop *l);
+
+#endif

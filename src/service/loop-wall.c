@@ -1,0 +1,153 @@
+/* A water wall (--layout): its panels found among the outputs, the plan
+ * the water is made for, the window each output shows. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/log.h"
+#include "exhibit/kiosk.h"
+#include "service/loop-private.h"
+#include "settings/options.h"
+#include "water/units.h"
+
+/* ---- the wall ---- */
+
+/* One picture covers the wall: a wider one has its pixels coarser. */
+static const struct wall_limits wall_limits = { KIOSK_VIEW_MAX_SIDE,
+						(double)KIOSK_VIEW_MAX_PIXELS };
+
+/* The layout once (a restart takes a new one); a bad one was refused
+ * when the options were read. */
+void loop_wall_setup(struct loop *l, const struct options *o)
+{
+	char err[ERR_LEN];
+
+	if (l->wall || l->wall_refused || !o->layout)
+		return;
+	if (wall_layout_parse(o->layout, &l->layout, err, sizeof(err)) < 0) {
+		log_error("layout: %s", err);
+		l->wall_refused = true;
+		return;
+	}
+	l->wall = true;
+	l->n_assign = 0;
+	if (o->touch_map) {
+		int n = touch_assign_parse(o->touch_map, l->assign, TOUCH_ASSIGN_MAX);
+
+		l->n_assign = n > 0 ? n : 0;
+	}
+}
+
+/* The panel's window on the wall, when it shows one. */
+bool loop_wall_window(const struct loop *l, const struct loop_output *out,
+			struct kiosk_window *win)
+{
+	const struct wall_window *w;
+
+	if (out->panel < 0)
+		return false;
+	w = &l->plan.window[out->panel];
+	if (!w->sized)
+		return false;
+	*win = (struct kiosk_window){ w->x, w->y, w->w, w->h,
+				      l->layout.panel[out->panel].rotation };
+	return true;
+}
+
+bool loop_output_dark(const struct loop *l, const struct loop_output *out)
+{
+	struct kiosk_window win;
+
+	return l->wall && !loop_wall_window(l, out, &win);
+}
+
+/* Said once until something else is to be said. */
+static void wall_say(struct loop *l, const char *what)
+{
+	if (strcmp(what, l->wall_said) == 0)
+		return;
+	snprintf(l->wall_said, sizeof(l->wall_said), "%s", what);
+	if (what[0])
+		log_warn("%s", what);
+}
+
+int loop_create_wall_water(struct loop *l, const struct options *o)
+{
+	char units[UNITS_LEN], panels[ERR_LEN] = "";
+	const struct wall_plan *p = &l->plan;
+	struct kiosk *k;
+	size_t n = 0;
+	int ret;
+
+	ret = kiosk_create(o, 0, p->width, p->height, p->mm_width, p->mm_height, &k);
+	if (ret < 0)
+		return ret;
+	loop_take_water(l, k, p->width, p->height, 0);
+	for (int i = 0; i < l->layout.count && n < sizeof(panels); i++) {
+		const struct wall_window *w = &p->window[i];
+
+		if (w->sized)
+			n += (size_t)snprintf(panels + n, sizeof(panels) - n, "; %s %d,%d %dx%d",
+					      l->layout.panel[i].name, w->x, w->y, w->w, w->h);
+	}
+	if (p->reduced < 1)
+		log_warn("wall: %dx%d px at the first panel's density is more than a picture "
+			 "can be (%d px a side, %llu in all): drawn at %dx%d, each panel's "
+			 "window scaled up to it", p->full_width, p->full_height,
+			 KIOSK_VIEW_MAX_SIDE, (unsigned long long)KIOSK_VIEW_MAX_PIXELS,
+			 p->width, p->height);
+	if (l->announce) {
+		water_units_describe(kiosk_units(l->k), units, sizeof(units));
+		log_info("wall: %dx%d px, %dx%d mm%s", p->width, p->height, p->mm_width,
+			 p->mm_height, panels);
+		log_info("water for the wall: %s", units);
+	}
+	return 0;
+}
+
+/*
+ * The panels that are there now, planned on the wall. The water keeps
+ * its size (and its waves) while the plan's does: a panel unplugged goes
+ * dark and keeps its place, and shows its window again when it is back.
+ * A layout whose connectors' sizes overlap is refused: the screens mirror.
+ */
+int loop_wall_follow(struct loop *l, const struct options *o)
+{
+	struct wall_screen screens[WALL_MAX_PANELS];
+	struct wall_plan plan;
+	char err[ERR_LEN];
+	int ret;
+
+	memset(screens, 0, sizeof(screens));
+	for (int i = 0; i < l->n_outputs; i++) {
+		struct loop_output *out = &l->outputs[i];
+		int p = wall_layout_find(&l->layout, out->info.name);
+
+		out->panel = p;
+		if (p < 0)
+			continue;
+		screens[p] = (struct wall_screen){ true, out->info.width, out->info.height,
+						   out->info.mm_width, out->info.mm_height };
+	}
+	ret = wall_plan_make(&l->layout, screens, &l->wall_known, &wall_limits, &plan, err,
+			     sizeof(err));
+	if (ret == -EINVAL) {
+		log_error("%s: the screens mirror instead", err);
+		l->wall = false;
+		l->wall_refused = true;
+		loop_drop_water(l);
+		return l->n_outputs > 0 ? loop_create_water(l, o, &l->outputs[0].info) : 0;
+	}
+	wall_say(l, err);
+	if (ret < 0)
+		return 0;  /* no panel of the wall yet: the water waits for one */
+	if (l->k && plan.width == l->plan.width && plan.height == l->plan.height &&
+	    plan.mm_width == l->plan.mm_width && plan.mm_height == l->plan.mm_height) {
+		l->plan = plan;
+		return 0;
+	}
+	l->plan = plan;
+	return loop_create_wall_water(l, o);
+}
