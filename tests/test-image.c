@@ -319,6 +319,16 @@ static bool test_create(const struct ctx *c)
 	REQUIRE(d == image_data(img));
 	for (i = 0; i < 7 * 5; i++)
 		REQUIRE_EQ(d[i], BLACK);
+	/* a copy: the same pixels, its own */
+	image_data(img)[image_stride(img) / 4 * 4 + 6] = 0xff123456u;
+	{
+		struct image *copy = image_copy(img);
+
+		REQUIRE(copy && image_width(copy) == 7 && image_height(copy) == 5);
+		REQUIRE_EQ(image_const_data(copy)[image_stride(copy) / 4 * 4 + 6], 0xff123456u);
+		REQUIRE(image_const_data(copy) != d);
+		image_destroy(copy);
+	}
 	image_destroy(img);
 
 	errno = 0;

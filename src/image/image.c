@@ -78,6 +78,19 @@ struct image *image_create(int width, int height)
 	return img;
 }
 
+struct image *image_copy(const struct image *img)
+{
+	struct image *c = image_create(image_width(img), image_height(img));
+	size_t row = (size_t)image_width(img) * sizeof(uint32_t);
+
+	if (!c)
+		return NULL;
+	for (int y = 0; y < image_height(img); y++)
+		memcpy((uint8_t *)image_data(c) + (size_t)y * image_stride(c),
+		       (const uint8_t *)image_const_data(img) + (size_t)y * image_stride(img), row);
+	return c;
+}
+
 void image_destroy(struct image *img)
 {
 	if (!img)

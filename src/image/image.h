@@ -21,6 +21,8 @@ struct image;
 
 struct image *image_create(int width, int height);  /* black; NULL + errno on failure */
 void image_destroy(struct image *img);
+/* A copy of img, its own pixels; NULL + errno on failure. */
+struct image *image_copy(const struct image *img);
 
 int image_width(const struct image *img);
 int image_height(const struct image *img);

@@ -374,19 +374,6 @@ static void *job_thread(void *data)
 	return NULL;
 }
 
-static struct image *copy_picture(const struct image *p)
-{
-	struct image *c = image_create(image_width(p), image_height(p));
-	size_t row = (size_t)image_width(p) * sizeof(uint32_t);
-
-	if (!c)
-		return NULL;
-	for (int y = 0; y < image_height(p); y++)
-		memcpy((uint8_t *)image_data(c) + (size_t)y * image_stride(c),
-		       (const uint8_t *)image_const_data(p) + (size_t)y * image_stride(p), row);
-	return c;
-}
-
 /* Copies of the row (NULL: none), the grid and the picture (NULL: no map). */
 static struct job *job_make(const struct usage *u, const struct hour *row,
 			    const struct image *picture, bool say)
@@ -401,7 +388,7 @@ static struct job *job_make(const struct usage *u, const struct hour *row,
 	if (row)
 		j->row = *row;
 	j->heat = heatmap_copy(u->heat);
-	j->picture = picture ? copy_picture(picture) : NULL;
+	j->picture = picture ? image_copy(picture) : NULL;
 	j->say = say;
 	if (!j->dir || !j->heat || (picture && !j->picture)) {
 		job_free(j);
