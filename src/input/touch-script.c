@@ -243,14 +243,6 @@ const struct touch_event *touch_script_event(const struct touch_script *s, size_
 	return i < s->count ? &s->events[i] : NULL;
 }
 
-int touch_script_next_frame(const struct touch_script *s, uint64_t *frame)
-{
-	if (s->played >= s->count)
-		return -ENOENT;
-	*frame = s->events[s->played].frame;
-	return 0;
-}
-
 uint64_t touch_script_at_ns(const struct touch_event *ev, unsigned hz)
 {
 	/* in whole ns, as the headless display counts its frames */
@@ -305,15 +297,4 @@ int touch_script_play_until(struct touch_script *s, uint64_t frame, uint64_t sta
 const struct touch_event *touch_script_next(const struct touch_script *s)
 {
 	return s->played < s->count ? &s->events[s->played] : NULL;
-}
-
-int touch_script_play(struct touch_script *s, uint64_t frame, struct gesture *g)
-{
-	int n = 0;
-
-	while (s->played < s->count && s->events[s->played].frame <= frame) {
-		play_event(g, &s->events[s->played++]);
-		n++;
-	}
-	return n;
 }

@@ -51,22 +51,17 @@ void touch_script_destroy(struct touch_script *s);
 size_t touch_script_count(const struct touch_script *s);
 const struct touch_event *touch_script_event(const struct touch_script *s, size_t i);
 
-/* The frame of the next event not played yet, or -ENOENT at the end. */
-int touch_script_next_frame(const struct touch_script *s, uint64_t *frame);
 /* The next event not played yet, NULL at the end. */
 const struct touch_event *touch_script_next(const struct touch_script *s);
 
-/* Feed every not yet played event of a frame <= frame to the gestures.
- * Returns the number of events played. */
-int touch_script_play(struct touch_script *s, uint64_t frame, struct gesture *g);
-
 /*
- * The same for frame `frame` of a display at hz, which starts at start_ns
- * after frame 0's vblank: the whole frames' events up to it and the
- * moments up to start_ns. Each one played that lays water (a landing, a
- * move) is given to timed with its time (ns after frame 0's vblank; a
- * whole frame's: start_ns), a landing dated so for the pond (at
- * base_ns + its time on the caller's clock).
+ * Feed the events not played yet that frame `frame` of a display at hz
+ * takes, which starts at start_ns after frame 0's vblank, to the gestures:
+ * the whole frames' events up to it and the moments up to start_ns.
+ * Returns the number of events played. Each one played that lays water
+ * (a landing, a move) is given to timed (may be NULL) with its time (ns
+ * after frame 0's vblank; a whole frame's: start_ns), a landing dated so
+ * for the pond (at base_ns + its time on the caller's clock).
  */
 typedef void (*touch_script_timed_fn)(void *data, uint64_t at_ns);
 int touch_script_play_until(struct touch_script *s, uint64_t frame, uint64_t start_ns,
