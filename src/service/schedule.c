@@ -63,24 +63,29 @@ void schedule_took(struct schedule *s, uint64_t ns)
 		s->n_took++;
 }
 
-uint64_t schedule_predict(const uint64_t *times, int i)
+/* The rule: the longest of n frames' times. */
+static uint64_t longest(const uint64_t *times, int n)
 {
 	uint64_t most = 0;
 
-	for (int j = i > SCHEDULE_HISTORY ? i - SCHEDULE_HISTORY : 0; j < i; j++)
-		if (times[j] > most)
-			most = times[j];
+	for (int i = 0; i < n; i++)
+		if (times[i] > most)
+			most = times[i];
 	return most;
+}
+
+uint64_t schedule_predict(const uint64_t *times, int i)
+{
+	int from = i > SCHEDULE_HISTORY ? i - SCHEDULE_HISTORY : 0;
+
+	return longest(times + from, i - from);
 }
 
 uint64_t schedule_prediction_ns(const struct schedule *s)
 {
-	uint64_t most = 0;
-
-	for (int i = 0; i < s->n_took; i++)
-		if (s->took[i] > most)
-			most = s->took[i];
-	return most;
+	/* the ring holds the last n_took in some order: the longest is the
+	 * same */
+	return longest(s->took, s->n_took);
 }
 
 uint64_t schedule_flipped(struct schedule *s, uint64_t target_ns, uint64_t commit_ns,
