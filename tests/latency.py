@@ -54,8 +54,8 @@ def script():
     return "\n".join(lines) + "\n", int(at) + 3
 
 
-LINE = re.compile(r"touch to photon on the virtual clock: (\d+) touches, ([\d.]+) ms p50 / "
-                  r"([\d.]+) p99 / ([\d.]+) max; (\d+) missed vblanks")
+LINE = re.compile(r"on the virtual clock: \d+ frames shown, touch to photon ([\d.]+) ms p50 / "
+                  r"([\d.]+) p99 / ([\d.]+) max \((\d+) touch(?:es)?\), (\d+) missed vblanks?")
 
 
 def measure(name, extra):
@@ -66,7 +66,7 @@ def measure(name, extra):
     if not m:
         t.check(False, "%s: the kiosk says its measure" % name, out)
         return None
-    return int(m.group(1)), float(m.group(2)), float(m.group(3)), float(m.group(4)), \
+    return int(m.group(4)), float(m.group(1)), float(m.group(2)), float(m.group(3)), \
         int(m.group(5))
 
 

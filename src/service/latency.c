@@ -4,7 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/log.h"
 #include "service/latency.h"
+
+/* latency_describe()'s line at its longest, and some */
+#define LATENCY_LINE_LEN 256
 
 const char *const latency_stage_names[LATENCY_STAGES] = {
 	[LATENCY_TOTAL] = "total",
@@ -117,6 +121,18 @@ void latency_describe(const struct latency_view *v, char *buf, size_t len)
 	if (n >= 0 && (size_t)n < len)
 		snprintf(buf + n, len - (size_t)n, ", %llu missed vblank%s",
 			 (unsigned long long)v->missed_vblanks, v->missed_vblanks == 1 ? "" : "s");
+}
+
+void latency_say_run(const struct latency *l, const char *what)
+{
+	struct latency_view v;
+	char line[LATENCY_LINE_LEN];
+
+	latency_totals(l, &v);
+	if (v.stage[LATENCY_TOTAL].count == 0)
+		return;
+	latency_describe(&v, line, sizeof(line));
+	log_info("%s: %llu frames shown%s", what, (unsigned long long)v.frames, line);
 }
 
 double latency_quantile_ms(const struct latency_hist *h, double q)

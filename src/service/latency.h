@@ -79,6 +79,10 @@ void latency_take_interval(struct latency *l, struct latency_view *out);
  * timed). */
 void latency_describe(const struct latency_view *v, char *buf, size_t len);
 
+/* The run's figures in one line, after what ("since the start: 1200
+ * frames shown, touch to photon ..."); nothing when no touch was timed. */
+void latency_say_run(const struct latency *l, const char *what);
+
 /* The q quantile (0 < q <= 1) of h in ms, interpolated within its 1 ms
  * bucket; the maximum for q = 1; 0 when it is empty. Beyond the last
  * bucket the quantile is the maximum. */

@@ -189,23 +189,6 @@ static int run_realtime(const struct options *o, struct display *d, struct loop 
 	return ret;
 }
 
-/* The scripted touches' way to the screen on the virtual clock: frame k
- * is its vblank at k/refresh s, started the schedule's lead before it. */
-static void say_latency(struct loop *l)
-{
-	struct latency_view v;
-	const struct latency_hist *t;
-
-	latency_totals(loop_latency(l), &v);
-	t = &v.stage[LATENCY_TOTAL];
-	if (t->count == 0)
-		return;
-	log_info("touch to photon on the virtual clock: %llu touches, %.2f ms p50 / %.2f p99 / "
-		 "%.2f max; %llu missed vblanks", (unsigned long long)t->count,
-		 latency_quantile_ms(t, 0.5), latency_quantile_ms(t, 0.99),
-		 latency_quantile_ms(t, 1), (unsigned long long)v.missed_vblanks);
-}
-
 int run_headless(const struct options *o, struct display *d, struct touch_script *script)
 {
 	/* Said when somebody may be looking: -v, or the demo standing in
@@ -268,8 +251,10 @@ int run_headless(const struct options *o, struct display *d, struct touch_script
 		log_info("wrote %d frame%s of %dx%d to %s/", written, written > 1 ? "s" : "",
 			 info->width, info->height, o->output_dir);
 	}
+	/* The scripted touches' way to the screen: frame k is its vblank at
+	 * k/refresh s, started the schedule's lead before it. */
 	if (ret == 0 && o->verbose)
-		say_latency(l);
+		latency_say_run(loop_latency(l), "on the virtual clock");
 	loop_destroy(l);
 	health_destroy(h);
 	return ret;

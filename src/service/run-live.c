@@ -34,8 +34,6 @@
 #include "sound/sound.h"
 #include "water/splashes.h"
 
-/* The exit's line of touch to photon. */
-#define LIVE_LATENCY_LINE 256
 /* signalfd, timerfd, display, input, the status server: one each. */
 #define LIVE_MAX_SOURCES 5
 #define KEYS_LEN 256
@@ -426,16 +424,8 @@ int run_live(struct options *o, const struct options_source *src, struct display
 	/* Every exit that is not 0 says why, once, as the last word of the loop. */
 	if (ret < 0)
 		log_error("%s: %s; exiting", l.failed ? l.failed : "the main loop", strerror(-ret));
-	if (l.loop) {
-		struct latency_view lv;
-		char line[LIVE_LATENCY_LINE];
-
-		latency_totals(loop_latency(l.loop), &lv);
-		latency_describe(&lv, line, sizeof(line));
-		if (lv.stage[LATENCY_TOTAL].count)
-			log_info("since the start: %llu frames shown%s", (unsigned long long)lv.frames,
-				 line);
-	}
+	if (l.loop)
+		latency_say_run(loop_latency(l.loop), "since the start");
 	/* The hour so far, for the next start to count on. */
 	if (l.usage && l.loop) {
 		usage_tick(l.usage, loop_kiosk(l.loop), health_stats(l.health), time(NULL),
