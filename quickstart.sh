@@ -60,6 +60,16 @@ build() {
 	make -C "$build" -j"$(nproc)"
 }
 
+# The slowest tests, from each log's birth (the test's start) to its last
+# write; where the file system keeps no birth time, nothing.
+slowest() {
+	find "$build/tests" -name '*.log' -exec stat -c '%W %Y %n' {} + 2>/dev/null |
+		awk -v top="$build/" '$1 > 0 { sub(top, "", $3); print $2 - $1, $3 }' |
+		sort -rn | head -n 12 | while read -r secs name; do
+			echo "time: $name $secs s"
+		done
+}
+
 summary() {
 	# automake's harness keeps the counts in test-suite.log; the fuzz
 	# targets and distcheck count as one test each.
@@ -82,7 +92,10 @@ test)
 	install_packages
 	build
 	rc=0
+	t0=$(date +%s)
 	make -C "$build" -j"$(nproc)" check || rc=$?
+	slowest
+	echo "time: make check $(($(date +%s) - t0)) s"
 	if [ $rc -ne 0 ]; then
 		# the failing tests' logs, so CI output says why
 		for l in $(grep -l -E '^(FAIL|ERROR)' $(find "$build/tests" -name '*.log')); do
@@ -91,6 +104,7 @@ test)
 	fi
 	extra_pass=0
 	extra_fail=0
+	t0=$(date +%s)
 	if make -C "$build" distcheck >"$build/distcheck.log" 2>&1; then
 		echo "PASS: make distcheck"
 		extra_pass=$((extra_pass + 1))
@@ -100,6 +114,8 @@ test)
 		extra_fail=$((extra_fail + 1))
 		rc=1
 	fi
+	echo "time: make distcheck $(($(date +%s) - t0)) s"
+	t0=$(date +%s)
 	# Each fuzz target (ASan + UBSan) for a bounded time: a minute in CI.
 	if [ "${CI:-}" = true ]; then
 		seconds=${FUZZ_SECONDS:-60}
@@ -115,6 +131,7 @@ test)
 	if ! grep -q '^PASS: \|^FAIL' "$build/fuzz.log"; then
 		extra_fail=$((extra_fail + 1))  # the fuzz build itself failed
 	fi
+	echo "time: fuzz $(($(date +%s) - t0)) s"
 	summary
 	exit $rc
 	;;

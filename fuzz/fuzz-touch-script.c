@@ -4,7 +4,6 @@
  */
 #include "config.h"
 
-#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -19,6 +18,7 @@
 /* Script coordinates span the pool this many times over, so strokes leave
  * the water on every side without taking long to draw. */
 #define INPUT_SIZE 4096
+#define FRAME_HZ 60
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -26,19 +26,23 @@ static void play(struct touch_script *s)
 {
 	struct ripple *r = ripple_create(WATER_W, WATER_H);
 	struct gesture *g = r ? gesture_create(r) : NULL;
-	size_t n = touch_script_count(s);
-	uint64_t frame;
+	const struct touch_event *ev;
 
 	if (!g)
 		goto out;
 	gesture_set_input_size(g, INPUT_SIZE, INPUT_SIZE);
-	while (touch_script_next_frame(s, &frame) == 0) {
-		if (touch_script_play(s, frame, g) <= 0)
+	while ((ev = touch_script_next(s))) {
+		/* the frame that takes it: its own, or a moment's next one */
+		struct touch_event start = { .frame = ev->frame + (ev->part ? 1 : 0) };
+		uint64_t start_ns = touch_script_at_ns(&start, FRAME_HZ);
+
+		if (touch_script_at_ns(ev, FRAME_HZ) > start_ns)
+			abort();  /* a moment is before the frame that takes it */
+		if (touch_script_play_until(s, start.frame, start_ns, FRAME_HZ, 0, g,
+					    NULL, NULL) <= 0)
 			abort();  /* a pending event must play */
 		ripple_step(r);
 	}
-	if (n > 0 && touch_script_next_frame(s, &frame) != -ENOENT)
-		abort();
 out:
 	gesture_destroy(g);
 	ripple_destroy(r);

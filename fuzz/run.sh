@@ -1,7 +1,8 @@
 #!/bin/sh
 # Build the libFuzzer targets with clang, ASan and UBSan in their own build
-# directory (out of tree) and run each for a bounded time. Fails on any
-# crash, sanitizer report, leak or timeout, and leaves the input that did it.
+# directory (out of tree) and run each for a bounded time, as many at once
+# as there are CPUs. Fails on any crash, sanitizer report, leak or timeout,
+# and leaves the input that did it.
 #
 #   fuzz/run.sh [TARGET...]      default: every fuzz/fuzz-* target
 #
@@ -48,9 +49,10 @@ printf '"="\n" = "\n" #"\n"\\""\n"yes"\n"no"\n"\\x0a"\n' >>"$build/fuzz/config.d
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 
-fail=0
-for name in $targets; do
-	name=${name#fuzz/}
+# fuzz_one NAME: one target for its time; PASS or FAIL lines, status 1 on
+# a finding.
+fuzz_one() {
+	name=${1#fuzz/}
 	prog="$build/fuzz/$name"
 	seeds="$here/fuzz/corpus/$name"
 	corpus="$build/fuzz/corpus-$name"
@@ -62,8 +64,7 @@ for name in $targets; do
 	esac
 	if [ ! -x "$prog" ]; then
 		echo "FAIL: $name was not built" >&2
-		fail=1
-		continue
+		return 1
 	fi
 	mkdir -p "$corpus"
 	rm -f "$build/fuzz/$name-crash-"* "$build/fuzz/$name-leak-"* \
@@ -79,7 +80,6 @@ for name in $targets; do
 		cov=$(grep -E '^#[0-9]+' "$log" | tail -n 1 | sed -n 's/.*\(cov: [0-9]*\).*\(corp: [^ ]*\).*/\1 \2/p')
 		echo "PASS: $name: ${execs:-?} runs in ${seconds}s, ${rate:-?}/s, $cov"
 	else
-		fail=1
 		echo "FAIL: $name:" >&2
 		report='^(==[0-9]+== ?ERROR|.*runtime error:)'
 		if grep -q -E "$report" "$log"; then
@@ -94,6 +94,25 @@ for name in $targets; do
 			fi
 		done
 		echo "  log: $log" >&2
+		return 1
 	fi
+}
+
+# As many targets at once as there are CPUs, each in a process of its own
+# (libFuzzer is single-threaded): their lines in the targets' order.
+fail=0
+running=0
+for name in $targets; do
+	fuzz_one "$name" >"$build/fuzz/${name#fuzz/}.result" 2>&1 &
+	running=$((running + 1))
+	if [ "$running" -ge "$jobs" ]; then
+		wait
+		running=0
+	fi
+done
+wait
+for name in $targets; do
+	cat "$build/fuzz/${name#fuzz/}.result"
+	grep -q '^PASS: ' "$build/fuzz/${name#fuzz/}.result" || fail=1
 done
 exit $fail

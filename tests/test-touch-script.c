@@ -216,6 +216,13 @@ static void test_moments(void)
 	CHECK(strstr(err, "frame '3.1234567'") != NULL);
 	CHECK(parse("3. down 0 1 1\n", &s, err, sizeof(err)) < 0);
 	CHECK(parse("3.-1 down 0 1 1\n", &s, err, sizeof(err)) < 0);
+
+	/* late in a long script (past 2^64 ns / 10^15, 5 minutes at 60 Hz,
+	 * the time once wrapped), up to the last frame a script may name */
+	CHECK_EQ(parse("20000 down 0 1 1\n100000000.5 up 0\n", &s, err, sizeof(err)), 0);
+	CHECK_EQ(touch_script_at_ns(touch_script_event(s, 0), 60), 333333333333u);
+	CHECK_EQ(touch_script_at_ns(touch_script_event(s, 1), 60), 1666666675000000u);
+	touch_script_destroy(s);
 	gesture_destroy(g);
 	ripple_destroy(r);
 }

@@ -245,9 +245,15 @@ const struct touch_event *touch_script_event(const struct touch_script *s, size_
 
 uint64_t touch_script_at_ns(const struct touch_event *ev, unsigned hz)
 {
-	/* in whole ns, as the headless display counts its frames */
-	return (ev->frame * TOUCH_SCRIPT_PARTS + ev->part) * NSEC_PER_SEC /
-	       ((uint64_t)hz * TOUCH_SCRIPT_PARTS);
+	/* In whole ns, as the headless display counts its frames. A part is
+	 * a whole number of ns (NSEC_PER_SEC / TOUCH_SCRIPT_PARTS) per 1 Hz,
+	 * so the product stays within 64 bits up to the last frame a
+	 * script may name (MAX_FRAME), where ns * PARTS would not. */
+	_Static_assert(NSEC_PER_SEC % TOUCH_SCRIPT_PARTS == 0, "a part is whole ns");
+	_Static_assert((MAX_FRAME + 1ull) * TOUCH_SCRIPT_PARTS <
+		       UINT64_MAX / (NSEC_PER_SEC / TOUCH_SCRIPT_PARTS),
+		       "the last frame's time fits");
+	return (ev->frame * TOUCH_SCRIPT_PARTS + ev->part) * (NSEC_PER_SEC / TOUCH_SCRIPT_PARTS) / hz;
 }
 
 static void play_event(struct gesture *g, const struct touch_event *ev)
