@@ -354,7 +354,8 @@ int main(int argc, char **argv)
 		switch (c) {
 		case 's':
 			if (parse_size(optarg, 1, MAX_SIDE, &w, &h) < 0) {
-				fprintf(stderr, "dct-compare: --size wants WxH, each 1..%d\n", MAX_SIDE);
+				fprintf(stderr, "dct-compare: --size wants WxH, each 1..%d\n",
+					MAX_SIDE);
 				return 2;
 			}
 			break;

@@ -18,14 +18,16 @@ void CAT(seed_spread_, SEED_SUFFIX)(int16_t **pbuf1, int16_t **pbuf2, int w, int
 	int pixels = w * (h - 1);
 
 	for (int i = w; i < pixels; ++i) {
-		buf2[i] = (int16_t)(((buf1[i - 1] + buf1[i + 1] + buf1[i - w] + buf1[i + w]) >> 1) - buf2[i]);
+		buf2[i] = (int16_t)(((buf1[i - 1] + buf1[i + 1] +
+				      buf1[i - w] + buf1[i + w]) >> 1) - buf2[i]);
 		buf2[i] -= buf2[i] >> 5;
 	}
 	*pbuf1 = buf2;
 	*pbuf2 = buf1;
 }
 
-void CAT(seed_render_, SEED_SUFFIX)(const int16_t *buf1, const uint32_t *src, uint32_t *dst, int w, int h)
+void CAT(seed_render_, SEED_SUFFIX)(const int16_t *buf1, const uint32_t *src, uint32_t *dst,
+				    int w, int h)
 {
 	int i = w;
 	int length = w * h;

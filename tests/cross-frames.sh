@@ -111,6 +111,11 @@ grep -q '^flags.* avx2' /proc/cpuinfo && x86="$x86 avx2"
 # odd width (the vector loops' tails), rgb565, turned, three threads and a
 # picture, then the water simulated at half size and brought up (the 2x
 # pass).
+# (the longer cases' arguments: a line of the here-document cannot be continued)
+turned="--water classic --size 203x117 --frames 20 --format rgb565 --rotate 90 --threads 3 \
+	--rain 900 --seed 3 --background $data/stripes.ppm --touch-script $data/drag.script"
+halved="--water classic --size 250x150 --frames 20 --sim-scale 2 --rain 900 --seed 5 \
+	--touch-script $data/drag.script"
 n=0
 while read -r args; do
 	n=$((n + 1))
@@ -127,10 +132,11 @@ while read -r args; do
 		{ echo "FAIL: case $n: the water does not move" >&2; fail=1; }
 done <<EOF
 --water classic --size 320x200 --frames 40 --rain 600 --seed 7 --touch-script $data/drag.script
---water classic --size 203x117 --frames 20 --format rgb565 --rotate 90 --threads 3 --rain 900 --seed 3 --background $data/stripes.ppm --touch-script $data/drag.script
---water classic --size 250x150 --frames 20 --sim-scale 2 --rain 900 --seed 5 --touch-script $data/drag.script
+$turned
+$halved
 EOF
-echo "classic: compared $frames frames with x86 scalar, bit for bit: x86 $x86, arm64 neon and scalar ($qemu)"
+echo "classic: compared $frames frames with x86 scalar, bit for bit: x86 $x86, arm64 neon" \
+	"and scalar ($qemu)"
 
 # The pond: each ISA's paths bit for bit, arm64 against x86 within the
 # bounds above.

@@ -52,8 +52,9 @@ struct libevdev *evemu_load(const char *path)
 			for (int i = 0; i < n; i++, prop_len++)
 				for (int b = 0; b < 8; b++)
 					if (a[i] & (1u << b))
-						libevdev_enable_property(dev,
-									 (unsigned int)(prop_len * 8 + (size_t)b));
+						libevdev_enable_property(
+							dev,
+							(unsigned int)(prop_len * 8 + (size_t)b));
 		} else if (strncmp(line, "B:", 2) == 0) {
 			unsigned int type, bytes[8];
 			int n = sscanf(line, "B: %x %x %x %x %x %x %x %x %x", &type, &bytes[0],

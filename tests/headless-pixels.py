@@ -84,7 +84,8 @@ for rot, size, where in ((90, (150, 200), (H - 1 - 40, 60)),
 # --sim-scale 2: the same place, smooth (many distinct changed pixels, not
 # 2x2 blocks), the flat picture the same as at full size.
 flat2 = run("flat-s2", "--sim-scale", "2")
-t.check(flat2.data == flat.data, "--sim-scale 2: flat water shows the picture exactly as at full size")
+t.check(flat2.data == flat.data,
+        "--sim-scale 2: flat water shows the picture exactly as at full size")
 stone2 = run("stone-s2", "--sim-scale", "2", script=STONE)
 pts = changed(flat2, stone2)
 if t.check(len(pts) > 50, "--sim-scale 2: the stone changes the picture"):
@@ -93,7 +94,8 @@ if t.check(len(pts) > 50, "--sim-scale 2: the stone changes the picture"):
             "centre (%.1f, %.1f)" % (cx, cy))
     # Blocky upscaling would change pixels in aligned 2x2 groups only.
     lone = sum(1 for (x, y) in pts if (x ^ 1, y) not in set(pts))
-    t.check(lone > 0, "--sim-scale 2: smooth, not 2x2 blocks", "%d pixels without their pair" % lone)
+    t.check(lone > 0, "--sim-scale 2: smooth, not 2x2 blocks",
+            "%d pixels without their pair" % lone)
 
 shutil.rmtree(tmp, ignore_errors=True)
 t.exit()

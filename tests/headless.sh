@@ -67,7 +67,8 @@ for f in frame-00000.png frame-00010.png frame-00020.png; do
 	cmp -s "$tmp/pa/$f" "$tmp/p3/$f" || bad "pond: $f differs with --threads 3"
 	cmp -s "$tmp/pa/$f" "$tmp/p1/$f" || bad "pond: $f differs on the scalar path"
 done
-cmp -s "$tmp/pa/frame-00010.png" "$tmp/pa/frame-00020.png" && bad "pond: frames 10 and 20 are identical"
+cmp -s "$tmp/pa/frame-00010.png" "$tmp/pa/frame-00020.png" &&
+	bad "pond: frames 10 and 20 are identical"
 cmp -s "$tmp/pa/frame-00020.png" "$tmp/a/frame-00020.png" && bad "the pond draws the classic water"
 "$prog" $pond --format rgb565 --output "$tmp/pc" && [ -s "$tmp/pc/frame-00020.png" ] ||
 	bad "pond: rgb565 run failed"
@@ -103,16 +104,20 @@ if "$prog" --backend headless --frames 1 --output "$tmp/d" \
 	--touch-script "$data/bad.script" 2>"$tmp/err"; then
 	bad "a bad touch script was accepted"
 fi
-grep -q "bad.script:3: unknown action 'wiggle'" "$tmp/err" || bad "no file:line in: $(cat "$tmp/err")"
+grep -q "bad.script:3: unknown action 'wiggle'" "$tmp/err" ||
+	bad "no file:line in: $(cat "$tmp/err")"
 
 # A broken background: one line naming it, then the built-in picture.
 printf '\211PNG\r\n\032\n\0\0\0\rIHDR' >"$tmp/broken.png"
 "$prog" --backend headless --frames 1 --size 64x48 --output "$tmp/e" \
 	--background "$tmp/broken.png" 2>"$tmp/err" || bad "a broken background was fatal"
-grep -q "background '$tmp/broken.png': " "$tmp/err" || bad "no line naming the background: $(cat "$tmp/err")"
-[ "$(wc -l <"$tmp/err")" -eq 1 ] || bad "more than one line for a broken background: $(cat "$tmp/err")"
+grep -q "background '$tmp/broken.png': " "$tmp/err" ||
+	bad "no line naming the background: $(cat "$tmp/err")"
+[ "$(wc -l <"$tmp/err")" -eq 1 ] ||
+	bad "more than one line for a broken background: $(cat "$tmp/err")"
 "$prog" --backend headless --frames 1 --size 64x48 --output "$tmp/f" 2>/dev/null
-cmp -s "$tmp/e/frame-00000.png" "$tmp/f/frame-00000.png" || bad "broken background did not give the default picture"
+cmp -s "$tmp/e/frame-00000.png" "$tmp/f/frame-00000.png" ||
+	bad "broken background did not give the default picture"
 # Frames are written beside and renamed: a symlink planted where a frame
 # goes is replaced, never followed (a root run must not write through it),
 # and nothing but the frame is left.

@@ -256,7 +256,8 @@ try:
     for path in CONTROL:
         before = refused(k, "token")
         st, _, head = k.curl(path, "POST")
-        t.check(st == 401 and "WWW-Authenticate: Bearer" in head, "POST %s without a token: 401" % path, head)
+        t.check(st == 401 and "WWW-Authenticate: Bearer" in head,
+                "POST %s without a token: 401" % path, head)
         st, _, _ = k.curl(path, "POST", ["Authorization: Bearer wrong-" + httpkiosk.TOKEN])
         t.check(st == 401, "POST %s with a wrong token: 401" % path, st)
         st, _, _ = k.curl(path, "POST", ["Authorization: Bearer " + httpkiosk.TOKEN[:-1]])

@@ -29,7 +29,8 @@ for dir in "$src"/*/; do
 		for inc in $(sed -n 's/^#include "\([a-z]*\)\/[^"]*"$/\1/p' "$f"); do
 			ri=$(rank "$inc")
 			if [ "$ri" -lt 0 ] || [ "$ri" -gt "$r" ]; then
-				echo "FAIL: src/$layer/$(basename "$f") includes from $inc/, above $layer" >&2
+				echo "FAIL: src/$layer/$(basename "$f") includes from $inc/," \
+					"above $layer" >&2
 				fail=1
 			fi
 		done

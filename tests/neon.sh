@@ -10,7 +10,8 @@ for q in qemu-aarch64-static qemu-aarch64; do
 	command -v "$q" >/dev/null 2>&1 && { qemu=$q; break; }
 done
 if ! command -v "$cc" >/dev/null 2>&1 || [ -z "$qemu" ]; then
-	echo "needs $cc and qemu-aarch64(-static) (packages gcc-aarch64-linux-gnu qemu-user-static)" >&2
+	echo "needs $cc and qemu-aarch64(-static)" \
+		"(packages gcc-aarch64-linux-gnu qemu-user-static)" >&2
 	[ "${CI:-}" = true ] && exit 1
 	exit 77
 fi
@@ -33,5 +34,6 @@ out=$("$qemu" "$tmp/test-simd-neon" 2>&1)
 rc=$?
 echo "$out"
 [ $rc -eq 0 ] || exit 1
-echo "$out" | grep -q "^neon: bit-exact with scalar" || { echo "NEON path was not tested" >&2; exit 1; }
+echo "$out" | grep -q "^neon: bit-exact with scalar" ||
+	{ echo "NEON path was not tested" >&2; exit 1; }
 exit 0

@@ -377,7 +377,8 @@ static int exact_drag(struct field *fl, double lx, double ly, double x0, double 
 			c1 = fr - hp0r;
 			c2 = (g * c1 - dhp0) / om;
 			hpr = pr * cos(big_om * t) - pi * sin(big_om * t);
-			c[(size_t)n * w + m] = hpr + exp(-g * t) * (c1 * cos(om * t) + c2 * sin(om * t));
+			c[(size_t)n * w + m] = hpr + exp(-g * t) * (c1 * cos(om * t) +
+								    c2 * sin(om * t));
 		}
 	/* to the cells: columns, then rows (separable) */
 	for (int n = 0; n < h; n++)
@@ -630,7 +631,8 @@ static void measure_wake(const struct field *fl, const struct wake_params *wp)
 	printf("behind=%.3f strength=%.6g rms=%.6g\n", lam, strength, rms_about_mean(path, n));
 	/* the frame's spacing and its harmonics below the grid's Nyquist */
 	for (int h = 1; h / period <= 0.5 + 1e-9; h++) {
-		double a = amplitude_at(path, n, h / period), b = amplitude_at(slope, n, h / period);
+		double a = amplitude_at(path, n, h / period),
+		       b = amplitude_at(slope, n, h / period);
 
 		frame += a * a / 2;
 		frame_slope += b * b / 2;
@@ -702,7 +704,8 @@ struct args {
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: pond-measure profile|tap|rays|wake FILE.pgm|exact --OPTION VALUE...\n"
+	fprintf(stderr, "usage: pond-measure profile|tap|rays|wake FILE.pgm|exact "
+			"--OPTION VALUE...\n"
 			"(the comment at the top of tests/pond-measure.c says which)\n");
 	exit(2);
 }
@@ -907,7 +910,8 @@ int main(int argc, char **argv)
 		};
 
 		if (!strcmp(a.file, "exact") &&
-		    exact_drag(&fl, fl.w * fl.cell_mm, fl.h * fl.cell_mm, a.x, a.y, a.speed, &a.tap) < 0) {
+		    exact_drag(&fl, fl.w * fl.cell_mm, fl.h * fl.cell_mm,
+			       a.x, a.y, a.speed, &a.tap) < 0) {
 			fprintf(stderr, "pond-measure: out of memory\n");
 			return 1;
 		}
@@ -920,8 +924,10 @@ int main(int argc, char **argv)
 		struct field other = { 0 };
 		double saa = 0, sbb = 0, sab = 0;
 
-		if (!a.other || read_pgm(a.other, &other) < 0 || other.w != fl.w || other.h != fl.h) {
-			fprintf(stderr, "pond-measure: corr needs --other, a PGM of the same size\n");
+		if (!a.other || read_pgm(a.other, &other) < 0 ||
+		    other.w != fl.w || other.h != fl.h) {
+			fprintf(stderr, "pond-measure: corr needs --other, "
+				"a PGM of the same size\n");
 			return 1;
 		}
 		for (int y = 0; y < fl.h; y++)

@@ -209,14 +209,16 @@ static void test_folds(void)
 		g = caustics_make(c, hts);
 		row_extremes(g, &lo, &hi, &at);
 		for (int x = WAVE_CELLS; x < W - WAVE_CELLS; x++) {
-			double mid = gain_at(g, x), side = (gain_at(g, x - 1) + gain_at(g, x + 1)) / 2;
+			double mid = gain_at(g, x),
+			       side = (gain_at(g, x - 1) + gain_at(g, x + 1)) / 2;
 
 			jump = fmax(jump, side - mid);
 		}
 		peak[i] = hi;
 		jumps[i] = jump;
-		fprintf(stderr, "# folds, a lamp of %g degrees: brightest %.2f, darkest %.3f, a cell "
-			"at most %.3f darker than its neighbours' mean\n", l.size_deg, hi, lo, jump);
+		fprintf(stderr, "# folds, a lamp of %g degrees: brightest %.2f, darkest %.3f, "
+			"a cell at most %.3f darker than its neighbours' mean\n",
+			l.size_deg, hi, lo, jump);
 		CHECK(hi < (double)CAUSTICS_MAX / CAUSTICS_ONE);
 		CHECK(lo > 0.1);
 		CHECK(jump < 0.25 * hi);

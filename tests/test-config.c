@@ -167,7 +167,8 @@ static void test_table(void)
 	CHECK(options_table_len > 40);
 	for (size_t i = 0; i < options_table_len; i++) {
 		const struct option_row *row = &options_table[i];
-		bool cmdline_type = row->type == OPTION_CONFIG || row->type == OPTION_CHECK_CONFIG ||
+		bool cmdline_type = row->type == OPTION_CONFIG ||
+				    row->type == OPTION_CHECK_CONFIG ||
 				    row->type == OPTION_GIVE_BACK || row->type == OPTION_HELP ||
 				    row->type == OPTION_VERSION;
 		bool ok = row->name && row->help && row->help[0] && row->man && row->man[0] &&
@@ -355,7 +356,8 @@ static void test_quoting(void)
 	check_bad("background = \"/x.png\"#junk", NAME ":1: background: ", "after the closing");
 	check_bad("background = \"\"", NAME ":1: background: ", "empty");
 	check_bad("background =", NAME ":1: background: ", "empty");
-	check_bad("render-ahead = soon", NAME ":1: render-ahead: ", "not auto, off or milliseconds");
+	check_bad("render-ahead = soon", NAME ":1: render-ahead: ",
+		  "not auto, off or milliseconds");
 	check_bad("render-ahead = 0.1", NAME ":1: render-ahead: ", "from 0.5 to 50");
 	check_bad("render-ahead = 51", NAME ":1: render-ahead: ", "from 0.5 to 50");
 }
@@ -421,7 +423,8 @@ static void test_bad_lines(void)
 	static const char nul[] = "damping = 5\nra\0in = 3\n";
 
 	check_bad("\n\ndamping = 99\n",
-		  NAME ":3: damping: '99' is out of range; expected auto or a whole number from 1 to 15",
+		  NAME ":3: damping: '99' is out of range; "
+		  "expected auto or a whole number from 1 to 15",
 		  NULL);
 	check_bad("damping = abc", NAME ":1: damping: 'abc' is not a number", "from 1 to 15");
 	check_bad("damping", NAME ":1: 'damping' is not a 'key = value' line", NULL);

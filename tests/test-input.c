@@ -471,7 +471,8 @@ static void test_syn_dropped(void)
 	a = rig.seen.t[0].slot;
 	b = rig.seen.t[1].slot;
 	for (int i = 1; i <= 3; i++)
-		FEED(&rig, id, MT_SLOT(0), MT_X(100 + 50 * i), MT_SLOT(1), MT_Y(1000 + 50 * i), SYN);
+		FEED(&rig, id, MT_SLOT(0), MT_X(100 + 50 * i),
+		     MT_SLOT(1), MT_Y(1000 + 50 * i), SYN);
 	CHECK_EQ(count(&rig, 0, INPUT_MOVE), 6);
 
 	/* The kernel's state after the drop. */
@@ -816,7 +817,8 @@ static void test_too_many_fingers(void)
 	for (int d = 0; d < 2; d++) {
 		ids[d] = input_add_libevdev(rig.in, load("nexus4-touch-screen.evemu"), "n");
 		for (int s = 0; s < 10; s++)
-			FEED(&rig, ids[d], MT_SLOT(s), MT_ID(s + 1), MT_X(100 * s), MT_Y(100 * d), SYN);
+			FEED(&rig, ids[d], MT_SLOT(s), MT_ID(s + 1),
+			     MT_X(100 * s), MT_Y(100 * d), SYN);
 	}
 	CHECK_EQ(gesture_active(rig.g), GESTURE_MAX_SLOTS);
 	CHECK_EQ(count(&rig, 0, INPUT_DOWN), GESTURE_MAX_SLOTS);

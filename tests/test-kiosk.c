@@ -686,8 +686,8 @@ static void drag_smooth_wake(int samples_per_frame)
 		 * ahead. */
 		if (f > 1 && (finger - before > DRAG_LAG_STEPS * cells_step + 1 ||
 			      before > finger + 1 + o.stone_radius_mm / u->cell_mm)) {
-			fprintf(stderr, "frame %d: the stone is at cell %d, the finger at %.1f\n", f,
-				before, finger);
+			fprintf(stderr, "frame %d: the stone is at cell %d, the finger at %.1f\n",
+				f, before, finger);
 			lag_bad++;
 		}
 		if (x >= x1)
@@ -725,9 +725,10 @@ static void test_drag_smooth_wake(void)
  * stone into the water with a push a step, and its trough sank on behind
  * the finger: here 2.7 times the stone's depth at 0.3 m/s, 3.9 at 2 m/s
  * (in the demo's zig-zag 14 mm for a 3 mm fingertip), its walls far
- * steeper than water's, and the lamp drew them as jagged white. Drags at the demo's speed and at 1 and 2 m/s, on its
- * 24-inch 640x480 screen, samples a frame at 60 Hz; the trough along the
- * path's second half, far from where the finger landed.
+ * steeper than water's, and the lamp drew them as jagged white. Drags at
+ * the demo's speed and at 1 and 2 m/s, on its 24-inch 640x480 screen,
+ * samples a frame at 60 Hz; the trough along the path's second half, far
+ * from where the finger landed.
  */
 #define TROUGH_W 640
 #define TROUGH_H 480
@@ -909,8 +910,8 @@ static void test_pond_landing_time(void)
 	zb = kiosk_heights(b, &w, &h);
 	for (int i = 0; i < w * h; i++)
 		differ += za[i] != zb[i];
-	fprintf(stderr, "  %dx%d cells, centre %d and %d, %d differ\n", w, h, za[(h / 2) * w + w / 2],
-		zb[(h / 2) * w + w / 2], differ);
+	fprintf(stderr, "  %dx%d cells, centre %d and %d, %d differ\n", w, h,
+		za[(h / 2) * w + w / 2], zb[(h / 2) * w + w / 2], differ);
 	CHECK(differ > 0);
 	kiosk_destroy(a);
 	kiosk_destroy(b);

@@ -255,9 +255,11 @@ static void test_drift(void)
 				/* When it said it might, and minutes apart on each axis. */
 				ok = ok && drift_next_change_ns(t - SEC, d) == t;
 				if (dx != px)
-					ok = ok && (last_x == 0 || t - last_x == DRIFT_X_STEP_S * SEC);
+					ok = ok && (last_x == 0 ||
+						    t - last_x == DRIFT_X_STEP_S * SEC);
 				else
-					ok = ok && (last_y == 0 || t - last_y == DRIFT_Y_STEP_S * SEC);
+					ok = ok && (last_y == 0 ||
+						    t - last_y == DRIFT_Y_STEP_S * SEC);
 				*(dx != px ? &last_x : &last_y) = t;
 				steps++;
 			}
@@ -267,7 +269,8 @@ static void test_drift(void)
 		}
 		CHECK(ok);
 		if (!ok)
-			fprintf(stderr, "  drift %d: a step of more than a pixel, or out of range\n", d);
+			fprintf(stderr, "  drift %d: a step of more than a pixel, "
+				"or out of range\n", d);
 		for (int v = 0; v <= 2 * d; v++)
 			CHECK(seen_x[v] && seen_y[v]);
 		CHECK(steps > 8 * d);

@@ -323,9 +323,12 @@ static uint64_t wave_energy_after(int period, int visc, int steps)
 static void test_viscosity_by_scale(void)
 {
 	const int steps = 60;
-	uint64_t short0 = wave_energy_after(2, 0, steps), short1 = wave_energy_after(2, VISC_KIOSK, steps);
-	uint64_t four0 = wave_energy_after(4, 0, steps), four1 = wave_energy_after(4, VISC_KIOSK, steps);
-	uint64_t long0 = wave_energy_after(24, 0, steps), long1 = wave_energy_after(24, VISC_KIOSK, steps);
+	uint64_t short0 = wave_energy_after(2, 0, steps),
+		 short1 = wave_energy_after(2, VISC_KIOSK, steps);
+	uint64_t four0 = wave_energy_after(4, 0, steps),
+		 four1 = wave_energy_after(4, VISC_KIOSK, steps);
+	uint64_t long0 = wave_energy_after(24, 0, steps),
+		 long1 = wave_energy_after(24, VISC_KIOSK, steps);
 
 	/* two cells: gone; four: a small part left; 24: most of it */
 	CHECK(short0 > 0 && short1 * 10 < short0);
@@ -514,7 +517,8 @@ static void naive_step(int16_t *cur, int16_t *prev, const uint8_t *solid, int w,
 	for (int y = 1; y < h - 1; y++)
 		for (int x = 1; x < w - 1; x++) {
 			size_t i = (size_t)y * w + x;
-			int32_t v = ((cur[i - w] + cur[i + w] + cur[i - 1] + cur[i + 1]) >> 1) - prev[i];
+			int32_t v = ((cur[i - w] + cur[i + w] + cur[i - 1] + cur[i + 1]) >> 1) -
+				    prev[i];
 
 			v -= v >> shift;
 			if (v > INT16_MAX)
@@ -541,10 +545,13 @@ static void naive_step_visc(int16_t *cur, int16_t *prev, const uint8_t *solid, i
 	for (int y = 1; y < h - 1; y++)
 		for (int x = 1; x < w - 1; x++) {
 			size_t i = (size_t)y * w + x;
-			int dm = (cur[i - w - 1] + cur[i - w + 1] + cur[i + w - 1] + cur[i + w + 1]) >> 2;
-			int dm_old = (old[i - w - 1] + old[i - w + 1] + old[i + w - 1] + old[i + w + 1]) >> 2;
+			int dm = (cur[i - w - 1] + cur[i - w + 1] +
+				  cur[i + w - 1] + cur[i + w + 1]) >> 2;
+			int dm_old = (old[i - w - 1] + old[i - w + 1] +
+				      old[i + w - 1] + old[i + w + 1]) >> 2;
 			int32_t t = sat16((dm - cur[i]) - (dm_old - old[i]));
-			int32_t v = sat16(((cur[i - w] + cur[i + w] + cur[i - 1] + cur[i + 1]) >> 1) -
+			int32_t v = sat16(((cur[i - w] + cur[i + w] +
+					    cur[i - 1] + cur[i + 1]) >> 1) -
 					  old[i] + ((t * visc + 32768) >> 16));
 
 			prev[i] = solid[i] ? 0 : (int16_t)(v - ((v * mul) >> 16));
@@ -684,8 +691,10 @@ static void test_wake_same_as_splashes(void)
 			     rand_r(&seed) % RIPPLE_SUBCELL;
 		int64_t y0 = (int64_t)(rand_r(&seed) % (h + 30) - 15) * RIPPLE_SUBCELL +
 			     rand_r(&seed) % RIPPLE_SUBCELL;
-		int64_t x1 = x0 + (rand_r(&seed) % 41 - 20) * (int64_t)(rand_r(&seed) % RIPPLE_SUBCELL);
-		int64_t y1 = y0 + (rand_r(&seed) % 41 - 20) * (int64_t)(rand_r(&seed) % RIPPLE_SUBCELL);
+		int64_t x1 = x0 +
+			     (rand_r(&seed) % 41 - 20) * (int64_t)(rand_r(&seed) % RIPPLE_SUBCELL);
+		int64_t y1 = y0 +
+			     (rand_r(&seed) % 41 - 20) * (int64_t)(rand_r(&seed) % RIPPLE_SUBCELL);
 		int64_t radius = RIPPLE_SUBCELL / 4 + rand_r(&seed) % (12 * RIPPLE_SUBCELL);
 		int depth = 1 + rand_r(&seed) % 3000;
 		int a0, a1, b0, b1;
@@ -718,7 +727,8 @@ static void test_wake_same_as_splashes(void)
 static void test_wake_held(void)
 {
 	const int w = 64, h = 24, y = 12, depth = 1000;
-	const int64_t radius = 3 * RIPPLE_SUBCELL, x0 = 8 * RIPPLE_SUBCELL, x1 = 56 * RIPPLE_SUBCELL;
+	const int64_t radius = 3 * RIPPLE_SUBCELL, x0 = 8 * RIPPLE_SUBCELL,
+		      x1 = 56 * RIPPLE_SUBCELL;
 	struct ripple *plain = ripple_create(w, h), *held = ripple_create(w, h);
 	int deepest = 0;
 
@@ -733,7 +743,8 @@ static void test_wake_held(void)
 	/* the finger held there for eight steps, pressed again at each */
 	for (int s = 0; s < 8; s++) {
 		ripple_step(held);
-		ripple_wake_held(held, x0, y * RIPPLE_SUBCELL, x1, y * RIPPLE_SUBCELL, radius, depth);
+		ripple_wake_held(held, x0, y * RIPPLE_SUBCELL, x1, y * RIPPLE_SUBCELL,
+				 radius, depth);
 	}
 	for (int i = 0; i < w * h; i++)
 		deepest = ripple_heights(held)[i] < deepest ? ripple_heights(held)[i] : deepest;
@@ -770,7 +781,8 @@ static double short_wave_power(const struct ripple *r)
 			int kx = k > n / 2 ? k - n : k, ky = l > n / 2 ? l - n : l;
 
 			for (int y = 0; y < n; y++) {
-				double c = cos(2 * M_PI * l * y / n), s = -sin(2 * M_PI * l * y / n);
+				double c = cos(2 * M_PI * l * y / n),
+				       s = -sin(2 * M_PI * l * y / n);
 
 				a += re[y][k] * c - im[y][k] * s;
 				b += re[y][k] * s + im[y][k] * c;
@@ -812,7 +824,8 @@ static void test_splash_smooth(void)
 			for (int k = 0; k < (SPECTRUM_N + 2) * (SPECTRUM_N + 2); k++)
 				volume -= h[k];
 			if (part >= most || fabs(volume - want) > 0.05 * want)
-				fprintf(stderr, "radius %.1f cells, offset %d/4: %.3f of the power under "
+				fprintf(stderr, "radius %.1f cells, offset %d/4: "
+					"%.3f of the power under "
 					"4 cells, volume %.0f (%.0f wanted)\n", radii[i], off, part,
 					volume, want);
 			CHECK(part < most);
@@ -852,7 +865,8 @@ static void test_wake_work_bounded(void)
 		(unsigned long long)ripple_stamped(r));
 	CHECK(ripple_stamped(r) <= WORST_SWIPE_CELLS);
 	for (int x = 1; x < WORST_W - 1; x++)
-		gaps += at(r, x, WORST_H / 2) >= 0 || at(r, x, WORST_H / 2 - RIPPLE_RADIUS_MAX / 2) >= 0;
+		gaps += at(r, x, WORST_H / 2) >= 0 ||
+			at(r, x, WORST_H / 2 - RIPPLE_RADIUS_MAX / 2) >= 0;
 	CHECK_EQ(gaps, 0);
 
 	/* The same across the diagonal in one move: the swept band. */

@@ -71,7 +71,8 @@ static int step_both(struct ripple *ref, struct ripple *fast, int w, int h, int 
 			ripple_drop(fast, x, y, radius, weight);
 		}
 		if (rnd() % 29 == 0) {
-			int x = 1 + (int)(rnd() % (unsigned)(w - 2)), y = 1 + (int)(rnd() % (unsigned)(h - 2));
+			int x = 1 + (int)(rnd() % (unsigned)(w - 2)),
+			    y = 1 + (int)(rnd() % (unsigned)(h - 2));
 			int16_t v = (int16_t)(rnd() & 1 ? INT16_MAX : INT16_MIN);
 
 			ripple_set_height(ref, x, y, v, (int16_t)-v);
@@ -118,7 +119,8 @@ static int compare_path(const struct kernels *k, int w, int h, int steps)
 	int16_t *brightest = malloc(gain_pitch * (size_t)((h + 1) / 2) * sizeof(*gain));
 	for (size_t i = 0; i < gain_pitch * (size_t)((h + 1) / 2); i++) {
 		gain[i] = (int16_t)(rnd() % 4 == 0 ? RENDER_GAIN_ONE : rnd() % 3 == 0 ?
-				    (int)(rnd() % (INT16_MAX + 1)) : (int)(rnd() % (4 * RENDER_GAIN_ONE)));
+				    (int)(rnd() % (INT16_MAX + 1)) :
+				    (int)(rnd() % (4 * RENDER_GAIN_ONE)));
 		brightest[i] = INT16_MAX;
 	}
 	for (int rot = 0; rot < 360; rot += 90) {
@@ -132,14 +134,17 @@ static int compare_path(const struct kernels *k, int w, int h, int steps)
 				/* unbounded, or bounded from a pixel to half the
 				 * picture's height (its interior then fast) */
 				.offset_max = rnd() % 3 == 0 ? 0 : RENDER_SUBPIXEL +
-					      (int)(rnd() % (uint32_t)(h / 2 * RENDER_SUBPIXEL + 1)),
+					      (int)(rnd() %
+						    (uint32_t)(h / 2 * RENDER_SUBPIXEL + 1)),
 				.light_x = combo & 2 ? (int)(rnd() % 65535) - 32767 : 0,
 				.light_y = combo & 2 ? (int)(rnd() % 65535) - 32767 : 0,
-				.light_max = combo & 2 ? (combo & 4 && rot == 90 ? RENDER_LIGHT_LEVELS_MAX :
-							  1 + (int)(rnd() % RENDER_LIGHT_LEVELS_MAX)) : 0,
+				.light_max = combo & 2 ?
+					     (combo & 4 && rot == 90 ? RENDER_LIGHT_LEVELS_MAX :
+					      1 + (int)(rnd() % RENDER_LIGHT_LEVELS_MAX)) : 0,
 				.light_dark = (int)(rnd() % (RENDER_LIGHT_LEVELS_MAX + 1)),
 				.rotation = rot,
-				.gain = combo & 4 ? (combo & 2 && rot == 90 ? brightest : gain) : NULL,
+				.gain = combo & 4 ?
+					(combo & 2 && rot == 90 ? brightest : gain) : NULL,
 				.gain_pitch = gain_pitch,
 				.kernels = &kernels_scalar,
 			};
@@ -155,10 +160,13 @@ static int compare_path(const struct kernels *k, int w, int h, int steps)
 			tb.pixels = malloc(tb.stride * ph);
 			memset(ta.pixels, 0x5a, ta.stride * ph);
 			memset(tb.pixels, 0x5a, tb.stride * ph);
-			render_rows(&pa, ripple_heights(ref), (size_t)w, w, h, bg, bg_pitch * 4, &ta, 0, h);
-			render_rows(&pb, ripple_heights(ref), (size_t)w, w, h, bg, bg_pitch * 4, &tb, 0, h);
+			render_rows(&pa, ripple_heights(ref), (size_t)w, w, h, bg, bg_pitch * 4,
+				    &ta, 0, h);
+			render_rows(&pb, ripple_heights(ref), (size_t)w, w, h, bg, bg_pitch * 4,
+				    &tb, 0, h);
 			if (memcmp(ta.pixels, tb.pixels, ta.stride * ph)) {
-				fprintf(stderr, "%s: %dx%d render differs (rotation %d, %s, shift %d, "
+				fprintf(stderr, "%s: %dx%d render differs "
+					"(rotation %d, %s, shift %d, "
 					"bound %d, light %d %d %d %d%s)\n", k->name, w, h, rot,
 					pixel_format_name(fmt), pa.shift, pa.offset_max, pa.light_x,
 					pa.light_y, pa.light_max, pa.light_dark,
@@ -186,7 +194,8 @@ static int compare_path(const struct kernels *k, int w, int h, int steps)
 static int compare_mul(const struct kernels *k, int w, int h, int steps)
 {
 	const int muls[N_MULS] = {
-		0, RIPPLE_DAMP_MUL_MAX, 100 + (int)(rnd() % 201), (int)(rnd() % (RIPPLE_DAMP_MUL_MAX + 1)),
+		0, RIPPLE_DAMP_MUL_MAX, 100 + (int)(rnd() % 201),
+		(int)(rnd() % (RIPPLE_DAMP_MUL_MAX + 1)),
 	};
 	int bad = 0;
 
@@ -199,7 +208,8 @@ static int compare_mul(const struct kernels *k, int w, int h, int steps)
 		setup_water(ref, fast, w, h, muls[i]);
 		bad_step = step_both(ref, fast, w, h, steps);
 		if (bad_step >= 0) {
-			fprintf(stderr, "%s: %dx%d heights damped by mul %d differ from scalar after step %d\n",
+			fprintf(stderr, "%s: %dx%d heights damped by mul %d differ "
+				"from scalar after step %d\n",
 				k->name, w, h, muls[i], bad_step);
 			bad++;
 		}
@@ -273,7 +283,8 @@ static int16_t row_height(enum row_mode mode, int sign)
 			return (int16_t)(sign * edge[rnd() % 4] - (sign < 0));
 		return (int16_t)(sign * (NEAR_MIN + (int)(rnd() % NEAR_RANGE)));
 	case ROW_ANY:
-		return (int16_t)(c == 0 ? INT16_MIN : c == 1 ? INT16_MAX : (int)(rnd() & 0xffff) - 32768);
+		return (int16_t)(c == 0 ? INT16_MIN : c == 1 ? INT16_MAX :
+				 (int)(rnd() & 0xffff) - 32768);
 	case ROW_RARE:
 		if (rnd() % 64 == 0)
 			return (int16_t)(rnd() & 1 ? INT16_MAX : INT16_MIN);
@@ -296,7 +307,8 @@ static int compare_rows(const struct kernels *k, int *rows)
 {
 	static const int widths[] = { 3, 4, 5, 8, 9, 10, 15, 16, 17, 18, 19, 31, 33, 34, 35,
 				      64, 100, 257, 1921 };
-	static const int fixed_muls[] = { 0, 1, 2, 100, 150, 300, 16384, 32766, RIPPLE_DAMP_MUL_MAX };
+	static const int fixed_muls[] = { 0, 1, 2, 100, 150, 300, 16384, 32766,
+					  RIPPLE_DAMP_MUL_MAX };
 	int bad = 0;
 
 	for (size_t i = 0; i < sizeof(widths) / sizeof(widths[0]); i++) {
@@ -311,11 +323,12 @@ static int compare_rows(const struct kernels *k, int *rows)
 			enum row_mode mode = (enum row_mode)(trial % ROW_MODES);
 			int walls = (trial / ROW_MODES) % 3;  /* none, 0/0xffff, any bits */
 			bool by_mul = trial & 1, by_visc = trial % 4 == 1;
-			int visc = trial % 8 == 1 ? RIPPLE_VISC_MAX : (int)(rnd() % (RIPPLE_VISC_MAX + 1));
+			int visc = trial % 8 == 1 ? RIPPLE_VISC_MAX
+						  : (int)(rnd() % (RIPPLE_VISC_MAX + 1));
 			int n_fixed = (int)(sizeof(fixed_muls) / sizeof(fixed_muls[0]));
 			int mul = trial / 2 < n_fixed ? fixed_muls[trial / 2]
 						     : trial % 3 ? 100 + (int)(rnd() % 201)
-								 : (int)(rnd() % (RIPPLE_DAMP_MUL_MAX + 1));
+						     : (int)(rnd() % (RIPPLE_DAMP_MUL_MAX + 1));
 			int shift = RIPPLE_DAMPING_MIN +
 				    (int)(rnd() % (RIPPLE_DAMPING_MAX - RIPPLE_DAMPING_MIN + 1));
 			/* Signs for ROW_NEAR: the previous heights the same (the
@@ -335,10 +348,10 @@ static int compare_rows(const struct kernels *k, int *rows)
 			memcpy(lap_a, lap, n * 2);
 			memcpy(lap_b, lap, n * 2);
 			if (by_visc) {
-				step_row_visc_scalar(up, mid, down, a, lap_a, walls ? keep : NULL, w, mul,
-						     visc);
-				k->step_row_visc(up, mid, down, b, lap_b, walls ? keep : NULL, w, mul,
-						 visc);
+				step_row_visc_scalar(up, mid, down, a, lap_a, walls ? keep : NULL,
+						     w, mul, visc);
+				k->step_row_visc(up, mid, down, b, lap_b, walls ? keep : NULL,
+						 w, mul, visc);
 			} else if (by_mul) {
 				step_row_mul_scalar(up, mid, down, a, walls ? keep : NULL, w, mul);
 				k->step_row_mul(up, mid, down, b, walls ? keep : NULL, w, mul);
@@ -349,7 +362,8 @@ static int compare_rows(const struct kernels *k, int *rows)
 			(*rows)++;
 			if (memcmp(a, b, n * 2) == 0 && memcmp(lap_a, lap_b, n * 2) == 0)
 				continue;
-			fprintf(stderr, "%s: step row of width %d (mode %d, keep %d, %s %d, viscosity %d) "
+			fprintf(stderr, "%s: step row of width %d (mode %d, keep %d, %s %d, "
+				"viscosity %d) "
 				"differs\n", k->name, w, (int)mode, walls, by_mul ? "mul" : "shift",
 				by_mul ? mul : shift, by_visc ? visc : 0);
 			bad++;
@@ -395,15 +409,20 @@ static int compare_smooth(const struct kernels *k)
 			}
 			a[2 * w] = b[2 * w] = 0x1234;
 			upsample2_smooth_row_scalar(r, r + w, r + 2 * w,
-						    near_first ? UPSAMPLE_SMOOTH_MID : UPSAMPLE_SMOOTH_FAR,
-						    near_first ? UPSAMPLE_SMOOTH_FAR : UPSAMPLE_SMOOTH_MID,
+						    near_first ? UPSAMPLE_SMOOTH_MID
+							       : UPSAMPLE_SMOOTH_FAR,
+						    near_first ? UPSAMPLE_SMOOTH_FAR
+							       : UPSAMPLE_SMOOTH_MID,
 						    a, w, tmp);
 			k->upsample2_smooth_row(r, r + w, r + 2 * w,
-						near_first ? UPSAMPLE_SMOOTH_MID : UPSAMPLE_SMOOTH_FAR,
-						near_first ? UPSAMPLE_SMOOTH_FAR : UPSAMPLE_SMOOTH_MID,
+						near_first ? UPSAMPLE_SMOOTH_MID
+							   : UPSAMPLE_SMOOTH_FAR,
+						near_first ? UPSAMPLE_SMOOTH_FAR
+							   : UPSAMPLE_SMOOTH_MID,
 						b, w, tmp);
 			if (memcmp(a, b, (size_t)w * 4 + 2)) {
-				fprintf(stderr, "%s: smooth upsample of width %d differs\n", k->name, w);
+				fprintf(stderr, "%s: smooth upsample of width %d differs\n",
+					k->name, w);
 				bad++;
 				break;
 			}
@@ -427,7 +446,8 @@ static int compare_upsample(const struct kernels *k)
 		int16_t *a = malloc((size_t)w * 4 + 2), *b = malloc((size_t)w * 4 + 2);
 
 		for (int trial = 0; trial < 80; trial++) {
-			int wy = trial % 40 < 4 ? (int[]){ 0, 64, 192, UPSAMPLE_ONE - 1 }[trial % 40]
+			int wy = trial % 40 < 4 ? (int[]){ 0, 64, 192,
+							   UPSAMPLE_ONE - 1 }[trial % 40]
 						: (int)(rnd() % UPSAMPLE_ONE);
 			/* the second half: heights within the 16-bit paths' -2048..2047
 			 * (reaching both ends), the row weights in quarters, now and
@@ -442,25 +462,31 @@ static int compare_upsample(const struct kernels *k)
 				if (trial >= 76) {
 					/* flat at each end of the range and just past it,
 					 * where 16-bit sums would overflow */
-					r0[x] = r1[x] = (int16_t)(int[]){ 2047, -2048, 2048, -2049 }[trial - 76];
+					r0[x] = r1[x] = (int16_t)(int[]){ 2047, -2048,
+									  2048, -2049 }[trial - 76];
 					continue;
 				}
 				if (narrow) {
-					r0[x] = (int16_t)(c == 0 ? -2048 : c == 1 ? 2047 : (int)(rnd() % 4096) - 2048);
+					r0[x] = (int16_t)(c == 0 ? -2048 : c == 1 ? 2047 :
+							  (int)(rnd() % 4096) - 2048);
 					r1[x] = (int16_t)(c == 2 ? -2048 : c == 3 ? 2047 :
-							  rnd() % 500 == 0 ? (c & 1 ? 2048 : -2049) :
+							  rnd() % 500 == 0 ?
+							  (c & 1 ? 2048 : -2049) :
 							  (int)(rnd() % 4096) - 2048);
 					continue;
 				}
-				r0[x] = (int16_t)(c == 0 ? INT16_MIN : c == 1 ? INT16_MAX : (int)(rnd() & 0xffff) - 32768);
-				r1[x] = (int16_t)(c == 2 ? INT16_MIN : c == 3 ? INT16_MAX : (int)(rnd() % 601) - 300);
+				r0[x] = (int16_t)(c == 0 ? INT16_MIN : c == 1 ? INT16_MAX :
+						  (int)(rnd() & 0xffff) - 32768);
+				r1[x] = (int16_t)(c == 2 ? INT16_MIN : c == 3 ? INT16_MAX :
+						  (int)(rnd() % 601) - 300);
 			}
 			/* a sentinel after the row: nobody writes past 2w */
 			a[2 * w] = b[2 * w] = 0x1234;
 			upsample2_row_scalar(r0, r1, wy, a, w);
 			k->upsample2_row(r0, r1, wy, b, w);
 			if (memcmp(a, b, (size_t)w * 4 + 2)) {
-				fprintf(stderr, "%s: upsample of width %d, wy %d differs\n", k->name, w, wy);
+				fprintf(stderr, "%s: upsample of width %d, wy %d differs\n",
+					k->name, w, wy);
 				bad++;
 				break;
 			}
@@ -531,21 +557,23 @@ static int compare_bands(const struct kernels *k)
 					h0 = h0 > 0 ? h0 : 0;
 					h1 = h1 < h ? h1 : h;
 					if (windowed) {
-						/* only the rows the band may read, poison elsewhere */
+						/* only the rows the band may read,
+						 * poison elsewhere */
 						for (int i = 0; i < w * h; i++)
 							win[i] = INT16_MIN;
 						memcpy(win, hts + (size_t)h0 * w,
 						       (size_t)(h1 - h0) * w * sizeof(*hts));
-						render_rows_window(&pb, win, (size_t)w, h0, w, h, bg,
-								   (size_t)w * 4, &tb, y0, y1);
+						render_rows_window(&pb, win, (size_t)w, h0, w, h,
+								   bg, (size_t)w * 4, &tb, y0, y1);
 					} else {
-						render_rows(&pb, hts, (size_t)w, w, h, bg, (size_t)w * 4,
-							    &tb, y0, y1);
+						render_rows(&pb, hts, (size_t)w, w, h, bg,
+							    (size_t)w * 4, &tb, y0, y1);
 					}
 					y0 = y1;
 				}
 				if (memcmp(ta.pixels, tb.pixels, (size_t)w * h * 4)) {
-					fprintf(stderr, "%s: %dx%d render in bands%s differs (shift %d)\n",
+					fprintf(stderr, "%s: %dx%d render in bands%s "
+						"differs (shift %d)\n",
 						k->name, w, h, windowed ? " from windows" : "",
 						pa.shift);
 					bad++;
@@ -592,7 +620,8 @@ static int compare_caustics(const struct kernels *k)
 		caustics_use_kernels(b, k);
 		for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
 			struct caustics_light l = {
-				.depth_mm = 30, .azimuth_deg = 315, .elevation_deg = cases[c].elevation,
+				.depth_mm = 30, .azimuth_deg = 315,
+				.elevation_deg = cases[c].elevation,
 				.size_deg = cases[c].size, .units_per_mm = 2417.6, .cell_mm = 2.52,
 			};
 
@@ -603,7 +632,8 @@ static int compare_caustics(const struct kernels *k)
 
 					if (cases[c].noise)
 						v += (double)(rnd() % 2001) - 1000;
-					hts[(size_t)y * w + x] = (int16_t)fmax(fmin(v, INT16_MAX), INT16_MIN);
+					hts[(size_t)y * w + x] = (int16_t)fmax(fmin(v, INT16_MAX),
+									       INT16_MIN);
 				}
 			if (caustics_set_light(a, &l) < 0 || caustics_set_light(b, &l) < 0) {
 				bad++;
@@ -611,7 +641,8 @@ static int compare_caustics(const struct kernels *k)
 			}
 			memcpy(ref, caustics_make(a, hts), (size_t)w * h * sizeof(*ref));
 			if (memcmp(ref, caustics_make(b, hts), (size_t)w * h * sizeof(*ref))) {
-				fprintf(stderr, "%s: %dx%d light through the water differs (case %zu)\n",
+				fprintf(stderr, "%s: %dx%d light through the water "
+					"differs (case %zu)\n",
 					k->name, w, h, c);
 				bad++;
 			}
@@ -658,9 +689,10 @@ int main(void)
 		same = planes > 0 && same;
 		CHECK(same);
 		if (same)
-			fprintf(stderr, "%s: bit-exact with scalar at %zu sizes, damped by shift, by "
-				"multiplier and with viscosity, in %d random step rows, in bands and in %d "
-				"planes of light through the water\n", k->name, N_SIZES, rows, planes);
+			fprintf(stderr, "%s: bit-exact with scalar at %zu sizes, damped by shift, "
+				"by multiplier and with viscosity, in %d random step rows, "
+				"in bands and in %d planes of light through the water\n",
+				k->name, N_SIZES, rows, planes);
 		tested++;
 	}
 	/* A build with fast paths has one this CPU runs: x86-64 always has

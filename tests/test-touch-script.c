@@ -91,7 +91,8 @@ static void test_bad_lines(void)
 	/* a NUL byte inside */
 	struct touch_script *s = NULL;
 	char err[256];
-	CHECK_EQ(touch_script_parse("1 down 0 1 2\n\0\n", 15, "t.script", &s, err, sizeof(err)), -EINVAL);
+	CHECK_EQ(touch_script_parse("1 down 0 1 2\n\0\n", 15, "t.script",
+				    &s, err, sizeof(err)), -EINVAL);
 	CHECK(strstr(err, "t.script:2: contains a NUL") != NULL);
 }
 

@@ -700,8 +700,9 @@ static void test_too_big(void)
 			      strlen(USAGE_HEADER "\n" ROW_14)) == 0);
 		CHECK_EQ(count_lines(slurp(USAGE_FILE)), 3);
 		CHECK_EQ(count_lines(captured), 1);
-		CHECK(strstr(captured, round == 0 ? "/usage.csv.1, a new usage.csv begins" :
-				       "/usage.csv.1 (the older one there is gone), a new") != NULL);
+		CHECK(strstr(captured,
+			     round == 0 ? "/usage.csv.1, a new usage.csv begins" :
+			     "/usage.csv.1 (the older one there is gone), a new") != NULL);
 		usage_destroy(u);
 	}
 }

@@ -122,7 +122,8 @@ int file_read_own(const char *path, size_t max, char **out, size_t *outlen,
  * even when they fall within one clock tick. */
 static void tmp_suffix(char *out, unsigned attempt)
 {
-	static const char chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+	static const char chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				    "abcdefghijklmnopqrstuvwxyz0123456789";
 	uint8_t rnd[TMP_SUFFIX_LEN];
 
 	/* Unguessable, so that nobody can take the names before us; early

@@ -95,7 +95,8 @@ const char *drm_api_name(const struct drm_device *dev)
 /* The ids of the object's properties slots name; -ENOENT (said) when one
  * is missing. */
 static int lookup_props(int fd, uint32_t obj_id, uint32_t obj_type, const char *what,
-			const struct prop_slot *slots, size_t n_slots, struct drm_atomic_props *props)
+			const struct prop_slot *slots, size_t n_slots,
+			struct drm_atomic_props *props)
 {
 	drmModeObjectProperties *list;
 	int ret = 0;

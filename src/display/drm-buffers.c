@@ -43,7 +43,8 @@ int drm_fb_create(struct drm_device *dev, int width, int height, struct drm_fb *
 		ret = -errno;
 		log_error("%s: cannot allocate a %dx%d buffer: %s%s", dev->path, width, height,
 			  strerror(errno),
-			  errno == ENOMEM ? " (not enough video memory: try a smaller --mode)" : "");
+			  errno == ENOMEM ? " (not enough video memory: try a smaller --mode)"
+					  : "");
 		return ret;
 	}
 	fb->handle = create.handle;

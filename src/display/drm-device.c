@@ -134,7 +134,8 @@ static int open_node(const char *path, bool quiet_enoent, bool quiet_denied)
 	if ((errno == EACCES || errno == EPERM) && quiet_denied)
 		return -EACCES;
 	if (errno == EACCES || errno == EPERM)
-		log_error("no permission to open %s: add the user to the video group or run as root",
+		log_error("no permission to open %s: add the user to the video group "
+			  "or run as root",
 			  path);
 	else if (!(errno == ENOENT && quiet_enoent))
 		log_error("cannot open %s: %s", path, strerror(errno));
@@ -179,7 +180,8 @@ static int find_device(const struct drm_config *cfg, bool quiet_denied, char *pa
 			return -ENOTSUP;
 		}
 		if (pr == PROBE_NO_DUMB) {
-			log_error("%s does not support dumb buffers, which software rendering needs",
+			log_error("%s does not support dumb buffers, "
+				  "which software rendering needs",
 				  cfg->device);
 			close(fd);
 			return -ENOTSUP;
@@ -214,7 +216,8 @@ static int find_device(const struct drm_config *cfg, bool quiet_denied, char *pa
 		pr = probe_fd(fd, &connected);
 		driver_name(fd, drv, sizeof(drv));
 		log_debug("%s: driver %s, %s, %d connected", node, drv,
-			  pr == PROBE_OK ? "usable" : pr == PROBE_NO_KMS ? "no KMS" : "no dumb buffers",
+			  pr == PROBE_OK ? "usable"
+					 : pr == PROBE_NO_KMS ? "no KMS" : "no dumb buffers",
 			  connected);
 		if (pr == PROBE_NO_DUMB)
 			saw_no_dumb = true;

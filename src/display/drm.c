@@ -433,7 +433,8 @@ static int drm_present(struct display *d, int idx, uint64_t frame)
 		if (ret < 0) {
 			ret = -errno;
 			log_error("%s: cannot set mode %ux%u on %s: %s", dd->dev->path,
-				  out->mode.hdisplay, out->mode.vdisplay, out->name, strerror(errno));
+				  out->mode.hdisplay, out->mode.vdisplay, out->name,
+				  strerror(errno));
 			return ret;
 		}
 		/* No hardware cursor over a touch screen. */

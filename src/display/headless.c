@@ -115,10 +115,12 @@ static int headless_present(struct display *d, int idx, uint64_t frame)
 
 	if (s->info.format == PIXEL_RGB565) {
 		for (int y = 0; y < s->info.height; y++) {
-			const uint16_t *src = (const uint16_t *)((const uint8_t *)s->pixels + y * s->stride);
+			const uint16_t *src = (const uint16_t *)((const uint8_t *)s->pixels +
+								 y * s->stride);
 
 			for (int x = 0; x < s->info.width; x++)
-				s->png_row_buf[(size_t)y * s->info.width + x] = rgb565_to_xrgb(src[x]);
+				s->png_row_buf[(size_t)y * s->info.width + x] =
+					rgb565_to_xrgb(src[x]);
 		}
 		pixels = s->png_row_buf;
 		stride = (size_t)s->info.width * sizeof(uint32_t);

@@ -103,7 +103,8 @@ int vt_setup(const struct vt_handler *handler, struct vt **out)
 		ret = -errno;
 		log_error("cannot set tty%d to graphics mode (KDSETMODE): %s%s", number,
 			  strerror(errno),
-			  errno == EPERM ? " (the VT must be the controlling tty, or run as root)" : "");
+			  errno == EPERM ? " (the VT must be the controlling tty, or run as root)"
+					 : "");
 		goto err_signal;
 	}
 

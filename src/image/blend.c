@@ -23,8 +23,8 @@ void blend_row_scalar(const uint32_t *a, const uint32_t *b, uint32_t *dst, int n
 
 	for (int x = 0; x < n; x++) {
 		uint32_t rb = (a[x] & LOW_CHANNELS) * wa + (b[x] & LOW_CHANNELS) * wb + ROUND_PAIR;
-		uint32_t xg = ((a[x] >> 8) & LOW_CHANNELS) * wa + ((b[x] >> 8) & LOW_CHANNELS) * wb +
-			      ROUND_PAIR;
+		uint32_t xg = ((a[x] >> 8) & LOW_CHANNELS) * wa +
+			      ((b[x] >> 8) & LOW_CHANNELS) * wb + ROUND_PAIR;
 
 		dst[x] = ((rb >> BLEND_BITS) & LOW_CHANNELS) | (xg & HIGH_CHANNELS) | X_BYTE;
 	}

@@ -42,8 +42,9 @@ int playlist_good_count(const struct playlist *pl);
  * Decodes the first picture that can be read from index `from` on,
  * wrapping round, each tried once, no bigger than a want_w x want_h screen
  * needs (image_load_for). Each one that cannot be read is logged once,
- * as a warning ending in "; " then (NULL: as an error), and marked bad. Returns its index and *out, or
- * -ENOENT when none can be read (-ENOMEM when out of memory).
+ * as a warning ending in "; " then (NULL: as an error), and marked bad.
+ * Returns its index and *out, or -ENOENT when none can be read (-ENOMEM
+ * when out of memory).
  */
 int playlist_load(struct playlist *pl, int from, int want_w, int want_h, const char *then,
 		  struct image **out);

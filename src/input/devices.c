@@ -203,7 +203,8 @@ static int device_setup(struct input *in, struct device *d)
 		if (ax->resolution > 0)
 			d->units_per_mm = ax->resolution;
 		else
-			d->units_per_mm = ((double)ax->maximum - ax->minimum) / ASSUMED_PANEL_WIDTH_MM;
+			d->units_per_mm = ((double)ax->maximum - ax->minimum) /
+					  ASSUMED_PANEL_WIDTH_MM;
 	}
 	if (d->fd >= 0 && !in->transform.has_matrix)
 		device_udev_matrix(d);

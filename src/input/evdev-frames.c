@@ -156,9 +156,11 @@ static void read_state(struct device *d, struct contact *p, int slot)
 		p->x = libevdev_get_slot_value(e, (unsigned int)slot, ABS_MT_POSITION_X);
 		p->y = libevdev_get_slot_value(e, (unsigned int)slot, ABS_MT_POSITION_Y);
 		if (d->pressure_code)
-			p->pressure = libevdev_get_slot_value(e, (unsigned int)slot, ABS_MT_PRESSURE);
+			p->pressure = libevdev_get_slot_value(e, (unsigned int)slot,
+							      ABS_MT_PRESSURE);
 		if (d->major_code)
-			p->major = libevdev_get_slot_value(e, (unsigned int)slot, ABS_MT_TOUCH_MAJOR);
+			p->major = libevdev_get_slot_value(e, (unsigned int)slot,
+							   ABS_MT_TOUCH_MAJOR);
 		return;
 	}
 	p->down = libevdev_get_event_value(e, EV_KEY, (unsigned int)d->finger_key) != 0;

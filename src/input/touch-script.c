@@ -112,7 +112,8 @@ static int parse_line(char *text, const char *name, size_t lineno, const struct 
 			    "unknown action '%s', expected down, move or up", f[1]);
 	if (parse_int(f[2], 0, GESTURE_MAX_SLOTS - 1, &ev->finger) < 0)
 		return fail(err, errlen, name, lineno,
-			    "finger '%s' is not a number from 0 to %d", f[2], GESTURE_MAX_SLOTS - 1);
+			    "finger '%s' is not a number from 0 to %d",
+			    f[2], GESTURE_MAX_SLOTS - 1);
 
 	need = ev->action == TOUCH_UP ? 3 : 5;
 	if (n != need)
@@ -169,7 +170,8 @@ int touch_script_parse(const char *text, size_t len, const char *name,
 		pos = end + 1;
 
 		if (memchr(line, '\0', n)) {
-			ret = fail(err, errlen, name, lineno, "contains a NUL byte; not a text file");
+			ret = fail(err, errlen, name, lineno,
+				   "contains a NUL byte; not a text file");
 			goto fail;
 		}
 		hash = strchr(line, '#');
@@ -253,7 +255,8 @@ uint64_t touch_script_at_ns(const struct touch_event *ev, unsigned hz)
 	_Static_assert((MAX_FRAME + 1ull) * TOUCH_SCRIPT_PARTS <
 		       UINT64_MAX / (NSEC_PER_SEC / TOUCH_SCRIPT_PARTS),
 		       "the last frame's time fits");
-	return (ev->frame * TOUCH_SCRIPT_PARTS + ev->part) * (NSEC_PER_SEC / TOUCH_SCRIPT_PARTS) / hz;
+	return (ev->frame * TOUCH_SCRIPT_PARTS + ev->part) *
+	       (NSEC_PER_SEC / TOUCH_SCRIPT_PARTS) / hz;
 }
 
 static void play_event(struct gesture *g, const struct touch_event *ev)

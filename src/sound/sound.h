@@ -3,8 +3,9 @@
  * through the sound card, straight to ALSA (a kiosk has no sound server).
  * A thread of its own keeps the card's buffer of SOUND_BUFFER_US full and
  * never holds up a frame; a stone that lands is mixed into what the card
- * has not fetched yet (alsa.c: SOUND_SAFE_US), not behind it. No card, or one that goes away: said in one line, the
- * water goes on silently, and a card that comes later is taken.
+ * has not fetched yet (alsa.c: SOUND_SAFE_US), not behind it. No card, or
+ * one that goes away: said in one line, the water goes on silently, and a
+ * card that comes later is taken.
  */
 #ifndef SOUND_H
 #define SOUND_H

@@ -309,7 +309,8 @@ void synth_render(struct synth *s, float *out, int frames)
 		 * comes back slowly, so dozens of drops at once are a
 		 * quieter mix, not a crackle. */
 		mag = fabs(x);
-		s->lim_peak = mag > s->lim_peak * s->lim_release ? mag : s->lim_peak * s->lim_release;
+		s->lim_peak = mag > s->lim_peak * s->lim_release ? mag
+			      : s->lim_peak * s->lim_release;
 		if (s->lim_peak > SYNTH_CEILING)
 			x *= SYNTH_CEILING / s->lim_peak;
 		out[i] = (float)x;

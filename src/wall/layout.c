@@ -80,7 +80,8 @@ static int parse_panel(const char *field, struct wall_panel *p, char *err, size_
 			return -EINVAL;
 		}
 	}
-	if (parse_double_pair(at, ',', 0.0, WALL_MAX_MM, 0.0, WALL_MAX_MM, &p->x_mm, &p->y_mm) < 0) {
+	if (parse_double_pair(at, ',', 0.0, WALL_MAX_MM, 0.0, WALL_MAX_MM,
+			      &p->x_mm, &p->y_mm) < 0) {
 		snprintf(err, len, "%s's place '%s' is not X,Y in mm (0 to %.0f)", p->name,
 			 at, WALL_MAX_MM);
 		return -EINVAL;

@@ -410,8 +410,8 @@ static void gather_down(struct caustics *c)
 
 #define ROW_W(r, k) (ring + ((size_t)((r) % 3) * 3 + (k)) * (size_t)w)
 	for (int r = 0; r < 2 && r < h; r++)
-		farther |= c->rows->weigh(c->my + (size_t)r * w, c->across + (size_t)r * w, w, ROW_W(r, 0),
-				 ROW_W(r, 1), ROW_W(r, 2));
+		farther |= c->rows->weigh(c->my + (size_t)r * w, c->across + (size_t)r * w, w,
+					  ROW_W(r, 0), ROW_W(r, 1), ROW_W(r, 2));
 	for (int y = 0; y < h; y++) {
 		uint32_t *out = c->gathered + (size_t)y * w;
 		const uint32_t *self = ROW_W(y, 1);
@@ -422,8 +422,10 @@ static void gather_down(struct caustics *c)
 		c->rows->sum3(out, above, self, below, w);
 		/* the row two below into the ring, over the row above's */
 		if (y + 2 < h)
-			farther |= c->rows->weigh(c->my + (size_t)(y + 2) * w, c->across + (size_t)(y + 2) * w,
-					 w, ROW_W(y + 2, 0), ROW_W(y + 2, 1), ROW_W(y + 2, 2));
+			farther |= c->rows->weigh(c->my + (size_t)(y + 2) * w,
+						  c->across + (size_t)(y + 2) * w, w,
+						  ROW_W(y + 2, 0), ROW_W(y + 2, 1),
+						  ROW_W(y + 2, 2));
 	}
 #undef ROW_W
 	for (int y = 0; farther && y < h; y++) {
@@ -560,8 +562,8 @@ static void settle(struct caustics *c, const uint32_t *g)
 
 			if (x == x0 && x1 > x0) {
 				/* the row's middle, no index clamped */
-				c->rows->settle(out + x0, in + (x0 - c->shift_x), drop, CAUSTICS_MAX,
-						x1 - x0);
+				c->rows->settle(out + x0, in + (x0 - c->shift_x), drop,
+						CAUSTICS_MAX, x1 - x0);
 				x = x1 - 1;
 				continue;
 			}

@@ -20,7 +20,8 @@ void dct2d_free(float *plane);
 
 /*
  * Coefficients to the values at the cells' centres, in place:
- *   v[y][x] = sum over n, m of wn * wm * c[n][m] * cos(pi m (x + 1/2) / w) * cos(pi n (y + 1/2) / h)
+ *   v[y][x] = sum over n, m of wn * wm * c[n][m] * cos(pi m (x + 1/2) / w)
+ *                                                * cos(pi n (y + 1/2) / h)
  * with the weight w0 = 1 and wm = 2 for m > 0 (each cosine is counted once
  * for each sign of its wavenumber).
  */

@@ -148,14 +148,18 @@ static void step_row_visc_avx2(const int16_t *up, const int16_t *mid, const int1
 		__m256i ul = load16(up + x - 1), ur = load16(up + x + 1);
 		__m256i dl = load16(down + x - 1), dr = load16(down + x + 1);
 		__m256i c = load16(mid + x), q = load16(lap + x);
-		__m256i big = _mm256_or_si256(_mm256_or_si256(_mm256_abs_epi16(ul), _mm256_abs_epi16(ur)),
-					      _mm256_or_si256(_mm256_abs_epi16(dl), _mm256_abs_epi16(dr)));
+		__m256i big = _mm256_or_si256(_mm256_or_si256(_mm256_abs_epi16(ul),
+							      _mm256_abs_epi16(ur)),
+					      _mm256_or_si256(_mm256_abs_epi16(dl),
+							      _mm256_abs_epi16(dr)));
 		__m256i h, dm, t, v;
 
-		big = _mm256_or_si256(big, _mm256_or_si256(_mm256_abs_epi16(c), _mm256_abs_epi16(q)));
+		big = _mm256_or_si256(big,
+				      _mm256_or_si256(_mm256_abs_epi16(c), _mm256_abs_epi16(q)));
 		if (!_mm256_testz_si256(big, _mm256_set1_epi16(NARROW_MASK)) ||
 		    !sum16_narrow(up, mid, down, out, x, &h)) {
-			step_span_visc_scalar(up, mid, down, out, lap, keep, x, x + LANES, mul, visc);
+			step_span_visc_scalar(up, mid, down, out, lap, keep, x, x + LANES,
+					      mul, visc);
 			continue;
 		}
 		/* h is ((up + down + left + right) >> 1) - prev */
@@ -465,10 +469,10 @@ static inline void weights(__m256i fx, __m256i fy, __m256i *lo, __m256i *hi)
 
 /*
  * Eight pixels anywhere, from their blocks' (hx, hy) (block_xy16's, each
- * pixel's in its 32-bit lane) and positions xs in 1/8 px: the offsets clamped, the position kept within the
- * picture (ix <= width - 2 with the fraction up to 8: the same sum as the
- * scalar code's, which clamps the right neighbour instead); lit through
- * the water as fetch8 says.
+ * pixel's in its 32-bit lane) and positions xs in 1/8 px: the offsets
+ * clamped, the position kept within the picture (ix <= width - 2 with the
+ * fraction up to 8: the same sum as the scalar code's, which clamps the
+ * right neighbour instead); lit through the water as fetch8 says.
  */
 static inline __attribute__((always_inline)) __m256i render8(const struct render_row *rr,
 							      const struct render_consts *c,
@@ -506,7 +510,8 @@ static inline __m256i offset16(const struct render_consts *c, __m256i h)
 	 * right is the product's floored >> 8 */
 	if (c->pow2)
 		return _mm256_min_epi16(_mm256_max_epi16(
-			_mm256_sra_epi16(_mm256_sll_epi16(h, c->shl), c->shr), c->omin16), c->omax16);
+			_mm256_sra_epi16(_mm256_sll_epi16(h, c->shl), c->shr), c->omin16),
+					c->omax16);
 	o = _mm256_or_si256(_mm256_slli_epi16(_mm256_mulhi_epi16(h, c->mul16),
 					      16 - RENDER_OFFSET_MUL_BITS),
 			    _mm256_srli_epi16(_mm256_mullo_epi16(h, c->mul16),
@@ -748,7 +753,8 @@ static inline __attribute__((always_inline)) void render_group(const struct rend
 								const struct render_consts *c,
 								const struct render_interior *in,
 								int x, const int16_t *ml,
-								const int16_t *ml2, bool light, bool plain,
+								const int16_t *ml2,
+								bool light, bool plain,
 								bool inner, bool gain)
 {
 	const __m256i alpha = c->alpha;
@@ -873,7 +879,8 @@ static inline __attribute__((always_inline)) void render_block_draw(const struct
 								     const struct render_row *rb,
 								     const struct render_consts *ct,
 								     const struct render_consts *cb,
-								     int x, const struct block_prep *p,
+								     int x,
+								     const struct block_prep *p,
 								     bool light, bool plain,
 								     bool gain)
 {
@@ -998,8 +1005,8 @@ static inline __attribute__((always_inline)) void render_rows_loop(const struct 
 		/* The groups start at x = 0 and 16 apart; the last one may
 		 * overlap its neighbour, whose pixels it writes again with
 		 * the same values. */
-		render_group(rr[r], &c[r], &in[r], 0, ends[r].head[0], ends[r].head[1], light, plain,
-			     false, gain);
+		render_group(rr[r], &c[r], &in[r], 0, ends[r].head[0], ends[r].head[1],
+			     light, plain, false, gain);
 	}
 	/* inner_rows: the groups from in.x0 to in.x1 are in the interior */
 	for (x = LANES; x < tail;) {
@@ -1119,7 +1126,8 @@ static inline __m256i blend8(const int16_t *r0, const int16_t *r1, int k, __m256
 	__m128i a = _mm_loadu_si128((const __m128i *)(r0 + k));
 	__m128i b = _mm_loadu_si128((const __m128i *)(r1 + k));
 
-	return _mm256_madd_epi16(_mm256_set_m128i(_mm_unpackhi_epi16(a, b), _mm_unpacklo_epi16(a, b)), w);
+	return _mm256_madd_epi16(_mm256_set_m128i(_mm_unpackhi_epi16(a, b),
+						  _mm_unpacklo_epi16(a, b)), w);
 }
 
 /* Output cells 2k - 1 to 2k + 14 from source cells k - 1 to k + 7, in 32-bit lanes. */
@@ -1127,8 +1135,10 @@ static inline void upsample2_wide8(const int16_t *r0, const int16_t *r1, __m256i
 				   int k)
 {
 	__m256i a = blend8(r0, r1, k - 1, w), b = blend8(r0, r1, k, w);
-	__m256i odd = _mm256_srai_epi32(_mm256_add_epi32(_mm256_add_epi32(a, a), _mm256_add_epi32(a, b)), 10);
-	__m256i even = _mm256_srai_epi32(_mm256_add_epi32(_mm256_add_epi32(b, b), _mm256_add_epi32(a, b)), 10);
+	__m256i odd = _mm256_srai_epi32(_mm256_add_epi32(_mm256_add_epi32(a, a),
+							 _mm256_add_epi32(a, b)), 10);
+	__m256i even = _mm256_srai_epi32(_mm256_add_epi32(_mm256_add_epi32(b, b),
+							  _mm256_add_epi32(a, b)), 10);
 
 	_mm256_storeu_si256((__m256i *)(dst + 2 * k - 1),
 			    _mm256_blend_epi16(odd, _mm256_slli_epi32(even, 16), 0xaa));
@@ -1159,9 +1169,11 @@ static inline bool narrow4(__m256i a, __m256i b, __m256i c, __m256i d)
 	return _mm256_testz_si256(v, _mm256_set1_epi16(UPSAMPLE_NARROW_MASK));
 }
 
-static void upsample2_row_avx2(const int16_t *r0, const int16_t *r1, int wy, int16_t *dst, int sim_w)
+static void upsample2_row_avx2(const int16_t *r0, const int16_t *r1, int wy, int16_t *dst,
+			       int sim_w)
 {
-	const __m256i w = _mm256_set1_epi32((int)((uint32_t)wy << 16 | (uint32_t)(UPSAMPLE_ONE - wy)));
+	const __m256i w = _mm256_set1_epi32((int)((uint32_t)wy << 16 |
+						  (uint32_t)(UPSAMPLE_ONE - wy)));
 	const bool quarters = !(wy & ((1 << UPSAMPLE_QUARTER_BITS) - 1));
 	const __m256i c1 = _mm256_set1_epi16((short)(wy >> UPSAMPLE_QUARTER_BITS));
 	const __m256i c0 = _mm256_set1_epi16((short)((UPSAMPLE_ONE - wy) >> UPSAMPLE_QUARTER_BITS));
@@ -1188,7 +1200,8 @@ static void upsample2_row_avx2(const int16_t *r0, const int16_t *r1, int wy, int
 		/* (odd, even) of cells 0-3 | 8-11, then 4-7 | 12-15 */
 		lo = _mm256_unpacklo_epi16(odd, even);
 		hi = _mm256_unpackhi_epi16(odd, even);
-		_mm256_storeu_si256((__m256i *)(dst + 2 * k - 1), _mm256_permute2x128_si256(lo, hi, 0x20));
+		_mm256_storeu_si256((__m256i *)(dst + 2 * k - 1),
+				    _mm256_permute2x128_si256(lo, hi, 0x20));
 		_mm256_storeu_si256((__m256i *)(dst + 2 * k - 1 + LANES),
 				    _mm256_permute2x128_si256(lo, hi, 0x31));
 	}
@@ -1220,7 +1233,8 @@ static void upsample2_smooth_row_avx2(const int16_t *r0, const int16_t *r1, cons
 		__m256i v = _mm256_add_epi32(_mm256_mullo_epi32(widen(r0 + x), m0),
 					     _mm256_mullo_epi32(widen(r2 + x), m2));
 
-		v = _mm256_add_epi32(v, _mm256_add_epi32(_mm256_slli_epi32(b, 3), _mm256_slli_epi32(b, 1)));
+		v = _mm256_add_epi32(v, _mm256_add_epi32(_mm256_slli_epi32(b, 3),
+							 _mm256_slli_epi32(b, 1)));
 		_mm256_storeu_si256((__m256i *)(tmp + x + 1), v);
 	}
 	for (; x < sw; x++)
@@ -1244,7 +1258,8 @@ static void upsample2_smooth_row_avx2(const int16_t *r0, const int16_t *r1, cons
 	upsample2_smooth_tail_scalar(tmp, dst, x, sw);
 }
 
-/* The light through the water's rows (water/caustics-lanes.h): eight lanes, with AVX2's own 32-bit multiply (vpmulld). */
+/* The light through the water's rows (water/caustics-lanes.h): eight lanes, with AVX2's own
+ * 32-bit multiply (vpmulld). */
 #define CAUSTICS_LANES 8
 #include "water/caustics-lanes.h"
 

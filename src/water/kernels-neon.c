@@ -97,7 +97,8 @@ static void step_row_neon(const int16_t *up, const int16_t *mid, const int16_t *
  */
 static inline int16x8_t damp_mul8(int16x8_t h, int16x8_t m)
 {
-	int16x8_t hm = vshrn_high_n_s32(vshrn_n_s32(vmull_s16(vget_low_s16(h), vget_low_s16(m)), 16),
+	int16x8_t hm = vshrn_high_n_s32(vshrn_n_s32(vmull_s16(vget_low_s16(h),
+							      vget_low_s16(m)), 16),
 					vmull_high_s16(h, m), 16);
 
 	return vsubq_s16(h, hm);
@@ -159,8 +160,10 @@ static void step_row_visc_neon(const int16_t *up, const int16_t *mid, const int1
 		int16x8_t dl = vld1q_s16(down + x - 1), dr = vld1q_s16(down + x + 1);
 		int16x8_t dm, t, h;
 
-		if (!narrow8(u, d, l, r, p) || !narrow8(ul, ur, dl, dr, c) || !narrow8(q, q, q, q, q)) {
-			step_span_visc_scalar(up, mid, down, out, lap, keep, x, x + LANES, mul, visc);
+		if (!narrow8(u, d, l, r, p) || !narrow8(ul, ur, dl, dr, c) ||
+		    !narrow8(q, q, q, q, q)) {
+			step_span_visc_scalar(up, mid, down, out, lap, keep, x, x + LANES,
+					      mul, visc);
 			continue;
 		}
 		dm = vshrq_n_s16(vaddq_s16(vaddq_s16(ul, ur), vaddq_s16(dl, dr)), 2);
@@ -203,8 +206,10 @@ static inline uint32_t blend1(const struct render_row *rr, int x, uint32_t idx, 
 	uint16x8_t t = vmovl_u8(vreinterpret_u8_u32(vld1_u32(rr->bg + idx)));
 	uint16x8_t d = vmovl_u8(vreinterpret_u8_u32(vld1_u32(rr->bg + rr->bg_pitch + idx)));
 	const uint16_t gx = (uint16_t)(RENDER_SUBPIXEL - fx), gy = (uint16_t)(RENDER_SUBPIXEL - fy);
-	uint16x4_t top = vmla_n_u16(vmul_n_u16(vget_low_u16(t), gx), vget_high_u16(t), (uint16_t)fx);
-	uint16x4_t bot = vmla_n_u16(vmul_n_u16(vget_low_u16(d), gx), vget_high_u16(d), (uint16_t)fx);
+	uint16x4_t top = vmla_n_u16(vmul_n_u16(vget_low_u16(t), gx), vget_high_u16(t),
+				    (uint16_t)fx);
+	uint16x4_t bot = vmla_n_u16(vmul_n_u16(vget_low_u16(d), gx), vget_high_u16(d),
+				    (uint16_t)fx);
 	uint16x4_t v = vmla_n_u16(vmul_n_u16(top, gy), bot, (uint16_t)fy);
 	int16x4_t c;
 
@@ -304,7 +309,8 @@ static inline int16x8_t offset8(const struct render_consts16 *c, int16x8_t h)
 
 	h = vminq_s16(vmaxq_s16(h, vnegq_s16(c->hmax)), c->hmax);
 	o = vcombine_s16(vshrn_n_s32(vmull_n_s16(vget_low_s16(h), c->mul), RENDER_OFFSET_MUL_BITS),
-			 vshrn_n_s32(vmull_n_s16(vget_high_s16(h), c->mul), RENDER_OFFSET_MUL_BITS));
+			 vshrn_n_s32(vmull_n_s16(vget_high_s16(h), c->mul),
+				     RENDER_OFFSET_MUL_BITS));
 	return vminq_s16(vmaxq_s16(o, vnegq_s16(c->omax)), c->omax);
 }
 
@@ -415,7 +421,8 @@ static inline void render8_interior(const struct render_row *rr, const struct re
 			       vmlal_n_s16(vmovl_s16(vget_low_s16(cx)), vget_low_s16(cy), c->pitch),
 			       wlo, vget_low_s16(b), gain);
 	*p1 = render4_interior(base, rr->bg_pitch,
-			       vmlal_n_s16(vmovl_s16(vget_high_s16(cx)), vget_high_s16(cy), c->pitch),
+			       vmlal_n_s16(vmovl_s16(vget_high_s16(cx)), vget_high_s16(cy),
+					   c->pitch),
 			       whi, vget_high_s16(b), gain ? gain + 2 : NULL);
 }
 
@@ -470,7 +477,8 @@ static void render_row_neon(const struct render_row *rr)
 		/* vhsub is (a - b) >> 1 without overflow. */
 		int16x8_t hx = vhsubq_s16(vld1q_s16(rr->mid + x - 1), vld1q_s16(rr->mid + x + 1));
 		int16x8_t hy = vhsubq_s16(vld1q_s16(rr->up + x), vld1q_s16(rr->down + x));
-		int16x8_t hx2 = vhsubq_s16(vld1q_s16(rr->mid2 + x - 1), vld1q_s16(rr->mid2 + x + 1));
+		int16x8_t hx2 = vhsubq_s16(vld1q_s16(rr->mid2 + x - 1),
+					   vld1q_s16(rr->mid2 + x + 1));
 		int16x8_t hy2 = vhsubq_s16(vld1q_s16(rr->up2 + x), vld1q_s16(rr->down2 + x));
 		int16x8_t ex = block_mean8(hx, hx2), ey = block_mean8(hy, hy2);
 		uint32x4_t p0, p1;
@@ -536,14 +544,17 @@ static inline int16x4_t mix(int32x4_t a, int32x4_t b)
 	return vmovn_s32(vshrq_n_s32(vmlaq_n_s32(b, a, 3), 10));
 }
 
-static void upsample2_row_neon(const int16_t *r0, const int16_t *r1, int wy, int16_t *dst, int sim_w)
+static void upsample2_row_neon(const int16_t *r0, const int16_t *r1, int wy, int16_t *dst,
+			       int sim_w)
 {
 	int k = 1;
 
 	dst[0] = upsample2_first(r0, r1, wy);
 	for (; k + 8 <= sim_w; k += 8) {
-		int32x4_t a0 = blend4(r0, r1, k - 1, (int16_t)wy), a1 = blend4(r0, r1, k + 3, (int16_t)wy);
-		int32x4_t b0 = blend4(r0, r1, k, (int16_t)wy), b1 = blend4(r0, r1, k + 4, (int16_t)wy);
+		int32x4_t a0 = blend4(r0, r1, k - 1, (int16_t)wy),
+			  a1 = blend4(r0, r1, k + 3, (int16_t)wy);
+		int32x4_t b0 = blend4(r0, r1, k, (int16_t)wy),
+			  b1 = blend4(r0, r1, k + 4, (int16_t)wy);
 		int16x8x2_t out = { {
 			vcombine_s16(mix(a0, b0), mix(a1, b1)),
 			vcombine_s16(mix(b0, a0), mix(b1, a1)),
@@ -554,7 +565,8 @@ static void upsample2_row_neon(const int16_t *r0, const int16_t *r1, int wy, int
 	upsample2_tail_scalar(r0, r1, wy, dst, sim_w, k);
 }
 
-/* The light through the water's rows (water/caustics-lanes.h): four lanes, with NEON's own 32-bit multiply. */
+/* The light through the water's rows (water/caustics-lanes.h): four lanes, with NEON's own
+ * 32-bit multiply. */
 #define CAUSTICS_LANES 4
 #include "water/caustics-lanes.h"
 

@@ -64,8 +64,10 @@ static void step_row_sse2(const int16_t *up, const int16_t *mid, const int16_t *
 		__m128i u = loadu(up + x), d = loadu(down + x);
 		__m128i l = loadu(mid + x - 1), r = loadu(mid + x + 1);
 		__m128i p = loadu(out + x);
-		__m128i lo = step_half(sext_lo(u), sext_lo(d), sext_lo(l), sext_lo(r), sext_lo(p), cnt);
-		__m128i hi = step_half(sext_hi(u), sext_hi(d), sext_hi(l), sext_hi(r), sext_hi(p), cnt);
+		__m128i lo = step_half(sext_lo(u), sext_lo(d), sext_lo(l), sext_lo(r),
+				       sext_lo(p), cnt);
+		__m128i hi = step_half(sext_hi(u), sext_hi(d), sext_hi(l), sext_hi(r),
+				       sext_hi(p), cnt);
 
 		store8(out, keep, x, _mm_packs_epi32(lo, hi));
 	}
@@ -114,8 +116,10 @@ static void step_row_mul_sse2(const int16_t *up, const int16_t *mid, const int16
 			h = _mm_add_epi16(_mm_add_epi16(u, d), _mm_add_epi16(l, r));
 			h = _mm_sub_epi16(_mm_srai_epi16(h, 1), p);
 		} else {
-			h = _mm_packs_epi32(sum_half(sext_lo(u), sext_lo(d), sext_lo(l), sext_lo(r), sext_lo(p)),
-					    sum_half(sext_hi(u), sext_hi(d), sext_hi(l), sext_hi(r), sext_hi(p)));
+			h = _mm_packs_epi32(sum_half(sext_lo(u), sext_lo(d), sext_lo(l), sext_lo(r),
+						     sext_lo(p)),
+					    sum_half(sext_hi(u), sext_hi(d), sext_hi(l), sext_hi(r),
+						     sext_hi(p)));
 		}
 		store8(out, keep, x, _mm_sub_epi16(h, _mm_mulhi_epi16(h, m)));
 	}
@@ -162,7 +166,8 @@ static void step_row_visc_sse2(const int16_t *up, const int16_t *mid, const int1
 		    narrow8(q, q, q, q, q)) {
 			__m128i t;
 
-			dm = _mm_srai_epi16(_mm_add_epi16(_mm_add_epi16(ul, ur), _mm_add_epi16(dl, dr)), 2);
+			dm = _mm_srai_epi16(_mm_add_epi16(_mm_add_epi16(ul, ur),
+							  _mm_add_epi16(dl, dr)), 2);
 			t = _mm_sub_epi16(_mm_sub_epi16(dm, c), _mm_sub_epi16(q, p));
 			h = _mm_add_epi16(_mm_add_epi16(u, d), _mm_add_epi16(l, r));
 			h = _mm_adds_epi16(_mm_sub_epi16(_mm_srai_epi16(h, 1), p), visc8(t, e));
@@ -179,9 +184,11 @@ static void step_row_visc_sse2(const int16_t *up, const int16_t *mid, const int1
 			t = _mm_packs_epi32(t_lo, t_hi);
 			v = visc8(t, e);
 			h = _mm_packs_epi32(
-				_mm_add_epi32(sum_half(sext_lo(u), sext_lo(d), sext_lo(l), sext_lo(r), sext_lo(p)),
+				_mm_add_epi32(sum_half(sext_lo(u), sext_lo(d), sext_lo(l),
+						       sext_lo(r), sext_lo(p)),
 					      sext_lo(v)),
-				_mm_add_epi32(sum_half(sext_hi(u), sext_hi(d), sext_hi(l), sext_hi(r), sext_hi(p)),
+				_mm_add_epi32(sum_half(sext_hi(u), sext_hi(d), sext_hi(l),
+						       sext_hi(r), sext_hi(p)),
 					      sext_hi(v)));
 		}
 		store8(out, keep, x, _mm_sub_epi16(h, _mm_mulhi_epi16(h, m)));
@@ -470,8 +477,10 @@ static inline __attribute__((always_inline)) __m128i render4_interior(const uint
 		      &r0);
 	hi = sum_pair(base + i2, pitch, _mm_shuffle_epi32(wl, 0xaa), _mm_shuffle_epi32(wr, 0xaa),
 		      &r1);
-	lo = _mm_srli_epi16(_mm_add_epi16(_mm_packs_epi32(lo, r0), round), 2 * RENDER_SUBPIXEL_BITS);
-	hi = _mm_srli_epi16(_mm_add_epi16(_mm_packs_epi32(hi, r1), round), 2 * RENDER_SUBPIXEL_BITS);
+	lo = _mm_srli_epi16(_mm_add_epi16(_mm_packs_epi32(lo, r0), round),
+			    2 * RENDER_SUBPIXEL_BITS);
+	hi = _mm_srli_epi16(_mm_add_epi16(_mm_packs_epi32(hi, r1), round),
+			    2 * RENDER_SUBPIXEL_BITS);
 	if (gain) {
 		lo = lit8(lo, glo);
 		hi = lit8(hi, ghi);
@@ -503,13 +512,14 @@ static inline __m128i both_halves(__m128i v)
 /* Eight pixels of the interior at x (even) from their half differences
  * and the block's other row's (hx2, hy2): each block's offset from the
  * mean of its four (render.c); g their gains (gains8) if gain. */
-static inline __attribute__((always_inline)) void render8_interior(const struct render_row *rr,
-								    const struct render_consts16 *in,
-								    int x, __m128i hx, __m128i hy,
-								    __m128i hx2, __m128i hy2,
-								    __m128i g, bool light,
-								    bool gain, __m128i *p0,
-								    __m128i *p1)
+static inline __attribute__((always_inline))
+void render8_interior(const struct render_row *rr,
+		      const struct render_consts16 *in,
+		      int x, __m128i hx, __m128i hy,
+		      __m128i hx2, __m128i hy2,
+		      __m128i g, bool light,
+		      bool gain, __m128i *p0,
+		      __m128i *p1)
 {
 	const __m128i ramp = _mm_setr_epi16(0, 1, 2, 3, 4, 5, 6, 7);
 	const __m128i frac = _mm_set1_epi16(RENDER_SUBPIXEL - 1);
@@ -561,7 +571,8 @@ static inline __attribute__((always_inline)) void render_row_loop(const struct r
 	const struct render_consts c = {
 		.omx = _mm_set1_epi32(rr->offset_mul & 0xffff),
 		.omy = _mm_set1_epi32((int)((uint32_t)rr->offset_mul << 16)),
-		.lxy = _mm_set1_epi32((int)(((uint32_t)rr->light_y << 16) | (rr->light_x & 0xffff))),
+		.lxy = _mm_set1_epi32((int)(((uint32_t)rr->light_y << 16) |
+					    (rr->light_x & 0xffff))),
 		.omax = _mm_set1_epi32(rr->offset_max),
 		.omin = _mm_set1_epi32(-rr->offset_max),
 		.lmax16 = _mm_set1_epi16((short)rr->light_max),
@@ -711,7 +722,8 @@ static inline __m128i blend4(const int16_t *r0, const int16_t *r1, int k, __m128
 						 _mm_loadl_epi64((const __m128i *)(r1 + k))), w);
 }
 
-static void upsample2_row_sse2(const int16_t *r0, const int16_t *r1, int wy, int16_t *dst, int sim_w)
+static void upsample2_row_sse2(const int16_t *r0, const int16_t *r1, int wy, int16_t *dst,
+			       int sim_w)
 {
 	const __m128i w = _mm_set1_epi32((int)((uint32_t)wy << 16 | (uint32_t)(UPSAMPLE_ONE - wy)));
 	const __m128i low = _mm_set1_epi32(0xffff);
@@ -720,8 +732,10 @@ static void upsample2_row_sse2(const int16_t *r0, const int16_t *r1, int wy, int
 	dst[0] = upsample2_first(r0, r1, wy);
 	for (; k + 4 <= sim_w; k += 4) {
 		__m128i a = blend4(r0, r1, k - 1, w), b = blend4(r0, r1, k, w);
-		__m128i odd = _mm_srai_epi32(_mm_add_epi32(_mm_add_epi32(a, a), _mm_add_epi32(a, b)), 10);
-		__m128i even = _mm_srai_epi32(_mm_add_epi32(_mm_add_epi32(b, b), _mm_add_epi32(a, b)), 10);
+		__m128i odd = _mm_srai_epi32(_mm_add_epi32(_mm_add_epi32(a, a),
+							   _mm_add_epi32(a, b)), 10);
+		__m128i even = _mm_srai_epi32(_mm_add_epi32(_mm_add_epi32(b, b),
+							    _mm_add_epi32(a, b)), 10);
 
 		_mm_storeu_si128((__m128i *)(dst + 2 * k - 1),
 				 _mm_or_si128(_mm_and_si128(odd, low), _mm_slli_epi32(even, 16)));
@@ -775,7 +789,8 @@ static void upsample2_smooth_row_sse2(const int16_t *r0, const int16_t *r1, cons
 	upsample2_smooth_tail_scalar(tmp, dst, x, sw);
 }
 
-/* The light through the water's rows (water/caustics-lanes.h): four lanes; SSE2 has no 32-bit multiply of its own, the compiler makes it of pmuludq. */
+/* The light through the water's rows (water/caustics-lanes.h): four lanes; SSE2 has no 32-bit
+ * multiply of its own, the compiler makes it of pmuludq. */
 #define CAUSTICS_LANES 4
 #include "water/caustics-lanes.h"
 

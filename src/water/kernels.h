@@ -168,7 +168,8 @@ static inline int16_t step_cell_visc(int up, int down, int left, int right, int 
 				     int prev, int lap_prev, int mul, int visc)
 {
 	int32_t t = kernel_saturate16((dm - mid) - (lap_prev - prev));
-	int32_t h = kernel_saturate16(((up + down + left + right) >> 1) - prev + visc_term(t, visc));
+	int32_t h = kernel_saturate16(((up + down + left + right) >> 1) - prev +
+				      visc_term(t, visc));
 
 	return (int16_t)(h - ((h * mul) >> 16));
 }
@@ -235,7 +236,8 @@ void upsample2_tail_scalar(const int16_t *r0, const int16_t *r1, int wy, int16_t
 
 static inline const uint32_t *render_row_ahead(const struct render_row *r)
 {
-	int y = r->y + RENDER_PREFETCH_ROWS < r->height ? r->y + RENDER_PREFETCH_ROWS : r->height - 1;
+	int y = r->y + RENDER_PREFETCH_ROWS < r->height ? r->y + RENDER_PREFETCH_ROWS
+							: r->height - 1;
 
 	return r->bg + (size_t)y * r->bg_pitch;
 }

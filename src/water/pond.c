@@ -165,7 +165,8 @@ static void round_pair(double c, double s, float *fc, float *fs)
 	*fc = c0;
 	*fs = s0;
 	for (int i = -1; i <= 1; i++) {
-		float ci = i < 0 ? nextafterf(c0, -INFINITY) : i > 0 ? nextafterf(c0, INFINITY) : c0;
+		float ci = i < 0 ? nextafterf(c0, -INFINITY)
+				 : i > 0 ? nextafterf(c0, INFINITY) : c0;
 
 		for (int j = -1; j <= 1; j++) {
 			float sj = j < 0 ? nextafterf(s0, -INFINITY)

@@ -195,7 +195,8 @@ int render_rows(const struct render_params *p,
 		const uint32_t *bg, size_t bg_stride,
 		const struct render_target *dst, int y0, int y1)
 {
-	return render_rows_window(p, heights, h_pitch, 0, width, height, bg, bg_stride, dst, y0, y1);
+	return render_rows_window(p, heights, h_pitch, 0, width, height, bg, bg_stride,
+				  dst, y0, y1);
 }
 
 int render_rows_window(const struct render_params *p,

@@ -21,9 +21,10 @@
  * C11; configure checks that it is an arithmetic shift (floor division by a
  * power of two), as it is on GCC and clang: -3 >> 1 == -2, and the damping
  * term of a negative height is at most -1, so troughs decay to zero while
- * crests below 2^damping are left for the wave to swing negative. The result is saturated to int16: with stones near
- * INT16_MAX the sum of four neighbours exceeds int16 and a wrapped value
- * would flip the sign of a crest into a trough.
+ * crests below 2^damping are left for the wave to swing negative. The
+ * result is saturated to int16: with stones near INT16_MAX the sum of four
+ * neighbours exceeds int16 and a wrapped value would flip the sign of a
+ * crest into a trough.
  *
  * Cells of the one-cell border frame and solid obstacle cells are never
  * written and stay zero, so waves reflect off them (a fixed-end boundary)

@@ -167,10 +167,11 @@ static int viscosity(const struct water_units *u)
  * a drag's trough, far steeper than the lamp, show a glint where their
  * slope passes it, not a plateau of white. Facing away it darkens alike,
  * but never by more than what flat water mirrors of the room, far less
- * than the lamp: a reflection only adds light. That is what shows a ring over a plain picture, where
- * refraction moves nothing visible. Water's Fresnel reflectance (2 % straight
- * down) rises only past 60 degrees, a slope ripples never have, so it is
- * taken as constant (in the lamp's brightness).
+ * than the lamp: a reflection only adds light. That is what shows a ring
+ * over a plain picture, where refraction moves nothing visible. Water's
+ * Fresnel reflectance (2 % straight down) rises only past 60 degrees, a
+ * slope ripples never have, so it is taken as constant (in the lamp's
+ * brightness).
  */
 static void light_units(const struct water_look *look, struct water_units *u)
 {
@@ -209,8 +210,10 @@ void water_units_compute(const struct water_look *look, int width, int height, i
 	u->px_mm = sqrt((double)u->mm_width * u->mm_height / ((double)width * height));
 
 	u->scale = look->sim_scale > 0 ? look->sim_scale : auto_scale(u);
-	u->sim_width = clamp_int((width + u->scale - 1) / u->scale, RIPPLE_MIN_SIZE, RIPPLE_MAX_SIZE);
-	u->sim_height = clamp_int((height + u->scale - 1) / u->scale, RIPPLE_MIN_SIZE, RIPPLE_MAX_SIZE);
+	u->sim_width = clamp_int((width + u->scale - 1) / u->scale,
+				 RIPPLE_MIN_SIZE, RIPPLE_MAX_SIZE);
+	u->sim_height = clamp_int((height + u->scale - 1) / u->scale,
+				  RIPPLE_MIN_SIZE, RIPPLE_MAX_SIZE);
 	u->cell_mm = u->px_mm * u->scale;
 	u->cells_per_mm = 1.0 / u->cell_mm;
 
@@ -313,7 +316,8 @@ static const char *source_name(enum screen_mm_source source)
 	case SCREEN_MM_OPTION:
 		return "from --screen-mm";
 	default:
-		return "the default: the connector gave no plausible size, a 24-inch screen assumed";
+		return "the default: the connector gave no plausible size, "
+		       "a 24-inch screen assumed";
 	}
 }
 
@@ -322,7 +326,8 @@ void water_units_describe(const struct water_units *u, char *buf, size_t len)
 	if (u->model == WATER_POND) {
 		snprintf(buf, len,
 			 "screen %dx%d px, %dx%d mm (%s); a pond %.0f mm deep, %dx%d cells of "
-			 "%.2f mm, %d steps/s, the slowest waves %.0f mm/s; heights >> %d, %.1f a mm",
+			 "%.2f mm, %d steps/s, the slowest waves %.0f mm/s; "
+			 "heights >> %d, %.1f a mm",
 			 u->width, u->height, u->mm_width, u->mm_height, source_name(u->source),
 			 u->depth_mm, u->sim_width, u->sim_height, u->cell_mm, u->steps_per_second,
 			 u->wave_speed_mm_s, u->refraction_shift, u->units_per_mm);
@@ -343,7 +348,8 @@ long long water_units_radius(const struct water_units *u, double mm)
 
 	/* A splash smaller than a cell could fall between the cells' centres
 	 * and move nothing: at least one cell, on a coarse grid. */
-	return r < RIPPLE_SUBCELL ? RIPPLE_SUBCELL : r > most ? (long long)most : (long long)llround(r);
+	return r < RIPPLE_SUBCELL ? RIPPLE_SUBCELL
+	       : r > most ? (long long)most : (long long)llround(r);
 }
 
 int water_units_depth(const struct water_units *u, double mm)

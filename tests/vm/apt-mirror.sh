@@ -13,7 +13,8 @@ for f in /etc/apt/sources.list.d/*.sources; do
 		function flush() {
 			if (types ~ /(^| )deb( |$)/ && (" " suites " ") ~ (" " suite " ") &&
 			    enabled != "no" && uris != "") {
-				split(uris, u, " "); print u[1], (signed == "" ? "-" : signed); found = 1; exit
+				split(uris, u, " "); print u[1], (signed == "" ? "-" : signed)
+				found = 1; exit
 			}
 			types = uris = suites = signed = enabled = ""
 		}
@@ -30,7 +31,8 @@ for f in /etc/apt/sources.list.d/*.sources; do
 	fi
 done
 found=$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null |
-	awk -v suite="$SUITE" '$1 == "deb" { i = 2; if ($2 ~ /^\[/) while (i <= NF && $(i - 1) !~ /\]$/) i++
+	awk -v suite="$SUITE" '$1 == "deb" { i = 2
+		if ($2 ~ /^\[/) while (i <= NF && $(i - 1) !~ /\]$/) i++
 		if ($(i + 1) == suite) { print $i, "-"; exit } }')
 [ -n "$found" ] || exit 1
 echo "$found"

@@ -141,7 +141,8 @@ visit() {
 	echo "$name" >> "$tmp/visiting"
 	path=$(ko_path "$name")
 	if [ -z "$path" ]; then
-		if grep -q "/$(echo "$1" | sed 's/[-_]/[-_]/g')\.ko" "$mdir/modules.builtin" 2>/dev/null; then
+		if grep -q "/$(echo "$1" | sed 's/[-_]/[-_]/g')\.ko" "$mdir/modules.builtin" \
+			2>/dev/null; then
 			log "$1 is built in"
 			return 0
 		fi
@@ -167,7 +168,8 @@ if [ "$ARCH" != amd64 ]; then
 	if [ -z "$bb" ]; then
 		log "downloading busybox-static:$ARCH"
 		(cd "$CACHE/debs" && apt-get download -q -o APT::Sandbox::User=root \
-			"busybox-static:$ARCH" >&2) || die "apt-get download busybox-static:$ARCH failed"
+			"busybox-static:$ARCH" >&2) ||
+			die "apt-get download busybox-static:$ARCH failed"
 		bb=$(ls "$CACHE/debs/busybox-static_"*_"$ARCH".deb 2>/dev/null | tail -n 1 || true)
 		[ -n "$bb" ] || die "apt-get download left no busybox-static .deb"
 	fi
@@ -181,7 +183,8 @@ if [ "$ARCH" = amd64 ]; then
 # inside the bzImage by its magic and decompress it.
 try_payload() { # magic-bytes decompressor...
 	magic=$1; shift
-	for off in $(LC_ALL=C grep -a -b -o -P "$magic" "$new/vmlinuz" 2>/dev/null | cut -d: -f1); do
+	for off in $(LC_ALL=C grep -a -b -o -P "$magic" "$new/vmlinuz" 2>/dev/null |
+		cut -d: -f1); do
 		tail -c +"$((off + 1))" "$new/vmlinuz" | "$@" > "$tmp/vmlinux" 2>/dev/null || true
 		if [ "$(head -c 4 "$tmp/vmlinux" | od -An -c | tr -d ' ')" = '177ELF' ]; then
 			mv "$tmp/vmlinux" "$new/vmlinux"

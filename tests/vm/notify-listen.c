@@ -61,6 +61,7 @@ int main(int argc, char **argv)
 			if (msg[i] == '\n')
 				msg[i] = ' ';
 		clock_gettime(CLOCK_MONOTONIC, &ts);
-		printf("%lld %s\n", (long long)ts.tv_sec * MS_PER_SEC + ts.tv_nsec / NS_PER_MS, msg);
+		printf("%lld %s\n", (long long)ts.tv_sec * MS_PER_SEC + ts.tv_nsec / NS_PER_MS,
+		       msg);
 	}
 }

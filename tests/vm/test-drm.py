@@ -204,7 +204,8 @@ def sigterm(vm, label, running_img, **dump):
                 rkvm.diff_fraction(img, running_img, PICTURE_THRESHOLD) > 0.5)
     after, ok = vm.wait_screen(gone, label + "-after-exit", **dump)
     t.check(ok, "%s: its picture is gone after exit" % label,
-            "screen %dx%d, %.1f%% not black" % (after.size + (100 * rkvm.nonblack_fraction(after),)))
+            "screen %dx%d, %.1f%% not black"
+            % (after.size + (100 * rkvm.nonblack_fraction(after),)))
 
 
 def rain_moves(vm, label, size, **dump):

@@ -18,12 +18,13 @@ Every boot that follows a cut (and the first) is checked: the water on the
 screen within test-image.py's bound, a tap ripples; root is mounted
 read-only and no unit failed; usage.csv parses and has every hour of the
 previous boot's file but perhaps its last (the first boot, and the one
-after the wipe, give it four hours of yesterday first); the machine id is the one of the
-boots before; the random seed is on the state partition. Between boots, on the host: the root and EFI partitions are
-byte for byte as built (root was never mounted read-write, the FAT never
-written; the root's superblock says why if not). Once, before a boot, the
-state partition is wiped whole: that boot must make it again, say so in
-one journal line, and still show the water. After the last check
+after the wipe, give it four hours of yesterday first); the machine id is
+the one of the boots before; the random seed is on the state partition.
+Between boots, on the host: the root and EFI partitions are byte for byte
+as built (root was never mounted read-write, the FAT never written; the
+root's superblock says why if not). Once, before a boot, the state
+partition is wiped whole: that boot must make it again, say so in one
+journal line, and still show the water. After the last check
 `systemctl poweroff`, and the state partition checks clean (e2fsck -fn).
 The first checked boot also checks the backlight's udev rule (parsed by
 udevadm) and that the kiosk's mount namespace has /sys read-only but

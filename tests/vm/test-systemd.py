@@ -305,7 +305,8 @@ def run_checks(vm, ref1, ref2):
     bad = config(PICS + "/bg1.png", "no-such-key = 1\n")     # line 4
     sh(vm, "printf '%%s' %s > %s" % (shlex.quote(bad), CONF))
     sh(vm, "systemctl reload %s" % UNIT)
-    log, secs = wait_for("file:line", lambda: (lambda l: CONF + ":4" in l and l)(journal(vm, since)),
+    log, secs = wait_for("file:line",
+                         lambda: (lambda l: CONF + ":4" in l and l)(journal(vm, since)),
                          20, 1.0)
     log = log or journal(vm, since)
     m = re.search(r".*%s:4.*" % re.escape(CONF), log)

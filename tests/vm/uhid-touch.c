@@ -130,7 +130,8 @@ static int read_rdesc(const char *path, uint8_t *out, size_t max, size_t *size)
 			errno = 0;
 			v = strtoul(p, &end, 16);
 			if (end == p || errno || v > 0xff || n == max) {
-				fprintf(stderr, "uhid-touch: %s: not a hex byte near '%.8s'\n", path, p);
+				fprintf(stderr, "uhid-touch: %s: not a hex byte near '%.8s'\n",
+					path, p);
 				ret = -EINVAL;
 				break;
 			}
@@ -225,7 +226,8 @@ static void answer_get_report(struct panel *p, const struct uhid_get_report_req 
 	} else if (req->rtype == UHID_INPUT_REPORT && req->rnum == TOUCH_REPORT_ID) {
 		rep->size = (uint16_t)build_report(p, rep->data);
 	} else {
-		fprintf(stderr, "uhid-touch: GET_REPORT type %u number 0x%02x: not answered (EIO)\n",
+		fprintf(stderr, "uhid-touch: GET_REPORT type %u number 0x%02x: "
+			"not answered (EIO)\n",
 			req->rtype, req->rnum);
 		rep->err = EIO;
 	}
