@@ -49,6 +49,7 @@ struct cec {
 
 	bool flying;
 	uint32_t seq;
+	struct cec_counts stats_from;  /* the counts at the last stats line */
 };
 
 int cec_create_ops(const struct cec_config *cfg, const struct cec_adapter_ops *ops, void *ctx,
@@ -363,4 +364,24 @@ void cec_view(const struct cec *c, struct cec_view *v)
 	v->la = c->link == CEC_LINK_READY ? c->la : -1;
 	v->tv = cec_machine_tv(c->m);
 	v->counts = *cec_machine_counts(c->m);
+}
+
+void cec_take_stats(struct cec *c, char *buf, size_t len)
+{
+	const struct cec_counts *n;
+
+	if (!c) {
+		snprintf(buf, len, "%s", "");
+		return;
+	}
+	n = cec_machine_counts(c->m);
+	if (c->h < 0)
+		snprintf(buf, len, ", cec: no adapter");
+	else
+		snprintf(buf, len, ", cec: TV %s, %llu sent, %llu refused, %llu timed out",
+			 cec_tv_name(cec_machine_tv(c->m)),
+			 (unsigned long long)(n->sent - c->stats_from.sent),
+			 (unsigned long long)(n->refused - c->stats_from.refused),
+			 (unsigned long long)(n->timed_out - c->stats_from.timed_out));
+	c->stats_from = *n;
 }
