@@ -367,10 +367,11 @@ static void poll_done(struct cec_machine *m, uint64_t now, enum cec_result r,
 			set_tv(m, now, CEC_TV_SILENT);
 		break;
 	case CEC_RESULT_ABORTED:
-		log_info("cec: the TV does not say its power (Feature Abort); not asking again");
+		/* Refused (or the kernel answered for a TV whose follower had not
+		 * started yet): asked again at the slow pace. */
 		set_tv(m, now, CEC_TV_SILENT);
-		m->poll_at = 0;
-		return;
+		m->fast_polls = 0;
+		break;
 	case CEC_RESULT_BUSY:
 		/* A crowded bus wants fewer messages, not more: the slow pace. */
 		m->fast_polls = 0;
@@ -410,8 +411,12 @@ void cec_machine_result(struct cec_machine *m, uint64_t now, enum cec_result r,
 	}
 	switch (it.purpose) {
 	case FOR_COMMAND:
-		if (r == CEC_RESULT_OK || (r == CEC_RESULT_ABORTED && cec_frame_broadcast(&it.f)))
+		if (r == CEC_RESULT_OK || (r == CEC_RESULT_ABORTED && cec_frame_broadcast(&it.f))) {
+			/* Acknowledged: the TV is back, and was just told. */
+			if (m->tv == CEC_TV_ABSENT && !cec_frame_broadcast(&it.f))
+				m->tv = CEC_TV_UNKNOWN;
 			command_done(m, now, &it);
+		}
 		else if (r == CEC_RESULT_ABORTED)
 			/* A TV that refuses Image View On or Standby will not take it
 			 * later either: the next change of the screens tries again. */
