@@ -3,7 +3,8 @@
  * libmicrohttpd hands it a request): the control calls in the order they
  * came, /screen.png's allowance whatever order the clock was read in, the
  * Allow header of a 405, the Bearer scheme in any case, and a client
- * waiting for a frame answered when the server stops. The server itself
+ * waiting for a frame answered when the server stops, the TV's HDMI-CEC
+ * facts on the page, /metrics and /status.json. The server itself
  * (sockets, clocks, SIGTERM) is tested through a kiosk by tests/http-*.py.
  */
 #include "config.h"
@@ -154,6 +155,66 @@ static void test_methods_and_scheme(void)
 	http_detached_destroy(h);
 }
 
+/* A GET's body (malloc'd), NULL on another status. */
+static char *get_body(struct http *h, const char *url)
+{
+	struct http_reply r;
+
+	http_handle(h, "GET", url, NULL, CLIENT, 0, &r);
+	if (r.fd >= 0)
+		close(r.fd);
+	if (r.status != HTTP_STATUS_OK) {
+		free(r.body);
+		return NULL;
+	}
+	return r.body;
+}
+
+/* The TV through HDMI-CEC on the page, in /metrics and /status.json; with
+ * --cec off, none of it (and "cec":null). */
+static void test_cec_facts(void)
+{
+	struct http *h = server();
+	struct http_facts f = { 0 };
+	char *page, *metrics, *json;
+
+	f.cec = (struct http_cec){ .enabled = true, .adapter = "/dev/cec1", .link = "ready",
+				   .pa = "1.0.0.0", .la = 4, .tv = "standby", .tv_known = true,
+				   .sent = 7, .refused = 2, .timed_out = 1 };
+	http_publish(h, &f);
+	page = get_body(h, "/");
+	metrics = get_body(h, "/metrics");
+	json = get_body(h, "/status.json");
+	CHECK(page && strstr(page, "<th>TV (HDMI-CEC)</th><td>standby (/dev/cec1, playback "
+			     "device 4 at 1.0.0.0)</td>"));
+	CHECK(metrics && strstr(metrics, "ripple_kiosk_cec_adapter_info{adapter=\"/dev/cec1\","
+				"link=\"ready\",physical_address=\"1.0.0.0\","
+				"logical_address=\"4\"} 1\n"));
+	CHECK(metrics && strstr(metrics, "ripple_kiosk_cec_tv_state{state=\"standby\"} 1\n"));
+	CHECK(metrics && strstr(metrics, "ripple_kiosk_cec_tv_state{state=\"on\"} 0\n"));
+	CHECK(metrics && strstr(metrics, "ripple_kiosk_cec_messages_total{result=\"refused\"} 2\n"));
+	CHECK(metrics && strstr(metrics, "# TYPE ripple_kiosk_cec_messages_total counter\n"));
+	CHECK(json && strstr(json, "\"cec\":{\"adapter\":\"/dev/cec1\",\"link\":\"ready\","
+			     "\"physical_address\":\"1.0.0.0\",\"logical_address\":4,"
+			     "\"tv\":\"standby\",\"sent\":7,\"refused\":2,\"timed_out\":1}"));
+	free(page);
+	free(metrics);
+	free(json);
+
+	f.cec = (struct http_cec){ .enabled = false };
+	http_publish(h, &f);
+	page = get_body(h, "/");
+	metrics = get_body(h, "/metrics");
+	json = get_body(h, "/status.json");
+	CHECK(page && strstr(page, "not asked (--cec off)"));
+	CHECK(metrics && !strstr(metrics, "ripple_kiosk_cec_"));
+	CHECK(json && strstr(json, "\"cec\":null,"));
+	free(page);
+	free(metrics);
+	free(json);
+	http_detached_destroy(h);
+}
+
 struct waiter {
 	struct http *h;
 	int status;
@@ -218,6 +279,7 @@ int main(void)
 	RUN(test_rate_clock_order);
 	RUN(test_methods_and_scheme);
 	RUN(test_stop_answers_waiters);
+	RUN(test_cec_facts);
 	unlink(token_path);
 	rmdir(dir);
 	return CHECK_EXIT();

@@ -43,6 +43,10 @@ struct display_output_info {
 	 * orientation" property (laptops, tablets, panels with a quirk):
 	 * DISPLAY_PANEL_UNKNOWN when the connector has none. */
 	enum display_panel panel;
+	/* The DRM card's number (its /dev/dri/cardN) and the connector's id,
+	 * as a CEC adapter names the connector it belongs to; false elsewhere. */
+	bool has_connector;
+	uint32_t card_no, connector_id;
 	/* Changes when the output lost its picture (set up again after a VT
 	 * switch, say): whatever it showed must be drawn again. */
 	uint64_t serial;

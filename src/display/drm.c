@@ -349,6 +349,9 @@ static int drm_output_info(struct display *d, int idx, struct display_output_inf
 	info->mm_width = out->mm_width;
 	info->mm_height = out->mm_height;
 	info->panel = out->panel;
+	info->has_connector = true;
+	info->card_no = minor(dd->dev->rdev);
+	info->connector_id = out->connector_id;
 	info->format = dd->dev->format;
 	info->serial = out->serial;
 	info->presented = out->presented;

@@ -157,6 +157,19 @@ void http_page(struct http *h, struct http_reply *r)
 		buf_printf(&b, " %dx%d at %.2f Hz%s", f.screens[i].width, f.screens[i].height,
 			   f.screens[i].refresh_mhz / 1000.0, f.screens[i].off ? " (off)" : "");
 	}
+	buf_printf(&b, "</td></tr>\n<tr><th>TV (HDMI-CEC)</th><td>");
+	if (!f.cec.enabled) {
+		buf_printf(&b, "not asked (--cec off)");
+	} else if (!f.cec.adapter[0]) {
+		buf_printf(&b, "no CEC adapter");
+	} else {
+		buf_printf(&b, "%s (", f.cec.tv);
+		buf_escaped(&b, f.cec.adapter, false);
+		if (f.cec.la >= 0)
+			buf_printf(&b, ", playback device %d at %s)", f.cec.la, f.cec.pa);
+		else
+			buf_printf(&b, ", %s)", f.cec.link);
+	}
 	buf_printf(&b, "</td></tr>\n<tr><th>Touch devices</th><td>%d</td></tr>\n",
 		   f.touch_devices);
 	buf_printf(&b, "<tr><th>Picture</th><td>");

@@ -492,6 +492,52 @@ static void latency_metrics(struct buf *b, const struct http_facts *f)
 		   "ripple_kiosk_missed_vblanks_total %llu\n", (unsigned long long)f->missed_vblanks);
 }
 
+/* A label's value as Prometheus's text format writes it. */
+static void label_escaped(struct buf *b, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '\\' || *s == '"')
+			buf_printf(b, "\\%c", *s);
+		else if (*s == '\n')
+			buf_printf(b, "\\n");
+		else if ((unsigned char)*s >= 0x20)
+			buf_printf(b, "%c", *s);
+	}
+}
+
+/* The TV through HDMI-CEC: the adapter as an info metric, the TV's power
+ * state one gauge per state (1 for the one it is in), the messages by how
+ * they went. Nothing with --cec off. */
+static void cec_metrics(struct buf *b, const struct http_cec *c)
+{
+	static const char *const states[] = {
+		"unknown", "not answering", "answering, power not said", "on", "standby",
+		"turning on", "going to standby",
+	};
+
+	if (!c->enabled)
+		return;
+	buf_printf(b, "# HELP ripple_kiosk_cec_adapter_info The HDMI-CEC adapter in use "
+		   "(none: adapter=\"\").\n# TYPE ripple_kiosk_cec_adapter_info gauge\n"
+		   "ripple_kiosk_cec_adapter_info{adapter=\"");
+	label_escaped(b, c->adapter);
+	buf_printf(b, "\",link=\"%s\",physical_address=\"%s\",logical_address=\"%d\"} 1\n",
+		   c->link, c->pa, c->la);
+	buf_printf(b, "# HELP ripple_kiosk_cec_tv_state The TV's state through HDMI-CEC: 1 for "
+		   "the one it is in.\n# TYPE ripple_kiosk_cec_tv_state gauge\n");
+	for (size_t i = 0; i < ARRAY_SIZE(states); i++)
+		buf_printf(b, "ripple_kiosk_cec_tv_state{state=\"%s\"} %d\n", states[i],
+			   strcmp(states[i], c->tv) == 0);
+	buf_printf(b, "# HELP ripple_kiosk_cec_messages_total HDMI-CEC messages sent, by how "
+		   "they went (refused: nobody acknowledged).\n"
+		   "# TYPE ripple_kiosk_cec_messages_total counter\n"
+		   "ripple_kiosk_cec_messages_total{result=\"sent\"} %llu\n"
+		   "ripple_kiosk_cec_messages_total{result=\"refused\"} %llu\n"
+		   "ripple_kiosk_cec_messages_total{result=\"timed_out\"} %llu\n",
+		   (unsigned long long)c->sent, (unsigned long long)c->refused,
+		   (unsigned long long)c->timed_out);
+}
+
 static void reply_metrics(struct http *h, struct http_reply *r)
 {
 	struct http_facts f;
@@ -524,6 +570,7 @@ static void reply_metrics(struct http *h, struct http_reply *r)
 			   "ripple_kiosk_%s %.15g\n", metrics[i].name, metrics[i].help,
 			   metrics[i].name, metrics[i].type, metrics[i].name, metrics[i].value);
 	latency_metrics(&b, &f);
+	cec_metrics(&b, &f.cec);
 	buf_printf(&b, "# HELP ripple_kiosk_http_refused_total Requests and connections the "
 		   "status server refused, by why.\n"
 		   "# TYPE ripple_kiosk_http_refused_total counter\n");
@@ -557,7 +604,19 @@ static void reply_json(struct http *h, struct http_reply *r)
 			   f.screens[i].width, f.screens[i].height,
 			   f.screens[i].refresh_mhz / 1000.0, f.screens[i].off ? "true" : "false");
 	}
-	buf_printf(&b, "],\"touch_to_photon\":{\"count\":%llu,\"sum_s\":%.6f,\"p50_ms\":%.2f,"
+	buf_printf(&b, "],\"cec\":");
+	if (f.cec.enabled) {
+		buf_printf(&b, "{\"adapter\":\"");
+		buf_escaped(&b, f.cec.adapter, true);
+		buf_printf(&b, "\",\"link\":\"%s\",\"physical_address\":\"%s\","
+			   "\"logical_address\":%d,\"tv\":\"%s\",\"sent\":%llu,\"refused\":%llu,"
+			   "\"timed_out\":%llu}", f.cec.link, f.cec.pa, f.cec.la, f.cec.tv,
+			   (unsigned long long)f.cec.sent, (unsigned long long)f.cec.refused,
+			   (unsigned long long)f.cec.timed_out);
+	} else {
+		buf_printf(&b, "null");
+	}
+	buf_printf(&b, ",\"touch_to_photon\":{\"count\":%llu,\"sum_s\":%.6f,\"p50_ms\":%.2f,"
 		   "\"p99_ms\":%.2f,\"max_ms\":%.2f,\"missed_vblanks\":%llu,\"stages\":{",
 		   (unsigned long long)f.latency[0].count, f.latency[0].sum_s, f.latency[0].p50_ms,
 		   f.latency[0].p99_ms, f.latency[0].max_ms, (unsigned long long)f.missed_vblanks);

@@ -47,6 +47,21 @@ struct http_screen {
 	bool off;                  /* switched off for the exhibit's sleep */
 };
 
+/* HDMI-CEC (--cec): the adapter in use and the TV as it last said. */
+#define HTTP_CEC_TEXT 32
+#define HTTP_CEC_PATH 64
+struct http_cec {
+	bool enabled;              /* false: --cec off */
+	char adapter[HTTP_CEC_PATH];  /* "" while none is open */
+	char link[HTTP_CEC_TEXT];  /* "none", "no physical address", "ready" */
+	char pa[HTTP_CEC_TEXT];    /* "1.0.0.0"; "f.f.f.f": none */
+	int la;                    /* -1: none */
+	char tv[HTTP_CEC_TEXT];    /* "on", "standby", "not answering", "unknown" ... */
+	bool tv_known;             /* tv is a power state the TV said */
+	bool tv_on;                /* on, or turning on */
+	uint64_t sent, refused, timed_out;
+};
+
 /* What the frame loop knows, published as a whole. */
 struct http_facts {
 	uint64_t frames, missed_flips;
@@ -68,6 +83,7 @@ struct http_facts {
 		double p50_ms, p99_ms, max_ms;
 	} latency[HTTP_LATENCY_STAGES];
 	uint64_t missed_vblanks;
+	struct http_cec cec;
 };
 
 /* What a client with the token asked for, as bits. Of HTTP_SLEEP and

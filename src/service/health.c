@@ -7,6 +7,7 @@
 
 #include "base/clock.h"
 #include "base/log.h"
+#include "cec/cec.h"
 #include "display/display.h"
 #include "exhibit/kiosk.h"
 #include "input/input.h"
@@ -202,6 +203,8 @@ void health_check(struct health *h, const struct health_view *v, uint64_t now)
 		latency_describe(&lv, line + strlen(line), sizeof(line) - strlen(line));
 		if (v->sound)
 			sound_take_stats(v->sound, line + strlen(line), sizeof(line) - strlen(line));
+		if (v->cec)
+			cec_take_stats(v->cec, line + strlen(line), sizeof(line) - strlen(line));
 		if (h->stats_ns)
 			log_info("stats: %s", line);
 		h->stats_ns = now + (uint64_t)v->stats_interval_s * NSEC_PER_SEC;

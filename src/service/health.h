@@ -9,6 +9,7 @@
 
 #include <stdint.h>
 
+struct cec;
 struct display;
 struct input;
 struct loop;
@@ -38,6 +39,7 @@ struct health_view {
 	 */
 	bool asleep;
 	struct sound *sound;        /* its numbers in the stats line; NULL: none */
+	struct cec *cec;            /* the same */
 };
 
 /* After each pass of the loop at now. */

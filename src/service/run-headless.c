@@ -152,7 +152,7 @@ static int run_realtime(const struct options *o, struct display *d, struct loop 
 		hv.asleep = loop_kiosk(l) && kiosk_dark(loop_kiosk(l));
 		health_check(h, &hv, now);
 		again = window_pass(window, &(struct window_view){ l, NULL, st, usage,
-					 hv.asleep }, now, &reload);
+					 hv.asleep, NULL }, now, &reload);
 		if (reload) {
 			reload = false;
 			log_info("reload: ignored; a headless run keeps the settings it started "

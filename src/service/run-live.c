@@ -15,6 +15,7 @@
 #include "base/clock.h"
 #include "base/log.h"
 #include "base/util.h"
+#include "cec/cec.h"
 #include "display/display.h"
 #include "exhibit/kiosk.h"
 #include "input/input.h"
@@ -34,15 +35,16 @@
 #include "sound/sound.h"
 #include "water/splashes.h"
 
-/* signalfd, timerfd, display, input, the status server: one each. */
-#define LIVE_MAX_SOURCES 5
+/* signalfd, timerfd, display, input, the status server, the CEC adapter: one each. */
+#define LIVE_MAX_SOURCES 6
 #define KEYS_LEN 256
 
 struct live;
 
 /* Something to poll: dispatch returns 0, or a negative errno to stop. */
 struct live_source {
-	int fd;
+	int fd;                    /* -1: nothing to poll now (poll() skips it) */
+	short events;
 	int (*dispatch)(struct live *l);
 };
 
@@ -56,6 +58,8 @@ struct live {
 	struct usage *usage;       /* NULL: no memory for it at start */
 	struct window *window;     /* NULL: no status server */
 	struct sound *sound;       /* NULL: no memory or thread for it */
+	struct cec *cec;           /* NULL: --cec off, or no memory for it */
+	int cec_source;            /* its entry in sources[], -1: none */
 
 	struct live_source sources[LIVE_MAX_SOURCES];
 	int n_sources;
@@ -75,12 +79,18 @@ static int live_fail(struct live *l, const char *what, int ret)
 	return ret;
 }
 
-static int live_add_source(struct live *l, int fd, int (*dispatch)(struct live *))
+static int live_add_source_events(struct live *l, int fd, short events,
+				  int (*dispatch)(struct live *))
 {
 	if (l->n_sources >= LIVE_MAX_SOURCES)
 		return -ENOSPC;
-	l->sources[l->n_sources++] = (struct live_source){ fd, dispatch };
+	l->sources[l->n_sources++] = (struct live_source){ fd, events, dispatch };
 	return 0;
+}
+
+static int live_add_source(struct live *l, int fd, int (*dispatch)(struct live *))
+{
+	return live_add_source_events(l, fd, POLLIN, dispatch);
 }
 
 /* ---- reload ---- */
@@ -128,6 +138,21 @@ static void apply_usage_settings(struct live *l)
 								    sizeof(buf)),
 					l->o->usage_days) < 0)
 		log_warn("reload: out of memory for the usage numbers; they stay where they were");
+}
+
+static bool same_device(const char *a, const char *b)
+{
+	return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+/* Another --cec: the adapter let go and the new one looked for. */
+static void apply_cec_settings(struct live *l, const struct options *next)
+{
+	if (same_device(l->o->cec_device, next->cec_device))
+		return;
+	cec_destroy(l->cec);
+	if (cec_create(&(struct cec_config){ next->cec_device }, &l->cec) < 0)
+		log_warn("reload: out of memory for CEC; the water goes on without it");
 }
 
 /*
@@ -183,6 +208,7 @@ static void reload(struct live *l)
 		return;
 	}
 	apply_touch_settings(l, &next);
+	apply_cec_settings(l, &next);
 	options_free(l->o);
 	*l->o = next;
 	apply_usage_settings(l);
@@ -235,6 +261,13 @@ static int on_display(struct live *l)
 	return ret < 0 ? live_fail(l, "the display's events", ret) : 0;
 }
 
+/* The CEC adapter: a message, a result or a change of its state. */
+static int on_cec(struct live *l)
+{
+	cec_dispatch(l->cec, clock_now_ns());
+	return 0;
+}
+
 /* The status server asked for something: the next pass looks. */
 static int on_window(struct live *l)
 {
@@ -266,7 +299,7 @@ static int poll_sources(struct live *l)
 	int n, ret;
 
 	for (int i = 0; i < l->n_sources; i++)
-		pfds[i] = (struct pollfd){ .fd = l->sources[i].fd, .events = POLLIN };
+		pfds[i] = (struct pollfd){ .fd = l->sources[i].fd, .events = l->sources[i].events };
 	n = poll(pfds, (nfds_t)l->n_sources, -1);
 	if (n < 0)
 		return errno == EINTR ? 0 : live_fail(l, "poll", -errno);
@@ -300,6 +333,25 @@ static void hear_splashes(struct live *l, uint64_t now)
 	for (int i = 0; i < n; i++)
 		stone = stone || got[i].kind == SPLASH_STONE;
 	sound_play(l->sound, got, n, (kiosk_dark(k) && !stone) || !kiosk_open(k));
+}
+
+/* The TV follows the screens, once each pass: after loop_frame(), which may
+ * have put the exhibit to sleep (--sleep-after, closing time, POST /sleep)
+ * or woken it (a touch, opening time, POST /wake). When to call again. */
+static uint64_t tell_the_tv(struct live *l, uint64_t now)
+{
+	struct kiosk *k = loop_kiosk(l->loop);
+	const struct display_output_info *info =
+		loop_output_count(l->loop) > 0 ? loop_output(l->loop, 0) : NULL;
+	struct cec_screen shown = { 0 };
+	uint64_t wake;
+
+	if (info && info->has_connector)
+		shown = (struct cec_screen){ true, info->card_no, info->connector_id };
+	wake = cec_pass(l->cec, now, !(k && kiosk_dark(k)), &shown);
+	if (l->cec_source >= 0)
+		l->sources[l->cec_source].fd = cec_fd(l->cec);
+	return wake;
 }
 
 static int live_setup(struct live *l, struct touch_script *script)
@@ -345,6 +397,13 @@ static int live_setup(struct live *l, struct touch_script *script)
 		log_warn("no status page; the water goes on without it");
 	if (l->window)
 		live_add_source(l, window_fd(l->window), on_window);
+	/* Without CEC the water still shows; its fd comes and goes with the
+	 * adapter (cec_fd() each pass). POLLPRI: its events (state changes). */
+	if (cec_create(&(struct cec_config){ l->o->cec_device }, &l->cec) < 0)
+		log_warn("no CEC: out of memory");
+	l->cec_source = l->n_sources;
+	if (live_add_source_events(l, -1, POLLIN | POLLPRI, on_cec) < 0)
+		l->cec_source = -1;
 	/* Without sound the water still shows. */
 	ret = sound_create(l->o, &l->sound);
 	if (ret < 0)
@@ -364,7 +423,8 @@ static int live_setup(struct live *l, struct touch_script *script)
 int run_live(struct options *o, const struct options_source *src, struct display *d,
 	     struct touch_script *script)
 {
-	struct live l = { .o = o, .src = src, .d = d, .signal_fd = -1, .timer_fd = -1 };
+	struct live l = { .o = o, .src = src, .d = d, .signal_fd = -1, .timer_fd = -1,
+			  .cec_source = -1 };
 	int ret;
 
 	ret = live_setup(&l, script);
@@ -392,9 +452,11 @@ int run_live(struct options *o, const struct options_source *src, struct display
 		/* The exhibit sleeps: outside opening hours, or --sleep-after. */
 		hv.asleep = loop_kiosk(l.loop) && kiosk_dark(loop_kiosk(l.loop));
 		hv.sound = l.sound;
+		hv.cec = l.cec;
 		health_check(l.health, &hv, now);
 		again = window_pass(l.window, &(struct window_view){ l.loop, l.input,
-				    health_stats(l.health), l.usage, hv.asleep }, now, &l.reload);
+				    health_stats(l.health), l.usage, hv.asleep, l.cec }, now,
+				    &l.reload);
 		if (l.screenshot) {
 			l.screenshot = false;
 			screenshot_write(l.loop, o->state_dir);
@@ -407,6 +469,7 @@ int run_live(struct options *o, const struct options_source *src, struct display
 			break;
 		}
 		wake = clock_earliest(wake, health_wake(l.health, o->stats_interval_s));
+		wake = clock_earliest(wake, tell_the_tv(&l, now));
 		/* The exhibit fell asleep or woke in this pass: another pass at
 		 * once, for the STATUS= line to say so. */
 		if (loop_kiosk(l.loop) && kiosk_dark(loop_kiosk(l.loop)) != hv.asleep)
@@ -435,6 +498,7 @@ int run_live(struct options *o, const struct options_source *src, struct display
 	/* Before the loop it taps for frames. */
 	window_destroy(l.window);
 	usage_destroy(l.usage);
+	cec_destroy(l.cec);
 	sound_destroy(l.sound);
 	/* The water and its threads first: they hold the input's target. */
 	loop_destroy(l.loop);

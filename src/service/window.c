@@ -17,6 +17,7 @@
 
 #include "base/clock.h"
 #include "base/log.h"
+#include "cec/cec.h"
 #include "display/display.h"
 #include "exhibit/kiosk.h"
 #include "http/http.h"
@@ -217,6 +218,24 @@ static void offer_frame(void *data, const struct render_target *t)
 		http_offer_frame(w->http, t->pixels, t->width, t->height, t->stride);
 }
 
+static void gather_cec(const struct cec *c, struct http_cec *out)
+{
+	struct cec_view v;
+
+	cec_view(c, &v);
+	out->enabled = v.enabled;
+	snprintf(out->adapter, sizeof(out->adapter), "%s", v.adapter);
+	snprintf(out->link, sizeof(out->link), "%s", v.link);
+	snprintf(out->pa, sizeof(out->pa), "%s", v.pa);
+	out->la = v.la;
+	snprintf(out->tv, sizeof(out->tv), "%s", cec_tv_name(v.tv));
+	out->tv_on = v.tv == CEC_TV_ON || v.tv == CEC_TV_TO_ON;
+	out->tv_known = v.tv >= CEC_TV_ON;
+	out->sent = v.counts.sent;
+	out->refused = v.counts.refused;
+	out->timed_out = v.counts.timed_out;
+}
+
 static void gather(const struct window_view *v, struct http_facts *f)
 {
 	struct kiosk *k = v->loop ? loop_kiosk(v->loop) : NULL;
@@ -231,6 +250,7 @@ static void gather(const struct window_view *v, struct http_facts *f)
 		f->touches_today = usage_touches_today(v->usage);
 	}
 	f->asleep = v->asleep;
+	gather_cec(v->cec, &f->cec);
 	for (int i = 0; v->loop && i < loop_output_count(v->loop) && i < HTTP_MAX_SCREENS; i++) {
 		const struct display_output_info *info = loop_output(v->loop, i);
 		struct http_screen *s = &f->screens[f->n_screens++];

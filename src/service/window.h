@@ -9,6 +9,7 @@
 
 #include <stdint.h>
 
+struct cec;
 struct input;
 struct loop;
 struct options;
@@ -33,6 +34,7 @@ struct window_view {
 	const struct stats *stats;
 	const struct usage *usage;
 	bool asleep;
+	const struct cec *cec;      /* NULL: --cec off */
 };
 
 /*

@@ -39,7 +39,7 @@ enum option_type {
 	OPTION_TOUCH_MAP,     /* DEVICE=NAME ..., kept as text */
 	OPTION_OPENING_HOURS, /* HH:MM-HH:MM or always */
 	OPTION_QUIET_HOURS,   /* HH:MM-HH:MM or none */
-	OPTION_SOUND,         /* auto (NULL), off or an ALSA device */
+	OPTION_DEVICE,        /* auto (NULL), off or a device (ALSA's, /dev/cecN), kept as text */
 	OPTION_LISTEN,        /* ADDR:PORT, kept as text */
 	OPTION_RENDER_AHEAD,  /* auto, off, or milliseconds from min to max */
 	/* The command line's alone (cmdline rows). */
@@ -110,7 +110,7 @@ static inline bool options_row_is_string(const struct option_row *row)
 	case OPTION_STRING:
 	case OPTION_LAYOUT:
 	case OPTION_TOUCH_MAP:
-	case OPTION_SOUND:
+	case OPTION_DEVICE:
 	case OPTION_LISTEN:
 	case OPTION_CONFIG:
 		return true;

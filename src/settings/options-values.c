@@ -347,12 +347,12 @@ int options_parse_one(struct options *o, const struct option_row *row, const cha
 		return opening_hours(f, arg, o);
 	case OPTION_QUIET_HOURS:
 		return quiet_hours(f, arg, o);
-	case OPTION_SOUND:
+	case OPTION_DEVICE:
 		if (strcmp(arg, "auto") == 0) {
-			options_free_string(&o->sound_device);
+			options_free_string(field(o, row));
 			return 0;
 		}
-		return set_string(f, &o->sound_device, arg);
+		return set_string(f, field(o, row), arg);
 	case OPTION_LISTEN:
 		return listen_address(f, arg, o);
 	case OPTION_RENDER_AHEAD:

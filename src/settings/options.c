@@ -833,7 +833,37 @@ const struct option_row options_table[] = {
 		       "A screen that refuses DPMS is said once in the log and shows black instead.",
 	},
 	{
-		.name = "sound", .group = GROUP_EXHIBIT, .type = OPTION_SOUND,
+		.name = "cec", .group = GROUP_EXHIBIT, .type = OPTION_DEVICE,
+		.arg = "auto|off|DEVICE", .def = "auto", .example = "/dev/cec0",
+		.reload = RELOAD_LIVE, FIELD(cec_device),
+		.help = "HDMI-CEC: the TV goes to standby when the screens sleep and is woken and "
+			"switched to the kiosk when they wake; auto takes the adapter of the screen "
+			"shown, or the only one; or a device (/dev/cec0)",
+		.man = "HDMI-CEC, through the kernel\\(aqs CEC adapters\n"
+		       ".RI ( /dev/cec N ):\n"
+		       "the kiosk claims a playback device\\(aqs address, sends the TV\n"
+		       ".B Standby\n"
+		       "when the screens sleep\n"
+		       ".RB ( --sleep-after ,\n"
+		       "closing time,\n"
+		       ".BR \"POST /sleep\" ),\n"
+		       "and\n"
+		       ".B Image View On\n"
+		       "then\n"
+		       ".B Active Source\n"
+		       "when they wake and at start, and reads the TV\\(aqs power every 30 s\n"
+		       "(shown on the status page).\n"
+		       ".B auto\n"
+		       "takes the adapter whose connector is the screen shown, else the only one\n"
+		       "that is not an HDMI input;\n"
+		       ".B off\n"
+		       "sends nothing; anything else names the adapter.\n"
+		       "No adapter, a TV that does not answer, a busy bus, no physical address\n"
+		       "(the TV unplugged) are each said in one line, and the water goes on; an\n"
+		       "adapter plugged in later is taken.",
+	},
+	{
+		.name = "sound", .group = GROUP_EXHIBIT, .type = OPTION_DEVICE,
 		.arg = "auto|off|DEVICE", .def = "auto", .example = "plughw:1,0",
 		.reload = RELOAD_LIVE, FIELD(sound_device),
 		.help = "the card the water is heard on: auto takes the ALSA default where "

@@ -249,6 +249,7 @@ struct options {
 	int open_min, close_min;      /* minutes after midnight, local time */
 	int sleep_after_s;            /* screens off after this long without a touch, 0 = never */
 	const char *sound_device;     /* ALSA PCM; NULL: auto; "off": none */
+	const char *cec_device;       /* /dev/cecN; NULL: auto; "off": none */
 	int volume;                   /* 0..100 */
 	bool has_quiet_hours;
 	int quiet_from_min, quiet_to_min;  /* silent then; minutes after midnight, local time */

@@ -29,11 +29,14 @@ CACHE=${VM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ripple-kiosk-vm}
 ARCH=${RKVM_ARCH:-amd64}
 
 # Order matters only as a tie-break: dependencies are always loaded first.
+# vivid (the V4L2 test driver, with emulated HDMI CEC adapters) is cached but
+# loaded only by the tests that ask for it (rkvm.ON_DEMAND_MODULES).
 DEFAULT_MODULES="virtio virtio_ring virtio_pci_modern_dev virtio_pci_legacy_dev
 virtio_pci drm drm_kms_helper ttm drm_ttm_helper drm_vram_helper bochs evdev
 virtio_input uinput drm_shmem_helper virtio-gpu uhid hid hid-generic
 hid-multitouch virtio_blk ext4 crc32c_generic
-snd-hda-codec-generic snd-hda-intel xhci-pci snd-usb-audio"
+snd-hda-codec-generic snd-hda-intel xhci-pci snd-usb-audio
+vivid"
 if [ "$ARCH" != amd64 ]; then
 	# QEMU's virt board: virtio-gpu, the tablet, and virtio_console for the
 	# command channel (virt has one UART, the console).

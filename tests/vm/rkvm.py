@@ -229,13 +229,21 @@ def _ko_depends(path):
     return [d.decode().replace("-", "_") for d in m.group(1).split(b",")]
 
 
+# Cached, but loaded only by a test that asks (insmod in the guest, with its
+# parameters): vivid's emulated HDMI CEC adapters would otherwise be found by
+# every kiosk's --cec auto.
+ON_DEMAND_MODULES = ("vivid",)
+
+
 def module_order(kdir, wanted=None):
-    """Load order of the cached modules: all of them, or `wanted` and their
-    dependencies (names with - or _)."""
+    """Load order of the cached modules: all of them but ON_DEMAND_MODULES,
+    or `wanted` and their dependencies (names with - or _)."""
     with open(os.path.join(kdir, "modules.load")) as f:
         order = [l.strip() for l in f if l.strip()]
     if wanted is None:
-        return order
+        with open(os.path.join(kdir, "modules.want")) as f:
+            wanted = [m for m in f.read().split() if m.replace("-", "_") not in
+                      ON_DEMAND_MODULES]
     need = set()
     todo = [w.replace("-", "_") for w in wanted]
     while todo:
@@ -366,7 +374,7 @@ def shared_libs(program):
 
 
 def build_initramfs(path, kdir, script=None, programs=(), extra_files=None,
-                    env=None, modules=None):
+                    env=None, modules=None, on_demand=()):
     """Write an uncompressed initramfs to path.
 
     programs:    host executables, copied to /usr/local/bin/<name> with all
@@ -375,7 +383,10 @@ def build_initramfs(path, kdir, script=None, programs=(), extra_files=None,
                  copied recursively.
     script:      guest shell script (text) run by /init after RK-READY.
     env:         {NAME: value} exported for the script and commands.
-    modules:     module names to load (plus dependencies); None = all cached.
+    modules:     module names to load (plus dependencies); None = all cached
+                 but ON_DEMAND_MODULES.
+    on_demand:   modules copied to /lib/modules/rk/<name>.ko for the test to
+                 insmod (their dependencies are loaded at boot).
     """
     if arch.name == "amd64":
         busybox = shutil.which("busybox") or "/bin/busybox"
@@ -398,7 +409,11 @@ def build_initramfs(path, kdir, script=None, programs=(), extra_files=None,
     cpio.file("etc/group", "root:x:0:\nvideo:x:44:\ninput:x:101:\n")
 
     order = module_order(kdir, modules)
-    for m in order:
+    later = [m.replace("-", "_") for m in on_demand]
+    if later:
+        base = order if modules is not None else module_order(kdir, None)
+        order = [m for m in module_order(kdir, list(base) + later) if m not in later]
+    for m in order + later:
         cpio.host_file("lib/modules/rk/%s.ko" % m,
                        os.path.join(kdir, "modules", m + ".ko"), 0o644)
     cpio.file("rk/modules.load", "".join(m + "\n" for m in order))
@@ -826,7 +841,7 @@ class VM:
 
 @contextlib.contextmanager
 def boot(devices=(), guest_script=None, programs=(), extra_files=None,
-         append="", env=None, modules=None, memory=512, qemu_args=(),
+         append="", env=None, modules=None, on_demand=(), memory=512, qemu_args=(),
          command_channel=True, boot_timeout=BOOT_TIMEOUT,
          timeout=GLOBAL_TIMEOUT, keep=None):
     """Boot a VM; yields a VM once the guest printed RK-READY (and, with the
@@ -835,7 +850,7 @@ def boot(devices=(), guest_script=None, programs=(), extra_files=None,
     devices:      -device arguments, e.g. ["bochs-display", "virtio-tablet-pci"]
     guest_script: shell text run by /init (then RK-EXIT <rc> and poweroff);
                   None = just serve commands until vm.poweroff()
-    programs, extra_files, env, modules: see build_initramfs()
+    programs, extra_files, env, modules, on_demand: see build_initramfs()
     append:       extra kernel command line
     timeout:      wall-clock limit for the whole VM; QEMU is killed after it
     keep:         keep the work dir (serial log, screendumps); default: keep
@@ -856,7 +871,7 @@ def boot(devices=(), guest_script=None, programs=(), extra_files=None,
     try:
         initrd = os.path.join(workdir, "initramfs.cpio")
         build_initramfs(initrd, kdir, guest_script, programs, extra_files,
-                        env, modules)
+                        env, modules, on_demand)
         qmp_sock = os.path.join(workdir, "qmp.sock")
         cmd_sock = os.path.join(workdir, "cmd.sock")
         # no_timer_check: on a starved host the kernel's check of the

@@ -26,6 +26,18 @@ DRM driver unbound from its device in sysfs: the kernel removes the card,
 as when a screen's device goes): under the watchdog it waits for one as at
 start, taking no CPU while WATCHDOG=1 keeps coming; bound again, the water
 is back.
+In the first boot, HDMI-CEC on the kernel's own CEC stack (--cec auto):
+vivid (the V4L2 test driver) gives an HDMI output's CEC adapter, the
+kiosk's, wired to an HDMI input's, the TV's, where cec-follower plays a TV
+with power states. Before vivid is loaded there is no adapter: one line,
+the water shows. Loaded, the kiosk takes the output's adapter (auto skips
+the input's 0.0.0.0) and wakes the TV (Image View On, Active Source);
+POST /sleep sends Standby and the TV goes to standby, a touch wakes it
+again, each seen in cec-follower's state and /status.json; cec-compliance
+tests the kiosk's playback device from the TV's side while the kiosk holds
+its adapter; the TV removed (cec-follower stopped, its address cleared) is
+one line, and back it is told the screens' state; vivid unloaded (the
+adapter gone) is one line and the water goes on.
 Last, a machine with no display device at all (a GPU driver that failed):
 READY=1 at once with "waiting for a screen", so boot goes on, the watchdog
 keeps being fed while it waits, and waiting takes no CPU.
@@ -33,6 +45,7 @@ keeps being fed while it waits, and waiting takes no CPU.
 The binary: $RIPPLE_KIOSK, else $top_builddir/src/ripple-kiosk.
 Skips (77) without QEMU/busybox/modetest/binary unless CI=true."""
 
+import json
 import os
 import re
 import shutil
@@ -50,6 +63,13 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 rkvm.require_tools("qemu-system-x86_64", "busybox", "modetest")
 prog = rkvm.ripple_kiosk()
 modetest = shutil.which("modetest")
+# v4l-utils: the TV's side of the HDMI-CEC checks (.ci/packages has it).
+CEC_TOOLS = [shutil.which(x) for x in ("cec-ctl", "cec-follower", "cec-compliance")]
+if None in CEC_TOOLS:
+    if os.environ.get("CI") == "true":
+        print("FAIL: v4l-utils (cec-ctl, cec-follower, cec-compliance) missing")
+        sys.exit(1)
+    CEC_TOOLS = []
 builddir = os.environ.get("top_builddir") or os.path.dirname(os.path.dirname(prog))
 notify_listen = rkvm.require_file(os.path.join(builddir, "tests", "vm", "notify-listen"),
                                   "tests/vm/notify-listen (built by make check)")
@@ -362,8 +382,173 @@ def unplug(vm, label):
     vm.stop("nl", "TERM", 10)
 
 
+# ---- HDMI-CEC ----
+
+TOKEN = "cec-test-token-0123456789"
+# vivid with one HDMI input (the TV's adapter, /dev/cec0, 0.0.0.0) and one
+# HDMI output wired to it (the kiosk's, /dev/cec1, 1.0.0.0).
+VIVID = ("insmod /lib/modules/rk/vivid.ko n_devs=1 num_inputs=1 input_types=0x3 "
+         "num_outputs=1 output_types=0x1")
+TV_ADAPTER, KIOSK_ADAPTER = "/dev/cec0", "/dev/cec1"
+# The kiosk's logical address: the first playback device's.
+KIOSK_LA = 4
+# cec-compliance's tests that apply to a playback device and end in
+# seconds (the standby/resume test waits minutes by design).
+COMPLIANCE = ("--test-core", "--test-one-touch-play", "--test-power-status",
+              "--test-routing-control")
+
+
+def status_json(vm, port):
+    rc, out = vm.run("wget -q -O - http://127.0.0.1:%d/status.json" % port, check=False)
+    try:
+        return json.loads(out)
+    except ValueError:
+        return {}
+
+
+def wait_tv(vm, port, want):
+    """/status.json until the TV's state there is want (or one of them);
+    (ok, the last cec object)."""
+    seen = {}
+
+    def probe():
+        seen["cec"] = (status_json(vm, port).get("cec") or {})
+        return seen["cec"].get("tv") in ((want,) if isinstance(want, str) else want)
+    ok = rkvm.wait_until(probe, rkvm.WAIT_TIMEOUT, 1)
+    return bool(ok), seen.get("cec")
+
+
+def tv_start(vm, standby):
+    vm.run("cec-ctl -d%s --tv -o TV -s >/dev/null" % TV_ADAPTER)
+    vm.start("tv", "cec-follower", "-d", TV_ADAPTER, "-s", *(["--standby"] if standby else []))
+
+
+def cec_run(vm, label):
+    t0 = time.monotonic()
+    vm.run("ip link set lo up || ifconfig lo 127.0.0.1 up")
+    vm.run("echo %s > /tmp/token" % TOKEN)
+    vm.start("rk", "ripple-kiosk", "--attract", "0", "--stats-interval", str(STATS_S),
+             "--http", "127.0.0.1:0", "--http-token-file", "/tmp/token")
+    # Said at start, before the first frame: the adapters come at once
+    # after, while the kiosk still looks every few seconds.
+    log, ok = vm.wait_log("rk", r"cec: no CEC adapter")
+    vm.run(VIVID)
+    tv_start(vm, standby=True)
+    first = vm.wait_picture("rk", SCREEN, label + "-0", FIRST_FRAME_S)
+    t.check(ok and first.size == SCREEN and rkvm.is_not_black(first),
+            "%s: no adapter at all: one line, and the water shows" % label, log)
+    m = re.search(r"http: the status page on .*, port (\d+)", log)
+    if not t.check(m, "%s: the status page's port" % label, log):
+        vm.stop("rk", "KILL", 5)
+        return
+    port = int(m.group(1))
+    js = status_json(vm, port)
+    t.check(log.count("cec: no CEC adapter") == 1 and js.get("cec"),
+            "%s: said once; /status.json has the cec object" % label, log + str(js.get("cec")))
+
+    # The adapters came (plugged in later), the TV in standby on the other
+    # end. The kiosk looks again at most CEC_LOOK_MAX_S (30 s) apart.
+    log, ok = vm.wait_log("rk", r"cec: asked the TV to show the kiosk \(Image View On, "
+                          r"Active Source 1\.0\.0\.0\)", timeout=30 + rkvm.WAIT_TIMEOUT)
+    t.check(ok and re.search(r"cec: using %s \(vivid, vivid-000-vid-out0\), the only "
+                             r"adapter" % KIOSK_ADAPTER, log) and
+            re.search(r"cec: %s is playback device %d at 1\.0\.0\.0" % (KIOSK_ADAPTER, KIOSK_LA),
+                      log),
+            "%s: the output's adapter taken (not the input's), the TV woken" % label, log)
+    tvlog, ok = vm.wait_log("tv", r"Changing state to on")
+    t.check(ok, "%s: cec-follower's TV went on" % label, tvlog)
+    ok, cec = wait_tv(vm, port, ("turning on", "on"))
+    t.check(ok and cec.get("adapter") == KIOSK_ADAPTER and cec.get("logical_address") ==
+            KIOSK_LA, "%s: /status.json: the TV on, the adapter" % label, str(cec))
+
+    # Asleep (POST /sleep, as --sleep-after and closing time): Standby.
+    vm.run("wget -q -O /dev/null --header 'Authorization: Bearer %s' --post-data '' "
+           "http://127.0.0.1:%d/sleep" % (TOKEN, port))
+    log, ok = vm.wait_log("rk", r"cec: asked the TV to go to standby")
+    t.check(ok, "%s: asleep, Standby sent" % label, log)
+    tvlog, ok = vm.wait_log("tv", r"Changing state to standby")
+    t.check(ok, "%s: cec-follower's TV went to standby" % label, tvlog)
+    ok, cec = wait_tv(vm, port, "standby")
+    t.check(ok, "%s: /status.json: the TV in standby" % label, str(cec))
+
+    # A touch: Image View On, Active Source, the TV on.
+    touch(vm, 320, 200)
+    log, ok = vm.wait_log("rk", r"cec: asked the TV to show the kiosk", count=2)
+    t.check(ok, "%s: a touch: Image View On, Active Source" % label, log)
+    tvlog, ok = vm.wait_log("tv", r"Changing state to on", count=2)
+    t.check(ok, "%s: cec-follower's TV on again" % label, tvlog)
+    ok, cec = wait_tv(vm, port, ("turning on", "on"))
+    t.check(ok, "%s: /status.json: the TV on again" % label, str(cec))
+    print("# %s: the TV's messages as cec-follower saw them:" % label)
+    for line in vm.log("tv").splitlines():
+        if re.search(r"Changing state|Active source|Stream Path", line, re.I):
+            print("#   " + line.strip())
+
+    # cec-compliance from the TV's side against the kiosk's playback device,
+    # while the kiosk holds its adapter.
+    c0 = time.monotonic()
+    rc, out = vm.run("cec-compliance -d %s -r %d -s %s 2>&1" %
+                     (TV_ADAPTER, KIOSK_LA, " ".join(COMPLIANCE)), timeout=300, check=False)
+    summary = [l for l in out.splitlines() if re.search(r"Total for|FAIL|fail:|warn:", l)]
+    print("# %s: cec-compliance -r %d (rc %d, %.0f s): %s" %
+          (label, KIOSK_LA, rc, time.monotonic() - c0, " | ".join(summary[-12:])))
+    for line in out.splitlines():
+        if re.search(r": (OK|FAIL|OK \(|Not Supported|Presumed)", line):
+            print("#   " + line.strip())
+    m = re.search(r"Total for .*: (\d+), Succeeded: (\d+), Failed: (\d+), Warnings: (\d+)", out)
+    t.check(m and int(m.group(3)) == 0, "%s: cec-compliance: no test of the kiosk fails" % label,
+            out[-3000:])
+    t.check(vm.running("rk"), "%s: the kiosk runs on" % label, vm.log("rk"))
+
+    # The TV goes (cec-follower stopped, its address cleared), the screens
+    # sleep meanwhile: one line; it comes back in standby-... and is told.
+    vm.stop("tv", "TERM", 10)
+    vm.run("cec-ctl -d%s --clear >/dev/null" % TV_ADAPTER)
+    vm.run("wget -q -O /dev/null --header 'Authorization: Bearer %s' --post-data '' "
+           "http://127.0.0.1:%d/sleep" % (TOKEN, port))
+    log, ok = vm.wait_log("rk", r"cec: the TV does not answer \(NACK\)")
+    t.check(ok, "%s: the TV gone: said" % label, log)
+    ok, cec = wait_tv(vm, port, "not answering")
+    t.check(ok and cec.get("refused", 0) >= 1, "%s: /status.json: not answering, refused counted"
+            % label, str(cec))
+    tv_start(vm, standby=False)
+    log, ok = vm.wait_log("rk", r"cec: asked the TV to go to standby", count=2,
+                          timeout=60 + rkvm.WAIT_TIMEOUT)
+    t.check(ok and log.count("the TV does not answer") == 1,
+            "%s: the TV back is told Standby; its absence said once" % label, log)
+    tvlog, ok = vm.wait_log("tv", r"Changing state to standby")
+    t.check(ok, "%s: and it goes to standby" % label, tvlog)
+
+    # The adapter unplugged (vivid's device unbound: the kernel unregisters
+    # its adapters; rmmod would wait for the kiosk's fd): one line, the
+    # water goes on.
+    vm.stop("tv", "TERM", 10)
+    rc, out = vm.run("echo vivid.0 > /sys/bus/platform/drivers/vivid/unbind", check=False)
+    log, ok = vm.wait_log("rk", r"cec: %s went away" % KIOSK_ADAPTER)
+    t.check(rc == 0 and ok and vm.running("rk"), "%s: the adapter gone: said, runs on" % label,
+            out + log)
+    touch(vm, 640, 400)
+    img, ok = vm.wait_screen(lambda img: img.size == SCREEN and rkvm.is_not_black(img),
+                             label + "-after")
+    t.check(ok, "%s: the water shows without the adapter" % label, vm.log("rk"))
+    log, ok = vm.wait_log("rk", r"stats: .*, cec: no adapter")
+    t.check(ok and re.search(r"stats: .*, cec: TV \S+, \d+ sent, \d+ refused, \d+ timed out", log),
+            "%s: the stats line counts CEC messages" % label, log)
+    rc, _ = vm.stop("rk", "TERM", 10)
+    t.check(rc == 0, "%s: exits 0" % label, vm.log("rk"))
+    for line in vm.log("rk").splitlines():
+        if "cec:" in line and "stats:" not in line:
+            print("# %s: %s" % (label, line))
+    print("# %s: %.1f s" % (label, time.monotonic() - t0))
+
+
 with rkvm.boot(devices=["bochs-display", "virtio-tablet-pci"],
-               programs=[prog, modetest, (notify_listen, "/usr/local/bin/notify-listen")]) as vm:
+               programs=[prog, modetest, (notify_listen, "/usr/local/bin/notify-listen")] +
+               CEC_TOOLS, on_demand=["vivid"] if CEC_TOOLS else ()) as vm:
+    if CEC_TOOLS:
+        cec_run(vm, "cec")
+    else:
+        print("# cec: v4l-utils (cec-ctl, cec-follower, cec-compliance) missing: skipped")
     power_run(vm, "bochs-drm", "bochs")
     power_run(vm, "bochs-drm", "bochs legacy", LEGACY)
     unplug(vm, "unplugged")
