@@ -42,11 +42,13 @@ fi
 [ -n "$targets" ] || { echo "fuzz/run.sh: no fuzz targets were built" >&2; exit 1; }
 
 # The config file's keys are the long options.
-sed -n 's/^	{ "\([a-z0-9-]*\)", .*/"\1"/p' "$here/src/settings/options.c" >"$build/fuzz/config.dict"
+sed -n 's/^	{ "\([a-z0-9-]*\)", .*/"\1"/p' "$here/src/settings/options.c" \
+	>"$build/fuzz/config.dict"
 printf '"="\n" = "\n" #"\n"\\""\n"yes"\n"no"\n"\\x0a"\n' >>"$build/fuzz/config.dict"
 
 # Reports straight to the log; a failed UBSan check is a crash.
-export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1}"
+asan_defaults=detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1
+export ASAN_OPTIONS="${ASAN_OPTIONS:-$asan_defaults}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 
 # fuzz_one NAME: one target for its time; PASS or FAIL lines, status 1 on
@@ -77,7 +79,8 @@ fuzz_one() {
 		-artifact_prefix="$build/fuzz/$name-" "$corpus" "$seeds" >"$log" 2>&1; then
 		execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
 		rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log")
-		cov=$(grep -E '^#[0-9]+' "$log" | tail -n 1 | sed -n 's/.*\(cov: [0-9]*\).*\(corp: [^ ]*\).*/\1 \2/p')
+		cov=$(grep -E '^#[0-9]+' "$log" | tail -n 1 |
+			sed -n 's/.*\(cov: [0-9]*\).*\(corp: [^ ]*\).*/\1 \2/p')
 		echo "PASS: $name: ${execs:-?} runs in ${seconds}s, ${rate:-?}/s, $cov"
 	else
 		echo "FAIL: $name:" >&2

@@ -11,7 +11,8 @@
 # Exit 77: a tool or library is missing (the caller skips, or fails in CI).
 set -u
 if [ -n "${RK_ARM64_KIOSK:-}" ]; then
-	[ -x "$RK_ARM64_KIOSK" ] || { echo "RK_ARM64_KIOSK=$RK_ARM64_KIOSK is not a program" >&2; exit 1; }
+	[ -x "$RK_ARM64_KIOSK" ] ||
+		{ echo "RK_ARM64_KIOSK=$RK_ARM64_KIOSK is not a program" >&2; exit 1; }
 	echo "$RK_ARM64_KIOSK"
 	exit 0
 fi
@@ -24,7 +25,8 @@ for tool in $host-gcc $host-pkg-config make; do
 done
 for lib in libpng libjpeg pixman-1 fftw3f libdrm libevdev libsystemd; do
 	if ! $host-pkg-config --exists "$lib"; then
-		echo "needs $lib for arm64 (dpkg --add-architecture arm64; its -dev package :arm64)" >&2
+		echo "needs $lib for arm64" \
+			"(dpkg --add-architecture arm64; its -dev package :arm64)" >&2
 		exit 77
 	fi
 done

@@ -136,7 +136,8 @@ static void bus_answer(struct fake *f, const struct cec_frame *m, uint32_t seq)
 			rx.result = CEC_RESULT_TIMEOUT;
 		} else {
 			cec_msg_report_power_status(&rx.frame, CEC_ADDR_TV, LA_KIOSK,
-						    f->tv == TV_ON ? CEC_POWER_ON : CEC_POWER_STANDBY);
+						    f->tv == TV_ON ? CEC_POWER_ON :
+						    CEC_POWER_STANDBY);
 			rx.has_reply = true;
 		}
 	} else if (f->tv == TV_SILENT) {

@@ -192,7 +192,8 @@ static void test_cec_facts(void)
 				"logical_address=\"4\"} 1\n"));
 	CHECK(metrics && strstr(metrics, "ripple_kiosk_cec_tv_state{state=\"standby\"} 1\n"));
 	CHECK(metrics && strstr(metrics, "ripple_kiosk_cec_tv_state{state=\"on\"} 0\n"));
-	CHECK(metrics && strstr(metrics, "ripple_kiosk_cec_messages_total{result=\"refused\"} 2\n"));
+	CHECK(metrics && strstr(metrics,
+				"ripple_kiosk_cec_messages_total{result=\"refused\"} 2\n"));
 	CHECK(metrics && strstr(metrics, "# TYPE ripple_kiosk_cec_messages_total counter\n"));
 	CHECK(json && strstr(json, "\"cec\":{\"adapter\":\"/dev/cec1\",\"link\":\"ready\","
 			     "\"physical_address\":\"1.0.0.0\",\"logical_address\":4,"

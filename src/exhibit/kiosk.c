@@ -48,7 +48,8 @@ static int load_mask(const struct options *o, int w, int h, bool reload, uint8_t
 			log_warn("obstacles '%s': %s; keeping the obstacles there are",
 				 o->obstacles, err);
 		else
-			log_warn("obstacles '%s': %s; the water has no obstacles", o->obstacles, err);
+			log_warn("obstacles '%s': %s; the water has no obstacles",
+				 o->obstacles, err);
 		return ret;
 	}
 	*mask = image_to_mask(img, w, h);
@@ -501,14 +502,16 @@ int kiosk_advance(struct kiosk *k, uint64_t now_ns)
 		n += taken;
 	}
 	while (!k->pond && k->steps_done < due) {
-		step(k, k->t0 + clock_tick_ns(k->steps_done + 1, (unsigned)k->units.steps_per_second));
+		step(k, k->t0 + clock_tick_ns(k->steps_done + 1,
+					      (unsigned)k->units.steps_per_second));
 		k->steps_done++;
 		n++;
 	}
 	/* A landing at the pond's time now (a frame on a step) is shown now. */
 	if (k->pond)
 		gesture_land(k->gesture,
-			     k->t0 + clock_tick_ns(k->steps_done, (unsigned)k->units.steps_per_second));
+			     k->t0 + clock_tick_ns(k->steps_done,
+						   (unsigned)k->units.steps_per_second));
 	return n;
 }
 

@@ -306,7 +306,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		if (lengths_differ(c)) {
 			http_refused(h, HTTP_REFUSED_PROTOCOL);
 			r = (struct http_reply){ .fd = -1 };
-			reply_plain(&r, HTTP_STATUS_BAD_REQUEST, "two different Content-Length values");
+			reply_plain(&r, HTTP_STATUS_BAD_REQUEST,
+				    "two different Content-Length values");
 			return send_reply(c, &r);
 		}
 		/* A body announced too big is refused before it is read. */
@@ -383,7 +384,8 @@ int http_create(const struct http_config *c, struct http **out)
 			     MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
 			     MHD_OPTION_NOTIFY_CONNECTION, on_connection, h,
 			     MHD_OPTION_CONNECTION_LIMIT, (unsigned)MAX_CONNECTIONS,
-			     MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)MAX_CONNECTIONS_PER_CLIENT,
+			     MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+			     (unsigned)MAX_CONNECTIONS_PER_CLIENT,
 			     MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONNECTION_MEMORY,
 			     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)CONNECTION_TIMEOUT_S,
 			     MHD_OPTION_THREAD_STACK_SIZE, (size_t)THREAD_STACK,

@@ -489,7 +489,8 @@ static void latency_metrics(struct buf *b, const struct http_facts *f)
 	}
 	buf_printf(b, "# HELP ripple_kiosk_missed_vblanks_total Vblanks frames came late by.\n"
 		   "# TYPE ripple_kiosk_missed_vblanks_total counter\n"
-		   "ripple_kiosk_missed_vblanks_total %llu\n", (unsigned long long)f->missed_vblanks);
+		   "ripple_kiosk_missed_vblanks_total %llu\n",
+		   (unsigned long long)f->missed_vblanks);
 }
 
 /* A label's value as Prometheus's text format writes it. */

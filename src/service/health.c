@@ -97,7 +97,8 @@ static void start_line(const struct health_view *v)
 		 v->d->description[0] ? v->d->description : v->d->backend_name,
 		 n_outputs ? outs : "no screen connected", units,
 		 v->input ? input_device_count(v->input) : 0, simd_kernels()->name,
-		 v->threads > 0 ? v->threads : workers_default_count(), sleep[0] ? "; " : "", sleep);
+		 v->threads > 0 ? v->threads : workers_default_count(),
+		 sleep[0] ? "; " : "", sleep);
 }
 
 /*
@@ -202,7 +203,8 @@ void health_check(struct health *h, const struct health_view *v, uint64_t now)
 		latency_take_interval(loop_latency(v->loop), &lv);
 		latency_describe(&lv, line + strlen(line), sizeof(line) - strlen(line));
 		if (v->sound)
-			sound_take_stats(v->sound, line + strlen(line), sizeof(line) - strlen(line));
+			sound_take_stats(v->sound, line + strlen(line),
+					 sizeof(line) - strlen(line));
 		if (v->cec)
 			cec_take_stats(v->cec, line + strlen(line), sizeof(line) - strlen(line));
 		if (h->stats_ns)

@@ -114,7 +114,8 @@ void latency_describe(const struct latency_view *v, char *buf, size_t len)
 		return;
 	buf[0] = '\0';
 	if (t->count)
-		n = snprintf(buf, len, ", touch to photon %.1f ms p50 / %.1f p99 / %.1f max (%llu touch%s)",
+		n = snprintf(buf, len, ", touch to photon %.1f ms p50 / %.1f p99 / %.1f max "
+			     "(%llu touch%s)",
 			     latency_quantile_ms(t, 0.5), latency_quantile_ms(t, 0.99),
 			     latency_quantile_ms(t, 1), (unsigned long long)t->count,
 			     t->count == 1 ? "" : "es");

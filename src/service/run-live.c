@@ -215,7 +215,8 @@ static void reload(struct live *l)
 	sound_configure(l->sound, l->o);
 	loop_redraw(l->loop);
 	log_info("reloaded the settings%s%s (now: %s; new water: %s)",
-		 l->src->config_path ? " from " : "", l->src->config_path ? l->src->config_path : "",
+		 l->src->config_path ? " from " : "",
+		 l->src->config_path ? l->src->config_path : "",
 		 c.n[OPTIONS_RELOAD_LIVE] ? c.keys[OPTIONS_RELOAD_LIVE] : "nothing",
 		 c.n[OPTIONS_RELOAD_NEW_WATER] ? c.keys[OPTIONS_RELOAD_NEW_WATER] :
 		 new_water ? "another grid" : "no");

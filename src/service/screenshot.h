@@ -7,7 +7,8 @@ struct loop;
 /*
  * Writes screen.png into state_dir (NULL: the first of $STATE_DIRECTORY,
  * else the default state directory), beside and renamed: never half a
- * file, never through a symlink, on disk when it is said. Says in the log what it wrote or why it could not.
+ * file, never through a symlink, on disk when it is said. Says in the log
+ * what it wrote or why it could not.
  */
 void screenshot_write(struct loop *l, const char *state_dir);
 

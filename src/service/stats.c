@@ -113,7 +113,8 @@ static void sleep_text(const struct stats *s, uint64_t now_ns, char *buf, size_t
 				(i == 0) == on_first ? on : off;
 
 		if (p[0] && n < sizeof(parts))
-			n += (size_t)snprintf(parts + n, sizeof(parts) - n, "%s%s", n ? ", " : "", p);
+			n += (size_t)snprintf(parts + n, sizeof(parts) - n, "%s%s",
+					      n ? ", " : "", p);
 	}
 	snprintf(buf, len, ", asleep %llu s (%s)",
 		 (unsigned long long)((ns + NSEC_PER_SEC / 2) / NSEC_PER_SEC), parts);
@@ -146,8 +147,10 @@ void stats_line(struct stats *s, uint64_t now_ns, uint64_t touches, char *buf, s
 	}
 	secs = (double)(now_ns - s->since_ns) / (double)NSEC_PER_SEC;
 	sleep_text(s, now_ns, sleep, sizeof(sleep));
-	snprintf(buf, len, "%.1f fps, frame %.1f ms p50 / %.1f ms p99, %llu touches, %llu missed flips%s",
-		 secs > 0 ? (double)s->frames / secs : 0.0, percentile_ms(s, 50), percentile_ms(s, 99),
+	snprintf(buf, len, "%.1f fps, frame %.1f ms p50 / %.1f ms p99, %llu touches, "
+		 "%llu missed flips%s",
+		 secs > 0 ? (double)s->frames / secs : 0.0,
+		 percentile_ms(s, 50), percentile_ms(s, 99),
 		 (unsigned long long)(touches - s->touches_before), (unsigned long long)s->missed,
 		 sleep);
 	/* A sleep that goes on is counted from here in the next line. */

@@ -133,7 +133,8 @@ static void check_token(const struct named *n, const char *path)
 		len--;
 	/* As the status server reads it (http.c). */
 	if (len < OPTIONS_HTTP_TOKEN_MIN || memchr(text, '\0', len))
-		wrong(n, "%s: expected a line of at least %d characters", path, OPTIONS_HTTP_TOKEN_MIN);
+		wrong(n, "%s: expected a line of at least %d characters", path,
+		      OPTIONS_HTTP_TOKEN_MIN);
 	free(text);
 }
 

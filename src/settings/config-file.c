@@ -55,7 +55,8 @@ static const char *guess_key(const char *key)
 	for (; *key && n < sizeof(buf) - 1; key++) {
 		char c = *key;
 
-		buf[n++] = c == '_' || c == ' ' || c == '\t' ? '-' : (char)tolower((unsigned char)c);
+		buf[n++] = c == '_' || c == ' ' || c == '\t' ? '-' :
+			   (char)tolower((unsigned char)c);
 	}
 	buf[n] = '\0';
 	k = options_key_find(buf);

@@ -192,7 +192,8 @@ void options_find_config(int argc, char **argv, const char **config, bool *help,
 		else if (row->type == OPTION_CHECK_CONFIG && optarg)
 			*check = optarg;
 		/* --check-config FILE as sshd -t and nginx -t take it. */
-		else if (row->type == OPTION_CHECK_CONFIG && optind < argc && argv[optind][0] != '-')
+		else if (row->type == OPTION_CHECK_CONFIG && optind < argc &&
+			 argv[optind][0] != '-')
 			*check = argv[optind++];
 		else if (row->type == OPTION_CHECK_CONFIG)
 			*check = "";

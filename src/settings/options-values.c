@@ -181,7 +181,8 @@ static int size(const struct origin *from, const struct option_row *row, const c
 static int light_from(const struct origin *from, const char *arg, struct options *o)
 {
 	if (parse_double_pair(arg, ':', 0, OPTIONS_MAX_LIGHT_AZIMUTH, OPTIONS_MIN_LIGHT_ELEVATION,
-			      OPTIONS_MAX_LIGHT_ELEVATION, &o->light_azimuth, &o->light_elevation) < 0)
+			      OPTIONS_MAX_LIGHT_ELEVATION, &o->light_azimuth,
+			      &o->light_elevation) < 0)
 		return bad(from, "'%s' is not AZIMUTH:ELEVATION in degrees, 0 to %g clockwise from "
 			   "the screen's top edge and %g to %g above the panel", arg,
 			   OPTIONS_MAX_LIGHT_AZIMUTH, OPTIONS_MIN_LIGHT_ELEVATION,

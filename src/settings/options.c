@@ -151,26 +151,26 @@ const struct option_row options_table[] = {
 			"visible size in mm (size default: the connector's), turned ROT; one pond "
 			"across them, the gaps are bezels",
 		.man = "A water wall: one pond across several panels.\n"
-		       "Each connector's panel is placed on the wall by the top-left corner X,Y of its\n"
-		       "visible picture and its visible size WxH, in millimetres (default: the size the\n"
-		       "connector reports), turned ROT degrees clockwise as\n"
+		       "Each connector's panel is placed on the wall by the top-left corner X,Y\n"
+		       "of its visible picture and its visible size WxH, in millimetres\n"
+		       "(default: the size the connector reports), turned ROT degrees clockwise\n"
+		       "as\n"
 		       ".BR --rotate .\n"
-		       "The water covers the panels' bounding box, at the pixel density of the first;\n"
-		       "each panel draws its own window of it, so a ripple runs on under a bezel and\n"
-		       "comes out on the next panel when the distance says.\n"
+		       "The water covers the panels' bounding box, at the pixel density of the\n"
+		       "first; each panel draws its own window of it, so a ripple runs on under\n"
+		       "a bezel and comes out on the next panel when the distance says.\n"
 		       "Where that density would make the wall more than a picture can be (16256\n"
 		       "pixels a side, 8192x8192 in all: five 4K panels side by side are 19390\n"
-		       "wide), the wall is drawn coarser and each panel shows its window scaled up,\n"
-		       "said in the log.\n"
+		       "wide), the wall is drawn coarser and each panel shows its window scaled\n"
+		       "up, said in the log.\n"
 		       "The picture covers the wall\n"
 		       ".RB ( --fit\n"
 		       "applies to the wall).\n"
 		       "Panels that overlap, a connector named twice, or a size under 20 mm are\n"
-		       "refused with one line;\n"
-		       "a connector the layout does not name stays dark; a panel unplugged goes dark\n"
-		       "and the water keeps its size.\n"
-		       "With the headless backend each panel of a given size is an output of its own\n"
-		       "(frames\n"
+		       "refused with one line; a connector the layout does not name stays dark;\n"
+		       "a panel unplugged goes dark and the water keeps its size.\n"
+		       "With the headless backend each panel of a given size is an output of its\n"
+		       "own (frames\n"
 		       ".IR frame-NNNNN-NAME.png ),\n"
 		       ".B --size\n"
 		       "being the wall's.\n"
@@ -200,13 +200,13 @@ const struct option_row options_table[] = {
 		       "touches read just before it, so that a touch is on the glass at the next\n"
 		       "vblank rather than a frame later.\n"
 		       ".B auto\n"
-		       "takes the longest of the last 16 frames and a margin of 1.5 ms,\n"
-		       "more after a frame that missed its vblank, and starts frames as soon as the\n"
-		       "last flip is done while that is most of a refresh (a machine that cannot keep\n"
-		       "up).\n"
+		       "takes the longest of the last 16 frames and a margin of 1.5 ms, more\n"
+		       "after a frame that missed its vblank, and starts frames as soon as the\n"
+		       "last flip is done while that is most of a refresh (a machine that cannot\n"
+		       "keep up).\n"
 		       ".B off\n"
-		       "starts them as soon as the last flip is done, as before: touches wait one to\n"
-		       "two refreshes.\n"
+		       "starts them as soon as the last flip is done, as before: touches wait\n"
+		       "one to two refreshes.\n"
 		       "A number is a fixed time in milliseconds.",
 	},
 	/* ---- headless ---- */
@@ -229,15 +229,17 @@ const struct option_row options_table[] = {
 		.man = "Frames to make, then exit.\n"
 		       "With\n"
 		       ".BR \"--frames 0\" ,\n"
-		       "the headless display is a screen without glass: frames come in real time at\n"
+		       "the headless display is a screen without glass: frames come in real time\n"
+		       "at\n"
 		       ".B --refresh\n"
-		       "(drawn only when the water changes, as on a screen) until SIGTERM or SIGINT,\n"
-		       "none is written to\n"
+		       "(drawn only when the water changes, as on a screen) until SIGTERM or\n"
+		       "SIGINT, none is written to\n"
 		       ".BR --output ,\n"
-		       "and the service\\(aqs parts run as on a display (the start and stats lines, the\n"
-		       "usage numbers in the state directory,\n"
+		       "and the service\\(aqs parts run as on a display (the start and stats\n"
+		       "lines, the usage numbers in the state directory,\n"
 		       ".BR --http ,\n"
-		       "SIGUSR1\\(aqs screenshot and map), so they can be tried and tested without one.",
+		       "SIGUSR1\\(aqs screenshot and map), so they can be tried and tested\n"
+		       "without one.",
 	},
 	{
 		.name = "every", .group = GROUP_HEADLESS, .type = OPTION_INT, .arg = "N",
@@ -291,11 +293,11 @@ const struct option_row options_table[] = {
 		.example = "/srv/pictures/koi.jpg:/srv/pictures/more",
 		.reload = RELOAD_LIVE, FIELD(background),
 		.help = "PNG, JPEG or PPM under the water; several, or a directory's, take turns",
-		.man = "The picture under the water: PNG, JPEG or binary PPM, told apart by their\n"
-		       "first bytes.\n"
+		.man = "The picture under the water: PNG, JPEG or binary PPM, told apart by\n"
+		       "their first bytes.\n"
 		       "A picture that cannot be read (missing, truncated, corrupt, larger than\n"
-		       "16384 pixels a side) gives one line naming the file and the reason, and the\n"
-		       "built-in picture is shown instead.\n"
+		       "16384 pixels a side) gives one line naming the file and the reason, and\n"
+		       "the built-in picture is shown instead.\n"
 		       ".IP\n"
 		       "Several pictures, separated by\n"
 		       ".B :\n"
@@ -311,10 +313,11 @@ const struct option_row options_table[] = {
 		       ".I .ppm\n"
 		       "files (any case; hidden ones left out), sorted by name in byte order\n"
 		       ".RB ( strcmp ,\n"
-		       "the same in every locale: number them 01, 02, ..., since 10 sorts before 2).\n"
-		       "A picture of the list that cannot be read is logged once and skipped until\n"
-		       "the list is read again (SIGHUP); when none can be read, the built-in picture\n"
-		       "shows.\n"
+		       "the same in every locale: number them 01, 02, ..., since 10 sorts before\n"
+		       "2).\n"
+		       "A picture of the list that cannot be read is logged once and skipped\n"
+		       "until the list is read again (SIGHUP); when none can be read, the\n"
+		       "built-in picture shows.\n"
 		       "With\n"
 		       ".BR --strict ,\n"
 		       "the first picture must be readable.",
@@ -368,8 +371,8 @@ const struct option_row options_table[] = {
 		.man = "Burn-in care for OLED and plasma panels: the picture wanders within\n"
 		       ".I PIXELS\n"
 		       "each way, in whole pixels, one pixel at a time, minutes apart (x every 2\n"
-		       "minutes, y every 3), so that no edge stays on the same pixels for hours and\n"
-		       "nothing ever jumps.\n"
+		       "minutes, y every 3), so that no edge stays on the same pixels for hours\n"
+		       "and nothing ever jumps.\n"
 		       "The picture is scaled that much larger, so no black band shows.\n"
 		       "0 is off.",
 	},
@@ -379,14 +382,15 @@ const struct option_row options_table[] = {
 		.reload = RELOAD_LIVE, FIELD(obstacles),
 		.help = "an image whose dark parts are solid walls in the water",
 		.man = "An image whose dark parts (under half brightness) are solid walls in the\n"
-		       "water, stretched to the screen: waves reflect off them and bend through gaps.",
+		       "water, stretched to the screen: waves reflect off them and bend through\n"
+		       "gaps.",
 	},
 	{
 		.name = "strict", .group = GROUP_PICTURE, .type = OPTION_FLAG,
 		.def = "no", .example = "yes",
 		.reload = RELOAD_LIVE, FIELD(strict),
-		.help = "a picture that cannot be read is fatal instead of replaced by the built-in "
-			"one",
+		.help = "a picture that cannot be read is fatal instead of replaced by the "
+			"built-in one",
 		.man = "A picture that cannot be read is fatal instead of replaced.",
 	},
 	{
@@ -396,10 +400,11 @@ const struct option_row options_table[] = {
 		.reload = RELOAD_LIVE, FIELD(light),
 		.help = "a lamp's mirror image in the water, in % of white: the slopes catch it; "
 			"0 off",
-		.man = "A lamp above the panel, mirrored by the water: how bright its mirror image\n"
-		       "is, in % of the screen's white. The slopes catch it, so rings show over any\n"
-		       "picture; a slope steeper than the one that mirrors the lamp sees the room\n"
-		       "beyond it, so a finger's dent shows a glint, not a patch of white; 0 is off.",
+		.man = "A lamp above the panel, mirrored by the water: how bright its mirror\n"
+		       "image is, in % of the screen's white.\n"
+		       "The slopes catch it, so rings show over any picture; a slope steeper\n"
+		       "than the one that mirrors the lamp sees the room beyond it, so a\n"
+		       "finger's dent shows a glint, not a patch of white; 0 is off.",
 	},
 	{
 		.name = "light-from", .group = GROUP_PICTURE, .type = OPTION_LIGHT_FROM,
@@ -407,8 +412,8 @@ const struct option_row options_table[] = {
 		.def = STR(OPTIONS_DEFAULT_LIGHT_AZIMUTH) ":" STR(OPTIONS_DEFAULT_LIGHT_ELEVATION),
 		.example = "90:45.5",
 		.reload = RELOAD_LIVE, SPAN(light_azimuth, light_elevation),
-		.help = "where the lamp is: degrees clockwise from the screen's top edge, and above "
-			"the panel",
+		.help = "where the lamp is: degrees clockwise from the screen's top edge, and "
+			"above the panel",
 		.man = "Where the lamp is: degrees clockwise from the screen's top edge, and\n"
 		       "degrees above the panel. By default high, as a ceiling light over a touch\n"
 		       "table, to the top left. The same lamp lights the floor through the water\n"
@@ -420,10 +425,10 @@ const struct option_row options_table[] = {
 		.reload = RELOAD_LIVE, FIELD(caustics),
 		.help = "the same lamp's light through the water onto the picture: brighter under "
 			"crests, lines where it folds",
-		.man = "The light through the water: the picture lies on the pond's floor and the\n"
-		       "moving surface focuses the lamp's light onto it, brighter under crests,\n"
-		       "darker under troughs, in bright lines where it folds; its strength follows\n"
-		       "from\n"
+		.man = "The light through the water: the picture lies on the pond's floor and\n"
+		       "the moving surface focuses the lamp's light onto it, brighter under\n"
+		       "crests, darker under troughs, in bright lines where it folds; its\n"
+		       "strength follows from\n"
 		       ".B --depth\n"
 		       "and the lamp. Flat water lights the floor evenly: the picture exactly.\n"
 		       "Off gives the frames without it, exactly.",
@@ -447,13 +452,14 @@ const struct option_row options_table[] = {
 		.example = "1210x680",
 		.reload = RELOAD_NEW_WATER, SPAN(screen_mm_width, screen_mm_height),
 		.help = "the screen's size in mm as the viewer sees it",
-		.man = "The screen's size in mm as the viewer sees it. A size the connector reports\n"
-		       "(EDID, the panel driver) that is missing or implausible is taken as a\n"
-		       "24-inch screen. The start line says which\n"
-		       "size was used and where it came from. With several screens mirrored, the\n"
-		       "water is made for the first one (its millimetres are the true ones).\n"
-		       "Everything below is in millimetres and seconds on this screen, so the water\n"
-		       "looks the same on a 10-inch, a 55-inch and a 4K screen.",
+		.man = "The screen's size in mm as the viewer sees it.\n"
+		       "A size the connector reports (EDID, the panel driver) that is missing or\n"
+		       "implausible is taken as a 24-inch screen.\n"
+		       "The start line says which size was used and where it came from.\n"
+		       "With several screens mirrored, the water is made for the first one (its\n"
+		       "millimetres are the true ones).\n"
+		       "Everything below is in millimetres and seconds on this screen, so the\n"
+		       "water looks the same on a 10-inch, a 55-inch and a 4K screen.",
 	},
 	{
 		.name = "water", .group = GROUP_WATER, .type = OPTION_CHOICE, .choices = waters,
@@ -463,15 +469,14 @@ const struct option_row options_table[] = {
 			"a train; classic: the seeds' one ring at one speed",
 		.man = "Which water.\n"
 		       ".B pond\n"
-		       "is water's own waves, each wavelength at its own speed\n"
-		       "(\\(*w\\(ha2 = (g k + \\(*s/\\(*r k\\(ha3) tanh(k d)), damped by water's "
-		       "viscosity, so a tap\n"
-		       "rings out as a train of ripples with a calm disc inside and short capillary\n"
-		       "ripples running ahead, and a dragging finger holds ripples ahead of it and\n"
-		       "longer waves behind.\n"
+		       "is water's own waves, each wavelength at its own speed (\\(*w\\(ha2 = (g\n"
+		       "k + \\(*s/\\(*r k\\(ha3) tanh(k d)), damped by water's viscosity, so a\n"
+		       "tap rings out as a train of ripples with a calm disc inside and short\n"
+		       "capillary ripples running ahead, and a dragging finger holds ripples\n"
+		       "ahead of it and longer waves behind.\n"
 		       ".B classic\n"
-		       "is the seeds' two-buffer ripple, bit for bit as it always was: one ring at\n"
-		       "one speed.",
+		       "is the seeds' two-buffer ripple, bit for bit as it always was: one ring\n"
+		       "at one speed.",
 	},
 	{
 		.name = "depth", .group = GROUP_WATER, .type = OPTION_NUMBER, .arg = "MM",
@@ -483,11 +488,13 @@ const struct option_row options_table[] = {
 		.help = "how deep the water is; the picture lies on its floor and deeper bends it "
 			"more",
 		.man = "How deep the water is; the picture lies on its floor, so deeper bends it\n"
-		       "more. In the pond the depth\n"
-		       "also decides the waves: from about 20 mm every ripple a finger makes is in\n"
-		       "deep water and a tap spreads into a train; at 5 mm long waves all run at one\n"
-		       "speed and the train thins to nearly one ring. Under deep water a fingertip's\n"
-		       "fresh dent folds the picture over while the finger is on it.",
+		       "more.\n"
+		       "In the pond the depth also decides the waves: from about 20 mm every\n"
+		       "ripple a finger makes is in deep water and a tap spreads into a train;\n"
+		       "at 5 mm long waves all run at one speed and the train thins to nearly\n"
+		       "one ring.\n"
+		       "Under deep water a fingertip's fresh dent folds the picture over while\n"
+		       "the finger is on it.",
 	},
 	{
 		.name = "viscosity", .group = GROUP_WATER, .type = OPTION_NUMBER, .arg = "MM2_S",
@@ -496,10 +503,10 @@ const struct option_row options_table[] = {
 		.reload = RELOAD_LIVE, FIELD(viscosity_mm2_s),
 		.help = "the pond's: how fast short ripples fade, mm^2 per second (the default is "
 			"water's), 0 none",
-		.man = "The pond's viscosity in mm^2 per second (the default is water's; 0 none):\n"
-		       "a wave of length \\(*l loses its height as\n"
-		       "e^-2\\(*n(2\\(*p/\\(*l)^2 t, short ripples within a second, long waves over\n"
-		       "minutes.",
+		.man = "The pond's viscosity in mm^2 per second (the default is water's; 0\n"
+		       "none): a wave of length \\(*l loses its height as\n"
+		       "e^-2\\(*n(2\\(*p/\\(*l)^2 t, short ripples within a second, long waves\n"
+		       "over minutes.",
 	},
 	{
 		.name = "wave-speed", .group = GROUP_WATER, .type = OPTION_NUMBER, .arg = "CM_S",
@@ -508,9 +515,10 @@ const struct option_row options_table[] = {
 		.example = "30",
 		.reload = RELOAD_LIVE, FIELD(wave_speed_cm_s),
 		.help = "the classic water's: how fast ripples spread, cm per second",
-		.man = "The classic water's: how fast ripples spread, in cm per second (the default\n"
-		       "is the slowest ripples on real water). The pond's waves run at water's own\n"
-		       "speeds; given to the pond, this is said and ignored.",
+		.man = "The classic water's: how fast ripples spread, in cm per second (the\n"
+		       "default is the slowest ripples on real water).\n"
+		       "The pond's waves run at water's own speeds; given to the pond, this is\n"
+		       "said and ignored.",
 	},
 	{
 		.name = "fade", .group = GROUP_WATER, .type = OPTION_NUMBER, .arg = "SECONDS",
@@ -520,9 +528,9 @@ const struct option_row options_table[] = {
 		.help = "damping leaves a tenth of a wave after this, 0 never; water's viscosity "
 			"takes short ripples sooner",
 		.man = "Damping leaves a tenth of a wave after this long (0: no fade); water's\n"
-		       "viscosity takes short ripples sooner, as on a pond. With the default a tap's\n"
-		       "ring still reads after 3 seconds, on a busy picture too, and the water is\n"
-		       "flat again within about 15.",
+		       "viscosity takes short ripples sooner, as on a pond.\n"
+		       "With the default a tap's ring still reads after 3 seconds, on a busy\n"
+		       "picture too, and the water is flat again within about 15.",
 	},
 	{
 		.name = "stone-radius", .group = GROUP_WATER, .type = OPTION_NUMBER, .arg = "MM",
@@ -530,8 +538,8 @@ const struct option_row options_table[] = {
 		.def = STR(OPTIONS_DEFAULT_STONE_RADIUS_MM), .example = "6",
 		.reload = RELOAD_LIVE, FIELD(stone_radius_mm),
 		.help = "radius of a fingertip's stone",
-		.man = "Radius of a fingertip's stone: the dent it makes (the default: a contact a\n"
-		       "centimetre across and the water bending down round it).",
+		.man = "Radius of a fingertip's stone: the dent it makes (the default: a contact\n"
+		       "a centimetre across and the water bending down round it).",
 	},
 	{
 		.name = "stone-weight", .group = GROUP_WATER, .type = OPTION_NUMBER, .arg = "MM",
@@ -543,7 +551,8 @@ const struct option_row options_table[] = {
 	},
 	{
 		.name = "rain", .group = GROUP_WATER, .type = OPTION_INT, .arg = "N",
-		.min = 0, .max = OPTIONS_MAX_RAIN, .def = STR(OPTIONS_DEFAULT_RAIN), .example = "30",
+		.min = 0, .max = OPTIONS_MAX_RAIN, .def = STR(OPTIONS_DEFAULT_RAIN),
+		.example = "30",
 		.reload = RELOAD_LIVE, FIELD(rain),
 		.help = "raindrops per minute per square metre, 0 none",
 		.man = "Raindrops per minute per square metre of screen, 0 for none.",
@@ -573,8 +582,8 @@ const struct option_row options_table[] = {
 		       "with\n"
 		       ".B #\n"
 		       "starting a comment.\n"
-		       "Frames count from 0 at the refresh rate and never go back; coordinates are\n"
-		       "the screen's pixels as the viewer sees them.\n"
+		       "Frames count from 0 at the refresh rate and never go back; coordinates\n"
+		       "are the screen's pixels as the viewer sees them.\n"
 		       "A malformed line is an error naming\n"
 		       ".IR file : line .",
 	},
@@ -585,10 +594,10 @@ const struct option_row options_table[] = {
 		.example = "2",
 		.reload = RELOAD_NEW_WATER, FIELD(sim_scale),
 		.help = "simulate the water at 1/N size, render full size",
-		.man = "Simulate the water at 1/\\fIN\\fR of the screen's size; auto picks\n"
-		       "cells of 1.4 to 2.8 mm, a power of two pixels, interpolated smoothly.\n"
-		       "Either way the water has 4194304 cells (2048x2048) at the most: a finer grid\n"
-		       "is made coarser, said in the log.",
+		.man = "Simulate the water at 1/\\fIN\\fR of the screen's size; auto picks cells\n"
+		       "of 1.4 to 2.8 mm, a power of two pixels, interpolated smoothly.\n"
+		       "Either way the water has 4194304 cells (2048x2048) at the most: a finer\n"
+		       "grid is made coarser, said in the log.",
 	},
 	{
 		.name = "steps-per-second", .group = GROUP_SEEDS, .type = OPTION_INT_AUTO,
@@ -596,10 +605,10 @@ const struct option_row options_table[] = {
 		.def = "auto", .example = "60",
 		.reload = RELOAD_LIVE, FIELD(steps_per_second),
 		.help = "water steps per second, whatever the refresh",
-		.man = "Water steps per second, whatever the display's refresh rate; auto\n"
-		       "gives the classic water's wave speed on those cells, and 240 for the pond\n"
-		       "(whose waves are exact at any step; its steps keep a stone's time inside a\n"
-		       "frame and follow a fast finger).",
+		.man = "Water steps per second, whatever the display's refresh rate; auto gives\n"
+		       "the classic water's wave speed on those cells, and 240 for the pond\n"
+		       "(whose waves are exact at any step; its steps keep a stone's time inside\n"
+		       "a frame and follow a fast finger).",
 	},
 	{
 		.name = "damping", .group = GROUP_SEEDS, .type = OPTION_INT_AUTO, .arg = "auto|N",
@@ -607,9 +616,9 @@ const struct option_row options_table[] = {
 		.def = "auto", .example = "7",
 		.reload = RELOAD_LIVE, FIELD(damping),
 		.help = "the classic water's: waves lose 1/2^N per step (the seeds used 5)",
-		.man = "The classic water's: waves lose 1/2^\\fIN\\fR of their height per step, the\n"
-		       "seeds' step with no viscosity; auto damps by a fraction that follows the step\n"
-		       "rate, from\n"
+		.man = "The classic water's: waves lose 1/2^\\fIN\\fR of their height per step,\n"
+		       "the seeds' step with no viscosity; auto damps by a fraction that follows\n"
+		       "the step rate, from\n"
 		       ".BR --fade ,\n"
 		       "and adds water's viscosity.",
 	},
@@ -649,9 +658,10 @@ const struct option_row options_table[] = {
 		.arg = "\"DEVICE=NAME ...\"", .def_text = "none",
 		.example = "ILITEK Multi-Touch=HDMI-A-1 /dev/input/event7=HDMI-A-2",
 		.reload = RELOAD_RESTART, FIELD(touch_map),
-		.help = "a touchscreen per panel of a wall: each device (as --touch-device takes it) "
-			"on its connector",
-		.man = "On a wall, a touchscreen per panel: each DEVICE (a path or a device's name, as\n"
+		.help = "a touchscreen per panel of a wall: each device (as --touch-device takes "
+			"it) on its connector",
+		.man = "On a wall, a touchscreen per panel: each DEVICE (a path or a device's\n"
+		       "name, as\n"
 		       ".B --touch-device\n"
 		       "takes it) lands on the panel of connector NAME.",
 	},
@@ -686,8 +696,8 @@ const struct option_row options_table[] = {
 		.reload = RELOAD_LIVE, SPAN(touch_radius_min, touch_radius_max),
 		.help = "stone radius in mm from a fingertip to a flat hand, where the device "
 			"reports contact size",
-		.man = "Stone radius in mm from a fingertip to a flat hand, on devices that report\n"
-		       "the contact's size.",
+		.man = "Stone radius in mm from a fingertip to a flat hand, on devices that\n"
+		       "report the contact's size.",
 	},
 	{
 		.name = "touch-weight", .group = GROUP_TOUCH, .type = OPTION_BOUNDS,
@@ -698,20 +708,21 @@ const struct option_row options_table[] = {
 		.reload = RELOAD_LIVE, SPAN(touch_weight_min, touch_weight_max),
 		.help = "stone weight in mm from the lightest to the firmest press, where the "
 			"device reports pressure",
-		.man = "Stone weight in mm from the lightest to the firmest press, on devices that\n"
-		       "report pressure.",
+		.man = "Stone weight in mm from the lightest to the firmest press, on devices\n"
+		       "that report pressure.",
 	},
 	{
 		.name = "stuck-touch", .group = GROUP_TOUCH, .type = OPTION_INT, .arg = "SECONDS",
-		.min = 0, .max = OPTIONS_MAX_STUCK_TOUCH_S, .def = STR(OPTIONS_DEFAULT_STUCK_TOUCH_S),
+		.min = 0, .max = OPTIONS_MAX_STUCK_TOUCH_S,
+		.def = STR(OPTIONS_DEFAULT_STUCK_TOUCH_S),
 		.example = "45",
 		.reload = RELOAD_LIVE, FIELD(stuck_touch_s),
 		.help = "a contact that has not moved for this long is stuck, not a visitor, until "
 			"it lifts; 0 never",
-		.man = "A contact that has not moved more than 3 mm for this long is stuck (a faulty\n"
-		       "panel, something lying on it): it no longer counts as a visitor, so it holds\n"
-		       "off neither the attract rain nor the dark screen outside opening hours, until\n"
-		       "it lifts; 0 never.\n"
+		.man = "A contact that has not moved more than 3 mm for this long is stuck (a\n"
+		       "faulty panel, something lying on it): it no longer counts as a visitor,\n"
+		       "so it holds off neither the attract rain nor the dark screen outside\n"
+		       "opening hours, until it lifts; 0 never.\n"
 		       "A finger held still counts as a visitor until then.",
 	},
 	{
@@ -760,8 +771,8 @@ const struct option_row options_table[] = {
 		       "names, as the kiosk would at start, then\n"
 		       "exit without showing anything: status 0 and\n"
 		       ".IB FILE \": ok\"\n"
-		       "on standard output, or status 1 and every error on standard error, one line\n"
-		       "each as\n"
+		       "on standard output, or status 1 and every error on standard error, one\n"
+		       "line each as\n"
 		       ".IB FILE : LINE : \" key\" \": ...\\fR,\"\n"
 		       "as\n"
 		       ".B sshd -t\n"
@@ -776,10 +787,10 @@ const struct option_row options_table[] = {
 			"the unit runs it after any exit",
 		.man = "Give the virtual terminal\n"
 		       ".I TTY\n"
-		       "back to the text console\n"
-		       "(KD_TEXT, VT_AUTO, the screen and its scrollback cleared), whoever left it in\n"
-		       "graphics mode, then exit. The unit runs it after any exit of the kiosk, a crash\n"
-		       "too (\\fBExecStopPost=\\fR), in place of systemd's\n"
+		       "back to the text console (KD_TEXT, VT_AUTO, the screen and its\n"
+		       "scrollback cleared), whoever left it in graphics mode, then exit.\n"
+		       "The unit runs it after any exit of the kiosk, a crash too\n"
+		       "(\\fBExecStopPost=\\fR), in place of systemd's\n"
 		       ".BR TTYReset= ,\n"
 		       ".B TTYVHangup=\n"
 		       "and\n"
@@ -802,8 +813,8 @@ const struct option_row options_table[] = {
 		.example = "60",
 		.reload = RELOAD_LIVE, FIELD(attract_rain),
 		.help = "raindrops per minute per square metre then",
-		.man = "Raindrops per minute per square metre of screen then (the default is about\n"
-		       "4 a second on a 55-inch screen, 1 on a 24-inch one).",
+		.man = "Raindrops per minute per square metre of screen then (the default is\n"
+		       "about 4 a second on a 55-inch screen, 1 on a 24-inch one).",
 	},
 	{
 		.name = "opening-hours", .group = GROUP_EXHIBIT, .type = OPTION_OPENING_HOURS,
@@ -816,7 +827,8 @@ const struct option_row options_table[] = {
 		       ".B --attract\n"
 		       "seconds, or a minute with\n"
 		       ".BR \"--attract 0\" ;\n"
-		       "DPMS off where the connector supports it); a touch or the opening time wakes it.\n"
+		       "DPMS off where the connector supports it); a touch or the opening time\n"
+		       "wakes it.\n"
 		       ".B always\n"
 		       "is always open.",
 	},
@@ -830,15 +842,16 @@ const struct option_row options_table[] = {
 		       "through KMS, and the backlight where the panel has one\n"
 		       ".RI ( /sys/class/backlight ).\n"
 		       "The first touch brings them back with the water on them; 0 never.\n"
-		       "A screen that refuses DPMS is said once in the log and shows black instead.",
+		       "A screen that refuses DPMS is said once in the log and shows black\n"
+		       "instead.",
 	},
 	{
 		.name = "cec", .group = GROUP_EXHIBIT, .type = OPTION_DEVICE,
 		.arg = "auto|off|DEVICE", .def = "auto", .example = "/dev/cec0",
 		.reload = RELOAD_LIVE, FIELD(cec_device),
 		.help = "HDMI-CEC: the TV goes to standby when the screens sleep and is woken and "
-			"switched to the kiosk when they wake; auto takes the adapter of the screen "
-			"shown, or the only one; or a device (/dev/cec0)",
+			"switched to the kiosk when they wake; auto takes the adapter of the "
+			"screen shown, or the only one; or a device (/dev/cec0)",
 		.man = "HDMI-CEC, through the kernel\\(aqs CEC adapters\n"
 		       ".RI ( /dev/cec N ):\n"
 		       "the kiosk claims a playback device\\(aqs address, sends the TV\n"
@@ -869,8 +882,8 @@ const struct option_row options_table[] = {
 		.help = "the card the water is heard on: auto takes the ALSA default where "
 			"/etc/asound.conf sets one, else the first card that plays; or an ALSA "
 			"device (plughw:1,0)",
-		.man = "The card the water is heard on, through ALSA: every touch and raindrop rings\n"
-		       "the air bubble it traps (see SOUND).\n"
+		.man = "The card the water is heard on, through ALSA: every touch and raindrop\n"
+		       "rings the air bubble it traps (see SOUND).\n"
 		       ".B auto\n"
 		       "takes the ALSA default where\n"
 		       ".I /etc/asound.conf\n"
@@ -879,9 +892,9 @@ const struct option_row options_table[] = {
 		       ".B off\n"
 		       "is silent; anything else names an ALSA device, as\n"
 		       ".BR plughw:1,0 .\n"
-		       "No card, or one that goes away, is said in one line (and each of libasound\\(aqs\n"
-		       "own messages, once) and the water goes on silently; a card that comes later is\n"
-		       "taken.",
+		       "No card, or one that goes away, is said in one line (and each of\n"
+		       "libasound\\(aqs own messages, once) and the water goes on silently; a\n"
+		       "card that comes later is taken.",
 	},
 	{
 		.name = "volume", .group = GROUP_EXHIBIT, .type = OPTION_INT, .arg = "N",
@@ -890,9 +903,9 @@ const struct option_row options_table[] = {
 		.reload = RELOAD_LIVE, FIELD(volume),
 		.help = "how loud",
 		.man = "How loud.\n"
-		       "The card's speaker controls (Master, PCM, Speaker, Headphone, Front, Line Out;\n"
-		       "a card's only playback control) are switched on at 0 dB when the card is\n"
-		       "opened; this scales the sound.",
+		       "The card's speaker controls (Master, PCM, Speaker, Headphone, Front,\n"
+		       "Line Out; a card's only playback control) are switched on at 0 dB when\n"
+		       "the card is opened; this scales the sound.",
 	},
 	{
 		.name = "quiet-hours", .group = GROUP_EXHIBIT, .type = OPTION_QUIET_HOURS,
@@ -900,10 +913,12 @@ const struct option_row options_table[] = {
 		.reload = RELOAD_LIVE, SPAN(has_quiet_hours, quiet_to_min),
 		.help = "silent then, the water goes on; silent too while the screens sleep and "
 			"outside opening hours",
-		.man = "Silent then (local time; the span may pass midnight), while the water goes on.\n"
+		.man = "Silent then (local time; the span may pass midnight), while the water\n"
+		       "goes on.\n"
 		       ".B none\n"
 		       "is never.\n"
-		       "The sound is silent too while the screens sleep and outside opening hours.",
+		       "The sound is silent too while the screens sleep and outside opening\n"
+		       "hours.",
 	},
 	{
 		.name = "stats-interval", .group = GROUP_EXHIBIT, .type = OPTION_INT,
@@ -911,8 +926,8 @@ const struct option_row options_table[] = {
 		.def = STR(OPTIONS_DEFAULT_STATS_INTERVAL_S), .example = "60",
 		.reload = RELOAD_LIVE, FIELD(stats_interval_s),
 		.help = "a stats line (frame rate, frame times, touches) this often; 0 never",
-		.man = "Log a line of statistics this often: frames per second, frame time p50 and\n"
-		       "p99, touches, missed flips; 0 never.",
+		.man = "Log a line of statistics this often: frames per second, frame time p50\n"
+		       "and p99, touches, missed flips; 0 never.",
 	},
 	{
 		.name = "state-dir", .group = GROUP_EXHIBIT, .type = OPTION_STRING, .arg = "DIR",
@@ -936,13 +951,12 @@ const struct option_row options_table[] = {
 			"fingers landed; 0 none",
 		.man = "Keep the curator's numbers in the state directory:\n"
 		       ".I usage.csv\n"
-		       "with a row for each hour (touches, the most fingers at once, seconds with\n"
-		       "someone touching, frames per second, missed flips, seconds running), rows\n"
-		       "older than\n"
+		       "with a row for each hour (touches, the most fingers at once, seconds\n"
+		       "with someone touching, frames per second, missed flips, seconds\n"
+		       "running), rows older than\n"
 		       ".I N\n"
-		       "days removed (a gap of more than a day between\n"
-		       "rows counts as one, so a clock set far ahead removes a day of them at most);\n"
-		       "and\n"
+		       "days removed (a gap of more than a day between rows counts as one, so a\n"
+		       "clock set far ahead removes a day of them at most); and\n"
 		       ".IR touches.png ,\n"
 		       "a map of where fingers landed over the dimmed picture, every hour and on\n"
 		       ".BR SIGUSR1 ,\n"
@@ -967,9 +981,10 @@ const struct option_row options_table[] = {
 		       "shipped but not enabled), and then opens no network socket itself.\n"
 		       "Anyone who reaches it reads\n"
 		       ".B /\n"
-		       "(a status page without script: the live screen, awake or asleep, frame rate,\n"
-		       "missed flips, screens, touch devices, the picture, uptime, version, today\\(aqs\n"
-		       "touches, a chart of touches per hour for 7 days, the map of touches),\n"
+		       "(a status page without script: the live screen, awake or asleep, frame\n"
+		       "rate, missed flips, screens, touch devices, the picture, uptime,\n"
+		       "version, today\\(aqs touches, a chart of touches per hour for 7 days,\n"
+		       "the map of touches),\n"
 		       ".B /metrics\n"
 		       "(Prometheus),\n"
 		       ".BR /status.json ,\n"
@@ -983,10 +998,10 @@ const struct option_row options_table[] = {
 		       ".BR Allow )\n"
 		       "and paths, bodies over 4 KiB, two different\n"
 		       ".BR Content-Length s,\n"
-		       "more than 64 connections (8 from one address, so a few busy addresses leave\n"
-		       "room for a technician), clients quiet for 10 s or slower than 8 s over a\n"
-		       "request\\(aqs headers, and connections older than a minute are refused or\n"
-		       "closed, each counted in\n"
+		       "more than 64 connections (8 from one address, so a few busy addresses\n"
+		       "leave room for a technician), clients quiet for 10 s or slower than 8 s\n"
+		       "over a request\\(aqs headers, and connections older than a minute are\n"
+		       "refused or closed, each counted in\n"
 		       ".B ripple_kiosk_http_refused_total\n"
 		       "and none logged.\n"
 		       "A frame is copied for\n"
@@ -999,7 +1014,8 @@ const struct option_row options_table[] = {
 		.example = "/etc/ripple-kiosk/http-token",
 		.reload = RELOAD_RESTART, FIELD(http_token_file),
 		.help = "its control calls (POST /reload ...) take the token in this file",
-		.man = "With this file (a line of " STR(OPTIONS_HTTP_TOKEN_MIN) " characters or more; "
+		.man = "With this file (a line of " STR(OPTIONS_HTTP_TOKEN_MIN)
+		       " characters or more; "
 		       "keep it readable by the\n"
 		       "service alone)\n"
 		       ".BR \"POST /reload\" ,\n"
@@ -1117,11 +1133,11 @@ void options_input_config(const struct options *o, struct input_config *c)
 	memcpy(c->transform.matrix, o->calibration, sizeof(c->transform.matrix));
 	s->radius_min_mm = o->touch_radius_min > 0 ? o->touch_radius_min : o->stone_radius_mm;
 	s->radius_max_mm = o->touch_radius_max > 0 ? o->touch_radius_max
-						   : o->stone_radius_mm * OPTIONS_TOUCH_RADIUS_SPREAD;
+			   : o->stone_radius_mm * OPTIONS_TOUCH_RADIUS_SPREAD;
 	s->weight_min_mm = o->touch_weight_min > 0 ? o->touch_weight_min
-						   : o->stone_weight_mm / OPTIONS_TOUCH_WEIGHT_SPREAD;
+			   : o->stone_weight_mm / OPTIONS_TOUCH_WEIGHT_SPREAD;
 	s->weight_max_mm = o->touch_weight_max > 0 ? o->touch_weight_max
-						   : o->stone_weight_mm * OPTIONS_TOUCH_WEIGHT_SPREAD;
+			   : o->stone_weight_mm * OPTIONS_TOUCH_WEIGHT_SPREAD;
 }
 
 int options_rotation(const struct options *o, int panel_rotation)

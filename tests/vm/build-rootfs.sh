@@ -60,7 +60,8 @@ if [ -z "$mirror" ] && found=$("$(dirname "$0")/apt-mirror.sh" "$SUITE"); then
 	mirror=$1
 	[ "${2:--}" != - ] && [ -f "$2" ] && keyring=$2
 fi
-[ -n "$mirror" ] || die "no Debian mirror for $SUITE in /etc/apt/sources.list{,.d/*} (set RKVM_MIRROR)"
+[ -n "$mirror" ] ||
+	die "no Debian mirror for $SUITE in /etc/apt/sources.list{,.d/*} (set RKVM_MIRROR)"
 
 # -- debootstrap ----------------------------------------------------------------
 rm -rf "$dir"
@@ -103,7 +104,8 @@ echo "$packages" > "$dir/packages"
 # -- ext4 image -------------------------------------------------------------------
 kb=$(du -sk "$root" | cut -f1)
 size=$(( kb * 13 / 10 / 1024 + 256 ))M
-if ! mke2fs -q -t ext4 -L rkroot -d "$root" -F "$tmp/rootfs.img" "$size" >> "$dir/build.log" 2>&1; then
+if ! mke2fs -q -t ext4 -L rkroot -d "$root" -F "$tmp/rootfs.img" "$size" \
+	>> "$dir/build.log" 2>&1; then
 	tail -n 20 "$dir/build.log" >&2
 	die "mke2fs failed (log: $dir/build.log)"
 fi

@@ -434,7 +434,8 @@ def build_initramfs(path, kdir, script=None, programs=(), extra_files=None,
         cpio.host_file(lib, lib, 0o755)
 
     for guest, src in sorted((extra_files or {}).items()):
-        if isinstance(src, (bytes, str)) and not (isinstance(src, str) and os.path.isabs(src) and os.path.exists(src)):
+        if isinstance(src, (bytes, str)) and not (isinstance(src, str) and os.path.isabs(src)
+                                                  and os.path.exists(src)):
             cpio.file(guest, src)
         elif os.path.isdir(src):
             for root, dirs, files in os.walk(src):
