@@ -109,7 +109,8 @@ static void swipe(struct kiosk *k, int width, int height)
 static void usage(FILE *f)
 {
 	fprintf(f,
-"Usage: ripple-bench [--size WxH] [--frames N] [--impl auto|scalar|sse2|avx2|neon|seed-o2|seed-native]\n"
+"Usage: ripple-bench [--size WxH] [--frames N]\n"
+"                    [--impl auto|scalar|sse2|avx2|neon|seed-o2|seed-native]\n"
 "                    [--threads T] [--format xrgb8888|rgb565] [--water choppy|calm|swipe]\n"
 "                    [--screen-mm WxH] [--refresh HZ] [--sim-scale auto|S]\n"
 "                    [--steps-per-second auto|N] [--model pond|classic] [--idle] [--floor]\n"
@@ -321,6 +322,9 @@ struct times {
 	 * for (%) */
 	uint64_t missed_vblanks;
 	double lead_p50, lead_p99, backed_off;
+	/* how late the sleep until a frame's planned start woke (p50, p99,
+	 * ms): the other half of what the margin is for */
+	double wake_p50, wake_p99;
 };
 
 static void print_line(const struct bench *b, const char *impl, int threads,
@@ -344,7 +348,8 @@ static void print_line(const struct bench *b, const char *impl, int threads,
 	if (!b->seeds)
 		printf(" model=%s caustics=%s", model_name(b->model), b->caustics ? "on" : "off");
 	if (b->idle)
-		printf(" idle=%s", b->model == WATER_CLASSIC ? "same-frames+calm-rows" : "same-frames");
+		printf(" idle=%s",
+		       b->model == WATER_CLASSIC ? "same-frames+calm-rows" : "same-frames");
 	printf(" step_ms=%.3f render_ms=%.3f", t->step, t->render);
 	if (!b->seeds && b->model == WATER_POND)
 		printf(" idct_ms=%.3f", t->idct);
@@ -359,6 +364,8 @@ static void print_line(const struct bench *b, const char *impl, int threads,
 		       "backed_off_pct=%.1f", b->vblanks == VBLANKS_LATE ? "auto" : "off",
 		       (unsigned long long)t->missed_vblanks, t->lead_p50, t->lead_p99,
 		       t->backed_off);
+	if (b->vblanks == VBLANKS_LATE)
+		printf(" wake_late_p50_ms=%.3f wake_late_p99_ms=%.3f", t->wake_p50, t->wake_p99);
 	printf("\n");
 }
 
@@ -548,7 +555,8 @@ struct vblank_clock {
 	uint64_t flip;                    /* the last frame's vblank: its buffer free */
 	uint64_t seq, missed;
 	uint64_t *lead;                   /* each frame's start to its vblank, ns */
-	int frame;
+	uint64_t *wake;                   /* each planned sleep's lateness, ns */
+	int frame, n_wake;
 	int backed_off;
 };
 
@@ -560,9 +568,11 @@ static int vblank_clock_init(struct vblank_clock *vc, const struct bench *b, uin
 	vc->s = schedule_create(b->vblanks == VBLANKS_LATE ? SCHEDULE_LATE : SCHEDULE_AT_ONCE,
 				period);
 	vc->lead = calloc((size_t)b->frames, sizeof(*vc->lead));
-	if (!vc->s || !vc->lead) {
+	vc->wake = calloc((size_t)b->frames, sizeof(*vc->wake));
+	if (!vc->s || !vc->lead || !vc->wake) {
 		schedule_destroy(vc->s);
 		free(vc->lead);
+		free(vc->wake);
 		return -ENOMEM;
 	}
 	vc->period = period;
@@ -595,6 +605,10 @@ static void vblank_wait(struct vblank_clock *vc, int f)
 			;
 	}
 	vc->start = clock_now_ns();
+	if (at > now) {
+		vc->wake[vc->n_wake++] = vc->start - at;
+		schedule_woke(vc->s, vc->start - at);
+	}
 	/* what it is meant for: the schedule's vblank, else the first after
 	 * its start */
 	vc->target = vblank ? vblank : vc->flip + vc->period;
@@ -627,8 +641,15 @@ static void vblank_clock_end(struct vblank_clock *vc, int frames, struct times *
 	qsort(vc->lead, (size_t)frames, sizeof(*vc->lead), cmp_u64);
 	t->lead_p50 = (double)vc->lead[frames / 2] / BENCH_NS_PER_MS;
 	t->lead_p99 = (double)vc->lead[(int)((int64_t)frames * 99 / 100)] / BENCH_NS_PER_MS;
+	if (vc->n_wake > 0) {
+		qsort(vc->wake, (size_t)vc->n_wake, sizeof(*vc->wake), cmp_u64);
+		t->wake_p50 = (double)vc->wake[vc->n_wake / 2] / BENCH_NS_PER_MS;
+		t->wake_p99 = (double)vc->wake[(int)((int64_t)vc->n_wake * 99 / 100)] /
+			      BENCH_NS_PER_MS;
+	}
 	schedule_destroy(vc->s);
 	free(vc->lead);
+	free(vc->wake);
 }
 
 static int run_kiosk(const struct bench *b, uint64_t *t_step, uint64_t *t_render,

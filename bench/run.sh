@@ -235,6 +235,9 @@ function field(line, key,   re) {
 	    "(p99 %s), backed off %s%% of frames; prediction error p50 %s / p99 %s ms",
 	    field($0, "missed_vblanks"), field($0, "lead_p50_ms"), field($0, "lead_p99_ms"),
 	    field($0, "backed_off_pct"), field($0, "pred_err_p50_ms"), field($0, "pred_err_p99_ms"))
+	if (field($0, "wake_late_p99_ms") != "")
+		sched[key] = sched[key] sprintf("; wake-ups late p50 %s / p99 %s ms",
+		    field($0, "wake_late_p50_ms"), field($0, "wake_late_p99_ms"))
 }
 function verdict(ok) { return ok ? "met" : "MISSED" }
 END {

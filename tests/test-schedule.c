@@ -32,8 +32,10 @@ static void test_quantiles(void)
 	/* 100 touches read at once, landed 0.1 ms apart from 10 ms before
 	 * the flip back */
 	for (int i = 0; i < 100; i++)
-		t[i] = (struct latency_touch){ .event_ns = 110 * MS - 10 * MS - (uint64_t)i * MS / 10,
-					       .read_ns = 99 * MS };
+		t[i] = (struct latency_touch){
+			.event_ns = 110 * MS - 10 * MS - (uint64_t)i * MS / 10,
+			.read_ns = 99 * MS,
+		};
 	latency_frame_shown(l, &f, t, 100);
 	latency_totals(l, &v);
 	CHECK(v.frames == 1);
@@ -92,8 +94,8 @@ static void test_schedule(void)
 	CHECK(start == flip + P - 4 * MS - SCHEDULE_MARGIN_NS);
 	CHECK(schedule_lead_ns(s) == 4 * MS + SCHEDULE_MARGIN_NS);
 	/* woken a little late: the same vblank, at once */
-	CHECK(schedule_start(s, start + SCHEDULE_MARGIN_NS / 4, &v) == start + SCHEDULE_MARGIN_NS / 4 &&
-	      v == flip + P);
+	CHECK(schedule_start(s, start + SCHEDULE_MARGIN_NS / 4, &v) ==
+	      start + SCHEDULE_MARGIN_NS / 4 && v == flip + P);
 	/* too late for it: the next one */
 	start = schedule_start(s, flip + P - 2 * MS, &v);
 	CHECK(v == flip + 2 * P && start == flip + 2 * P - 4 * MS - SCHEDULE_MARGIN_NS);
@@ -125,6 +127,34 @@ static void test_schedule(void)
 	CHECK(schedule_flipped(s, flip + 33 * P, flip + 33 * P - 2 * MS, flip + 33 * P, 133) == 0);
 	/* the same by the times alone */
 	CHECK(schedule_flipped(s, flip + 34 * P, flip + 34 * P - 1 * MS, flip + 36 * P, 0) == 2);
+	schedule_destroy(s);
+
+	/* the load: wake-ups late by up to 3 ms widen the margin by the
+	 * latest of them, before any frame misses; a wake-up a period late
+	 * counts as one period; a second of wake-ups on time forgets them */
+	s = schedule_create(SCHEDULE_LATE, P);
+	for (int i = 0; i < SCHEDULE_HISTORY; i++)
+		schedule_took(s, 4 * MS);
+	CHECK(schedule_flipped(s, 0, flip - 3 * MS, flip, 100) == 0);
+	CHECK_EQ(schedule_margin_ns(s), SCHEDULE_MARGIN_NS);
+	for (int i = 0; i < 10; i++)
+		schedule_woke(s, (uint64_t)i * MS / 3);
+	CHECK_EQ(schedule_margin_ns(s), SCHEDULE_MARGIN_NS + 3 * MS);
+	CHECK_EQ(schedule_lead_ns(s), 4 * MS + SCHEDULE_MARGIN_NS + 3 * MS);
+	start = schedule_start(s, flip + 1 * MS, &v);
+	CHECK(v == flip + P && start == flip + P - 4 * MS - SCHEDULE_MARGIN_NS - 3 * MS);
+	/* woken 2 ms late, within half the wider margin: the same vblank */
+	CHECK(schedule_start(s, start + 2 * MS, &v) == start + 2 * MS && v == flip + P);
+	/* frames of 10 ms and wake-ups a period late: backed off */
+	for (int i = 0; i < SCHEDULE_HISTORY; i++)
+		schedule_took(s, 10 * MS);
+	schedule_woke(s, 5 * P);
+	CHECK_EQ(schedule_margin_ns(s), SCHEDULE_MARGIN_NS + P);
+	CHECK(schedule_backed_off(s));
+	for (int i = 0; i < SCHEDULE_WAKE_HISTORY; i++)
+		schedule_woke(s, 100000);
+	CHECK_EQ(schedule_margin_ns(s), SCHEDULE_MARGIN_NS + 100000);
+	CHECK(!schedule_backed_off(s));
 	schedule_destroy(s);
 
 	/* at once: today's schedule */
@@ -309,7 +339,8 @@ static void run_vblanks(int render_ahead_us, bool late_some, struct latency_view
 static void test_loop_vblanks(void)
 {
 	struct latency_view late, before, missed;
-	const struct latency_hist *a = &late.stage[LATENCY_TOTAL], *b = &before.stage[LATENCY_TOTAL];
+	const struct latency_hist *a = &late.stage[LATENCY_TOTAL];
+	const struct latency_hist *b = &before.stage[LATENCY_TOTAL];
 	/* a fixed lead: the frames' own time on this machine is not the test's */
 	const int lead_us = 3000;
 
@@ -317,8 +348,9 @@ static void test_loop_vblanks(void)
 	run_vblanks(OPTIONS_RENDER_AHEAD_OFF, false, &before);
 	fprintf(stderr, "late (3 ms ahead): %llu taps, %.2f ms p50 / %.2f p99 / %.2f max; "
 		"before: %.2f ms p50 / %.2f p99 / %.2f max\n", (unsigned long long)a->count,
-		latency_quantile_ms(a, 0.5), latency_quantile_ms(a, 0.99), latency_quantile_ms(a, 1),
-		latency_quantile_ms(b, 0.5), latency_quantile_ms(b, 0.99), latency_quantile_ms(b, 1));
+		latency_quantile_ms(a, 0.5), latency_quantile_ms(a, 0.99),
+		latency_quantile_ms(a, 1), latency_quantile_ms(b, 0.5),
+		latency_quantile_ms(b, 0.99), latency_quantile_ms(b, 1));
 	CHECK(a->count > 150 && b->count == a->count);
 	/* uniform over [3 ms, P + 3 ms] */
 	CHECK(latency_quantile_ms(a, 0.5) > 8 && latency_quantile_ms(a, 0.5) < 13);

@@ -686,7 +686,8 @@ int main(void)
 			/* fewer steps on the wide and the largest waters: as
 			 * many stones and extremes a row, in a tenth of the
 			 * time */
-			int steps = (size_t)w * h > 100000 ? 40 : (size_t)w * h > 10000 ? 300 : 3000;
+			int steps = (size_t)w * h > 100000 ? 40
+				    : (size_t)w * h > 10000 ? 300 : 3000;
 
 			same = compare_path(k, w, h, steps) && same;
 			same = compare_mul(k, w, h, steps) && same;

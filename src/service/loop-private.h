@@ -29,6 +29,7 @@ struct loop_output {
 	int panel;                /* on a wall: its panel in the layout, -1: none (dark) */
 	int sched;                /* its refresh rate's schedule in loop.scheds */
 	uint64_t target_ns;       /* the vblank its frame is meant for; 0: not known */
+	uint64_t planned_ns;      /* the start its schedule gave, waited for; 0: none */
 	/* The frame committed and not yet seen shown (its flip), its way to
 	 * the screen and the touches in it (the touch output's). */
 	bool committed;

@@ -347,7 +347,8 @@ static void frame_shown(struct loop *l, int idx, uint64_t flip_ns)
 	bool leader = true;
 
 	for (int j = 0; j < idx; j++)
-		leader = leader && !(l->outputs[j].sched == out->sched && !l->outputs[j].info.asleep);
+		leader = leader &&
+			 !(l->outputs[j].sched == out->sched && !l->outputs[j].info.asleep);
 	out->lat.flip_ns = flip_ns;
 	if (out->n_touches && out->touches[0].event_ns < flip_ns)
 		log_debug("touch-to-photon: %d touch%s shown at %.4f s, the first %.1f ms after it "
@@ -355,8 +356,9 @@ static void frame_shown(struct loop *l, int idx, uint64_t flip_ns)
 			  (double)flip_ns / NSEC_PER_SEC,
 			  (double)(flip_ns - out->touches[0].event_ns) / 1e6);
 	if (leader)
-		latency_missed(l->latency, schedule_flipped(s, out->target_ns, out->lat.commit_ns, flip_ns,
-							    out->info.flip_seq));
+		latency_missed(l->latency,
+			       schedule_flipped(s, out->target_ns, out->lat.commit_ns, flip_ns,
+						out->info.flip_seq));
 	latency_frame_shown(l->latency, &out->lat, out->touches, out->n_touches);
 	out->n_touches = 0;
 	out->committed = false;
@@ -390,7 +392,8 @@ static void configure_schedules(struct loop *l, const struct options *o)
 		schedule_configure(l->scheds[i].s,
 				   o->render_ahead_us == OPTIONS_RENDER_AHEAD_OFF ? SCHEDULE_AT_ONCE
 										   : SCHEDULE_LATE,
-				   o->render_ahead_us > 0 ? (uint64_t)o->render_ahead_us * 1000u : 0);
+				   o->render_ahead_us > 0 ? (uint64_t)o->render_ahead_us * 1000u
+							  : 0);
 }
 
 /*
@@ -533,6 +536,8 @@ static uint64_t frames(struct loop *l, uint64_t now, int *err)
 			when = out->lat.commit_ns + period;
 		} else if (now < start) {
 			when = start;
+			if (vblank)
+				out->planned_ns = start;
 		} else if (!keep && out->showing &&
 			   (out->shown == kiosk_generation(l->k) || loop_output_dark(l, out))) {
 			/* Idle when flat, and between steps: the screen already
@@ -608,6 +613,20 @@ int loop_follow_outputs(struct loop *l, const struct options *o, uint64_t now)
 	return sync_outputs(l, o, now);
 }
 
+/* A pass at or after the start a schedule gave: how late the timer woke,
+ * the load the schedule's margin follows. */
+static void woke(struct loop *l, uint64_t now)
+{
+	for (int i = 0; i < l->n_outputs; i++) {
+		struct loop_output *out = &l->outputs[i];
+
+		if (out->planned_ns && now >= out->planned_ns) {
+			schedule_woke(l->scheds[out->sched].s, now - out->planned_ns);
+			out->planned_ns = 0;
+		}
+	}
+}
+
 /*
  * While frames flow (a screen drew within the last two refreshes) and
  * none is to start now, the water waits for the next frame's start, to
@@ -617,12 +636,12 @@ int loop_follow_outputs(struct loop *l, const struct options *o, uint64_t now)
  * when no screen is drawing (still water: a touch is drawn at once), or
  * for a recorder, whose every pass is a frame.
  */
-static bool waiting(const struct loop *l, uint64_t now, uint64_t *wake)
+static bool waiting(struct loop *l, uint64_t now, uint64_t *wake)
 {
 	bool flowing = false;
 
 	for (int i = 0; i < l->n_outputs; i++) {
-		const struct loop_output *out = &l->outputs[i];
+		struct loop_output *out = &l->outputs[i];
 		uint64_t at, vblank, period = period_ns(&out->info);
 
 		if (out->info.asleep)
@@ -637,6 +656,8 @@ static bool waiting(const struct loop *l, uint64_t now, uint64_t *wake)
 			at = output_start(l, out, now, &vblank);
 			if (at <= now)
 				return false;
+			if (vblank)
+				out->planned_ns = at;
 		}
 		flowing = true;
 		*wake = clock_earliest(*wake, at);
@@ -678,6 +699,7 @@ int loop_frame(struct loop *l, const struct options *o, uint64_t now, uint64_t *
 		return 0;  /* no screen: no steps, no frames, sleep until one comes */
 	configure_schedules(l, o);
 	notice_flips(l, now);
+	woke(l, now);
 	if (waiting(l, now, wake))
 		return 0;
 	/* The touches that came since the last look, read as late as can be:

@@ -7,9 +7,10 @@
 /* A flip older than this many periods (the water was still, the screen
  * asleep) says nothing of where the vblanks are now: start at once. */
 #define SCHEDULE_STALE_PERIODS 3
-/* The backoff shrinks by 1/this at each frame on time, and is dropped
- * below SCHEDULE_BACKOFF_FLOOR_NS. */
-#define SCHEDULE_BACKOFF_DECAY 10
+/* The backoff shrinks by 1/this at each frame on time (halved in about
+ * 70 frames, a second at 60 Hz: a machine that missed once is likely to
+ * again soon), and is dropped below SCHEDULE_BACKOFF_FLOOR_NS. */
+#define SCHEDULE_BACKOFF_DECAY 100
 #define SCHEDULE_BACKOFF_FLOOR_NS 100000ull
 
 struct schedule {
@@ -17,6 +18,8 @@ struct schedule {
 	uint64_t period_ns;
 	uint64_t took[SCHEDULE_HISTORY];  /* ring of the last frames' times */
 	int n_took, next_took;
+	uint64_t late[SCHEDULE_WAKE_HISTORY];  /* ring of the last wake-ups' lateness */
+	int n_late, next_late;
 	uint64_t flip_ns, flip_seq;       /* the last flip seen: 0 none */
 	/* The driver counts vblanks (the last flip's seq was not 0): its flips
 	 * are vblanks. Drivers without a vblank interrupt (bochs, virtio-gpu)
@@ -72,6 +75,21 @@ static uint64_t longest(const uint64_t *times, int n)
 		if (times[i] > most)
 			most = times[i];
 	return most;
+}
+
+void schedule_woke(struct schedule *s, uint64_t late_ns)
+{
+	/* a wake-up a period late says the frame was missed, not how late
+	 * the next ones will be */
+	s->late[s->next_late] = late_ns < s->period_ns ? late_ns : s->period_ns;
+	s->next_late = (s->next_late + 1) % SCHEDULE_WAKE_HISTORY;
+	if (s->n_late < SCHEDULE_WAKE_HISTORY)
+		s->n_late++;
+}
+
+uint64_t schedule_margin_ns(const struct schedule *s)
+{
+	return SCHEDULE_MARGIN_NS + longest(s->late, s->n_late) + s->backoff_ns;
 }
 
 uint64_t schedule_predict(const uint64_t *times, int i)
@@ -134,7 +152,7 @@ uint64_t schedule_flipped(struct schedule *s, uint64_t target_ns, uint64_t commi
 uint64_t schedule_lead_ns(const struct schedule *s)
 {
 	uint64_t lead = s->fixed_ns ? s->fixed_ns + s->backoff_ns
-				    : schedule_prediction_ns(s) + SCHEDULE_MARGIN_NS + s->backoff_ns;
+				    : schedule_prediction_ns(s) + schedule_margin_ns(s);
 
 	return (s->n_took == 0 && !s->fixed_ns) || lead >= s->period_ns ? 0 : lead;
 }
@@ -163,7 +181,7 @@ uint64_t schedule_start(const struct schedule *s, uint64_t now, uint64_t *vblank
 	}
 	/* A pass woken a little late by the timer still makes its vblank:
 	 * it may start up to half the margin late. */
-	while (v + SCHEDULE_MARGIN_NS / 2 < now + lead)
+	while (v + schedule_margin_ns(s) / 2 < now + lead)
 		v += p;
 	*vblank_ns = v;
 	return v - lead > now ? v - lead : now;

@@ -14,11 +14,16 @@
  * on a steady load and misses more on a spiky one.
  *
  * The margin is the wake-up's and the commit's own slack, SCHEDULE_MARGIN_NS,
- * plus a backoff that doubles at each frame that misses its vblank and
- * shrinks by a tenth at each that does not. When the prediction and the
- * margin reach a period the schedule backs off altogether: frames start
- * as soon as the last flip is done, as a machine that cannot keep up
- * needs, until they fit again.
+ * plus the load: the latest the timer's wake-ups came of the last
+ * SCHEDULE_WAKE_HISTORY (about a second), plus a backoff that doubles at
+ * each frame that misses its vblank and shrinks by a tenth at each that
+ * does not. An idle machine wakes within a few tenths of a millisecond; a
+ * busy one shares the CPU with what keeps it busy, wakes up to a
+ * scheduler's time slice late (3-4 ms under a busy loop) and its frames
+ * vary as much: there the margin grows before the misses come, and with
+ * the prediction reaches a period. Then the schedule backs off
+ * altogether: frames start as soon as the last flip is done, as a machine
+ * that cannot keep up needs, until they fit again.
  */
 #ifndef SCHEDULE_H
 #define SCHEDULE_H
@@ -27,6 +32,7 @@
 #include <stdint.h>
 
 #define SCHEDULE_HISTORY 16
+#define SCHEDULE_WAKE_HISTORY 64
 #define SCHEDULE_MARGIN_NS 1500000ull        /* 1.5 ms */
 #define SCHEDULE_BACKOFF_FIRST_NS 1000000ull /* a miss's first backoff */
 
@@ -48,6 +54,10 @@ uint64_t schedule_virtual_lead_ns(const struct schedule *s);
 
 /* A frame took ns from its start to its commit. */
 void schedule_took(struct schedule *s, uint64_t ns);
+/* A pass woken for the start schedule_start() gave came late_ns after it. */
+void schedule_woke(struct schedule *s, uint64_t late_ns);
+/* The margin now: SCHEDULE_MARGIN_NS, the load's and a miss's backoff. */
+uint64_t schedule_margin_ns(const struct schedule *s);
 /*
  * A frame meant for the vblank at target_ns (schedule_start's; 0: none
  * known, the first after its commit) and committed at commit_ns was shown
