@@ -5,7 +5,9 @@
  * often the TV is asked its power, a TV that does not answer, a busy bus,
  * no physical address, an adapter unplugged and back, none at all, a
  * DEVICE that is no adapter, auto's choice, the follower's answers and the
- * counts. Each state change is one line of the log, retries none.
+ * counts; the physical address found in hand-built EDIDs, and given to an
+ * adapter that needs it from the screen's. Each state change is one line
+ * of the log, retries none.
  */
 #include "config.h"
 
@@ -16,8 +18,10 @@
 #include <string.h>
 
 #include "base/clock.h"
+#include "base/util.h"
 #include "capture.h"
 #include "cec/cec.h"
+#include "cec/cec-edid.h"
 #include "check.h"
 
 /* The virtual clock's step: finer than any of the machine's times. */
@@ -60,6 +64,9 @@ struct fake {
 	enum fake_tv tv;
 	bool busy;
 	bool lose_results;            /* results never come */
+	/* set_pa(): how often, the last address given */
+	int pa_sets;
+	uint16_t pa_set;
 };
 
 static struct fake *fk(void *ctx)
@@ -112,6 +119,23 @@ static int f_state(void *ctx, int h, uint16_t *pa, int *la)
 		return -ENODEV;
 	*pa = f->pa;
 	*la = f->la;
+	return 0;
+}
+
+/* As the kernel does with a configured adapter: the logical address is
+ * claimed once there is a physical one, dropped at f.f.f.f; an event. */
+static int f_set_pa(void *ctx, int h, uint16_t pa)
+{
+	struct fake *f = fk(ctx);
+
+	(void)h;
+	if (f->gone)
+		return -ENODEV;
+	f->pa_sets++;
+	f->pa_set = pa;
+	f->pa = pa;
+	f->la = pa == CEC_PA_NONE ? -1 : LA_KIOSK;
+	f->events++;
 	return 0;
 }
 
@@ -210,8 +234,8 @@ static void f_close(void *ctx, int h)
 
 static const struct cec_adapter_ops fake_ops = {
 	.list = f_list, .open = f_open, .claim = f_claim, .state = f_state,
-	.transmit = f_transmit, .receive = f_receive, .event = f_event, .fd = f_fd,
-	.close = f_close,
+	.set_pa = f_set_pa, .transmit = f_transmit, .receive = f_receive, .event = f_event,
+	.fd = f_fd, .close = f_close,
 };
 
 /* One adapter (an HDMI output at 1.0.0.0, playback device 4), a TV that answers. */
@@ -221,7 +245,7 @@ static void fake_init(struct fake *f)
 	f->n_ad = 1;
 	snprintf(f->ad[0].path, CEC_PATH_MAX, "/dev/cec0");
 	f->ad[0].info = (struct cec_adapter_info){ "fake", "fake-out0", true, false, 0, 0,
-						   PA_KIOSK };
+						   PA_KIOSK, false };
 	f->open_idx = -1;
 	f->pa = PA_KIOSK;
 	f->la = LA_KIOSK;
@@ -229,14 +253,21 @@ static void fake_init(struct fake *f)
 	f->tv = TV_STANDBY;
 }
 
-/* Passes every STEP_NS from *now until end, the fd read as a poll would. */
-static void run(struct cec *c, uint64_t *now, uint64_t end, bool on)
+/* Passes every STEP_NS from *now until end, the fd read as a poll would,
+ * with shown the screen shown (NULL: none said). */
+static void run_shown(struct cec *c, uint64_t *now, uint64_t end, bool on,
+		      const struct cec_screen *shown)
 {
 	for (; *now < end; *now += STEP_NS) {
 		fake_now = *now;
 		cec_dispatch(c, *now);
-		cec_pass(c, *now, on, NULL);
+		cec_pass(c, *now, on, shown);
 	}
+}
+
+static void run(struct cec *c, uint64_t *now, uint64_t end, bool on)
+{
+	run_shown(c, now, end, on, NULL);
 }
 
 static int count_op(const struct fake *f, int from, int opcode)
@@ -666,17 +697,20 @@ static void test_auto_choice(void)
 	struct cec *c;
 	struct capture cap;
 	uint64_t now = T0;
-	const struct cec_screen shown = { true, 0, 77 };
+	const struct cec_screen shown = { .known = true, .connector_id = 77 };
 	const char *log;
 
 	fake_init(&f);
 	f.n_ad = 3;
 	snprintf(f.ad[0].path, CEC_PATH_MAX, "/dev/cec0");
-	f.ad[0].info = (struct cec_adapter_info){ "drm", "hdmi-a-1", true, true, 0, 76, 0x1000 };
+	f.ad[0].info = (struct cec_adapter_info){ "drm", "hdmi-a-1", true, true, 0, 76, 0x1000,
+						  false };
 	snprintf(f.ad[1].path, CEC_PATH_MAX, "/dev/cec1");
-	f.ad[1].info = (struct cec_adapter_info){ "drm", "hdmi-a-2", true, true, 0, 77, 0x2000 };
+	f.ad[1].info = (struct cec_adapter_info){ "drm", "hdmi-a-2", true, true, 0, 77, 0x2000,
+						  false };
 	snprintf(f.ad[2].path, CEC_PATH_MAX, "/dev/cec2");
-	f.ad[2].info = (struct cec_adapter_info){ "cap", "hdmi-in", true, false, 0, 0, 0x0000 };
+	f.ad[2].info = (struct cec_adapter_info){ "cap", "hdmi-in", true, false, 0, 0, 0x0000,
+						  false };
 	log_begin(&cap);
 	cec_create_ops(&(struct cec_config){ NULL }, &fake_ops, &f, &c);
 	fake_now = now;
@@ -803,6 +837,318 @@ static void test_counts(void)
 	log_end(&cap);
 }
 
+/* ---- the physical address in an EDID ---- */
+
+#define EDID_BLOCK CEC_EDID_BLOCK
+#define EDID_EXT_COUNT 126
+#define CTA_TAG 0x02
+#define BLOCK_MAP_TAG 0xf0
+#define DISPLAYID_TAG 0x70
+
+static void edid_checksum(uint8_t *b)
+{
+	uint8_t sum = 0;
+
+	for (int i = 0; i < EDID_BLOCK - 1; i++)
+		sum = (uint8_t)(sum + b[i]);
+	b[EDID_BLOCK - 1] = (uint8_t)(0x100 - sum);
+}
+
+/* Block 0 of an EDID with ext extension blocks: its header, a name's worth
+ * of bytes that are not zero, its count, its checksum. */
+static void edid_base(uint8_t *e, int ext)
+{
+	static const uint8_t header[] = { 0x00, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00 };
+
+	memset(e, 0, EDID_BLOCK);
+	memcpy(e, header, sizeof(header));
+	for (int i = 8; i < 126; i++)
+		e[i] = (uint8_t)(i * 7);
+	e[EDID_EXT_COUNT] = (uint8_t)ext;
+	edid_checksum(e);
+}
+
+/* A CTA-861 revision 3 block whose data block collection is dbc[n]. */
+static void edid_cta(uint8_t *b, const uint8_t *dbc, size_t n)
+{
+	memset(b, 0, EDID_BLOCK);
+	b[0] = CTA_TAG;
+	b[1] = 3;
+	b[2] = (uint8_t)(4 + n);
+	memcpy(b + 4, dbc, n);
+	edid_checksum(b);
+}
+
+/* Data blocks as a TV sends them: video (VIC 16, 4), audio (LPCM 2ch),
+ * then the HDMI VSDB at 1.0.0.0 with a byte of flags, then speakers. */
+static const uint8_t dbc_hdmi[] = {
+	0x42, 0x90, 0x04,
+	0x23, 0x09, 0x07, 0x07,
+	0x66, 0x03, 0x0c, 0x00, 0x10, 0x00, 0x80,
+	0x83, 0x01, 0x00, 0x00,
+};
+#define DBC_HDMI_PA_AT 11
+/* The same without it: an HDMI Forum block (OUI C4-5D-D8) is not it. */
+static const uint8_t dbc_no_vsdb[] = {
+	0x42, 0x90, 0x04,
+	0x23, 0x09, 0x07, 0x07,
+	0x67, 0xd8, 0x5d, 0xc4, 0x01, 0x78, 0x00, 0x00,
+};
+
+static void edid_hdmi(uint8_t *e, uint8_t a_b, uint8_t c_d)
+{
+	uint8_t dbc[sizeof(dbc_hdmi)];
+
+	memcpy(dbc, dbc_hdmi, sizeof(dbc));
+	dbc[DBC_HDMI_PA_AT] = a_b;
+	dbc[DBC_HDMI_PA_AT + 1] = c_d;
+	edid_base(e, 1);
+	edid_cta(e + EDID_BLOCK, dbc, sizeof(dbc));
+}
+
+static void test_edid_pa(void)
+{
+	uint8_t e[4 * EDID_BLOCK];
+
+	/* A TV's 256 bytes: the address its input gives. */
+	edid_hdmi(e, 0x10, 0x00);
+	CHECK_EQ(cec_edid_pa(e, 2 * EDID_BLOCK), 0x1000);
+	edid_hdmi(e, 0x21, 0x00);
+	CHECK_EQ(cec_edid_pa(e, 2 * EDID_BLOCK), 0x2100);
+	/* An address that cannot be one: a digit after a 0, the root's. */
+	edid_hdmi(e, 0x10, 0x10);
+	CHECK_EQ(cec_edid_pa(e, 2 * EDID_BLOCK), -EINVAL);
+	edid_hdmi(e, 0x00, 0x00);
+	CHECK_EQ(cec_edid_pa(e, 2 * EDID_BLOCK), -EINVAL);
+
+	/* No extension (a DVI monitor); a CTA-861 block without the VSDB;
+	 * one without data blocks (offset 0), or of revision 1. */
+	edid_base(e, 0);
+	CHECK_EQ(cec_edid_pa(e, EDID_BLOCK), -ENOENT);
+	edid_base(e, 1);
+	edid_cta(e + EDID_BLOCK, dbc_no_vsdb, sizeof(dbc_no_vsdb));
+	CHECK_EQ(cec_edid_pa(e, 2 * EDID_BLOCK), -ENOENT);
+	edid_cta(e + EDID_BLOCK, NULL, 0);
+	e[EDID_BLOCK + 2] = 0;
+	edid_checksum(e + EDID_BLOCK);
+	CHECK_EQ(cec_edid_pa(e, 2 * EDID_BLOCK), -ENOENT);
+	edid_hdmi(e, 0x10, 0x00);
+	e[EDID_BLOCK + 1] = 1;
+	edid_checksum(e + EDID_BLOCK);
+	CHECK_EQ(cec_edid_pa(e, 2 * EDID_BLOCK), -ENOENT);
+
+	/* Not an EDID: too short, no header. */
+	edid_hdmi(e, 0x10, 0x00);
+	CHECK_EQ(cec_edid_pa(e, EDID_BLOCK - 1), -EINVAL);
+	CHECK_EQ(cec_edid_pa(e, 0), -EINVAL);
+	e[1] = 0;
+	CHECK_EQ(cec_edid_pa(e, 2 * EDID_BLOCK), -EINVAL);
+
+	/* A data block that says more than the collection holds: the audio
+	 * block's 3 bytes said 31, over the VSDB and past the offset. */
+	edid_hdmi(e, 0x10, 0x00);
+	e[EDID_BLOCK + 4 + 3] = 0x3f;
+	edid_checksum(e + EDID_BLOCK);
+	CHECK_EQ(cec_edid_pa(e, 2 * EDID_BLOCK), -EINVAL);
+	/* The VSDB's own length one past the offset. */
+	edid_hdmi(e, 0x10, 0x00);
+	e[EDID_BLOCK + 2] = (uint8_t)(4 + DBC_HDMI_PA_AT + 2);
+	edid_checksum(e + EDID_BLOCK);
+	CHECK_EQ(cec_edid_pa(e, 2 * EDID_BLOCK), -EINVAL);
+	/* The timings' offset inside the header, and at the checksum. */
+	edid_hdmi(e, 0x10, 0x00);
+	e[EDID_BLOCK + 2] = 3;
+	edid_checksum(e + EDID_BLOCK);
+	CHECK_EQ(cec_edid_pa(e, 2 * EDID_BLOCK), -EINVAL);
+	e[EDID_BLOCK + 2] = EDID_BLOCK;
+	edid_checksum(e + EDID_BLOCK);
+	CHECK_EQ(cec_edid_pa(e, 2 * EDID_BLOCK), -EINVAL);
+	/* One extension said, none there (cut short). */
+	edid_hdmi(e, 0x10, 0x00);
+	CHECK_EQ(cec_edid_pa(e, EDID_BLOCK), -EINVAL);
+	CHECK_EQ(cec_edid_pa(e, 2 * EDID_BLOCK - 1), -EINVAL);
+
+	/* A bad checksum: that block is not read. In the base block, the
+	 * whole is no EDID; in the CTA-861 block, its address is not used. */
+	edid_hdmi(e, 0x10, 0x00);
+	e[EDID_BLOCK + 4 + 1] ^= 0x01;
+	CHECK_EQ(cec_edid_pa(e, 2 * EDID_BLOCK), -EINVAL);
+	edid_hdmi(e, 0x10, 0x00);
+	e[20] ^= 0x01;
+	CHECK_EQ(cec_edid_pa(e, 2 * EDID_BLOCK), -EINVAL);
+
+	/* Two extensions: a block map (EDID 1.3) before the CTA-861 block. */
+	edid_base(e, 2);
+	memset(e + EDID_BLOCK, 0, EDID_BLOCK);
+	e[EDID_BLOCK] = BLOCK_MAP_TAG;
+	e[EDID_BLOCK + 1] = CTA_TAG;
+	edid_checksum(e + EDID_BLOCK);
+	edid_cta(e + 2 * EDID_BLOCK, dbc_hdmi, sizeof(dbc_hdmi));
+	CHECK_EQ(cec_edid_pa(e, 3 * EDID_BLOCK), 0x1000);
+	/* Three: a CTA-861 block without it, a DisplayID one, the one with
+	 * it; and with the first one damaged, the second still read. */
+	edid_base(e, 3);
+	edid_cta(e + EDID_BLOCK, dbc_no_vsdb, sizeof(dbc_no_vsdb));
+	memset(e + 2 * EDID_BLOCK, 0, EDID_BLOCK);
+	e[2 * EDID_BLOCK] = DISPLAYID_TAG;
+	edid_checksum(e + 2 * EDID_BLOCK);
+	edid_cta(e + 3 * EDID_BLOCK, dbc_hdmi, sizeof(dbc_hdmi));
+	e[3 * EDID_BLOCK + 4 + DBC_HDMI_PA_AT] = 0x21;
+	edid_checksum(e + 3 * EDID_BLOCK);
+	CHECK_EQ(cec_edid_pa(e, 4 * EDID_BLOCK), 0x2100);
+	e[EDID_BLOCK + 5] ^= 0x01;
+	CHECK_EQ(cec_edid_pa(e, 4 * EDID_BLOCK), 0x2100);
+	/* The blocks counted, not the bytes handed: the fourth is not read. */
+	e[EDID_BLOCK + 5] ^= 0x01;
+	e[EDID_EXT_COUNT] = 2;
+	edid_checksum(e);
+	CHECK_EQ(cec_edid_pa(e, 4 * EDID_BLOCK), -ENOENT);
+}
+
+/* ---- an adapter whose physical address is ours (CEC_CAP_PHYS_ADDR) ---- */
+
+/* The screen shown, as run-live.c's shown_edid() reads it. */
+struct fake_screen {
+	uint8_t edid[2 * EDID_BLOCK];
+	int len;                      /* < 0: the errno read() gives */
+	int reads;
+};
+
+static int screen_edid(void *ctx, uint8_t *buf, size_t len)
+{
+	struct fake_screen *s = ctx;
+
+	s->reads++;
+	if (s->len < 0)
+		return s->len;
+	if ((size_t)s->len > len)
+		return -EMSGSIZE;
+	memcpy(buf, s->edid, (size_t)s->len);
+	return s->len;
+}
+
+/* A USB adapter: no connector, no address until it is given one. */
+static void fake_usb(struct fake *f)
+{
+	fake_init(f);
+	snprintf(f->ad[0].info.driver, CEC_NAME_MAX, "pulse8-cec");
+	f->ad[0].info.pa = CEC_PA_NONE;
+	f->ad[0].info.pa_settable = true;
+	f->pa = CEC_PA_NONE;
+	f->la = -1;
+}
+
+/* The address from the EDID, the logical one claimed after it, the TV
+ * told; another TV (a new EDID): the new address; the screen gone: none.
+ * The EDID read once each time, not each pass. Auto and DEVICE alike. */
+static void test_pa_from_edid(void)
+{
+	static const char *const devices[] = { NULL, "/dev/cec0" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(devices); i++) {
+		struct fake_screen scr = { .len = 2 * EDID_BLOCK };
+		struct cec_screen shown = { true, 0, 42, "HDMI-A-1", 1, screen_edid, &scr };
+		struct fake f;
+		struct cec *c;
+		struct capture cap;
+		uint64_t now = T0;
+		const char *log;
+		struct cec_view v;
+		int as;
+
+		fake_usb(&f);
+		edid_hdmi(scr.edid, 0x10, 0x00);
+		log_begin(&cap);
+		cec_create_ops(&(struct cec_config){ devices[i] }, &fake_ops, &f, &c);
+		run_shown(c, &now, T0 + SEC(20), true, &shown);
+		CHECK_EQ(f.pa_sets, 1);
+		CHECK_EQ(f.pa_set, 0x1000);
+		CHECK_EQ(scr.reads, 1);
+		CHECK_EQ(find_op(&f, 0, CEC_OPCODE_IMAGE_VIEW_ON), 0);
+		as = find_op(&f, 0, CEC_OPCODE_ACTIVE_SOURCE);
+		CHECK_EQ(as, 1);
+		if (as == 1)
+			CHECK(frame_is(&f.sent[1], (const uint8_t[]){ 0x4f, 0x82, 0x10, 0x00 },
+				       4));
+		cec_view(c, &v);
+		CHECK(strcmp(v.link, "ready") == 0 && strcmp(v.pa, "1.0.0.0") == 0);
+
+		/* Another TV on the same connector, on its input 2.1. */
+		edid_hdmi(scr.edid, 0x21, 0x00);
+		shown.edid_id = 2;
+		run_shown(c, &now, now + SEC(5), true, &shown);
+		CHECK_EQ(f.pa_sets, 2);
+		CHECK_EQ(f.pa_set, 0x2100);
+		CHECK_EQ(scr.reads, 2);
+		cec_view(c, &v);
+		CHECK(strcmp(v.pa, "2.1.0.0") == 0);
+
+		/* Unplugged: no screen, no address. */
+		shown.known = false;
+		run_shown(c, &now, now + SEC(5), true, &shown);
+		CHECK_EQ(f.pa_sets, 3);
+		CHECK_EQ(f.pa_set, CEC_PA_NONE);
+		CHECK_EQ(scr.reads, 2);
+		cec_view(c, &v);
+		CHECK(strcmp(v.link, "no physical address") == 0);
+		cec_destroy(c);
+		log = log_end(&cap);
+		CHECK_EQ(count_matches(log, "physical address 1.0.0.0, from HDMI-A-1's EDID"), 1);
+		CHECK_EQ(count_matches(log, "physical address 2.1.0.0, from HDMI-A-1's EDID"), 1);
+		CHECK_EQ(count_matches(log, "is playback device 4 at 1.0.0.0"), 1);
+		CHECK_EQ(count_matches(log, "is playback device 4 at 2.1.0.0"), 1);
+	}
+}
+
+/* No EDID, then one without the HDMI VSDB, then a damaged one: a line each
+ * naming the connector and what is missing, no address set, nothing sent. */
+static void test_pa_no_edid(void)
+{
+	struct fake_screen scr = { .len = -ENOENT };
+	struct cec_screen shown = { true, 0, 42, "HDMI-A-1", 1, screen_edid, &scr };
+	struct fake f;
+	struct cec *c;
+	struct capture cap;
+	uint64_t now = T0;
+	const char *log;
+	struct cec_view v;
+
+	fake_usb(&f);
+	log_begin(&cap);
+	cec_create_ops(&(struct cec_config){ NULL }, &fake_ops, &f, &c);
+	run_shown(c, &now, T0 + SEC(60), true, &shown);
+	CHECK_EQ(f.n_sent, 0);
+	CHECK_EQ(f.pa_sets, 0);
+	CHECK_EQ(scr.reads, 1);
+	cec_view(c, &v);
+	CHECK(strcmp(v.link, "no physical address") == 0 && strcmp(v.pa, "f.f.f.f") == 0);
+	CHECK(strcmp(v.adapter, "/dev/cec0") == 0);
+
+	edid_base(scr.edid, 1);
+	edid_cta(scr.edid + EDID_BLOCK, dbc_no_vsdb, sizeof(dbc_no_vsdb));
+	scr.len = 2 * EDID_BLOCK;
+	shown.edid_id = 2;
+	run_shown(c, &now, now + SEC(10), true, &shown);
+	scr.edid[EDID_BLOCK + 5] ^= 0x01;
+	shown.edid_id = 3;
+	run_shown(c, &now, now + SEC(10), true, &shown);
+	/* A screen without a DRM connector (headless): no EDID to read. */
+	shown = (struct cec_screen){ true, 0, 43, "headless-0", 0, NULL, NULL };
+	run_shown(c, &now, now + SEC(10), true, &shown);
+	CHECK_EQ(f.n_sent, 0);
+	CHECK_EQ(f.pa_sets, 0);
+	cec_destroy(c);
+	log = log_end(&cap);
+	CHECK_EQ(count_matches(log, "cec: /dev/cec0 needs its physical address from the "
+				    "screen's EDID, and HDMI-A-1 has no EDID"), 1);
+	CHECK_EQ(count_matches(log, "HDMI-A-1 has an EDID without an HDMI Vendor-Specific Data "
+				    "Block"), 1);
+	CHECK_EQ(count_matches(log, "HDMI-A-1 has a damaged EDID"), 1);
+	CHECK_EQ(count_matches(log, "headless-0 is no DRM screen"), 1);
+	CHECK_EQ(count_matches(log, "needs its physical address"), 4);
+	CHECK_EQ(count_matches(log, "has no physical address"), 0);
+}
+
 int main(void)
 {
 	RUN(test_encoding);
@@ -818,5 +1164,8 @@ int main(void)
 	RUN(test_auto_choice);
 	RUN(test_follower);
 	RUN(test_counts);
+	RUN(test_edid_pa);
+	RUN(test_pa_from_edid);
+	RUN(test_pa_no_edid);
 	return CHECK_EXIT();
 }

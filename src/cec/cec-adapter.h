@@ -26,6 +26,9 @@ struct cec_adapter_info {
 	bool has_connector;
 	uint32_t card_no, connector_id;
 	uint16_t pa;              /* at open; CEC_PA_NONE: none yet */
+	/* Its driver cannot read the screen's EDID (CEC_CAP_PHYS_ADDR: USB
+	 * adapters beside the GPU): the physical address is ours to set. */
+	bool pa_settable;
 };
 
 /* What CEC_RECEIVE gave: a message from the bus, or how one sent went. */
@@ -49,6 +52,10 @@ struct cec_adapter_ops {
 	/* The addresses now: *la -1 while it has none. 0 or a negative errno
 	 * (-ENODEV: gone). */
 	int (*state)(void *ctx, int h, uint16_t *pa, int *la);
+	/* The physical address set (pa_settable adapters; CEC_PA_NONE: none),
+	 * without waiting: the logical address claimed follows it, and an
+	 * event says when. 0 or a negative errno. */
+	int (*set_pa)(void *ctx, int h, uint16_t pa);
 	/* Sent without waiting (its result comes through receive() with
 	 * *seq); reply_opcode: the answer to wait for, -1 none. 0 or -errno. */
 	int (*transmit)(void *ctx, int h, const struct cec_frame *f, int reply_opcode,

@@ -80,6 +80,7 @@ static int dev_open(void *ctx, const char *path, struct cec_adapter_info *info)
 	snprintf(info->driver, sizeof(info->driver), "%s", caps.driver);
 	snprintf(info->name, sizeof(info->name), "%s", caps.name);
 	info->can_transmit = caps.capabilities & CEC_CAP_TRANSMIT;
+	info->pa_settable = caps.capabilities & CEC_CAP_PHYS_ADDR;
 #ifdef CEC_CAP_CONNECTOR_INFO
 	if (caps.capabilities & CEC_CAP_CONNECTOR_INFO) {
 		struct cec_connector_info conn = { 0 };
@@ -139,6 +140,18 @@ static int dev_state(void *ctx, int fd, uint16_t *pa, int *la)
 	*pa = p;
 	*la = las.num_log_addrs > 0 && las.log_addr[0] != CEC_LOG_ADDR_INVALID ?
 	      las.log_addr[0] : -1;
+	return 0;
+}
+
+static int dev_set_pa(void *ctx, int fd, uint16_t pa)
+{
+	__u16 p = pa;
+
+	(void)ctx;
+	/* The fd does not block: the kernel claims the logical address
+	 * configured (dev_claim) in the background, and says so in an event. */
+	if (ioctl(fd, CEC_ADAP_S_PHYS_ADDR, &p) < 0)
+		return -errno;
 	return 0;
 }
 
@@ -246,6 +259,12 @@ static int dev_state(void *ctx, int h, uint16_t *pa, int *la)
 	return -ENODEV;
 }
 
+static int dev_set_pa(void *ctx, int h, uint16_t pa)
+{
+	(void)ctx, (void)h, (void)pa;
+	return -ENODEV;
+}
+
 static int dev_transmit(void *ctx, int h, const struct cec_frame *f, int reply_opcode,
 			uint32_t *seq)
 {
@@ -282,6 +301,7 @@ const struct cec_adapter_ops cec_dev_ops = {
 	.open = dev_open,
 	.claim = dev_claim,
 	.state = dev_state,
+	.set_pa = dev_set_pa,
 	.transmit = dev_transmit,
 	.receive = dev_receive,
 	.event = dev_event,

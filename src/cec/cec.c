@@ -12,6 +12,7 @@
 #include "base/clock.h"
 #include "base/log.h"
 #include "cec/cec.h"
+#include "cec/cec-edid.h"
 
 /* Messages and events taken in one dispatch at most, for the frames' sake. */
 #define DISPATCH_MAX 64
@@ -46,6 +47,12 @@ struct cec {
 	bool gave_up;             /* DEVICE is no CEC adapter: never again */
 	bool on;
 	struct cec_screen shown;
+	/* pa_settable adapters: the screen whose EDID was read for the
+	 * physical address (read again when another is shown or its EDID
+	 * changes), and whether we set one the adapter still has. */
+	bool pa_read;
+	struct cec_screen pa_from;
+	bool pa_given;
 
 	bool flying;
 	uint32_t seq;
@@ -96,6 +103,8 @@ static void close_adapter(struct cec *c)
 	c->la = -1;
 	c->pa = CEC_PA_NONE;
 	c->flying = false;
+	c->pa_read = false;
+	c->pa_given = false;
 }
 
 void cec_destroy(struct cec *c)
@@ -158,13 +167,93 @@ static void follow_state(struct cec *c, uint64_t now)
 		return;
 	if (link == CEC_LINK_READY)
 		log_info("cec: %s is playback device %d at %s", c->path, la, cec_pa_text(pa, text));
-	else if (pa == CEC_PA_NONE && (c->link != CEC_LINK_NO_PA || c->pa != CEC_PA_NONE))
+	/* One whose address is ours: give_pa() said why it has none. */
+	else if (pa == CEC_PA_NONE && !c->info.pa_settable &&
+		 (c->link != CEC_LINK_NO_PA || c->pa != CEC_PA_NONE))
 		log_warn("cec: %s has no physical address (f.f.f.f: hot plug low, the TV unplugged "
 			 "or off at the wall); waiting for one", c->path);
 	c->link = link;
 	c->pa = pa;
 	c->la = la;
 	cec_machine_link(c->m, now, link, la < 0 ? 0 : (unsigned)la, pa);
+}
+
+static bool same_edid(const struct cec_screen *a, const struct cec_screen *b)
+{
+	return a->known == b->known && a->card_no == b->card_no &&
+	       a->connector_id == b->connector_id && a->edid_id == b->edid_id;
+}
+
+/* Why the screen gave no physical address, for the line that says so: n
+ * the EDID's read, pa cec_edid_pa()'s answer. */
+static const char *edid_trouble(int n, int pa)
+{
+	if (n == -ENOTSUP)
+		return "is no DRM screen, which has no EDID to read";
+	if (n == 0 || n == -ENOENT)
+		return "has no EDID (the screen sends none, or the cable lost it)";
+	if (n < 0)
+		return "has an EDID that could not be read";
+	if (pa == -ENOENT)
+		return "has an EDID without an HDMI Vendor-Specific Data Block (a DVI or "
+		       "DisplayPort input, or no CTA-861 extension)";
+	return "has a damaged EDID (a checksum or a length is wrong)";
+}
+
+/*
+ * An adapter whose physical address is ours to set (CEC_CAP_PHYS_ADDR:
+ * its driver cannot see the EDID, as USB adapters beside the GPU): the
+ * address from the EDID of the screen shown, set when that screen or its
+ * EDID changed since the last look, as cec-ctl --phys-addr-from-edid
+ * does. The kernel claims the logical address configured after it (or
+ * drops it at f.f.f.f) and says so in an event. The EDID is read here
+ * alone: at the adapter's opening and after a hotplug.
+ */
+static void give_pa(struct cec *c, uint64_t now)
+{
+	char text[CEC_PA_TEXT_LEN];
+	uint8_t *edid;
+	int n, pa, ret;
+
+	if (c->h < 0 || !c->info.pa_settable || (c->pa_read && same_edid(&c->pa_from, &c->shown)))
+		return;
+	c->pa_read = true;
+	c->pa_from = c->shown;
+	if (!c->shown.known) {
+		/* No screen (yet, or any more): nothing to read; the address
+		 * of one gone is no longer the TV's. */
+		pa = CEC_PA_NONE;
+	} else {
+		edid = malloc(CEC_EDID_MAX);
+		n = !edid ? -ENOMEM
+			  : c->shown.edid ? c->shown.edid(c->shown.edid_ctx, edid, CEC_EDID_MAX)
+					  : -ENOTSUP;
+		pa = n > 0 ? cec_edid_pa(edid, (size_t)n) : n < 0 ? n : -ENOENT;
+		free(edid);
+		if (pa < 0) {
+			log_warn("cec: %s needs its physical address from the screen's EDID, and "
+				 "%s %s; it stays without one (f.f.f.f)", c->path,
+				 c->shown.name[0] ? c->shown.name : "the screen shown",
+				 edid_trouble(n, pa));
+			pa = CEC_PA_NONE;
+		}
+	}
+	if (pa == CEC_PA_NONE && !c->pa_given)
+		return;
+	ret = c->ops->set_pa(c->ctx, c->h, (uint16_t)pa);
+	if (ret == -ENODEV) {
+		gone(c, now);
+		return;
+	}
+	if (ret < 0) {
+		log_warn("cec: %s: setting the physical address %s: %s", c->path,
+			 cec_pa_text((uint16_t)pa, text), strerror(-ret));
+		return;
+	}
+	c->pa_given = pa != CEC_PA_NONE;
+	if (c->pa_given)
+		log_info("cec: %s: physical address %s, from %s's EDID", c->path,
+			 cec_pa_text((uint16_t)pa, text), c->shown.name);
 }
 
 /* Open and claim path: 0, or a negative errno (not said). */
@@ -186,7 +275,9 @@ static int take(struct cec *c, uint64_t now, const char *path, const char *why)
 	c->look_s = CEC_LOOK_MIN_S;
 	log_info("cec: using %s (%s, %s)%s", path, c->info.driver, c->info.name, why);
 	c->link = CEC_LINK_NONE;
-	follow_state(c, now);
+	give_pa(c, now);
+	if (c->h >= 0)
+		follow_state(c, now);
 	return 0;
 }
 
@@ -332,6 +423,7 @@ uint64_t cec_pass(struct cec *c, uint64_t now, bool on, const struct cec_screen 
 		else
 			look_auto(c, now);
 	}
+	give_pa(c, now);
 	/* A result lost for good (cec-machine.h's CEC_FLIGHT_S): the machine
 	 * counts it timed out when it hands out the next one. */
 	if (c->flying && cec_machine_wake(c->m) <= now)

@@ -3,9 +3,11 @@
  * claims a playback device's logical address on the adapter of the screen
  * it shows, tells the TV Standby when the screens sleep and Image View On
  * then Active Source when they wake (and at start), and keeps the TV's
- * power state current (cec-machine.h says when and how). No adapter, one
- * that goes away or comes later, a TV that does not answer: each said in
- * one line, and the water goes on.
+ * power state current (cec-machine.h says when and how). An adapter that
+ * cannot find its physical address (a USB one) is given it from the EDID
+ * of the screen shown, again when that changes. No adapter, one that goes
+ * away or comes later, a TV that does not answer: each said in one line,
+ * and the water goes on.
  */
 #ifndef CEC_CEC_H
 #define CEC_CEC_H
@@ -34,10 +36,21 @@ struct cec_config {
 	const char *device;       /* NULL: auto; CEC_OFF; or a path (/dev/cec0) */
 };
 
-/* The screen shown, for auto: the DRM card's number and the connector's id. */
+/* The screen shown: for auto, the DRM card's number and the connector's
+ * id; for an adapter whose physical address is ours to set
+ * (cec_adapter_info's pa_settable), its EDID. */
 struct cec_screen {
 	bool known;
 	uint32_t card_no, connector_id;
+	char name[CEC_NAME_MAX];  /* the connector's, "HDMI-A-1", for what is said */
+	/* Another value when its EDID may have changed (a hotplug: another
+	 * TV): only then is it read again. */
+	uint64_t edid_id;
+	/* Reads the EDID into buf (len bytes at most): how many bytes, or a
+	 * negative errno (-ENOENT: it has none; -ENOTSUP: not a DRM screen).
+	 * Called within cec_pass() alone; NULL: none to read. */
+	int (*edid)(void *ctx, uint8_t *buf, size_t len);
+	void *edid_ctx;
 };
 
 /* What the status page, /metrics and /status.json show. */

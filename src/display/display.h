@@ -3,6 +3,7 @@
 #define DISPLAY_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "water/render.h"
@@ -47,6 +48,10 @@ struct display_output_info {
 	 * as a CEC adapter names the connector it belongs to; false elsewhere. */
 	bool has_connector;
 	uint32_t card_no, connector_id;
+	/* Which EDID the screen has: another value when the kernel read it
+	 * again (a hotplug: perhaps another TV), for whoever reads it
+	 * (edid()) to read it again. 0: none, or a backend without. */
+	uint64_t edid_id;
 	/* Changes when the output lost its picture (set up again after a VT
 	 * switch, say): whatever it showed must be drawn again. */
 	uint64_t serial;
@@ -108,6 +113,13 @@ struct display_ops {
 	 * is drawn there (black) shows. 0 or a negative errno.
 	 */
 	int (*set_power)(struct display *d, bool on);
+	/*
+	 * Optional (NULL: no EDID, as headless). The EDID of output idx's
+	 * screen into buf, len bytes at most: how many, or a negative errno
+	 * (-ENOENT: it has none). Read from the device at each call: when
+	 * edid_id changed, not every frame.
+	 */
+	int (*edid)(struct display *d, int idx, uint8_t *buf, size_t len);
 };
 
 /* Every backend's struct begins with this. */

@@ -232,6 +232,30 @@ static enum display_panel connector_panel(int fd, uint32_t connector_id)
 	return panel;
 }
 
+uint32_t drm_connector_edid(int fd, uint32_t connector_id)
+{
+	drmModeObjectProperties *props;
+	uint32_t blob = 0;
+
+	props = drmModeObjectGetProperties(fd, connector_id, DRM_MODE_OBJECT_CONNECTOR);
+	if (!props)
+		return 0;
+	for (uint32_t i = 0; i < props->count_props; i++) {
+		drmModePropertyRes *prop = drmModeGetProperty(fd, props->props[i]);
+
+		if (!prop)
+			continue;
+		if (strcmp(prop->name, "EDID") == 0 &&
+		    drm_property_type_is(prop, DRM_MODE_PROP_BLOB))
+			blob = (uint32_t)props->prop_values[i];
+		drmModeFreeProperty(prop);
+		if (blob)
+			break;
+	}
+	drmModeFreeObjectProperties(props);
+	return blob;
+}
+
 /* serial: what the output replaced had (0 for a new one), so a changed
  * output on the same connector never looks like the one before it. */
 static int output_create(struct drm_display *dd, const drmModeRes *res, const drmModeConnector *c,
@@ -254,6 +278,7 @@ static int output_create(struct drm_display *dd, const drmModeRes *res, const dr
 	out->refresh_mhz = mode_refresh_mhz(mode);
 	connector_mm(c, &out->mm_width, &out->mm_height);
 	out->panel = connector_panel(dd->dev->fd, c->connector_id);
+	out->edid_blob = drm_connector_edid(dd->dev->fd, c->connector_id);
 	out->serial = serial;
 	out->modeset_needed = true;
 	out->crtc_id = choose_crtc(dd, res, c);
@@ -369,6 +394,9 @@ static int scan_connectors(struct drm_display *dd, bool startup)
 		if (out && memcmp(&out->mode, mode, sizeof(*mode)) == 0 &&
 		    out->mm_width == mm_width && out->mm_height == mm_height) {
 			out->seen = true;
+			/* The same mode and size, perhaps another TV: its
+			 * EDID's readers told (a CEC adapter's address). */
+			out->edid_blob = drm_connector_edid(dd->dev->fd, c->connector_id);
 			goto next;
 		}
 		/* Another mode or another screen behind the same connector

@@ -52,6 +52,7 @@ struct drm_output {
 	int refresh_mhz;
 	int mm_width, mm_height;  /* the connector's physical size, 0: unknown */
 	enum display_panel panel; /* its "panel orientation" property */
+	uint32_t edid_blob;       /* its "EDID" property at the last scan, 0: none */
 	struct drm_fb fb[2];
 	int back;                 /* the buffer rendered into next */
 	bool modeset_needed;      /* next present sets the mode */
@@ -173,6 +174,9 @@ int drm_atomic_set_active(struct drm_display *dd, const struct drm_output *out, 
 
 /* ---- drm-outputs.c ---- */
 
+/* The connector's "EDID" property: the blob's id, 0 when it has none. A
+ * new blob whenever the kernel reads the EDID again. */
+uint32_t drm_connector_edid(int fd, uint32_t connector_id);
 /* The outputs as the connectors are now. 0 or negative errno (logged). */
 int drm_scan(struct drm_display *dd, bool startup);
 /* Forget the output at idx, never lit: its CRTC is left as it is. */

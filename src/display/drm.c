@@ -352,6 +352,7 @@ static int drm_output_info(struct display *d, int idx, struct display_output_inf
 	info->has_connector = true;
 	info->card_no = minor(dd->dev->rdev);
 	info->connector_id = out->connector_id;
+	info->edid_id = out->edid_blob;
 	info->format = dd->dev->format;
 	info->serial = out->serial;
 	info->presented = out->presented;
@@ -360,6 +361,29 @@ static int drm_output_info(struct display *d, int idx, struct display_output_inf
 	info->flip_stamped = dd->dev->monotonic_stamps;
 	info->asleep = out->dpms_off;
 	return 0;
+}
+
+static int drm_edid(struct display *d, int idx, uint8_t *buf, size_t len)
+{
+	struct drm_display *dd = to_drm(d);
+	drmModePropertyBlobRes *blob;
+	uint32_t id;
+	size_t n;
+
+	if (idx < 0 || idx >= drm_output_count(d))
+		return -ENOENT;
+	/* Looked up again: the scan's blob is freed once the kernel has a
+	 * newer one. */
+	id = drm_connector_edid(dd->dev->fd, dd->outputs[idx]->connector_id);
+	if (!id)
+		return -ENOENT;
+	blob = drmModeGetPropertyBlob(dd->dev->fd, id);
+	if (!blob)
+		return errno ? -errno : -ENOENT;
+	n = blob->length < len ? blob->length : len;
+	memcpy(buf, blob->data, n);
+	drmModeFreePropertyBlob(blob);
+	return (int)n;
 }
 
 /* The device has events not read yet (a flip completed). */
@@ -516,6 +540,7 @@ static const struct display_ops drm_ops = {
 	.present = drm_present,
 	.flush = drm_flush,
 	.set_power = drm_set_power,
+	.edid = drm_edid,
 };
 
 int display_drm_create(const struct drm_config *cfg, bool wait_for_device,

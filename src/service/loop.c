@@ -201,7 +201,7 @@ static bool same_output(const struct display_output_info *a, const struct displa
 static uint64_t period_ns(const struct display_output_info *info);
 
 /* What the display says of a screen now: its frames shown, the last
- * flip, whether it sleeps. */
+ * flip, whether it sleeps, which EDID it has. */
 static void output_news(struct loop_output *out, const struct display_output_info *fresh)
 {
 	out->info.presented = fresh->presented;
@@ -209,6 +209,7 @@ static void output_news(struct loop_output *out, const struct display_output_inf
 	out->info.flip_ns = fresh->flip_ns;
 	out->info.flip_seq = fresh->flip_seq;
 	out->info.flip_stamped = fresh->flip_stamped;
+	out->info.edid_id = fresh->edid_id;
 }
 
 /* The schedule of screens at refresh_mhz, made at the first of them: its

@@ -336,6 +336,23 @@ static void hear_splashes(struct live *l, uint64_t now)
 	sound_play(l->sound, got, n, (kiosk_dark(k) && !stone) || !kiosk_open(k));
 }
 
+/* The shown screen's EDID (cec_screen's edid()): by its connector, as
+ * the display numbers its outputs now. */
+static int shown_edid(void *ctx, uint8_t *buf, size_t len)
+{
+	struct live *l = ctx;
+	const struct display_output_info *shown = loop_output(l->loop, 0);
+	struct display_output_info info;
+
+	if (!l->d->ops->edid)
+		return -ENOTSUP;
+	for (int i = 0; i < l->d->ops->output_count(l->d); i++)
+		if (l->d->ops->output_info(l->d, i, &info) == 0 &&
+		    info.connector_id == shown->connector_id)
+			return l->d->ops->edid(l->d, i, buf, len);
+	return -ENOENT;
+}
+
 /* The TV follows the screens, once each pass: after loop_frame(), which may
  * have put the exhibit to sleep (--sleep-after, closing time, POST /sleep)
  * or woken it (a touch, opening time, POST /wake). When to call again. */
@@ -347,8 +364,11 @@ static uint64_t tell_the_tv(struct live *l, uint64_t now)
 	struct cec_screen shown = { 0 };
 	uint64_t wake;
 
-	if (info && info->has_connector)
-		shown = (struct cec_screen){ true, info->card_no, info->connector_id };
+	if (info && info->has_connector) {
+		shown = (struct cec_screen){ true, info->card_no, info->connector_id, "",
+					     info->edid_id, shown_edid, l };
+		snprintf(shown.name, sizeof(shown.name), "%s", info->name);
+	}
 	wake = cec_pass(l->cec, now, !(k && kiosk_dark(k)), &shown);
 	if (l->cec_source >= 0)
 		l->sources[l->cec_source].fd = cec_fd(l->cec);

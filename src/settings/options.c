@@ -872,6 +872,9 @@ const struct option_row options_table[] = {
 		       "that is not an HDMI input;\n"
 		       ".B off\n"
 		       "sends nothing; anything else names the adapter.\n"
+		       "An adapter that cannot find its physical address itself (a USB one:\n"
+		       "Pulse-Eight, RainShadow) is given it from the EDID of the screen shown,\n"
+		       "again after a hotplug.\n"
 		       "No adapter, a TV that does not answer, a busy bus, no physical address\n"
 		       "(the TV unplugged) are each said in one line, and the water goes on; an\n"
 		       "adapter plugged in later is taken.",
