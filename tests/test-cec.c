@@ -875,7 +875,8 @@ static void edid_cta(uint8_t *b, const uint8_t *dbc, size_t n)
 	b[0] = CTA_TAG;
 	b[1] = 3;
 	b[2] = (uint8_t)(4 + n);
-	memcpy(b + 4, dbc, n);
+	if (n)  /* memcpy() wants a pointer even for nothing */
+		memcpy(b + 4, dbc, n);
 	edid_checksum(b);
 }
 
