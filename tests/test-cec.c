@@ -64,10 +64,17 @@ struct fake {
 	enum fake_tv tv;
 	bool busy;
 	bool lose_results;            /* results never come */
-	/* set_pa(): how often, the last address given */
+	/* set_pa(): how often, the last address given; refused (-EIO)
+	 * while pa_refusals lasts, each refusal at its time */
 	int pa_sets;
 	uint16_t pa_set;
+	int pa_refusals;
+	uint64_t refused_at[FAKE_SENT_MAX];
+	int n_refused;
 };
+
+/* The virtual clock's reading, for what the fake keeps with its time. */
+static uint64_t fake_now;
 
 static struct fake *fk(void *ctx)
 {
@@ -131,6 +138,12 @@ static int f_set_pa(void *ctx, int h, uint16_t pa)
 	(void)h;
 	if (f->gone)
 		return -ENODEV;
+	if (f->pa_refusals > 0) {
+		f->pa_refusals--;
+		if (f->n_refused < FAKE_SENT_MAX)
+			f->refused_at[f->n_refused++] = fake_now;
+		return -EIO;
+	}
 	f->pa_sets++;
 	f->pa_set = pa;
 	f->pa = pa;
@@ -173,8 +186,6 @@ static void bus_answer(struct fake *f, const struct cec_frame *m, uint32_t seq)
 	}
 	push_rx(f, &rx);
 }
-
-static uint64_t fake_now;
 
 static int f_transmit(void *ctx, int h, const struct cec_frame *m, int reply, uint32_t *seq)
 {
@@ -1150,6 +1161,47 @@ static void test_pa_no_edid(void)
 	CHECK_EQ(count_matches(log, "has no physical address"), 0);
 }
 
+/* An adapter that refuses its physical address a while (a USB adapter's
+ * firmware busy): tried again, spaced as the looks for an adapter (2 s
+ * doubling to 30 s), said once; then set, and the TV told. */
+static void test_pa_refused(void)
+{
+	struct fake_screen scr = { .len = 2 * EDID_BLOCK };
+	struct cec_screen shown = { true, 0, 42, "HDMI-A-1", 1, screen_edid, &scr };
+	struct fake f;
+	struct cec *c;
+	struct capture cap;
+	uint64_t now = T0;
+	const char *log;
+	struct cec_view v;
+
+	fake_usb(&f);
+	edid_hdmi(scr.edid, 0x10, 0x00);
+	f.pa_refusals = 6;
+	log_begin(&cap);
+	cec_create_ops(&(struct cec_config){ NULL }, &fake_ops, &f, &c);
+	run_shown(c, &now, T0 + SEC(200), true, &shown);
+	CHECK_EQ(f.n_refused, 6);
+	for (int i = 1; i < f.n_refused; i++) {
+		uint64_t gap = f.refused_at[i] - f.refused_at[i - 1];
+		unsigned want = CEC_LOOK_MIN_S << (i - 1);
+
+		want = want > CEC_LOOK_MAX_S ? CEC_LOOK_MAX_S : want;
+		CHECK(gap >= SEC(want) && gap < SEC(want) + STEP_NS * 2);
+	}
+	CHECK_EQ(f.pa_sets, 1);
+	CHECK_EQ(f.pa_set, 0x1000);
+	CHECK(find_op(&f, 0, CEC_OPCODE_ACTIVE_SOURCE) >= 0);
+	cec_view(c, &v);
+	CHECK(strcmp(v.link, "ready") == 0 && strcmp(v.pa, "1.0.0.0") == 0);
+	cec_destroy(c);
+	log = log_end(&cap);
+	CHECK_EQ(count_matches(log, "cec: /dev/cec0: setting the physical address 1.0.0.0: "
+				    "Input/output error; tried again now and then"), 1);
+	CHECK_EQ(count_matches(log, "setting the physical address"), 1);
+	CHECK_EQ(count_matches(log, "physical address 1.0.0.0, from HDMI-A-1's EDID"), 1);
+}
+
 int main(void)
 {
 	RUN(test_encoding);
@@ -1168,5 +1220,6 @@ int main(void)
 	RUN(test_edid_pa);
 	RUN(test_pa_from_edid);
 	RUN(test_pa_no_edid);
+	RUN(test_pa_refused);
 	return CHECK_EXIT();
 }

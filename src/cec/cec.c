@@ -53,6 +53,10 @@ struct cec {
 	bool pa_read;
 	struct cec_screen pa_from;
 	bool pa_given;
+	/* A refused S_PHYS_ADDR is tried again at pa_retry_at (0: none due),
+	 * spaced as the looks for an adapter; said once until it takes. */
+	uint64_t pa_retry_at;
+	unsigned pa_retry_s;
 
 	bool flying;
 	uint32_t seq;
@@ -105,6 +109,8 @@ static void close_adapter(struct cec *c)
 	c->flying = false;
 	c->pa_read = false;
 	c->pa_given = false;
+	c->pa_retry_at = 0;
+	c->pa_retry_s = 0;
 }
 
 void cec_destroy(struct cec *c)
@@ -215,7 +221,10 @@ static void give_pa(struct cec *c, uint64_t now)
 	uint8_t *edid;
 	int n, pa, ret;
 
-	if (c->h < 0 || !c->info.pa_settable || (c->pa_read && same_edid(&c->pa_from, &c->shown)))
+	if (c->h < 0 || !c->info.pa_settable)
+		return;
+	if (c->pa_retry_at ? now < c->pa_retry_at
+			   : c->pa_read && same_edid(&c->pa_from, &c->shown))
 		return;
 	c->pa_read = true;
 	c->pa_from = c->shown;
@@ -238,18 +247,31 @@ static void give_pa(struct cec *c, uint64_t now)
 			pa = CEC_PA_NONE;
 		}
 	}
-	if (pa == CEC_PA_NONE && !c->pa_given)
+	c->pa_retry_at = 0;
+	if (pa == CEC_PA_NONE && !c->pa_given) {
+		c->pa_retry_s = 0;
 		return;
+	}
 	ret = c->ops->set_pa(c->ctx, c->h, (uint16_t)pa);
 	if (ret == -ENODEV) {
 		gone(c, now);
 		return;
 	}
 	if (ret < 0) {
-		log_warn("cec: %s: setting the physical address %s: %s", c->path,
-			 cec_pa_text((uint16_t)pa, text), strerror(-ret));
+		/* -EBUSY while the adapter is still configuring, -EIO from a
+		 * USB adapter's firmware: the TV would never be woken by one
+		 * that stays at f.f.f.f, so it is tried again, spaced out. */
+		if (!c->pa_retry_s)
+			log_warn("cec: %s: setting the physical address %s: %s; tried again "
+				 "now and then", c->path, cec_pa_text((uint16_t)pa, text),
+				 strerror(-ret));
+		c->pa_retry_s = !c->pa_retry_s ? CEC_LOOK_MIN_S
+			      : c->pa_retry_s * 2 > CEC_LOOK_MAX_S ? CEC_LOOK_MAX_S
+								  : c->pa_retry_s * 2;
+		c->pa_retry_at = now + (uint64_t)c->pa_retry_s * NSEC_PER_SEC;
 		return;
 	}
+	c->pa_retry_s = 0;
 	c->pa_given = pa != CEC_PA_NONE;
 	if (c->pa_given)
 		log_info("cec: %s: physical address %s, from %s's EDID", c->path,
@@ -429,8 +451,9 @@ uint64_t cec_pass(struct cec *c, uint64_t now, bool on, const struct cec_screen 
 	if (c->flying && cec_machine_wake(c->m) <= now)
 		c->flying = false;
 	send_due(c, now);
-	return clock_earliest(cec_machine_wake(c->m),
-			      c->h < 0 && !c->gave_up ? c->look_at : 0);
+	return clock_earliest(clock_earliest(cec_machine_wake(c->m),
+					     c->h < 0 && !c->gave_up ? c->look_at : 0),
+			      c->pa_retry_at);
 }
 
 void cec_view(const struct cec *c, struct cec_view *v)
