@@ -36,7 +36,8 @@ install_packages() {
 			$sudo dpkg --add-architecture arm64
 		$sudo apt-get update
 		# shellcheck disable=SC2086
-		DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y --no-install-recommends $pkgs
+		DEBIAN_FRONTEND=noninteractive \
+			$sudo apt-get install -y --no-install-recommends $pkgs
 	fi
 }
 
@@ -49,7 +50,8 @@ build() {
 		# with it).
 		features=""
 		if [ "${CI:-}" = true ]; then
-			features="--with-jpeg=yes --enable-drm=yes --enable-touch=yes --with-libsystemd=yes"
+			features="--with-jpeg=yes --enable-drm=yes --enable-touch=yes"
+			features="$features --with-libsystemd=yes"
 			case "$(uname -m)" in
 			x86_64) features="$features --enable-sse2=yes --enable-avx2=yes" ;;
 			aarch64) features="$features --enable-neon=yes" ;;
@@ -80,7 +82,8 @@ summary() {
 	e=$(sed -n 's/^# ERROR: *//p' "$log" | head -n1)
 	x=$(sed -n 's/^# XPASS: *//p' "$log" | head -n1)
 	s=$(sed -n 's/^# SKIP: *//p' "$log" | head -n1)
-	echo "$((${p:-0} + extra_pass)) passed, $((${f:-0} + ${e:-0} + ${x:-0} + extra_fail)) failed, $((${s:-0})) skipped"
+	failed=$((${f:-0} + ${e:-0} + ${x:-0} + extra_fail))
+	echo "$((${p:-0} + extra_pass)) passed, $failed failed, $((${s:-0})) skipped"
 }
 
 case "$what" in

@@ -135,6 +135,8 @@ if [ -n "$photo" ] && [ -f "$photo" ]; then
 	cp "$tmp/photo/frame-00045.png" "$src/docs/caustics-photo.png.tmp"
 	mv "$src/docs/caustics-photo.png.tmp" "$src/docs/caustics-photo.png"
 else
-	echo "no photograph (apt-get download python3-skimage failed; set PHOTO=): docs/caustics-photo.png kept" >&2
+	echo "no photograph (apt-get download python3-skimage failed; set PHOTO=):" \
+		"docs/caustics-photo.png kept" >&2
 fi
-echo "wrote docs/ripple.png, docs/ripple-55.png, docs/wall.png, the pond's four pictures and the light's three"
+echo "wrote docs/ripple.png, docs/ripple-55.png, docs/wall.png," \
+	"the pond's four pictures and the light's three"

@@ -39,6 +39,10 @@ STATE_MIB=64
 # GPT type: Linux file system data (not systemd's /var type, which
 # systemd-gpt-auto-generator would mount on /var by itself).
 STATE_TYPE=0FC63DAF-8483-4772-8E79-3D69D8477DE4
+# GPT types of the other two: the EFI system partition, the x86-64 root
+# (the Discoverable Partitions Specification's).
+ESP_TYPE=C12A7328-F81F-11D2-BA4B-00A0C93EC93B
+ROOT_TYPE=4F68BCE3-E8CD-4DB1-96E7-FBCAF984B709
 
 die() { echo "build.sh: $*" >&2; exit 1; }
 log() { echo "build.sh: $*" >&2; }
@@ -60,7 +64,8 @@ done
 [ "$(id -u)" = 0 ] || die "mkosi needs root"
 for tool in mkosi debootstrap mkfs.fat mcopy mke2fs sfdisk xz bmaptool dpkg-deb; do
 	command -v "$tool" >/dev/null 2>&1 ||
-		die "missing tool: $tool (apt-get install mkosi debootstrap dosfstools mtools e2fsprogs fdisk xz-utils bmap-tools)"
+		die "missing tool: $tool (apt-get install mkosi debootstrap dosfstools mtools" \
+			"e2fsprogs fdisk xz-utils bmap-tools)"
 done
 
 cache=${RK_IMAGE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ripple-kiosk-image}
@@ -76,7 +81,8 @@ t0=$(date +%s)
 # builds out of tree). Its tests ran in make check: nocheck here.
 if [ -z "$deb" ]; then
 	command -v dpkg-buildpackage >/dev/null 2>&1 ||
-		die "missing tool: dpkg-buildpackage (apt-get install dpkg-dev debhelper; see debian/control)"
+		die "missing tool: dpkg-buildpackage" \
+			"(apt-get install dpkg-dev debhelper; see debian/control)"
 	mkdir "$work/src"
 	if [ -n "$tarball" ]; then
 		tar -xzf "$tarball" -C "$work/src" --strip-components=1
@@ -88,7 +94,10 @@ if [ -z "$deb" ]; then
 	log "building the package (dpkg-buildpackage -us -uc -b; log: $out/deb-build.log)"
 	(cd "$work/src" && DEB_BUILD_OPTIONS="nocheck ${DEB_BUILD_OPTIONS:-}" \
 		dpkg-buildpackage -us -uc -b) >"$out/deb-build.log" 2>&1 ||
-		{ tail -n 30 "$out/deb-build.log" >&2; die "dpkg-buildpackage failed (log: $out/deb-build.log)"; }
+		{
+			tail -n 30 "$out/deb-build.log" >&2
+			die "dpkg-buildpackage failed (log: $out/deb-build.log)"
+		}
 	deb=$(ls "$work"/ripple-kiosk_*.deb | head -n 1)
 	cp "$deb" "$out/"
 fi
@@ -110,7 +119,8 @@ cp "$deb" "$stage/var/cache/ripple-kiosk-image/"
 mirror=${RK_IMAGE_MIRROR:-}
 if [ -z "$mirror" ]; then
 	found=$("$top/tests/vm/apt-mirror.sh" "$SUITE") ||
-		die "no Debian mirror for $SUITE in /etc/apt/sources.list{,.d/*} (set RK_IMAGE_MIRROR)"
+		die "no Debian mirror for $SUITE in /etc/apt/sources.list{,.d/*}" \
+			"(set RK_IMAGE_MIRROR)"
 	mirror=${found%% *}
 fi
 
@@ -207,12 +217,14 @@ mke2fs -q -t ext4 -m 1 -L ripple-root -d "$root" "$work/root.img" "${root_mib}M"
 img=$work/ripple-kiosk.raw
 state_start=$((1 + esp_mib + root_mib))
 truncate -s $(((state_start + STATE_MIB + 1) * 1048576)) "$img"
+root_at=$((1 + esp_mib))MiB
+state_at=${state_start}MiB
 sfdisk --quiet "$img" <<TABLE
 label: gpt
 first-lba: 2048
-start=1MiB, size=${esp_mib}MiB, type=C12A7328-F81F-11D2-BA4B-00A0C93EC93B, uuid=$esp_uuid, name=ripple-kiosk-esp
-start=$((1 + esp_mib))MiB, size=${root_mib}MiB, type=4F68BCE3-E8CD-4DB1-96E7-FBCAF984B709, uuid=$root_uuid, name=ripple-kiosk-root
-start=${state_start}MiB, size=${STATE_MIB}MiB, type=$STATE_TYPE, uuid=$state_uuid, name=ripple-kiosk-state
+start=1MiB,size=${esp_mib}MiB,type=$ESP_TYPE,uuid=$esp_uuid,name=ripple-kiosk-esp
+start=$root_at,size=${root_mib}MiB,type=$ROOT_TYPE,uuid=$root_uuid,name=ripple-kiosk-root
+start=$state_at,size=${STATE_MIB}MiB,type=$STATE_TYPE,uuid=$state_uuid,name=ripple-kiosk-state
 TABLE
 dd if="$work/esp.img" of="$img" bs=1M seek=1 conv=notrunc,sparse status=none
 dd if="$work/root.img" of="$img" bs=1M seek=$((1 + esp_mib)) conv=notrunc,sparse status=none
@@ -224,7 +236,8 @@ mv "$img" "$out/ripple-kiosk.raw"
 img=$out/ripple-kiosk.raw
 raw=$(stat -c %s "$img")
 used=$(du -B1 "$img" | cut -f1)
-log "package and tree (mkosi) took $((tmk - t0)) s, the disk $(($(date +%s) - tmk)) s: $img ($((raw / 1048576)) MiB, $((used / 1048576)) MiB of it data)"
+log "package and tree (mkosi) took $((tmk - t0)) s, the disk $(($(date +%s) - tmk)) s:" \
+	"$img ($((raw / 1048576)) MiB, $((used / 1048576)) MiB of it data)"
 if $compress; then
 	log "compressing (xz) and writing the block map"
 	bmaptool create -o "$out/ripple-kiosk.raw.bmap" "$img"
