@@ -145,15 +145,27 @@ static void test_schedule(void)
 	CHECK(v == flip + P && start == flip + P - 4 * MS - SCHEDULE_MARGIN_NS - 3 * MS);
 	/* woken 2 ms late, within half the wider margin: the same vblank */
 	CHECK(schedule_start(s, start + 2 * MS, &v) == start + 2 * MS && v == flip + P);
-	/* frames of 10 ms and wake-ups a period late: backed off */
+	/* frames of 8 ms and wake-ups a period late: backed off */
 	for (int i = 0; i < SCHEDULE_HISTORY; i++)
-		schedule_took(s, 10 * MS);
+		schedule_took(s, 8 * MS);
 	schedule_woke(s, 5 * P);
 	CHECK_EQ(schedule_margin_ns(s), SCHEDULE_MARGIN_NS + P);
 	CHECK(schedule_backed_off(s));
 	for (int i = 0; i < SCHEDULE_WAKE_HISTORY; i++)
 		schedule_woke(s, 100000);
 	CHECK_EQ(schedule_margin_ns(s), SCHEDULE_MARGIN_NS + 100000);
+	CHECK(!schedule_backed_off(s));
+	CHECK_EQ(schedule_lead_ns(s), 8 * MS + SCHEDULE_MARGIN_NS + 100000);
+	/* one frame of 9 ms among them (a 4K frame): more than half a period,
+	 * at once though it would fit with its margin; once it is forgotten,
+	 * late again */
+	schedule_took(s, 9 * MS);
+	CHECK(P / SCHEDULE_LATE_SHARE < 9 * MS && 9 * MS + schedule_margin_ns(s) < P);
+	CHECK(schedule_backed_off(s));
+	CHECK_EQ(schedule_lead_ns(s), 0);
+	CHECK(schedule_start(s, flip + 1 * MS, &v) == flip + 1 * MS && v == flip + P);
+	for (int i = 0; i < SCHEDULE_HISTORY; i++)
+		schedule_took(s, 8 * MS);
 	CHECK(!schedule_backed_off(s));
 	schedule_destroy(s);
 

@@ -151,10 +151,13 @@ uint64_t schedule_flipped(struct schedule *s, uint64_t target_ns, uint64_t commi
 
 uint64_t schedule_lead_ns(const struct schedule *s)
 {
+	uint64_t predicted = schedule_prediction_ns(s);
 	uint64_t lead = s->fixed_ns ? s->fixed_ns + s->backoff_ns
-				    : schedule_prediction_ns(s) + schedule_margin_ns(s);
+				    : predicted + schedule_margin_ns(s);
 
-	return (s->n_took == 0 && !s->fixed_ns) || lead >= s->period_ns ? 0 : lead;
+	if (!s->fixed_ns && (s->n_took == 0 || predicted * SCHEDULE_LATE_SHARE > s->period_ns))
+		return 0;
+	return lead >= s->period_ns ? 0 : lead;
 }
 
 bool schedule_backed_off(const struct schedule *s)

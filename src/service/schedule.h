@@ -16,7 +16,7 @@
  * The margin is the wake-up's and the commit's own slack, SCHEDULE_MARGIN_NS,
  * plus the load: the latest the timer's wake-ups came of the last
  * SCHEDULE_WAKE_HISTORY (about a second), plus a backoff that doubles at
- * each frame that misses its vblank and shrinks by a tenth at each that
+ * each frame that misses its vblank and shrinks by a hundredth at each that
  * does not. An idle machine wakes within a few tenths of a millisecond; a
  * busy one shares the CPU with what keeps it busy, wakes up to a
  * scheduler's time slice late (3-4 ms under a busy loop) and its frames
@@ -24,6 +24,12 @@
  * the prediction reaches a period. Then the schedule backs off
  * altogether: frames start as soon as the last flip is done, as a machine
  * that cannot keep up needs, until they fit again.
+ *
+ * A frame predicted to take more than SCHEDULE_LATE_SHARE of a period (a
+ * 4K frame of 10 ms) starts at once too: started late it would gain less
+ * than the rest of the period, and its time varies most (a VM's frames run
+ * 3-10 ms over the longest of the last 16 now and then), so a late start
+ * would trade a few milliseconds for a whole period now and then.
  */
 #ifndef SCHEDULE_H
 #define SCHEDULE_H
@@ -35,6 +41,8 @@
 #define SCHEDULE_WAKE_HISTORY 64
 #define SCHEDULE_MARGIN_NS 1500000ull        /* 1.5 ms */
 #define SCHEDULE_BACKOFF_FIRST_NS 1000000ull /* a miss's first backoff */
+/* A frame predicted longer than period / this starts at once. */
+#define SCHEDULE_LATE_SHARE 2
 
 enum schedule_mode {
 	SCHEDULE_LATE,      /* as late as it can be (the default) */
@@ -81,7 +89,8 @@ uint64_t schedule_flipped(struct schedule *s, uint64_t target_ns, uint64_t commi
 uint64_t schedule_start(const struct schedule *s, uint64_t now, uint64_t *vblank_ns);
 
 /* What it now leaves for a frame before its vblank: prediction + margin,
- * or 0 while backed off (frames start at once). */
+ * or 0 while backed off (frames start at once): when that reaches a period,
+ * or the prediction alone SCHEDULE_LATE_SHARE of one. */
 uint64_t schedule_lead_ns(const struct schedule *s);
 uint64_t schedule_prediction_ns(const struct schedule *s);
 bool schedule_backed_off(const struct schedule *s);
