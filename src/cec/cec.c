@@ -54,7 +54,8 @@ struct cec {
 	struct cec_screen pa_from;
 	bool pa_given;
 	/* A refused S_PHYS_ADDR is tried again at pa_retry_at (0: none due),
-	 * spaced as the looks for an adapter; said once until it takes. */
+	 * spaced() as the looks for an adapter (pa_retry_s 0: not refused
+	 * since it last took); said once until it takes. */
 	uint64_t pa_retry_at;
 	unsigned pa_retry_s;
 
@@ -128,10 +129,19 @@ int cec_fd(const struct cec *c)
 	return c && c->h >= 0 ? c->ops->fd(c->ctx, c->h) : -1;
 }
 
+/* The time *s seconds from now, and *s doubled for the next time, up to
+ * CEC_LOOK_MAX_S: how tries that keep failing are spaced out. */
+static uint64_t spaced(uint64_t now, unsigned *s)
+{
+	uint64_t at = now + (uint64_t)*s * NSEC_PER_SEC;
+
+	*s = *s * 2 > CEC_LOOK_MAX_S ? CEC_LOOK_MAX_S : *s * 2;
+	return at;
+}
+
 static void look_later(struct cec *c, uint64_t now)
 {
-	c->look_at = now + (uint64_t)c->look_s * NSEC_PER_SEC;
-	c->look_s = c->look_s * 2 > CEC_LOOK_MAX_S ? CEC_LOOK_MAX_S : c->look_s * 2;
+	c->look_at = spaced(now, &c->look_s);
 }
 
 /* Said once a state: the next different one is said again. */
@@ -261,14 +271,13 @@ static void give_pa(struct cec *c, uint64_t now)
 		/* -EBUSY while the adapter is still configuring, -EIO from a
 		 * USB adapter's firmware: the TV would never be woken by one
 		 * that stays at f.f.f.f, so it is tried again, spaced out. */
-		if (!c->pa_retry_s)
+		if (!c->pa_retry_s) {
 			log_warn("cec: %s: setting the physical address %s: %s; tried again "
 				 "now and then", c->path, cec_pa_text((uint16_t)pa, text),
 				 strerror(-ret));
-		c->pa_retry_s = !c->pa_retry_s ? CEC_LOOK_MIN_S
-			      : c->pa_retry_s * 2 > CEC_LOOK_MAX_S ? CEC_LOOK_MAX_S
-								  : c->pa_retry_s * 2;
-		c->pa_retry_at = now + (uint64_t)c->pa_retry_s * NSEC_PER_SEC;
+			c->pa_retry_s = CEC_LOOK_MIN_S;
+		}
+		c->pa_retry_at = spaced(now, &c->pa_retry_s);
 		return;
 	}
 	c->pa_retry_s = 0;
