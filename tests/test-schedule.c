@@ -169,6 +169,34 @@ static void test_schedule(void)
 	CHECK(!schedule_backed_off(s));
 	schedule_destroy(s);
 
+	/* a stall: a frame of 3 ms predicted, one takes 13 and commits 7 ms
+	 * past the vblank it was meant for. The backoff grows by the 7 ms at
+	 * once (a doubling from 1 ms would miss three more stalls first),
+	 * and a stall a few seconds later (300 frames on time) finds most of
+	 * it still there; it is gone after two minutes on time. */
+	s = schedule_create(SCHEDULE_LATE, P);
+	for (int i = 0; i < SCHEDULE_HISTORY; i++)
+		schedule_took(s, 3 * MS);
+	CHECK(schedule_flipped(s, 0, flip - 1 * MS, flip, 100) == 0);
+	CHECK_EQ(schedule_lead_ns(s), 3 * MS + SCHEDULE_MARGIN_NS);
+	CHECK(schedule_flipped(s, flip + P, flip + P + 7 * MS, flip + 2 * P, 102) == 1);
+	CHECK_EQ(schedule_margin_ns(s), SCHEDULE_MARGIN_NS + 7 * MS);
+	for (int i = 0; i < 300; i++)
+		CHECK(schedule_flipped(s, flip + (uint64_t)(3 + i) * P,
+				       flip + (uint64_t)(3 + i) * P - 2 * MS,
+				       flip + (uint64_t)(3 + i) * P, 103 + (uint64_t)i) == 0);
+	CHECK(schedule_margin_ns(s) > SCHEDULE_MARGIN_NS + 7 * MS / 2);
+	CHECK(schedule_margin_ns(s) < SCHEDULE_MARGIN_NS + 7 * MS);
+	/* a second miss doubles it (the overrun is less) */
+	uint64_t before = schedule_margin_ns(s) - SCHEDULE_MARGIN_NS;
+	CHECK(schedule_flipped(s, flip + 303 * P, flip + 303 * P + 1 * MS, flip + 304 * P, 404) == 1);
+	CHECK_EQ(schedule_margin_ns(s), SCHEDULE_MARGIN_NS + 2 * before);
+	for (int i = 0; i < 7200; i++)
+		schedule_flipped(s, flip + (uint64_t)(305 + i) * P, flip + (uint64_t)(305 + i) * P - 2 * MS,
+				 flip + (uint64_t)(305 + i) * P, 405 + (uint64_t)i);
+	CHECK_EQ(schedule_margin_ns(s), SCHEDULE_MARGIN_NS);
+	schedule_destroy(s);
+
 	/* at once: today's schedule */
 	s = schedule_create(SCHEDULE_AT_ONCE, P);
 	schedule_took(s, 2 * MS);

@@ -8,9 +8,14 @@
  * asleep) says nothing of where the vblanks are now: start at once. */
 #define SCHEDULE_STALE_PERIODS 3
 /* The backoff shrinks by 1/this at each frame on time (halved in about
- * 70 frames, a second at 60 Hz: a machine that missed once is likely to
- * again soon), and is dropped below SCHEDULE_BACKOFF_FLOOR_NS. */
-#define SCHEDULE_BACKOFF_DECAY 100
+ * 700 frames, 12 s at 60 Hz), and is dropped below SCHEDULE_BACKOFF_FLOOR_NS.
+ * A machine that stalls once (a VM whose host takes its CPU now and then:
+ * a frame of 2 ms takes 10) is likely to stall again within seconds. At
+ * 1080p here (600 frames, 2026-12-03), where frames started at once missed
+ * no vblank: a backoff doubled from 1 ms and halved in a second (1/100)
+ * missed 10-12; grown by the overrun too, 8-10; kept as here, 1-3. A
+ * slower decay (1/5000) missed no fewer and only started later. */
+#define SCHEDULE_BACKOFF_DECAY 1000
 #define SCHEDULE_BACKOFF_FLOOR_NS 100000ull
 
 struct schedule {
@@ -135,7 +140,15 @@ uint64_t schedule_flipped(struct schedule *s, uint64_t target_ns, uint64_t commi
 		}
 	}
 	if (late > 0) {
+		/* what the frame ran past its vblank: a lead that much longer
+		 * would have made it, a doubling from 1 ms only after a few
+		 * more misses */
+		uint64_t over = target_ns && commit_ns > target_ns ? commit_ns - target_ns : 0;
+		uint64_t needed = s->backoff_ns + over;
+
 		s->backoff_ns = s->backoff_ns ? 2 * s->backoff_ns : SCHEDULE_BACKOFF_FIRST_NS;
+		if (s->backoff_ns < needed)
+			s->backoff_ns = needed;
 		if (s->backoff_ns > p)
 			s->backoff_ns = p;
 	} else {

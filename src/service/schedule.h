@@ -15,11 +15,13 @@
  *
  * The margin is the wake-up's and the commit's own slack, SCHEDULE_MARGIN_NS,
  * plus the load: the latest the timer's wake-ups came of the last
- * SCHEDULE_WAKE_HISTORY (about a second), plus a backoff that doubles at
- * each frame that misses its vblank and shrinks by a hundredth at each that
- * does not. An idle machine wakes within a few tenths of a millisecond; a
- * busy one shares the CPU with what keeps it busy, wakes up to a
- * scheduler's time slice late (3-4 ms under a busy loop) and its frames
+ * SCHEDULE_WAKE_HISTORY (about a second), plus a backoff that at each
+ * frame that misses its vblank doubles, or grows by what the frame ran past
+ * its vblank if that is more, and shrinks by a thousandth at each frame
+ * that does not (schedule.c says why). An idle machine wakes within a
+ * few tenths of a millisecond; a busy one shares the CPU with what keeps
+ * it busy, wakes up to a scheduler's time slice late (3-4 ms under a busy
+ * loop) and its frames
  * vary as much: there the margin grows before the misses come, and with
  * the prediction reaches a period. Then the schedule backs off
  * altogether: frames start as soon as the last flip is done, as a machine
