@@ -7,14 +7,17 @@
 
 struct workers;
 
-/* count threads in all, the caller included: count - 1 are started.
- * NULL + errno on failure. */
+/* count shares to a job, each on a thread: where the process may use
+ * count CPUs, count threads of the pool's own, one pinned to each CPU;
+ * else count - 1 and the caller (workers.c says why). NULL + errno on
+ * failure. */
 struct workers *workers_create(int count);
 void workers_destroy(struct workers *w);
 int workers_count(const struct workers *w);
 
 /* fn(ctx, i, n) for every i in 0..n-1 at once, n = workers_count();
- * returns when all are done. The caller runs i = 0. */
+ * returns when all are done. The caller runs i = 0 only where the pool
+ * has count - 1 threads. */
 void workers_run(struct workers *w, void (*fn)(void *ctx, int index, int count), void *ctx);
 
 /* Online CPUs, at least 1, at most WORKERS_MAX. */
