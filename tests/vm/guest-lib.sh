@@ -111,7 +111,7 @@ rk_wait_path() {
 # decoded shell text in a subshell with stdout/stderr to the port, then
 # writes "RK-CMD-END SEQ RC".  Started by /init when /dev/ttyS1 exists.
 rk_serve() {
-	local port=$1 seq b64 rc
+	local port=$1 seq b64 rc cmd
 	exec 3<> "$port"
 	# Set while it is open: a virtio console (arm64's virt board) resets
 	# its settings on the last close, and takes no speed.
@@ -119,8 +119,11 @@ rk_serve() {
 	echo "RK-CMD-READY" >&3
 	while IFS=' ' read -r seq b64 <&3; do
 		[ -n "$seq" ] || continue
-		echo "$b64" | base64 -d > /tmp/rk-cmd.sh 2>/dev/null
-		( . /tmp/rk-cmd.sh ) < /dev/null >&3 2>&3 3>&-
+		# The text itself, not a file: under systemd a file in /tmp
+		# could not be read back once in a while (a /tmp being mounted
+		# or still read-only when the first command came).
+		cmd=$(echo "$b64" | base64 -d 2>/dev/null)
+		( eval "$cmd" ) < /dev/null >&3 2>&3 3>&-
 		rc=$?
 		echo "RK-CMD-END $seq $rc" >&3
 	done
