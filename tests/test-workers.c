@@ -1,11 +1,18 @@
 #include "config.h"
 
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 
+#include "base/util.h"
 #include "check.h"
 #include "water/workers.h"
 
@@ -51,6 +58,29 @@ static int allowed_cpus(cpu_set_t *set)
 	return CPU_COUNT(set);
 }
 
+/* As many shares as the process may use CPUs (at most SHARES_MAX), its
+ * set in *set. */
+static int shares_for_cpus(cpu_set_t *set)
+{
+	const int n = allowed_cpus(set);
+
+	return n < SHARES_MAX ? n : SHARES_MAX;
+}
+
+/* A pool of count made and run ROUNDS times into s, or NULL. */
+static struct workers *made_and_run(int count, struct seen *s)
+{
+	struct workers *w = workers_create(count);
+
+	CHECK(w != NULL);
+	if (!w)
+		return NULL;
+	for (int r = 0; r < ROUNDS; r++)
+		workers_run(w, note, s);
+	CHECK_EQ(s->bad_count, 0);
+	return w;
+}
+
 /* One thread: the caller runs the only share. */
 static void test_one(void)
 {
@@ -75,7 +105,7 @@ static void test_one(void)
 static void test_pinned(void)
 {
 	cpu_set_t before, after;
-	const int n = allowed_cpus(&before) < SHARES_MAX ? allowed_cpus(&before) : SHARES_MAX;
+	const int n = shares_for_cpus(&before);
 	struct seen s = { .caller = pthread_self(), .count = n };
 	struct workers *w;
 
@@ -83,13 +113,9 @@ static void test_pinned(void)
 		fprintf(stderr, "# one CPU allowed: nothing to pin (checked by test_shared)\n");
 		return;
 	}
-	w = workers_create(n);
-	CHECK(w != NULL);
+	w = made_and_run(n, &s);
 	if (!w)
 		return;
-	for (int r = 0; r < ROUNDS; r++)
-		workers_run(w, note, &s);
-	CHECK_EQ(s.bad_count, 0);
 	for (int i = 0; i < n; i++) {
 		CHECK_EQ(s.ran[i], ROUNDS);
 		CHECK(!s.on_caller[i]);
@@ -119,12 +145,8 @@ static void test_shared(void)
 	CPU_ZERO(&one);
 	CPU_SET(first, &one);
 	CHECK(sched_setaffinity(0, sizeof(one), &one) == 0);
-	w = workers_create(2);
-	CHECK(w != NULL);
+	w = made_and_run(2, &s);
 	if (w) {
-		for (int r = 0; r < ROUNDS; r++)
-			workers_run(w, note, &s);
-		CHECK_EQ(s.bad_count, 0);
 		CHECK_EQ(s.ran[0], ROUNDS);
 		CHECK_EQ(s.ran[1], ROUNDS);
 		CHECK(s.on_caller[0]);
@@ -134,10 +156,56 @@ static void test_shared(void)
 	CHECK(sched_setaffinity(0, sizeof(all), &all) == 0);
 }
 
+/* This process from now on refused sched_setaffinity() with EPERM, as the
+ * service's SystemCallFilter=~@resources does; whether that took. */
+static bool refuse_pinning(void)
+{
+	struct sock_filter code[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_sched_setaffinity, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { .len = ARRAY_SIZE(code), .filter = code };
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
+	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) < 0)
+		return false;
+	return true;
+}
+
+/* A sandbox that refuses pinning (the image's service, 2026-12-03: the
+ * kiosk did not start): the pool is made all the same, unpinned, the
+ * caller doing share 0, and every share runs. Last: the filter stays. */
+static void test_refused(void)
+{
+	cpu_set_t set;
+	const int n = shares_for_cpus(&set);
+	struct seen s = { .caller = pthread_self(), .count = n };
+	struct workers *w;
+
+	if (n < 2) {
+		fprintf(stderr, "# one CPU allowed: nothing would be pinned\n");
+		return;
+	}
+	CHECK(refuse_pinning());
+	CHECK(sched_setaffinity(0, sizeof(set), &set) < 0 && errno == EPERM);
+	w = made_and_run(n, &s);
+	if (!w)
+		return;
+	CHECK(s.on_caller[0]);
+	for (int i = 0; i < n; i++) {
+		CHECK_EQ(s.ran[i], ROUNDS);
+		CHECK_EQ(s.cpus[i], CPU_COUNT(&set));
+	}
+	workers_destroy(w);
+}
+
 int main(void)
 {
 	RUN(test_one);
 	RUN(test_pinned);
 	RUN(test_shared);
+	RUN(test_refused);
 	return CHECK_EXIT();
 }

@@ -19,8 +19,8 @@
  * a CPU of the process's own set, and the caller only handing out the
  * shares and waiting (it is not pinned, nor are the threads it starts
  * later), the frame took 4.7 ms again. Where the process may use fewer
- * CPUs than the pool has threads, nothing is pinned and the caller runs
- * share 0 as before.
+ * CPUs than the pool has threads, or may not pin its threads, nothing is
+ * pinned and the caller runs share 0 as before.
  */
 struct workers {
 	int count;
@@ -85,10 +85,60 @@ static bool own_cpus(int count, int *cpus)
 	return n == count;
 }
 
+/* Stops the pool's threads (they finish the job they are on). */
+static void stop_threads(struct workers *w)
+{
+	pthread_mutex_lock(&w->lock);
+	w->quit = true;
+	pthread_cond_broadcast(&w->go);
+	pthread_mutex_unlock(&w->lock);
+	for (int i = w->first; i <= w->started; i++)
+		pthread_join(w->threads[i], NULL);
+	w->quit = false;
+	w->started = w->first - 1;
+}
+
+/* Threads first..count - 1, thread i pinned to cpus[i] where cpus is
+ * given; 0, or -errno with none left running. */
+static int start_threads(struct workers *w, int first, const int *cpus)
+{
+	w->first = first;
+	w->started = first - 1;
+	for (int i = first; i < w->count; i++) {
+		struct worker_arg *arg = malloc(sizeof(*arg));
+		pthread_attr_t attr;
+		cpu_set_t one;
+		int ret;
+
+		if (!arg) {
+			stop_threads(w);
+			return -ENOMEM;
+		}
+		arg->w = w;
+		arg->index = i;
+		pthread_attr_init(&attr);
+		if (cpus) {
+			CPU_ZERO(&one);
+			CPU_SET(cpus[i], &one);
+			pthread_attr_setaffinity_np(&attr, sizeof(one), &one);
+		}
+		ret = pthread_create(&w->threads[i], &attr, worker_main, arg);
+		pthread_attr_destroy(&attr);
+		if (ret) {
+			free(arg);
+			stop_threads(w);
+			return -ret;
+		}
+		w->started = i;
+	}
+	return 0;
+}
+
 struct workers *workers_create(int count)
 {
 	int cpus[WORKERS_MAX];
 	struct workers *w;
+	int ret = -EAGAIN;
 
 	if (count < 1 || count > WORKERS_MAX) {
 		errno = EINVAL;
@@ -98,42 +148,22 @@ struct workers *workers_create(int count)
 	if (!w)
 		return NULL;
 	w->count = count;
-	w->first = count > 1 && own_cpus(count, cpus) ? 0 : 1;
-	w->started = w->first - 1;
 	pthread_mutex_init(&w->lock, NULL);
 	pthread_cond_init(&w->go, NULL);
 	pthread_cond_init(&w->done, NULL);
-	for (int i = w->first; i < count; i++) {
-		struct worker_arg *arg = malloc(sizeof(*arg));
-		pthread_attr_t attr;
-		cpu_set_t one;
-		int ret;
-
-		if (!arg) {
-			workers_destroy(w);
-			errno = ENOMEM;
-			return NULL;
-		}
-		arg->w = w;
-		arg->index = i;
-		pthread_attr_init(&attr);
-		if (w->first == 0) {
-			CPU_ZERO(&one);
-			CPU_SET(cpus[i], &one);
-			/* a CPU the process may use: only a race with a
-			 * change of its set can refuse it, and then the
-			 * thread runs unpinned */
-			pthread_attr_setaffinity_np(&attr, sizeof(one), &one);
-		}
-		ret = pthread_create(&w->threads[i], &attr, worker_main, arg);
-		pthread_attr_destroy(&attr);
-		if (ret) {
-			free(arg);
-			workers_destroy(w);
-			errno = ret;
-			return NULL;
-		}
-		w->started = i;
+	if (count > 1 && own_cpus(count, cpus))
+		ret = start_threads(w, 0, cpus);
+	/* Pinned threads can be refused where the others are not: a
+	 * sandbox without sched_setaffinity (systemd's SystemCallFilter=
+	 * ~@resources refuses it with EPERM; pthread_create() then fails),
+	 * or a CPU taken from the process's set meanwhile. Unpinned then,
+	 * the caller doing share 0, as before. */
+	if (ret < 0)
+		ret = start_threads(w, 1, NULL);
+	if (ret < 0) {
+		workers_destroy(w);
+		errno = -ret;
+		return NULL;
 	}
 	return w;
 }
@@ -142,12 +172,7 @@ void workers_destroy(struct workers *w)
 {
 	if (!w)
 		return;
-	pthread_mutex_lock(&w->lock);
-	w->quit = true;
-	pthread_cond_broadcast(&w->go);
-	pthread_mutex_unlock(&w->lock);
-	for (int i = w->first; i <= w->started; i++)
-		pthread_join(w->threads[i], NULL);
+	stop_threads(w);
 	pthread_cond_destroy(&w->done);
 	pthread_cond_destroy(&w->go);
 	pthread_mutex_destroy(&w->lock);
