@@ -168,10 +168,8 @@ static bool refuse_pinning(void)
 	};
 	struct sock_fprog prog = { .len = ARRAY_SIZE(code), .filter = code };
 
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
-	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) < 0)
-		return false;
-	return true;
+	return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 &&
+	       prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) == 0;
 }
 
 /* A sandbox that refuses pinning (the image's service, 2026-12-03: the

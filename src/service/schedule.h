@@ -21,11 +21,10 @@
  * that does not (schedule.c says why). An idle machine wakes within a
  * few tenths of a millisecond; a busy one shares the CPU with what keeps
  * it busy, wakes up to a scheduler's time slice late (3-4 ms under a busy
- * loop) and its frames
- * vary as much: there the margin grows before the misses come, and with
- * the prediction reaches a period. Then the schedule backs off
- * altogether: frames start as soon as the last flip is done, as a machine
- * that cannot keep up needs, until they fit again.
+ * loop) and its frames vary as much: there the margin grows before the
+ * misses come, and with the prediction reaches a period. Then the
+ * schedule backs off altogether: frames start as soon as the last flip is
+ * done, as a machine that cannot keep up needs, until they fit again.
  *
  * A frame predicted to take more than SCHEDULE_LATE_SHARE of a period (a
  * 4K frame of 10 ms) starts at once too: started late it would gain less
