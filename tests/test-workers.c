@@ -136,7 +136,7 @@ static void test_shared(void)
 	cpu_set_t all, one;
 	struct seen s = { .caller = pthread_self(), .count = 2 };
 	struct workers *w;
-	int first = -1;
+	int first = -1, expected;
 
 	CHECK(allowed_cpus(&all) >= 1);
 	for (int c = 0; c < CPU_SETSIZE && first < 0; c++)
@@ -145,6 +145,9 @@ static void test_shared(void)
 	CPU_ZERO(&one);
 	CPU_SET(first, &one);
 	CHECK(sched_setaffinity(0, sizeof(one), &one) == 0);
+	/* The default follows the process's CPUs, not the machine's
+	 * (taskset -c 0 made the kiosk start 2 threads on one CPU). */
+	CHECK_EQ(workers_default_count(), 1);
 	w = made_and_run(2, &s);
 	if (w) {
 		CHECK_EQ(s.ran[0], ROUNDS);
@@ -154,6 +157,8 @@ static void test_shared(void)
 		workers_destroy(w);
 	}
 	CHECK(sched_setaffinity(0, sizeof(all), &all) == 0);
+	expected = CPU_COUNT(&all) > WORKERS_MAX ? WORKERS_MAX : CPU_COUNT(&all);
+	CHECK_EQ(workers_default_count(), expected);
 }
 
 /* This process from now on refused sched_setaffinity() with EPERM, as the

@@ -209,8 +209,17 @@ void workers_run(struct workers *w, void (*fn)(void *ctx, int index, int count),
 
 int workers_default_count(void)
 {
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	cpu_set_t allowed;
+	long n;
 
+	/* The CPUs this process may run on, not the machine's: under
+	 * taskset, a cpuset or a container's CPUs more threads than that
+	 * only take turns on the same CPUs. The online count only where
+	 * the kernel will not say. */
+	if (sched_getaffinity(0, sizeof(allowed), &allowed) == 0)
+		n = CPU_COUNT(&allowed);
+	else
+		n = sysconf(_SC_NPROCESSORS_ONLN);
 	if (n < 1)
 		return 1;
 	return n > WORKERS_MAX ? WORKERS_MAX : (int)n;

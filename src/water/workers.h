@@ -20,7 +20,8 @@ int workers_count(const struct workers *w);
  * has count - 1 threads. */
 void workers_run(struct workers *w, void (*fn)(void *ctx, int index, int count), void *ctx);
 
-/* Online CPUs, at least 1, at most WORKERS_MAX. */
+/* The CPUs the process may run on (its affinity: taskset, cpusets), at
+ * least 1, at most WORKERS_MAX. */
 int workers_default_count(void);
 
 #endif
