@@ -16,10 +16,12 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/clock.h"
 #include "base/util.h"
 #include "capture.h"
+#include "cec/cec-adapter.h"
 #include "cec/cec.h"
 #include "cec/cec-edid.h"
 #include "check.h"
@@ -662,6 +664,49 @@ static void test_none(void)
 	cec_destroy(c);
 }
 
+/* --cec DIR or FILE, through the kernel's own calls: neither is an
+ * adapter, each is said once, named, and never looked at again (a
+ * directory was retried for ever as "Is a directory"). */
+static void test_not_a_device(void)
+{
+	char dir[256], file[300];
+	const char *paths[] = { dir, file };
+	struct capture cap;
+	FILE *fp;
+
+	if (!check_tmpdir(dir, sizeof(dir), "test-cec")) {
+		CHECK(!"a temporary directory");
+		return;
+	}
+	snprintf(file, sizeof(file), "%s/file", dir);
+	fp = fopen(file, "w");
+	if (!fp) {
+		CHECK(!"a file in the temporary directory");
+		return;
+	}
+	fclose(fp);
+	for (size_t i = 0; i < ARRAY_SIZE(paths); i++) {
+		struct cec_adapter_info info;
+		struct cec *c;
+		uint64_t now = T0;
+		const char *log;
+		char want[400];
+
+		CHECK_EQ(cec_dev_ops.open(NULL, paths[i], &info), -ENOTTY);
+		log_begin(&cap);
+		CHECK_EQ(cec_create(&(struct cec_config){ paths[i] }, &c), 0);
+		run(c, &now, T0 + SEC(120), true);
+		CHECK_EQ(cec_fd(c), -1);
+		cec_destroy(c);
+		log = log_end(&cap);
+		CHECK_EQ(count_lines(log), 1);
+		snprintf(want, sizeof(want), "--cec %s is not a CEC adapter", paths[i]);
+		CHECK(strstr(log, want));
+	}
+	unlink(file);
+	rmdir(dir);
+}
+
 /* --cec DEVICE: no such device is looked for again; one that is no CEC
  * adapter is said once, named, and never opened again. */
 static void test_bad_device(void)
@@ -1214,6 +1259,7 @@ int main(void)
 	RUN(test_unplug);
 	RUN(test_none);
 	RUN(test_bad_device);
+	RUN(test_not_a_device);
 	RUN(test_auto_choice);
 	RUN(test_follower);
 	RUN(test_counts);

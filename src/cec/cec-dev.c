@@ -69,8 +69,11 @@ static int dev_open(void *ctx, const char *path, struct cec_adapter_info *info)
 	(void)ctx;
 	memset(info, 0, sizeof(*info));
 	fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	/* A directory is no adapter, as a regular file is not: said once,
+	 * never looked at again (it was retried for ever as "Is a
+	 * directory"). */
 	if (fd < 0)
-		return -errno;
+		return errno == EISDIR ? -ENOTTY : -errno;
 	if (ioctl(fd, CEC_ADAP_G_CAPS, &caps) < 0) {
 		/* Any other device answers ENOTTY (or EINVAL): not an adapter. */
 		ret = errno == EINVAL ? -ENOTTY : -errno;
