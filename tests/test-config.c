@@ -293,8 +293,8 @@ static void test_reload_classes(void)
 
 static void test_flags(void)
 {
-	static const char *const yes[] = { "yes", "true", "1", "Yes", "TRUE" };
-	static const char *const no[] = { "no", "false", "0", "No", "FALSE" };
+	static const char *const yes[] = { "yes", "true", "1", "Yes", "TRUE", "on", "On" };
+	static const char *const no[] = { "no", "false", "0", "No", "FALSE", "off", "OFF" };
 	int flags = 0;
 
 	for (int k = 0; k < options_key_count(); k++) {
@@ -317,11 +317,27 @@ static void test_flags(void)
 			options_free(&o);
 		}
 		snprintf(text, sizeof(text), "%s = maybe", key);
-		check_bad(text, NAME ":1: ", "'maybe' is not yes, no, true, false, 1 or 0");
+		check_bad(text, NAME ":1: ", "'maybe' is not on, off, yes, no, true, false, 1 or 0");
 		snprintf(text, sizeof(text), "%s =", key);
 		check_bad(text, NAME ":1: ", key);
 	}
 	CHECK_EQ(flags, 6);
+	/* The on/off choice takes the same words (caustics = yes was refused). */
+	for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
+		struct options o;
+		char text[256];
+
+		snprintf(text, sizeof(text), "caustics = %s", no[i]);
+		CHECK_EQ(parse(text, &o), 0);
+		CHECK(!o.caustics);
+		options_free(&o);
+		snprintf(text, sizeof(text), "caustics = %s", yes[i]);
+		CHECK_EQ(parse(text, &o), 0);
+		CHECK(o.caustics);
+		options_free(&o);
+	}
+	check_bad("caustics = bright", NAME ":1: caustics: 'bright' is not on, off, yes, no, true, "
+		  "false, 1 or 0", NULL);
 
 }
 
@@ -427,6 +443,19 @@ static void test_bad_lines(void)
 		  "expected auto or a whole number from 1 to 15",
 		  NULL);
 	check_bad("damping = abc", NAME ":1: damping: 'abc' is not a number", "from 1 to 15");
+	/* One vocabulary for numbers: a sign, an exponent and a fraction are
+	 * named for what they are, never "not a number". */
+	check_bad("damping = 1e308", NAME ":1: damping: '1e308' is out of range", "from 1 to 15");
+	check_bad("damping = 5.5", NAME ":1: damping: '5.5' is not a whole number", "from 1 to 15");
+	check_bad("light = 50.5", NAME ":1: light: '50.5' is not a whole number", NULL);
+	check_bad("light = 1e-5", NAME ":1: light: '1e-5' is not a whole number", NULL);
+	check_bad("depth = 1e308", NAME ":1: depth: '1e308' is out of range", NULL);
+	check_bad("depth = 1e999", NAME ":1: depth: '1e999' is out of range", NULL);
+	check_bad("depth = 1e-5", NAME ":1: depth: '1e-5' is out of range", NULL);
+	check_bad("depth = 0x10", NAME ":1: depth: '0x10' is not a number", NULL);
+	check_bad("depth = inf", NAME ":1: depth: 'inf' is not a number", NULL);
+	check_bad("depth = 1e", NAME ":1: depth: '1e' is not a number", NULL);
+	check_bad("depth = 1.2.3", NAME ":1: depth: '1.2.3' is not a number", NULL);
 	check_bad("damping", NAME ":1: 'damping' is not a 'key = value' line", NULL);
 	check_bad("damping 5", NAME ":1: 'damping 5' is not a 'key = value' line", NULL);
 	check_bad("= 5", NAME ":1: no key before '='", NULL);

@@ -25,6 +25,21 @@ static void test_int(void)
 	CHECK_EQ(parse_int("12 ", 0, 100, &v), -EINVAL);
 	CHECK_EQ(parse_int(NULL, 0, 100, &v), -EINVAL);
 	CHECK_EQ(v, -3);  /* untouched on failure */
+	/* A setting's whole number: what is wrong said exactly. */
+	CHECK_EQ(parse_whole("+12", 0, 100, &v), 0);
+	CHECK_EQ(v, 12);
+	CHECK_EQ(parse_whole("1e2", 0, 100, &v), 0);
+	CHECK_EQ(v, 100);
+	CHECK_EQ(parse_whole("1e308", 0, 100, &v), -ERANGE);
+	CHECK_EQ(parse_whole("-1e999", 0, 100, &v), -ERANGE);
+	CHECK_EQ(parse_whole("50.5", 0, 100, &v), -EDOM);
+	CHECK_EQ(parse_whole("1e-5", 0, 100, &v), -EDOM);
+	CHECK_EQ(parse_whole("1e-5", 1, 100, &v), -ERANGE);
+	CHECK_EQ(parse_whole("++1", 0, 100, &v), -EINVAL);
+	CHECK_EQ(parse_whole("+", 0, 100, &v), -EINVAL);
+	CHECK_EQ(parse_whole("nan", 0, 100, &v), -EINVAL);
+	CHECK_EQ(parse_whole("0x10", 0, 100, &v), -EINVAL);
+	CHECK_EQ(v, 100);
 }
 
 static void test_size_and_mode(void)
@@ -81,7 +96,16 @@ static void test_options(void)
 	CHECK_EQ(run(&o, "--stone-radius", "4.5"), OPTIONS_RUN);
 	CHECK(o.stone_radius_mm == 4.5);
 	CHECK_EQ(run(&o, "--stone-radius", "0"), OPTIONS_ERROR);
-	CHECK_EQ(run(&o, "--stone-radius", "1e1"), OPTIONS_ERROR);
+	CHECK_EQ(run(&o, "--stone-radius", "1e1"), OPTIONS_RUN);
+	CHECK(o.stone_radius_mm == 10.0);
+	CHECK_EQ(run(&o, "--stone-radius", "1e308"), OPTIONS_ERROR);
+	CHECK_EQ(run(&o, "--stone-radius", "+4.5"), OPTIONS_RUN);
+	CHECK(o.stone_radius_mm == 4.5);
+	/* A whole number's key takes a sign as the decimal ones do. */
+	CHECK_EQ(run(&o, "--damping", "+5"), OPTIONS_RUN);
+	CHECK_EQ(o.damping, 5);
+	CHECK_EQ(run(&o, "--damping", "+-5"), OPTIONS_ERROR);
+	CHECK_EQ(run(&o, "--damping", "5.5"), OPTIONS_ERROR);
 	CHECK_EQ(run(&o, "--stone-radius", "nan"), OPTIONS_ERROR);
 	CHECK_EQ(run(&o, "--wave-speed", "23"), OPTIONS_RUN);
 	CHECK(o.wave_speed_cm_s == 23.0);

@@ -2,9 +2,12 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <float.h>
 #include <limits.h>
+#include <math.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -90,28 +93,86 @@ static int parse_dims(const char *s, int lo, int hi, int *w, int *h, const char 
 	return 0;
 }
 
-int parse_double(const char *s, double lo, double hi, double *out)
+/* Whether s is a decimal number as a person writes one: an optional sign,
+ * digits with at most one '.', at least one digit, then perhaps an
+ * exponent (e or E, a sign, digits). Not hex, inf or nan, which strtod
+ * would take too. */
+static bool decimal_text(const char *s)
 {
 	const char *p = s;
+	bool digits = false, point = false;
+
+	if (*p == '-' || *p == '+')
+		p++;
+	for (; *p && *p != 'e' && *p != 'E'; p++) {
+		if (*p >= '0' && *p <= '9')
+			digits = true;
+		else if (*p == '.' && !point)
+			point = true;
+		else
+			return false;
+	}
+	if (!digits)
+		return false;
+	if (!*p)
+		return true;
+	p++;
+	if (*p == '-' || *p == '+')
+		p++;
+	if (!*p)
+		return false;
+	for (; *p; p++)
+		if (!(*p >= '0' && *p <= '9'))
+			return false;
+	return true;
+}
+
+int parse_double(const char *s, double lo, double hi, double *out)
+{
 	char *end;
 	double v;
 
-	/* strtod would also take "1e3", "0x10", "inf" and the locale's
-	 * decimal separator: a settings file wants plain numbers. */
-	if (*p == '-' || *p == '+')
-		p++;
-	if (!(*p >= '0' && *p <= '9') && !(*p == '.' && p[1] >= '0' && p[1] <= '9'))
+	/* The program never calls setlocale(), so strtod's decimal point is
+	 * '.' whatever the machine's language: a settings file reads the
+	 * same everywhere. */
+	if (!s || !decimal_text(s))
 		return -EINVAL;
-	for (; *p; p++)
-		if (!((*p >= '0' && *p <= '9') || *p == '.'))
-			return -EINVAL;
 	errno = 0;
 	v = strtod(s, &end);
-	if (*end || errno)
+	if (*end)
 		return -EINVAL;
+	/* Past the largest double (1e999): out of range, as 1e308 is for
+	 * every setting. A value too small to hold is judged as the 0 or
+	 * the subnormal strtod gives. */
+	if (errno == ERANGE && isinf(v))
+		return -ERANGE;
 	if (!(v >= lo && v <= hi))
 		return -ERANGE;
 	*out = v;
+	return 0;
+}
+
+int parse_whole(const char *s, int lo, int hi, int *out)
+{
+	double v;
+	int ret;
+
+	/* "+30" as "30", as the decimal keys take it. */
+	if (s && s[0] == '+' && s[1] >= '0' && s[1] <= '9')
+		s++;
+	ret = parse_int(s, lo, hi, out);
+	if (ret != -EINVAL)
+		return ret;
+	/* Not written as a whole number: if it is a number at all, say what
+	 * is wrong with it ("50.5", "1e308"), not that it is none. */
+	ret = parse_double(s, -DBL_MAX, DBL_MAX, &v);
+	if (ret < 0)
+		return ret;
+	if (v < lo || v > hi)
+		return -ERANGE;
+	if (v != floor(v))
+		return -EDOM;
+	*out = (int)v;
 	return 0;
 }
 

@@ -11,8 +11,13 @@ struct sockaddr_storage;
  * 0, -EINVAL (not a number), or -ERANGE (outside lo..hi). */
 int parse_int(const char *s, int lo, int hi, int *out);
 int parse_u64(const char *s, uint64_t *out);
-/* A plain decimal number ("5", "2.5"; no exponent, no hex, no inf/nan)
- * within lo..hi. 0, -EINVAL or -ERANGE. */
+/* A setting's whole number within lo..hi: "30", "+30", and also a whole
+ * value written otherwise ("1e2", "100.0"). 0, -EINVAL (not a number),
+ * -ERANGE (a number outside lo..hi: "1e308") or -EDOM (a number within
+ * them but not a whole one: "50.5"). */
+int parse_whole(const char *s, int lo, int hi, int *out);
+/* A decimal number ("5", "2.5", "+3", "1e-5"; no hex, no inf/nan) within
+ * lo..hi. 0, -EINVAL or -ERANGE (also past the largest double). */
 int parse_double(const char *s, double lo, double hi, double *out);
 /* Two plain numbers separated by sep ("2:3", "1210x680", "0,40"), the
  * first within a_lo..a_hi, the second within b_lo..b_hi: 0 or -EINVAL. */

@@ -320,7 +320,7 @@ static const char conf_header[] =
 	"# so is the rest of a line from a '#' that follows a blank (\"rain = 30 # wet\");\n"
 	"# a '#' anywhere else is part of the value (background = /srv/pool#2.png).\n"
 	"# Double quotes keep blanks and '#' in a value: calibration = \"1 0 0 0 1 0\".\n"
-	"# Switches take yes/no, true/false or 1/0. Each key may appear once.\n"
+	"# Switches take on/off, yes/no, true/false or 1/0. Each key may appear once.\n"
 	"# An unknown key or a bad value stops the start (on reload: the old settings\n"
 	"# stay) with a message naming this file, the line and what is allowed.\n"
 	"#\n"

@@ -64,14 +64,27 @@ static void *field_last(struct options *o, const struct option_row *row, size_t 
 	return (char *)o + row->offset + row->size - elem;
 }
 
+/* Why a number was refused, in the words every setting uses. */
+static const char *refusal(int ret)
+{
+	switch (ret) {
+	case -ERANGE:
+		return "out of range";
+	case -EDOM:
+		return "not a whole number";
+	default:
+		return "not a number";
+	}
+}
+
 static int int_value(const struct origin *from, const char *arg, int lo, int hi, int *out)
 {
-	int ret = parse_int(arg, lo, hi, out);
+	int ret = parse_whole(arg, lo, hi, out);
 
 	if (ret == 0)
 		return 0;
-	return bad(from, "'%s' is %s; expected a whole number from %d to %d", arg,
-		   ret == -ERANGE ? "out of range" : "not a number", lo, hi);
+	return bad(from, "'%s' is %s; expected a whole number from %d to %d", arg, refusal(ret),
+		   lo, hi);
 }
 
 static int number_value(const struct origin *from, const char *arg, double lo, double hi,
@@ -81,8 +94,7 @@ static int number_value(const struct origin *from, const char *arg, double lo, d
 
 	if (ret == 0)
 		return 0;
-	return bad(from, "'%s' is %s; expected %s from %g to %g", arg,
-		   ret == -ERANGE ? "out of range" : "not a number", unit, lo, hi);
+	return bad(from, "'%s' is %s; expected %s from %g to %g", arg, refusal(ret), unit, lo, hi);
 }
 
 /* A number in the seeds' units, or "auto" (auto_value): the look decides. */
@@ -95,11 +107,33 @@ static int int_or_auto(const struct origin *from, const char *arg, int lo, int h
 		*out = auto_value;
 		return 0;
 	}
-	ret = parse_int(arg, lo, hi, out);
+	ret = parse_whole(arg, lo, hi, out);
 	if (ret == 0)
 		return 0;
 	return bad(from, "'%s' is %s; expected auto or a whole number from %d to %d", arg,
-		   ret == -ERANGE ? "out of range" : "not a number", lo, hi);
+		   refusal(ret), lo, hi);
+}
+
+#define SWITCH_WORDS "on, off, yes, no, true, false, 1 or 0"
+
+/* Every on/off setting's words, any case: a technician writes the one he
+ * knows from other files (caustics = yes, grab = on). */
+static int parse_flag(const char *s, bool *on)
+{
+	static const char *const yes[] = { "on", "yes", "true", "1" };
+	static const char *const no[] = { "off", "no", "false", "0" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(yes); i++) {
+		if (strcasecmp(s, yes[i]) == 0) {
+			*on = true;
+			return 0;
+		}
+		if (strcasecmp(s, no[i]) == 0) {
+			*on = false;
+			return 0;
+		}
+	}
+	return -EINVAL;
 }
 
 /* One of the row's choices, into an int (an enum) or a bool field. */
@@ -108,13 +142,18 @@ static int choice(const struct origin *from, const struct option_row *row, const
 {
 	char names[CHOICES_TEXT_LEN] = "";
 	size_t len = 0;
+	bool on;
 
+	/* An on/off choice (a bool field) takes every switch's words. */
+	if (row->size == sizeof(bool)) {
+		if (parse_flag(arg, &on) < 0)
+			return bad(from, "'%s' is not " SWITCH_WORDS, arg);
+		*(bool *)field(o, row) = on;
+		return 0;
+	}
 	for (const struct option_choice *c = row->choices; c->name; c++) {
 		if (strcmp(arg, c->name) == 0) {
-			if (row->size == sizeof(bool))
-				*(bool *)field(o, row) = c->value != 0;
-			else
-				memcpy(field(o, row), &c->value, sizeof(int));
+			memcpy(field(o, row), &c->value, sizeof(int));
 			return 0;
 		}
 		len += (size_t)snprintf(names + len, len < sizeof(names) ? sizeof(names) - len : 0,
@@ -137,18 +176,6 @@ static int set_string(const struct origin *from, const char **out, const char *a
 		return bad(from, "out of memory");
 	options_free_string(out);
 	*out = copy;
-	return 0;
-}
-
-/* yes/no/true/false/1/0, any case. */
-static int parse_flag(const char *s, bool *on)
-{
-	if (strcasecmp(s, "yes") == 0 || strcasecmp(s, "true") == 0 || strcmp(s, "1") == 0)
-		*on = true;
-	else if (strcasecmp(s, "no") == 0 || strcasecmp(s, "false") == 0 || strcmp(s, "0") == 0)
-		*on = false;
-	else
-		return -EINVAL;
 	return 0;
 }
 
@@ -299,7 +326,7 @@ int options_parse_one(struct options *o, const struct option_row *row, const cha
 
 	if (row->type == OPTION_FLAG) {
 		if (arg && parse_flag(arg, &on) < 0)
-			return bad(f, "'%s' is not yes, no, true, false, 1 or 0", arg);
+			return bad(f, "'%s' is not " SWITCH_WORDS, arg);
 		*(bool *)field(o, row) = on;
 		return 0;
 	}
@@ -334,7 +361,7 @@ int options_parse_one(struct options *o, const struct option_row *row, const cha
 	case OPTION_LIGHT_FROM:
 		return light_from(f, arg, o);
 	case OPTION_SEED:
-		if (parse_u64(arg, &o->seed) < 0)
+		if (parse_u64(arg[0] == '+' ? arg + 1 : arg, &o->seed) < 0)
 			return bad(f, "'%s' is not a whole number from 0 to 2^64-1", arg);
 		return 0;
 	case OPTION_MATRIX:
