@@ -21,7 +21,7 @@
  * only its row; a new type needs its case in options-values.c.
  */
 enum option_type {
-	OPTION_FLAG,          /* on/off: --name and --no-name, yes/no/true/false/1/0 in a file */
+	OPTION_FLAG,          /* on/off: --name and --no-name, on/off, yes/no, true/false, 1/0 in a file */
 	OPTION_INT,           /* a whole number from min to max */
 	OPTION_INT_AUTO,      /* "auto" (the field is auto_value) or a whole number, min..max */
 	OPTION_NUMBER,        /* a number from min to max, decimals too, in unit */

@@ -310,7 +310,7 @@ void options_input_config(const struct options *o, struct input_config *c);
  */
 int options_key_count(void);
 const char *options_key_name(int key);     /* NULL when out of range */
-bool options_key_is_flag(int key);         /* takes yes/no/true/false/1/0 */
+bool options_key_is_flag(int key);         /* takes on/off, yes/no, true/false, 1/0 */
 /* The key called name, or -ENOENT. */
 int options_key_find(const char *name);
 /* Whether name is a long option of the command line alone, as config. */
