@@ -232,5 +232,16 @@ t.check("water: 11108885 cells for 3335x3331 px is more than the 4194304 it may 
         and m and int(m.group(1)) * int(m.group(2)) <= 1 << 22,
         "a wall of more cells than the water may have: a coarser grid, said",
         [line for line in log.splitlines() if "water" in line])
+# A wall past 10 m (eight 65-inch panels are 11.5 m): its water is the
+# wall's size, as at 10 m, never a 24-inch screen's (its rings were 19
+# times too large, its rain 350 times too sparse).
+for wide in (5000, 5001, 50000):
+    _, log = render("wide%d" % wide, ["--layout", "A@0,0:%dx1000 B@%d,0:%dx1000"
+                                      % (wide, wide, wide), "--size", "4000x400"], 1)
+    m = re.search(r"water for the wall: screen 4000x400 px, (\d+)x(\d+) mm \(([^)]*)\)", log)
+    t.check(m and (int(m.group(1)), int(m.group(2))) == (2 * wide, 1000)
+            and "default" not in m.group(3),
+            "a wall %d mm wide: the water is the wall's size" % (2 * wide),
+            [line for line in log.splitlines() if "water" in line])
 shutil.rmtree(tmp, ignore_errors=True)
 t.exit()

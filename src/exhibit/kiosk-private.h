@@ -134,6 +134,7 @@ struct kiosk {
 	struct render_params params;
 	struct water_units units;  /* the look in cells, steps and heights */
 	int mm_width, mm_height;   /* the connector's, logical orientation; 0: unknown */
+	bool mm_planned;           /* those are a wall's plan (kiosk_create_wall) */
 	int width, height;         /* the logical size touches are given in */
 	struct image *source;      /* the picture as decoded; NULL: the built-in one */
 	enum image_fit fit;

@@ -164,12 +164,13 @@ static int64_t cells(const struct water_units *u)
 /* The look in o at this size in *u, its grid coarser where the one the
  * look asks for has more than KIOSK_MAX_CELLS (said when say). */
 static void units_within(const struct options *o, int width, int height, int mm_width,
-			 int mm_height, bool say, struct water_units *u)
+			 int mm_height, bool planned, bool say, struct water_units *u)
 {
 	struct water_look look;
 	int64_t asked;
 
 	options_water_look(o, &look);
+	look.screen_mm_planned = planned;
 	water_units_compute(&look, width, height, mm_width, mm_height, u);
 	asked = cells(u);
 	while (cells(u) > KIOSK_MAX_CELLS && u->scale < WATER_SCALE_MAX) {
@@ -183,8 +184,8 @@ static void units_within(const struct options *o, int width, int height, int mm_
 			 u->sim_height);
 }
 
-int kiosk_create(const struct options *o, int rotation, int width, int height, int mm_width,
-		 int mm_height, struct kiosk **out)
+static int create(const struct options *o, int rotation, int width, int height, int mm_width,
+		  int mm_height, bool planned, struct kiosk **out)
 {
 	struct show_pick pick = { .index = -1 };
 	struct water_units u;
@@ -193,7 +194,7 @@ int kiosk_create(const struct options *o, int rotation, int width, int height, i
 	struct view *v;
 	int ret = -ENOMEM;
 
-	units_within(o, width, height, mm_width, mm_height, true, &u);
+	units_within(o, width, height, mm_width, mm_height, planned, true, &u);
 	k = calloc(1, sizeof(*k));
 	if (!k)
 		return -ENOMEM;
@@ -202,6 +203,7 @@ int kiosk_create(const struct options *o, int rotation, int width, int height, i
 	k->params.rotation = rotation;
 	k->mm_width = mm_width;
 	k->mm_height = mm_height;
+	k->mm_planned = planned;
 
 	options_say_unused(o);
 	if (u.model == WATER_POND) {
@@ -261,6 +263,18 @@ fail:
 	kiosk_show_pick_clear(&pick);
 	kiosk_destroy(k);
 	return ret;
+}
+
+int kiosk_create(const struct options *o, int rotation, int width, int height, int mm_width,
+		 int mm_height, struct kiosk **out)
+{
+	return create(o, rotation, width, height, mm_width, mm_height, false, out);
+}
+
+int kiosk_create_wall(const struct options *o, int width, int height, int mm_width,
+		      int mm_height, struct kiosk **out)
+{
+	return create(o, 0, width, height, mm_width, mm_height, true, out);
 }
 
 void kiosk_destroy(struct kiosk *k)
@@ -744,7 +758,7 @@ int kiosk_reconfigure(struct kiosk *k, const struct options *o)
 	int ret;
 
 	/* Another grid needs new water. */
-	units_within(o, k->width, k->height, k->mm_width, k->mm_height, false, &u);
+	units_within(o, k->width, k->height, k->mm_width, k->mm_height, k->mm_planned, false, &u);
 	if (u.model != k->units.model || u.scale != k->units.scale ||
 	    u.sim_width != kiosk_water_width(k) || u.sim_height != kiosk_water_height(k))
 		return -ENOTSUP;

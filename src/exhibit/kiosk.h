@@ -33,6 +33,11 @@ struct water_units;
  */
 int kiosk_create(const struct options *o, int rotation, int width, int height, int mm_width,
 		 int mm_height, struct kiosk **out);
+/* The same for a water wall of width x height pixels planned as mm_width x
+ * mm_height (wall/layout.h): those mm are the wall's, taken as they are
+ * however large the wall, not a connector's report judged plausible. */
+int kiosk_create_wall(const struct options *o, int width, int height, int mm_width,
+		      int mm_height, struct kiosk **out);
 void kiosk_destroy(struct kiosk *k);
 
 /*

@@ -81,7 +81,7 @@ int loop_create_wall_water(struct loop *l, const struct options *o)
 	size_t n = 0;
 	int ret;
 
-	ret = kiosk_create(o, 0, p->width, p->height, p->mm_width, p->mm_height, &k);
+	ret = kiosk_create_wall(o, p->width, p->height, p->mm_width, p->mm_height, &k);
 	if (ret < 0)
 		return ret;
 	loop_take_water(l, k, p->width, p->height, 0);

@@ -106,6 +106,12 @@ static void screen_size(const struct water_look *look, struct water_units *u, in
 		u->source = SCREEN_MM_OPTION;
 		return;
 	}
+	if (look->screen_mm_planned && mm_w >= SCREEN_MM_MIN && mm_h >= SCREEN_MM_MIN) {
+		u->mm_width = mm_w;
+		u->mm_height = mm_h;
+		u->source = SCREEN_MM_WALL;
+		return;
+	}
 	if (plausible(u->width, u->height, mm_w, mm_h)) {
 		u->mm_width = mm_w;
 		u->mm_height = mm_h;
@@ -315,6 +321,8 @@ static const char *source_name(enum screen_mm_source source)
 		return "from the connector";
 	case SCREEN_MM_OPTION:
 		return "from --screen-mm";
+	case SCREEN_MM_WALL:
+		return "the wall's, from its layout and panels";
 	default:
 		return "the default: the connector gave no plausible size, "
 		       "a 24-inch screen assumed";

@@ -43,6 +43,7 @@ enum screen_mm_source {
 	SCREEN_MM_CONNECTOR,   /* the kernel's connector (EDID, panel driver) */
 	SCREEN_MM_OPTION,      /* --screen-mm */
 	SCREEN_MM_DEFAULT,     /* unknown or absurd: SCREEN_DEFAULT_DIAGONAL_MM */
+	SCREEN_MM_WALL,        /* a water wall's plan: its layout and its panels */
 };
 
 struct water_units {
@@ -89,6 +90,11 @@ struct water_units {
  * units that override them when set. */
 struct water_look {
 	int screen_mm_width, screen_mm_height;  /* 0: the connector's, else the default */
+	/* The mm given with the pixels are a water wall's plan, not a
+	 * connector's report: taken as they are (up to the layout's 100 m),
+	 * as --screen-mm is, since the layout or each panel's plausible size
+	 * made them. */
+	bool screen_mm_planned;
 	enum water_model model;
 	double wave_speed_cm_s;      /* classic */
 	double viscosity_m2_s;       /* the pond */
