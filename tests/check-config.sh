@@ -105,6 +105,29 @@ printf 'layout = A@0,0:5000x10 B@5000,0:1x10\n' >"$tmp/thin.conf"
 	>out 2>err || bad "started with a refused file: exit $?: $(cat err)"
 grep -q "start.conf is not used" err || bad "started with a refused file: not said: $(cat err)"
 
+# A screen of a few pixels one way (16384x3): what the check passes, the
+# run runs, with either water, a side of at least 20 mm and finite units
+# (its water could not be made: "cannot create 16384x3 water").
+for size in 16384x3 4096x3 3x16384; do
+	for water in pond classic; do
+		printf 'size = %s\nwater = %s\n' "$size" "$water" >"$tmp/strip.conf"
+		"$prog" --check-config "$tmp/strip.conf" >out 2>err ||
+			bad "a $size screen: the check refuses it: $(cat err)"
+		"$prog" --config "$tmp/strip.conf" --backend headless --frames 2 --verbose \
+			--output "$tmp/strip" >out 2>err || bad "a $size $water screen: exit $?: $(cat err)"
+		line=$(grep "water for" err)
+		mm=$(printf '%s\n' "$line" | sed -n 's/.* px, \([0-9]*\)x\([0-9]*\) mm .*/\1 \2/p')
+		set -- $mm
+		[ $# -eq 2 ] && [ "$1" -ge 20 ] && [ "$2" -ge 20 ] ||
+			bad "a $size $water screen: a side under 20 mm: $line"
+		case "$line" in
+		*inf*|*nan*|*" 0.00 mm"*|*" 0 steps"*) bad "a $size $water screen: $line" ;;
+		esac
+		[ -f "$tmp/strip/frame-00001.png" ] || bad "a $size $water screen: no frame"
+		rm -rf "$tmp/strip"
+	done
+done
+
 "$prog" --check-config "$tmp/absent.conf" >out 2>err
 [ $? -eq 1 ] || bad "a missing file: exit status not 1"
 grep -q -F "$tmp/absent.conf" err || bad "a missing file is not named: $(cat err)"

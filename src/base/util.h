@@ -6,6 +6,10 @@
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
+/* A named constant's value spelt into a text: STR(OPTIONS_MAX_RAIN). */
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
 /* Room for one error message: a path, what was wrong, what was expected. */
 #define ERR_LEN 512
 

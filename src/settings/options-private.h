@@ -9,11 +9,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "base/util.h"
 #include "settings/options.h"
-
-/* A number's value spelt into the table's text: STR(OPTIONS_MAX_RAIN). */
-#define STR_(x) #x
-#define STR(x) STR_(x)
 
 /*
  * What a value is: how it is parsed (options_parse_one) and how its form,

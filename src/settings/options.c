@@ -456,7 +456,8 @@ const struct option_row options_table[] = {
 		.help = "the screen's size in mm as the viewer sees it",
 		.man = "The screen's size in mm as the viewer sees it.\n"
 		       "A size the connector reports (EDID, the panel driver) that is missing or\n"
-		       "implausible is taken as a 24-inch screen.\n"
+		       "implausible is taken as a 24-inch screen (a strip of a few pixels,\n"
+		       "16384x3, as square pixels on a short side of " STR(SCREEN_MM_MIN) " mm).\n"
 		       "The start line says which size was used and where it came from.\n"
 		       "With several screens mirrored, the water is made for the first one (its\n"
 		       "millimetres are the true ones).\n"

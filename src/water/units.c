@@ -96,7 +96,8 @@ static bool plausible(int px_w, int px_h, int mm_w, int mm_h)
 
 static void screen_size(const struct water_look *look, struct water_units *u, int mm_w, int mm_h)
 {
-	double diag_px;
+	double diag_px, pitch;
+	int short_px;
 
 	if (look->screen_mm_width > 0) {
 		/* Said by the technician: taken as it is, in the viewer's
@@ -119,9 +120,19 @@ static void screen_size(const struct water_look *look, struct water_units *u, in
 		return;
 	}
 	diag_px = sqrt((double)u->width * u->width + (double)u->height * u->height);
-	u->mm_width = (int)lround(SCREEN_DEFAULT_DIAGONAL_MM * u->width / diag_px);
-	u->mm_height = (int)lround(SCREEN_DEFAULT_DIAGONAL_MM * u->height / diag_px);
+	pitch = SCREEN_DEFAULT_DIAGONAL_MM / diag_px;
+	/* A strip of a few pixels (16384x3) would be a fraction of a mm
+	 * tall on that diagonal, its cells of no size and its water not to
+	 * be made: no side shorter than the smallest real screen, the
+	 * pixels still square. */
+	short_px = u->width < u->height ? u->width : u->height;
 	u->source = SCREEN_MM_DEFAULT;
+	if (pitch * short_px < SCREEN_MM_MIN) {
+		pitch = (double)SCREEN_MM_MIN / short_px;
+		u->source = SCREEN_MM_DEFAULT_STRIP;
+	}
+	u->mm_width = (int)lround(pitch * u->width);
+	u->mm_height = (int)lround(pitch * u->height);
 }
 
 /* The largest power of two whose cells are no coarser than CELL_MM_MAX. */
@@ -321,6 +332,9 @@ static const char *source_name(enum screen_mm_source source)
 		return "from the connector";
 	case SCREEN_MM_OPTION:
 		return "from --screen-mm";
+	case SCREEN_MM_DEFAULT_STRIP:
+		return "the default: the connector gave no plausible size, square pixels on a "
+		       "short side of " STR(SCREEN_MM_MIN) " mm assumed";
 	case SCREEN_MM_WALL:
 		return "the wall's, from its layout and panels";
 	default:

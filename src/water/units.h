@@ -43,6 +43,7 @@ enum screen_mm_source {
 	SCREEN_MM_CONNECTOR,   /* the kernel's connector (EDID, panel driver) */
 	SCREEN_MM_OPTION,      /* --screen-mm */
 	SCREEN_MM_DEFAULT,     /* unknown or absurd: SCREEN_DEFAULT_DIAGONAL_MM */
+	SCREEN_MM_DEFAULT_STRIP, /* the same, but a strip: its short side SCREEN_MM_MIN */
 	SCREEN_MM_WALL,        /* a water wall's plan: its layout and its panels */
 };
 
