@@ -11,6 +11,9 @@ service: its stats line, and its frames through a storm of signals.
     was written: 2 frames in 17.7 s with a pair every 10 ms on a slow
     disk; a pair every millisecond comes faster than any machine writes
     one. Then screen.png is there and SIGTERM still stops it with status 0.
+  - However many SIGUSR1 come, a picture is taken at most once a second
+    (each is a PNG encoded and synced: one a pass held a 720p loop at
+    15 fps under 20 signals a second), and that is said once.
 
 The binary: $RIPPLE_KIOSK, else $top_builddir/src/ripple-kiosk."""
 
@@ -22,6 +25,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 from lib import checks, waits  # noqa: E402  (tests/lib)
@@ -82,6 +86,7 @@ if p.poll() is None and first:
     stop = threading.Event()
     sender = threading.Thread(target=storm, args=(p.pid, stop))
     before = len(fps_said())
+    storm_began = time.monotonic()
     sender.start()
 
     def frames_in_storm():
@@ -92,14 +97,25 @@ if p.poll() is None and first:
     waits.wait_until(frames_in_storm, STORM_MAX_S, 0.2)
     stop.set()
     sender.join()
+    storm_s = time.monotonic() - storm_began
     rates = fps_said()[before + 1:]
     t.check(p.poll() is None and sum(rates) * STATS_INTERVAL_S >= FRAMES_MIN,
             "a SIGHUP and a SIGUSR1 every %g s: the frames go on" % STORM_EVERY_S,
             "stats lines in the storm: %s fps" % ", ".join("%.1f" % r for r in rates)
             if p.poll() is None else log())
-    t.check(os.path.getsize(os.path.join(state, "screen.png")) > 0
-            if os.path.exists(os.path.join(state, "screen.png")) else False,
+    screen = os.path.join(state, "screen.png")
+    waits.wait_until(lambda: "SIGUSR1: wrote" in log() or p.poll() is not None,
+                     waits.scaled(STOP_S), 0.1)
+    t.check(os.path.exists(screen) and os.path.getsize(screen) > 0,
             "SIGUSR1 in the storm wrote screen.png")
+    # Counted after the storm, with a second for a picture whose line
+    # came after the count and one for the edges of the storm.
+    wrote = log().count("SIGUSR1: wrote %s (" % screen)
+    t.check(1 <= wrote <= storm_s + 2,
+            "a SIGUSR1 every %g s for %.1f s: at most a picture a second" % (STORM_EVERY_S, storm_s),
+            "%d pictures" % wrote)
+    t.check(log().count("SIGUSR1: a picture at most once a second") == 1,
+            "the pictures not taken are said once", log()[-2000:])
 
 if p.poll() is None:
     p.send_signal(signal.SIGTERM)

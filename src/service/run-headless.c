@@ -48,13 +48,13 @@ static void note_signal(struct asked *a, int sig)
 /* SIGUSR1 writes a picture of the last frame as a live run does; SIGHUP is
  * said and changes nothing: a headless run keeps the settings it started
  * with. */
-static void answer_signals(struct asked *a, struct loop *l, struct usage *usage,
-			   const struct options *o)
+static void answer_signals(struct asked *a, struct loop *l, struct screenshots *shots,
+			   struct usage *usage, const struct options *o)
 {
-	if (a->screenshot) {
-		screenshot_write(l, o->state_dir);
-		screenshot_write_map(l, usage);
-	}
+	/* At most one a second of the machine's time, also on the virtual
+	 * clock of a batch: it is the machine's work that is spared. */
+	if (a->screenshot)
+		screenshots_take(shots, l, usage, o->state_dir, clock_now_ns());
 	if (a->reload)
 		log_info("SIGHUP: ignored; a headless run keeps the settings it started with");
 	a->screenshot = false;
@@ -67,7 +67,8 @@ static void answer_signals(struct asked *a, struct loop *l, struct usage *usage,
  * none kills the process mid-file) and answered after them. SIGTERM and
  * SIGINT stop the run: the number of the first, 0 when none came.
  */
-static int take_signals(const sigset_t *set, struct loop *l, const struct options *o)
+static int take_signals(const sigset_t *set, struct loop *l, struct screenshots *shots,
+			const struct options *o)
 {
 	static const struct timespec no_wait = { 0, 0 };
 	struct asked a = { 0 };
@@ -75,7 +76,7 @@ static int take_signals(const sigset_t *set, struct loop *l, const struct option
 
 	while (!a.stop && (sig = sigtimedwait(set, NULL, &no_wait)) > 0)
 		note_signal(&a, sig);
-	answer_signals(&a, l, NULL, o);
+	answer_signals(&a, l, shots, NULL, o);
 	return a.stop;
 }
 
@@ -108,7 +109,7 @@ static int rt_wait(struct pollfd *pfds, uint64_t wake)
  * written.
  */
 static int run_realtime(const struct options *o, struct display *d, struct loop *l,
-			struct health *h, const sigset_t *signals)
+			struct health *h, struct screenshots *shots, const sigset_t *signals)
 {
 	struct pollfd pfds[RT_SOURCES] = { { .fd = -1 }, { .fd = -1 } };
 	struct stats *st = health_stats(h);
@@ -160,7 +161,7 @@ static int run_realtime(const struct options *o, struct display *d, struct loop 
 		}
 		/* What the signals of the last wait asked for, once, between
 		 * the frames as a live run does. */
-		answer_signals(&asked, l, usage, o);
+		answer_signals(&asked, l, shots, usage, o);
 		ret = loop_frame(l, o, now, &wake);
 		if (ret < 0) {
 			log_error("a frame: %s; exiting", strerror(-ret));
@@ -194,6 +195,7 @@ int run_headless(const struct options *o, struct display *d, struct touch_script
 	/* Said when somebody may be looking: -v, or the demo standing in
 	 * for a missing display. */
 	bool say = o->verbose || o->backend_fell_back;
+	struct screenshots *shots = NULL;
 	struct loop *l = NULL;
 	struct health *h = NULL;
 	sigset_t signals;
@@ -215,8 +217,12 @@ int run_headless(const struct options *o, struct display *d, struct touch_script
 	ret = loop_create(d, script, h ? health_stats(h) : NULL, say, &l);
 	if (ret < 0)
 		log_error("no memory for the frame loop");
+	/* Without a writer for SIGUSR1's pictures the frames still come. */
+	if (ret == 0 && screenshots_create(&shots) < 0)
+		log_warn("SIGUSR1 will take no pictures: out of memory");
 	if (ret == 0 && o->frames == 0) {
-		ret = run_realtime(o, d, l, h, &signals);
+		ret = run_realtime(o, d, l, h, shots, &signals);
+		screenshots_destroy(shots);
 		loop_destroy(l);
 		health_destroy(h);
 		return ret;
@@ -238,7 +244,7 @@ int run_headless(const struct options *o, struct display *d, struct touch_script
 			break;
 		}
 		frames++;
-		sig = take_signals(&signals, l, o);
+		sig = take_signals(&signals, l, shots, o);
 	}
 	/* Stopped as a live run is: the frames so far are whole, status 0. */
 	if (sig)
@@ -255,6 +261,7 @@ int run_headless(const struct options *o, struct display *d, struct touch_script
 	 * k/refresh s, started the schedule's lead before it. */
 	if (ret == 0 && o->verbose)
 		latency_say_run(loop_latency(l), "on the virtual clock");
+	screenshots_destroy(shots);
 	loop_destroy(l);
 	health_destroy(h);
 	return ret;

@@ -69,6 +69,7 @@ struct live {
 	bool quit;
 	bool reload;               /* SIGHUP asked for one */
 	bool screenshot;           /* SIGUSR1 asked for one */
+	struct screenshots *shots; /* NULL: no memory for its writer */
 	const char *failed;        /* the step that stopped the loop, said on the way out */
 };
 
@@ -412,6 +413,9 @@ static int live_setup(struct live *l, struct touch_script *script)
 			   time(NULL), &l->usage);
 	if (ret < 0)
 		log_warn("no usage numbers: %s", strerror(-ret));
+	/* Without a writer for SIGUSR1's pictures the water still shows. */
+	if (screenshots_create(&l->shots) < 0)
+		log_warn("SIGUSR1 will take no pictures: out of memory");
 	/* Without the status page (the port taken: said) the water still shows. */
 	if (window_create(l->o, state_dir_resolve(l->o->state_dir, dir, sizeof(dir)),
 			  &l->window) < 0)
@@ -480,8 +484,7 @@ int run_live(struct options *o, const struct options_source *src, struct display
 				    &l.reload);
 		if (l.screenshot) {
 			l.screenshot = false;
-			screenshot_write(l.loop, o->state_dir);
-			screenshot_write_map(l.loop, l.usage);
+			screenshots_take(l.shots, l.loop, l.usage, o->state_dir, now);
 		}
 		hear_splashes(&l, now);
 		ret = loop_frame(l.loop, o, now, &wake);
@@ -518,6 +521,7 @@ int run_live(struct options *o, const struct options_source *src, struct display
 	}
 	/* Before the loop it taps for frames. */
 	window_destroy(l.window);
+	screenshots_destroy(l.shots);
 	usage_destroy(l.usage);
 	cec_destroy(l.cec);
 	sound_destroy(l.sound);

@@ -945,7 +945,9 @@ const struct option_row options_table[] = {
 		       ".B SIGUSR1\n"
 		       "writes\n"
 		       ".IR screen.png ,\n"
-		       "and the usage numbers go (see\n"
+		       "once a second at the most however many signals come (those sooner are\n"
+		       "said once and not taken; the picture is encoded and written beside the\n"
+		       "frames, which go on), and the usage numbers go (see\n"
 		       ".BR --usage-days ).",
 	},
 	{
