@@ -11,12 +11,16 @@ its frame rate and its water:
   - slow headers (a byte a second): each connection is closed within the
     server's timeout, counted;
   - huge headers: refused, the connection closed;
-  - garbage, bad methods, "..", %00, very long names, in a burst.
+  - garbage, bad methods, "..", %00, very long names, in a burst;
+  - /screen.png asked for without pause from more addresses than the
+    server remembers, in turn: the pictures given stay within the
+    allowance of the whole server, the rest are 429 with Retry-After.
 
 Then a plain request is served again, the frames went on at no less than
 half the rate before, and the water still moves (two pictures differ).
 Skipped (77) in a build without libmicrohttpd."""
 
+import http.client
 import os
 import resource
 import socket
@@ -46,6 +50,16 @@ SPARE_FDS = 24
 SPARE_THREADS = 24
 RATE_WINDOW_S = 3
 RATE_KEPT = 0.5
+# /screen.png from more addresses than the server keeps an allowance for
+# (HTTP_RATE_CLIENTS, 64): 127.0.0.2 to 127.0.0.71 in turn, for
+# PICTURES_RUN_S or PICTURES_TRIES asks in all, whichever ends first.
+PICTURE_ADDRESSES = ["127.0.0.%d" % i for i in range(2, 72)]
+PICTURES_RUN_S = 10
+PICTURES_TRIES = 100000
+# The server's allowance for all of them together (http-rate.c): a burst,
+# then so many a second.
+PICTURES_BURST_ALL = 8
+PICTURES_PER_S_ALL = 4
 
 t = checks.Checks()
 soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
@@ -113,6 +127,36 @@ def closed_by_server(s, timeout):
 
 def refused(k, reason):
     return k.metric('ripple_kiosk_http_refused_total{reason="%s"}' % reason) or 0
+
+
+def pictures_round_robin(k):
+    """/screen.png from each of PICTURE_ADDRESSES in turn, round and round,
+    each on a connection of its own asked again as soon as the last is
+    answered: ({status: answers}, 429s without a Retry-After of whole
+    seconds, seconds from the first ask to the last answer)."""
+    codes, bad_retry = {}, []
+    start = time.monotonic()
+    until = start + PICTURES_RUN_S
+    for i in range(PICTURES_TRIES):
+        if time.monotonic() >= until:
+            break
+        addr = PICTURE_ADDRESSES[i % len(PICTURE_ADDRESSES)]
+        c = http.client.HTTPConnection("127.0.0.1", k.port, source_address=(addr, 0),
+                                       timeout=waits.scaled(20))
+        try:
+            c.request("GET", "/screen.png", headers={"Connection": "close"})
+            r = c.getresponse()
+            r.read()
+        except (OSError, http.client.HTTPException) as e:
+            codes[type(e).__name__] = codes.get(type(e).__name__, 0) + 1
+            continue
+        finally:
+            c.close()
+        retry = r.getheader("Retry-After") or ""
+        codes[r.status] = codes.get(r.status, 0) + 1
+        if r.status == 429 and not (retry.isdigit() and int(retry) >= 1):
+            bad_retry.append(retry)
+    return codes, bad_retry, time.monotonic() - start
 
 
 k = httpkiosk.Kiosk()
@@ -230,6 +274,30 @@ try:
         s.close()
     t.check(answered == BURST, "%d bad requests: each refused (4xx, 5xx) or closed" % BURST,
             answered)
+    rate = frames_since(k, f0, t0)
+    t.check(rate >= RATE_KEPT * before, "frames meanwhile: %.1f a second" % rate)
+
+    # ---- pictures from more addresses than the server remembers ----
+    # Each address's allowance used to be forgotten when a 65th took its
+    # place, and given back whole when it came again: 70 addresses in turn
+    # took every picture they asked for, 13650 in 10 s. Whatever the
+    # addresses, the whole server gives no more than its burst and its rate
+    # over the run: every picture is taken from that one allowance, on the
+    # clock read here too, between the first ask and the last answer; a
+    # slow machine asks less, never gets more.
+    f0, t0 = k.metric("ripple_kiosk_frames_total"), time.monotonic()
+    rate_before = refused(k, "rate") + refused(k, "rate_server")
+    codes, bad_retry, took = pictures_round_robin(k)
+    given = codes.get(200, 0)
+    allowed = PICTURES_BURST_ALL + int(PICTURES_PER_S_ALL * took) + 1
+    t.check(0 < given <= allowed, "%d addresses asking for /screen.png for %.1f s: %d pictures "
+            "(at most %d)" % (len(PICTURE_ADDRESSES), took, given, allowed), codes)
+    t.check(set(codes) <= {200, 429} and codes.get(429, 0) > 0,
+            "the others refused: 429", codes)
+    t.check(not bad_retry, "each 429 with Retry-After", bad_retry[:5])
+    t.check(waits.wait_until(lambda: refused(k, "rate") + refused(k, "rate_server") >=
+                             rate_before + codes.get(429, 0), timeout=waits.scaled(10)),
+            "counted", (refused(k, "rate"), refused(k, "rate_server")))
     rate = frames_since(k, f0, t0)
     t.check(rate >= RATE_KEPT * before, "frames meanwhile: %.1f a second" % rate)
 

@@ -1,11 +1,14 @@
 /*
  * The status server's request handling without sockets (http_handle, as
  * libmicrohttpd hands it a request): the control calls in the order they
- * came, /screen.png's allowance whatever order the clock was read in, the
- * Allow header of a 405, the Bearer scheme in any case, and a client
- * waiting for a frame answered when the server stops, the TV's HDMI-CEC
- * facts on the page, /metrics and /status.json. The server itself
- * (sockets, clocks, SIGTERM) is tested through a kiosk by tests/http-*.py.
+ * came, /screen.png's allowance whatever order the clock was read in, an
+ * address's allowance kept while more addresses than the table holds ask,
+ * the whole server's allowance over 70 addresses in turn, the Retry-After
+ * of a refused picture, the Allow header of a 405, the Bearer scheme in
+ * any case, and a client waiting for a frame answered when the server
+ * stops, the TV's HDMI-CEC facts on the page, /metrics and /status.json.
+ * The server itself (sockets, clocks, SIGTERM) is tested through a kiosk
+ * by tests/http-*.py.
  */
 #include "config.h"
 
@@ -26,9 +29,17 @@
 
 #define TOKEN "test-token-0123456789abcdef"
 #define CLIENT "192.0.2.7"
-/* /screen.png's allowance (http-rate.c): a few at once, then one every 2 s. */
+/* /screen.png's allowance (http-rate.c): a few at once, then one every 2 s,
+ * per address; for all of them together, a few at once, then 4 a second. */
 #define RATE_BURST 3
 #define RATE_PERIOD_NS (2 * NSEC_PER_SEC)
+#define RATE_SERVER_BURST 8
+#define RATE_SERVER_PER_S 4
+/* More addresses than the server keeps a place for (HTTP_RATE_CLIENTS). */
+#define MANY_ADDRESSES 70
+#define ROUNDS 100
+#define ROUND_STEP_NS (10 * 1000000ull)
+#define REPLY_TRIES 1000
 /* A wait no test may sit out: the frame that never comes. */
 #define LONG_WAIT_MS (600u * 1000u)
 #define JOIN_BOUND_S 20
@@ -115,16 +126,113 @@ static void test_rate_clock_order(void)
 	uint64_t t = clock_now_ns();
 
 	for (int i = 0; i < RATE_BURST; i++)
-		CHECK(http_rate_ok(h, CLIENT, t));
-	CHECK(!http_rate_ok(h, CLIENT, t));
-	CHECK(!http_rate_ok(h, CLIENT, t - 1));
-	CHECK(!http_rate_ok(h, CLIENT, t - NSEC_PER_SEC));
-	CHECK(!http_rate_ok(h, CLIENT, t));
+		CHECK(http_rate_ok(h, CLIENT, t, NULL));
+	CHECK(!http_rate_ok(h, CLIENT, t, NULL));
+	CHECK(!http_rate_ok(h, CLIENT, t - 1, NULL));
+	CHECK(!http_rate_ok(h, CLIENT, t - NSEC_PER_SEC, NULL));
+	CHECK(!http_rate_ok(h, CLIENT, t, NULL));
 	/* Time that really went by counts, once. */
-	CHECK(http_rate_ok(h, CLIENT, t + RATE_PERIOD_NS));
-	CHECK(!http_rate_ok(h, CLIENT, t + RATE_PERIOD_NS));
+	CHECK(http_rate_ok(h, CLIENT, t + RATE_PERIOD_NS, NULL));
+	CHECK(!http_rate_ok(h, CLIENT, t + RATE_PERIOD_NS, NULL));
 	/* Another address has its own. */
-	CHECK(http_rate_ok(h, "192.0.2.8", t));
+	CHECK(http_rate_ok(h, "192.0.2.8", t, NULL));
+	http_detached_destroy(h);
+}
+
+/* The i-th of MANY_ADDRESSES (TEST-NET-3). */
+static const char *many(int i, char *buf, size_t len)
+{
+	snprintf(buf, len, "203.0.113.%d", i + 2);
+	return buf;
+}
+
+/* An address that spent its burst, then more addresses than the table has
+ * places ask: it is not forgotten, nor given a whole burst again, before
+ * its time (the table gave the place of the longest gone to a newcomer,
+ * and the address came back as new). */
+static void test_rate_not_forgotten(void)
+{
+	struct http *h = server();
+	uint64_t t = clock_now_ns();
+	struct rate_refusal no = { 0 };
+	char addr[HTTP_CLIENT_LEN];
+
+	for (int i = 0; i < RATE_BURST; i++)
+		CHECK(http_rate_ok(h, CLIENT, t, NULL));
+	for (int i = 0; i < MANY_ADDRESSES; i++)
+		http_rate_ok(h, many(i, addr, sizeof(addr)), t, NULL);
+	/* Half its period later: half a picture back, while the server as a
+	 * whole has a few again. */
+	CHECK(!http_rate_ok(h, CLIENT, t + RATE_PERIOD_NS / 2, &no));
+	CHECK_EQ(no.why, HTTP_REFUSED_RATE);
+	CHECK(no.retry_s >= 1 && no.retry_s <= RATE_PERIOD_NS / NSEC_PER_SEC);
+	/* Its time come, one. */
+	CHECK(http_rate_ok(h, CLIENT, t + RATE_PERIOD_NS, NULL));
+	CHECK(!http_rate_ok(h, CLIENT, t + RATE_PERIOD_NS, NULL));
+	http_detached_destroy(h);
+}
+
+/* MANY_ADDRESSES ask in turn, ROUND_STEP_NS apart, ROUNDS times round: the
+ * server gives no more than its own allowance over the time (each came
+ * back to a whole burst, and took every picture it asked for), and not
+ * far fewer (none is shut out for good). A refusal by the whole server costs the
+ * address nothing, and says when to ask again. */
+static void test_rate_whole_server(void)
+{
+	struct http *h = server();
+	uint64_t t = clock_now_ns(), now = t;
+	struct rate_refusal no = { 0 };
+	char addr[HTTP_CLIENT_LEN];
+	unsigned given = 0, bound, least;
+	double span_s;
+
+	for (int r = 0; r < ROUNDS; r++) {
+		for (int i = 0; i < MANY_ADDRESSES; i++) {
+			given += http_rate_ok(h, many(i, addr, sizeof(addr)), now, NULL);
+			now += ROUND_STEP_NS;
+		}
+	}
+	span_s = (double)(now - t) / (double)NSEC_PER_SEC;
+	bound = RATE_SERVER_BURST + (unsigned)(span_s * RATE_SERVER_PER_S) + 1;
+	least = (unsigned)(span_s * RATE_SERVER_PER_S) / 2;
+	CHECK(given <= bound);
+	CHECK(given >= least);
+	if (given > bound || given < least)
+		fprintf(stderr, "%d addresses over %.0f s: %u pictures, %u to %u allowed\n",
+			MANY_ADDRESSES, span_s, given, least, bound);
+	http_detached_destroy(h);
+
+	/* The server's burst spent by others: CLIENT is refused for all, and
+	 * keeps its own whole burst for when the server has pictures again. */
+	h = server();
+	for (int i = 0; i < RATE_SERVER_BURST; i++)
+		CHECK(http_rate_ok(h, many(i, addr, sizeof(addr)), t, NULL));
+	CHECK(!http_rate_ok(h, CLIENT, t, &no));
+	CHECK_EQ(no.why, HTTP_REFUSED_RATE_SERVER);
+	CHECK_EQ(no.retry_s, 1);
+	for (int i = 0; i < RATE_BURST; i++)
+		CHECK(http_rate_ok(h, CLIENT, t + NSEC_PER_SEC, NULL));
+	http_detached_destroy(h);
+}
+
+/* A picture refused is a 429 with when to ask again, counted by why. */
+static void test_rate_reply(void)
+{
+	struct http *h = server();
+	struct http_reply r = { 0 };
+
+	/* No frame loop: each picture given is a 503 at once. Asked until
+	 * refused (the real clock: a stalled machine may give one more). */
+	h->frame_wait_ms = 0;
+	for (int i = 0; i < REPLY_TRIES && r.status != HTTP_STATUS_TOO_MANY; i++) {
+		http_handle(h, "GET", "/screen.png", NULL, CLIENT, 0, &r);
+		if (r.fd >= 0)
+			close(r.fd);
+		free(r.body);
+	}
+	CHECK_EQ(r.status, HTTP_STATUS_TOO_MANY);
+	CHECK(r.retry_after_s >= 1 && r.retry_after_s <= RATE_PERIOD_NS / NSEC_PER_SEC);
+	CHECK(atomic_load(&h->refused[HTTP_REFUSED_RATE]) >= 1);
 	http_detached_destroy(h);
 }
 
@@ -278,6 +386,9 @@ int main(void)
 	snprintf(token_path, sizeof(token_path), "%s/token", dir);
 	RUN(test_last_call_wins);
 	RUN(test_rate_clock_order);
+	RUN(test_rate_not_forgotten);
+	RUN(test_rate_whole_server);
+	RUN(test_rate_reply);
 	RUN(test_methods_and_scheme);
 	RUN(test_stop_answers_waiters);
 	RUN(test_cec_facts);

@@ -15,7 +15,8 @@
 
 /* A control call has no body: more than this is not one. */
 #define HTTP_MAX_BODY 4096
-/* Clients /screen.png remembers, each with its own allowance. */
+/* Clients /screen.png remembers, each with its own allowance, one
+ * forgotten only when its allowance is whole again (http-rate.c). */
 #define HTTP_RATE_CLIENTS 64
 #define HTTP_CLIENT_LEN 48
 
@@ -38,17 +39,30 @@ enum http_refusal {
 	HTTP_REFUSED_BODY,
 	HTTP_REFUSED_TOKEN,
 	HTTP_REFUSED_CONTROL_OFF,
-	HTTP_REFUSED_RATE,
+	HTTP_REFUSED_RATE,         /* /screen.png: this address asked too often */
+	HTTP_REFUSED_RATE_SERVER,  /* and all of them together */
 	HTTP_REFUSED_CONNECTIONS,  /* too many at once */
 	HTTP_REFUSED_TIMEOUT,      /* a client that dawdled */
 	HTTP_REFUSED_PROTOCOL,     /* not HTTP, headers too big: libmicrohttpd's own */
 	HTTP_REFUSALS
 };
 
-struct rate_client {
-	char addr[HTTP_CLIENT_LEN];
+/* An allowance of pictures: tokens as they were at seen_ns (0: never
+ * used, whole). */
+struct rate_bucket {
 	double tokens;
 	uint64_t seen_ns;
+};
+
+struct rate_client {
+	char addr[HTTP_CLIENT_LEN];
+	struct rate_bucket bucket;
+};
+
+/* Why a picture was refused, and when to ask again. */
+struct rate_refusal {
+	enum http_refusal why;     /* HTTP_REFUSED_RATE or HTTP_REFUSED_RATE_SERVER */
+	unsigned retry_s;          /* whole seconds until one would be given */
 };
 
 /* What the chart was made from: usage.csv as it was (absent: all 0) and
@@ -98,6 +112,8 @@ struct http {
 	size_t png_len;
 	uint64_t png_ns;
 	struct rate_client rate[HTTP_RATE_CLIENTS];
+	struct rate_bucket rate_strangers;  /* addresses with no place of their own */
+	struct rate_bucket rate_server;     /* every address's pictures together */
 };
 
 struct buf {
@@ -128,8 +144,10 @@ void http_refused(struct http *h, enum http_refusal r);
 bool http_take_facts(struct http *h, struct http_facts *f, double *uptime_s);
 /* The status page. */
 void http_page(struct http *h, struct http_reply *r);
-/* /screen.png's allowance for client at now: true, and one taken. */
-bool http_rate_ok(struct http *h, const char *client, uint64_t now);
+/* /screen.png's allowances, the client's and the whole server's, at now:
+ * true, and one taken from each; false, nothing taken, and why in *no (may
+ * be NULL). */
+bool http_rate_ok(struct http *h, const char *client, uint64_t now, struct rate_refusal *no);
 
 /* Everything but the sockets (the fuzzer's and the server's own start). */
 int http_detached_create(const struct http_config *c, struct http **out);

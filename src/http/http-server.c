@@ -35,6 +35,8 @@
 
 /* The longest path routed is far shorter: a longer one is none of them. */
 #define URI_MAX 64
+/* Retry-After's whole seconds as text: any unsigned. */
+#define RETRY_AFTER_LEN 16
 
 /* A request: its path as sent (libmicrohttpd gives handlers the path
  * %-decoded, so "/screen.png%00.txt" would read as "/screen.png", and
@@ -217,6 +219,7 @@ static enum MHD_Result send_reply(struct MHD_Connection *c, struct http_reply *r
 {
 	struct MHD_Response *resp;
 	enum MHD_Result ret;
+	char retry[RETRY_AFTER_LEN];
 
 	if (r->fd >= 0)
 		resp = MHD_create_response_from_fd((uint64_t)r->len, r->fd);
@@ -236,8 +239,10 @@ static enum MHD_Result send_reply(struct MHD_Connection *c, struct http_reply *r
 				"default-src 'none'; img-src 'self'; style-src 'unsafe-inline'");
 	if (r->status == HTTP_STATUS_UNAUTHORIZED)
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer");
-	if (r->status == HTTP_STATUS_TOO_MANY)
-		MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, "2");
+	if (r->status == HTTP_STATUS_TOO_MANY) {
+		snprintf(retry, sizeof(retry), "%u", r->retry_after_s ? r->retry_after_s : 1);
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, retry);
+	}
 	if (r->allow)
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, r->allow);
 	/* A request whose end is in doubt: what follows it is no request. */

@@ -37,6 +37,7 @@ static const char *const refusal_names[HTTP_REFUSALS] = {
 	[HTTP_REFUSED_TOKEN] = "token",
 	[HTTP_REFUSED_CONTROL_OFF] = "control_off",
 	[HTTP_REFUSED_RATE] = "rate",
+	[HTTP_REFUSED_RATE_SERVER] = "rate_server",
 	[HTTP_REFUSED_CONNECTIONS] = "connections",
 	[HTTP_REFUSED_TIMEOUT] = "timeout",
 	[HTTP_REFUSED_PROTOCOL] = "protocol",
@@ -654,6 +655,7 @@ void http_handle(struct http *h, const char *method, const char *url, const char
 		 const char *client, size_t body_len, struct http_reply *r)
 {
 	const struct route *route = NULL;
+	struct rate_refusal no;
 	bool get, head;
 
 	*r = (struct http_reply){ .fd = -1 };
@@ -708,8 +710,10 @@ void http_handle(struct http *h, const char *method, const char *url, const char
 		reply_state_file(h, "usage.csv", "text/csv; charset=utf-8", r);
 	} else if (strcmp(url, "/touches.png") == 0) {
 		reply_state_file(h, "touches.png", "image/png", r);
-	} else if (!http_rate_ok(h, client, clock_now_ns())) {
-		refuse(h, r, HTTP_REFUSED_RATE, HTTP_STATUS_TOO_MANY, "too many pictures; wait");
+	} else if (!http_rate_ok(h, client, clock_now_ns(), &no)) {
+		refuse(h, r, no.why, HTTP_STATUS_TOO_MANY, no.why == HTTP_REFUSED_RATE ?
+		       "too many pictures; wait" : "too many pictures from all clients; wait");
+		r->retry_after_s = no.retry_s;
 	} else {
 		reply_screen(h, r);
 	}

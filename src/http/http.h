@@ -130,6 +130,7 @@ struct http_reply {
 	size_t len;
 	const char *type;
 	const char *allow;         /* with 405: the methods the path takes */
+	unsigned retry_after_s;    /* with 429: when to ask again */
 	unsigned commands;
 };
 
