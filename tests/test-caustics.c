@@ -5,8 +5,12 @@
  * and from a side (the pattern shifted downstream, focused more along the
  * light's way); flat water lit exactly evenly; light moved, not made (the
  * mean kept); folds bounded by the light's own size, and no cell left dark
- * by the grid where the surface spreads the light. Every measure is
- * printed on stderr.
+ * by the grid where the surface spreads the light. At the edges: the floor
+ * near the edge the light comes from lit through the water past it, as
+ * the walls make it (a standing wave's light goes on with its period up
+ * to the edge and past the seam, with either water's walls; no streaks
+ * there), and no light made under hostile waves. Every measure is printed
+ * on stderr.
  */
 #include "config.h"
 
@@ -21,6 +25,7 @@
 #include "water/render.h"
 
 #define TWO_PI 6.28318530717958647692
+#define HALF_TURN (TWO_PI / 2)
 #define DEG 0.01745329251994329577
 /* Water's index, restated: the expected figures share nothing with the
  * code under test but the physics handed to it. */
@@ -54,6 +59,14 @@ static struct caustics_light light(double elevation, double azimuth, double size
 		.depth_mm = DEPTH_MM, .azimuth_deg = azimuth, .elevation_deg = elevation,
 		.size_deg = size, .units_per_mm = UNITS_PER_MM, .cell_mm = CELL_MM,
 	};
+}
+
+/* D along the light's way (mm), as the note has it. */
+static double d_along(double elevation)
+{
+	const double ti = (90 - elevation) * DEG, tt = asin(sin(ti) / WATER_N);
+
+	return DEPTH_MM * (1 - cos(ti) / (WATER_N * cos(tt))) / (cos(tt) * cos(tt));
 }
 
 static double gain_at(const int16_t *g, int x)
@@ -263,6 +276,285 @@ static void test_render_lit(void)
 	caustics_destroy(c);
 }
 
+/*
+ * The edges. A slanted light lights the floor within the pattern's shift
+ * of the edge it comes from through water past that edge, and light
+ * crosses every edge. That water is what the water's walls make of it:
+ * the pond's cosines go on mirrored (walls half a cell past the edge
+ * cells), the classic water's edge cells are walls held at 0 that send a
+ * wave back upside down. A standing wave that fits the walls (cosines
+ * for the one, sines with nodes on the edge cells for the other) goes on
+ * past them as the same wave, so its light must too: with its periods, up
+ * to the edges and past the seam where the water past the edge takes
+ * over.
+ */
+#define LAMBDA_X WAVE_CELLS
+#define LAMBDA_Y 32
+/* The classic water's grid: its edge cells on the sines' nodes. */
+#define W_FIXED (W + 1)
+#define H_FIXED (H + 1)
+/* The same light a period on, in 1/CAUSTICS_ONE: exactly (integers). */
+#define PERIOD_MISFIT_MAX 0
+
+static const char *walls_name(enum caustics_walls walls)
+{
+	return walls == CAUSTICS_WALLS_FIXED ? "fixed walls (classic)" : "mirror walls (pond)";
+}
+
+/* One period of a standing wave that fits the walls, n cells of it: the
+ * pond's cosines (symmetric about its walls, -1/2 and n - 1/2), or the
+ * classic water's sines (nodes on the edge cells): exactly, so that the
+ * heights past a wall are the wave's own to the last unit. */
+static void wave_period(double *v, int n, enum caustics_walls walls)
+{
+	if (walls == CAUSTICS_WALLS_FIXED) {
+		v[0] = v[n / 2] = 0;
+		for (int j = 1; j < n / 2; j++) {
+			v[j] = sin(TWO_PI * j / n);
+			v[n - j] = -v[j];
+		}
+		return;
+	}
+	for (int j = 0; j < n / 2; j++) {
+		v[j] = cos(TWO_PI * (j + 0.5) / n);
+		v[n - 1 - j] = v[j];
+	}
+}
+
+static int16_t *standing_wave(enum caustics_walls walls, int w, int h, double a_mm)
+{
+	int16_t *t = malloc((size_t)w * h * sizeof(*t));
+	double across[LAMBDA_X], down[LAMBDA_Y];
+
+	if (!t)
+		return NULL;
+	wave_period(across, LAMBDA_X, walls);
+	wave_period(down, LAMBDA_Y, walls);
+	for (int y = 0; y < h; y++)
+		for (int x = 0; x < w; x++)
+			t[(size_t)y * w + x] = (int16_t)lround(a_mm * UNITS_PER_MM *
+							       across[x % LAMBDA_X] *
+							       down[y % LAMBDA_Y]);
+	return t;
+}
+
+/* How far the light is from itself a period on, across and down, at most
+ * (1/CAUSTICS_ONE). */
+static int period_misfit(const int16_t *g, int w, int h)
+{
+	int worst = 0;
+
+	for (int y = 0; y < h; y++)
+		for (int x = 0; x < w; x++) {
+			const int v = g[(size_t)y * w + x];
+
+			if (x + LAMBDA_X < w && abs(v - g[(size_t)y * w + x + LAMBDA_X]) > worst)
+				worst = abs(v - g[(size_t)y * w + x + LAMBDA_X]);
+			if (y + LAMBDA_Y < h && abs(v - g[(size_t)(y + LAMBDA_Y) * w + x]) > worst)
+				worst = abs(v - g[(size_t)(y + LAMBDA_Y) * w + x]);
+		}
+	return worst;
+}
+
+static void test_walls_go_on(void)
+{
+	static const struct { double elevation, azimuth; } lights[] = {
+		{ 10, 90 },     /* from the right, low: 44 cells lit through water past it */
+		{ 45, 315 },    /* from the top left: 18 cells past each, across and down */
+		{ 30, 200 },    /* from below: 32 rows, half the floor, and 12 columns */
+	};
+	static const double focus[] = { 0.3, 2.7 };   /* gentle, and folded */
+	const double k = TWO_PI / (LAMBDA_X * CELL_MM);
+
+	for (int f = 0; f < 2; f++) {
+		const enum caustics_walls walls = f ? CAUSTICS_WALLS_FIXED : CAUSTICS_WALLS_MIRROR;
+		const int w = f ? W_FIXED : W, h = f ? H_FIXED : H;
+		struct caustics *c = caustics_create(w, h);
+
+		CHECK(c != NULL);
+		for (size_t i = 0; c && i < sizeof(lights) / sizeof(lights[0]); i++)
+			for (size_t j = 0; j < sizeof(focus) / sizeof(focus[0]); j++) {
+				struct caustics_light l = light(lights[i].elevation,
+								lights[i].azimuth, 0.5);
+				int16_t *t = standing_wave(walls, w, h,
+							   focus[j] / (d_along(l.elevation_deg) *
+								       k * k));
+				int misfit, other;
+
+				CHECK(t != NULL);
+				if (!t)
+					continue;
+				/* the other walls' rule: the test tells them apart */
+				l.walls = f ? CAUSTICS_WALLS_MIRROR : CAUSTICS_WALLS_FIXED;
+				CHECK_EQ(caustics_set_light(c, &l), 0);
+				other = period_misfit(caustics_make(c, t), w, h);
+				l.walls = walls;
+				CHECK_EQ(caustics_set_light(c, &l), 0);
+				misfit = period_misfit(caustics_make(c, t), w, h);
+				fprintf(stderr, "# %s, a standing wave (D A k^2 %.1f), light from "
+					"%g:%g: a period on, the light differs by %d/%d at most "
+					"(under the other walls' rule %d)\n", walls_name(walls),
+					focus[j], lights[i].azimuth, lights[i].elevation, misfit,
+					CAUSTICS_ONE, other);
+				CHECK(misfit <= PERIOD_MISFIT_MAX);
+				CHECK(other > CAUSTICS_ONE / 16);
+				free(t);
+			}
+		caustics_destroy(c);
+	}
+}
+
+/* A small generator of our own: the same numbers everywhere. */
+static uint32_t rnd_state = 1;
+
+static uint32_t rnd(void)
+{
+	rnd_state ^= rnd_state << 13;
+	rnd_state ^= rnd_state >> 17;
+	rnd_state ^= rnd_state << 5;
+	return rnd_state;
+}
+
+/*
+ * No light made, whatever the water. A downpour of heavy stones on a
+ * metre of water under the smallest lamp, from the right 10 degrees up,
+ * piled what fell past the edge into the edge's cell and spread that
+ * column over the floor (its frame 207 against 139 without the light, 42 %
+ * white; this noise: up to 3.9 times the light that came in). Noise of
+ * these heights moves every cell's light as far as it goes: the floor
+ * holds what the water above it sends, and what crosses its edges in and
+ * out evens out (within NOT_MADE_TOLERANCE); straight down with the
+ * pond's mirror walls exactly, the light that leaves past a wall coming
+ * back from the mirrored water.
+ */
+#define NOISE_UNITS 20000
+#define NOT_MADE_TOLERANCE 0.02
+#define EXACT_TOLERANCE (1.0 / CAUSTICS_ONE)
+
+static void test_light_not_made(void)
+{
+	static const struct { double depth, elevation, azimuth; } lights[] = {
+		{ 50, 10, 90 },  /* shifted 219 cells: the whole floor lit from past the edge */
+		{ 10, 10, 90 },
+		{ 10, 45, 315 },
+		{ 10, 90, 0 },
+	};
+	int16_t *t = malloc((size_t)W * H * sizeof(*t));
+	struct caustics *c = caustics_create(W, H);
+
+	CHECK(t && c);
+	rnd_state = 1;
+	for (int i = 0; t && i < W * H; i++)
+		t[i] = (int16_t)((int)(rnd() % (2 * NOISE_UNITS + 1)) - NOISE_UNITS);
+	for (int f = 0; t && c && f < 2; f++)
+		for (size_t i = 0; i < sizeof(lights) / sizeof(lights[0]); i++) {
+			struct caustics_light l = light(lights[i].elevation, lights[i].azimuth,
+							0.1);
+			const int16_t *g;
+			double sum = 0, mean;
+
+			l.depth_mm = lights[i].depth;
+			l.walls = f ? CAUSTICS_WALLS_FIXED : CAUSTICS_WALLS_MIRROR;
+			CHECK_EQ(caustics_set_light(c, &l), 0);
+			g = caustics_make(c, t);
+			for (int j = 0; j < W * H; j++)
+				sum += g[j];
+			mean = sum / ((double)W * H * CAUSTICS_ONE);
+			fprintf(stderr, "# noise of +-%d units, %s, %g mm deep, light from %g:%g: "
+				"the floor's mean light %.4f\n", NOISE_UNITS, walls_name(l.walls),
+				l.depth_mm, l.azimuth_deg, l.elevation_deg, mean);
+			CHECK(mean <= 1 + NOT_MADE_TOLERANCE);
+			if (!f && l.elevation_deg == 90)
+				CHECK(fabs(mean - 1) <= EXACT_TOLERANCE);
+		}
+	caustics_destroy(c);
+	free(t);
+}
+
+/*
+ * The issue's measure of streaks: |d/dx| against |d/dy| of the light,
+ * summed, where the floor is lit through the water past the edge the
+ * light comes from and on the rest. Under isotropic waves (standing ones
+ * that fit the walls, in every direction) the two agree: the water past
+ * the edge is water like the rest. The light from the right 10 degrees
+ * up lies 44 cells to the left of its waves; repeating the edge column
+ * there drew rows of one value (a ratio of 0).
+ */
+#define STREAK_MODES 40
+#define STREAK_WAVE_MIN 8                 /* cells */
+#define STREAK_WAVE_MAX 24
+#define STREAK_FOCUS 0.5
+#define STREAK_BAND 40                    /* the columns wholly lit from past the edge */
+#define STREAK_SEAM 4                     /* cells from it left out, and from the others */
+#define STREAK_AGREE 1.5                  /* a factor either way */
+
+static double streak_ratio(const int16_t *g, int w, int x0, int x1, int h)
+{
+	double dx = 0, dy = 0;
+
+	for (int y = STREAK_SEAM; y < h - STREAK_SEAM - 1; y++)
+		for (int x = x0; x < x1 - 1; x++) {
+			dx += abs(g[(size_t)y * w + x + 1] - g[(size_t)y * w + x]);
+			dy += abs(g[(size_t)(y + 1) * w + x] - g[(size_t)y * w + x]);
+		}
+	return dy > 0 ? dx / dy : 0;
+}
+
+static void test_no_streaks(void)
+{
+	const double k = TWO_PI / (STREAK_WAVE_MAX * CELL_MM);
+
+	for (int f = 0; f < 2; f++) {
+		const enum caustics_walls walls = f ? CAUSTICS_WALLS_FIXED : CAUSTICS_WALLS_MIRROR;
+		const int w = f ? W_FIXED : W, h = f ? H_FIXED : H;
+		/* the walls' own span: the sines' between the edge cells */
+		const int span_x = f ? w - 1 : w, span_y = f ? h - 1 : h;
+		int16_t *t = malloc((size_t)w * h * sizeof(*t));
+		double *v = calloc((size_t)w * h, sizeof(*v));
+		struct caustics *c = caustics_create(w, h);
+		struct caustics_light l = light(10, 90, 0.5);
+		double band, rest;
+		const int16_t *g;
+
+		CHECK(t && v && c);
+		if (!t || !v || !c)
+			goto next;
+		rnd_state = 7;
+		for (int i = 0; i < STREAK_MODES; i++) {
+			double angle = (rnd() % 3600) * DEG / 10,
+			       wave = STREAK_WAVE_MIN + (rnd() % 1000) *
+				      (STREAK_WAVE_MAX - STREAK_WAVE_MIN) / 1000.0;
+			/* a mode (kx, ky): cos or sin of pi kx x / span_x ... */
+			int kx = (int)lround(2.0 * span_x / wave * fabs(cos(angle)));
+			int ky = (int)lround(2.0 * span_y / wave * fabs(sin(angle)));
+
+			for (int y = 0; y < h; y++)
+				for (int x = 0; x < w; x++)
+					v[(size_t)y * w + x] +=
+						f ? sin(HALF_TURN * kx * x / span_x) *
+						    sin(HALF_TURN * ky * y / span_y)
+						  : cos(HALF_TURN * kx * (x + 0.5) / span_x) *
+						    cos(HALF_TURN * ky * (y + 0.5) / span_y);
+		}
+		for (int i = 0; i < w * h; i++)
+			t[i] = (int16_t)lround(STREAK_FOCUS / (d_along(10) * k * k) * UNITS_PER_MM *
+					       v[i] / sqrt(STREAK_MODES));
+		l.walls = walls;
+		CHECK_EQ(caustics_set_light(c, &l), 0);
+		g = caustics_make(c, t);
+		band = streak_ratio(g, w, w - STREAK_BAND, w - STREAK_SEAM, h);
+		rest = streak_ratio(g, w, STREAK_SEAM, w - STREAK_BAND - 2 * STREAK_SEAM, h);
+		fprintf(stderr, "# %s, isotropic waves, light from 90:10: |d/dx| / |d/dy| %.3f "
+			"where lit from past the edge, %.3f on the rest\n", walls_name(walls), band,
+			rest);
+		CHECK(band >= rest / STREAK_AGREE && band <= rest * STREAK_AGREE);
+next:
+		caustics_destroy(c);
+		free(v);
+		free(t);
+	}
+}
+
 static void test_bad_light(void)
 {
 	struct caustics *c = caustics_create(W, H);
@@ -279,6 +571,10 @@ static void test_bad_light(void)
 	caustics_make(c, hts);
 	CHECK(caustics_even(c));
 	CHECK(caustics_create(0, 5) == NULL);
+	/* walls there are not */
+	l = light(45, 0, 1);
+	l.walls = (enum caustics_walls)(CAUSTICS_WALLS_FIXED + 1);
+	CHECK(caustics_set_light(c, &l) < 0);
 	caustics_destroy(c);
 }
 
@@ -290,6 +586,9 @@ int main(void)
 	RUN(test_mean_kept);
 	RUN(test_folds);
 	RUN(test_render_lit);
+	RUN(test_walls_go_on);
+	RUN(test_light_not_made);
+	RUN(test_no_streaks);
 	RUN(test_bad_light);
 	return CHECK_EXIT();
 }

@@ -602,8 +602,9 @@ static int compare_bands(const struct kernels *k)
  * The light through the water: each path's plane against the scalar one's,
  * over gentle waves (every cell's light within half a cell), steep ones
  * (shares split farther, and two rays a cell), noise, slanted light, a
- * light wide enough to be blurred, and sizes that are no multiple of a
- * vector. Returns the number of planes compared, 0 on a difference.
+ * light wide enough to be blurred, either water's walls, and sizes that
+ * are no multiple of a vector. Returns the number of planes compared, 0
+ * on a difference.
  */
 static int compare_caustics(const struct kernels *k)
 {
@@ -631,6 +632,8 @@ static int compare_caustics(const struct kernels *k)
 				.depth_mm = 30, .azimuth_deg = 315,
 				.elevation_deg = cases[c].elevation,
 				.size_deg = cases[c].size, .units_per_mm = 2417.6, .cell_mm = 2.52,
+				/* the walls of either water, in turn */
+				.walls = c % 2 ? CAUSTICS_WALLS_FIXED : CAUSTICS_WALLS_MIRROR,
 			};
 
 			for (int y = 0; y < h; y++)

@@ -44,8 +44,9 @@ struct caustics_move {
 };
 
 struct caustics_rows {
-	/* The moves of cells x0 <= x < x1 of a row (x0 >= 1, x1 <= width - 1:
-	 * both neighbours in the row), clamped to CAUSTICS_MOVE_MAX cells. */
+	/* The moves of cells x0 <= x < x1 of a row, clamped to
+	 * CAUSTICS_MOVE_MAX cells; mid[x0 - 1] and mid[x1] are read too (the
+	 * row goes on past them). */
 	void (*moves)(const struct caustics_move *m, const int16_t *mid, const int16_t *up,
 		      const int16_t *down, int32_t *mx, int32_t *my, int x0, int x1);
 	/* Into *parted, or-ed: not 0 if |a[x] - b[x]| >= CAUSTICS_RAYS_2 for

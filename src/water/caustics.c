@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/util.h"
 #include "water/caustics.h"
 #include "water/simd.h"
 
@@ -44,6 +43,21 @@ const struct caustics_rows caustics_rows_scalar = CAUSTICS_ROWS_INIT;
  *   along:  D / cos^2(theta_t)
  * Straight down both are d (1 - 1/n), the note's D.
  *
+ * So the floor near the edge the light comes from is lit through water
+ * past that edge, as far out as the shift, and near every edge light
+ * crosses it both ways. That water is what the water's own waves make of
+ * its walls (enum caustics_walls): the pond's cosines go on mirrored, the
+ * classic water's fixed walls send a wave back upside down. The light is
+ * followed through a plane of those heights: the floor's cells and a
+ * margin around them as wide as a cell's light reaches (and the blur's
+ * reach), laid upstream by the shift, the floor its middle. Light that
+ * lands past the floor's edge leaves it (into the margin, unseen), and
+ * what the margin sends onto the floor comes in; what crosses the plane's
+ * own ends is lost, far from the floor. Light is still moved, never made.
+ * (Repeating the upstream edge's cells over the shift drew streaks behind
+ * a seam; light kept in the edge's cell piled up there, and rays clamped
+ * to its centre left it 5 % dark.)
+ *
  * Integers throughout (fixed point): the same plane on every machine.
  */
 
@@ -67,6 +81,20 @@ const struct caustics_rows caustics_rows_scalar = CAUSTICS_ROWS_INIT;
 #define CAUSTICS_KERNEL_TAPS (2 * CAUSTICS_KERNEL_RADIUS_MAX + 1)
 /* The pattern's shift, in cells, at most (the light near the horizon). */
 #define CAUSTICS_SHIFT_MAX 4096
+/* A ray of two leaves from a quarter cell either side of the centre. */
+#define RAY_OFFSET (CAUSTICS_SUB / 4)
+/* The farthest a cell's light lands from its centre, in 1/CAUSTICS_SUB
+ * cell: the move, and a ray's offset (a quarter cell and a quarter of the
+ * move's change across the cell, see across_cell). */
+#define CAUSTICS_LAND_MAX (CAUSTICS_MOVE_MAX * CAUSTICS_SUB + RAY_OFFSET + \
+			   CAUSTICS_MOVE_MAX * RAY_OFFSET)
+/* ... and the farthest cell it lights: the nearest one to where it lands
+ * and the spline's cell beside it. */
+#define CAUSTICS_REACH ((CAUSTICS_LAND_MAX + CAUSTICS_SUB / 2) / CAUSTICS_SUB + 1)
+/* The plane's margin around the floor, less the blur's radius: every cell
+ * whose light reaches the floor or the blur's reach of it, and one more,
+ * whose move gives the last of those its ray's slope. */
+#define CAUSTICS_MARGIN (CAUSTICS_REACH + 1)
 
 #define DEG_TO_RAD (3.14159265358979323846 / 180.0)
 
@@ -75,15 +103,34 @@ struct blur {
 	int radius;                /* 0: none (the light no wider than the spline) */
 };
 
+/* Where the heights of a plane's row come from: len cells from src on,
+ * each the next (step 1) or the one before (-1), negated or not. */
+struct run {
+	int src, len, step;
+	bool negate;
+};
+
 struct caustics {
-	int w, h;
+	int w, h;                  /* the floor's cells, the heights' */
 	size_t n;
+	/* the plane the light is followed through: the floor and a margin
+	 * of m cells around it (CAUSTICS_MARGIN and the blur's radius) */
+	int m, pw, ph;
+	size_t pn;
+	int16_t *hts;              /* its heights, with a cell more around */
+	/* where they come from: a row's runs, each row's source (-1 - row:
+	 * negated), for the plane's (pw + 2) x (ph + 2) cells */
+	struct run *runs;
+	int n_runs;
+	int *rows_from;
+	enum caustics_walls walls;
 	int32_t *mx, *my;          /* where each cell's light goes (moves()) */
 	bool rays_x, rays_y;       /* two rays a cell across, down (moves()) */
 	uint32_t *gathered;        /* each cell's light, 1 << CAUSTICS_SHARE_BITS a share */
 	uint32_t *weighed;         /* rows of weights (weigh()): CAUSTICS_WEIGHED_ROWS */
-	uint32_t *across;          /* after the blur across */
-	uint32_t *row;             /* a row with its ends repeated */
+	uint32_t *across;          /* after the pass across; after the blur */
+	uint32_t *zeros;           /* a row of none, for the plane's ends */
+	uint32_t *row;             /* a row for the blur across, its reach each side */
 	int16_t *gain;
 	bool even;
 	bool lit;                  /* a light was set */
@@ -117,13 +164,18 @@ static inline void splat_weights(int tq, uint32_t w[3])
 
 struct caustics *caustics_create(int width, int height)
 {
+	/* the widest plane: the margin with the widest blur */
+	const int most = CAUSTICS_MARGIN + CAUSTICS_KERNEL_RADIUS_MAX;
 	struct caustics *c;
-	size_t pad = (size_t)(width > height ? width : height) + 2 * CAUSTICS_KERNEL_RADIUS_MAX;
+	size_t pw, ph, pn;
 
 	if (width < 1 || height < 1) {
 		errno = EINVAL;
 		return NULL;
 	}
+	pw = (size_t)width + 2 * (size_t)most;
+	ph = (size_t)height + 2 * (size_t)most;
+	pn = pw * ph;
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return NULL;
@@ -131,14 +183,19 @@ struct caustics *caustics_create(int width, int height)
 	c->h = height;
 	c->rows = simd_kernels()->caustics;
 	c->n = (size_t)width * (size_t)height;
-	c->mx = malloc(c->n * sizeof(*c->mx));
-	c->my = malloc(c->n * sizeof(*c->my));
-	c->gathered = malloc(c->n * sizeof(*c->gathered));
-	c->weighed = malloc((size_t)width * CAUSTICS_WEIGHED_ROWS * sizeof(*c->weighed));
-	c->across = malloc(c->n * sizeof(*c->across));
-	c->row = malloc(pad * sizeof(*c->row));
+	c->hts = malloc((pw + 2) * (ph + 2) * sizeof(*c->hts));
+	c->runs = malloc((pw + 2) * sizeof(*c->runs));
+	c->rows_from = malloc((ph + 2) * sizeof(*c->rows_from));
+	c->mx = malloc(pn * sizeof(*c->mx));
+	c->my = malloc(pn * sizeof(*c->my));
+	c->gathered = malloc(pn * sizeof(*c->gathered));
+	c->weighed = malloc(pw * CAUSTICS_WEIGHED_ROWS * sizeof(*c->weighed));
+	c->across = malloc(pn * sizeof(*c->across));
+	c->zeros = calloc(pw, sizeof(*c->zeros));
+	c->row = malloc(pw * sizeof(*c->row));
 	c->gain = malloc(c->n * sizeof(*c->gain));
-	if (!c->mx || !c->my || !c->gathered || !c->weighed || !c->across || !c->row || !c->gain) {
+	if (!c->hts || !c->runs || !c->rows_from || !c->mx || !c->my || !c->gathered ||
+	    !c->weighed || !c->across || !c->zeros || !c->row || !c->gain) {
 		caustics_destroy(c);
 		errno = ENOMEM;
 		return NULL;
@@ -171,11 +228,15 @@ void caustics_destroy(struct caustics *c)
 {
 	if (!c)
 		return;
+	free(c->hts);
+	free(c->runs);
+	free(c->rows_from);
 	free(c->mx);
 	free(c->my);
 	free(c->gathered);
 	free(c->weighed);
 	free(c->across);
+	free(c->zeros);
 	free(c->row);
 	free(c->gain);
 	free(c);
@@ -202,6 +263,67 @@ static void make_kernel(struct blur *b, double sigma)
 	b->taps[radius] += (1 << CAUSTICS_KERNEL_BITS) - total;
 }
 
+/*
+ * Where cell i of a line of n cells (i past its ends too) takes its height
+ * from, as the walls have it: the cell, or -1 - the cell where it takes
+ * the cell's negated. Mirror walls lie half a cell past the end cells, the
+ * line going on as the pond's cosines do; fixed ones are the end cells,
+ * the line going on upside down about them.
+ */
+static int fold(int i, int n, enum caustics_walls walls)
+{
+	int period, r;
+
+	if (walls == CAUSTICS_WALLS_FIXED) {
+		if (n < 2)
+			return 0;
+		period = 2 * (n - 1);
+		r = (i % period + period) % period;
+		return r < n ? r : -1 - (period - r);
+	}
+	period = 2 * n;
+	r = (i % period + period) % period;
+	return r < n ? r : period - 1 - r;
+}
+
+/* The heights' plane's rows as runs of the water's row from cell `from`
+ * on (each row alike; only its source and sign differ). */
+static void plan_runs(struct caustics *c, int from)
+{
+	struct run *r = NULL;
+	int last = 0;
+
+	c->n_runs = 0;
+	for (int i = 0; i < c->pw + 2; i++) {
+		int v = fold(from + i, c->w, c->walls), src = v < 0 ? -1 - v : v;
+		bool negate = v < 0;
+
+		if (r && r->negate == negate &&
+		    (r->len == 1 ? src == last + 1 || src == last - 1 : src == last + r->step)) {
+			r->step = src - last;
+			r->len++;
+		} else {
+			r = &c->runs[c->n_runs++];
+			*r = (struct run){ .src = src, .len = 1, .step = 1, .negate = negate };
+		}
+		last = src;
+	}
+}
+
+/* Where the plane lies on the water and where its heights come from: the
+ * floor's cell (x, y) is the plane's (x + m, y + m), lit by the water at
+ * (x, y) less the shift (the pattern's, downstream); the heights have a
+ * cell more around. */
+static void plan_plane(struct caustics *c)
+{
+	c->pw = c->w + 2 * c->m;
+	c->ph = c->h + 2 * c->m;
+	c->pn = (size_t)c->pw * (size_t)c->ph;
+	plan_runs(c, -c->shift_x - c->m - 1);
+	for (int j = 0; j < c->ph + 2; j++)
+		c->rows_from[j] = fold(j - c->shift_y - c->m - 1, c->h, c->walls);
+}
+
 int caustics_set_light(struct caustics *c, const struct caustics_light *l)
 {
 	const double n = CAUSTICS_WATER_N;
@@ -209,7 +331,8 @@ int caustics_set_light(struct caustics *c, const struct caustics_light *l)
 	double m[3], biggest, scale, lim;
 
 	if (!(l->depth_mm > 0) || !(l->elevation_deg > 0) || l->elevation_deg > 90 ||
-	    !(l->size_deg >= 0) || !(l->units_per_mm > 0) || !(l->cell_mm > 0))
+	    !(l->size_deg >= 0) || !(l->units_per_mm > 0) || !(l->cell_mm > 0) ||
+	    (l->walls != CAUSTICS_WALLS_MIRROR && l->walls != CAUSTICS_WALLS_FIXED))
 		return -EINVAL;
 	ti = (90.0 - l->elevation_deg) * DEG_TO_RAD;
 	tt = asin(sin(ti) / n);
@@ -257,6 +380,9 @@ int caustics_set_light(struct caustics *c, const struct caustics_light *l)
 				      -CAUSTICS_SHIFT_MAX));
 	c->shift_y = (int)lround(fmax(fmin(c->shift_y_mm / l->cell_mm, CAUSTICS_SHIFT_MAX),
 				      -CAUSTICS_SHIFT_MAX));
+	c->walls = l->walls;
+	c->m = CAUSTICS_MARGIN + c->blur.radius;
+	plan_plane(c);
 	c->d_across = across;
 	c->d_along = along;
 	c->blur_mm = sigma * l->cell_mm;
@@ -274,31 +400,55 @@ void caustics_describe(const struct caustics *c, double *d_across, double *d_alo
 	*blur_mm = c->blur_mm;
 }
 
-/*
- * Where each cell's light goes, in 1/CAUSTICS_SUB cell, and whether
- * neighbouring cells' moves part by CAUSTICS_RAYS_2 or more anywhere,
- * across (rays_x) or down (rays_y). False when no light moves.
- */
-static bool moves(struct caustics *c, const int16_t *hts)
+static inline int16_t negated(int16_t v)
 {
-	const int w = c->w, h = c->h;
+	return v == INT16_MIN ? INT16_MAX : (int16_t)-v;
+}
+
+/* The plane's heights from the water's (see plan_plane). */
+static void fill_heights(struct caustics *c, const int16_t *hts)
+{
+	const size_t stride = (size_t)c->pw + 2;
+
+	for (int j = 0; j < c->ph + 2; j++) {
+		const int v = c->rows_from[j];
+		const int16_t *in = hts + (size_t)(v < 0 ? -1 - v : v) * (size_t)c->w;
+		int16_t *out = c->hts + (size_t)j * stride;
+
+		for (int k = 0; k < c->n_runs; k++) {
+			const struct run *r = &c->runs[k];
+			const bool negate = r->negate != (v < 0);
+
+			if (r->step == 1 && !negate)
+				memcpy(out, in + r->src, (size_t)r->len * sizeof(*out));
+			else
+				for (int i = 0; i < r->len; i++) {
+					int16_t h = in[r->src + i * r->step];
+
+					out[i] = negate ? negated(h) : h;
+				}
+			out += r->len;
+		}
+	}
+}
+
+/*
+ * Where each cell of the plane sends its light, in 1/CAUSTICS_SUB cell,
+ * and whether neighbouring cells' moves part by CAUSTICS_RAYS_2 or more
+ * anywhere, across (rays_x) or down (rays_y). False when no light moves.
+ */
+static bool moves(struct caustics *c)
+{
+	const int w = c->pw, h = c->ph;
+	const size_t stride = (size_t)w + 2;
 	int32_t moved = 0, part_x = 0, part_y = 0, unused = 0;
 
 	for (int y = 0; y < h; y++) {
-		const int16_t *mid = hts + (size_t)y * w;
-		/* beyond the edges the surface goes on level (the walls reflect) */
-		const int16_t *up = y > 0 ? mid - w : mid;
-		const int16_t *down = y < h - 1 ? mid + w : mid;
+		/* every cell has its neighbours' heights: the cell more around */
+		const int16_t *mid = c->hts + (size_t)(y + 1) * stride + 1;
 		int32_t *mx = c->mx + (size_t)y * w, *my = c->my + (size_t)y * w;
 
-		c->rows->moves(&c->move, mid, up, down, mx, my, 1, w - 1);
-		for (int x = 0; x < w; x += w > 1 ? w - 1 : 1) {
-			int gx = mid[x < w - 1 ? x + 1 : x] - mid[x > 0 ? x - 1 : x];
-			int gy = down[x] - up[x];
-
-			mx[x] = cl_move(c->move.xx, c->move.xy, gx, gy, c->move.bits);
-			my[x] = cl_move(c->move.yx, c->move.yy, gx, gy, c->move.bits);
-		}
+		c->rows->moves(&c->move, mid, mid - stride, mid + stride, mx, my, 0, w);
 		c->rows->parts(mx + 1, mx, w - 1, &part_x, &moved);
 		c->rows->parts(my, y > 0 ? my - w : my, w, &part_y, &moved);
 		c->rows->parts(mx, mx, 1, &unused, &moved);
@@ -309,16 +459,17 @@ static bool moves(struct caustics *c, const int16_t *hts)
 }
 
 /* Weight m split by the spline between the three cells around where it
- * lands, p (1/CAUSTICS_SUB cells, clamped to 0..last), into out[] cells
- * `stride` apart; wt: the weights of a whole share or a half. */
+ * lands, p (1/CAUSTICS_SUB cells), into out[] cells `stride` apart, cells
+ * 0..last; wt: the weights of a whole share or a half. */
 static inline void split(uint32_t *out, size_t stride, int p, int last, uint32_t m,
 			 const uint32_t (*wt)[3])
 {
 	const uint32_t *w3;
 	int cell;
 
-	p = clamp_int(p, 0, last * CAUSTICS_SUB) + CAUSTICS_SUB / 2;
-	/* the nearest cell and the offset from its centre */
+	p += CAUSTICS_SUB / 2;
+	/* the nearest cell and the offset from its centre (an arithmetic
+	 * shift: configure checks) */
 	cell = p >> CAUSTICS_SUB_BITS;
 	w3 = wt[p & (CAUSTICS_SUB - 1)];
 	if (cell > 0 && cell < last) {
@@ -328,10 +479,11 @@ static inline void split(uint32_t *out, size_t stride, int p, int last, uint32_t
 		out[stride] += m * w3[2];
 		return;
 	}
-	/* what falls past an edge stays in the edge's cell */
-	out[(size_t)(cell > 0 ? cell - 1 : 0) * stride] += m * w3[0];
-	out[(size_t)cell * stride] += m * w3[1];
-	out[(size_t)(cell < last ? cell + 1 : last) * stride] += m * w3[2];
+	/* what lands past the plane's ends leaves it: the margin is wider
+	 * than any of it would have reached the floor from there */
+	for (int k = 0; k < 3; k++)
+		if (cell - 1 + k >= 0 && cell - 1 + k <= last)
+			out[(size_t)(cell - 1 + k) * stride] += m * w3[k];
 }
 
 /*
@@ -351,14 +503,11 @@ static inline void split(uint32_t *out, size_t stride, int p, int last, uint32_t
  * split into rays spreads otherwise than one that is not, and a plane of
  * both would show where they meet.
  */
-/* A ray of two leaves from a quarter cell either side of the centre. */
-#define RAY_OFFSET (CAUSTICS_SUB / 4)
-
 /* Cell x's light across its row (mx: the row's moves), as one share or
  * as two rays. */
 static void across_cell(const struct caustics *c, uint32_t *out, const int32_t *mx, int x)
 {
-	const int w = c->w, at = x * CAUSTICS_SUB + mx[x];
+	const int w = c->pw, at = x * CAUSTICS_SUB + mx[x];
 	/* the move's change across the cell, per cell */
 	int slope, d;
 
@@ -375,7 +524,7 @@ static void across_cell(const struct caustics *c, uint32_t *out, const int32_t *
 /* What cell (x, y) holds now (m) down its column. */
 static void down_cell(const struct caustics *c, int x, int y, uint32_t m)
 {
-	const int w = c->w, h = c->h;
+	const int w = c->pw, h = c->ph;
 	const int32_t *my = c->my + (size_t)y * w + x;
 	const int at = y * CAUSTICS_SUB + *my;
 	int slope, d;
@@ -404,7 +553,7 @@ static inline bool near(int32_t m)
  */
 static void gather_down(struct caustics *c)
 {
-	const int w = c->w, h = c->h;
+	const int w = c->pw, h = c->ph;
 	uint32_t *ring = c->weighed;
 	bool farther = false;
 
@@ -415,9 +564,9 @@ static void gather_down(struct caustics *c)
 	for (int y = 0; y < h; y++) {
 		uint32_t *out = c->gathered + (size_t)y * w;
 		const uint32_t *self = ROW_W(y, 1);
-		/* the ends keep what would fall past them */
-		const uint32_t *above = y > 0 ? ROW_W(y - 1, 2) : ROW_W(y, 0);
-		const uint32_t *below = y < h - 1 ? ROW_W(y + 1, 0) : ROW_W(y, 2);
+		/* past the plane's ends the light leaves */
+		const uint32_t *above = y > 0 ? ROW_W(y - 1, 2) : c->zeros;
+		const uint32_t *below = y < h - 1 ? ROW_W(y + 1, 0) : c->zeros;
 
 		c->rows->sum3(out, above, self, below, w);
 		/* the row two below into the ring, over the row above's */
@@ -462,7 +611,7 @@ static void gather_down(struct caustics *c)
  */
 static void gather(struct caustics *c)
 {
-	const int w = c->w, h = c->h;
+	const int w = c->pw, h = c->ph;
 	uint32_t *t = c->weighed;   /* 3 rows of three weights each */
 
 	for (int y = 0; y < h; y++) {
@@ -478,13 +627,12 @@ static void gather(struct caustics *c)
 		}
 		bool farther = c->rows->weigh(mx, NULL, w, w0, w1, w2);
 
-		/* cell x gathers its own w1 and its neighbours' w2 and w0 (the
-		 * ends keep what would fall past them) */
-		if (w > 2)
-			c->rows->sum3(out + 1, w2, w1 + 1, w0 + 2, w - 2);
-		out[0] = w0[0] + w1[0] + (w > 1 ? w0[1] : w2[0]);
-		if (w > 1)
-			out[w - 1] = w2[w - 2] + w1[w - 1] + w2[w - 1];
+		/* cell x gathers its own w1 and its neighbours' w2 and w0 (past
+		 * the plane's ends the light leaves; the plane is wider than
+		 * the margin's two cells) */
+		c->rows->sum3(out + 1, w2, w1 + 1, w0 + 2, w - 2);
+		out[0] = w1[0] + w0[1];
+		out[w - 1] = w2[w - 2] + w1[w - 1];
 		for (int x = 0; farther && x < w; x++)
 			if (!near(mx[x]))
 				across_cell(c, out, mx, x);
@@ -493,7 +641,7 @@ static void gather(struct caustics *c)
 		gather_down(c);
 		return;
 	}
-	memset(c->gathered, 0, c->n * sizeof(*c->gathered));
+	memset(c->gathered, 0, c->pn * sizeof(*c->gathered));
 	for (int y = 0; y < h; y++) {
 		const uint32_t *in = c->across + (size_t)y * w;
 
@@ -503,19 +651,20 @@ static void gather(struct caustics *c)
 	}
 }
 
-/* The light's blur across the rows, in place (row holds a row's cells
- * with its ends repeated): vectorisable, tap by tap. */
+/* The light's blur across the rows, in place: the floor's columns of the
+ * rows within the blur's reach of it (the plane's margin is wider than
+ * the reach: no end repeated); vectorisable, tap by tap. */
 static void blur_across(struct caustics *c)
 {
 	const struct blur *b = &c->blur;
-	const int w = c->w, r = b->radius;
+	const int w = c->w, r = b->radius, m = c->m;
 	uint32_t *row = c->row, *sum = c->across;
 
-	for (int y = 0; y < c->h; y++) {
-		uint32_t *g = c->gathered + (size_t)y * w;
+	for (int y = m - r; y < m + c->h + r; y++) {
+		uint32_t *g = c->gathered + (size_t)y * c->pw + m;
 
 		for (int i = 0; i < w + 2 * r; i++)
-			row[i] = g[clamp_int(i - r, 0, w - 1)] >> CAUSTICS_BLUR_DROP;
+			row[i] = g[i - r] >> CAUSTICS_BLUR_DROP;
 		for (int x = 0; x < w; x++)
 			sum[x] = 1u << (CAUSTICS_KERNEL_BITS - 1);
 		for (int j = 0; j <= 2 * r; j++)
@@ -525,57 +674,44 @@ static void blur_across(struct caustics *c)
 	}
 }
 
-/* The same down the columns, into across (a plane). */
+/* The same down the columns, the floor's cells, into across (where they
+ * lie on the plane). */
 static void blur_down(struct caustics *c)
 {
 	const struct blur *b = &c->blur;
-	const int w = c->w, h = c->h, r = b->radius;
+	const int w = c->w, r = b->radius, m = c->m;
+	const size_t pw = (size_t)c->pw;
 
-	for (int y = 0; y < h; y++) {
-		uint32_t *sum = c->across + (size_t)y * w;
+	for (int y = m; y < m + c->h; y++) {
+		uint32_t *sum = c->across + (size_t)y * pw + m;
 
 		for (int x = 0; x < w; x++)
 			sum[x] = 1u << (CAUSTICS_KERNEL_BITS - 1);
 		for (int j = 0; j <= 2 * r; j++)
-			c->rows->tap(sum, c->gathered + (size_t)clamp_int(y + j - r, 0, h - 1) * w,
+			c->rows->tap(sum, c->gathered + (size_t)(y + j - r) * pw + m,
 				     (uint32_t)b->taps[j], CAUSTICS_BLUR_DROP, w);
 		for (int x = 0; x < w; x++)
 			sum[x] = (sum[x] >> CAUSTICS_KERNEL_BITS) << CAUSTICS_BLUR_DROP;
 	}
 }
 
-/* The gathered light in 1/CAUSTICS_ONE where it falls: the pattern moved
- * downstream by the shift (the upstream edge's cells repeated), clamped to
- * the plane's int16. */
+/* The floor's light in 1/CAUSTICS_ONE, the plane's middle (the pattern
+ * lies downstream by the shift: the plane was laid upstream by it),
+ * clamped to the plane's int16. */
 static void settle(struct caustics *c, const uint32_t *g)
 {
-	const int w = c->w, h = c->h, drop = CAUSTICS_SHARE_BITS - CAUSTICS_BITS;
-	/* the columns whose source is in the row: x - shift_x in 0..w-1 */
-	const int x0 = clamp_int(c->shift_x, 0, w), x1 = clamp_int(w + c->shift_x, x0, w);
+	const int drop = CAUSTICS_SHARE_BITS - CAUSTICS_BITS;
 
-	for (int y = 0; y < h; y++) {
-		const uint32_t *in = g + (size_t)clamp_int(y - c->shift_y, 0, h - 1) * w;
-		int16_t *out = c->gain + (size_t)y * w;
-
-		for (int x = 0; x < w; x++) {
-			uint32_t v;
-
-			if (x == x0 && x1 > x0) {
-				/* the row's middle, no index clamped */
-				c->rows->settle(out + x0, in + (x0 - c->shift_x), drop,
-						CAUSTICS_MAX, x1 - x0);
-				x = x1 - 1;
-				continue;
-			}
-			v = (in[clamp_int(x - c->shift_x, 0, w - 1)] + (1u << (drop - 1))) >> drop;
-			out[x] = (int16_t)(v > CAUSTICS_MAX ? CAUSTICS_MAX : v);
-		}
-	}
+	for (int y = 0; y < c->h; y++)
+		c->rows->settle(c->gain + (size_t)y * c->w,
+				g + (size_t)(y + c->m) * c->pw + c->m, drop, CAUSTICS_MAX, c->w);
 }
 
 const int16_t *caustics_make(struct caustics *c, const int16_t *heights)
 {
-	if (!c->lit || !moves(c, heights)) {
+	if (c->lit)
+		fill_heights(c, heights);
+	if (!c->lit || !moves(c)) {
 		if (!c->even)
 			for (size_t i = 0; i < c->n; i++)
 				c->gain[i] = CAUSTICS_ONE;

@@ -20,6 +20,20 @@
 /* Water's refractive index. */
 #define CAUSTICS_WATER_N 1.333
 
+/*
+ * What lies past the water's edges, as its own waves have it: the floor
+ * near the edge the light comes from is lit through that water, the light
+ * slanting in, and light that lands past the floor's edge leaves it.
+ */
+enum caustics_walls {
+	/* the pond's (water/pond.h): its cosines go on mirrored, the walls
+	 * half a cell past the edge cells, h(-1 - i) = h(i) */
+	CAUSTICS_WALLS_MIRROR,
+	/* the classic water's (water/ripple.h): its edge cells are walls held
+	 * at 0, which send a wave back upside down, h(-i) = -h(i) */
+	CAUSTICS_WALLS_FIXED,
+};
+
 struct caustics_light {
 	double depth_mm;            /* the floor lies this deep */
 	double azimuth_deg;         /* where the light comes from: clockwise from the top edge */
@@ -27,6 +41,7 @@ struct caustics_light {
 	double size_deg;            /* its angular diameter (the sun: 0.5) */
 	double units_per_mm;        /* height units in a mm */
 	double cell_mm;             /* the grid's cell */
+	enum caustics_walls walls;  /* past the edges (0: the pond's) */
 };
 
 struct caustics;

@@ -298,6 +298,9 @@ void water_units_compute(const struct water_look *look, int width, int height, i
 		.size_deg = look->light_size_deg,
 		.units_per_mm = u->units_per_mm,
 		.cell_mm = u->cell_mm,
+		/* the floor near the edges is lit through the water past
+		 * them: as each water's walls make it */
+		.walls = look->model == WATER_POND ? CAUSTICS_WALLS_MIRROR : CAUSTICS_WALLS_FIXED,
 	};
 }
 
