@@ -844,7 +844,7 @@ class VM:
 def boot(devices=(), guest_script=None, programs=(), extra_files=None,
          append="", env=None, modules=None, on_demand=(), memory=512, qemu_args=(),
          command_channel=True, boot_timeout=BOOT_TIMEOUT,
-         timeout=GLOBAL_TIMEOUT, keep=None):
+         timeout=GLOBAL_TIMEOUT, keep=None, before_cpu=None):
     """Boot a VM; yields a VM once the guest printed RK-READY (and, with the
     command channel, its command server answered).
 
@@ -856,6 +856,11 @@ def boot(devices=(), guest_script=None, programs=(), extra_files=None,
     timeout:      wall-clock limit for the whole VM; QEMU is killed after it
     keep:         keep the work dir (serial log, screendumps); default: keep
                   when RKVM_KEEP=1 or on an exception.
+    before_cpu:   called with the VM (vm.qmp only) while QEMU holds the
+                  guest's CPU (-S); the guest starts when it returns. What
+                  it does is there when the kernel probes its devices, e.g.
+                  heads plugged in over VNC: the driver reads them at its
+                  probe, not from hotplug events (see vnc_set_desktop_size).
     QEMU is always killed when the block is left."""
     require_tools(arch.qemu, "ldd" if arch.libdirs is None else "readelf")
     kdir = kernel_dir()
@@ -899,6 +904,8 @@ def boot(devices=(), guest_script=None, programs=(), extra_files=None,
                  "-append", cmdline]
         for d in devices:
             argv += ["-device", d]
+        if before_cpu is not None:
+            argv.append("-S")
         argv += list(qemu_args)
         with open(os.path.join(workdir, "qemu.cmd"), "w") as f:
             f.write(" ".join(shlex.quote(a) for a in argv) + "\n")
@@ -937,6 +944,9 @@ def boot(devices=(), guest_script=None, programs=(), extra_files=None,
         arm(scaled(timeout))
 
         vm.qmp = QMP(qmp_sock, vm.proc, timeout=scaled(30), workdir=workdir)
+        if before_cpu is not None:
+            before_cpu(vm)
+            vm.qmp.command("cont")
         if command_channel:
             vm.cmd = CommandChannel(cmd_sock, vm.proc)
         vm.wait_for_serial(r"RK-READY", boot_timeout)
@@ -990,13 +1000,54 @@ def _recvn(sock, n):
     return data
 
 
+# What a client that asked for nothing but ExtendedDesktopSize gets from
+# QEMU's VNC server: FramebufferUpdate messages with rectangles in that
+# pseudo-encoding, x saying why (1: the client asked) and y, for a client's
+# request, QEMU's status (4: handed on to the display device).
+VNC_MSG_FRAMEBUFFER_UPDATE = 0
+VNC_ENCODING_DESKTOP_SIZE_EXT = -308
+VNC_RESIZE_BY_CLIENT = 1
+VNC_RESIZE_FORWARDED = 4
+
+
+def _vnc_resize_answer(sock):
+    """The status of the server's answer to a SetDesktopSize, the messages
+    before it read and dropped."""
+    while True:
+        kind, rects = struct.unpack(">BxH", _recvn(sock, 4))
+        if kind != VNC_MSG_FRAMEBUFFER_UPDATE:
+            raise VMError("VNC server sent message type %d" % kind)
+        status = None
+        for _ in range(rects):
+            why, code, _, _, encoding = struct.unpack(">HHHHi", _recvn(sock, 12))
+            if encoding != VNC_ENCODING_DESKTOP_SIZE_EXT:
+                raise VMError("VNC server sent a rectangle in encoding %d" % encoding)
+            screens = _recvn(sock, 4)[0]
+            _recvn(sock, 16 * screens)
+            if why == VNC_RESIZE_BY_CLIENT:
+                status = code
+        if status is not None:
+            return status
+
+
 def vnc_set_desktop_size(path, width, height, timeout=10):
     """Plug a screen into a virtio-gpu head: QEMU 7.2 enables head N of
     virtio-gpu only when a display UI asks for a size, so a VNC server bound
     to that head (qemu_args ["-vnc", "unix:SOCK,display=ID,head=N"]) is
     asked, in RFB 3.8 with the ExtendedDesktopSize encoding, for
-    width x height. The guest then sees the connector connected (a HOTPLUG
-    uevent). Returns the socket: keep it open while the head should stay."""
+    width x height; returns once QEMU answered that it took the size (a
+    guest started after that finds it).
+    A running guest then sees the connector connected (a config-change
+    event, then a HOTPLUG uevent); called from boot()'s before_cpu, its
+    driver finds the head at its probe, with no event. Two heads changed
+    close together in a running guest can lose one: Linux's virtio-gpu
+    (Debian 12's 6.1) reads the device's pending events, asks for the
+    display info and only then clears them, so the second head's event,
+    the same bit set again after QEMU answered, is cleared unread and that
+    connector keeps its old status; asking for the same size again changes
+    nothing in QEMU, so nothing mends it. Plug in at boot the heads a test
+    starts with. Returns the socket: keep it open while the head should
+    stay."""
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     s.settimeout(timeout)
     s.connect(path)
@@ -1012,8 +1063,12 @@ def vnc_set_desktop_size(path, width, height, timeout=10):
     _recvn(s, 4 + 16)                    # size and pixel format
     _recvn(s, struct.unpack(">I", _recvn(s, 4))[0])  # name
     # SetEncodings: ExtendedDesktopSize (-308), then SetDesktopSize (251)
-    s.sendall(struct.pack(">BxHi", 2, 1, -308))
+    s.sendall(struct.pack(">BxHi", 2, 1, VNC_ENCODING_DESKTOP_SIZE_EXT))
     vnc_resize(s, width, height)
+    status = _vnc_resize_answer(s)
+    if status != VNC_RESIZE_FORWARDED:
+        raise VMError("VNC server did not take %dx%d for its head (status %d)" %
+                      (width, height, status))
     return s
 
 
