@@ -20,8 +20,21 @@
  * part and one as its imaginary part, so a plane is one batch of complex
  * DFTs along the rows (two rows each) and one along the columns (two
  * columns each), and FFTW runs each batch with its SIMD codelets.
- * FFTW's own 2D REDFT01 of 480x270 took 1.5 to 1.9 times as long on the
- * project's machine (docs/performance.md, "The pond's transform").
+ * FFTW's own 2D REDFT01 took 1.6 to 2.8 times as long, planned ESTIMATE,
+ * MEASURE or PATIENT, on every grid from 480x270 to 2560x1440 (docs/performance.md,
+ * "The pond's transform").
+ *
+ * On a projected floor's 1920x1080 every buffer is 8 MB, far past a core's
+ * L2, and half the time goes to moving values, not to the DFTs: the row
+ * pass reads and writes each buffer once along its rows, and the column
+ * pass (inverse_cols()) works a group of columns at a time within L2, so
+ * that it too reads and writes the plane-sized buffers once, along their
+ * rows. Its DFTs once read their input down the columns of a plane-sized
+ * buffer: on 2560x1440 a row of it is 10240 bytes, so a column's 1440
+ * values fell into 2 of the L1's 64 sets, and that pass took twice as long
+ * as now (the inverse: 24.7 ms, now 16.9; 1920x1080 9.9, now 8.5). The
+ * buffers are on huge pages (DCT_HUGE_MIN). A layout never changes a
+ * number: the same plans run on the same values.
  *
  * FFTW's planner is not thread-safe: dct2d_create() and dct2d_destroy()
  * must not run beside any other FFTW planning (the pond makes its dct2d in
@@ -44,11 +57,17 @@
 #define DCT_SIDE_MAX 16384
 
 /*
- * FFTW_ESTIMATE, not FFTW_MEASURE: a plan chosen by timing can differ from
- * run to run, and with it the rounding of every height, so the same
- * stones would not give the same frames; measuring also takes up to half
- * a second at startup. On the pond's grids MEASURE was no faster for
- * these batches.
+ * FFTW_ESTIMATE, not FFTW_MEASURE or FFTW_PATIENT: a plan chosen by timing
+ * differs from run to run, and with it the rounding of every height, so
+ * the same stones would not give the same frames (three runs planned
+ * MEASURE gave two different results on 480x270, 1280x800 and 1920x1080).
+ * Wisdom kept in the state directory would fix the plan only once it is
+ * there: the first run, or one after the file is lost, plans otherwise and
+ * draws other frames. And on the floors' grids the timed plans are no
+ * faster past the noise: on 1920x1080 MEASURE took 1.7 s to plan and ran 14 ms against
+ * ESTIMATE's 10.6 in the same minutes (PATIENT: 80 to 100 s, 8.7 against
+ * 7.6 ms). Only on 480x270 are they faster (0.35 against 0.49 ms), far
+ * within a frame either way.
  */
 #define DCT_PLAN_FLAGS (FFTW_ESTIMATE | FFTW_DESTROY_INPUT)
 
@@ -89,9 +108,9 @@ _Static_assert(DCT_GROUP_PAIRS % DCT_CHUNK == 0, "a group is whole chunks");
  * The planes and the transforms' buffers start on 64 bytes, as FFTW's own
  * allocator would place them for its widest SIMD codelets; those of 2 MiB
  * and more (bigmem_alloc()'s own threshold: below it, malloc's 16 bytes)
- * on huge pages. The column pass walks every page of a plane-sized buffer
- * once a group: on 1920x1080 it took a fifth less time so (0.81 of 6.8 ms),
- * on 2560x1440 a third less, with the same plans and numbers.
+ * on huge pages: the column pass reads the row pass's output at every
+ * row's two ends for each group, a stride of pages. On 1920x1080 that pass
+ * took 4.7 ms against 5.4 on small pages, on 2560x1440 10.7 against 12.2.
  */
 #define DCT_ALIGN 64
 #define DCT_HUGE_MIN ((size_t)2 << 20)
