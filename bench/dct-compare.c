@@ -1,6 +1,6 @@
 /*
  * dct-compare: the pond's inverse cosine transform (water/dct.h) on the
- * kiosk's grids, as shipped (FFTW) against FFTW's own 2D REDFT01 and
+ * kiosk's grids and projected floors', as shipped (FFTW) against FFTW's own 2D REDFT01 and
  * against KissFFT doing what water/dct.c does, so the choice of library in
  * docs/performance.md ("The pond's transform") can be measured again. Not a test:
  * `make bench-dct` runs it (built where configure found KissFFT).
@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,14 +46,25 @@ static const int grids[][2] = {
 	{ 216, 120 },   /* 212x120 padded */
 	{ 960, 540 },   /* a two-panel wall */
 	{ 1000, 300 },  /* a two-panel wall, cells of another size */
+	{ 1280, 800 },  /* projected floors: a smaller one */
+	{ 1920, 1080 }, /* a floor of 4-5 m */
+	{ 2560, 1440 }, /* a larger one */
 };
 
-enum variant { SHIPPED, FFTW_ESTIMATED, FFTW_MEASURED, KISS, VARIANTS };
+enum variant { SHIPPED, FFTW_ESTIMATED, FFTW_MEASURED, FFTW_PATIENT_PLAN, KISS, VARIANTS };
 
 static const char *const variant_names[VARIANTS] = {
 	"shipped (FFTW batches)", "FFTW 2D REDFT01 ESTIMATE", "FFTW 2D REDFT01 MEASURE",
-	"KissFFT, as dct.c",
+	"FFTW 2D REDFT01 PATIENT", "KissFFT, as dct.c",
 };
+
+/* PATIENT plans for minutes on the floors' grids: only with --patient. */
+static bool patient;
+
+static bool wanted(enum variant v)
+{
+	return v != FFTW_PATIENT_PLAN || patient;
+}
 
 /*
  * water/dct.c's passes with KissFFT's transforms in place of FFTW's
@@ -202,7 +214,7 @@ struct grid {
 	int w, h;
 	float *coefficients, *plane, *shipped_result;
 	struct dct2d *shipped;
-	fftwf_plan estimated, measured;
+	fftwf_plan estimated, measured, patient;
 	struct kiss_dct *kiss;
 	uint64_t *ns[VARIANTS];
 };
@@ -218,6 +230,9 @@ static void run(struct grid *g, enum variant v)
 		break;
 	case FFTW_MEASURED:
 		fftwf_execute_r2r(g->measured, g->plane, g->plane);
+		break;
+	case FFTW_PATIENT_PLAN:
+		fftwf_execute_r2r(g->patient, g->plane, g->plane);
 		break;
 	case KISS:
 		kiss_dct_inverse(g->kiss, g->plane);
@@ -253,6 +268,8 @@ static void grid_free(struct grid *g)
 		fftwf_destroy_plan(g->estimated);
 	if (g->measured)
 		fftwf_destroy_plan(g->measured);
+	if (g->patient)
+		fftwf_destroy_plan(g->patient);
 	kiss_dct_destroy(g->kiss);
 	for (int v = 0; v < VARIANTS; v++)
 		free(g->ns[v]);
@@ -262,10 +279,13 @@ static int bench_grid(int w, int h, int rounds)
 {
 	struct grid g = { .w = w, .h = h };
 	size_t n = (size_t)w * (size_t)h;
-	uint64_t t0;
+	uint64_t t0, create_ns;
 	int ret = -ENOMEM;
 
+	/* what the pond's start pays for its plans */
+	t0 = clock_now_ns();
 	g.shipped = dct2d_create(w, h);
+	create_ns = clock_now_ns() - t0;
 	if (!g.shipped)
 		goto out;
 	g.coefficients = dct2d_alloc(g.shipped);
@@ -292,13 +312,20 @@ static int bench_grid(int w, int h, int rounds)
 	 * plane is filled. */
 	g.measured = fftwf_plan_r2r_2d(h, w, g.plane, g.plane, FFTW_REDFT01, FFTW_REDFT01,
 				       FFTW_MEASURE);
-	if (!g.estimated || !g.measured)
+	if (patient)
+		g.patient = fftwf_plan_r2r_2d(h, w, g.plane, g.plane, FFTW_REDFT01, FFTW_REDFT01,
+					      FFTW_PATIENT);
+	if (!g.estimated || !g.measured || (patient && !g.patient))
 		goto out;
 
 	memcpy(g.shipped_result, g.coefficients, n * sizeof(*g.plane));
 	dct2d_inverse(g.shipped, g.shipped_result);
 	for (int v = SHIPPED + 1; v < VARIANTS; v++) {
-		double off = disagreement(&g, v);
+		double off;
+
+		if (!wanted(v))
+			continue;
+		off = disagreement(&g, v);
 
 		if (!(off < AGREE_REL)) {
 			fprintf(stderr, "dct-compare: %dx%d: %s is %.1e off the shipped result\n",
@@ -310,6 +337,8 @@ static int bench_grid(int w, int h, int rounds)
 
 	for (int r = -WARMUP_ROUNDS; r < rounds; r++)
 		for (int v = 0; v < VARIANTS; v++) {
+			if (!wanted(v))
+				continue;
 			/* the pond hands over fresh coefficients each frame */
 			memcpy(g.plane, g.coefficients, n * sizeof(*g.plane));
 			t0 = clock_now_ns();
@@ -317,9 +346,10 @@ static int bench_grid(int w, int h, int rounds)
 			if (r >= 0)
 				g.ns[v][r] = clock_now_ns() - t0;
 		}
-	printf("| %dx%d |", w, h);
+	printf("| %dx%d | %.1f |", w, h, (double)create_ns / BENCH_NS_PER_MS);
 	for (int v = 0; v < VARIANTS; v++)
-		printf(" %.3f |", median_ms(g.ns[v], rounds));
+		if (wanted(v))
+			printf(" %.3f |", median_ms(g.ns[v], rounds));
 	printf("\n");
 	fflush(stdout);
 	ret = 0;
@@ -333,11 +363,13 @@ out:
 static void usage(FILE *f)
 {
 	fprintf(f,
-"Usage: dct-compare [--size WxH] [--rounds N]\n"
+"Usage: dct-compare [--size WxH] [--rounds N] [--patient]\n"
 "Times the pond's inverse cosine transform of a WxH float plane (default: the\n"
-"kiosk's grids) as shipped, as FFTW's own 2D REDFT01 (planned ESTIMATE and\n"
-"MEASURE) and over KissFFT; prints the median ms of N rounds (default %d),\n"
-"the variants taking turns within a round.\n", DEFAULT_ROUNDS);
+"kiosk's grids and the floors') as shipped, as FFTW's own 2D REDFT01 (planned\n"
+"ESTIMATE and MEASURE, and PATIENT with --patient: minutes of planning on a\n"
+"floor's grid) and over KissFFT; prints the shipped transform's planning time\n"
+"(dct2d_create) and the median ms of N rounds (default %d), the variants\n"
+"taking turns within a round.\n", DEFAULT_ROUNDS);
 }
 
 int main(int argc, char **argv)
@@ -345,6 +377,7 @@ int main(int argc, char **argv)
 	static const struct option long_opts[] = {
 		{ "size", required_argument, NULL, 's' },
 		{ "rounds", required_argument, NULL, 'r' },
+		{ "patient", no_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -365,6 +398,9 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			break;
+		case 'p':
+			patient = true;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -378,8 +414,15 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
-	printf("| grid | %s | %s | %s | %s |\n|---|---|---|---|---|\n", variant_names[SHIPPED],
-	       variant_names[FFTW_ESTIMATED], variant_names[FFTW_MEASURED], variant_names[KISS]);
+	printf("| grid | shipped: planning ms |");
+	for (int v = 0; v < VARIANTS; v++)
+		if (wanted(v))
+			printf(" %s |", variant_names[v]);
+	printf("\n|---|---|");
+	for (int v = 0; v < VARIANTS; v++)
+		if (wanted(v))
+			printf("---|");
+	printf("\n");
 	if (w)
 		return bench_grid(w, h, rounds) < 0;
 	for (size_t i = 0; i < sizeof(grids) / sizeof(grids[0]); i++)

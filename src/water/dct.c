@@ -8,6 +8,7 @@
 
 #include <fftw3.h>
 
+#include "base/bigmem.h"
 #include "water/dct.h"
 
 /*
@@ -19,8 +20,21 @@
  * part and one as its imaginary part, so a plane is one batch of complex
  * DFTs along the rows (two rows each) and one along the columns (two
  * columns each), and FFTW runs each batch with its SIMD codelets.
- * FFTW's own 2D REDFT01 of 480x270 took 1.5 to 1.9 times as long on the
- * project's machine (docs/performance.md, "The pond's transform").
+ * FFTW's own 2D REDFT01 took 1.6 to 2.8 times as long, planned ESTIMATE,
+ * MEASURE or PATIENT, on every grid from 480x270 to 2560x1440 (docs/performance.md,
+ * "The pond's transform").
+ *
+ * On a projected floor's 1920x1080 every buffer is 8 MB, far past a core's
+ * L2, and half the time goes to moving values, not to the DFTs: the row
+ * pass reads and writes each buffer once along its rows, and the column
+ * pass (inverse_cols()) works a group of columns at a time within L2, so
+ * that it too reads and writes the plane-sized buffers once, along their
+ * rows. Its DFTs once read their input down the columns of a plane-sized
+ * buffer: on 2560x1440 a row of it is 10240 bytes, so a column's 1440
+ * values fell into 2 of the L1's 64 sets, and that pass took twice as long
+ * as now (the inverse: 24.7 ms, now 16.9; 1920x1080 9.9, now 8.5). The
+ * buffers are on huge pages (DCT_HUGE_MIN). A layout never changes a
+ * number: the same plans run on the same values.
  *
  * FFTW's planner is not thread-safe: dct2d_create() and dct2d_destroy()
  * must not run beside any other FFTW planning (the pond makes its dct2d in
@@ -43,11 +57,17 @@
 #define DCT_SIDE_MAX 16384
 
 /*
- * FFTW_ESTIMATE, not FFTW_MEASURE: a plan chosen by timing can differ from
- * run to run, and with it the rounding of every height, so the same
- * stones would not give the same frames; measuring also takes up to half
- * a second at startup. On the pond's grids MEASURE was no faster for
- * these batches.
+ * FFTW_ESTIMATE, not FFTW_MEASURE or FFTW_PATIENT: a plan chosen by timing
+ * differs from run to run, and with it the rounding of every height, so
+ * the same stones would not give the same frames (three runs planned
+ * MEASURE gave two different results on 480x270, 1280x800 and 1920x1080).
+ * Wisdom kept in the state directory would fix the plan only once it is
+ * there: the first run, or one after the file is lost, plans otherwise and
+ * draws other frames. And on the floors' grids the timed plans are no
+ * faster past the noise: on 1920x1080 MEASURE took 1.7 s to plan and ran 14 ms against
+ * ESTIMATE's 10.6 in the same minutes (PATIENT: 80 to 100 s, 8.7 against
+ * 7.6 ms). Only on 480x270 are they faster (0.35 against 0.49 ms), far
+ * within a frame either way.
  */
 #define DCT_PLAN_FLAGS (FFTW_ESTIMATE | FFTW_DESTROY_INPUT)
 
@@ -72,14 +92,28 @@
 _Static_assert(DCT_CHUNK % 2 == 0, "chunks keep FFTW's 16-byte alignment");
 
 /*
- * The column pass's DFTs go to the plane through a part of out this many
- * chunks long (64 column pairs: 135 KB on 480x270, within L2). Through
- * one as long as the band, a cold stream as large as the plane, the
- * inverse took a tenth longer than before bands on 966x270; a chunk at a
- * time wrote the plane in pieces of 32 bytes a row (6 % longer). Only
- * copies are grouped so: the numbers are the chunks' whatever the groups.
+ * Column pairs in one of the column pass's groups (inverse_cols()): its
+ * input and its DFTs, 2 x 32 x h complex values, 553 KB on 1920x1080, stay
+ * in a core's L2 (1 MB on Zen 4) from the making of the input to the copy
+ * into the plane. With 16 a group the 1920x1080 column pass took twice as
+ * long (the plane-sized buffers' pages walked once a group), with 64 or
+ * 128 a tenth to two fifths longer (out of L2). Only the order of the work
+ * is grouped so: the numbers are the chunks' whatever the groups.
  */
-#define DCT_COPY_CHUNKS (64 / DCT_CHUNK)
+#define DCT_GROUP_PAIRS 32
+#define DCT_GROUP_CHUNKS (DCT_GROUP_PAIRS / DCT_CHUNK)
+_Static_assert(DCT_GROUP_PAIRS % DCT_CHUNK == 0, "a group is whole chunks");
+
+/*
+ * The planes and the transforms' buffers start on 64 bytes, as FFTW's own
+ * allocator would place them for its widest SIMD codelets; those of 2 MiB
+ * and more (bigmem_alloc()'s own threshold: below it, malloc's 16 bytes)
+ * on huge pages: the column pass reads the row pass's output at every
+ * row's two ends for each group, a stride of pages. On 1920x1080 that pass
+ * took 4.7 ms against 5.4 on small pages, on 2560x1440 10.7 against 12.2.
+ */
+#define DCT_ALIGN 64
+#define DCT_HUGE_MIN ((size_t)2 << 20)
 
 /* One direction's quarter-sample turns: cos and sin of pi k / (2 n). */
 struct axis {
@@ -201,15 +235,24 @@ static fftwf_plan plan_rows_inverse(struct dct2d *d, int first, int pairs)
 				   1, d->w, FFTW_BACKWARD, DCT_PLAN_FLAGS);
 }
 
-/* The column pass's: h values down a column of in each, columns side by
- * side; each DFT's output in a row of out. */
+/* The column pass's: h values in a row of in each, and each DFT's output
+ * in a row of out (a group's rows start at its band's first column pair,
+ * chunks aligned alike: see DCT_CHUNK). */
 static fftwf_plan plan_cols_inverse(struct dct2d *d, int first, int pairs)
 {
 	int nh = d->h;
+	size_t at = (size_t)first * (size_t)d->h;
 
-	return fftwf_plan_many_dft(1, &nh, pairs, d->in + first, NULL, d->col_pairs, 1,
-				   d->out + (size_t)first * (size_t)d->h, NULL, 1, d->h,
-				   FFTW_BACKWARD, DCT_PLAN_FLAGS);
+	return fftwf_plan_many_dft(1, &nh, pairs, d->in + at, NULL, 1, d->h, d->out + at, NULL,
+				   1, d->h, FFTW_BACKWARD, DCT_PLAN_FLAGS);
+}
+
+/* A buffer of bytes (> 0) placed as DCT_ALIGN says; free with free(). */
+static void *buffer_alloc(size_t bytes)
+{
+	if (bytes >= DCT_HUGE_MIN)
+		return bigmem_alloc(bytes);
+	return aligned_alloc(DCT_ALIGN, (bytes + DCT_ALIGN - 1) / DCT_ALIGN * DCT_ALIGN);
 }
 
 /* Where the DFT's output j lands in Makhoul's order: the first half on the
@@ -239,9 +282,9 @@ struct dct2d *dct2d_create(int w, int h)
 	n = (size_t)d->row_pairs * (size_t)w;
 	if ((size_t)h * (size_t)d->col_pairs > n)
 		n = (size_t)h * (size_t)d->col_pairs;
-	d->in = fftwf_alloc_complex(n);
-	d->out = fftwf_alloc_complex(n);
-	d->mid = fftwf_alloc_complex((size_t)d->row_pairs * (size_t)w);
+	d->in = buffer_alloc(sizeof(*d->in) * n);
+	d->out = buffer_alloc(sizeof(*d->out) * n);
+	d->mid = buffer_alloc(sizeof(*d->mid) * (size_t)d->row_pairs * (size_t)w);
 	d->zero_row = calloc((size_t)w, sizeof(*d->zero_row));
 	if (!d->in || !d->out || !d->mid || !d->zero_row || axis_init(&d->x, w) < 0 ||
 	    axis_init(&d->y, h) < 0)
@@ -280,9 +323,9 @@ void dct2d_destroy(struct dct2d *d)
 		fftwf_destroy_plan(d->rows_forward);
 	if (d->cols_forward)
 		fftwf_destroy_plan(d->cols_forward);
-	fftwf_free(d->in);
-	fftwf_free(d->out);
-	fftwf_free(d->mid);
+	free(d->in);
+	free(d->out);
+	free(d->mid);
 	free(d->zero_row);
 	axis_fini(&d->x);
 	axis_fini(&d->y);
@@ -292,7 +335,7 @@ void dct2d_destroy(struct dct2d *d)
 float *dct2d_alloc(const struct dct2d *d)
 {
 	size_t n = (size_t)d->w * (size_t)d->h;
-	float *p = fftwf_alloc_real(n);
+	float *p = buffer_alloc(n * sizeof(*p));
 
 	if (p)
 		memset(p, 0, n * sizeof(*p));
@@ -301,7 +344,7 @@ float *dct2d_alloc(const struct dct2d *d)
 
 void dct2d_free(float *plane)
 {
-	fftwf_free(plane);
+	free(plane);
 }
 
 /*
@@ -348,95 +391,99 @@ static void inverse_rows(struct dct2d *d, const float *plane, int c)
 
 /*
  * The column pass's chunks c0 to c1 (c0 < c1), column pairs i0 to i1, from
- * the row pass's output to the plane's columns 2 i0 to 2 i1 (w at most).
- * The DFTs' input is made for all the chunks at once, along the rows of
- * mid: chunk by chunk, reading down its columns, the pass took a fifth
- * longer on 480x270.
+ * the row pass's output to the plane's columns 2 i0 to 2 i1 (w at most),
+ * DCT_GROUP_CHUNKS chunks at a time: a group's DFTs' input is made in the
+ * band's own part of in, each column pair's h values in a row of their own,
+ * the DFTs go to the band's own part of out, and from there into the
+ * plane. Both parts are the first group's size, used again by each group,
+ * and stay in the core's L2; the plane-sized buffers are each read or
+ * written once, along their rows.
  *
  * The row pass's output has each row pair's values in Makhoul's order
  * along x: value x = 2i at DFT place i, x = 2i + 1 at place w - 1 - i;
  * the upper row in the real parts, the lower in the imaginary ones.
  * Columns 2i and 2i + 1 go into column pair i's DFT as rows did above,
- * read straight from there (row y in row pair y / 2, part y % 2).
+ * read straight from there (row y in row pair y / 2, part y % 2), along
+ * the rows of mid: the group's columns at both ends of a row at once.
  * Row 0 has no partner row h: its cosines need no turn.
  */
 static void inverse_cols(struct dct2d *d, float *plane, int c0, int c1)
 {
-	int w = d->w, h = d->h, cols = d->col_pairs, even_cols = w / 2;
+	int w = d->w, h = d->h, even_cols = w / 2;
 	int i0 = c0 * DCT_CHUNK, i1 = chunk_end(&d->cols_inverse, c1 - 1);
 	/* with w odd, the last chunk holds the last column alone */
 	int pairs_end = i1 < even_cols ? i1 : even_cols;
 	bool lone = i1 > even_cols;
-	float *in = (float *)d->in;
 	const float *mid = (const float *)d->mid;
-	fftwf_complex *scratch = d->out + (size_t)i0 * (size_t)h;
+	fftwf_complex *group_in = d->in + (size_t)i0 * (size_t)h;
+	fftwf_complex *group_out = d->out + (size_t)i0 * (size_t)h;
+	/* a column pair's DFT in floats: its place in group_in and group_out */
+	size_t pair_len = (size_t)2 * (size_t)h;
 
-	for (int i = i0; i < pairs_end; i++) {
-		in[2 * i] = mid[2 * i];
-		in[2 * i + 1] = mid[2 * (w - 1 - i)];
-	}
-	if (lone) {
-		in[2 * even_cols] = mid[2 * even_cols];
-		in[2 * even_cols + 1] = 0.0f;
-	}
-	for (int k = 1; k < h; k++) {
-		int m = h - k;
-		const float *rk = mid + (size_t)(k / 2) * 2 * w + k % 2;
-		const float *rm = mid + (size_t)(m / 2) * 2 * w + m % 2;
-		float c = d->y.cos_q[k], s = d->y.sin_q[k];
-		float *zk = in + (size_t)k * 2 * cols;
+	for (int g0 = c0; g0 < c1; g0 += DCT_GROUP_CHUNKS) {
+		int g1 = c1 - g0 > DCT_GROUP_CHUNKS ? g0 + DCT_GROUP_CHUNKS : c1;
+		int q0 = g0 * DCT_CHUNK, q1 = g1 < c1 ? g1 * DCT_CHUNK : pairs_end;
+		bool group_lone = lone && g1 == c1;
+		float *z = (float *)group_in;
 
-		/* A loop a chunk, not one over the band: a compiler that
-		 * vectorises it must take the same lanes and tail, FMAs and all,
-		 * whatever the bands. */
-		for (int ch = c0; ch < c1; ch++) {
-			int end = ch + 1 < c1 ? (ch + 1) * DCT_CHUNK : pairs_end;
+		for (int i = q0; i < q1; i++) {
+			z[(i - q0) * pair_len] = mid[2 * i];
+			z[(i - q0) * pair_len + 1] = mid[2 * (w - 1 - i)];
+		}
+		if (group_lone) {
+			z[(even_cols - q0) * pair_len] = mid[2 * even_cols];
+			z[(even_cols - q0) * pair_len + 1] = 0.0f;
+		}
+		for (int k = 1; k < h; k++) {
+			int m = h - k;
+			const float *rk = mid + (size_t)(k / 2) * 2 * w + k % 2;
+			const float *rm = mid + (size_t)(m / 2) * 2 * w + m % 2;
+			float c = d->y.cos_q[k], s = d->y.sin_q[k];
+			float *zk = z + (size_t)2 * k;
 
-			for (int i = ch * DCT_CHUNK; i < end; i++) {
-				float a = rk[2 * i], b = rk[2 * (w - 1 - i)];
-				float a_m = rm[2 * i], b_m = rm[2 * (w - 1 - i)];
-				float re = a + b_m, im = b - a_m;
+			/* A loop a chunk, not one over the group: a compiler that
+			 * vectorises it must take the same lanes and tail, FMAs
+			 * and all, whatever the bands. */
+			for (int ch = g0; ch < g1; ch++) {
+				int end = ch + 1 < c1 ? (ch + 1) * DCT_CHUNK : pairs_end;
 
-				zk[2 * i] = c * re - s * im;
-				zk[2 * i + 1] = c * im + s * re;
+				for (int i = ch * DCT_CHUNK; i < end; i++) {
+					float a = rk[2 * i], b = rk[2 * (w - 1 - i)];
+					float a_m = rm[2 * i], b_m = rm[2 * (w - 1 - i)];
+					float re = a + b_m, im = b - a_m;
+
+					zk[(i - q0) * pair_len] = c * re - s * im;
+					zk[(i - q0) * pair_len + 1] = c * im + s * re;
+				}
+			}
+			if (group_lone) {
+				/* the last column alone, its partner zero */
+				float a = rk[2 * even_cols], a_m = rm[2 * even_cols];
+
+				zk[(even_cols - q0) * pair_len] = c * a + s * a_m;
+				zk[(even_cols - q0) * pair_len + 1] = s * a - c * a_m;
 			}
 		}
-		if (lone) {
-			/* the last column alone, its partner zero */
-			float a = rk[2 * even_cols], a_m = rm[2 * even_cols];
-
-			zk[2 * even_cols] = c * a + s * a_m;
-			zk[2 * even_cols + 1] = s * a - c * a_m;
-		}
-	}
-	/*
-	 * The DFTs of DCT_COPY_CHUNKS chunks at a time into the band's own
-	 * part of out, from its first column pair on, and copied from there
-	 * to the plane: output j of every column pair is a plane row, column
-	 * pairs side by side, its place among the rows Makhoul's. With w odd
-	 * the last pair's imaginary part, the zero column, stays behind.
-	 */
-	for (int g0 = c0; g0 < c1; g0 += DCT_COPY_CHUNKS) {
-		int g1 = c1 - g0 > DCT_COPY_CHUNKS ? g0 + DCT_COPY_CHUNKS : c1;
-		int q0 = g0 * DCT_CHUNK, q1 = g1 < c1 ? g1 * DCT_CHUNK : pairs_end;
-
 		for (int ch = g0; ch < g1; ch++) {
-			size_t at = (size_t)ch * DCT_CHUNK;
+			size_t at = (size_t)(ch * DCT_CHUNK - q0) * (size_t)h;
 
-			fftwf_execute_dft(chunk_plan(&d->cols_inverse, ch), d->in + at,
-					  scratch + (at - (size_t)q0) * (size_t)h);
+			fftwf_execute_dft(chunk_plan(&d->cols_inverse, ch), group_in + at,
+					  group_out + at);
 		}
+		/* Output j of every column pair is a plane row, column pairs
+		 * side by side, its place among the rows Makhoul's. With w odd
+		 * the last pair's imaginary part, the zero column, stays behind. */
 		for (int j = 0; j < h; j++) {
 			float *row = plane + (size_t)makhoul_place(j, h) * w;
 			/* pair q0 + i's output j */
-			const float *zj = (const float *)scratch + (size_t)2 * j;
+			const float *zj = (const float *)group_out + (size_t)2 * j;
 
 			for (int i = 0; i < q1 - q0; i++) {
-				row[2 * (q0 + i)] = zj[(size_t)i * 2 * h];
-				row[2 * (q0 + i) + 1] = zj[(size_t)i * 2 * h + 1];
+				row[2 * (q0 + i)] = zj[(size_t)i * pair_len];
+				row[2 * (q0 + i) + 1] = zj[(size_t)i * pair_len + 1];
 			}
-			if (lone && g1 == c1)
-				row[w - 1] = zj[(size_t)(even_cols - q0) * 2 * h];
+			if (group_lone)
+				row[w - 1] = zj[(size_t)(even_cols - q0) * pair_len];
 		}
 	}
 }
