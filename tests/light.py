@@ -58,11 +58,16 @@ VISIBLE_LEVELS = 4
 VISIBLE_SHARE = 0.005
 
 
-def grey_picture():
-    path = os.path.join(tmp, "grey.ppm")
+def plain_picture(level, name):
+    """A 16x9 picture of one grey level, the render scales it up."""
+    path = os.path.join(tmp, name + ".ppm")
     with open(path, "wb") as f:
-        f.write(b"P6\n16 9\n255\n" + bytes([GREY]) * (16 * 9 * 3))
+        f.write(b"P6\n16 9\n255\n" + bytes([level]) * (16 * 9 * 3))
     return path
+
+
+def grey_picture():
+    return plain_picture(GREY, "grey")
 
 
 # Over the pool: 8 px patches whose mean moves by this many levels, and
@@ -247,18 +252,12 @@ DARK = 32
 MADE_MAX = 1.03
 
 
-def dark_picture():
-    path = os.path.join(tmp, "dark.ppm")
-    with open(path, "wb") as f:
-        f.write(b"P6\n16 9\n255\n" + bytes([DARK]) * (16 * 9 * 3))
-    return path
-
-
 out = os.path.join(tmp, "downpour")
 program.headless_run(prog, out, "", ["--size", "640x480", "--rain", "60000", "--depth", "1000",
                                      "--light-from", "90:10", "--light", "0", "--stone-weight",
                                      "50", "--light-size", "0.1", "--frames", "46", "--every",
-                                     "45", "--background", dark_picture(), "--fit", "stretch"])
+                                     "45", "--background", plain_picture(DARK, "dark"),
+                                     "--fit", "stretch"])
 g = greys(images.read_png(os.path.join(out, "frame-00045.png")))
 mean = sum(g) / len(g) / DARK
 t.check(mean <= MADE_MAX, "a downpour of heavy stones under a low lamp makes no light",
