@@ -9,11 +9,12 @@
  * near the edge the light comes from lit through the water past it, as
  * the walls make it (a standing wave's light goes on with its period up
  * to the edge and past the seam, with either water's walls; no streaks
- * there), and no light made under hostile waves. Every measure is printed
- * on stderr.
+ * there), and no light made under hostile waves. The light in any bands
+ * is the one call's. Every measure is printed on stderr.
  */
 #include "config.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -578,6 +579,78 @@ static void test_bad_light(void)
 	caustics_destroy(c);
 }
 
+/*
+ * The light in bands (caustics_begin, caustics_pass, caustics_end), as the
+ * kiosk's workers make it, is the one call's plane byte for byte: the
+ * shares are summed modulo 2^32, in any order the same. Each pass's bands
+ * here run last to first, so that a band reading what another has not
+ * made yet would show. Waters: gentle (each cell's light near its own),
+ * steep (two rays a cell, shares split farther) and noise (rays landing
+ * past the ring's reach, across band edges); lights straight down and
+ * slanted, narrow and blurred, either walls.
+ */
+#define BANDS_W 131
+#define BANDS_H 53
+
+static void test_bands_same(void)
+{
+	static const int bands[] = { 1, 2, 3, 7 };
+	static const struct { double amp_mm, elevation, size; bool noise; } cases[] = {
+		{ 0.05, 90, 0.5, false }, { 0.6, 70, 4, false }, { 3, 45, 20, false },
+		{ 0.5, 30, 60, true }, { 8, 80, 1, true },
+	};
+	static int16_t t[BANDS_W * BANDS_H];
+	static int16_t one[BANDS_W * BANDS_H];
+	struct caustics *c = caustics_create(BANDS_W, BANDS_H);
+	int same = 0, moved = 0;
+
+	CHECK(c != NULL);
+	if (!c)
+		return;
+	CHECK(caustics_set_bands(c, 0) == -EINVAL);
+	CHECK(caustics_set_bands(c, CAUSTICS_BANDS_MAX + 1) == -EINVAL);
+	CHECK(caustics_set_bands(c, 7) == 0);
+	CHECK(caustics_bands(c) == 7);
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		struct caustics_light l = light(cases[k].elevation, 35 + 70.0 * (double)k,
+						 cases[k].size);
+
+		l.walls = k % 2 ? CAUSTICS_WALLS_FIXED : CAUSTICS_WALLS_MIRROR;
+		CHECK(caustics_set_light(c, &l) == 0);
+		for (int y = 0; y < BANDS_H; y++)
+			for (int x = 0; x < BANDS_W; x++) {
+				double v = cases[k].amp_mm * UNITS_PER_MM *
+					   (sin(x * 0.29 + y * 0.11) + 0.5 * cos(y * 0.37 - x * 0.05));
+
+				if (cases[k].noise)
+					v += (double)(rnd() % 20001) - 10000;
+				t[y * BANDS_W + x] = (int16_t)fmax(fmin(v, INT16_MAX), INT16_MIN);
+			}
+		memcpy(one, caustics_make(c, t), sizeof(one));
+		moved += !caustics_even(c);
+		for (size_t b = 0; b < sizeof(bands) / sizeof(bands[0]); b++) {
+			const int16_t *g;
+
+			caustics_begin(c, t, bands[b]);
+			for (int pass = 0; pass < CAUSTICS_PASSES; pass++)
+				for (int i = bands[b] - 1; i >= 0; i--)
+					caustics_pass(c, pass, i);
+			g = caustics_end(c);
+			if (memcmp(one, g, sizeof(one)) == 0)
+				same++;
+			else
+				fprintf(stderr, "case %zu: %d bands differ from one call\n", k,
+					bands[b]);
+		}
+	}
+	fprintf(stderr, "bands: %d of %zu planes the one call's, %d of %zu lit unevenly\n", same,
+		sizeof(cases) / sizeof(cases[0]) * sizeof(bands) / sizeof(bands[0]), moved,
+		sizeof(cases) / sizeof(cases[0]));
+	CHECK(same == (int)(sizeof(cases) / sizeof(cases[0]) * sizeof(bands) / sizeof(bands[0])));
+	CHECK(moved == (int)(sizeof(cases) / sizeof(cases[0])));
+	caustics_destroy(c);
+}
+
 int main(void)
 {
 	RUN(test_flat_is_even);
@@ -590,5 +663,6 @@ int main(void)
 	RUN(test_light_not_made);
 	RUN(test_no_streaks);
 	RUN(test_bad_light);
+	RUN(test_bands_same);
 	return CHECK_EXIT();
 }

@@ -84,6 +84,8 @@ static int64_t rain_on_screen(const struct kiosk *k, int per_m2)
  * the memory for it the floor is evenly lit, and that is said. */
 static void set_caustics(struct kiosk *k, const struct water_units *u)
 {
+	int ret;
+
 	k->gain_made = false;
 	k->gain = NULL;
 	if (!u->caustics) {
@@ -107,7 +109,13 @@ static void set_caustics(struct kiosk *k, const struct water_units *u)
 			 u->caustics_light.elevation_deg);
 		caustics_destroy(k->caustics);
 		k->caustics = NULL;
+		return;
 	}
+	/* a band for each worker; one will do where they cannot be had */
+	ret = caustics_set_bands(k->caustics, workers_count(k->workers));
+	if (ret < 0)
+		log_warn("caustics: %s for %d bands; in %d", strerror(-ret),
+			 workers_count(k->workers), caustics_bands(k->caustics));
 }
 
 /* What can change without new water: everything but its grid. */
@@ -607,6 +615,21 @@ struct heights_job {
 	atomic_int arrived;        /* workers past each pass's end, all passes */
 };
 
+/*
+ * Every worker past its part of a job's pass (the pass-th, from 0) before
+ * any goes on to the next. The workers wait for each other here rather
+ * than go back to the pool between passes: a pass is a few hundred
+ * microseconds, a hand-off through the pool a good part of that (0.69 ms
+ * for the pond's sum in two bands so, against 0.65 in one and 0.39 with a
+ * wait like this one).
+ */
+static void passes_wait(atomic_int *arrived, int pass, int count)
+{
+	atomic_fetch_add(arrived, 1);
+	while (atomic_load(arrived) < (pass + 1) * count)
+		sched_yield();
+}
+
 static void heights_band(void *ctx, int index, int count)
 {
 	struct heights_job *h = ctx;
@@ -614,19 +637,9 @@ static void heights_band(void *ctx, int index, int count)
 	for (int pass = 0; pass < POND_HEIGHTS_PASSES; pass++) {
 		if (index < h->bands)
 			pond_heights_band(h->k->pond, pass, index, h->bands);
-		if (pass + 1 == POND_HEIGHTS_PASSES)
-			break;
-		/*
-		 * Every band of a pass ends before any of the next begins. The
-		 * workers wait for each other here rather than go back to the
-		 * pool between passes: a pass is a few hundred microseconds, a
-		 * hand-off through the pool a good part of that (0.69 ms for
-		 * the sum in two bands so, against 0.65 in one and 0.39 with a
-		 * wait like this one).
-		 */
-		atomic_fetch_add(&h->arrived, 1);
-		while (atomic_load(&h->arrived) < (pass + 1) * count)
-			sched_yield();
+		/* every band of a pass ends before any of the next begins */
+		if (pass + 1 < POND_HEIGHTS_PASSES)
+			passes_wait(&h->arrived, pass, count);
 	}
 }
 
@@ -648,15 +661,48 @@ static void make_pond_heights(struct kiosk *k)
 		pond_heights_band(k->pond, pass, 0, 1);
 }
 
+/* The light through the water on every worker too, its passes in turn,
+ * each in bands of its rows. */
+struct caustics_job {
+	struct caustics *c;
+	atomic_int arrived;        /* workers past each pass's end, all passes */
+};
+
+static void caustics_band(void *ctx, int index, int count)
+{
+	struct caustics_job *j = ctx;
+
+	for (int pass = 0; pass < CAUSTICS_PASSES; pass++) {
+		caustics_pass(j->c, pass, index);
+		if (pass + 1 < CAUSTICS_PASSES)
+			passes_wait(&j->arrived, pass, count);
+	}
+}
+
 void kiosk_water_prepare(struct kiosk *k)
 {
 	uint64_t generation = kiosk_water_generation(k);
+	struct caustics_job j;
 	const int16_t *gain;
+	int bands;
 
 	make_pond_heights(k);
 	if (!k->caustics || (k->gain_made && k->gain_generation == generation))
 		return;
-	gain = caustics_make(k->caustics, kiosk_water_heights(k));
+	/* At a projected floor's size the light costs more than the pond's
+	 * sum (docs/performance.md): bands on every worker, the same plane
+	 * in any. */
+	bands = kiosk_bands_for(k, kiosk_water_height(k));
+	caustics_begin(k->caustics, kiosk_water_heights(k), bands);
+	if (bands > 1) {
+		j.c = k->caustics;
+		atomic_init(&j.arrived, 0);
+		workers_run(k->workers, caustics_band, &j);
+	} else {
+		for (int pass = 0; pass < CAUSTICS_PASSES; pass++)
+			caustics_pass(k->caustics, pass, 0);
+	}
+	gain = caustics_end(k->caustics);
 	/* Evenly lit: the render's own path, the frames exactly as without. */
 	k->gain = caustics_even(k->caustics) ? NULL : gain;
 	k->gain_made = true;

@@ -182,6 +182,128 @@ static bool cl_weigh(const int32_t *m, const uint32_t *mass, int n, uint32_t *w0
 	return farther;
 }
 
+/*
+ * A cell's two rays (see across_cell in caustics.c): they leave a quarter
+ * cell and a quarter of the move's change across the cell either side of
+ * its centre, the divisions truncating as C's do.
+ */
+static inline int32_t cl_ray_d(int32_t before, int32_t after)
+{
+	const int32_t slope = (after - before) / 2;
+
+	return CAUSTICS_RAY_OFFSET + slope * CAUSTICS_RAY_OFFSET / CAUSTICS_SUB;
+}
+
+/* The cell nearest to where a ray lands p (1/CAUSTICS_SUB cell) from its
+ * own cell's centre, from it (an arithmetic shift: configure checks). */
+static inline int32_t cl_ray_cell(int32_t p)
+{
+	return (p + CAUSTICS_SUB / 2) >> CAUSTICS_SUB_BITS;
+}
+
+/* Whether a ray of a cell of move m, d either side, lands past the cells
+ * next to its own (rays() leaves it to the caller). */
+static inline bool cl_rays_far(int32_t m, int32_t d)
+{
+	const int32_t a = cl_ray_cell(m - d), b = cl_ray_cell(m + d);
+
+	return a < -1 || a > 1 || b < -1 || b > 1;
+}
+
+/* Half a share's spline weights around the nearest cell to p (split() in
+ * caustics.c with a ray's table: splat_weights halved, the rest on the
+ * last), added to r[k - 1 .. k + 1] for k its offset, -1..1. */
+static inline void cl_ray_one(int32_t p, uint32_t *r)
+{
+	const int32_t k = cl_ray_cell(p);
+	const int32_t tq = ((p + CAUSTICS_SUB / 2) & (CAUSTICS_SUB - 1)) - CAUSTICS_SUB / 2;
+	const int32_t side = CAUSTICS_SUB / 2 - tq;
+	const uint32_t a = (uint32_t)((side * side) >> CAUSTICS_SPLAT_SIDE_SHIFT) >> 1;
+	const uint32_t b = (CAUSTICS_SPLAT_MID - (uint32_t)((tq * tq + (int32_t)CAUSTICS_SPLAT_MID_DIV -
+							    1) >> CAUSTICS_SPLAT_MID_SHIFT)) >> 1;
+
+	r[k + 1] += a;
+	r[k + 2] += b;
+	r[k + 3] += CAUSTICS_SPLAT_ONE / 2 - a - b;
+}
+
+static inline cl_vi cl_ray_d_lanes(cl_vi before, cl_vi after)
+{
+	cl_vi diff = after - before, slope, s;
+
+	/* truncating, as C's division: negative values rounded up */
+	slope = (diff + ((diff >> 31) & 1)) >> 1;
+	s = slope * CAUSTICS_RAY_OFFSET;
+	return CAUSTICS_RAY_OFFSET + ((s + ((s >> 31) & (CAUSTICS_SUB - 1))) >> CAUSTICS_SUB_BITS);
+}
+
+/* cl_ray_one() in lanes, into r[0..4]; far: all ones in lanes where the
+ * ray lands past the cells next to its own (r then has some of it). */
+static inline void cl_ray_lanes(cl_vi p, cl_vi r[CAUSTICS_RAY_CELLS], cl_vi *far)
+{
+	const cl_vi q = p + CAUSTICS_SUB / 2, k = q >> CAUSTICS_SUB_BITS;
+	const cl_vi tq = (q & (CAUSTICS_SUB - 1)) - CAUSTICS_SUB / 2;
+	const cl_vi side = CAUSTICS_SUB / 2 - tq;
+	const cl_vi a = (cl_vi)((cl_vu)((side * side) >> CAUSTICS_SPLAT_SIDE_SHIFT) >> 1);
+	const cl_vi b = (cl_vi)((cl_vu)((int32_t)CAUSTICS_SPLAT_MID -
+					((tq * tq + (int32_t)CAUSTICS_SPLAT_MID_DIV - 1) >>
+					 CAUSTICS_SPLAT_MID_SHIFT)) >> 1);
+	const cl_vi c = (int32_t)(CAUSTICS_SPLAT_ONE / 2) - a - b;
+	const cl_vi before = k == -1, own = k == 0, after = k == 1;
+
+	*far |= ~(before | own | after);
+	r[0] += a & before;
+	r[1] += (b & before) | (a & own);
+	r[2] += (c & before) | (b & own) | (a & after);
+	r[3] += (c & own) | (b & after);
+	r[4] += c & after;
+}
+
+static bool cl_rays(const int32_t *m, const int32_t *before, const int32_t *after,
+		    const uint32_t *mass, int n, uint32_t *out, size_t stride)
+{
+	cl_vi far_any = { 0 };
+	bool far = false;
+	int x = 0;
+
+	for (; x + CAUSTICS_LANES <= n; x += CAUSTICS_LANES) {
+		cl_vi t = cl_load(m + x), d = cl_ray_d_lanes(cl_load(before + x), cl_load(after + x));
+		cl_vi r[CAUSTICS_RAY_CELLS] = { { 0 } }, f = { 0 };
+
+		cl_ray_lanes(t - d, r, &f);
+		cl_ray_lanes(t + d, r, &f);
+		far_any |= f;
+		for (int k = 0; k < CAUSTICS_RAY_CELLS; k++) {
+			r[k] &= ~f;
+			if (mass) {
+				/* unsigned, as split()'s products are */
+				cl_vu v;
+
+				memcpy(&v, mass + x, sizeof(v));
+				r[k] = (cl_vi)((cl_vu)r[k] * v);
+			}
+			cl_store(out + (size_t)k * stride + x, r[k]);
+		}
+	}
+	for (int i = 0; i < CAUSTICS_LANES; i++)
+		far = far || far_any[i];
+	for (; x < n; x++) {
+		const int32_t d = cl_ray_d(before[x], after[x]);
+		uint32_t r[CAUSTICS_RAY_CELLS + 2] = { 0 };
+		const uint32_t k = mass ? mass[x] : 1;
+
+		if (cl_rays_far(m[x], d))
+			far = true;
+		else {
+			cl_ray_one(m[x] - d, r);
+			cl_ray_one(m[x] + d, r);
+		}
+		for (int j = 0; j < CAUSTICS_RAY_CELLS; j++)
+			out[(size_t)j * stride + x] = r[j + 1] * k;
+	}
+	return far;
+}
+
 static void cl_sum3(uint32_t *out, const uint32_t *a, const uint32_t *b, const uint32_t *c, int n)
 {
 	int x = 0;
@@ -190,6 +312,18 @@ static void cl_sum3(uint32_t *out, const uint32_t *a, const uint32_t *b, const u
 		cl_store(out + x, cl_load(a + x) + cl_load(b + x) + cl_load(c + x));
 	for (; x < n; x++)
 		out[x] = a[x] + b[x] + c[x];
+}
+
+static void cl_sum5(uint32_t *out, const uint32_t *a, const uint32_t *b, const uint32_t *c,
+		    const uint32_t *d, const uint32_t *e, int n)
+{
+	int x = 0;
+
+	for (; x + CAUSTICS_LANES <= n; x += CAUSTICS_LANES)
+		cl_store(out + x, cl_load(a + x) + cl_load(b + x) + cl_load(c + x) +
+			 cl_load(d + x) + cl_load(e + x));
+	for (; x < n; x++)
+		out[x] = a[x] + b[x] + c[x] + d[x] + e[x];
 }
 
 static void cl_tap(uint32_t *sum, const uint32_t *in, uint32_t tap, int drop, int n)
@@ -234,7 +368,9 @@ static void cl_settle(int16_t *out, const uint32_t *in, int drop, int16_t most, 
 		.moves = cl_moves,              \
 		.parts = cl_parts,              \
 		.weigh = cl_weigh,              \
+		.rays = cl_rays,                \
 		.sum3 = cl_sum3,                \
+		.sum5 = cl_sum5,                \
 		.tap = cl_tap,                  \
 		.settle = cl_settle,            \
 	}

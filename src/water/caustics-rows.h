@@ -8,6 +8,7 @@
 #define CAUSTICS_ROWS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* Positions in 1/CAUSTICS_SUB of a cell. */
@@ -20,6 +21,10 @@
  * to the next by this much (1/CAUSTICS_SUB cell) somewhere: a lens that
  * spreads the light 1.6 times, or folds it. */
 #define CAUSTICS_RAYS_2 (CAUSTICS_SUB * 6 / 10)
+/* A ray of two leaves from a quarter cell either side of the centre. */
+#define CAUSTICS_RAY_OFFSET (CAUSTICS_SUB / 4)
+/* The rays' weights go to the five cells around their own (rays()). */
+#define CAUSTICS_RAY_CELLS 5
 /*
  * A share is split between the nine cells around where it lands by the
  * quadratic B-spline, CAUSTICS_SPLAT_ONE a side: a surface that spreads
@@ -60,8 +65,21 @@ struct caustics_rows {
 	 */
 	bool (*weigh)(const int32_t *m, const uint32_t *mass, int n, uint32_t *w0, uint32_t *w1,
 		      uint32_t *w2);
+	/*
+	 * Each cell's light as two rays (caustics.c, across_cell), cells 0 <=
+	 * x < n: m[x] its move, before[x] and after[x] its neighbours' (the
+	 * rays' slope), mass[x] its light (NULL: one share). Into out[k *
+	 * stride + x], 0 <= k < CAUSTICS_RAY_CELLS: what cell x gives cell
+	 * x + k - 2, where both rays land within a cell of it; 0 where one does
+	 * not, and then true.
+	 */
+	bool (*rays)(const int32_t *m, const int32_t *before, const int32_t *after,
+		     const uint32_t *mass, int n, uint32_t *out, size_t stride);
 	/* out[x] = a[x] + b[x] + c[x], 0 <= x < n */
 	void (*sum3)(uint32_t *out, const uint32_t *a, const uint32_t *b, const uint32_t *c, int n);
+	/* out[x] = a[x] + b[x] + c[x] + d[x] + e[x], 0 <= x < n */
+	void (*sum5)(uint32_t *out, const uint32_t *a, const uint32_t *b, const uint32_t *c,
+		     const uint32_t *d, const uint32_t *e, int n);
 	/* sum[x] += tap * (in[x] >> drop), 0 <= x < n */
 	void (*tap)(uint32_t *sum, const uint32_t *in, uint32_t tap, int drop, int n);
 	/* out[x] = min((in[x] + half) >> drop, most), 0 <= x < n */

@@ -19,7 +19,7 @@ const struct caustics_rows caustics_rows_scalar = CAUSTICS_ROWS_INIT;
  * The light is followed forward, as it goes (../shared physics: for small
  * slopes the surface point x lights the floor at x + D grad h): every
  * cell's share of the light lands where the surface above it sends it,
- * split between the cells around that point (see gather), and what each
+ * split between the cells around that point (see split), and what each
  * cell of the floor gathers is its light. Where the surface gathers
  * light from a wider patch the floor is brighter, where it spreads it
  * darker: 1/|det(I + D H)| wherever the map is one to one, and where it
@@ -61,7 +61,7 @@ const struct caustics_rows caustics_rows_scalar = CAUSTICS_ROWS_INIT;
  * Integers throughout (fixed point): the same plane on every machine.
  */
 
-/* The spline's own spread (see gather), in cells: the grid's size. */
+/* The spline's own spread (see split), in cells: the grid's size. */
 #define CAUSTICS_SPLINE_SIGMA 0.5
 /* The blur's sums in 32 bits: the gathered light less these bits (a
  * cell's is at most some 400 shares of 2^22; the taps sum to 2^12). */
@@ -74,20 +74,19 @@ const struct caustics_rows caustics_rows_scalar = CAUSTICS_ROWS_INIT;
 #define CAUSTICS_KERNEL_BITS 12
 /* A kernel reaches this many sigmas. */
 #define CAUSTICS_KERNEL_SIGMAS 3.0
-/* Rows of weights gather() keeps: a row's three, for three rows. */
-#define CAUSTICS_WEIGHED_ROWS 9
+/* Rows of weights a band keeps: a row's three, for three rows; or its
+ * rays' five, for five rows (gather_down, gather_down_rays). */
+#define CAUSTICS_WEIGHED_ROWS (CAUSTICS_RAY_CELLS * CAUSTICS_RAY_CELLS)
 /* The widest light taken (taps each side): a lamp wider blurs this far. */
 #define CAUSTICS_KERNEL_RADIUS_MAX 32
 #define CAUSTICS_KERNEL_TAPS (2 * CAUSTICS_KERNEL_RADIUS_MAX + 1)
 /* The pattern's shift, in cells, at most (the light near the horizon). */
 #define CAUSTICS_SHIFT_MAX 4096
-/* A ray of two leaves from a quarter cell either side of the centre. */
-#define RAY_OFFSET (CAUSTICS_SUB / 4)
 /* The farthest a cell's light lands from its centre, in 1/CAUSTICS_SUB
  * cell: the move, and a ray's offset (a quarter cell and a quarter of the
  * move's change across the cell, see across_cell). */
-#define CAUSTICS_LAND_MAX (CAUSTICS_MOVE_MAX * CAUSTICS_SUB + RAY_OFFSET + \
-			   CAUSTICS_MOVE_MAX * RAY_OFFSET)
+#define CAUSTICS_LAND_MAX (CAUSTICS_MOVE_MAX * CAUSTICS_SUB + CAUSTICS_RAY_OFFSET + \
+			   CAUSTICS_MOVE_MAX * CAUSTICS_RAY_OFFSET)
 /* ... and the farthest cell it lights: the nearest one to where it lands
  * and the spline's cell beside it. */
 #define CAUSTICS_REACH ((CAUSTICS_LAND_MAX + CAUSTICS_SUB / 2) / CAUSTICS_SUB + 1)
@@ -110,6 +109,14 @@ struct run {
 	bool negate;
 };
 
+/* What one band of a frame keeps: its rows of weights, the moves of the
+ * row before its first, and what its rows' moves were like (moves()). */
+struct band {
+	uint32_t *weighed;         /* CAUSTICS_WEIGHED_ROWS rows of the plane's */
+	int32_t *mx, *my;
+	int32_t moved, part_x, part_y;
+};
+
 struct caustics {
 	int w, h;                  /* the floor's cells, the heights' */
 	size_t n;
@@ -127,10 +134,14 @@ struct caustics {
 	int32_t *mx, *my;          /* where each cell's light goes (moves()) */
 	bool rays_x, rays_y;       /* two rays a cell across, down (moves()) */
 	uint32_t *gathered;        /* each cell's light, 1 << CAUSTICS_SHARE_BITS a share */
-	uint32_t *weighed;         /* rows of weights (weigh()): CAUSTICS_WEIGHED_ROWS */
 	uint32_t *across;          /* after the pass across; after the blur */
 	uint32_t *zeros;           /* a row of none, for the plane's ends */
-	uint32_t *row;             /* a row for the blur across, its reach each side */
+	/* the rows whose light goes farther than the ring of weights down */
+	bool *far_down;
+	struct band *band;         /* bands_max of them */
+	int bands_max, bands;      /* made for, and this frame's */
+	const int16_t *heights;    /* this frame's */
+	bool moved;                /* some light moves this frame */
 	int16_t *gain;
 	bool even;
 	bool lit;                  /* a light was set */
@@ -189,13 +200,13 @@ struct caustics *caustics_create(int width, int height)
 	c->mx = malloc(pn * sizeof(*c->mx));
 	c->my = malloc(pn * sizeof(*c->my));
 	c->gathered = malloc(pn * sizeof(*c->gathered));
-	c->weighed = malloc(pw * CAUSTICS_WEIGHED_ROWS * sizeof(*c->weighed));
 	c->across = malloc(pn * sizeof(*c->across));
 	c->zeros = calloc(pw, sizeof(*c->zeros));
-	c->row = malloc(pw * sizeof(*c->row));
+	c->far_down = malloc(ph * sizeof(*c->far_down));
 	c->gain = malloc(c->n * sizeof(*c->gain));
 	if (!c->hts || !c->runs || !c->rows_from || !c->mx || !c->my || !c->gathered ||
-	    !c->weighed || !c->across || !c->zeros || !c->row || !c->gain) {
+	    !c->across || !c->zeros || !c->far_down || !c->gain ||
+	    caustics_set_bands(c, 1) < 0) {
 		caustics_destroy(c);
 		errno = ENOMEM;
 		return NULL;
@@ -224,20 +235,66 @@ void caustics_use_kernels(struct caustics *c, const struct kernels *k)
 	c->rows = k->caustics;
 }
 
+static void free_bands(struct band *band, int n)
+{
+	for (int i = 0; band && i < n; i++) {
+		free(band[i].weighed);
+		free(band[i].mx);
+		free(band[i].my);
+	}
+	free(band);
+}
+
+int caustics_set_bands(struct caustics *c, int bands)
+{
+	/* the widest plane's row (see caustics_create) */
+	const size_t pw = (size_t)c->w + 2 * (size_t)(CAUSTICS_MARGIN + CAUSTICS_KERNEL_RADIUS_MAX);
+	struct band *band;
+
+	if (bands < 1 || bands > CAUSTICS_BANDS_MAX)
+		return -EINVAL;
+	if (bands == c->bands_max)
+		return 0;
+	/* made whole before the old ones go: a failure leaves those */
+	band = calloc((size_t)bands, sizeof(*band));
+	if (!band)
+		return -ENOMEM;
+	for (int i = 0; i < bands; i++) {
+		struct band *b = &band[i];
+
+		b->weighed = malloc(pw * CAUSTICS_WEIGHED_ROWS * sizeof(*b->weighed));
+		b->mx = malloc(pw * sizeof(*b->mx));
+		b->my = malloc(pw * sizeof(*b->my));
+		if (!b->weighed || !b->mx || !b->my) {
+			free_bands(band, bands);
+			return -ENOMEM;
+		}
+	}
+	free_bands(c->band, c->bands_max);
+	c->band = band;
+	c->bands_max = bands;
+	return 0;
+}
+
+int caustics_bands(const struct caustics *c)
+{
+	return c->bands_max;
+}
+
 void caustics_destroy(struct caustics *c)
 {
 	if (!c)
 		return;
+	free_bands(c->band, c->bands_max);
 	free(c->hts);
 	free(c->runs);
 	free(c->rows_from);
 	free(c->mx);
 	free(c->my);
 	free(c->gathered);
-	free(c->weighed);
 	free(c->across);
 	free(c->zeros);
-	free(c->row);
+	free(c->far_down);
 	free(c->gain);
 	free(c);
 }
@@ -405,12 +462,13 @@ static inline int16_t negated(int16_t v)
 	return v == INT16_MIN ? INT16_MAX : (int16_t)-v;
 }
 
-/* The plane's heights from the water's (see plan_plane). */
-static void fill_heights(struct caustics *c, const int16_t *hts)
+/* Rows j0 <= j < j1 of the plane's heights from the water's (see
+ * plan_plane). */
+static void fill_heights(struct caustics *c, const int16_t *hts, int j0, int j1)
 {
 	const size_t stride = (size_t)c->pw + 2;
 
-	for (int j = 0; j < c->ph + 2; j++) {
+	for (int j = j0; j < j1; j++) {
 		const int v = c->rows_from[j];
 		const int16_t *in = hts + (size_t)(v < 0 ? -1 - v : v) * (size_t)c->w;
 		int16_t *out = c->hts + (size_t)j * stride;
@@ -433,35 +491,44 @@ static void fill_heights(struct caustics *c, const int16_t *hts)
 }
 
 /*
- * Where each cell of the plane sends its light, in 1/CAUSTICS_SUB cell,
- * and whether neighbouring cells' moves part by CAUSTICS_RAYS_2 or more
- * anywhere, across (rays_x) or down (rays_y). False when no light moves.
+ * Where each cell of the plane's rows y0 <= y < y1 sends its light, in
+ * 1/CAUSTICS_SUB cell, and into the band whether any of it moves and
+ * whether neighbouring cells' moves part by CAUSTICS_RAYS_2 or more
+ * anywhere, across or down (against the row before the band's too, its
+ * moves made again here: the band before makes them at the same time).
  */
-static bool moves(struct caustics *c)
+static void moves(struct caustics *c, struct band *b, int y0, int y1)
 {
-	const int w = c->pw, h = c->ph;
+	const int w = c->pw;
 	const size_t stride = (size_t)w + 2;
 	int32_t moved = 0, part_x = 0, part_y = 0, unused = 0;
+	const int32_t *before = NULL;
 
-	for (int y = 0; y < h; y++) {
+	if (y0 > 0 && y0 < y1) {
 		/* every cell has its neighbours' heights: the cell more around */
+		const int16_t *mid = c->hts + (size_t)y0 * stride + 1;
+
+		c->rows->moves(&c->move, mid, mid - stride, mid + stride, b->mx, b->my, 0, w);
+		before = b->my;
+	}
+	for (int y = y0; y < y1; y++) {
 		const int16_t *mid = c->hts + (size_t)(y + 1) * stride + 1;
 		int32_t *mx = c->mx + (size_t)y * w, *my = c->my + (size_t)y * w;
 
 		c->rows->moves(&c->move, mid, mid - stride, mid + stride, mx, my, 0, w);
 		c->rows->parts(mx + 1, mx, w - 1, &part_x, &moved);
-		c->rows->parts(my, y > 0 ? my - w : my, w, &part_y, &moved);
+		c->rows->parts(my, y > y0 ? my - w : before ? before : my, w, &part_y, &moved);
 		c->rows->parts(mx, mx, 1, &unused, &moved);
 	}
-	c->rays_x = part_x != 0;
-	c->rays_y = part_y != 0;
-	return moved != 0;
+	b->moved = moved;
+	b->part_x = part_x;
+	b->part_y = part_y;
 }
 
 /* Weight m split by the spline between the three cells around where it
  * lands, p (1/CAUSTICS_SUB cells), into out[] cells `stride` apart, cells
- * 0..last; wt: the weights of a whole share or a half. */
-static inline void split(uint32_t *out, size_t stride, int p, int last, uint32_t m,
+ * first..last of them; wt: the weights of a whole share or a half. */
+static inline void split(uint32_t *out, size_t stride, int p, int first, int last, uint32_t m,
 			 const uint32_t (*wt)[3])
 {
 	const uint32_t *w3;
@@ -472,7 +539,7 @@ static inline void split(uint32_t *out, size_t stride, int p, int last, uint32_t
 	 * shift: configure checks) */
 	cell = p >> CAUSTICS_SUB_BITS;
 	w3 = wt[p & (CAUSTICS_SUB - 1)];
-	if (cell > 0 && cell < last) {
+	if (cell > first && cell < last) {
 		out += (size_t)cell * stride;
 		out[-(ptrdiff_t)stride] += m * w3[0];
 		out[0] += m * w3[1];
@@ -480,9 +547,10 @@ static inline void split(uint32_t *out, size_t stride, int p, int last, uint32_t
 		return;
 	}
 	/* what lands past the plane's ends leaves it: the margin is wider
-	 * than any of it would have reached the floor from there */
+	 * than any of it would have reached the floor from there; a band
+	 * takes what lands on its rows, the others the rest */
 	for (int k = 0; k < 3; k++)
-		if (cell - 1 + k >= 0 && cell - 1 + k <= last)
+		if (cell - 1 + k >= first && cell - 1 + k <= last)
 			out[(size_t)(cell - 1 + k) * stride] += m * w3[k];
 }
 
@@ -502,41 +570,46 @@ static inline void split(uint32_t *out, size_t stride, int p, int last, uint32_t
  * it spreads, more rays to draw a fold's line. All cells alike: a share
  * split into rays spreads otherwise than one that is not, and a plane of
  * both would show where they meet.
+ *
+ * Most of the light moves by less than half a cell (rain, rings), and
+ * most rays land within a cell of their own: each cell gathers from its
+ * neighbours' weights, sums the generic vectors make (weigh(), rays() and
+ * the sums); light that goes farther is split one share at a time
+ * (split()). Every sum is of unsigned integers, modulo 2^32: in any order,
+ * and so in any bands, the same.
  */
 /* Cell x's light across its row (mx: the row's moves), as one share or
  * as two rays. */
 static void across_cell(const struct caustics *c, uint32_t *out, const int32_t *mx, int x)
 {
 	const int w = c->pw, at = x * CAUSTICS_SUB + mx[x];
-	/* the move's change across the cell, per cell */
-	int slope, d;
+	int d;
 
 	if (!c->rays_x) {
-		split(out, 1, at, w - 1, 1, c->weights[0]);
+		split(out, 1, at, 0, w - 1, 1, c->weights[0]);
 		return;
 	}
-	slope = (mx[x < w - 1 ? x + 1 : x] - mx[x > 0 ? x - 1 : x]) / 2;
-	d = RAY_OFFSET + slope * RAY_OFFSET / CAUSTICS_SUB;
-	split(out, 1, at - d, w - 1, 1, c->weights[1]);
-	split(out, 1, at + d, w - 1, 1, c->weights[1]);
+	/* the move's change across the cell, per cell */
+	d = cl_ray_d(mx[x > 0 ? x - 1 : x], mx[x < w - 1 ? x + 1 : x]);
+	split(out, 1, at - d, 0, w - 1, 1, c->weights[1]);
+	split(out, 1, at + d, 0, w - 1, 1, c->weights[1]);
 }
 
-/* What cell (x, y) holds now (m) down its column. */
-static void down_cell(const struct caustics *c, int x, int y, uint32_t m)
+/* What cell (x, y) holds now (m) down its column, onto rows first..last. */
+static void down_cell(const struct caustics *c, int x, int y, uint32_t m, int first, int last)
 {
 	const int w = c->pw, h = c->ph;
 	const int32_t *my = c->my + (size_t)y * w + x;
 	const int at = y * CAUSTICS_SUB + *my;
-	int slope, d;
+	int d;
 
 	if (!c->rays_y) {
-		split(c->gathered + x, (size_t)w, at, h - 1, m, c->weights[0]);
+		split(c->gathered + x, (size_t)w, at, first, last, m, c->weights[0]);
 		return;
 	}
-	slope = ((y < h - 1 ? my[w] : *my) - (y > 0 ? my[-w] : *my)) / 2;
-	d = RAY_OFFSET + slope * RAY_OFFSET / CAUSTICS_SUB;
-	split(c->gathered + x, (size_t)w, at - d, h - 1, m, c->weights[1]);
-	split(c->gathered + x, (size_t)w, at + d, h - 1, m, c->weights[1]);
+	d = cl_ray_d(y > 0 ? my[-w] : *my, y < h - 1 ? my[w] : *my);
+	split(c->gathered + x, (size_t)w, at - d, first, last, m, c->weights[1]);
+	split(c->gathered + x, (size_t)w, at + d, first, last, m, c->weights[1]);
 }
 
 /* Whether a move stays within half a cell of its own cell. */
@@ -545,88 +618,59 @@ static inline bool near(int32_t m)
 	return ((m + CAUSTICS_SUB / 2) >> CAUSTICS_SUB_BITS) == 0;
 }
 
-/*
- * The second pass without rays: row y gathers its own cells' w1 and the
- * w2 of the row above and the w0 of the row below (each row's three
- * weights, times what its cells hold, made once into a ring of three rows);
- * what moves farther than half a cell goes by split().
- */
-static void gather_down(struct caustics *c)
+/* Row y's light across it, as two rays a cell: cell x gathers what its
+ * own and the two cells either side give it. */
+static void across_rays(struct caustics *c, struct band *b, int y)
 {
-	const int w = c->pw, h = c->ph;
-	uint32_t *ring = c->weighed;
-	bool farther = false;
+	const int w = c->pw;
+	const int32_t *mx = c->mx + (size_t)y * w;
+	uint32_t *out = c->across + (size_t)y * w, *r = b->weighed;
+	bool farther;
 
-#define ROW_W(r, k) (ring + ((size_t)((r) % 3) * 3 + (k)) * (size_t)w)
-	for (int r = 0; r < 2 && r < h; r++)
-		farther |= c->rows->weigh(c->my + (size_t)r * w, c->across + (size_t)r * w, w,
-					  ROW_W(r, 0), ROW_W(r, 1), ROW_W(r, 2));
-	for (int y = 0; y < h; y++) {
-		uint32_t *out = c->gathered + (size_t)y * w;
-		const uint32_t *self = ROW_W(y, 1);
-		/* past the plane's ends the light leaves */
-		const uint32_t *above = y > 0 ? ROW_W(y - 1, 2) : c->zeros;
-		const uint32_t *below = y < h - 1 ? ROW_W(y + 1, 0) : c->zeros;
+	/* the ends' neighbours are themselves (across_cell) */
+	farther = c->rows->rays(mx, mx, mx + 1, NULL, 1, r, (size_t)w);
+	farther |= c->rows->rays(mx + 1, mx, mx + 2, NULL, w - 2, r + 1, (size_t)w);
+	farther |= c->rows->rays(mx + w - 1, mx + w - 2, mx + w - 1, NULL, 1, r + w - 1,
+				 (size_t)w);
+#define RAYS(k) (r + (size_t)(k) * (size_t)w)
+	/* what lands past the plane's ends leaves it: the plane is wider
+	 * than the margin's two cells */
+	c->rows->sum5(out + 2, RAYS(0) + 4, RAYS(1) + 3, RAYS(2) + 2, RAYS(3) + 1, RAYS(4),
+		      w - 4);
+	for (int x = 0; x < w; x += x == 1 ? w - 3 : 1) {
+		uint32_t v = 0;
 
-		c->rows->sum3(out, above, self, below, w);
-		/* the row two below into the ring, over the row above's */
-		if (y + 2 < h)
-			farther |= c->rows->weigh(c->my + (size_t)(y + 2) * w,
-						  c->across + (size_t)(y + 2) * w, w,
-						  ROW_W(y + 2, 0), ROW_W(y + 2, 1),
-						  ROW_W(y + 2, 2));
+		for (int k = 0; k < CAUSTICS_RAY_CELLS; k++) {
+			int from = x - (k - CAUSTICS_RAY_CELLS / 2);
+
+			if (from >= 0 && from < w)
+				v += RAYS(k)[from];
+		}
+		out[x] = v;
 	}
-#undef ROW_W
-	for (int y = 0; farther && y < h; y++) {
-		const int32_t *my = c->my + (size_t)y * w;
-		const uint32_t *in = c->across + (size_t)y * w;
-
-		for (int x = 0; x < w; x++)
-			if (!near(my[x]) && in[x])
-				split(c->gathered + x, (size_t)w, y * CAUSTICS_SUB + my[x], h - 1,
-				      in[x], c->weights[0]);
-	}
+#undef RAYS
+	for (int x = 0; farther && x < w; x++)
+		if (cl_rays_far(mx[x], cl_ray_d(mx[x > 0 ? x - 1 : x], mx[x < w - 1 ? x + 1 : x])))
+			across_cell(c, out, mx, x);
 }
 
-/*
- * Every cell's light where the surface sends it, in two passes (an image
- * warp's way): moved across each row, then what each cell holds moved down
- * its column by the move there. Each pass splits a share between three
- * cells by the quadratic B-spline (see splat_weights), and keeps the rows'
- * and then the columns' sums: light is moved, never made. The two passes
- * differ from moving each share at once by the move's change over the
- * move itself, far below a cell in the water's gentle lenses.
- *
- * Most of the light moves by less than half a cell (rain, rings): it lands
- * in its own cell and its two neighbours, so each cell gathers from its
- * own three, a sum the generic vectors make (weigh() and the sums below);
- * light that moves farther is split one share at a time (split()). Where
- * the moves of neighbouring cells part by much of a cell anywhere (a lens
- * that spreads the light 1.6 times, or folds it), that pass sends each
- * cell's light as two rays from either half of the cell, each moved as the
- * surface between the cell and its neighbours does: no holes where it
- * spreads, more rays to draw a fold's line. All cells alike: a share split
- * into rays spreads otherwise than one that is not, and a plane of both
- * would show where they meet.
- */
-static void gather(struct caustics *c)
+/* Rows y0 <= y < y1's light across them. */
+static void gather_across(struct caustics *c, struct band *b, int y0, int y1)
 {
-	const int w = c->pw, h = c->ph;
-	uint32_t *t = c->weighed;   /* 3 rows of three weights each */
+	const int w = c->pw;
+	uint32_t *t = b->weighed;   /* a row's three weights */
 
-	for (int y = 0; y < h; y++) {
+	for (int y = y0; y < y1; y++) {
 		const int32_t *mx = c->mx + (size_t)y * w;
 		uint32_t *out = c->across + (size_t)y * w;
 		uint32_t *w0 = t, *w1 = t + w, *w2 = t + 2 * w;
+		bool farther;
 
 		if (c->rays_x) {
-			memset(out, 0, (size_t)w * sizeof(*out));
-			for (int x = 0; x < w; x++)
-				across_cell(c, out, mx, x);
+			across_rays(c, b, y);
 			continue;
 		}
-		bool farther = c->rows->weigh(mx, NULL, w, w0, w1, w2);
-
+		farther = c->rows->weigh(mx, NULL, w, w0, w1, w2);
 		/* cell x gathers its own w1 and its neighbours' w2 and w0 (past
 		 * the plane's ends the light leaves; the plane is wider than
 		 * the margin's two cells) */
@@ -637,30 +681,129 @@ static void gather(struct caustics *c)
 			if (!near(mx[x]))
 				across_cell(c, out, mx, x);
 	}
-	if (!c->rays_y) {
-		gather_down(c);
-		return;
-	}
-	memset(c->gathered, 0, c->pn * sizeof(*c->gathered));
-	for (int y = 0; y < h; y++) {
-		const uint32_t *in = c->across + (size_t)y * w;
+}
 
-		for (int x = 0; x < w; x++)
-			if (in[x])
-				down_cell(c, x, y, in[x]);
+/*
+ * The pass down without rays, rows y0 <= y < y1: row y gathers its own
+ * cells' w1 and the w2 of the row above and the w0 of the row below (each
+ * row's three weights, times what its cells hold, made once into a ring of
+ * three rows); the rows whose light moves farther than half a cell are
+ * marked for gather_far().
+ */
+static void gather_down(struct caustics *c, struct band *b, int y0, int y1)
+{
+	const int w = c->pw, h = c->ph;
+	uint32_t *ring = b->weighed;
+
+#define ROW_W(r, k) (ring + ((size_t)((r) % 3) * 3 + (k)) * (size_t)w)
+#define WEIGH(r) c->rows->weigh(c->my + (size_t)(r) * w, c->across + (size_t)(r) * w, w, \
+				ROW_W(r, 0), ROW_W(r, 1), ROW_W(r, 2))
+	for (int r = y0 > 0 ? y0 - 1 : 0; r <= y0 && r < h; r++) {
+		bool farther = WEIGH(r);
+
+		if (r >= y0)
+			c->far_down[r] = farther;
+	}
+	for (int y = y0; y < y1; y++) {
+		uint32_t *out = c->gathered + (size_t)y * w;
+		/* past the plane's ends the light leaves */
+		const uint32_t *above = y > 0 ? ROW_W(y - 1, 2) : c->zeros;
+		const uint32_t *below = y < h - 1 ? ROW_W(y + 1, 0) : c->zeros;
+
+		/* the row below into the ring, over the row two above's */
+		if (y + 1 < h) {
+			bool farther = WEIGH(y + 1);
+
+			if (y + 1 < y1)
+				c->far_down[y + 1] = farther;
+		}
+		c->rows->sum3(out, above, ROW_W(y, 1), below, w);
+	}
+#undef WEIGH
+#undef ROW_W
+}
+
+/* The same with rays: row y gathers what the rays of the five rows around
+ * it give it, each row's five rows of weights made once into a ring. */
+static void gather_down_rays(struct caustics *c, struct band *b, int y0, int y1)
+{
+	const int w = c->pw, h = c->ph, half = CAUSTICS_RAY_CELLS / 2;
+	uint32_t *ring = b->weighed;
+
+#define ROW_R(r) (ring + (size_t)((r) % CAUSTICS_RAY_CELLS) * CAUSTICS_RAY_CELLS * (size_t)w)
+#define RAY_ROW(r, k) ((r) >= 0 && (r) < h ? ROW_R(r) + (size_t)(k) * (size_t)w : c->zeros)
+	for (int r = y0 - half > 0 ? y0 - half : 0; r < y0 + half && r < h; r++) {
+		const int32_t *my = c->my + (size_t)r * w;
+		bool farther = c->rows->rays(my, r > 0 ? my - w : my, r < h - 1 ? my + w : my,
+					     c->across + (size_t)r * w, w, ROW_R(r), (size_t)w);
+
+		if (r >= y0 && r < y1)
+			c->far_down[r] = farther;
+	}
+	for (int y = y0; y < y1; y++) {
+		const int r = y + half;
+
+		if (r < h) {
+			const int32_t *my = c->my + (size_t)r * w;
+			bool farther = c->rows->rays(my, my - w, r < h - 1 ? my + w : my,
+						     c->across + (size_t)r * w, w, ROW_R(r),
+						     (size_t)w);
+
+			if (r < y1)
+				c->far_down[r] = farther;
+		}
+		/* past the plane's ends the light leaves */
+		c->rows->sum5(c->gathered + (size_t)y * w, RAY_ROW(y + 2, 0), RAY_ROW(y + 1, 1),
+			      RAY_ROW(y, 2), RAY_ROW(y - 1, 3), RAY_ROW(y - 2, 4), w);
+	}
+#undef RAY_ROW
+#undef ROW_R
+}
+
+/* What goes farther down than the ring reaches, onto rows y0 <= y < y1:
+ * from the rows marked, up to the farthest a cell's light lands. */
+static void gather_far(struct caustics *c, int y0, int y1)
+{
+	const int w = c->pw, h = c->ph;
+	const int r0 = y0 - CAUSTICS_REACH > 0 ? y0 - CAUSTICS_REACH : 0;
+	const int r1 = y1 + CAUSTICS_REACH < h ? y1 + CAUSTICS_REACH : h;
+
+	for (int r = r0; r < r1; r++) {
+		const int32_t *my = c->my + (size_t)r * w;
+		const uint32_t *in = c->across + (size_t)r * w;
+
+		if (!c->far_down[r])
+			continue;
+		for (int x = 0; x < w; x++) {
+			bool far;
+
+			if (!in[x])
+				continue;
+			if (c->rays_y)
+				far = cl_rays_far(my[x], cl_ray_d(r > 0 ? my[x - w] : my[x],
+								  r < h - 1 ? my[x + w] : my[x]));
+			else
+				far = !near(my[x]);
+			if (far)
+				down_cell(c, x, r, in[x], y0, y1 - 1);
+		}
 	}
 }
 
-/* The light's blur across the rows, in place: the floor's columns of the
- * rows within the blur's reach of it (the plane's margin is wider than
- * the reach: no end repeated); vectorisable, tap by tap. */
-static void blur_across(struct caustics *c)
+/* The light's blur across the rows y0 <= y < y1, in place: the floor's
+ * columns of the rows within the blur's reach of it (the plane's margin is
+ * wider than the reach: no end repeated); vectorisable, tap by tap. */
+static void blur_across(struct caustics *c, struct band *b, int y0, int y1)
 {
-	const struct blur *b = &c->blur;
-	const int w = c->w, r = b->radius, m = c->m;
-	uint32_t *row = c->row, *sum = c->across;
+	const struct blur *bl = &c->blur;
+	const int w = c->w, r = bl->radius, m = c->m;
+	uint32_t *row = b->weighed, *sum = b->weighed + c->pw;
 
-	for (int y = m - r; y < m + c->h + r; y++) {
+	if (y0 < m - r)
+		y0 = m - r;
+	if (y1 > m + c->h + r)
+		y1 = m + c->h + r;
+	for (int y = y0; y < y1; y++) {
 		uint32_t *g = c->gathered + (size_t)y * c->pw + m;
 
 		for (int i = 0; i < w + 2 * r; i++)
@@ -668,21 +811,21 @@ static void blur_across(struct caustics *c)
 		for (int x = 0; x < w; x++)
 			sum[x] = 1u << (CAUSTICS_KERNEL_BITS - 1);
 		for (int j = 0; j <= 2 * r; j++)
-			c->rows->tap(sum, row + j, (uint32_t)b->taps[j], 0, w);
+			c->rows->tap(sum, row + j, (uint32_t)bl->taps[j], 0, w);
 		for (int x = 0; x < w; x++)
 			g[x] = (sum[x] >> CAUSTICS_KERNEL_BITS) << CAUSTICS_BLUR_DROP;
 	}
 }
 
-/* The same down the columns, the floor's cells, into across (where they
- * lie on the plane). */
-static void blur_down(struct caustics *c)
+/* The same down the columns, the floor's cells of rows y0 <= y < y1, into
+ * across (where they lie on the plane). */
+static void blur_down(struct caustics *c, int y0, int y1)
 {
 	const struct blur *b = &c->blur;
 	const int w = c->w, r = b->radius, m = c->m;
 	const size_t pw = (size_t)c->pw;
 
-	for (int y = m; y < m + c->h; y++) {
+	for (int y = y0; y < y1; y++) {
 		uint32_t *sum = c->across + (size_t)y * pw + m;
 
 		for (int x = 0; x < w; x++)
@@ -695,39 +838,135 @@ static void blur_down(struct caustics *c)
 	}
 }
 
-/* The floor's light in 1/CAUSTICS_ONE, the plane's middle (the pattern
- * lies downstream by the shift: the plane was laid upstream by it),
- * clamped to the plane's int16. */
-static void settle(struct caustics *c, const uint32_t *g)
+/* The floor's light in 1/CAUSTICS_ONE, the plane's middle rows y0 <= y <
+ * y1 (the pattern lies downstream by the shift: the plane was laid
+ * upstream by it), clamped to the plane's int16. */
+static void settle(struct caustics *c, const uint32_t *g, int y0, int y1)
 {
 	const int drop = CAUSTICS_SHARE_BITS - CAUSTICS_BITS;
 
-	for (int y = 0; y < c->h; y++)
-		c->rows->settle(c->gain + (size_t)y * c->w,
-				g + (size_t)(y + c->m) * c->pw + c->m, drop, CAUSTICS_MAX, c->w);
+	for (int y = y0; y < y1; y++)
+		c->rows->settle(c->gain + (size_t)(y - c->m) * c->w,
+				g + (size_t)y * c->pw + c->m, drop, CAUSTICS_MAX, c->w);
+}
+
+void caustics_begin(struct caustics *c, const int16_t *heights, int bands)
+{
+	c->heights = heights;
+	c->bands = bands < 1 ? 1 : bands > c->bands_max ? c->bands_max : bands;
+	/* no band of no rows */
+	if (c->bands > c->ph)
+		c->bands = c->ph;
+	for (int i = 0; i < c->bands; i++)
+		c->band[i].moved = c->band[i].part_x = c->band[i].part_y = 0;
+}
+
+/* The plane's rows of band index: [*y0, *y1). */
+static void band_rows(const struct caustics *c, int index, int *y0, int *y1)
+{
+	*y0 = (int)((int64_t)c->ph * index / c->bands);
+	*y1 = (int)((int64_t)c->ph * (index + 1) / c->bands);
+}
+
+/* The floor's rows in rows y0 <= y < y1 of the plane. */
+static void floor_rows(const struct caustics *c, int *y0, int *y1)
+{
+	if (*y0 < c->m)
+		*y0 = c->m;
+	if (*y1 > c->m + c->h)
+		*y1 = c->m + c->h;
+}
+
+void caustics_pass(struct caustics *c, int pass, int index)
+{
+	struct band *b;
+	int y0, y1, f0, f1;
+
+	if (index >= c->bands || !c->lit)
+		return;
+	b = &c->band[index];
+	band_rows(c, index, &y0, &y1);
+	f0 = y0;
+	f1 = y1;
+	floor_rows(c, &f0, &f1);
+	switch (pass) {
+	case 0:
+		/* the heights have a row more either end: the first and the
+		 * last band take them */
+		fill_heights(c, c->heights, index == 0 ? 0 : y0 + 1,
+			     index == c->bands - 1 ? c->ph + 2 : y1 + 1);
+		return;
+	case 1:
+		moves(c, b, y0, y1);
+		return;
+	case 2: {
+		int32_t moved = 0, part_x = 0, part_y = 0;
+
+		/* every band finds the same of all the bands' */
+		for (int i = 0; i < c->bands; i++) {
+			moved |= c->band[i].moved;
+			part_x |= c->band[i].part_x;
+			part_y |= c->band[i].part_y;
+		}
+		if (index == 0) {
+			c->moved = moved != 0;
+			c->rays_x = part_x != 0;
+			c->rays_y = part_y != 0;
+		}
+		return;
+	}
+	case 3:
+		if (!c->moved) {
+			/* flat water lights the floor evenly */
+			if (!c->even)
+				for (int y = f0; y < f1; y++)
+					for (int x = 0; x < c->w; x++)
+						c->gain[(size_t)(y - c->m) * c->w + x] =
+							CAUSTICS_ONE;
+			return;
+		}
+		gather_across(c, b, y0, y1);
+		return;
+	case 4:
+		if (!c->moved)
+			return;
+		if (c->rays_y)
+			gather_down_rays(c, b, y0, y1);
+		else
+			gather_down(c, b, y0, y1);
+		return;
+	case 5:
+		if (!c->moved)
+			return;
+		gather_far(c, y0, y1);
+		if (c->blur.radius > 0)
+			blur_across(c, b, y0, y1);
+		else
+			settle(c, c->gathered, f0, f1);
+		return;
+	case 6:
+		if (c->moved && c->blur.radius > 0) {
+			blur_down(c, f0, f1);
+			settle(c, c->across, f0, f1);
+		}
+		return;
+	default:
+		return;
+	}
+}
+
+const int16_t *caustics_end(struct caustics *c)
+{
+	c->even = !c->lit || !c->moved;
+	return c->gain;
 }
 
 const int16_t *caustics_make(struct caustics *c, const int16_t *heights)
 {
-	if (c->lit)
-		fill_heights(c, heights);
-	if (!c->lit || !moves(c)) {
-		if (!c->even)
-			for (size_t i = 0; i < c->n; i++)
-				c->gain[i] = CAUSTICS_ONE;
-		c->even = true;
-		return c->gain;
-	}
-	gather(c);
-	if (c->blur.radius > 0) {
-		blur_across(c);
-		blur_down(c);
-		settle(c, c->across);
-	} else {
-		settle(c, c->gathered);
-	}
-	c->even = false;
-	return c->gain;
+	caustics_begin(c, heights, 1);
+	for (int pass = 0; pass < CAUSTICS_PASSES; pass++)
+		caustics_pass(c, pass, 0);
+	return caustics_end(c);
 }
 
 bool caustics_even(const struct caustics *c)

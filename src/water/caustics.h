@@ -62,6 +62,27 @@ int caustics_set_light(struct caustics *c, const struct caustics_light *l);
  * until the next call. Flat water gives exactly CAUSTICS_ONE everywhere.
  */
 const int16_t *caustics_make(struct caustics *c, const int16_t *heights);
+
+/*
+ * The same in bands of the plane's rows, on threads: caustics_begin(),
+ * then every pass p < CAUSTICS_PASSES in turn, caustics_pass(c, p, i) for
+ * every band i < bands at once, each pass's bands all done before the
+ * next pass's begin; then caustics_end() gives the plane. Whatever the
+ * bands, the same plane as caustics_make()'s, bit for bit.
+ */
+#define CAUSTICS_PASSES 7
+/* Bands at most (as the worker threads, water/workers.h). */
+#define CAUSTICS_BANDS_MAX 16
+
+/* Room for up to bands bands (caustics_create makes one): 0, -EINVAL or
+ * -ENOMEM (and the bands as they were). */
+int caustics_set_bands(struct caustics *c, int bands);
+int caustics_bands(const struct caustics *c);
+/* bands: 1..caustics_bands(), fewer where the plane has fewer rows */
+void caustics_begin(struct caustics *c, const int16_t *heights, int bands);
+void caustics_pass(struct caustics *c, int pass, int index);
+const int16_t *caustics_end(struct caustics *c);
+
 /* Whether the last caustics_make() found the water flat (all CAUSTICS_ONE). */
 bool caustics_even(const struct caustics *c);
 
