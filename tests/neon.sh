@@ -21,15 +21,17 @@ cat >"$tmp/config.h" <<'H'
 #define PACKAGE_STRING "ripple-kiosk neon test"
 #define HAVE_NEON 1
 H
-# Only the engine (its wakes), the renderer, the resampling, the light
-# through the water and the dispatch: no libraries but libm.
+# Only the engines (the classic one and its wakes, the pond and its
+# transform), the renderer, the resampling, the light through the water and
+# the dispatch: no libraries but libm and FFTW (libfftw3-dev:arm64).
 "$cc" -std=gnu11 -O2 -Wall -Wextra -Wno-unused-parameter -static -pthread \
 	-include "$tmp/config.h" -I"$tmp" -I"$src/src" -I"$src/tests" \
 	-o "$tmp/test-simd-neon" \
 	"$src/tests/test-simd.c" "$src/src/water/ripple.c" "$src/src/water/wake.c" \
 	"$src/src/base/bigmem.c" "$src/src/water/render.c" "$src/src/water/resample.c" \
 	"$src/src/water/pixel.c" "$src/src/water/simd.c" "$src/src/base/log.c" \
-	"$src/src/water/kernels-neon.c" "$src/src/water/caustics.c" -lm || exit 1
+	"$src/src/water/kernels-neon.c" "$src/src/water/caustics.c" "$src/src/water/pond.c" \
+	"$src/src/water/dct.c" -lfftw3f -lm || exit 1
 out=$("$qemu" "$tmp/test-simd-neon" 2>&1)
 rc=$?
 echo "$out"

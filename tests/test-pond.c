@@ -648,6 +648,126 @@ static void test_fast_finger(void)
 	pond_destroy(p);
 }
 
+/* ---- 7b. a frame's steps at once ---- */
+
+#define BATCH_W 130                     /* not a multiple of the vectors' 4 */
+#define BATCH_H 70
+#define BATCH_STEPS 4                   /* a 60 Hz frame at 240 steps/s */
+#define BATCH_FRAMES 30
+#define BATCH_SPEED_MM_S 3000.0         /* a running hand: 5 cells a step */
+#define BATCH_DROPS 3
+#define BATCH_DROP_TOLERANCE 1e-5       /* of the dent's depth: float rounding */
+
+/* A finger at 3 m/s across the pond, and three raindrops a frame: where
+ * they are at the end of step s of frame f. */
+static double batch_x(int f, int s)
+{
+	double per_step = BATCH_SPEED_MM_S / CELL_MM / STEPS_PER_S;
+
+	return 10 + per_step * (f * BATCH_STEPS + s);
+}
+
+static void batch_drop_at(int f, int s, int d, double *x, double *y)
+{
+	*x = 5 + (f * 37 + s * 11 + d * 53) % (BATCH_W - 10);
+	*y = 5 + (f * 13 + s * 29 + d * 7) % (BATCH_H - 10);
+}
+
+/*
+ * The kiosk's frame: a finger pressed through each of the frame's steps and
+ * the drops of each step queued, then the steps taken at once in one pass
+ * over the modes. It is the same water, bit for bit, as the steps one at a
+ * time with the same presses (the pass does each mode's arithmetic in the
+ * same order), and, to float rounding, as the drops laid as stones of their
+ * age after the steps.
+ */
+static void test_batch(void)
+{
+	struct pond_physics ph = physics(CELL_MM, DEEP_MM, WATER_VISCOSITY_M2_S, 0, STEPS_PER_S);
+	struct pond *batch = pond_create(BATCH_W, BATCH_H, &ph);
+	struct pond *single = pond_create(BATCH_W, BATCH_H, &ph);
+	struct pond *aged = pond_create(BATCH_W, BATCH_H, &ph);
+	const double cy = BATCH_H / 2.0;
+	double worst_aged = 0;
+	bool same = true;
+
+	CHECK(batch && single && aged);
+	if (!batch || !single || !aged)
+		goto out;
+	for (int f = 0; f < BATCH_FRAMES; f++) {
+		int y0, y1, taken;
+
+		CHECK_EQ(pond_steps_max(batch), f == 0 ? POND_MAX_STEPS : POND_FORCED_STEPS);
+		for (int s = 0; s < BATCH_STEPS; s++) {
+			if (s > 0)
+				pond_press_next_step(batch);
+			pond_press(batch, batch_x(f, s), cy, batch_x(f, s + 1), cy,
+				   FINGER_RADIUS_CELLS, FINGER_DEPTH_UNITS);
+			for (int d = 0; d < BATCH_DROPS; d++) {
+				double x, y;
+
+				batch_drop_at(f, s, d, &x, &y);
+				pond_drop(batch, s, x, y, FINGER_RADIUS_CELLS, FINGER_DEPTH_UNITS);
+			}
+		}
+		taken = pond_step_begin(batch, BATCH_STEPS, &y0, &y1);
+		CHECK_EQ(taken, BATCH_STEPS);
+		pond_step_rows(batch, y0, y1);
+		pond_step_finish(batch);
+		/* The same one step at a time: the drops first without (the
+		 * finger alone), then the drops with them as aged stones. */
+		for (int s = 0; s < BATCH_STEPS; s++) {
+			pond_press(single, batch_x(f, s), cy, batch_x(f, s + 1), cy,
+				   FINGER_RADIUS_CELLS, FINGER_DEPTH_UNITS);
+			pond_step(single);
+			pond_press(aged, batch_x(f, s), cy, batch_x(f, s + 1), cy,
+				   FINGER_RADIUS_CELLS, FINGER_DEPTH_UNITS);
+			pond_step(aged);
+		}
+		for (int s = 0; s < BATCH_STEPS; s++) {
+			for (int d = 0; d < BATCH_DROPS; d++) {
+				double x, y;
+
+				batch_drop_at(f, s, d, &x, &y);
+				pond_splash(aged, x, y, FINGER_RADIUS_CELLS, FINGER_DEPTH_UNITS,
+					    (double)(BATCH_STEPS - 1 - s) / STEPS_PER_S);
+			}
+		}
+		if (f == 0) {
+			/* The finger alone: taken apart from the drops, the batch
+			 * must be the single steps exactly. */
+			struct pond *alone = pond_create(BATCH_W, BATCH_H, &ph);
+
+			CHECK(alone != NULL);
+			if (alone) {
+				for (int s = 0; s < BATCH_STEPS; s++) {
+					if (s > 0)
+						pond_press_next_step(alone);
+					pond_press(alone, batch_x(f, s), cy, batch_x(f, s + 1), cy,
+						   FINGER_RADIUS_CELLS, FINGER_DEPTH_UNITS);
+				}
+				pond_step_begin(alone, BATCH_STEPS, &y0, &y1);
+				pond_step_rows(alone, y0, y1);
+				pond_step_finish(alone);
+				same = max_diff(alone, single) == 0;
+				pond_destroy(alone);
+			}
+		}
+		worst_aged = fmax(worst_aged, max_diff(batch, aged) / FINGER_DEPTH_UNITS);
+	}
+	fprintf(stderr, "a frame's steps at once: a finger at %.0f m/s %s the steps one by one; "
+		"with %d drops a step against stones of their age after the steps: %.2e of the "
+		"depth at most over %d frames\n", BATCH_SPEED_MM_S / MM_PER_M,
+		same ? "exactly as" : "NOT as", BATCH_DROPS, worst_aged, BATCH_FRAMES);
+	CHECK(same);
+	CHECK(worst_aged < BATCH_DROP_TOLERANCE);
+	CHECK(!pond_is_flat(batch));
+out:
+	pond_destroy(batch);
+	pond_destroy(single);
+	pond_destroy(aged);
+}
+
 /* ---- 8. obstacles ---- */
 
 /*
@@ -879,6 +999,7 @@ int main(void)
 	RUN(test_held_finger);
 	RUN(test_moving_finger);
 	RUN(test_fast_finger);
+	RUN(test_batch);
 	RUN(test_obstacles);
 	RUN(test_energy_kept);
 	return CHECK_EXIT();

@@ -10,6 +10,7 @@
 #include "check.h"
 #include "water/caustics.h"
 #include "water/kernels.h"
+#include "water/pond.h"
 #include "water/render.h"
 #include "water/ripple.h"
 #include "water/simd.h"
@@ -668,6 +669,78 @@ next:
 	return bad ? 0 : compared;
 }
 
+/*
+ * The pond's rows: each path's water against the generic rows', step for
+ * step, under two fingers (one still, one at 3 m/s), raindrops and a tap,
+ * at sizes that are no multiple of a vector, free and pressed frames in
+ * turn. Returns the frames compared, 0 on a difference.
+ */
+#define POND_FRAMES 40
+#define POND_FRAME_STEPS 4
+static int compare_pond(const struct kernels *k)
+{
+	static const int dims[][2] = { { 97, 53 }, { 64, 32 }, { 3, 3 }, { 131, 7 } };
+	const struct pond_physics ph = {
+		.cell_mm = 2.5, .depth_mm = 30, .gravity_m_s2 = POND_GRAVITY_M_S2,
+		.tension_m3_s2 = POND_TENSION_M3_S2, .viscosity_m2_s = POND_VISCOSITY_M2_S,
+		.fade_s = 8, .units_per_mm = 1000, .steps_per_second = 240,
+	};
+	int compared = 0, bad = 0;
+
+	if (!k->pond)
+		return 1;  /* the generic rows themselves */
+	for (size_t d = 0; d < sizeof(dims) / sizeof(dims[0]); d++) {
+		const int w = dims[d][0], h = dims[d][1];
+		struct pond *pa = pond_create(w, h, &ph), *pb = pond_create(w, h, &ph);
+		struct pond *both[2] = { pa, pb };
+
+		if (!pa || !pb) {
+			bad++;
+			goto next;
+		}
+		pond_use_rows(pa, NULL);
+		pond_use_rows(pb, k->pond);
+		for (int f = 0; f < POND_FRAMES; f++) {
+			for (int i = 0; i < 2; i++) {
+				struct pond *p = both[i];
+				int y0, y1;
+
+				if (f == 1)
+					pond_splash(p, w / 3.0, h / 2.0, 4, 900, 0.003);
+				for (int s = 0; s < POND_FRAME_STEPS; s++) {
+					double x = 2 + 5.0 * (f * POND_FRAME_STEPS + s) / 4;
+
+					if (s > 0)
+						pond_press_next_step(p);
+					/* Pressed in the frames of 10 to 20 and 30 on. */
+					if ((f >= 10 && f < 20) || f >= 30) {
+						pond_press(p, x, h / 2.0, x + 1.25, h / 2.0, 4, 1000);
+						pond_press(p, w / 2.0, h / 3.0, w / 2.0, h / 3.0, 6,
+							   700);
+					}
+					pond_drop(p, s, (f * 7 + s * 3) % w, (f * 5 + s) % h, 3, 400);
+				}
+				pond_step_begin(p, POND_FRAME_STEPS, &y0, &y1);
+				pond_step_rows(p, y0, y1);
+				pond_step_finish(p);
+			}
+			if (memcmp(pond_heights_float(pa), pond_heights_float(pb),
+				   (size_t)w * h * sizeof(float)) != 0 ||
+			    pond_is_flat(pa) != pond_is_flat(pb)) {
+				fprintf(stderr, "%s: %dx%d pond differs at frame %d\n", k->name, w,
+					h, f);
+				bad++;
+				break;
+			}
+			compared++;
+		}
+next:
+		pond_destroy(pa);
+		pond_destroy(pb);
+	}
+	return bad ? 0 : compared;
+}
+
 int main(void)
 {
 	const char *const *names = simd_names();
@@ -676,7 +749,7 @@ int main(void)
 	for (size_t n = 0; names[n]; n++) {
 		const struct kernels *k;
 		bool same = true;
-		int rows = 0, planes;
+		int rows = 0, planes, ponds;
 
 		if (strcmp(names[n], kernels_scalar.name) == 0)
 			continue;  /* the reference itself */
@@ -702,12 +775,15 @@ int main(void)
 		same = compare_bands(k) && same;
 		planes = compare_caustics(k);
 		same = planes > 0 && same;
+		ponds = compare_pond(k);
+		same = ponds > 0 && same;
 		CHECK(same);
 		if (same)
 			fprintf(stderr, "%s: bit-exact with scalar at %zu sizes, damped by shift, "
 				"by multiplier and with viscosity, in %d random step rows, "
-				"in bands and in %d planes of light through the water\n",
-				k->name, N_SIZES, rows, planes);
+				"in bands and in %d planes of light through the water; the pond's "
+				"rows %s\n", k->name, N_SIZES, rows, planes,
+				k->pond ? "bit-exact with the generic ones" : "the generic ones");
 		tested++;
 	}
 	/* A build with fast paths has one this CPU runs: x86-64 always has

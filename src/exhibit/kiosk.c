@@ -157,10 +157,11 @@ static void apply_settings(struct kiosk *k, const struct options *o, const struc
 }
 
 /*
- * The most cells the water is made of. The pond keeps some 25 floats a
- * cell (water/pond.c): 4M cells are half a GiB, and steps take seconds
- * on a small machine. The largest wall worth making, eight 98-inch panels
- * side by side, has about as many on the finest grid its pixels ask for.
+ * The most cells the water is made of. The pond keeps some 10 floats a
+ * cell (water/pond.c): 4M cells are 160 MB, and a frame takes most of a
+ * second on a small machine. The largest wall worth making, eight 98-inch
+ * panels side by side, has about as many on the finest grid its pixels
+ * ask for.
  */
 #define KIOSK_MAX_CELLS ((int64_t)1 << 22)
 
@@ -329,30 +330,41 @@ static void step_rows(struct band_job *j)
 
 /*
  * The pond's steps due, up to the step count: the fingers held on it
- * through the next step, then as many steps as the pond takes at once (one
- * with a finger on it, a frame's worth of free water in one turn), then
- * what landed during them, at its own time. Returns the steps taken.
+ * through each of them, then as many steps as the pond takes at once (a
+ * frame's worth, pressed or free, in one pass over its modes), then what
+ * landed during them, at its own time. Returns the steps taken.
  */
 static int step_pond(struct kiosk *k, uint64_t count)
 {
 	unsigned sps = (unsigned)k->units.steps_per_second;
 	struct band_job j = { .k = k };
 	uint64_t end_ns;
-	int taken;
+	int taken, want;
 
 	gesture_step(k->gesture, k->t0 + clock_tick_ns(k->steps_done + 1, sps));
-	taken = pond_step_begin(k->pond, count < POND_MAX_STEPS ? (int)count : POND_MAX_STEPS,
-				&j.y0, &j.y1);
-	step_rows(&j);
-	pond_step_finish(k->pond);
-	end_ns = k->t0 + clock_tick_ns(k->steps_done + (uint64_t)taken, sps);
-	for (int i = 0; i < taken; i++) {
-		int drops = rain_step_pond(k->rain, k->pond, (double)(taken - 1 - i) / sps);
+	want = pond_steps_max(k->pond);
+	if (count < (uint64_t)want)
+		want = (int)count;
+	/* Fingers on the water: each step of the batch its own presses. */
+	if (pond_pressed(k->pond)) {
+		for (int i = 1; i < want; i++) {
+			pond_press_next_step(k->pond);
+			gesture_step(k->gesture,
+				     k->t0 + clock_tick_ns(k->steps_done + 1 + (uint64_t)i, sps));
+		}
+	}
+	end_ns = k->t0 + clock_tick_ns(k->steps_done + (uint64_t)want, sps);
+	/* The rain of each step, landing at its end in the same pass. */
+	for (int i = 0; i < want; i++) {
+		int drops = rain_step_pond(k->rain, k->pond, i);
 
 		for (int d = 0; d < drops; d++)
 			splashes_note(&k->heard, SPLASH_RAIN, k->rain_drop_mm, k->rain_weight_mm,
 				      end_ns);
 	}
+	taken = pond_step_begin(k->pond, want, &j.y0, &j.y1);
+	step_rows(&j);
+	pond_step_finish(k->pond);
 	gesture_land(k->gesture, end_ns);
 	return taken;
 }

@@ -1265,6 +1265,13 @@ static void upsample2_smooth_row_avx2(const int16_t *r0, const int16_t *r1, cons
 
 static const struct caustics_rows caustics_rows_avx2 = CAUSTICS_ROWS_INIT;
 
+/* The pond's rows (water/pond-lanes.h): eight lanes of the generic four's
+ * arithmetic (-mavx2 alone: nothing fuses a multiply and an add). */
+#define POND_LANES 8
+#include "water/pond-lanes.h"
+
+static const struct pond_rows pond_rows_avx2 = POND_ROWS_INIT;
+
 const struct kernels kernels_avx2 = {
 	.name = "avx2",
 	.step_row = step_row_avx2,
@@ -1275,4 +1282,5 @@ const struct kernels kernels_avx2 = {
 	.upsample2_row = upsample2_row_avx2,
 	.upsample2_smooth_row = upsample2_smooth_row_avx2,
 	.caustics = &caustics_rows_avx2,
+	.pond = &pond_rows_avx2,
 };

@@ -104,6 +104,8 @@ typedef void (*upsample2_smooth_row_fn)(const int16_t *r0, const int16_t *r1, co
 
 struct caustics_rows;
 
+struct pond_rows;
+
 struct kernels {
 	const char *name;
 	step_row_fn step_row;
@@ -115,6 +117,8 @@ struct kernels {
 	upsample2_smooth_row_fn upsample2_smooth_row;
 	/* the light through the water's rows (water/caustics-rows.h) */
 	const struct caustics_rows *caustics;
+	/* the pond's rows (water/pond-rows.h); NULL: the generic ones */
+	const struct pond_rows *pond;
 };
 
 static inline int16_t kernel_saturate16(int32_t v)

@@ -3,11 +3,23 @@
 #include <errno.h>
 #include <float.h>
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "water/dct.h"
+#include "water/pond-rows.h"
 #include "water/pond.h"
+#include "water/simd.h"
+
+/* The row loops' definition: 4 lanes (water/pond-lanes.h). */
+#define POND_LANES 4
+#include "water/pond-lanes.h"
+
+const struct pond_rows pond_rows_generic = POND_ROWS_INIT;
 
 /*
  * The state: for each cosine mode (m, n) of the pond (row n, column m, as
@@ -18,31 +30,33 @@
  *
  * exact for any t, so the step is whatever the clock wants, and no wave is
  * too short or too fast for it (an explicit stencil with this omega(k) is
- * stiff: a 4 mm ripple's period is 11 ms). C and S are kept for the step and
- * for its halves down to 1/2^POND_SUBSTEP_BITS: a stone lands at its own
- * time inside a step, and a fast finger is followed in sub-steps.
+ * stiff: a 4 mm ripple's period is 11 ms). C and S are kept for one step,
+ * and for a sixteenth of one (1/2^POND_SUBSTEP_BITS), a stone's own time
+ * inside a step: its halves and quarters are that one squared. A frame's
+ * steps are the step's turn again and again in registers, in one pass over
+ * the modes: memory moves once a frame, whatever the steps.
  *
  * A finger pressing the water is a pressure that holds it at the finger's
- * dent D (static equilibrium: h = D): h'' = -omega^2 (h - D). Over a
- * sub-step D moves linearly from D0 to D1, for which e = h - D turns
- * freely with q_e = q - (dD/dt) / omega: exact again. A still finger holds
- * its dent at rest; a moving one draws the wake water draws behind a
- * moving pressure, capillary ripples ahead of it and longer waves behind.
+ * dent D (static equilibrium: h = D): h'' = -omega^2 (h - D). Over a step
+ * D moves linearly from D0 to D1, for which e = h - D turns freely with
+ * q_e = q - (dD/dt) / omega: exact again. A still finger holds its dent at
+ * rest; a moving one draws the wake water draws behind a moving pressure,
+ * capillary ripples ahead of it and longer waves behind. D1 is the
+ * fingertip's dent drawn along the step's way (the dent's average over
+ * the way: Gaussians along it no farther apart than sigma, the midpoint
+ * rule, exact to 1e-8 for a Gaussian so sampled): a fast finger's dents of
+ * one step and the next overlap however far it went, so the press glides
+ * instead of hopping (a hop would draw an arc a step into the wake), with
+ * no sub-steps: every step of a frame is made in the same pass over the
+ * modes, a dent's Gaussian a multiply-add a mode (each is a product of a
+ * factor along x and one along y).
  *
  * Float: a mode's height is well inside float's range and precision (24
  * bits beside int16 heights), and the transform wants it.
  */
 
-/*
- * The turns kept, each for a time of step * 2^(b - POND_SUBSTEP_BITS): the
- * finest a sixteenth of a step (a stone's time, a fast finger's sub-step),
- * the longest 2^POND_BATCH_BITS steps. Any time in sixteenths of a step up
- * to the catch-up is the turns of its set bits, one after the other.
- */
-#define TURNS (POND_SUBSTEP_BITS + POND_BATCH_BITS + 1)
-#define TURN_STEP POND_SUBSTEP_BITS                 /* the turn of one step */
 #define SIXTEENTHS (1 << POND_SUBSTEP_BITS)        /* a step's finest parts */
-#define TURNS_MAX ((1l << TURNS) - 1)               /* in sixteenths of a step */
+#define TURNS_MAX ((long)(POND_MAX_STEPS + 1) * SIXTEENTHS - 1)  /* a stone's oldest */
 #define TWO_PI 6.28318530717958647692
 #define LN_10 2.30258509299404568402
 #define MM_PER_M 1000.0
@@ -50,18 +64,33 @@
  * the modes, could make half a unit anywhere: then every height rounds to
  * zero, now and later. */
 #define FLAT_UNITS 0.5
-/* A finger moves at most half its sigma in a sub-step: the dents at the
- * ends of a sub-step overlap, so the press glides instead of hopping (a
- * hop a sub-step would draw an arc a sub-step into the wake). */
-#define PRESS_SIGMAS_PER_SUBSTEP 0.5
 /* Depth, gravity, tension: what a sane pond has. */
 #define DEPTH_MM_MIN 0.1
 #define DEPTH_MM_MAX 100000.0
+/*
+ * A press's dent is drawn along its step's way centred on the step's end,
+ * this much of the way behind and as much ahead (at the step's speed): the
+ * dent is where the finger is, and the dents of one step and the next
+ * touch. Drawn along the way itself, half a step late, the heights near a
+ * 0.5 to 3 m/s drag correlated 0.92 with the exact wake against 0.96; a
+ * shorter dent (a quarter) left a step's hop at 3 m/s in the wake's slopes
+ * (tests/pond.py: 0.64 % at the steps' spacing against 0.23).
+ */
+#define STREAK_HALF 0.5
 
 struct press {
 	double x0, y0, x1, y1;     /* cells */
 	double sigma, depth;       /* cells, units */
+	int step;                  /* of the batch: it holds through that step */
 };
+
+/* A press's dent is drawn by Gaussians along its way this far apart at
+ * most, in its sigmas (the midpoint rule's ripple along a Gaussian so
+ * sampled is exp(-2 pi^2 / 1.5^2) = 1.6e-4 of it), and by no more than
+ * NODES_MAX. */
+#define NODE_SPACING_SIGMAS 1.5
+#define NODES_MAX 16
+#define PRESSES_MAX (POND_MAX_PRESSES * POND_FORCED_STEPS)
 
 struct pond {
 	int w, h;
@@ -72,31 +101,55 @@ struct pond {
 
 	/* per mode */
 	float *hc, *qc;            /* the state, in units */
-	float *cos_t[TURNS], *sin_t[TURNS];  /* C and S for step * 2^(b - SUBSTEP_BITS) */
+	float *c_step, *s_step;    /* C and S for one step */
+	float *c_sub, *s_sub;      /* and for a sixteenth of one */
 	float *inv_omega;          /* 1 / omega (0 for the still mode 0,0) */
-	float *force;              /* the fingers' D at the end of the last (sub-)step */
-	float *dents;              /* the fingers' D at a sub-step's end, a row at a time */
+	float *force;              /* the fingers' D at the end of the last step */
+	int force_w, force_h;      /* where force may be other than 0 */
 	double *row_l1;            /* per row: sum of |h| + |q| (the weights left out) */
 
-	/* the presses of the step being made, and their dents' cosine
-	 * factors at each sub-step's end: press i, sub-step s, x then y */
-	struct press presses[POND_MAX_PRESSES];
+	/* the presses of the batch being queued and made: in the order of
+	 * their steps, each step's from step_first[] on, and the Gaussians
+	 * drawing their dents: step i's are nodes step_node[i] to
+	 * step_node[i + 1] - 1, node j's factors x (w) then y (h, the depth
+	 * and the node's share in them) */
+	struct press presses[PRESSES_MAX];
 	int npress;
-	int step_presses;          /* taken by pond_step_begin() */
-	int sub_level;             /* this step runs in 2^sub_level sub-steps */
-	long free_turn;            /* unforced: the steps' time in sixteenths */
+	int press_step;            /* the step pond_press() queues for */
+	int queue_first[POND_FORCED_STEPS];  /* where each queued step's presses begin */
+	int step_first[POND_FORCED_STEPS + 1];  /* the batch's: step i's are first[i]..[i + 1] */
+	int step_node[POND_FORCED_STEPS + 1];
+	int reach_w, reach_h;      /* the modes the batch forces (reach_w: whole vectors) */
 	bool forced;               /* force is not all zero */
 	bool step_forced;
-	float *press_vec;
+	struct pond_batch batch;   /* what the row loops read */
+	const struct pond_rows *rows;
+	float *nodes;
+	size_t nodes_cap;          /* floats */
+	/* stones landing at the end of a step of the batch (pond_drop()):
+	 * drop i's Gaussian factors, x then y, its reach, in step order */
+	float *drop_f;
+	size_t drop_cap;           /* floats */
+	int ndrop, drop_step;
+	int drop_first[POND_MAX_STEPS + 1];
+	int drop_w[POND_MAX_DROPS], drop_h[POND_MAX_DROPS];
+	int drop_reach_h;
 	float *stone_vec;          /* a stone's, x then y */
-	float *stone_row;          /* a row of its modes, h then q */
+	float *stone_row;          /* a row of its modes, h then q, then its turn's c, s */
 
 	/* heights for the render */
-	float *work, *work_q;
+	float *work, *work_q;      /* work_q: with obstacles only */
 	int16_t *heights;
 	uint64_t generation, heights_generation;
 	bool heights_made;
 	bool flat;
+
+	/* The tables (c_step .. inv_omega) are made on a thread of their
+	 * own while the first frame is drawn: 2M modes' cosines, sines and
+	 * exponentials take half a second, and calm water needs none. */
+	pthread_t tables_thread;
+	bool tables_pending;
+	atomic_bool tables_quit;   /* the pond goes: the thread stops at a row's end */
 
 	uint8_t *mask;             /* NULL: no obstacles inside */
 	int steps_since_mask;
@@ -151,6 +204,21 @@ double pond_mode_damping(const struct pond *p, int m, int n)
 	return damping_of(&p->ph, mode_k(p, m, n));
 }
 
+/* The float next to f towards +infinity (up) or -infinity: nextafterf()
+ * without the call, for finite f (a table's numbers are within [-1, 1]). */
+static float next_float(float f, bool up)
+{
+	int32_t i;
+
+	if (f == 0)
+		return up ? FLT_TRUE_MIN : -FLT_TRUE_MIN;
+	memcpy(&i, &f, sizeof(i));
+	/* A float's bits count up with its magnitude on either side of 0. */
+	i += (f > 0) == up ? 1 : -1;
+	memcpy(&f, &i, sizeof(f));
+	return f;
+}
+
 /*
  * c and s rounded to float so that c^2 + s^2 is as near 1 (times the
  * fade) as floats get: rounded each on its own, the product is off by up
@@ -161,22 +229,19 @@ static void round_pair(double c, double s, float *fc, float *fs)
 {
 	double want = c * c + s * s, best = INFINITY;
 	float c0 = (float)c, s0 = (float)s;
+	const float cs[3] = { next_float(c0, false), c0, next_float(c0, true) };
+	const float ss[3] = { next_float(s0, false), s0, next_float(s0, true) };
 
 	*fc = c0;
 	*fs = s0;
-	for (int i = -1; i <= 1; i++) {
-		float ci = i < 0 ? nextafterf(c0, -INFINITY)
-				 : i > 0 ? nextafterf(c0, INFINITY) : c0;
-
-		for (int j = -1; j <= 1; j++) {
-			float sj = j < 0 ? nextafterf(s0, -INFINITY)
-					 : j > 0 ? nextafterf(s0, INFINITY) : s0;
-			double e = fabs((double)ci * ci + (double)sj * sj - want);
+	for (int i = 0; i < 3; i++) {
+		for (int j = 0; j < 3; j++) {
+			double e = fabs((double)cs[i] * cs[i] + (double)ss[j] * ss[j] - want);
 
 			if (e < best) {
 				best = e;
-				*fc = ci;
-				*fs = sj;
+				*fc = cs[i];
+				*fs = ss[j];
 			}
 		}
 	}
@@ -184,20 +249,23 @@ static void round_pair(double c, double s, float *fc, float *fs)
 
 static void make_tables(struct pond *p)
 {
-	for (int n = 0; n < p->h; n++) {
+	double sub_s = p->step_s / SIXTEENTHS;
+
+	for (int n = 0; n < p->h && !atomic_load_explicit(&p->tables_quit, memory_order_relaxed);
+	     n++) {
 		for (int m = 0; m < p->w; m++) {
 			size_t i = (size_t)n * p->w + m;
 			double k = mode_k(p, m, n), omega = omega_of(&p->ph, k);
 			double gamma = damping_of(&p->ph, k);
+			double fade = exp(-gamma * p->step_s), fade_sub = exp(-gamma * sub_s);
 
 			p->inv_omega[i] = omega > 0 ? (float)(1.0 / omega) : 0.0f;
-			for (int b = 0; b < TURNS; b++) {
-				double t = p->step_s * (double)(1l << b) / SIXTEENTHS;
-				double fade = exp(-gamma * t);
-
-				round_pair(fade * cos(omega * t), fade * sin(omega * t),
-					   &p->cos_t[b][i], &p->sin_t[b][i]);
-			}
+			round_pair(fade * cos(omega * p->step_s), fade * sin(omega * p->step_s),
+				   &p->c_step[i], &p->s_step[i]);
+			/* A sixteenth turns a stone once, at its landing: no drift
+			 * to keep from it. */
+			p->c_sub[i] = (float)(fade_sub * cos(omega * sub_s));
+			p->s_sub[i] = (float)(fade_sub * sin(omega * sub_s));
 		}
 	}
 }
@@ -212,10 +280,50 @@ static bool physics_ok(const struct pond_physics *ph)
 	       ph->units_per_mm > 0 && isfinite(ph->units_per_mm) && ph->steps_per_second > 0;
 }
 
+/* Field by field: a struct's padding is no part of its value. */
+static bool same_physics(const struct pond_physics *a, const struct pond_physics *b)
+{
+	return a->cell_mm == b->cell_mm && a->depth_mm == b->depth_mm &&
+	       a->gravity_m_s2 == b->gravity_m_s2 && a->tension_m3_s2 == b->tension_m3_s2 &&
+	       a->viscosity_m2_s == b->viscosity_m2_s && a->fade_s == b->fade_s &&
+	       a->units_per_mm == b->units_per_mm && a->steps_per_second == b->steps_per_second;
+}
+
+static void *tables_main(void *data)
+{
+	make_tables(data);
+	return NULL;
+}
+
+/* The tables made: waits for their thread. */
+static void tables_wait(struct pond *p)
+{
+	if (p->tables_pending) {
+		pthread_join(p->tables_thread, NULL);
+		p->tables_pending = false;
+	}
+}
+
+/* The tables for p->ph, on a thread when one can be had, else now. */
+static void tables_start(struct pond *p)
+{
+	tables_wait(p);
+	if (pthread_create(&p->tables_thread, NULL, tables_main, p) == 0)
+		p->tables_pending = true;
+	else
+		make_tables(p);
+}
+
 int pond_set_physics(struct pond *p, const struct pond_physics *ph)
 {
 	if (!physics_ok(ph))
 		return -EINVAL;
+	/* The same physics (a reload that changed something else, or the
+	 * exhibit's settings after the pond's making): the same tables. */
+	if (p->ph.steps_per_second > 0 && same_physics(&p->ph, ph))
+		return 0;
+	/* The thread making the last tables reads p->ph. */
+	tables_wait(p);
 	/* The waves keep their heights in mm: units may have changed. */
 	if (p->ph.units_per_mm > 0 && p->ph.units_per_mm != ph->units_per_mm) {
 		float r = (float)(ph->units_per_mm / p->ph.units_per_mm);
@@ -229,7 +337,7 @@ int pond_set_physics(struct pond *p, const struct pond_physics *ph)
 	}
 	p->ph = *ph;
 	p->step_s = 1.0 / ph->steps_per_second;
-	make_tables(p);
+	tables_start(p);
 	return 0;
 }
 
@@ -244,6 +352,8 @@ struct pond *pond_create(int width, int height, const struct pond_physics *ph)
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return NULL;
+	atomic_init(&p->tables_quit, false);
+	pond_use_rows(p, simd_kernels()->pond);
 	p->w = width;
 	p->h = height;
 	p->n = (size_t)width * (size_t)height;
@@ -252,26 +362,21 @@ struct pond *pond_create(int width, int height, const struct pond_physics *ph)
 		goto fail;
 	p->hc = dct2d_alloc(p->dct);
 	p->qc = dct2d_alloc(p->dct);
+	p->c_step = dct2d_alloc(p->dct);
+	p->s_step = dct2d_alloc(p->dct);
+	p->c_sub = dct2d_alloc(p->dct);
+	p->s_sub = dct2d_alloc(p->dct);
 	p->inv_omega = dct2d_alloc(p->dct);
 	p->force = dct2d_alloc(p->dct);
-	p->dents = dct2d_alloc(p->dct);
 	p->work = dct2d_alloc(p->dct);
-	p->work_q = dct2d_alloc(p->dct);
-	if (!p->hc || !p->qc || !p->inv_omega || !p->force || !p->dents || !p->work || !p->work_q)
+	if (!p->hc || !p->qc || !p->c_step || !p->s_step || !p->c_sub || !p->s_sub ||
+	    !p->inv_omega || !p->force || !p->work)
 		goto fail;
-	for (int b = 0; b < TURNS; b++) {
-		p->cos_t[b] = dct2d_alloc(p->dct);
-		p->sin_t[b] = dct2d_alloc(p->dct);
-		if (!p->cos_t[b] || !p->sin_t[b])
-			goto fail;
-	}
 	p->row_l1 = calloc((size_t)height, sizeof(*p->row_l1));
 	p->heights = calloc(p->n, sizeof(*p->heights));
-	p->press_vec = malloc(sizeof(*p->press_vec) * POND_MAX_PRESSES * (1u << POND_SUBSTEP_BITS) *
-			      vec_len(p));
 	p->stone_vec = malloc(sizeof(*p->stone_vec) * vec_len(p));
-	p->stone_row = malloc(sizeof(*p->stone_row) * 2 * (size_t)width);
-	if (!p->row_l1 || !p->heights || !p->press_vec || !p->stone_vec || !p->stone_row)
+	p->stone_row = malloc(sizeof(*p->stone_row) * 4 * (size_t)width);
+	if (!p->row_l1 || !p->heights || !p->stone_vec || !p->stone_row)
 		goto fail;
 	p->flat = true;
 	p->heights_made = true;
@@ -292,21 +397,23 @@ void pond_destroy(struct pond *p)
 {
 	if (!p)
 		return;
+	atomic_store(&p->tables_quit, true);
+	tables_wait(p);
 	dct2d_free(p->hc);
 	dct2d_free(p->qc);
+	dct2d_free(p->c_step);
+	dct2d_free(p->s_step);
+	dct2d_free(p->c_sub);
+	dct2d_free(p->s_sub);
 	dct2d_free(p->inv_omega);
 	dct2d_free(p->force);
-	dct2d_free(p->dents);
 	dct2d_free(p->work);
 	dct2d_free(p->work_q);
-	for (int b = 0; b < TURNS; b++) {
-		dct2d_free(p->cos_t[b]);
-		dct2d_free(p->sin_t[b]);
-	}
 	dct2d_destroy(p->dct);
 	free(p->row_l1);
 	free(p->heights);
-	free(p->press_vec);
+	free(p->nodes);
+	free(p->drop_f);
 	free(p->stone_vec);
 	free(p->stone_row);
 	free(p->mask);
@@ -323,6 +430,10 @@ int pond_set_obstacles(struct pond *p, const uint8_t *mask)
 			any = mask[i] != 0;
 	}
 	if (any) {
+		/* The velocities' plane for the masking, made when first
+		 * needed: most ponds have no obstacles. */
+		if (!p->work_q && !(p->work_q = dct2d_alloc(p->dct)))
+			return -ENOMEM;
 		copy = malloc(p->n);
 		if (!copy)
 			return -ENOMEM;
@@ -363,144 +474,94 @@ static void stone_shape(double radius, double depth, double *sigma, double *amp)
  * f[m] = sqrt(2 pi) sigma / n * exp(-k^2 sigma^2 / 2) cos(k (x + 1/2)),
  * k = pi m / n: a stone costs O(w + h) here and O(w h) to add.
  */
-static void gauss_factors(float *f, int n, double x, double sigma)
+/* e^(-k^2 sigma^2 / 2) times a at k = pi m / n, m = 0..count - 1, into g:
+ * by the ratio of each to the last, exp(-b (2m + 1)) with b = (pi sigma /
+ * n)^2 / 2, a product a step: no exp() a mode (a raindrop's and a pressing
+ * finger's factors are made every step). */
+static void gauss_run(double *g, int count, int n, double sigma, double a)
 {
-	double a = sqrt(TWO_PI) * sigma / n;
+	double b = 0.5 * (M_PI * sigma / n) * (M_PI * sigma / n);
+	double ratio = exp(-b), ratio_step = exp(-2 * b);
 
-	for (int m = 0; m < n; m++) {
-		double k = M_PI * m / n;
-
-		f[m] = (float)(a * exp(-0.5 * k * k * sigma * sigma) * cos(k * (x + 0.5)));
+	for (int m = 0; m < count; m++) {
+		g[m] = a;
+		a *= ratio;
+		ratio *= ratio_step;
 	}
 }
 
-static double turn_row(float *restrict h, float *restrict q, const float *restrict c,
-		       const float *restrict s, int w);
+/* cos and sin of m phi, m = 0..count - 1, by turning a unit vector by phi
+ * a step (in double: its length drifts by about m ulps). */
+static void turn_run(float *c, float *s, int count, double phi)
+{
+	double cp = cos(phi), sp = sin(phi), x = 1, y = 0;
+
+	for (int m = 0; m < count; m++) {
+		double x2 = x * cp - y * sp;
+
+		c[m] = (float)x;
+		s[m] = (float)y;
+		y = y * cp + x * sp;
+		x = x2;
+	}
+}
+
+/* How far the run's scratch goes: a side's modes. */
+#define RUN_MAX 16384
+
+/*
+ * A Gaussian's cosine factors along one side of n cells, at x (cells,
+ * centres on whole numbers): the cosine series of exp(-(x' - x)^2 / 2
+ * sigma^2) and its mirror images in the walls is the sum over m of
+ * w_m f[m] cos(pi m (x' + 1/2) / n), with
+ * f[m] = sqrt(2 pi) sigma / n * exp(-k^2 sigma^2 / 2) cos(k (x + 1/2)),
+ * k = pi m / n: a stone costs O(w + h) here and O(w h) to add. The first
+ * count of them (a stone's reach; the rest are not read).
+ */
+static void gauss_factors(float *f, int n, int count, double x, double sigma)
+{
+	double g[RUN_MAX];
+	float c[RUN_MAX], s[RUN_MAX];
+
+	gauss_run(g, count, n, sigma, sqrt(TWO_PI) * sigma / n);
+	turn_run(c, s, count, M_PI * (x + 0.5) / n);
+	for (int m = 0; m < count; m++)
+		f[m] = (float)(g[m] * c[m]);
+	/* Past the reach 0, for loops that read whole vectors. */
+	memset(f + count, 0, sizeof(*f) * (size_t)(n - count));
+}
 
 /* Modes along a side whose share of a stone is below this of its largest
  * are left out: a Gaussian's fall beyond them is far under a height unit. */
 #define STONE_CUTOFF 1e-7
 
-/* How many modes along a side of n cells a stone of sigma cells reaches. */
-static int stone_reach(int n, double sigma)
+/* A finger's press is held to its dent over and over: its modes past this
+ * share of the largest are left out, a dent of 2000 units 0.02 of a unit
+ * there (a tenth fewer along each side than a stone's). */
+#define PRESS_CUTOFF 1e-5
+
+/* How many modes along a side of n cells a Gaussian of sigma cells reaches
+ * before its share falls under cutoff. */
+static int reach_to(int n, double sigma, double cutoff)
 {
-	/* exp(-k^2 sigma^2 / 2) < STONE_CUTOFF past k = sqrt(-2 ln(cutoff)) / sigma */
-	double k = sqrt(-2.0 * log(STONE_CUTOFF)) / sigma;
+	/* exp(-k^2 sigma^2 / 2) < cutoff past k = sqrt(-2 ln(cutoff)) / sigma */
+	double k = sqrt(-2.0 * log(cutoff)) / sigma;
 	double m = ceil(k * n / M_PI) + 1;
 
 	return m < n ? (int)m : n;
 }
 
-void pond_splash(struct pond *p, double x, double y, double radius, double depth, double age_s)
+/* How many modes along a side of n cells a stone of sigma cells reaches. */
+static int stone_reach(int n, double sigma)
 {
-	float *fx = p->stone_vec, *fy = p->stone_vec + p->w;
-	float *rh = p->stone_row, *rq = p->stone_row + p->w;
-	double sigma, amp;
-	long q;
-	int mw, nh;
-
-	stone_shape(radius, depth, &sigma, &amp);
-	if (!(amp > 0) || !isfinite(x) || !isfinite(y))
-		return;
-	gauss_factors(fx, p->w, x, sigma);
-	gauss_factors(fy, p->h, y, sigma);
-	mw = stone_reach(p->w, sigma);
-	nh = stone_reach(p->h, sigma);
-	/* Its age in sixteenths of a step, each bit a turn. */
-	q = age_s > 0 ? lround(fmin(age_s / p->step_s * SIXTEENTHS, TURNS_MAX)) : 0;
-	for (int n = 0; n < nh; n++) {
-		size_t row = (size_t)n * p->w;
-		float ay = (float)(-amp) * fy[n];
-
-		for (int m = 0; m < mw; m++) {
-			rh[m] = ay * fx[m];
-			rq[m] = 0;
-		}
-		for (int b = 0; b < TURNS; b++) {
-			if (q & (1l << b))
-				turn_row(rh, rq, p->cos_t[b] + row, p->sin_t[b] + row, mw);
-		}
-		for (int m = 0; m < mw; m++) {
-			p->hc[row + m] += rh[m];
-			p->qc[row + m] += rq[m];
-		}
-	}
-	/* The mean level stays: what the dent pushes aside rises around it. */
-	p->hc[0] = 0;
-	p->qc[0] = 0;
-	p->flat = false;
-	p->generation++;
-}
-
-void pond_press(struct pond *p, double x0, double y0, double x1, double y1, double radius,
-		double depth)
-{
-	struct press *pr;
-	double sigma, amp;
-
-	if (p->npress >= POND_MAX_PRESSES || !isfinite(x0) || !isfinite(y0) || !isfinite(x1) ||
-	    !isfinite(y1))
-		return;
-	stone_shape(radius, depth, &sigma, &amp);
-	if (!(amp > 0))
-		return;
-	pr = &p->presses[p->npress++];
-	*pr = (struct press){ x0, y0, x1, y1, sigma, amp };
-}
-
-int pond_step_begin(struct pond *p, int steps, int *y0, int *y1)
-{
-	int level = 0, subs;
-	size_t len = vec_len(p);
-
-	p->step_presses = p->npress;
-	p->npress = 0;
-	p->step_forced = p->forced || p->step_presses > 0;
-	if (p->step_forced || steps < 1)
-		steps = 1;
-	if (steps > POND_MAX_STEPS)
-		steps = POND_MAX_STEPS;
-	/* Obstacles are held at their cadence, whatever the batch. */
-	if (p->mask && steps > POND_MASK_STEPS - p->steps_since_mask)
-		steps = POND_MASK_STEPS - p->steps_since_mask;
-	p->step_count = steps;
-	*y0 = 0;
-	*y1 = p->flat && !p->step_forced ? 0 : p->h;
-	p->sub_level = 0;
-	p->free_turn = (long)steps * SIXTEENTHS;
-	if (!p->step_forced)
-		return steps;
-	/* As many sub-steps as the fastest finger needs. */
-	for (int i = 0; i < p->step_presses; i++) {
-		const struct press *pr = &p->presses[i];
-		double d = hypot(pr->x1 - pr->x0, pr->y1 - pr->y0);
-
-		while (level < POND_SUBSTEP_BITS &&
-		       d / (1 << level) > PRESS_SIGMAS_PER_SUBSTEP * pr->sigma)
-			level++;
-	}
-	p->sub_level = level;
-	subs = 1 << level;
-	for (int i = 0; i < p->step_presses; i++) {
-		const struct press *pr = &p->presses[i];
-
-		for (int s = 0; s < subs; s++) {
-			double f = (double)(s + 1) / subs;
-			float *v = p->press_vec + ((size_t)i * subs + s) * len;
-
-			gauss_factors(v, p->w, pr->x0 + (pr->x1 - pr->x0) * f, pr->sigma);
-			gauss_factors(v + p->w, p->h, pr->y0 + (pr->y1 - pr->y0) * f, pr->sigma);
-		}
-	}
-	return 1;
+	return reach_to(n, sigma, STONE_CUTOFF);
 }
 
 /*
- * The row loops run on GCC's generic vectors of 4 floats (SSE2 on x86-64,
- * NEON on arm64: each one's baseline, so no flags and no dispatch), with a
- * scalar tail. A lane does the very arithmetic of one mode alone, so the
- * vectors give the scalar result bit for bit; the sums for the flat test
- * are kept per lane.
+ * A stone's turns and the rows' sums for the flat test run on GCC's
+ * generic vectors of 4 floats (SSE2 on x86-64, NEON on arm64: each one's
+ * baseline, so no flags and no dispatch), with a scalar tail; the sums are
+ * kept per lane. The steps' own row loops are in water/pond-lanes.h.
  */
 #define LANES 4
 typedef float vf __attribute__((vector_size(LANES * sizeof(float))));
@@ -534,109 +595,311 @@ static double lanes_sum(vf acc, float tail)
 	return l1;
 }
 
-/* One row of free modes through the step. */
-static double turn_row(float *restrict h, float *restrict q, const float *restrict c,
-		       const float *restrict s, int w)
+/* One row of modes turned by (c, s) once, in place. */
+static void turn_once(float *restrict h, float *restrict q, const float *restrict c,
+		      const float *restrict s, int w)
 {
-	vf acc = { 0 };
-	float tail = 0;
 	int m = 0;
 
 	for (; m + LANES <= w; m += LANES) {
 		vf hv = load(h + m), qv = load(q + m), cv = load(c + m), sv = load(s + m);
-		vf h2 = cv * hv + sv * qv, q2 = cv * qv - sv * hv;
 
-		store(h + m, h2);
-		store(q + m, q2);
-		acc += vabs(h2) + vabs(q2);
+		store(h + m, cv * hv + sv * qv);
+		store(q + m, cv * qv - sv * hv);
 	}
 	for (; m < w; m++) {
 		float h2 = c[m] * h[m] + s[m] * q[m], q2 = c[m] * q[m] - s[m] * h[m];
 
 		h[m] = h2;
 		q[m] = q2;
-		tail += fabsf(h2) + fabsf(q2);
 	}
-	return lanes_sum(acc, tail);
 }
 
-/*
- * One row through a sub-step with the fingers' dents going from force to
- * d1: e = h - D turns freely with q - (dD/dt) / omega, the dent's own
- * speed over omega being what q is while riding with it.
- */
-static double forced_row(float *restrict h, float *restrict q, float *restrict force,
-			 const float *restrict d1, const float *restrict c,
-			 const float *restrict s, const float *restrict inv_omega, float per_s,
-			 int w)
+/* A turn's square in place: twice its time. */
+static void turn_square(float *restrict c, float *restrict s, int w)
 {
-	vf acc = { 0 }, ps = { per_s, per_s, per_s, per_s };
+	for (int m = 0; m < w; m++) {
+		float c2 = c[m] * c[m] - s[m] * s[m], s2 = 2 * c[m] * s[m];
+
+		c[m] = c2;
+		s[m] = s2;
+	}
+}
+
+void pond_splash(struct pond *p, double x, double y, double radius, double depth, double age_s)
+{
+	float *fx = p->stone_vec, *fy = p->stone_vec + p->w;
+	float *rh = p->stone_row, *rq = p->stone_row + p->w;
+	float *tc = p->stone_row + 2 * (size_t)p->w, *ts = p->stone_row + 3 * (size_t)p->w;
+	double sigma, amp;
+	long q;
+	int mw, nh;
+
+	stone_shape(radius, depth, &sigma, &amp);
+	if (!(amp > 0) || !isfinite(x) || !isfinite(y))
+		return;
+	tables_wait(p);
+	mw = stone_reach(p->w, sigma);
+	nh = stone_reach(p->h, sigma);
+	gauss_factors(fx, p->w, mw, x, sigma);
+	gauss_factors(fy, p->h, nh, y, sigma);
+	/* Its age in sixteenths of a step: the whole steps by the step's
+	 * turn, the rest by the sixteenth's, squared for each bit. */
+	q = age_s > 0 ? lround(fmin(age_s / p->step_s * SIXTEENTHS, TURNS_MAX)) : 0;
+	for (int n = 0; n < nh; n++) {
+		size_t row = (size_t)n * p->w;
+		float ay = (float)(-amp) * fy[n];
+
+		for (int m = 0; m < mw; m++) {
+			rh[m] = ay * fx[m];
+			rq[m] = 0;
+		}
+		if (q % SIXTEENTHS) {
+			memcpy(tc, p->c_sub + row, sizeof(*tc) * (size_t)mw);
+			memcpy(ts, p->s_sub + row, sizeof(*ts) * (size_t)mw);
+			for (int b = 0; b < POND_SUBSTEP_BITS; b++) {
+				if (q & (1l << b))
+					turn_once(rh, rq, tc, ts, mw);
+				if (b + 1 < POND_SUBSTEP_BITS && (q % SIXTEENTHS) >> (b + 1))
+					turn_square(tc, ts, mw);
+			}
+		}
+		for (long i = 0; i < q / SIXTEENTHS; i++)
+			turn_once(rh, rq, p->c_step + row, p->s_step + row, mw);
+		for (int m = 0; m < mw; m++) {
+			p->hc[row + m] += rh[m];
+			p->qc[row + m] += rq[m];
+		}
+	}
+	/* The mean level stays: what the dent pushes aside rises around it. */
+	p->hc[0] = 0;
+	p->qc[0] = 0;
+	p->flat = false;
+	p->generation++;
+}
+
+int pond_steps_max(const struct pond *p)
+{
+	int most = pond_pressed(p) ? POND_FORCED_STEPS : POND_MAX_STEPS;
+
+	/* Obstacles are held at their cadence, whatever the batch. */
+	if (p->mask && most > POND_MASK_STEPS - p->steps_since_mask)
+		return POND_MASK_STEPS - p->steps_since_mask;
+	return most;
+}
+
+void pond_drop(struct pond *p, int step, double x, double y, double radius, double depth)
+{
+	size_t len = vec_len(p);
+	double sigma, amp;
+	float *f;
+	int i = p->ndrop;
+
+	stone_shape(radius, depth, &sigma, &amp);
+	if (!(amp > 0) || !isfinite(x) || !isfinite(y))
+		return;
+	/* Out of order, past the batches' longest, or past room: now, aged
+	 * as it would have been. */
+	if (step < p->drop_step || step >= POND_MAX_STEPS || i >= POND_MAX_DROPS) {
+		pond_splash(p, x, y, radius, depth, 0);
+		return;
+	}
+	if ((size_t)(i + 1) * len > p->drop_cap) {
+		size_t cap = (size_t)(i + 1) * 2 * len;
+		float *more = realloc(p->drop_f, sizeof(*more) * cap);
+
+		if (!more) {
+			pond_splash(p, x, y, radius, depth, 0);
+			return;
+		}
+		p->drop_f = more;
+		p->drop_cap = cap;
+	}
+	while (p->drop_step < step)
+		p->drop_first[++p->drop_step] = i;
+	f = p->drop_f + (size_t)i * len;
+	p->drop_w[i] = stone_reach(p->w, sigma);
+	p->drop_h[i] = stone_reach(p->h, sigma);
+	gauss_factors(f, p->w, p->drop_w[i], x, sigma);
+	gauss_factors(f + p->w, p->h, p->drop_h[i], y, sigma);
+	/* The depth in the y factors: a row's share is one number. */
+	for (int n = 0; n < p->drop_h[i]; n++)
+		f[p->w + n] *= (float)(-amp);
+	p->ndrop = i + 1;
+}
+
+void pond_press(struct pond *p, double x0, double y0, double x1, double y1, double radius,
+		double depth)
+{
+	struct press *pr;
+	double sigma, amp;
+
+	if (p->npress >= PRESSES_MAX || !isfinite(x0) || !isfinite(y0) || !isfinite(x1) ||
+	    !isfinite(y1))
+		return;
+	/* At most POND_MAX_PRESSES a step. */
+	if (p->npress - p->queue_first[p->press_step] >= POND_MAX_PRESSES)
+		return;
+	stone_shape(radius, depth, &sigma, &amp);
+	if (!(amp > 0))
+		return;
+	pr = &p->presses[p->npress++];
+	*pr = (struct press){ x0, y0, x1, y1, sigma, amp, p->press_step };
+}
+
+void pond_press_next_step(struct pond *p)
+{
+	if (p->press_step + 1 >= POND_FORCED_STEPS)
+		return;
+	p->press_step++;
+	p->queue_first[p->press_step] = p->npress;
+}
+
+bool pond_pressed(const struct pond *p)
+{
+	return p->npress > 0 || p->forced;
+}
+
+/* How many Gaussians draw a press's dent along its way. */
+static int press_nodes(const struct press *pr)
+{
+	double way = 2 * STREAK_HALF * hypot(pr->x1 - pr->x0, pr->y1 - pr->y0);
+	double n = ceil(way / (NODE_SPACING_SIGMAS * pr->sigma));
+
+	return n < 1 ? 1 : n > NODES_MAX ? NODES_MAX : (int)n;
+}
+
+int pond_step_begin(struct pond *p, int steps, int *y0, int *y1)
+{
+	int npress = p->npress, queued = p->press_step + 1, nodes, node;
+
+	/* Still water takes no turn: the first frames need no tables. */
+	if (!p->flat || p->forced || npress > 0 || p->ndrop > 0)
+		tables_wait(p);
+	p->npress = 0;
+	p->press_step = 0;
+	p->step_forced = p->forced || npress > 0;
+	if (steps < 1)
+		steps = 1;
+	if (steps > (p->step_forced ? POND_FORCED_STEPS : POND_MAX_STEPS))
+		steps = p->step_forced ? POND_FORCED_STEPS : POND_MAX_STEPS;
+	/* Obstacles are held at their cadence, whatever the batch. */
+	if (p->mask && steps > POND_MASK_STEPS - p->steps_since_mask)
+		steps = POND_MASK_STEPS - p->steps_since_mask;
+	p->step_count = steps;
+	/* The stones queued for the batch's steps, each step's from
+	 * drop_first[] on; those for steps past it land at its end. */
+	while (p->drop_step < steps)
+		p->drop_first[++p->drop_step] = p->ndrop;
+	p->drop_first[steps] = p->ndrop;
+	p->drop_reach_h = 0;
+	for (int i = 0; i < p->ndrop; i++)
+		p->drop_reach_h = p->drop_h[i] > p->drop_reach_h ? p->drop_h[i] : p->drop_reach_h;
+	*y0 = 0;
+	*y1 = p->flat && !p->step_forced && p->ndrop == 0 ? 0 : p->h;
+	p->batch = (struct pond_batch){
+		.w = p->w, .steps = steps, .steps_per_s = (float)p->ph.steps_per_second,
+		.nodes = p->nodes, .stride = vec_len(p), .step_node = p->step_node,
+		.drops = p->drop_f, .drop_first = p->drop_first, .drop_w = p->drop_w,
+		.drop_h = p->drop_h, .ndrop = p->ndrop, .drop_reach_h = p->drop_reach_h,
+	};
+	if (!p->step_forced)
+		return steps;
+	/* Each step's presses; those queued for steps past the batch are let
+	 * go of, and a step none was queued for presses nothing. */
+	for (int i = 0; i <= steps; i++)
+		p->step_first[i] = i < queued ? p->queue_first[i] : npress;
+	npress = p->step_first[steps];
+	/* Their Gaussians, step by step. */
+	nodes = 0;
+	for (int i = 0; i < steps; i++) {
+		p->step_node[i] = nodes;
+		for (int j = p->step_first[i]; j < p->step_first[i + 1]; j++)
+			nodes += press_nodes(&p->presses[j]);
+	}
+	p->step_node[steps] = nodes;
+	if ((size_t)nodes * vec_len(p) > p->nodes_cap) {
+		float *more = realloc(p->nodes, sizeof(*more) * (size_t)nodes * vec_len(p));
+
+		if (!more) {
+			/* Without room for their dents the fingers let go. */
+			for (int i = 0; i <= steps; i++)
+				p->step_node[i] = 0;
+			nodes = npress = 0;
+		} else {
+			p->nodes = more;
+			p->nodes_cap = (size_t)nodes * vec_len(p);
+		}
+	}
+	/* What the batch presses and what the last one left pressed: the
+	 * rest of the modes turn freely. */
+	p->reach_w = p->force_w;
+	p->reach_h = p->force_h;
+	node = 0;
+	for (int i = 0; i < npress && node < nodes; i++) {
+		const struct press *pr = &p->presses[i];
+		int mw = reach_to(p->w, pr->sigma, PRESS_CUTOFF);
+		int nh = reach_to(p->h, pr->sigma, PRESS_CUTOFF);
+		int k = press_nodes(pr);
+		/* The way about the step's end, half behind and half ahead. */
+		double hx = STREAK_HALF * (pr->x1 - pr->x0), hy = STREAK_HALF * (pr->y1 - pr->y0);
+
+		for (int j = 0; j < k; j++, node++) {
+			float *f = p->nodes + (size_t)node * vec_len(p);
+			double t = -1 + (2.0 * j + 1) / k;
+
+			gauss_factors(f, p->w, mw, pr->x1 + t * hx, pr->sigma);
+			gauss_factors(f + p->w, p->h, nh, pr->y1 + t * hy, pr->sigma);
+			for (int y = 0; y < nh; y++)
+				f[p->w + y] *= (float)(-pr->depth / k);
+		}
+		p->reach_w = mw > p->reach_w ? mw : p->reach_w;
+		p->reach_h = nh > p->reach_h ? nh : p->reach_h;
+	}
+	p->batch.nodes = p->nodes;
+	/* Whole vectors, up to the row's end. */
+	p->reach_w = (p->reach_w + LANES - 1) / LANES * LANES;
+	return steps;
+}
+
+void pond_use_rows(struct pond *p, const struct pond_rows *rows)
+{
+	p->rows = rows ? rows : &pond_rows_generic;
+}
+
+/* A row's sum of |h| + |q|, in 4 lanes whatever the row loops' path, so
+ * that every path finds the water flat at the same step. */
+static double row_l1(const float *h, const float *q, int w)
+{
+	vf acc = { 0 };
 	float tail = 0;
 	int m = 0;
 
-	for (; m + LANES <= w; m += LANES) {
-		vf f0 = load(force + m), f1 = load(d1 + m), cv = load(c + m), sv = load(s + m);
-		vf qd = (f1 - f0) * ps * load(inv_omega + m);
-		vf e = load(h + m) - f0, qe = load(q + m) - qd;
-		vf h2 = f1 + (cv * e + sv * qe), q2 = (cv * qe - sv * e) + qd;
-
-		store(h + m, h2);
-		store(q + m, q2);
-		store(force + m, f1);
-		acc += vabs(h2) + vabs(q2);
-	}
-	for (; m < w; m++) {
-		float qd = (d1[m] - force[m]) * per_s * inv_omega[m];
-		float e = h[m] - force[m], qe = q[m] - qd;
-
-		h[m] = d1[m] + (c[m] * e + s[m] * qe);
-		q[m] = (c[m] * qe - s[m] * e) + qd;
-		force[m] = d1[m];
+	for (; m + LANES <= w; m += LANES)
+		acc += vabs(load(h + m)) + vabs(load(q + m));
+	for (; m < w; m++)
 		tail += fabsf(h[m]) + fabsf(q[m]);
-	}
 	return lanes_sum(acc, tail);
 }
 
 void pond_step_rows(struct pond *p, int y0, int y1)
 {
-	int subs = 1 << p->sub_level;
-	size_t len = vec_len(p);
+	int mw = p->step_forced ? (p->reach_w < p->w ? p->reach_w : p->w) : 0;
 
 	for (int n = y0; n < y1; n++) {
 		size_t row = (size_t)n * p->w;
+		int m0 = n < p->reach_h ? mw : 0;
 		float *h = p->hc + row, *q = p->qc + row;
-		/* Each row its own part of the plane: bands never share it. */
-		float *d1 = p->dents + row;
-		double l1 = 0;
 
-		if (!p->step_forced) {
-			/* Free: the steps' time, a turn for each set bit. */
-			for (int b = 0; b < TURNS; b++) {
-				if (p->free_turn & (1l << b))
-					l1 = turn_row(h, q, p->cos_t[b] + row, p->sin_t[b] + row,
-						      p->w);
-			}
-			p->row_l1[n] = l1;
-			continue;
-		}
-		for (int s = 0; s < subs; s++) {
-			const float *c = p->cos_t[TURN_STEP - p->sub_level] + row;
-			const float *sn = p->sin_t[TURN_STEP - p->sub_level] + row;
-
-			memset(d1, 0, sizeof(*d1) * (size_t)p->w);
-			for (int i = 0; i < p->step_presses; i++) {
-				const float *v = p->press_vec + ((size_t)i * subs + s) * len;
-				float a = (float)(-p->presses[i].depth) * v[p->w + n];
-
-				for (int m = 0; m < p->w; m++)
-					d1[m] += a * v[m];
-			}
-			if (n == 0)
-				d1[0] = 0;
-			l1 = forced_row(h, q, p->force + row, d1, c, sn, p->inv_omega + row,
-					(float)(subs / p->step_s), p->w);
-		}
-		p->row_l1[n] = l1;
+		if (m0 > 0)
+			p->rows->forced_row(&p->batch, n, m0, h, q, p->force + row,
+					    p->c_step + row, p->s_step + row, p->inv_omega + row);
+		/* The rest turn freely: the fingers press nothing there, and
+		 * left nothing pressed. */
+		if (m0 < p->w)
+			p->rows->free_row(&p->batch, n, m0, h, q, p->c_step + row,
+					  p->s_step + row);
+		p->row_l1[n] = row_l1(h, q, p->w);
 	}
 }
 
@@ -665,10 +928,17 @@ static void mask_obstacles(struct pond *p)
 void pond_step_finish(struct pond *p)
 {
 	double l1 = 0;
-	bool forced = false;
+	bool forced = false, dropped = p->ndrop > 0;
 
-	if (!p->step_forced && p->flat)
+	p->ndrop = 0;
+	p->drop_step = 0;
+	if (!p->step_forced && p->flat && !dropped)
 		return;
+	/* The mean level stays: what the stones pushed aside rose round them. */
+	if (dropped) {
+		p->hc[0] = 0;
+		p->qc[0] = 0;
+	}
 	if (p->mask)
 		p->steps_since_mask += p->step_count;
 	if (p->mask && p->steps_since_mask >= POND_MASK_STEPS) {
@@ -677,10 +947,14 @@ void pond_step_finish(struct pond *p)
 	}
 	for (int n = 0; n < p->h; n++)
 		l1 += p->row_l1[n];
-	forced = p->step_presses > 0;
+	/* Pressed in the batch's last step: its dents are held on. Not: the
+	 * batch let go of them, and its last dents, stored, are all 0. */
+	if (p->step_forced) {
+		forced = p->step_first[p->step_count] > p->step_first[p->step_count - 1];
+		p->force_w = forced ? p->reach_w : 0;
+		p->force_h = forced ? p->reach_h : 0;
+	}
 	p->forced = forced;
-	if (!forced && p->step_forced)
-		memset(p->force, 0, p->n * sizeof(*p->force));
 	p->generation++;
 	/* The weights: a mode's cosine reaches w_m w_n times its height,
 	 * at most 4 (row_l1 sums without them). */
@@ -707,7 +981,10 @@ void pond_clear(struct pond *p)
 	memset(p->hc, 0, p->n * sizeof(*p->hc));
 	memset(p->qc, 0, p->n * sizeof(*p->qc));
 	memset(p->force, 0, p->n * sizeof(*p->force));
+	p->force_w = 0;
+	p->force_h = 0;
 	p->npress = 0;
+	p->press_step = 0;
 	p->forced = false;
 	p->flat = true;
 	p->generation++;

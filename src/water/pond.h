@@ -34,16 +34,15 @@
  */
 #define POND_SIGMA_MIN_CELLS 1.5
 
-/*
- * A stone's time inside a step is kept to 1/2^POND_SUBSTEP_BITS of the
- * step (a quarter of a millisecond at 240 steps a second), and a finger
- * dragging fast is followed in as many sub-steps.
- */
+/* A stone's time inside a step is kept to 1/2^POND_SUBSTEP_BITS of the
+ * step (a quarter of a millisecond at 240 steps a second). */
 #define POND_SUBSTEP_BITS 4
-/* Free water (no finger on it) is turned by up to 2^POND_BATCH_BITS steps
- * at once, as exactly: a frame's steps cost one pass over the modes. */
-#define POND_BATCH_BITS 4
-#define POND_MAX_STEPS ((1 << (POND_BATCH_BITS + 1)) - 1)
+/* Free water (no finger on it) is turned by up to POND_MAX_STEPS steps at
+ * once, pressed water by up to POND_FORCED_STEPS (two 60 Hz frames at 240
+ * steps a second), each step its own presses: a frame's steps cost one
+ * pass over the modes, however fast the fingers move. */
+#define POND_MAX_STEPS 31
+#define POND_FORCED_STEPS 8
 
 struct pond_physics {
 	double cell_mm;            /* a cell's side */
@@ -97,29 +96,57 @@ void pond_splash(struct pond *p, double x, double y, double radius, double depth
 /*
  * A finger held on the water through the next step, from (x0, y0) at the
  * step's start to (x1, y1) at its end: the water is pressed towards a
- * Gaussian dent there (the one pond_splash() would make) as a fingertip
- * presses it, at rest under a still finger and drawing a wake behind a
- * moving one. Call it before every step for every finger still down; a
- * finger not pressed in a step lets go of the water over that step.
+ * Gaussian dent drawn along that way (the one pond_splash() would make, as
+ * a fingertip presses it), at rest under a still finger and drawing a wake
+ * behind a moving one. Call it before every step for every finger still
+ * down; a finger not pressed in a step lets go of the water over that
+ * step. At most POND_MAX_PRESSES a step.
  */
 #define POND_MAX_PRESSES 16
 void pond_press(struct pond *p, double x0, double y0, double x1, double y1, double radius,
 		double depth);
+/* The presses that follow hold through the step after those before: a
+ * frame's steps are pressed one after the other, up to POND_FORCED_STEPS,
+ * and taken in one pond_step_begin(). */
+void pond_press_next_step(struct pond *p);
+/* Whether the next steps are pressed: presses queued, or fingers held on
+ * the water by the last step. */
+bool pond_pressed(const struct pond *p);
+/* The most steps pond_step_begin() takes now: POND_FORCED_STEPS when
+ * pressed, else POND_MAX_STEPS, fewer where obstacles are held at their
+ * cadence. */
+int pond_steps_max(const struct pond *p);
+
+/*
+ * A stone (as pond_splash()'s) landing at the end of step `step` of the
+ * batch pond_step_begin() takes next (0: its first), laid in the same pass
+ * over the modes as the steps: a downpour of many drops a frame costs a
+ * multiply-add a drop per mode it reaches, not a pass each. In step order;
+ * at most POND_MAX_DROPS a batch (more, or out of order: laid at once by
+ * pond_splash()).
+ */
+#define POND_MAX_DROPS 256
+void pond_drop(struct pond *p, int step, double x, double y, double radius, double depth);
 
 /* Advance the water by one step (1 / steps_per_second). */
 void pond_step(struct pond *p);
 /*
- * The same in bands: pond_step_begin() takes the step's presses and gives
- * the rows of modes the step must compute (y0 == y1: the water is still),
+ * The same in bands: pond_step_begin() takes the steps' presses and gives
+ * the rows of modes the steps must compute (y0 == y1: the water is still),
  * pond_step_rows() computes some of them (callers may run bands on threads
- * at once), and pond_step_finish() ends the step. pond_step() is all
- * three. Without a finger on the water (no press queued, none let go of
- * in the last step), pond_step_begin() takes up to POND_MAX_STEPS steps
- * at once: it returns how many it took (1 with a finger).
+ * at once), and pond_step_finish() ends the steps. pond_step() is all
+ * three for one step. pond_step_begin() takes up to POND_MAX_STEPS steps
+ * at once, POND_FORCED_STEPS with a finger on the water (presses queued
+ * for steps past those are let go of): it returns how many it took.
  */
 int pond_step_begin(struct pond *p, int steps, int *y0, int *y1);
 void pond_step_rows(struct pond *p, int y0, int y1);
 void pond_step_finish(struct pond *p);
+
+/* The row loops of an instruction set (water/pond-rows.h; NULL: the
+ * generic ones): the same numbers, faster. */
+struct pond_rows;
+void pond_use_rows(struct pond *p, const struct pond_rows *rows);
 
 /* Flatten the water; fingers let go. */
 void pond_clear(struct pond *p);

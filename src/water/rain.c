@@ -117,7 +117,7 @@ int rain_step(struct rain *rain, struct ripple *r)
 	return n;
 }
 
-int rain_step_pond(struct rain *rain, struct pond *p, double older_s)
+int rain_step_pond(struct rain *rain, struct pond *p, int step)
 {
 	struct drop d;
 	int n = 0;
@@ -125,11 +125,11 @@ int rain_step_pond(struct rain *rain, struct pond *p, double older_s)
 	rain->owed += rain->rate;
 	while (next_drop(rain, pond_width(p), pond_height(p), &d)) {
 		/* A drop falls at its step's end, a quarter of a 60 Hz frame
-		 * apart: at a time between the steps its stone would be turned
-		 * by each bit of a sixteenth of a step, a pass over the modes
-		 * each, and a downpour is many drops a frame. */
-		pond_splash(p, (double)d.x / RIPPLE_SUBCELL, (double)d.y / RIPPLE_SUBCELL,
-			    (double)d.radius / RIPPLE_SUBCELL, d.depth, older_s);
+		 * apart, laid in the pass that makes the steps: a downpour is
+		 * many drops a frame, and a pass each was most of a frame on
+		 * a floor of millions of modes. */
+		pond_drop(p, step, (double)d.x / RIPPLE_SUBCELL, (double)d.y / RIPPLE_SUBCELL,
+			  (double)d.radius / RIPPLE_SUBCELL, d.depth);
 		n++;
 	}
 	return n;

@@ -22,10 +22,10 @@ int64_t rain_rate(const struct rain *rain);
 void rain_set_steps_per_second(struct rain *rain, int steps_per_second);
 /* Call once per water step: drops the splashes that fall in it. Returns how many. */
 int rain_step(struct rain *rain, struct ripple *r);
-/* The same on the pond, the drops landing at the end of the step, which
- * ended older_s before the pond's time (call after the pond's steps). */
+/* The same on the pond, the drops landing at the end of step `step` of
+ * the pond's next batch (pond_drop(): call before the batch's steps). */
 struct pond;
-int rain_step_pond(struct rain *rain, struct pond *p, double older_s);
+int rain_step_pond(struct rain *rain, struct pond *p, int step);
 
 /* The generator, shared with anything else that needs determinism. */
 uint64_t rain_next_random(struct rain *rain);

@@ -1,0 +1,44 @@
+/*
+ * The pond's row loops (water/pond.c), one set per instruction set as the
+ * other kernels (water/kernels.h): the generic one, 4 lanes (SSE2 on
+ * x86-64, NEON on arm64), defines every result; the AVX2 one, 8 lanes, makes
+ * the same numbers lane for lane.
+ */
+#ifndef WATER_POND_ROWS_H
+#define WATER_POND_ROWS_H
+
+#include <stddef.h>
+
+/* What a batch of steps lays on the water, as the row loops read it. */
+struct pond_batch {
+	int w;                     /* a row's modes */
+	int steps;                 /* the batch's steps */
+	float steps_per_s;
+	/* the presses' Gaussians: node j's factors along x at nodes + j *
+	 * stride (w of them), along y (with the press's depth) at w past
+	 * them; step i's nodes are step_node[i] to step_node[i + 1] - 1 */
+	const float *nodes;
+	size_t stride;
+	const int *step_node;
+	/* the drops landing at the end of step i: drop_first[i] to
+	 * drop_first[i + 1] - 1, laid out as the nodes, reaching drop_w[d]
+	 * columns and drop_h[d] rows (no row reaches past drop_reach_h) */
+	const float *drops;
+	const int *drop_first, *drop_w, *drop_h;
+	int ndrop, drop_reach_h;
+};
+
+struct pond_rows {
+	/* Row n's free modes, columns m0 to the row's end, through the
+	 * batch's steps: each the step's turn (c, s), then the drops. */
+	void (*free_row)(const struct pond_batch *b, int n, int m0, float *h, float *q,
+			 const float *c, const float *s);
+	/* Row n's pressed modes, columns 0 to mw - 1, through the batch's
+	 * steps: the dents from force to each step's, the drops after. */
+	void (*forced_row)(const struct pond_batch *b, int n, int mw, float *h, float *q,
+			   float *force, const float *c, const float *s, const float *inv_omega);
+};
+
+extern const struct pond_rows pond_rows_generic;
+
+#endif
