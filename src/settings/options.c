@@ -597,8 +597,10 @@ const struct option_row options_table[] = {
 		.example = "2",
 		.reload = RELOAD_NEW_WATER, FIELD(sim_scale),
 		.help = "simulate the water at 1/N size, render full size",
-		.man = "Simulate the water at 1/\\fIN\\fR of the screen's size; auto picks cells\n"
-		       "of 1.4 to 2.8 mm, a power of two pixels, interpolated smoothly.\n"
+		.man = "Simulate the water at 1/\\fIN\\fR of the screen's size; auto picks the\n"
+		       "coarsest cells of a power of two pixels up to 2.87 mm (four to the\n"
+		       "shortest ripple a tap leaves for a second, 11.5 mm), at least a pixel,\n"
+		       "interpolated smoothly.\n"
 		       "Either way the water has 4194304 cells (2048x2048) at the most: a finer\n"
 		       "grid is made coarser, said in the log.",
 	},

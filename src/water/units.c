@@ -12,15 +12,41 @@
 /*
  * The seeds' rule is the leapfrog wave equation with c^2 dt^2 / dx^2 = 1/2:
  * long waves travel 1/sqrt(2) cells a step, whatever the cell or the step
- * is. So the speed on the panel is set by the cell's size in mm and the
- * step rate: a coarse grid (cells of a few pixels, rendered full size with
- * smooth interpolation) and a step rate that follows from the speed. Cells
- * of 1.4 to 2.8 mm carry a fingertip's ring (about 1 cm) with a few cells
- * across it; finer ones cost the cube of their fineness (cells and steps)
- * and show nothing more.
+ * is. So the classic water's speed on the panel is set by the cell's size
+ * in mm and the step rate: the cell below (the same for both waters), and
+ * a step rate that follows from the speed. Its cells are as coarse as the
+ * pond's rule allows because finer ones cost it the cube of their
+ * fineness (cells and steps) and show nothing more.
  */
 #define CELLS_PER_STEP 0.70710678118654752
-#define CELL_MM_MAX 2.8
+
+/*
+ * The cell: what the shortest ripple a visitor sees needs. A fingertip's
+ * stone is a Gaussian dent of sigma s = 4 mm (the default --stone-radius,
+ * 8 mm, over 2), whose spectrum gives a wave of wavenumber k a height
+ * exp(-k^2 s^2 / 2) of the longest waves'; water's viscosity leaves it
+ * exp(-2 nu k^2 t) of that after t (nu = 1 mm^2/s; Lamb, Hydrodynamics,
+ * art. 348). Taken apart, the dent excites waves down to 10.3 mm at 5 %
+ * of its peak (k = sqrt(2 ln 20) / s), and the viscosity leaves a tenth
+ * after a second (--fade's convention) of waves down to 5.9 mm (k =
+ * sqrt(ln 10 / 2 nu)): the dent is the bound. Together, a tap's wave
+ * one second on is exp(-k^2 (s^2 / 2 + 2 nu t)) of the dent's longest:
+ * at 5 % that is the 11.5 mm ripple, the shortest a tap leaves for a
+ * second (the 10.3 mm one is down to 2.4 % by then). Four cells to its
+ * wavelength carry it (the render's 2x passes carry shorter waves poorly,
+ * and a stone narrower than POND_SIGMA_MIN_CELLS feeds them: water/pond.h),
+ * so cells of up to 11.5 / 4 = 2.87 mm. Finer cells show nothing a tap
+ * makes that lasts, at the cost of more modes; coarser ones lose the
+ * shortest crests of the train (docs/water.md: the pond's cells). And
+ * never finer than a pixel: nothing finer can be shown. The fingertip and
+ * the viscosity are water's and a hand's, not the settings': --stone-radius
+ * or --viscosity given do not resize the grid (--sim-scale does).
+ */
+#define CELL_FINGER_SIGMA_MM 4.0    /* a fingertip's dent: 8 mm radius over 2 */
+#define CELL_WAVE_LEVEL 0.05        /* of the dent's longest waves, a second on */
+#define CELL_WAVE_AGE_S 1.0
+#define CELLS_PER_WAVE 4.0
+#define TWO_PI 6.28318530717958648
 #define MM_PER_CM 10.0
 
 /*
@@ -135,12 +161,25 @@ static void screen_size(const struct water_look *look, struct water_units *u, in
 	u->mm_height = (int)lround(pitch * u->height);
 }
 
-/* The largest power of two whose cells are no coarser than CELL_MM_MAX. */
+/* The coarsest cell the shortest ripple a tap leaves for a second needs
+ * (see above), mm: 2.87. */
+static double cell_mm_max(void)
+{
+	double s = CELL_FINGER_SIGMA_MM;
+	double nu = WATER_VISCOSITY_M2_S * MM_PER_M * MM_PER_M;
+	double k = sqrt(-log(CELL_WAVE_LEVEL) / (s * s / 2 + 2 * nu * CELL_WAVE_AGE_S));
+
+	return TWO_PI / k / CELLS_PER_WAVE;
+}
+
+/* The largest power of two pixels whose cells are no coarser than
+ * cell_mm_max(): at least a pixel, however coarse that is. */
 static int auto_scale(const struct water_units *u)
 {
+	double most = cell_mm_max();
 	int n = 1;
 
-	while (n * 2 <= WATER_SCALE_MAX && n * 2 * u->px_mm <= CELL_MM_MAX &&
+	while (n * 2 <= WATER_SCALE_MAX && n * 2 * u->px_mm <= most &&
 	       (u->width + n * 2 - 1) / (n * 2) >= RIPPLE_MIN_SIZE &&
 	       (u->height + n * 2 - 1) / (n * 2) >= RIPPLE_MIN_SIZE)
 		n *= 2;
