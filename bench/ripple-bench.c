@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "base/bigmem.h"
@@ -55,6 +56,8 @@
  * screen in moves this long, all before the frame's steps (a frame that
  * catches up after a stall): the most touches can ask of one frame. */
 #define SWIPE_MOVE_PX 4
+#define DRAG_MAX_MM_S 10000
+#define KB_PER_MB 1024.0
 
 /* --sound: this many drops a second (stones and raindrops in turn, a finger
  * dragging all along), made in the sound thread's chunks of this many
@@ -83,6 +86,8 @@ struct bench {
 	 * started by the kiosk's schedule (service/schedule.h); 0: not */
 	int vblanks;                        /* VBLANKS_LATE, VBLANKS_AT_ONCE */
 	int panels;                         /* --wall: panels of --size side by side */
+	int drag_mm_s;                      /* --drag: a finger dragged at this speed; 0: none */
+	bool start;                         /* --start: the time to the first frame */
 };
 
 static double max_ms(const uint64_t *v, int n)
@@ -104,6 +109,27 @@ static void swipe(struct kiosk *k, int width, int height)
 	for (int x = SWIPE_MOVE_PX; x < width; x += SWIPE_MOVE_PX)
 		gesture_move(g, 0, x, height / 2);
 	gesture_up(g, 0);
+}
+
+/* --drag: a finger held down on the middle line and dragged at the given
+ * speed in real time, a move a frame, to and fro between the ends (a visitor
+ * running a hand across a floor): landed before the first frame. */
+#define DRAG_MARGIN_MM 100.0
+
+static void drag(struct kiosk *k, const struct bench *b, int64_t frame)
+{
+	struct gesture *g = kiosk_gesture(k);
+	int width = b->width * b->panels;
+	double mm_px = (double)b->mm_width * b->panels / width;
+	double run = (double)b->mm_width * b->panels - 2 * DRAG_MARGIN_MM;
+	double along = fmod((double)b->drag_mm_s * (double)frame / b->refresh_hz, 2 * run);
+	double x_mm = DRAG_MARGIN_MM + (along < run ? along : 2 * run - along);
+	int x = (int)lround(x_mm / mm_px);
+
+	if (!gesture_slot_down(g, 0))
+		gesture_down(g, 0, x, b->height / 2, 0, 0);
+	else
+		gesture_move(g, 0, x, b->height / 2);
 }
 
 static void usage(FILE *f)
@@ -145,6 +171,11 @@ static void usage(FILE *f)
 "  --water swipe   no rain; every frame a finger of the largest stone crosses the\n"
 "                  screen in moves of 4 px before the steps (the worst frame of\n"
 "                  touches; worst_ms= is the slowest frame)\n"
+"  --drag MM_S     a finger dragged to and fro along the middle at MM_S mm/s in real\n"
+"                  time, a move a frame, over whatever --water rains (needs --screen-mm):\n"
+"                  what a visitor's running hand costs; the line says drag_mm_s=\n"
+"  --start         the time from the start of the kiosk's water to its first frame drawn\n"
+"                  (start_ms=), and the process's peak memory then (rss_mb=)\n"
 "  --wall N        a water wall: N panels of --size (and --screen-mm) side by side,\n"
 "                  one water under them, each frame a window drawn for each panel\n"
 "  --seeds         the seeds' workload: full-size grid, one step a frame, damping\n"
@@ -173,6 +204,8 @@ static int parse_args(struct bench *b, int argc, char **argv)
 		{ "wall", required_argument, NULL, 'W' },
 		{ "sound", no_argument, NULL, 'A' },
 		{ "vblanks", required_argument, NULL, 'V' },
+		{ "drag", required_argument, NULL, 'D' },
+		{ "start", no_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -263,6 +296,13 @@ static int parse_args(struct bench *b, int argc, char **argv)
 				goto bad;
 			b->vblanks = strcmp(optarg, "auto") == 0 ? VBLANKS_LATE : VBLANKS_AT_ONCE;
 			break;
+		case 'D':
+			if (parse_int(optarg, 1, DRAG_MAX_MM_S, &b->drag_mm_s) < 0)
+				goto bad;
+			break;
+		case 'T':
+			b->start = true;
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -273,6 +313,10 @@ static int parse_args(struct bench *b, int argc, char **argv)
 	}
 	if (optind < argc) {
 		usage(stderr);
+		return -EINVAL;
+	}
+	if (b->drag_mm_s > 0 && b->mm_width <= 0) {
+		fprintf(stderr, "ripple-bench: --drag needs --screen-mm: its speed is in mm/s\n");
 		return -EINVAL;
 	}
 	if (strcmp(b->impl, "seed-o2") == 0)
@@ -356,6 +400,8 @@ static void print_line(const struct bench *b, const char *impl, int threads,
 	printf(" frame_ms=%.3f fps=%.1f", t->frame, t->frame > 0 ? 1000.0 / t->frame : 0.0);
 	if (b->swipe)
 		printf(" worst_ms=%.3f", t->worst);
+	if (b->drag_mm_s > 0)
+		printf(" drag_mm_s=%d worst_ms=%.3f", b->drag_mm_s, t->worst);
 	if (t->predicted)
 		printf(" pred_err_p50_ms=%.3f pred_err_p99_ms=%.3f pred_over_margin_pct=%.2f",
 		       t->pred_p50, t->pred_p99, t->pred_missed);
@@ -661,6 +707,8 @@ static int run_kiosk(const struct bench *b, uint64_t *t_step, uint64_t *t_render
 	struct times times;
 	int pw, ph, ret;
 
+	uint64_t made_at = clock_now_ns();
+
 	options_defaults(&o);
 	o.water = b->model;
 	o.caustics = b->caustics && !b->seeds;
@@ -669,8 +717,11 @@ static int run_kiosk(const struct bench *b, uint64_t *t_step, uint64_t *t_render
 	o.steps_per_second = b->steps_per_second;
 	o.screen_mm_width = b->mm_width * b->panels;
 	o.screen_mm_height = b->mm_height;
-	o.rain = b->calm ? 0 : CHOPPY_RAIN_PER_M2_MINUTE;
-	o.attract_s = 0;
+	/* --start: the kiosk as it starts, its attract rain not yet due. */
+	if (!b->start) {
+		o.rain = b->calm ? 0 : CHOPPY_RAIN_PER_M2_MINUTE;
+		o.attract_s = 0;
+	}
 	if (b->swipe)
 		o.stone_radius_mm = OPTIONS_MAX_RADIUS_MM;
 	if (b->seeds) {
@@ -712,6 +763,26 @@ static int run_kiosk(const struct bench *b, uint64_t *t_step, uint64_t *t_render
 		options_free(&o);
 		return -ENOMEM;
 	}
+	if (b->start) {
+		const struct kiosk_window win = { 0, 0, b->width * b->panels, b->height, 0 };
+		struct rusage ru;
+		double ms;
+
+		/* The first frame as the loop draws it: the steps due at 0, the
+		 * heights, the picture under them. */
+		kiosk_advance(k, 0);
+		kiosk_render_window(k, &t, &win);
+		ms = (double)(clock_now_ns() - made_at) / BENCH_NS_PER_MS;
+		getrusage(RUSAGE_SELF, &ru);
+		printf("impl=%s threads=%d size=%dx%d screen=%dx%dmm model=%s caustics=%s "
+		       "start_ms=%.1f rss_mb=%.1f\n", simd_kernels()->name, b->threads, b->width,
+		       b->height, b->mm_width, b->mm_height, model_name(b->model),
+		       b->caustics ? "on" : "off", ms, ru.ru_maxrss / KB_PER_MB);
+		free(t.pixels);
+		kiosk_destroy(k);
+		options_free(&o);
+		return 0;
+	}
 	/* The frames of a display at refresh_hz: each runs the steps due
 	 * by then, as the live loop does. */
 	const uint64_t period = NSEC_PER_SEC / (uint64_t)b->refresh_hz;
@@ -740,6 +811,8 @@ static int run_kiosk(const struct bench *b, uint64_t *t_step, uint64_t *t_render
 		t0 = clock_now_ns();
 		if (b->swipe && f >= 0)
 			swipe(k, b->width, b->height);
+		if (b->drag_mm_s > 0)
+			drag(k, b, (int64_t)f + (int64_t)PREFILL_S * b->refresh_hz);
 		kiosk_advance(k, clock);
 		t1 = clock_now_ns();
 		/* --idle: as the live loop, draw only what changed */

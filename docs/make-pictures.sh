@@ -18,6 +18,9 @@
 #   docs/pond-drag.png  a finger dragged at 1 m/s across the 55-inch panel at
 #                       1080p over the sandy floor, 0.75 s after it set off: the
 #                       V behind it, the capillary ripples ahead
+#   docs/floor-drag.png  a projected floor of 4000 x 2250 mm at 1080p under the
+#                       built-in pool and rain, a hand run across it at 2 m/s
+#                       for 1.5 s: the V behind it on a floor a mode a pixel
 #   docs/caustics-grey.png  the light through the water alone (--light 0): one
 #                       tap over plain mid-grey on the 55-inch panel, 0.5 s later
 #   docs/caustics-pool.png  the built-in pool (tiles, grout, no light painted
@@ -110,6 +113,16 @@ run --frames 46 --every 45 --screen-mm 1210x680 --touch-script "$tmp/drag.script
 	--background "$tmp/sand.png" --output "$tmp/drag"
 cp "$tmp/drag/frame-00045.png" "$src/docs/pond-drag.png.tmp"
 mv "$src/docs/pond-drag.png.tmp" "$src/docs/pond-drag.png"
+# A projected floor of 4 x 2.25 m at 1080p (2.08 mm a pixel, a mode a pixel)
+# under the built-in pool and its attract rain, a visitor's hand run across
+# it at 2 m/s for a second and a half: 16 px a 60 Hz frame.
+awk 'BEGIN { print "0 down 0 120 700"; for (f = 1; f <= 90; f++)
+	printf "%d move 0 %d 700\n", f, 120 + f * 2000 / 60 * 1920 / 4000 + 0.5 }' \
+	>"$tmp/floor.script"
+run --frames 91 --every 90 --screen-mm 4000x2250 --rain 300 --touch-script "$tmp/floor.script" \
+	--output "$tmp/floor"
+cp "$tmp/floor/frame-00090.png" "$src/docs/floor-drag.png.tmp"
+mv "$src/docs/floor-drag.png.tmp" "$src/docs/floor-drag.png"
 # Light through the water. Mid-grey under one tap, the lamp's mirror image
 # off: what is left is the floor lit through the water.
 plain 128 128 128 "$tmp/grey.png"
