@@ -563,23 +563,12 @@ static int stone_reach(int n, double sigma)
  * baseline, so no flags and no dispatch), with a scalar tail; the sums are
  * kept per lane. The steps' own row loops are in water/pond-lanes.h.
  */
-#define LANES 4
-typedef float vf __attribute__((vector_size(LANES * sizeof(float))));
+#define LANES POND_LANES
+typedef pl_vf vf;
 typedef int32_t vi __attribute__((vector_size(LANES * sizeof(int32_t))));
 #define SIGN_OFF 0x7fffffff
-
-static inline vf load(const float *p)
-{
-	vf v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
-static inline void store(float *p, vf v)
-{
-	memcpy(p, &v, sizeof(v));
-}
+#define load pl_load
+#define store pl_store
 
 static inline vf vabs(vf v)
 {
