@@ -90,6 +90,9 @@ struct press {
  * NODES_MAX. */
 #define NODE_SPACING_SIGMAS 1.5
 #define NODES_MAX 16
+/* A step's Gaussians for all its presses at most: one finger's most, or
+ * five fingertips at 3 m/s (more share them, each drawn more coarsely). */
+#define NODES_STEP_MAX 16
 #define PRESSES_MAX (POND_MAX_PRESSES * POND_FORCED_STEPS)
 
 struct pond {
@@ -119,6 +122,7 @@ struct pond {
 	int queue_first[POND_FORCED_STEPS];  /* where each queued step's presses begin */
 	int step_first[POND_FORCED_STEPS + 1];  /* the batch's: step i's are first[i]..[i + 1] */
 	int step_node[POND_FORCED_STEPS + 1];
+	int press_nodes[PRESSES_MAX];  /* each press's Gaussians in this batch */
 	int reach_w, reach_h;      /* the modes the batch forces (reach_w: whole vectors) */
 	bool forced;               /* force is not all zero */
 	bool step_forced;
@@ -799,12 +803,24 @@ int pond_step_begin(struct pond *p, int steps, int *y0, int *y1)
 	for (int i = 0; i <= steps; i++)
 		p->step_first[i] = i < queued ? p->queue_first[i] : npress;
 	npress = p->step_first[steps];
-	/* Their Gaussians, step by step. */
+	/* Their Gaussians, step by step: so many fingers so fast that a step
+	 * would have more than NODES_STEP_MAX share them out, each drawn
+	 * more coarsely, so that a crowd of running hands costs a bounded
+	 * frame (16 fingers hopping 20 cm a frame on a 4 m floor in a
+	 * downpour: 18 ms a frame, 125 unbounded). */
 	nodes = 0;
 	for (int i = 0; i < steps; i++) {
+		int want = 0;
+
 		p->step_node[i] = nodes;
 		for (int j = p->step_first[i]; j < p->step_first[i + 1]; j++)
-			nodes += press_nodes(&p->presses[j]);
+			want += p->press_nodes[j] = press_nodes(&p->presses[j]);
+		for (int j = p->step_first[i]; j < p->step_first[i + 1]; j++) {
+			if (want > NODES_STEP_MAX)
+				p->press_nodes[j] = p->press_nodes[j] * NODES_STEP_MAX / want > 1
+						    ? p->press_nodes[j] * NODES_STEP_MAX / want : 1;
+			nodes += p->press_nodes[j];
+		}
 	}
 	p->step_node[steps] = nodes;
 	if ((size_t)nodes * vec_len(p) > p->nodes_cap) {
@@ -829,7 +845,7 @@ int pond_step_begin(struct pond *p, int steps, int *y0, int *y1)
 		const struct press *pr = &p->presses[i];
 		int mw = reach_to(p->w, pr->sigma, PRESS_CUTOFF);
 		int nh = reach_to(p->h, pr->sigma, PRESS_CUTOFF);
-		int k = press_nodes(pr);
+		int k = p->press_nodes[i];
 		/* The way about the step's end, half behind and half ahead. */
 		double hx = STREAK_HALF * (pr->x1 - pr->x0), hy = STREAK_HALF * (pr->y1 - pr->y0);
 
