@@ -476,61 +476,31 @@ static void stone_shape(double radius, double depth, double *sigma, double *amp)
  * sigma^2) and its mirror images in the walls is the sum over m of
  * w_m f[m] cos(pi m (x' + 1/2) / n), with
  * f[m] = sqrt(2 pi) sigma / n * exp(-k^2 sigma^2 / 2) cos(k (x + 1/2)),
- * k = pi m / n: a stone costs O(w + h) here and O(w h) to add.
- */
-/* e^(-k^2 sigma^2 / 2) times a at k = pi m / n, m = 0..count - 1, into g:
- * by the ratio of each to the last, exp(-b (2m + 1)) with b = (pi sigma /
- * n)^2 / 2, a product a step: no exp() a mode (a raindrop's and a pressing
- * finger's factors are made every step). */
-static void gauss_run(double *g, int count, int n, double sigma, double a)
-{
-	double b = 0.5 * (M_PI * sigma / n) * (M_PI * sigma / n);
-	double ratio = exp(-b), ratio_step = exp(-2 * b);
-
-	for (int m = 0; m < count; m++) {
-		g[m] = a;
-		a *= ratio;
-		ratio *= ratio_step;
-	}
-}
-
-/* cos and sin of m phi, m = 0..count - 1, by turning a unit vector by phi
- * a step (in double: its length drifts by about m ulps). */
-static void turn_run(float *c, float *s, int count, double phi)
-{
-	double cp = cos(phi), sp = sin(phi), x = 1, y = 0;
-
-	for (int m = 0; m < count; m++) {
-		double x2 = x * cp - y * sp;
-
-		c[m] = (float)x;
-		s[m] = (float)y;
-		y = y * cp + x * sp;
-		x = x2;
-	}
-}
-
-/* How far the run's scratch goes: a side's modes. */
-#define RUN_MAX 16384
-
-/*
- * A Gaussian's cosine factors along one side of n cells, at x (cells,
- * centres on whole numbers): the cosine series of exp(-(x' - x)^2 / 2
- * sigma^2) and its mirror images in the walls is the sum over m of
- * w_m f[m] cos(pi m (x' + 1/2) / n), with
- * f[m] = sqrt(2 pi) sigma / n * exp(-k^2 sigma^2 / 2) cos(k (x + 1/2)),
  * k = pi m / n: a stone costs O(w + h) here and O(w h) to add. The first
- * count of them (a stone's reach; the rest are not read).
+ * count of them (a stone's reach; the rest are 0).
+ *
+ * No exp() or cos() a mode (a raindrop's and a pressing finger's factors
+ * are made every step): the Gaussian by its ratio to the last,
+ * exp(-b (2m + 1)) with b = (pi sigma / n)^2 / 2, and the cosine by
+ * turning a unit vector by pi (x + 1/2) / n a mode (in double: its length
+ * drifts by about m ulps).
  */
 static void gauss_factors(float *f, int n, int count, double x, double sigma)
 {
-	double g[RUN_MAX];
-	float c[RUN_MAX], s[RUN_MAX];
+	double b = 0.5 * (M_PI * sigma / n) * (M_PI * sigma / n);
+	double g = sqrt(TWO_PI) * sigma / n, ratio = exp(-b), ratio_step = exp(-2 * b);
+	double phi = M_PI * (x + 0.5) / n, cp = cos(phi), sp = sin(phi), c = 1, s = 0;
 
-	gauss_run(g, count, n, sigma, sqrt(TWO_PI) * sigma / n);
-	turn_run(c, s, count, M_PI * (x + 0.5) / n);
-	for (int m = 0; m < count; m++)
-		f[m] = (float)(g[m] * c[m]);
+	for (int m = 0; m < count; m++) {
+		double c2 = c * cp - s * sp;
+
+		/* The cosine rounded to float first, as the factors always were. */
+		f[m] = (float)(g * (float)c);
+		g *= ratio;
+		ratio *= ratio_step;
+		s = s * cp + c * sp;
+		c = c2;
+	}
 	/* Past the reach 0, for loops that read whole vectors. */
 	memset(f + count, 0, sizeof(*f) * (size_t)(n - count));
 }
