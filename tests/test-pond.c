@@ -687,33 +687,44 @@ static void test_batch(void)
 	struct pond *batch = pond_create(BATCH_W, BATCH_H, &ph);
 	struct pond *single = pond_create(BATCH_W, BATCH_H, &ph);
 	struct pond *aged = pond_create(BATCH_W, BATCH_H, &ph);
+	struct pond *dealt = pond_create(BATCH_W, BATCH_H, &ph);
 	const double cy = BATCH_H / 2.0;
 	double worst_aged = 0;
-	bool same = true;
+	bool same = true, dealt_same = true;
 
-	CHECK(batch && single && aged);
-	if (!batch || !single || !aged)
+	CHECK(batch && single && aged && dealt);
+	if (!batch || !single || !aged || !dealt)
 		goto out;
 	for (int f = 0; f < BATCH_FRAMES; f++) {
 		int y0, y1, taken;
 
 		CHECK_EQ(pond_steps_max(batch), f == 0 ? POND_MAX_STEPS : POND_FORCED_STEPS);
 		for (int s = 0; s < BATCH_STEPS; s++) {
-			if (s > 0)
-				pond_press_next_step(batch);
-			pond_press(batch, batch_x(f, s), cy, batch_x(f, s + 1), cy,
-				   FINGER_RADIUS_CELLS, FINGER_DEPTH_UNITS);
-			for (int d = 0; d < BATCH_DROPS; d++) {
-				double x, y;
+			/* the same to dealt, whose rows are dealt to bands */
+			for (struct pond *p = batch; p; p = p == batch ? dealt : NULL) {
+				if (s > 0)
+					pond_press_next_step(p);
+				pond_press(p, batch_x(f, s), cy, batch_x(f, s + 1), cy,
+					   FINGER_RADIUS_CELLS, FINGER_DEPTH_UNITS);
+				for (int d = 0; d < BATCH_DROPS; d++) {
+					double x, y;
 
-				batch_drop_at(f, s, d, &x, &y);
-				pond_drop(batch, s, x, y, FINGER_RADIUS_CELLS, FINGER_DEPTH_UNITS);
+					batch_drop_at(f, s, d, &x, &y);
+					pond_drop(p, s, x, y, FINGER_RADIUS_CELLS,
+						  FINGER_DEPTH_UNITS);
+				}
 			}
 		}
 		taken = pond_step_begin(batch, BATCH_STEPS, &y0, &y1);
 		CHECK_EQ(taken, BATCH_STEPS);
 		pond_step_rows(batch, y0, y1);
 		pond_step_finish(batch);
+		/* Three bands, the last first: any order is allowed. */
+		pond_step_begin(dealt, BATCH_STEPS, &y0, &y1);
+		for (int band = 2; band >= 0; band--)
+			pond_step_rows_dealt(dealt, y0, y1, band, 3);
+		pond_step_finish(dealt);
+		dealt_same = dealt_same && max_diff(batch, dealt) == 0;
 		/* The same one step at a time: the drops first without (the
 		 * finger alone), then the drops with them as aged stones. */
 		for (int s = 0; s < BATCH_STEPS; s++) {
@@ -762,7 +773,10 @@ static void test_batch(void)
 	CHECK(same);
 	CHECK(worst_aged < BATCH_DROP_TOLERANCE);
 	CHECK(!pond_is_flat(batch));
+	/* The rows dealt out to bands: the same water. */
+	CHECK(dealt_same);
 out:
+	pond_destroy(dealt);
 	pond_destroy(batch);
 	pond_destroy(single);
 	pond_destroy(aged);

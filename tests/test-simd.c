@@ -1,5 +1,6 @@
 #include "config.h"
 
+#include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 #include "water/caustics.h"
 #include "water/kernels.h"
 #include "water/pond.h"
+#include "water/pond-rows.h"
 #include "water/render.h"
 #include "water/ripple.h"
 #include "water/simd.h"
@@ -726,6 +728,8 @@ static int compare_pond(const struct kernels *k)
 			}
 			if (memcmp(pond_heights_float(pa), pond_heights_float(pb),
 				   (size_t)w * h * sizeof(float)) != 0 ||
+			    memcmp(pond_heights_made(pa), pond_heights_made(pb),
+				   (size_t)w * h * sizeof(int16_t)) != 0 ||
 			    pond_is_flat(pa) != pond_is_flat(pb)) {
 				fprintf(stderr, "%s: %dx%d pond differs at frame %d\n", k->name, w,
 					h, f);
@@ -739,6 +743,46 @@ next:
 		pond_destroy(pb);
 	}
 	return bad ? 0 : compared;
+}
+
+/*
+ * The heights' rounding, each path's and the generic one's, against its
+ * definition: clamped to +-INT16_MAX, half away from zero, over the ties,
+ * signed zeros, the clamp's edges and far past them, at lengths that are
+ * no multiple of a vector. 0 on a difference.
+ */
+static int compare_round(const struct pond_rows *r, const char *name)
+{
+	static const float edge[] = {
+		0.0f, -0.0f, 0.5f, -0.5f, 1.5f, -1.5f, 2.5f, -2.5f, 0.49999997f, -0.49999997f,
+		0.49999994f, -0.49999994f, 1.4999999f, -1.4999999f, 100.49999f, -100.49999f,
+		32766.5f, -32766.5f, 32767.0f, -32767.0f, 32767.4f, -32767.4f, 32768.0f,
+		-32768.0f, 40000.0f, -40000.0f, 1e30f, -1e30f, 1e-30f, -1e-30f, 1234.567f,
+	};
+	enum { N = 203 };
+	float v[N];
+	int16_t got[N];
+	int bad = 0;
+
+	for (int i = 0; i < N; i++)
+		v[i] = i < (int)(sizeof(edge) / sizeof(edge[0])) ? edge[i]
+								 : (float)((i * 7919) % 70001 - 35000) / 3;
+	for (int len = 0; len <= N; len += len < 20 ? 1 : 61) {
+		memset(got, 0x55, sizeof(got));
+		r->round_row(v, got, (size_t)len);
+		for (int i = 0; i < N; i++) {
+			float c = v[i] > INT16_MAX ? INT16_MAX : v[i] < -INT16_MAX ? -INT16_MAX : v[i];
+			int16_t want = i < len ? (int16_t)(int32_t)(c + copysignf(0.5f, c)) : 0x5555;
+
+			if (got[i] != want) {
+				fprintf(stderr, "%s: %.9g rounds to %d, not %d (%d of %d)\n", name,
+					(double)v[i], got[i], want, i, len);
+				bad++;
+				break;
+			}
+		}
+	}
+	return bad == 0;
 }
 
 int main(void)
@@ -777,6 +821,7 @@ int main(void)
 		same = planes > 0 && same;
 		ponds = compare_pond(k);
 		same = ponds > 0 && same;
+		same = compare_round(k->pond ? k->pond : &pond_rows_generic, k->name) && same;
 		CHECK(same);
 		if (same)
 			fprintf(stderr, "%s: bit-exact with scalar at %zu sizes, damped by shift, "

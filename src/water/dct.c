@@ -495,6 +495,12 @@ _Static_assert(PASSES == DCT2D_PASSES, "dct.h counts the inverse's passes");
 
 void dct2d_inverse_band(struct dct2d *d, float *plane, int pass, int band, int bands)
 {
+	dct2d_inverse_band_from(d, plane, plane, pass, band, bands);
+}
+
+void dct2d_inverse_band_from(struct dct2d *d, const float *coef, float *plane, int pass,
+			     int band, int bands)
+{
 	const struct chunks *ch = pass == PASS_ROWS ? &d->rows_inverse : &d->cols_inverse;
 	int c0, c1;
 
@@ -509,7 +515,7 @@ void dct2d_inverse_band(struct dct2d *d, float *plane, int pass, int band, int b
 		return;
 	}
 	for (int c = c0; c < c1; c++)
-		inverse_rows(d, plane, c);
+		inverse_rows(d, coef, c);
 }
 
 void dct2d_inverse(struct dct2d *d, float *plane)

@@ -40,6 +40,11 @@ void dct2d_inverse(struct dct2d *d, float *plane);
  */
 #define DCT2D_PASSES 2
 void dct2d_inverse_band(struct dct2d *d, float *plane, int pass, int band, int bands);
+/* The same with the coefficients read from coef (the first pass reads
+ * them, nothing writes them) and the values left in plane: no copy of the
+ * coefficients first, where they must stay. The same numbers. */
+void dct2d_inverse_band_from(struct dct2d *d, const float *coef, float *plane, int pass,
+			     int band, int bands);
 /* Values to coefficients, in place: dct2d_inverse() gives the values back
  * (to rounding). */
 void dct2d_forward(struct dct2d *d, float *plane);

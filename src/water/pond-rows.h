@@ -8,6 +8,15 @@
 #define WATER_POND_ROWS_H
 
 #include <stddef.h>
+#include <stdint.h>
+
+/* A pressed batch's steps and its Gaussians at most (water/pond.c keeps
+ * to them: POND_FORCED_STEPS, and 16 Gaussians a step). */
+#define POND_ROW_STEPS_MAX 8
+#define POND_ROW_NODES_MAX (16 * POND_ROW_STEPS_MAX)
+/* and the drops of a batch of free steps (POND_MAX_STEPS, POND_MAX_DROPS) */
+#define POND_ROW_STEPS_MAX_ALL 31
+#define POND_ROW_DROPS_MAX 256
 
 /* What a batch of steps lays on the water, as the row loops read it. */
 struct pond_batch {
@@ -37,6 +46,10 @@ struct pond_rows {
 	 * steps: the dents from force to each step's, the drops after. */
 	void (*forced_row)(const struct pond_batch *b, int n, int mw, float *h, float *q,
 			   float *force, const float *c, const float *s, const float *inv_omega);
+	/* n summed heights into int16: each rounded half away from zero,
+	 * clamped to +-INT16_MAX (a crest that meets two others may pass
+	 * it). */
+	void (*round_row)(const float *v, int16_t *out, size_t n);
 };
 
 extern const struct pond_rows pond_rows_generic;
