@@ -13,6 +13,7 @@
 #include "capture.h"
 #include "check.h"
 #include "exhibit/kiosk.h"
+#include "exhibit/kiosk-private.h"
 #include "settings/options.h"
 #include "water/gesture.h"
 #include "water/pond.h"
@@ -804,6 +805,57 @@ static void water_extremes(struct kiosk *k, double *slope, double *height)
  */
 /* The pond as the exhibit runs it: a tap, the attract rain, sleep and a
  * touch that wakes it, the sound's splashes, and a new water for --water. */
+/*
+ * The light through the water is followed on the render's 2x2 blocks where
+ * the pond has a cell a pixel (a projected floor), on the water's cells
+ * where they are larger (a panel) and for the classic water, whose walls
+ * are its edge cells; a frame is drawn lit either way.
+ */
+#define FLOOR_W 384
+#define FLOOR_H 216
+static void test_light_on_blocks(void)
+{
+	static const struct {
+		enum water_model water;
+		int mm_w, mm_h;
+		bool blocks;
+	} cases[] = {
+		{ WATER_POND, 800, 450, true },      /* 2.08 mm a pixel: a cell each */
+		{ WATER_POND, 300, 169, false },     /* 0.78 mm a pixel: cells of several */
+		{ WATER_CLASSIC, 800, 450, false },
+	};
+	static uint32_t px[FLOOR_W * FLOOR_H];
+	struct render_target t = { px, FLOOR_W, FLOOR_H, FLOOR_W * 4, PIXEL_XRGB8888 };
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct options o;
+		struct kiosk *k;
+		int sw, sh;
+		uint64_t t0 = 100 * SEC;
+
+		base_options(&o);
+		o.water = cases[i].water;
+		o.depth_mm = OPTIONS_DEFAULT_DEPTH_MM;
+		o.caustics = true;
+		CHECK_EQ(kiosk_create(&o, 0, FLOOR_W, FLOOR_H, cases[i].mm_w, cases[i].mm_h, &k),
+			 0);
+		if (!k)
+			continue;
+		kiosk_heights(k, &sw, &sh);
+		CHECK_EQ(kiosk_gain_width(k), cases[i].blocks ? sw / 2 : sw);
+		CHECK_EQ(kiosk_gain_height(k), cases[i].blocks ? sh / 2 : sh);
+		CHECK_EQ(sw == FLOOR_W, cases[i].water == WATER_CLASSIC || cases[i].blocks);
+		kiosk_advance(k, t0);
+		gesture_down(kiosk_gesture(k), 0, FLOOR_W / 2, FLOOR_H / 2, 0, 0);
+		gesture_up(kiosk_gesture(k), 0);
+		for (int f = 1; f <= 20; f++)
+			kiosk_advance(k, t0 + (uint64_t)f * SEC / 60);
+		CHECK_EQ(kiosk_render(k, &t), 0);
+		CHECK(kiosk_gain(k) != NULL);
+		kiosk_destroy(k);
+	}
+}
+
 static void test_pond_moods(void)
 {
 	struct options o;
@@ -970,6 +1022,7 @@ int main(void)
 	RUN(test_drag_trough_depth);
 	RUN(test_tap_amplitudes);
 	RUN(test_pond_moods);
+	RUN(test_light_on_blocks);
 	RUN(test_pond_landing_time);
 	return CHECK_EXIT();
 }

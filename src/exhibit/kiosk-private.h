@@ -95,6 +95,7 @@ struct view {
 	int16_t *gain_resampled;
 	int *gx0, *gxw, *gy0, *gyw;
 	int gain_w, gain_h;
+	bool gain_direct;          /* the water's light is on these blocks already */
 	const int16_t *gain;
 	size_t gain_pitch;
 	bool gain_made;
@@ -162,7 +163,12 @@ struct kiosk {
 	/* The light through the water on the floor (NULL: --caustics off),
 	 * made from the heights once a change of the water (kiosk_gain). */
 	struct caustics *caustics;
-	const int16_t *gain;       /* NULL: evenly lit */
+	/* Where the water has a cell a pixel, the light is followed on the
+	 * render's 2x2 blocks (kiosk.c: light_on_blocks): its grid, and the
+	 * heights brought to it; else the water's grid and heights. */
+	int light_w, light_h;
+	int16_t *light_heights;    /* NULL: the water's own heights */
+	const int16_t *gain;       /* light_w x light_h; NULL: evenly lit */
 	bool gain_made;
 	uint64_t gain_generation;
 
@@ -242,6 +248,9 @@ const int16_t *kiosk_water_heights(const struct kiosk *k);
 /* The light on the floor per cell of the water (caustics.h), made by
  * kiosk_water_prepare(); NULL when it is even (flat water, or off). */
 const int16_t *kiosk_gain(const struct kiosk *k);
+/* Its plane's size: the water's, or half of it each way (kiosk.c). */
+int kiosk_gain_width(const struct kiosk *k);
+int kiosk_gain_height(const struct kiosk *k);
 int kiosk_water_width(const struct kiosk *k);
 int kiosk_water_height(const struct kiosk *k);
 uint64_t kiosk_water_generation(const struct kiosk *k);

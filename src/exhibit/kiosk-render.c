@@ -90,6 +90,7 @@ static void view_gain_clear(struct view *v)
 	v->gain_resampled = NULL;
 	v->gx0 = v->gxw = v->gy0 = v->gyw = NULL;
 	v->gain_w = 0;
+	v->gain_direct = false;
 }
 
 void kiosk_view_clear(struct view *v)
@@ -546,6 +547,12 @@ static int view_init_gain(struct kiosk *k, struct view *v)
 	v->gain_w = (v->width + 1) / 2;
 	v->gain_h = (v->height + 1) / 2;
 	v->gain_pitch = (size_t)v->gain_w;
+	/* The water's own screen where its light is on the blocks (kiosk.c) */
+	v->gain_direct = kiosk_gain_width(k) == v->gain_w && kiosk_gain_height(k) == v->gain_h;
+	if (v->gain_direct)
+		return 0;
+	sw = kiosk_gain_width(k);
+	sh = kiosk_gain_height(k);
 	v->gain_resampled = bigmem_calloc((size_t)v->gain_w * (size_t)v->gain_h, sizeof(int16_t));
 	v->gx0 = calloc((size_t)v->gain_w, sizeof(int));
 	v->gxw = calloc((size_t)v->gain_w, sizeof(int));
@@ -570,7 +577,7 @@ static void gain_job(void *ctx, int index, int count)
 	if (v->levels == 0) {
 		const struct resample_bilinear b = { v->gx0, v->gxw, v->gy0, v->gyw, v->gain_w };
 
-		resample_bilinear_rows(&b, kiosk_gain(j->k), kiosk_water_width(j->k), y0, y1,
+		resample_bilinear_rows(&b, kiosk_gain(j->k), kiosk_gain_width(j->k), y0, y1,
 				       v->gain_resampled + (size_t)y0 * v->gain_pitch,
 				       v->gain_pitch, band_scratch(v, index));
 	} else {
@@ -604,7 +611,7 @@ static int view_gain(struct kiosk *k, struct view *v)
 	}
 	if (v->gain_made && v->gain_generation == generation)
 		return 0;
-	if (v->levels == 1) {
+	if (v->levels == 1 || v->gain_direct) {
 		v->gain = kiosk_gain(k);
 	} else {
 		passes = v->levels == 0 ? 1 : v->levels - 1;

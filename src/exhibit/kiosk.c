@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/bigmem.h"
 #include "base/clock.h"
 #include "base/log.h"
 #include "base/util.h"
@@ -19,6 +20,7 @@
 #include "water/gesture.h"
 #include "water/pond.h"
 #include "water/rain.h"
+#include "water/resample.h"
 #include "water/ripple.h"
 #include "water/splashes.h"
 #include "water/units.h"
@@ -79,36 +81,73 @@ static int64_t rain_on_screen(const struct kiosk *k, int per_m2)
 	return (int64_t)llround(per_m2 * area * RAIN_MILLI);
 }
 
+/*
+ * The render lights the picture a 2x2 block of pixels at a time (the
+ * light's plane is brought up by a 2x pass, water/render.h), so where the
+ * water has a cell a pixel (a projected floor: 1920x1080 cells of 2 mm)
+ * a light followed cell by cell was three quarters thrown away when the
+ * blocks took it, and cost a 4 m floor 10 of its 28 ms. There it is
+ * followed on the blocks: the heights are brought to them (each block's
+ * the mean of its four cells), and each ray is a block's. The pond's
+ * walls mirror it about the edge (h(-1 - i) = h(i)), which whole blocks
+ * keep where they are: its sides even. The classic water's walls are its
+ * edge cells, which blocks would move: it keeps its cells.
+ */
+#define LIGHT_BLOCK 2
+
+static bool light_on_blocks(const struct kiosk *k, const struct water_units *u)
+{
+	return k->pond && u->scale == 1 && u->sim_width % LIGHT_BLOCK == 0 &&
+	       u->sim_height % LIGHT_BLOCK == 0;
+}
+
+static void drop_caustics(struct kiosk *k)
+{
+	caustics_destroy(k->caustics);
+	k->caustics = NULL;
+	free(k->light_heights);
+	k->light_heights = NULL;
+}
+
 /* The light through the water as the units say: followed (on the water's
- * grid), or not (destroyed: the frames exactly as without it). Without
- * the memory for it the floor is evenly lit, and that is said. */
+ * grid, or its blocks), or not (destroyed: the frames exactly as without
+ * it). Without the memory for it the floor is evenly lit, and that is
+ * said. */
 static void set_caustics(struct kiosk *k, const struct water_units *u)
 {
+	struct caustics_light light = u->caustics_light;
 	int ret;
 
 	k->gain_made = false;
 	k->gain = NULL;
 	if (!u->caustics) {
-		caustics_destroy(k->caustics);
-		k->caustics = NULL;
+		drop_caustics(k);
 		return;
 	}
 	if (!k->caustics) {
-		k->caustics = caustics_create(u->sim_width, u->sim_height);
-		if (!k->caustics) {
+		bool blocks = light_on_blocks(k, u);
+
+		k->light_w = blocks ? u->sim_width / LIGHT_BLOCK : u->sim_width;
+		k->light_h = blocks ? u->sim_height / LIGHT_BLOCK : u->sim_height;
+		k->caustics = caustics_create(k->light_w, k->light_h);
+		if (blocks && k->caustics)
+			k->light_heights = bigmem_calloc((size_t)k->light_w * (size_t)k->light_h,
+							 sizeof(*k->light_heights));
+		if (!k->caustics || (blocks && !k->light_heights)) {
 			log_warn("caustics: %s for %dx%d cells; the floor is lit evenly",
-				 strerror(errno), u->sim_width, u->sim_height);
+				 strerror(errno), k->light_w, k->light_h);
+			drop_caustics(k);
 			return;
 		}
 	}
-	if (caustics_set_light(k->caustics, &u->caustics_light) < 0) {
+	if (k->light_heights)
+		light.cell_mm *= LIGHT_BLOCK;
+	if (caustics_set_light(k->caustics, &light) < 0) {
 		/* The options' bounds keep the light possible: no depth, or a
 		 * light below the panel, is refused before it comes here. */
 		log_warn("caustics: a light %g mm deep from %g:%g cannot be; the floor is lit "
-			 "evenly", u->caustics_light.depth_mm, u->caustics_light.azimuth_deg,
-			 u->caustics_light.elevation_deg);
-		caustics_destroy(k->caustics);
-		k->caustics = NULL;
+			 "evenly", light.depth_mm, light.azimuth_deg, light.elevation_deg);
+		drop_caustics(k);
 		return;
 	}
 	/* a band for each worker; one will do where they cannot be had */
@@ -298,7 +337,7 @@ void kiosk_destroy(struct kiosk *k)
 	rain_destroy(k->rain);
 	ripple_destroy(k->ripple);
 	pond_destroy(k->pond);
-	caustics_destroy(k->caustics);
+	drop_caustics(k);
 	image_destroy(k->source);
 	kiosk_scaled_clear(k);
 	free(k);
@@ -311,11 +350,12 @@ static void step_band(void *ctx, int index, int count)
 
 	if (index >= j->bands)
 		return;
+	if (j->k->pond) {
+		pond_step_rows_dealt(j->k->pond, j->y0, j->y1, index, j->bands);
+		return;
+	}
 	kiosk_band_rows(j, index, &y0, &y1);
-	if (j->k->pond)
-		pond_step_rows(j->k->pond, y0, y1);
-	else
-		ripple_step_rows(j->k->ripple, y0, y1);
+	ripple_step_rows(j->k->ripple, y0, y1);
 }
 
 /* The step's rows j->y0..y1, in bands on the workers when worth it. */
@@ -673,44 +713,63 @@ static void make_pond_heights(struct kiosk *k)
 		pond_heights_band(k->pond, pass, 0, 1);
 }
 
-/* The light through the water on every worker too, its passes in turn,
- * each in bands of its rows. */
+/* The light through the water on every worker too: the heights brought
+ * to the light's blocks where it has them, then its passes in turn, each
+ * in bands of its rows. */
 struct caustics_job {
-	struct caustics *c;
+	struct kiosk *k;
+	int bands;
 	atomic_int arrived;        /* workers past each pass's end, all passes */
 };
+
+/* Band index of bands' rows of the light's heights, from the water's. */
+static void light_heights_band(struct kiosk *k, int index, int bands)
+{
+	int y0 = (int)((int64_t)k->light_h * index / bands);
+	int y1 = (int)((int64_t)k->light_h * (index + 1) / bands);
+
+	resample_half_rows(kiosk_water_heights(k), kiosk_water_width(k), y0, y1,
+			   k->light_heights + (size_t)y0 * (size_t)k->light_w);
+}
 
 static void caustics_band(void *ctx, int index, int count)
 {
 	struct caustics_job *j = ctx;
+	int first = 0;
 
+	if (j->k->light_heights) {
+		if (index < j->bands)
+			light_heights_band(j->k, index, j->bands);
+		passes_wait(&j->arrived, first++, count);
+	}
 	for (int pass = 0; pass < CAUSTICS_PASSES; pass++) {
-		caustics_pass(j->c, pass, index);
+		caustics_pass(j->k->caustics, pass, index);
 		if (pass + 1 < CAUSTICS_PASSES)
-			passes_wait(&j->arrived, pass, count);
+			passes_wait(&j->arrived, first + pass, count);
 	}
 }
 
 void kiosk_water_prepare(struct kiosk *k)
 {
 	uint64_t generation = kiosk_water_generation(k);
-	struct caustics_job j;
+	struct caustics_job j = { .k = k };
 	const int16_t *gain;
-	int bands;
 
 	make_pond_heights(k);
 	if (!k->caustics || (k->gain_made && k->gain_generation == generation))
 		return;
 	/* At a projected floor's size the light costs more than the pond's
 	 * sum (docs/performance.md): bands on every worker, the same plane
-	 * in any. */
-	bands = kiosk_bands_for(k, kiosk_water_height(k));
-	caustics_begin(k->caustics, kiosk_water_heights(k), bands);
-	if (bands > 1) {
-		j.c = k->caustics;
+	 * in any. caustics_begin() only notes where the heights will be. */
+	j.bands = kiosk_bands_for(k, k->light_h);
+	caustics_begin(k->caustics, k->light_heights ? k->light_heights : kiosk_water_heights(k),
+		       j.bands);
+	if (j.bands > 1) {
 		atomic_init(&j.arrived, 0);
 		workers_run(k->workers, caustics_band, &j);
 	} else {
+		if (k->light_heights)
+			light_heights_band(k, 0, 1);
 		for (int pass = 0; pass < CAUSTICS_PASSES; pass++)
 			caustics_pass(k->caustics, pass, 0);
 	}
@@ -724,6 +783,16 @@ void kiosk_water_prepare(struct kiosk *k)
 const int16_t *kiosk_gain(const struct kiosk *k)
 {
 	return k->gain;
+}
+
+int kiosk_gain_width(const struct kiosk *k)
+{
+	return k->light_w;
+}
+
+int kiosk_gain_height(const struct kiosk *k)
+{
+	return k->light_h;
 }
 
 const int16_t *kiosk_water_heights(const struct kiosk *k)

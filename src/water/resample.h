@@ -60,6 +60,14 @@ void resample_2x_columns(int src_w, int x, int w, int *s, int *n);
 void resample_2x_smooth_rows(const struct resample_2x *p, int y0, int y1, int16_t *dst,
 			     int32_t *tmp);
 
+/*
+ * Rows y0 <= y < y1 of a plane half as wide and half as tall as src
+ * (src_w x 2 dst_h cells, src_w even): each cell the mean of the 2x2
+ * cells it covers, floored once ((sum + 2) >> 2). dst holds src_w / 2
+ * cells a row, row y0 first.
+ */
+void resample_half_rows(const int16_t *src, int src_w, int y0, int y1, int16_t *dst);
+
 /* One bilinear pass: per output column and row, the source cell and the
  * next one's weight (resample_axis). */
 struct resample_bilinear {
