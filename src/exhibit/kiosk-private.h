@@ -61,8 +61,8 @@ struct view {
 	int levels;
 	/* The passes but the last made into planes; the last one's rows are
 	 * made by each band just before it draws them, into its own part of
-	 * fused (FUSED_ROWS + 2 rows of the view's width a band). A pass
-	 * alone (VIEW_SMOOTH_ALONE) has a plane, which heights points to. */
+	 * fused (FUSED_ROWS + 2 rows of the view's width a band), a pass
+	 * alone (VIEW_SMOOTH_ALONE) too. */
 	struct level level[VIEW_MAX_LEVELS];
 	int16_t *fused;
 	int fused_bands;

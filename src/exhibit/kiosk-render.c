@@ -127,10 +127,10 @@ static int view_levels(const struct kiosk *k, int w, int h)
 	return (1 << n) == k->units.scale ? n : 0;
 }
 
-/* Whether the last 2x pass is made by the bands as they draw. */
+/* Whether the last 2x pass is made by the bands as they draw: always. */
 static bool view_fused(const struct view *v)
 {
-	return v->levels > VIEW_SMOOTH_ALONE;
+	return v->levels >= VIEW_SMOOTH_ALONE;
 }
 
 /*
@@ -208,9 +208,8 @@ static int view_init_levels(struct kiosk *k, struct view *v, int levels)
 
 	for (int i = 0; i < levels; i++) {
 		struct level *l = &v->level[i];
-		/* made by render_band_fused; a smooth last pass (the only
-		 * one) is made whole like the passes before it */
-		bool fused = i == levels - 1 && levels > VIEW_SMOOTH_ALONE;
+		/* made by render_band_fused */
+		bool fused = i == levels - 1;
 
 		v->levels = i + 1;
 		l->width = 2 * sw;
@@ -228,11 +227,6 @@ static int view_init_levels(struct kiosk *k, struct view *v, int levels)
 		sh = l->height;
 	}
 	v->pitch = (size_t)sw;
-	if (!view_fused(v)) {
-		/* the smooth pass alone: its plane is what is drawn */
-		v->heights = v->level[v->levels - 1].heights;
-		return 0;
-	}
 	/* Made with the view, not per frame: at 4K a band's rows are past
 	 * malloc's mmap threshold, a map and an unmap a band every frame. */
 	v->fused_bands = workers_count(k->workers);
@@ -342,8 +336,10 @@ static const int16_t *level_source(const struct kiosk *k, const struct view *v, 
  * The last 2x pass is made here, FUSED_ROWS rows at a time just before they
  * are drawn, instead of into a plane of the screen's size first: the rows
  * the render reads are still in the cache, and that plane is neither
- * written nor read back (4 MB each way a frame at 1080p). Band index uses
- * its own rows of the view's fused.
+ * written nor read back (4 MB each way a frame at 1080p, 16 MB at 4K). The
+ * smoother pass, the only one where cells are 2 px (a 5 m floor at 4K),
+ * makes whole rows, of which a window takes its own. Band index uses its
+ * own rows of the view's fused, and its own scratch.
  */
 static int render_band_fused(struct band_job *j, int index, int y0, int y1, const uint32_t *bg,
 			     size_t stride)
@@ -366,9 +362,17 @@ static int render_band_fused(struct band_job *j, int index, int y0, int y1, cons
 		 * rows, and c0 is even (bands start on even rows) */
 		int h0 = c0 > 0 ? c0 - 1 : 0, h1 = c1 < w->h ? c1 + 1 : w->h;
 
-		resample_2x_rows(&pass, h0 + w->y, h1 + w->y, s, n, rows);
-		ret = render_rows_window(&j->params, rows + (w->x - 2 * s), v->pitch, h0, w->w,
-					 w->h, bg, stride, j->target, c0, c1);
+		const int16_t *at = rows + (w->x - 2 * s);
+
+		if (view_smooth_passes(v) == v->levels) {
+			resample_2x_smooth_rows(&pass, h0 + w->y, h1 + w->y, rows,
+						band_scratch(v, index));
+			at = rows + w->x;
+		} else {
+			resample_2x_rows(&pass, h0 + w->y, h1 + w->y, s, n, rows);
+		}
+		ret = render_rows_window(&j->params, at, v->pitch, h0, w->w, w->h, bg, stride,
+					 j->target, c0, c1);
 	}
 	return ret;
 }
