@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -351,25 +352,58 @@ void dct2d_free(float *plane)
  * The inverse's input for rows a and b (a row of coefficients each) into
  * one DFT: z[k] = e^(i pi k / 2n) ((a[k] + b[n - k]) + i (b[k] - a[n - k])),
  * a[n] = b[n] = 0. Its inverse DFT holds a's values in Makhoul's order in
- * the real parts and b's in the imaginary ones. k and n - k are made
- * together: they read the same four numbers.
+ * the real parts and b's in the imaginary ones. Four k at a time in
+ * vectors: the reversed reads are loads turned round, the complex values
+ * two vectors interleaved (a k at a time: 0.7 ms of the row pass at
+ * 1920x1080); each k's arithmetic is the same either way.
  */
-static void inverse_pair_in(const struct axis *ax, const float *a, const float *b, float *z)
+typedef float dct_v4 __attribute__((vector_size(4 * sizeof(float))));
+typedef int32_t dct_i4 __attribute__((vector_size(4 * sizeof(int32_t))));
+
+static inline dct_v4 v4_load(const float *p)
+{
+	dct_v4 v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+/* p[3], p[2], p[1], p[0] */
+static inline dct_v4 v4_load_reversed(const float *p)
+{
+	return __builtin_shuffle(v4_load(p), (dct_i4){ 3, 2, 1, 0 });
+}
+
+static inline void pair_in_one(const struct axis *ax, const float *a, const float *b, float *z,
+			       int k)
 {
 	int n = ax->n;
+	float re = a[k] + b[n - k], im = b[k] - a[n - k];
+
+	z[2 * k] = ax->cos_q[k] * re - ax->sin_q[k] * im;
+	z[2 * k + 1] = ax->cos_q[k] * im + ax->sin_q[k] * re;
+}
+
+static void inverse_pair_in(const struct axis *ax, const float *a, const float *b, float *z)
+{
+	int n = ax->n, k = 1;
 
 	z[0] = a[0];
 	z[1] = b[0];
-	for (int k = 1; k <= n / 2; k++) {
-		int m = n - k;
-		float re = a[k] + b[m], im = b[k] - a[m];
-		float re_m = a[m] + b[k], im_m = b[m] - a[k];
+	for (; k + 4 <= n; k += 4) {
+		/* a[n - k - 3 .. n - k], turned round: lane l is n - k - l */
+		dct_v4 re = v4_load(a + k) + v4_load_reversed(b + n - k - 3);
+		dct_v4 im = v4_load(b + k) - v4_load_reversed(a + n - k - 3);
+		dct_v4 c = v4_load(ax->cos_q + k), s = v4_load(ax->sin_q + k);
+		dct_v4 zr = c * re - s * im, zi = c * im + s * re;
+		dct_v4 lo = __builtin_shuffle(zr, zi, (dct_i4){ 0, 4, 1, 5 });
+		dct_v4 hi = __builtin_shuffle(zr, zi, (dct_i4){ 2, 6, 3, 7 });
 
-		z[2 * k] = ax->cos_q[k] * re - ax->sin_q[k] * im;
-		z[2 * k + 1] = ax->cos_q[k] * im + ax->sin_q[k] * re;
-		z[2 * m] = ax->cos_q[m] * re_m - ax->sin_q[m] * im_m;
-		z[2 * m + 1] = ax->cos_q[m] * im_m + ax->sin_q[m] * re_m;
+		memcpy(z + 2 * k, &lo, sizeof(lo));
+		memcpy(z + 2 * k + 4, &hi, sizeof(hi));
 	}
+	for (; k < n; k++)
+		pair_in_one(ax, a, b, z, k);
 }
 
 /* The row pass's chunk c: its row pairs' coefficients turned into in, and
@@ -478,10 +512,12 @@ static void inverse_cols(struct dct2d *d, float *plane, int c0, int c1)
 			/* pair q0 + i's output j */
 			const float *zj = (const float *)group_out + (size_t)2 * j;
 
-			for (int i = 0; i < q1 - q0; i++) {
-				row[2 * (q0 + i)] = zj[(size_t)i * pair_len];
-				row[2 * (q0 + i) + 1] = zj[(size_t)i * pair_len + 1];
-			}
+			/* A pair's two values lie side by side in both: one
+			 * 8-byte move each (two float moves were a fifth of
+			 * the transform's own time at 1920x1080). */
+			for (int i = 0; i < q1 - q0; i++)
+				memcpy(row + 2 * (q0 + i), zj + (size_t)i * pair_len,
+				       2 * sizeof(*row));
 			if (group_lone)
 				row[w - 1] = zj[(size_t)(even_cols - q0) * pair_len];
 		}
