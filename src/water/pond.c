@@ -515,9 +515,11 @@ static void gauss_factors(float *f, int n, int count, double x, double sigma)
 #define STONE_CUTOFF 1e-7
 
 /* A finger's press is held to its dent over and over: its modes past this
- * share of the largest are left out, a dent of 2000 units 0.02 of a unit
- * there (a tenth fewer along each side than a stone's). */
-#define PRESS_CUTOFF 1e-5
+ * share of the largest are left out, a dent of 2000 units 0.2 of a unit
+ * there, under the heights' rounding (a quarter fewer along each side than
+ * a stone's; with 1e-5, all of a 5 m floor's at 4K, and the press 0.25 ms
+ * of its frame more on two threads). */
+#define PRESS_CUTOFF 1e-4
 
 /* How many modes along a side of n cells a Gaussian of sigma cells reaches
  * before its share falls under cutoff. */
