@@ -184,17 +184,19 @@ static inline pl_vf pl_dent(const struct pl_row_nodes *r, int i, int m, int lane
  * and written once a batch, not once a step; its steps are a chain each
  * waiting on the last, but the nodes' loads of the next step do not.
  */
-static inline void pl_forced_modes(const struct pond_batch *b, const struct pl_row_nodes *r,
-				   const struct pl_row_drops *rd, int m, int lanes, pl_vf kv,
-				   float *h, float *q, float *force, const float *c, const float *s,
-				   const float *io, bool drops)
+static inline __attribute__((always_inline)) void
+pl_forced_modes(const struct pond_batch *b, const struct pl_row_nodes *r,
+		const struct pl_row_drops *rd, int m, int lanes, bool masked, pl_vf kv, float *h,
+		float *q, float *force, const float *c, const float *s, const float *io,
+		bool drops)
 {
 	const pl_vf ps = pl_splat(b->steps_per_s);
 	pl_vf hv = pl_load(h), qv = pl_load(q), fv = pl_load(force), cv = pl_load(c);
 	pl_vf sv = pl_load(s), iv = pl_load(io);
 
 	for (int i = 0; i < b->steps; i++) {
-		pl_vf f1 = pl_dent(r, i, m, lanes) * kv;
+		/* times 1 is exact: only the masked vectors multiply */
+		pl_vf f1 = masked ? pl_dent(r, i, m, lanes) * kv : pl_dent(r, i, m, lanes);
 		pl_vf qd = (f1 - fv) * ps * iv;
 		pl_vf e = hv - fv, qe = qv - qd;
 
@@ -231,9 +233,19 @@ static void pl_forced_row(const struct pond_batch *b, int n, int mw, float *h, f
 	/* No dent on the mean level, none past the row's end. */
 	for (int l = 0; l < POND_LANES; l++)
 		keep[l] = n > 0 || l > 0 ? 1.0f : 0.0f;
-	for (int m = 0; m < full; m += POND_LANES)
-		pl_forced_modes(b, &r, &rd, m, POND_LANES, m == 0 ? pl_load(keep) : ones, h + m,
-				q + m, force + m, c + m, s + m, io + m, drops);
+	if (full > 0)
+		pl_forced_modes(b, &r, &rd, 0, POND_LANES, true, pl_load(keep), h, q, force, c, s,
+				io, drops);
+	/* The rest unmasked, the loop made once with drops and once without. */
+	if (drops) {
+		for (int m = POND_LANES; m < full; m += POND_LANES)
+			pl_forced_modes(b, &r, &rd, m, POND_LANES, false, ones, h + m, q + m,
+					force + m, c + m, s + m, io + m, true);
+	} else {
+		for (int m = POND_LANES; m < full; m += POND_LANES)
+			pl_forced_modes(b, &r, &rd, m, POND_LANES, false, ones, h + m, q + m,
+					force + m, c + m, s + m, io + m, false);
+	}
 	if (!tail)
 		return;
 	for (int l = 0; l < POND_LANES; l++)
@@ -244,7 +256,8 @@ static void pl_forced_row(const struct pond_batch *b, int n, int mw, float *h, f
 	pl_store(tc, pl_load_part(c + full, tail));
 	pl_store(ts, pl_load_part(s + full, tail));
 	pl_store(ti, pl_load_part(io + full, tail));
-	pl_forced_modes(b, &r, &rd, full, tail, pl_load(keep), th, tq, tf, tc, ts, ti, drops);
+	pl_forced_modes(b, &r, &rd, full, tail, true, pl_load(keep), th, tq, tf, tc, ts, ti,
+			drops);
 	memcpy(h + full, th, sizeof(*th) * (size_t)tail);
 	memcpy(q + full, tq, sizeof(*tq) * (size_t)tail);
 	memcpy(force + full, tf, sizeof(*tf) * (size_t)tail);
