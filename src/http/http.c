@@ -540,6 +540,34 @@ static void cec_metrics(struct buf *b, const struct http_cec *c)
 		   (unsigned long long)c->timed_out);
 }
 
+/* The trackers (--tuio): what came, and what was refused by why. Nothing
+ * without --tuio. */
+static void tuio_metrics(struct buf *b, const struct http_facts *f)
+{
+	const struct tuio_counts *c = &f->tuio_counts;
+
+	if (!f->tuio)
+		return;
+	buf_printf(b, "# HELP ripple_kiosk_tuio_packets_total Datagrams read from trackers.\n"
+		   "# TYPE ripple_kiosk_tuio_packets_total counter\n"
+		   "ripple_kiosk_tuio_packets_total %llu\n"
+		   "# HELP ripple_kiosk_tuio_frames_total Trackers' frames taken.\n"
+		   "# TYPE ripple_kiosk_tuio_frames_total counter\n"
+		   "ripple_kiosk_tuio_frames_total %llu\n"
+		   "# HELP ripple_kiosk_tuio_trackers Trackers heard within the timeout.\n"
+		   "# TYPE ripple_kiosk_tuio_trackers gauge\nripple_kiosk_tuio_trackers %d\n"
+		   "# HELP ripple_kiosk_tuio_points Trackers' points on the water.\n"
+		   "# TYPE ripple_kiosk_tuio_points gauge\nripple_kiosk_tuio_points %d\n"
+		   "# HELP ripple_kiosk_tuio_rejected_total Trackers' packets and parts of them "
+		   "refused, by why.\n# TYPE ripple_kiosk_tuio_rejected_total counter\n",
+		   (unsigned long long)c->packets, (unsigned long long)c->frames, c->sources,
+		   c->points);
+	for (int i = 0; i < TUIO_REJECT_COUNT; i++)
+		buf_printf(b, "ripple_kiosk_tuio_rejected_total{reason=\"%s\"} %llu\n",
+			   tuio_reject_name((enum tuio_reject)i),
+			   (unsigned long long)c->rejected[i]);
+}
+
 static void reply_metrics(struct http *h, struct http_reply *r)
 {
 	struct http_facts f;
@@ -573,6 +601,7 @@ static void reply_metrics(struct http *h, struct http_reply *r)
 			   metrics[i].name, metrics[i].type, metrics[i].name, metrics[i].value);
 	latency_metrics(&b, &f);
 	cec_metrics(&b, &f.cec);
+	tuio_metrics(&b, &f);
 	buf_printf(&b, "# HELP ripple_kiosk_http_refused_total Requests and connections the "
 		   "status server refused, by why.\n"
 		   "# TYPE ripple_kiosk_http_refused_total counter\n");

@@ -16,6 +16,8 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "tuio/tuio.h"
+
 /* The chart on the status page: touches in each hour of the last 7 days. */
 #define HTTP_CHART_DAYS 7
 #define HTTP_CHART_HOURS (HTTP_CHART_DAYS * 24)
@@ -84,6 +86,8 @@ struct http_facts {
 	} latency[HTTP_LATENCY_STAGES];
 	uint64_t missed_vblanks;
 	struct http_cec cec;
+	bool tuio;                 /* trackers listened for (--tuio) */
+	struct tuio_counts tuio_counts;
 };
 
 /* What a client with the token asked for, as bits. Of HTTP_SLEEP and

@@ -19,6 +19,7 @@
 #include "service/schedule.h"
 #include "service/stats.h"
 #include "settings/options.h"
+#include "tuio/tuio.h"
 #include "wall/layout.h"
 #include "water/render.h"
 #include "water/units.h"
@@ -99,6 +100,11 @@ void loop_set_frame_tap(struct loop *l, void (*tap)(void *data, const struct ren
 {
 	l->tap = tap;
 	l->tap_data = data;
+}
+
+void loop_set_tuio(struct loop *l, struct tuio *t)
+{
+	l->tuio = t;
 }
 
 void loop_set_input(struct loop *l, struct input *in)
@@ -314,6 +320,9 @@ static void take_input_touches(struct loop *l)
 	struct input_touch_time t[INPUT_TOUCH_TIMES];
 	int n = l->input ? input_take_touch_times(l->input, t, INPUT_TOUCH_TIMES) : 0;
 
+	for (int i = 0; i < n; i++)
+		loop_touch_pending(l, t[i].event_ns, t[i].read_ns);
+	n = tuio_take_touch_times(l->tuio, t, INPUT_TOUCH_TIMES);
 	for (int i = 0; i < n; i++)
 		loop_touch_pending(l, t[i].event_ns, t[i].read_ns);
 }

@@ -22,6 +22,7 @@
 #include "exhibit/kiosk.h"
 #include "http/http.h"
 #include "input/input.h"
+#include "tuio/tuio.h"
 #include "service/latency.h"
 #include "service/loop.h"
 #include "service/stats.h"
@@ -264,6 +265,8 @@ static void gather(const struct window_view *v, struct http_facts *f)
 	snprintf(f->picture, sizeof(f->picture), "%s", picture ? picture : "");
 	if (v->input)
 		f->touch_devices = input_device_count(v->input);
+	f->tuio = v->tuio != NULL;
+	tuio_get_counts(v->tuio, &f->tuio_counts);
 	latency_totals(v->loop ? loop_latency(v->loop) : NULL, &lat);
 	for (int s = 0; s < LATENCY_STAGES; s++) {
 		const struct latency_hist *h = &lat.stage[s];
