@@ -9,6 +9,8 @@ land is read from the water's heights; what was refused from /metrics.
 - a drag (TUIO 1.1, drops, duplicates, swaps), a blob, a TUIO 2.0 tap
 - two trackers at once
 - a stale bundle ignored
+- touch to photon: the trackers' points timed from their datagrams'
+  arrival, labelled as theirs (the median said)
 - a flood of bad packets: the frame rate under it (measured, said; a
   generous bound asserted), every one counted, the memory kept
 """
@@ -233,6 +235,43 @@ def stale_bundle():
         k.stop()
 
 
+def source_p50_ms(k, source):
+    """(count, p50 in ms) of touch to photon from source, from /metrics'
+    cumulative 1 ms buckets (interpolated within the median's bucket)."""
+    _, body, _ = k.curl("/metrics")
+    name = "ripple_kiosk_touch_to_photon_source_seconds"
+    cum = []
+    count = 0
+    for line in body.decode().splitlines():
+        m = re.match(r'%s_bucket\{source="%s",le="([0-9.]+)"\} (\d+)' % (name, source), line)
+        if m:
+            cum.append((float(m.group(1)) * 1000, int(m.group(2))))
+        m = re.match(r'%s_count\{source="%s"\} (\d+)' % (name, source), line)
+        if m:
+            count = int(m.group(1))
+    half, below, lo = count / 2.0, 0, 0.0
+    for hi, n in cum:
+        if n >= half and n > below:
+            return count, lo + (hi - lo) * (half - below) / (n - below)
+        below, lo = n, hi
+    return count, None
+
+
+def latency():
+    k = Tracked()
+    try:
+        send(k, "--from", "0.2,0.5", "--to", "0.8,0.5", "--frames", "120")
+        n, p50 = source_p50_ms(k, "tuio")
+        c.check(n > 0, "the trackers' points are in the touch-to-photon histogram",
+                "%d samples" % n)
+        c.check(source_p50_ms(k, "touchscreen")[0] == 0, "labelled as a tracker's")
+        if p50 is not None:
+            print("touch to photon from TUIO's arrival, headless real time at 60 Hz: "
+                  "p50 %.1f ms over %d points" % (p50, n))
+    finally:
+        k.stop()
+
+
 def rss_kb(pid):
     with open("/proc/%d/status" % pid) as f:
         for line in f:
@@ -330,7 +369,7 @@ def main():
         return 77
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     for test in (tap_by_oscsend, drag_with_losses, blob_and_v2, two_trackers, stale_bundle,
-                 flood):
+                 latency, flood):
         print("--", test.__name__)
         test()
     return c.exit()

@@ -28,6 +28,7 @@
  * them, for the whole way and each of its stages. */
 #define HTTP_LATENCY_BUCKETS 40
 #define HTTP_LATENCY_STAGES 6
+#define HTTP_LATENCY_SOURCES 2
 
 struct http;
 
@@ -84,6 +85,8 @@ struct http_facts {
 		double sum_s;
 		double p50_ms, p99_ms, max_ms;
 	} latency[HTTP_LATENCY_STAGES];
+	/* the whole way by where touches came from (touchscreen, tuio) */
+	struct http_latency latency_source[HTTP_LATENCY_SOURCES];
 	uint64_t missed_vblanks;
 	struct http_cec cec;
 	bool tuio;                 /* trackers listened for (--tuio) */

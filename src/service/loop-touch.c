@@ -136,7 +136,7 @@ static void script_touch_timed(void *data, uint64_t at_ns)
 {
 	struct loop *l = data;
 
-	loop_touch_pending(l, l->script_t0 + at_ns, l->script_t0 + at_ns);
+	loop_touch_pending(l, l->script_t0 + at_ns, l->script_t0 + at_ns, LATENCY_TOUCHSCREEN);
 }
 
 /* The script's touches up to the frame that starts at start (a moment

@@ -40,6 +40,7 @@
  * wrote after them). */
 #define CHART_TAIL_BYTES (256u << 10)
 
+_Static_assert(HTTP_LATENCY_SOURCES == LATENCY_SOURCES, "the server's sources are the loop's");
 _Static_assert(HTTP_LATENCY_BUCKETS == LATENCY_BUCKETS && HTTP_LATENCY_STAGES == LATENCY_STAGES,
 	       "the status server's latency histograms are the loop's");
 
@@ -237,6 +238,19 @@ static void gather_cec(const struct cec *c, struct http_cec *out)
 	out->timed_out = v.counts.timed_out;
 }
 
+/* One histogram as the server publishes it, named by name. */
+static void gather_latency(const struct latency_hist *h, const char *name,
+			   struct http_latency *o)
+{
+	o->stage = name;
+	memcpy(o->bucket, h->bucket, sizeof(o->bucket));
+	o->count = h->count;
+	o->sum_s = (double)h->sum_ns / 1e9;
+	o->p50_ms = latency_quantile_ms(h, 0.5);
+	o->p99_ms = latency_quantile_ms(h, 0.99);
+	o->max_ms = latency_quantile_ms(h, 1);
+}
+
 static void gather(const struct window_view *v, struct http_facts *f)
 {
 	struct kiosk *k = v->loop ? loop_kiosk(v->loop) : NULL;
@@ -268,18 +282,10 @@ static void gather(const struct window_view *v, struct http_facts *f)
 	f->tuio = v->tuio != NULL;
 	tuio_get_counts(v->tuio, &f->tuio_counts);
 	latency_totals(v->loop ? loop_latency(v->loop) : NULL, &lat);
-	for (int s = 0; s < LATENCY_STAGES; s++) {
-		const struct latency_hist *h = &lat.stage[s];
-		struct http_latency *o = &f->latency[s];
-
-		o->stage = latency_stage_names[s];
-		memcpy(o->bucket, h->bucket, sizeof(o->bucket));
-		o->count = h->count;
-		o->sum_s = (double)h->sum_ns / 1e9;
-		o->p50_ms = latency_quantile_ms(h, 0.5);
-		o->p99_ms = latency_quantile_ms(h, 0.99);
-		o->max_ms = latency_quantile_ms(h, 1);
-	}
+	for (int s = 0; s < LATENCY_STAGES; s++)
+		gather_latency(&lat.stage[s], latency_stage_names[s], &f->latency[s]);
+	for (int s = 0; s < LATENCY_SOURCES; s++)
+		gather_latency(&lat.source[s], latency_source_names[s], &f->latency_source[s]);
 	f->missed_vblanks = lat.missed_vblanks;
 }
 
