@@ -61,19 +61,41 @@ def have_liblo():
 
 
 class Tracked(httpkiosk.Kiosk):
-    """A kiosk listening for trackers on a free loopback port."""
+    """A kiosk listening for trackers on a free loopback port (handed
+    over by systemd-socket-activate, when activated is that port)."""
 
-    def __init__(self, rain="0", extra=()):
+    def __init__(self, rain="0", extra=(), activated=None):
         self.out = tempfile.mkdtemp(prefix="rk-tuio-")
         shutil.rmtree(self.out)
         os.mkdir(self.out)
-        super().__init__(extra=["--tuio", "0", "--tuio-timeout", str(TIMEOUT_S),
-                                "--attract", "0", "--output", self.out, "--output-heights"] + list(extra),
+        self.activated = activated
+        own = [] if activated else ["--tuio", "0"]
+        super().__init__(extra=own + ["--tuio-timeout", str(TIMEOUT_S), "--attract", "0",
+                                      "--output", self.out, "--output-heights"] + list(extra),
                          token=False, size=SIZE, rain=rain)
         m = waits.wait_until(self._tuio_port, timeout=waits.scaled(WAIT_S), interval=0.1)
         if not m:
             raise RuntimeError("no TUIO port in the log:\n" + self.text())
         self.tuio_port = m
+
+    def prepare(self):
+        # systemd-socket-activate starts the kiosk at the first datagram:
+        # a tap, sent once it listens.
+        if self.activated:
+            self.args = ["systemd-socket-activate", "--datagram", "-l",
+                         "127.0.0.1:%d" % self.activated, "--fdname=tuio"] + self.args
+            threading.Thread(target=self._first_tap, daemon=True).start()
+
+    def _listening(self):
+        try:
+            return "Listening on" in self.text()
+        except OSError:
+            return False   # the log is not there yet
+
+    def _first_tap(self):
+        waits.wait_until(self._listening, timeout=waits.scaled(WAIT_S), interval=0.05)
+        subprocess.run(["oscsend", "127.0.0.1", str(self.activated), "/tuio/2Dcur", "sifffff",
+                        "set", "1", "0.75", "0.75", "0", "0", "0"])
 
     def _tuio_port(self):
         m = re.search(r"tuio: listening for trackers on .* port (\d+)", self.text())
@@ -156,6 +178,24 @@ def tap_by_oscsend():
         c.check(lifted, "a silent tracker's point is lifted")
         c.check(took >= TIMEOUT_S * 0.5, "not before its timeout (%.2f s)" % took)
         c.check("silent for 1.0 s: its points lifted" in k.text(), "said in the log")
+    finally:
+        k.stop()
+
+
+def socket_activated():
+    """systemd's socket (ripple-kiosk-tuio.socket): taken without --tuio."""
+    if not shutil.which("systemd-socket-activate"):
+        c.check(not checks.in_ci(), "systemd-socket-activate is there")
+        return
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    k = Tracked(activated=port)
+    try:
+        c.check(k.tuio_port == port and "(systemd's socket)" in k.text(),
+                "the socket handed over is taken", k.text()[-1000:])
+        landed(k, "a tap through systemd's socket", 0.75, 0.75)
     finally:
         k.stop()
 
@@ -368,7 +408,7 @@ def main():
         print("SKIP: no oscsend (liblo-tools)")
         return 77
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    for test in (tap_by_oscsend, drag_with_losses, blob_and_v2, two_trackers, stale_bundle,
+    for test in (tap_by_oscsend, socket_activated, drag_with_losses, blob_and_v2, two_trackers, stale_bundle,
                  latency, flood):
         print("--", test.__name__)
         test()

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <string.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -17,6 +18,7 @@
 #include "input/touch-script.h"
 #include "service/health.h"
 #include "service/latency.h"
+#include "service/listen-fds.h"
 #include "service/loop.h"
 #include "service/run-headless.h"
 #include "service/screenshot.h"
@@ -105,13 +107,14 @@ static int rt_wait(struct pollfd *pfds, uint64_t wake)
  * NULL: none (off, or said why not). */
 static struct tuio *trackers(const struct options *o, struct loop *l)
 {
+	int fd = listen_fd_named(TUIO_FD_NAME, SOCK_DGRAM, false);
 	struct tuio_config tc;
 	struct tuio *t = NULL;
 
-	if (!o->tuio)
+	if (!o->tuio && fd < 0)
 		return NULL;
 	options_tuio_config(o, &tc);
-	if (tuio_create(&tc, &t) < 0)
+	if ((fd >= 0 ? tuio_create_on(&tc, fd, &t) : tuio_create(&tc, &t)) < 0)
 		log_warn("no trackers; the water goes on without them");
 	loop_set_tuio(l, t);
 	return t;

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
@@ -22,6 +23,7 @@
 #include "input/touch-script.h"
 #include "service/health.h"
 #include "service/latency.h"
+#include "service/listen-fds.h"
 #include "service/loop.h"
 #include "service/notify.h"
 #include "service/run-live.h"
@@ -386,15 +388,17 @@ static uint64_t tell_the_tv(struct live *l, uint64_t now)
 	return wake;
 }
 
-/* Without the trackers (their port taken, said) the water still shows. */
+/* Without the trackers (their port taken, said) the water still shows.
+ * --tuio, or the socket systemd hands over (ripple-kiosk-tuio.socket). */
 static int setup_trackers(struct live *l)
 {
+	int fd = listen_fd_named(TUIO_FD_NAME, SOCK_DGRAM, false);
 	struct tuio_config tc;
 
-	if (!l->o->tuio)
+	if (!l->o->tuio && fd < 0)
 		return 0;
 	options_tuio_config(l->o, &tc);
-	if (tuio_create(&tc, &l->tuio) < 0) {
+	if ((fd >= 0 ? tuio_create_on(&tc, fd, &l->tuio) : tuio_create(&tc, &l->tuio)) < 0) {
 		log_warn("no trackers; the water goes on without them");
 		return 0;
 	}

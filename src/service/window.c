@@ -7,13 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-
-#ifdef HAVE_LIBSYSTEMD
-#include <systemd/sd-daemon.h>
-#endif
 
 #include "base/clock.h"
 #include "base/log.h"
@@ -22,14 +19,15 @@
 #include "exhibit/kiosk.h"
 #include "http/http.h"
 #include "input/input.h"
-#include "tuio/tuio.h"
 #include "service/latency.h"
+#include "service/listen-fds.h"
 #include "service/loop.h"
 #include "service/stats.h"
 #include "service/usage-rows.h"
 #include "service/usage.h"
 #include "service/window.h"
 #include "settings/options.h"
+#include "tuio/tuio.h"
 #include "water/render.h"
 
 /* The socket ripple-kiosk-http.socket hands over (FileDescriptorName=). */
@@ -47,28 +45,6 @@ _Static_assert(HTTP_LATENCY_BUCKETS == LATENCY_BUCKETS && HTTP_LATENCY_STAGES ==
 struct window {
 	struct http *http;
 };
-
-/* The socket systemd made for the service, or -1. With it the service
- * itself opens no network socket (its RestrictAddressFamilies= stays). */
-static int systemd_socket(void)
-{
-#ifdef HAVE_LIBSYSTEMD
-	char **names = NULL;
-	int n = sd_listen_fds_with_names(1, &names), fd = -1;
-
-	for (int i = 0; i < n; i++) {
-		if (fd < 0 && (!names || strcmp(names[i], WINDOW_FD_NAME) == 0 || n == 1) &&
-		    sd_is_socket(SD_LISTEN_FDS_START + i, 0, SOCK_STREAM, 1) > 0)
-			fd = SD_LISTEN_FDS_START + i;
-		if (names)
-			free(names[i]);
-	}
-	free(names);
-	return fd;
-#else
-	return -1;
-#endif
-}
 
 /* The hour of local time that holds t, as usage.csv's rows start. */
 static time_t hour_start(time_t t)
@@ -173,7 +149,7 @@ static int chart(const char *state_dir, time_t now, uint32_t *hourly)
 
 int window_create(const struct options *o, const char *state_dir, struct window **out)
 {
-	struct http_config c = { .listen = o->http, .listen_fd = systemd_socket(),
+	struct http_config c = { .listen = o->http, .listen_fd = listen_fd_named(WINDOW_FD_NAME, SOCK_STREAM, true),
 				 .token_file = o->http_token_file, .state_dir = state_dir,
 				 .chart = chart };
 	struct window *w;

@@ -977,7 +977,7 @@ const struct option_row options_table[] = {
 	},
 	{
 		.name = "tuio", .group = GROUP_TOUCH, .type = OPTION_STRING, .arg = "[ADDR:]PORT",
-		.def_text = "none: no trackers", .example = "3333",
+		.def_text = "none, or the socket systemd hands over", .example = "3333",
 		.reload = RELOAD_RESTART, FIELD(tuio), .check = tuio_parse_listen,
 		.help = "take feet and hands from trackers (cameras, lidars) over TUIO on this "
 			"UDP port",
@@ -997,7 +997,10 @@ const struct option_row options_table[] = {
 		       "Coordinates are 0..1 across the screen, or across the whole wall with\n"
 		       ".BR \\-\\-layout .\n"
 		       "Refused packets are counted by reason in\n"
-		       ".BR /metrics .",
+		       ".BR /metrics .\n"
+		       "The service may instead be handed a UDP socket by systemd\n"
+		       ".RI ( ripple-kiosk-tuio.socket ,\n"
+		       "shipped but not enabled), and then opens no network socket itself.",
 	},
 	{
 		.name = "tuio-from", .group = GROUP_TOUCH, .type = OPTION_STRING,

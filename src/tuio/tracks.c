@@ -234,11 +234,16 @@ void tracks_commit(struct tuio *t, struct tuio_frame *f)
 
 static void source_silent(struct tuio *t, struct tuio_source *src)
 {
-	log_info("tuio: tracker %s silent for %.1f s: its points lifted", src->key,
-		 (double)t->timeout_ns / 1e9);
-	for (int i = 0; i < TUIO_POINTS_MAX; i++)
-		if (src->points[i].used)
+	int n = 0;
+
+	for (int i = 0; i < TUIO_POINTS_MAX; i++) {
+		if (src->points[i].used) {
 			lift(t, &src->points[i]);
+			n++;
+		}
+	}
+	log_info("tuio: tracker %s silent for %.1f s%s", src->key, (double)t->timeout_ns / 1e9,
+		 n ? ": its points lifted" : "");
 	src->used = false;
 }
 

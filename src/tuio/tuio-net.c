@@ -75,13 +75,23 @@ static int allow_list(struct tuio *t, const char *from)
 	return 0;
 }
 
+/* The arrival for touch to photon; the kernel's drops for /metrics.
+ * Neither is needed to run. */
+static void stamp(int fd)
+{
+	int on = 1;
+
+	setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof(on));
+	setsockopt(fd, SOL_SOCKET, SO_RXQ_OVFL, &on, sizeof(on));
+}
+
 static int open_socket(struct tuio *t, const char *listen)
 {
 	struct sockaddr_in6 sa6 = { .sin6_family = AF_INET6 };
 	struct sockaddr_in sa4 = { .sin_family = AF_INET };
 	char err[ERR_LEN];
 	struct in6_addr a;
-	int on = 1, port, ret;
+	int port, ret;
 	bool v6;
 
 	if (tuio_addr_parse(listen, true, &a, &v6, &port, err, sizeof(err)) < 0) {
@@ -94,10 +104,7 @@ static int open_socket(struct tuio *t, const char *listen)
 		log_error("--tuio %s: socket: %s", listen, strerror(-ret));
 		return ret;
 	}
-	/* The arrival for touch to photon; the kernel's drops for /metrics.
-	 * Neither is needed to run. */
-	setsockopt(t->fd, SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof(on));
-	setsockopt(t->fd, SOL_SOCKET, SO_RXQ_OVFL, &on, sizeof(on));
+	stamp(t->fd);
 	if (v6) {
 		sa6.sin6_addr = a;
 		sa6.sin6_port = htons((uint16_t)port);
@@ -112,6 +119,21 @@ static int open_socket(struct tuio *t, const char *listen)
 		log_error("--tuio %s: cannot listen there: %s", listen, strerror(-ret));
 		return ret;
 	}
+	return 0;
+}
+
+/* A socket handed over: made non-blocking and dated as ours is. */
+static int take_socket(struct tuio *t)
+{
+	int flags = fcntl(t->fd, F_GETFL);
+
+	if (flags < 0 || fcntl(t->fd, F_SETFL, flags | O_NONBLOCK) < 0) {
+		int ret = -errno;
+
+		log_error("tuio: the socket handed over: %s", strerror(-ret));
+		return ret;
+	}
+	stamp(t->fd);
 	return 0;
 }
 
@@ -135,12 +157,14 @@ static void say_port(const struct tuio *t, const char *listen)
 		inet_ntop(AF_INET, &s->sin_addr, host, sizeof(host));
 		port = ntohs(s->sin_port);
 	}
-	log_info("tuio: listening for trackers on %s port %d (--tuio %s)%s", host, port, listen,
+	log_info("tuio: listening for trackers on %s port %d (%s)%s", host, port, listen,
 		 t->n_from ? "" : ", from any sender");
 }
 
-int tuio_create(const struct tuio_config *c, struct tuio **out)
+/* fd >= 0: a socket handed over, else one bound where c->listen says. */
+static int create(const struct tuio_config *c, int fd, struct tuio **out)
 {
+	char said[TUIO_KEY_LEN + 16];
 	struct tuio *t;
 	int ret;
 
@@ -150,22 +174,43 @@ int tuio_create(const struct tuio_config *c, struct tuio **out)
 		if (homography_from_corners(c->corners, &h) < 0) {
 			log_error("--tuio-corners: the four corners are not a quadrilateral "
 				  "(top left, top right, bottom right, bottom left, none crossed)");
-			return -EINVAL;
+			ret = -EINVAL;
+			goto fail_fd;
 		}
 	}
 	ret = tuio_alloc(c, &t);
 	if (ret < 0)
-		return ret;
+		goto fail_fd;
+	t->fd = fd;
 	if (c->from && (ret = allow_list(t, c->from)) < 0)
 		goto fail;
-	if ((ret = open_socket(t, c->listen)) < 0)
+	if (fd >= 0)
+		ret = take_socket(t);
+	else
+		ret = open_socket(t, c->listen);
+	if (ret < 0)
 		goto fail;
-	say_port(t, c->listen);
+	snprintf(said, sizeof(said), fd >= 0 ? "systemd's socket" : "--tuio %s", c->listen);
+	say_port(t, said);
 	*out = t;
 	return 0;
 fail:
 	tuio_destroy(t);
 	return ret;
+fail_fd:
+	if (fd >= 0)
+		close(fd);
+	return ret;
+}
+
+int tuio_create(const struct tuio_config *c, struct tuio **out)
+{
+	return create(c, -1, out);
+}
+
+int tuio_create_on(const struct tuio_config *c, int fd, struct tuio **out)
+{
+	return create(c, fd, out);
 }
 
 void tuio_destroy(struct tuio *t)

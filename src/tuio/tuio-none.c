@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/log.h"
 #include "tuio/tuio-private.h"
@@ -19,6 +20,13 @@ int tuio_create(const struct tuio_config *c, struct tuio **out)
 	*out = NULL;
 	log_error("--tuio: this build has no trackers (it was built without liblo)");
 	return -ENOTSUP;
+}
+
+int tuio_create_on(const struct tuio_config *c, int fd, struct tuio **out)
+{
+	if (fd >= 0)
+		close(fd);
+	return tuio_create(c, out);
 }
 
 int tuio_create_unbound(const struct tuio_config *c, struct tuio **out)

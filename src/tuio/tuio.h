@@ -25,6 +25,9 @@ struct tuio;
 
 /* TUIO's own port, where trackers send by default. */
 #define TUIO_DEFAULT_PORT 3333
+/* The name of the socket systemd hands over for trackers
+ * (FileDescriptorName=). */
+#define TUIO_FD_NAME "tuio"
 /* Tracker hosts --tuio-from may name. */
 #define TUIO_FROM_MAX 16
 
@@ -74,6 +77,9 @@ int tuio_parse_corners(const char *text, char *err, size_t errlen);
 /* The socket bound where c->listen says. 0, -ENOTSUP without liblo, or a
  * negative errno (said in the log). */
 int tuio_create(const struct tuio_config *c, struct tuio **out);
+/* The same on fd, a bound UDP socket handed over (systemd's socket
+ * unit): taken over, also on failure; c->listen is not used. */
+int tuio_create_on(const struct tuio_config *c, int fd, struct tuio **out);
 /* The same without a socket, fed by tuio_feed() (tests, fuzzing). */
 int tuio_create_unbound(const struct tuio_config *c, struct tuio **out);
 /* Accepts NULL. Lifts nothing: the gesture goes with the water. */
