@@ -9,4 +9,5 @@ src_base_librk_base_a_SOURCES = \
 	src/base/file.c src/base/file.h \
 	src/base/parse.c src/base/parse.h \
 	src/base/uevent.c src/base/uevent.h \
-	src/base/bigmem.c src/base/bigmem.h
+	src/base/bigmem.c src/base/bigmem.h \
+	src/base/homography.c src/base/homography.h

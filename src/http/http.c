@@ -454,6 +454,19 @@ static void histogram_lines(struct buf *b, const char *name, const char *label,
 			   (unsigned long long)l->count);
 }
 
+/* n histograms under one name, told apart by key="their name". */
+static void labelled_histograms(struct buf *b, const char *name, const char *help,
+				const char *key, const struct http_latency *h, int n)
+{
+	char label[64];
+
+	buf_printf(b, "# HELP %s Touch to photon %s.\n# TYPE %s histogram\n", name, help, name);
+	for (int i = 0; i < n; i++) {
+		snprintf(label, sizeof(label), "%s=\"%s\",", key, h[i].stage ? h[i].stage : "");
+		histogram_lines(b, name, label, &h[i]);
+	}
+}
+
 /*
  * Touch to photon: the whole way under the name it always had (its
  * buckets now 1 ms wide up to 40 ms), its p50, p99 and maximum, each
@@ -462,7 +475,6 @@ static void histogram_lines(struct buf *b, const char *name, const char *label,
 static void latency_metrics(struct buf *b, const struct http_facts *f)
 {
 	const struct http_latency *t = &f->latency[0];
-	char label[64];
 
 	buf_printf(b, "# HELP ripple_kiosk_touch_to_photon_seconds From a touch's evdev time to "
 		   "the flip that shows it.\n# TYPE ripple_kiosk_touch_to_photon_seconds "
@@ -479,15 +491,13 @@ static void latency_metrics(struct buf *b, const struct http_facts *f)
 		   "# TYPE ripple_kiosk_touch_to_photon_max_seconds gauge\n"
 		   "ripple_kiosk_touch_to_photon_max_seconds %.6f\n",
 		   t->p50_ms / 1000, t->p99_ms / 1000, t->max_ms / 1000);
-	buf_printf(b, "# HELP ripple_kiosk_touch_to_photon_stage_seconds Touch to photon by "
-		   "stage: read, step, render, commit, flip.\n"
-		   "# TYPE ripple_kiosk_touch_to_photon_stage_seconds histogram\n");
-	for (int s = 1; s < HTTP_LATENCY_STAGES; s++) {
-		snprintf(label, sizeof(label), "stage=\"%s\",",
-			 f->latency[s].stage ? f->latency[s].stage : "");
-		histogram_lines(b, "ripple_kiosk_touch_to_photon_stage_seconds", label,
-				&f->latency[s]);
-	}
+	labelled_histograms(b, "ripple_kiosk_touch_to_photon_stage_seconds",
+			    "by stage: read, step, render, commit, flip", "stage", f->latency + 1,
+			    HTTP_LATENCY_STAGES - 1);
+	labelled_histograms(b, "ripple_kiosk_touch_to_photon_source_seconds",
+			    "by where the touch came from: a touchscreen (from its evdev time), a "
+			    "tracker over TUIO (from its datagram's arrival)", "source",
+			    f->latency_source, HTTP_LATENCY_SOURCES);
 	buf_printf(b, "# HELP ripple_kiosk_missed_vblanks_total Vblanks frames came late by.\n"
 		   "# TYPE ripple_kiosk_missed_vblanks_total counter\n"
 		   "ripple_kiosk_missed_vblanks_total %llu\n",
@@ -540,6 +550,34 @@ static void cec_metrics(struct buf *b, const struct http_cec *c)
 		   (unsigned long long)c->timed_out);
 }
 
+/* The trackers (--tuio): what came, and what was refused by why. Nothing
+ * without --tuio. */
+static void tuio_metrics(struct buf *b, const struct http_facts *f)
+{
+	const struct tuio_counts *c = &f->tuio_counts;
+
+	if (!f->tuio)
+		return;
+	buf_printf(b, "# HELP ripple_kiosk_tuio_packets_total Datagrams read from trackers.\n"
+		   "# TYPE ripple_kiosk_tuio_packets_total counter\n"
+		   "ripple_kiosk_tuio_packets_total %llu\n"
+		   "# HELP ripple_kiosk_tuio_frames_total Trackers' frames taken.\n"
+		   "# TYPE ripple_kiosk_tuio_frames_total counter\n"
+		   "ripple_kiosk_tuio_frames_total %llu\n"
+		   "# HELP ripple_kiosk_tuio_trackers Trackers heard within the timeout.\n"
+		   "# TYPE ripple_kiosk_tuio_trackers gauge\nripple_kiosk_tuio_trackers %d\n"
+		   "# HELP ripple_kiosk_tuio_points Trackers' points on the water.\n"
+		   "# TYPE ripple_kiosk_tuio_points gauge\nripple_kiosk_tuio_points %d\n"
+		   "# HELP ripple_kiosk_tuio_rejected_total Trackers' packets and parts of them "
+		   "refused, by why.\n# TYPE ripple_kiosk_tuio_rejected_total counter\n",
+		   (unsigned long long)c->packets, (unsigned long long)c->frames, c->sources,
+		   c->points);
+	for (int i = 0; i < TUIO_REJECT_COUNT; i++)
+		buf_printf(b, "ripple_kiosk_tuio_rejected_total{reason=\"%s\"} %llu\n",
+			   tuio_reject_name((enum tuio_reject)i),
+			   (unsigned long long)c->rejected[i]);
+}
+
 static void reply_metrics(struct http *h, struct http_reply *r)
 {
 	struct http_facts f;
@@ -573,6 +611,7 @@ static void reply_metrics(struct http *h, struct http_reply *r)
 			   metrics[i].name, metrics[i].type, metrics[i].name, metrics[i].value);
 	latency_metrics(&b, &f);
 	cec_metrics(&b, &f.cec);
+	tuio_metrics(&b, &f);
 	buf_printf(&b, "# HELP ripple_kiosk_http_refused_total Requests and connections the "
 		   "status server refused, by why.\n"
 		   "# TYPE ripple_kiosk_http_refused_total counter\n");

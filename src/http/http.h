@@ -16,6 +16,8 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "tuio/tuio.h"
+
 /* The chart on the status page: touches in each hour of the last 7 days. */
 #define HTTP_CHART_DAYS 7
 #define HTTP_CHART_HOURS (HTTP_CHART_DAYS * 24)
@@ -26,6 +28,7 @@
  * them, for the whole way and each of its stages. */
 #define HTTP_LATENCY_BUCKETS 40
 #define HTTP_LATENCY_STAGES 6
+#define HTTP_LATENCY_SOURCES 2
 
 struct http;
 
@@ -82,8 +85,12 @@ struct http_facts {
 		double sum_s;
 		double p50_ms, p99_ms, max_ms;
 	} latency[HTTP_LATENCY_STAGES];
+	/* the whole way by where touches came from (touchscreen, tuio) */
+	struct http_latency latency_source[HTTP_LATENCY_SOURCES];
 	uint64_t missed_vblanks;
 	struct http_cec cec;
+	bool tuio;                 /* trackers listened for (--tuio) */
+	struct tuio_counts tuio_counts;
 };
 
 /* What a client with the token asked for, as bits. Of HTTP_SLEEP and

@@ -35,6 +35,15 @@ struct input_stones {
 	double weight_min_mm, weight_max_mm;
 };
 
+/* Contact sizes: a fingertip gets the smallest stone, a flat hand (or a
+ * foot) the largest. */
+#define INPUT_FINGERTIP_MM 8.0
+#define INPUT_HAND_MM 80.0
+/* A contact across contact_mm: its stone's radius in mm. */
+double input_stone_radius(const struct input_stones *s, double contact_mm);
+/* A pressure from 0 (none) to 1 (full): how deep its stone pushes, in mm. */
+double input_stone_weight(const struct input_stones *s, double pressure);
+
 /* Copied at input_create: nothing here needs to outlive the call. */
 struct input_config {
 	/* NULL: every touchscreen, tablet and mouse; else a path (symlinks

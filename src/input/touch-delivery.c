@@ -17,17 +17,13 @@
 #include "base/log.h"
 #include "input/input-private.h"
 
-/* Contact sizes: a fingertip gets the smallest stone, a flat hand the
- * largest. */
-#define FINGERTIP_MM 8.0
-#define HAND_MM 80.0
-
 static int gslot_alloc(struct input *in, int device)
 {
 	if (!in->gesture)
 		return -1;
 	for (int i = 0; i < GESTURE_MAX_SLOTS; i++) {
-		if (in->gslot_owner[i] < 0) {
+		/* A slot a tracker holds is down in the gesture. */
+		if (in->gslot_owner[i] < 0 && !gesture_slot_down(in->gesture, i)) {
 			in->gslot_owner[i] = device;
 			return i;
 		}
@@ -44,30 +40,13 @@ static void notify(struct input *in, enum input_action action, int device, int s
 		in->observer(in->observer_data, &t);
 }
 
-static double scale_between(int v, int v_min, int v_max, double lo, double hi)
-{
-	if (v <= v_min)
-		return lo;
-	if (v >= v_max)
-		return hi;
-	return lo + (double)(v - v_min) / (double)(v_max - v_min) * (hi - lo);
-}
-
 /* The stone's radius in mm from the contact's size; 0: the default. */
 static double contact_radius(const struct input *in, const struct device *d,
 			     const struct contact *c)
 {
-	double mm;
-
 	if (!d->major_code || c->major <= 0)
 		return 0;
-	mm = (double)c->major / d->units_per_mm;
-	if (mm <= FINGERTIP_MM)
-		return in->stones.radius_min_mm;
-	if (mm >= HAND_MM)
-		return in->stones.radius_max_mm;
-	return in->stones.radius_min_mm + (mm - FINGERTIP_MM) / (HAND_MM - FINGERTIP_MM) *
-					  (in->stones.radius_max_mm - in->stones.radius_min_mm);
+	return input_stone_radius(&in->stones, (double)c->major / d->units_per_mm);
 }
 
 /* How deep it pushes, in mm, from the pressure; 0: the default. */
@@ -79,8 +58,11 @@ static double contact_weight(const struct input *in, const struct device *d,
 	if (!d->pressure_code)
 		return 0;
 	a = libevdev_get_abs_info(d->evdev, (unsigned int)d->pressure_code);
-	return scale_between(c->pressure, a->minimum, a->maximum, in->stones.weight_min_mm,
-			     in->stones.weight_max_mm);
+	if (a->maximum <= a->minimum)
+		return c->pressure > a->minimum ? in->stones.weight_max_mm
+						: in->stones.weight_min_mm;
+	return input_stone_weight(&in->stones, (double)(c->pressure - a->minimum) /
+					       (double)(a->maximum - a->minimum));
 }
 
 /* Where on the water's screen. */

@@ -10,6 +10,11 @@
 /* latency_describe()'s line at its longest, and some */
 #define LATENCY_LINE_LEN 256
 
+const char *const latency_source_names[LATENCY_SOURCES] = {
+	[LATENCY_TOUCHSCREEN] = "touchscreen",
+	[LATENCY_TRACKER] = "tuio",
+};
+
 const char *const latency_stage_names[LATENCY_STAGES] = {
 	[LATENCY_TOTAL] = "total",
 	[LATENCY_READ] = "read",
@@ -58,6 +63,8 @@ static void view_add(struct latency_view *v, const struct latency_frame *f,
 	};
 
 	hist_add(&v->stage[LATENCY_TOTAL], f->flip_ns - t->event_ns);
+	if (t->source < LATENCY_SOURCES)
+		hist_add(&v->source[t->source], f->flip_ns - t->event_ns);
 	for (int s = LATENCY_READ; s < LATENCY_STAGES; s++)
 		hist_add(&v->stage[s], at[s + 1] > at[s] ? at[s + 1] - at[s] : 0);
 }

@@ -29,6 +29,16 @@ enum latency_stage {
 /* The names of the stages as /metrics and /status.json give them. */
 extern const char *const latency_stage_names[LATENCY_STAGES];
 
+/* Where a touch came from: its whole way is also counted by source. */
+enum latency_source {
+	LATENCY_TOUCHSCREEN,  /* evdev: from the event's kernel time */
+	LATENCY_TRACKER,      /* TUIO: from the datagram's arrival (the socket's timestamp) */
+	LATENCY_SOURCES
+};
+
+/* Their names as /metrics gives them. */
+extern const char *const latency_source_names[LATENCY_SOURCES];
+
 /* One frame's way to the screen, CLOCK_MONOTONIC ns. */
 struct latency_frame {
 	uint64_t step_ns;     /* the water's steps for it began */
@@ -39,8 +49,9 @@ struct latency_frame {
 
 /* A touch in it, CLOCK_MONOTONIC ns. */
 struct latency_touch {
-	uint64_t event_ns;    /* the evdev event's own time */
+	uint64_t event_ns;    /* the evdev event's own time, a datagram's arrival */
 	uint64_t read_ns;     /* when the kiosk read it */
+	enum latency_source source;
 };
 
 struct latency_hist {
@@ -53,6 +64,7 @@ struct latency_hist {
 
 struct latency_view {
 	struct latency_hist stage[LATENCY_STAGES];
+	struct latency_hist source[LATENCY_SOURCES];  /* the whole way, by source */
 	uint64_t missed_vblanks;           /* vblanks frames came late by */
 	uint64_t frames;                   /* frames whose flip was timed */
 };

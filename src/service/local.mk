@@ -20,7 +20,8 @@ src_service_librk_service_a_SOURCES = \
 	src/service/usage-rows.c src/service/usage-rows.h src/service/csv-digits.h \
 	src/service/heatmap.c src/service/heatmap.h \
 	src/service/heights.c src/service/heights.h \
-	src/service/window.c src/service/window.h
+	src/service/window.c src/service/window.h \
+	src/service/listen-fds.c src/service/listen-fds.h
 src_service_librk_service_a_CFLAGS = $(AM_CFLAGS) $(LIBSYSTEMD_CFLAGS)
 SERVICE_LIBS = src/service/librk-service.a $(LIBSYSTEMD_LIBS)
 

@@ -71,6 +71,7 @@ struct loop {
 	int script_hz;
 
 	struct input *input;
+	struct tuio *tuio;        /* trackers (--tuio), NULL: none */
 	int screen_w, screen_h;   /* the logical size touches are given in */
 	int rotation;             /* the water's, as given or as the panel says */
 	int touch_output;         /* index in outputs, -1: none */
@@ -109,7 +110,8 @@ void loop_drop_water(struct loop *l);
 void loop_take_water(struct loop *l, struct kiosk *k, int w, int h, int rotation);
 int loop_create_water(struct loop *l, const struct options *o,
 		      const struct display_output_info *info);
-void loop_touch_pending(struct loop *l, uint64_t event_ns, uint64_t read_ns);
+void loop_touch_pending(struct loop *l, uint64_t event_ns, uint64_t read_ns,
+			enum latency_source source);
 
 /* loop-wall.c */
 void loop_wall_setup(struct loop *l, const struct options *o);

@@ -11,6 +11,8 @@
 #include "input/touch-script.h"
 #include "service/loop-private.h"
 #include "settings/options.h"
+#include "tuio/tuio.h"
+#include "water/units.h"
 
 /* ---- touches ---- */
 
@@ -75,10 +77,28 @@ static void wall_touch_follow(struct loop *l, const struct options *o)
 			log_warn("touch map: %s: too many devices", l->assign[i].device);
 }
 
+/* Trackers see the whole screen (a wall's whole wall), however the
+ * touchscreens are mapped. */
+static void tuio_follow(struct loop *l)
+{
+	const struct water_units *u;
+
+	if (!l->tuio)
+		return;
+	if (!l->k) {
+		tuio_set_target(l->tuio, NULL, 0, 0, 0, 0);
+		return;
+	}
+	u = kiosk_units(l->k);
+	tuio_set_target(l->tuio, kiosk_gesture(l->k), l->screen_w, l->screen_h, u->mm_width,
+			u->mm_height);
+}
+
 void loop_touch_follow(struct loop *l, const struct options *o)
 {
 	int idx = l->n_outputs > 0 ? 0 : -1;
 
+	tuio_follow(l);
 	if (!l->input)
 		return;
 	if (l->wall) {
@@ -116,7 +136,7 @@ static void script_touch_timed(void *data, uint64_t at_ns)
 {
 	struct loop *l = data;
 
-	loop_touch_pending(l, l->script_t0 + at_ns, l->script_t0 + at_ns);
+	loop_touch_pending(l, l->script_t0 + at_ns, l->script_t0 + at_ns, LATENCY_TOUCHSCREEN);
 }
 
 /* The script's touches up to the frame that starts at start (a moment

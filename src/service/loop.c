@@ -19,6 +19,7 @@
 #include "service/schedule.h"
 #include "service/stats.h"
 #include "settings/options.h"
+#include "tuio/tuio.h"
 #include "wall/layout.h"
 #include "water/render.h"
 #include "water/units.h"
@@ -99,6 +100,11 @@ void loop_set_frame_tap(struct loop *l, void (*tap)(void *data, const struct ren
 {
 	l->tap = tap;
 	l->tap_data = data;
+}
+
+void loop_set_tuio(struct loop *l, struct tuio *t)
+{
+	l->tuio = t;
 }
 
 void loop_set_input(struct loop *l, struct input *in)
@@ -303,10 +309,11 @@ static uint64_t pass_clock(const struct loop *l)
 
 /* A touch taken by this pass's steps, waiting for the frame that shows it
  * (a flood beyond INPUT_TOUCH_TIMES a frame is not timed). */
-void loop_touch_pending(struct loop *l, uint64_t event_ns, uint64_t read_ns)
+void loop_touch_pending(struct loop *l, uint64_t event_ns, uint64_t read_ns,
+			enum latency_source source)
 {
 	if (l->n_pending < INPUT_TOUCH_TIMES)
-		l->pending[l->n_pending++] = (struct latency_touch){ event_ns, read_ns };
+		l->pending[l->n_pending++] = (struct latency_touch){ event_ns, read_ns, source };
 }
 
 static void take_input_touches(struct loop *l)
@@ -315,7 +322,10 @@ static void take_input_touches(struct loop *l)
 	int n = l->input ? input_take_touch_times(l->input, t, INPUT_TOUCH_TIMES) : 0;
 
 	for (int i = 0; i < n; i++)
-		loop_touch_pending(l, t[i].event_ns, t[i].read_ns);
+		loop_touch_pending(l, t[i].event_ns, t[i].read_ns, LATENCY_TOUCHSCREEN);
+	n = tuio_take_touch_times(l->tuio, t, INPUT_TOUCH_TIMES);
+	for (int i = 0; i < n; i++)
+		loop_touch_pending(l, t[i].event_ns, t[i].read_ns, LATENCY_TRACKER);
 }
 
 /* The touch output's frame takes the touches the steps took (a frame of

@@ -42,6 +42,10 @@ int loop_set_heights_dir(struct loop *l, const char *dir);
 /* Touches from in go to the water through the touch output (NULL: none),
  * turned as the water is. */
 void loop_set_input(struct loop *l, struct input *in);
+/* Trackers' points from t go to the water too, across its whole screen
+ * (a wall's whole wall); NULL: none. */
+struct tuio;
+void loop_set_tuio(struct loop *l, struct tuio *t);
 /* After each frame drawn for the first output: tap(data, the frame) (NULL: none). */
 void loop_set_frame_tap(struct loop *l, void (*tap)(void *data, const struct render_target *t),
 			void *data);

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <string.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -17,6 +18,7 @@
 #include "input/touch-script.h"
 #include "service/health.h"
 #include "service/latency.h"
+#include "service/listen-fds.h"
 #include "service/loop.h"
 #include "service/run-headless.h"
 #include "service/screenshot.h"
@@ -26,6 +28,7 @@
 #include "service/usage.h"
 #include "service/window.h"
 #include "settings/options.h"
+#include "tuio/tuio.h"
 
 /* What the signals since the last frame ask for: however many came, one
  * picture and one line (a storm of them must not hold up the frames). */
@@ -80,8 +83,8 @@ static int take_signals(const sigset_t *set, struct loop *l, struct screenshots 
 	return a.stop;
 }
 
-/* A real-time run's sources: the signals and the status server. */
-enum { RT_SIGNALS, RT_WINDOW, RT_SOURCES };
+/* A real-time run's sources: the signals, the status server, the trackers. */
+enum { RT_SIGNALS, RT_WINDOW, RT_TUIO, RT_SOURCES };
 
 /* Until a signal or the window has something, or until wake (0: no limit). */
 static int rt_wait(struct pollfd *pfds, uint64_t wake)
@@ -100,6 +103,23 @@ static int rt_wait(struct pollfd *pfds, uint64_t wake)
 	return 0;
 }
 
+/* --tuio: the trackers' points on the water, as a live run takes them;
+ * NULL: none (off, or said why not). */
+static struct tuio *trackers(const struct options *o, struct loop *l)
+{
+	int fd = listen_fd_named(TUIO_FD_NAME, SOCK_DGRAM, false);
+	struct tuio_config tc;
+	struct tuio *t = NULL;
+
+	if (!o->tuio && fd < 0)
+		return NULL;
+	options_tuio_config(o, &tc);
+	if ((fd >= 0 ? tuio_create_on(&tc, fd, &t) : tuio_create(&tc, &t)) < 0)
+		log_warn("no trackers; the water goes on without them");
+	loop_set_tuio(l, t);
+	return t;
+}
+
 /*
  * --frames 0: a screen without glass. Frames at --refresh on the monotonic
  * clock as a live run makes them (idle when the water is still), until
@@ -111,8 +131,9 @@ static int rt_wait(struct pollfd *pfds, uint64_t wake)
 static int run_realtime(const struct options *o, struct display *d, struct loop *l,
 			struct health *h, struct screenshots *shots, const sigset_t *signals)
 {
-	struct pollfd pfds[RT_SOURCES] = { { .fd = -1 }, { .fd = -1 } };
+	struct pollfd pfds[RT_SOURCES] = { { .fd = -1 }, { .fd = -1 }, { .fd = -1 } };
 	struct stats *st = health_stats(h);
+	struct tuio *tuio = NULL;
 	struct usage *usage = NULL;
 	struct window *window = NULL;
 	struct asked asked = { 0 };
@@ -126,6 +147,7 @@ static int run_realtime(const struct options *o, struct display *d, struct loop 
 		log_warn("no usage numbers: %s", strerror(-ret));
 	if (window_create(o, dir, &window) < 0)
 		log_warn("no status page; the water goes on without it");
+	tuio = trackers(o, l);
 	ret = 0;
 	pfds[RT_SIGNALS].fd = signalfd(-1, signals, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (ret == 0 && pfds[RT_SIGNALS].fd < 0) {
@@ -134,6 +156,7 @@ static int run_realtime(const struct options *o, struct display *d, struct loop 
 	}
 	pfds[RT_SIGNALS].events = POLLIN;
 	pfds[RT_WINDOW] = (struct pollfd){ .fd = window_fd(window), .events = POLLIN };
+	pfds[RT_TUIO] = (struct pollfd){ .fd = tuio_get_fd(tuio), .events = POLLIN };
 	if (ret == 0)
 		log_info("running in real time at %d Hz until SIGTERM", o->refresh_hz);
 	while (ret == 0 && !asked.stop) {
@@ -153,7 +176,7 @@ static int run_realtime(const struct options *o, struct display *d, struct loop 
 		hv.asleep = loop_kiosk(l) && kiosk_dark(loop_kiosk(l));
 		health_check(h, &hv, now);
 		again = window_pass(window, &(struct window_view){ l, NULL, st, usage,
-					 hv.asleep, NULL }, now, &reload);
+					 hv.asleep, NULL, tuio }, now, &reload);
 		if (reload) {
 			reload = false;
 			log_info("reload: ignored; a headless run keeps the settings it started "
@@ -162,6 +185,7 @@ static int run_realtime(const struct options *o, struct display *d, struct loop 
 		/* What the signals of the last wait asked for, once, between
 		 * the frames as a live run does. */
 		answer_signals(&asked, l, shots, usage, o);
+		tuio_expire(tuio, now);
 		ret = loop_frame(l, o, now, &wake);
 		if (ret < 0) {
 			log_error("a frame: %s; exiting", strerror(-ret));
@@ -170,12 +194,15 @@ static int run_realtime(const struct options *o, struct display *d, struct loop 
 		wake = clock_earliest(wake, health_wake(h, o->stats_interval_s));
 		if (usage)
 			wake = clock_earliest(wake, usage_next_hour_ns(usage));
+		wake = clock_earliest(wake, tuio_next_expiry(tuio));
 		if (again)
 			wake = now;
 		ret = rt_wait(pfds, wake);
 		while (ret == 0 && !asked.stop &&
 		       read(pfds[RT_SIGNALS].fd, &si, sizeof(si)) == sizeof(si))
 			note_signal(&asked, (int)si.ssi_signo);
+		if (ret == 0 && (pfds[RT_TUIO].revents & POLLIN))
+			tuio_dispatch(tuio, clock_now_ns());
 	}
 	if (asked.stop)
 		log_info("%s: stopping", strsignal(asked.stop));
@@ -185,6 +212,8 @@ static int run_realtime(const struct options *o, struct display *d, struct loop 
 	}
 	window_destroy(window);
 	usage_destroy(usage);
+	loop_set_tuio(l, NULL);
+	tuio_destroy(tuio);
 	if (pfds[RT_SIGNALS].fd >= 0)
 		close(pfds[RT_SIGNALS].fd);
 	return ret;
@@ -220,17 +249,17 @@ int run_headless(const struct options *o, struct display *d, struct touch_script
 	/* Without a writer for SIGUSR1's pictures the frames still come. */
 	if (ret == 0 && screenshots_create(&shots) < 0)
 		log_warn("SIGUSR1 will take no pictures: out of memory");
+	if (ret == 0 && o->output_heights) {
+		ret = loop_set_heights_dir(l, o->output_dir);
+		if (ret < 0)
+			log_error("--output-heights: %s", strerror(-ret));
+	}
 	if (ret == 0 && o->frames == 0) {
 		ret = run_realtime(o, d, l, h, shots, &signals);
 		screenshots_destroy(shots);
 		loop_destroy(l);
 		health_destroy(h);
 		return ret;
-	}
-	if (ret == 0 && o->output_heights) {
-		ret = loop_set_heights_dir(l, o->output_dir);
-		if (ret < 0)
-			log_error("--output-heights: %s", strerror(-ret));
 	}
 	while (ret == 0 && frames < o->frames && !sig) {
 		uint64_t wake;

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
@@ -22,6 +23,7 @@
 #include "input/touch-script.h"
 #include "service/health.h"
 #include "service/latency.h"
+#include "service/listen-fds.h"
 #include "service/loop.h"
 #include "service/notify.h"
 #include "service/run-live.h"
@@ -31,12 +33,14 @@
 #include "service/usage.h"
 #include "service/window.h"
 #include "settings/options.h"
+#include "tuio/tuio.h"
 #include "settings/settings.h"
 #include "sound/sound.h"
 #include "water/splashes.h"
 
-/* signalfd, timerfd, display, input, the status server, the CEC adapter: one each. */
-#define LIVE_MAX_SOURCES 6
+/* signalfd, timerfd, display, input, the status server, the CEC adapter, the
+ * trackers: one each. */
+#define LIVE_MAX_SOURCES 7
 #define KEYS_LEN 256
 
 struct live;
@@ -54,6 +58,7 @@ struct live {
 	struct display *d;
 	struct loop *loop;
 	struct input *input;
+	struct tuio *tuio;         /* NULL: --tuio off, or it could not listen */
 	struct health *health;
 	struct usage *usage;       /* NULL: no memory for it at start */
 	struct window *window;     /* NULL: no status server */
@@ -120,9 +125,10 @@ static void apply_touch_settings(struct live *l, const struct options *next)
 {
 	struct input_config c;
 
+	options_input_config(next, &c);
+	tuio_set_stones(l->tuio, &c.stones);
 	if (!l->input)
 		return;
-	options_input_config(next, &c);
 	/* Turned as the water is (new water for a new --rotate came first). */
 	c.transform.rotation = loop_rotation(l->loop);
 	input_set_stones(l->input, &c.stones);
@@ -284,6 +290,12 @@ static int on_input(struct live *l)
 	return ret < 0 ? live_fail(l, "the touch input", ret) : 0;
 }
 
+static int on_tuio(struct live *l)
+{
+	tuio_dispatch(l->tuio, clock_now_ns());
+	return 0;
+}
+
 static int arm_timer(struct live *l, uint64_t when)
 {
 	struct itimerspec its = { 0 };
@@ -376,6 +388,25 @@ static uint64_t tell_the_tv(struct live *l, uint64_t now)
 	return wake;
 }
 
+/* Without the trackers (their port taken, said) the water still shows.
+ * --tuio, or the socket systemd hands over (ripple-kiosk-tuio.socket). */
+static int setup_trackers(struct live *l)
+{
+	int fd = listen_fd_named(TUIO_FD_NAME, SOCK_DGRAM, false);
+	struct tuio_config tc;
+
+	if (!l->o->tuio && fd < 0)
+		return 0;
+	options_tuio_config(l->o, &tc);
+	if ((fd >= 0 ? tuio_create_on(&tc, fd, &l->tuio) : tuio_create(&tc, &l->tuio)) < 0) {
+		log_warn("no trackers; the water goes on without them");
+		return 0;
+	}
+	live_add_source(l, tuio_get_fd(l->tuio), on_tuio);
+	loop_set_tuio(l->loop, l->tuio);
+	return 0;
+}
+
 static int live_setup(struct live *l, struct touch_script *script)
 {
 	struct input_config ic;
@@ -442,7 +473,7 @@ static int live_setup(struct live *l, struct touch_script *script)
 		live_add_source(l, input_get_fd(l->input), on_input);
 		loop_set_input(l->loop, l->input);
 	}
-	return 0;
+	return setup_trackers(l);
 }
 
 int run_live(struct options *o, const struct options_source *src, struct display *d,
@@ -480,13 +511,14 @@ int run_live(struct options *o, const struct options_source *src, struct display
 		hv.cec = l.cec;
 		health_check(l.health, &hv, now);
 		again = window_pass(l.window, &(struct window_view){ l.loop, l.input,
-				    health_stats(l.health), l.usage, hv.asleep, l.cec }, now,
+				    health_stats(l.health), l.usage, hv.asleep, l.cec, l.tuio }, now,
 				    &l.reload);
 		if (l.screenshot) {
 			l.screenshot = false;
 			screenshots_take(l.shots, l.loop, l.usage, o->state_dir, now);
 		}
 		hear_splashes(&l, now);
+		tuio_expire(l.tuio, now);
 		ret = loop_frame(l.loop, o, now, &wake);
 		if (ret < 0) {
 			live_fail(&l, "drawing a frame", ret);
@@ -494,6 +526,7 @@ int run_live(struct options *o, const struct options_source *src, struct display
 		}
 		wake = clock_earliest(wake, health_wake(l.health, o->stats_interval_s));
 		wake = clock_earliest(wake, tell_the_tv(&l, now));
+		wake = clock_earliest(wake, tuio_next_expiry(l.tuio));
 		/* The exhibit fell asleep or woke in this pass: another pass at
 		 * once, for the STATUS= line to say so. */
 		if (loop_kiosk(l.loop) && kiosk_dark(loop_kiosk(l.loop)) != hv.asleep)
@@ -528,6 +561,7 @@ int run_live(struct options *o, const struct options_source *src, struct display
 	/* The water and its threads first: they hold the input's target. */
 	loop_destroy(l.loop);
 	input_destroy(l.input);
+	tuio_destroy(l.tuio);
 	health_destroy(l.health);
 	if (l.timer_fd >= 0)
 		close(l.timer_fd);

@@ -7,13 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-
-#ifdef HAVE_LIBSYSTEMD
-#include <systemd/sd-daemon.h>
-#endif
 
 #include "base/clock.h"
 #include "base/log.h"
@@ -23,12 +20,14 @@
 #include "http/http.h"
 #include "input/input.h"
 #include "service/latency.h"
+#include "service/listen-fds.h"
 #include "service/loop.h"
 #include "service/stats.h"
 #include "service/usage-rows.h"
 #include "service/usage.h"
 #include "service/window.h"
 #include "settings/options.h"
+#include "tuio/tuio.h"
 #include "water/render.h"
 
 /* The socket ripple-kiosk-http.socket hands over (FileDescriptorName=). */
@@ -39,34 +38,13 @@
  * wrote after them). */
 #define CHART_TAIL_BYTES (256u << 10)
 
+_Static_assert(HTTP_LATENCY_SOURCES == LATENCY_SOURCES, "the server's sources are the loop's");
 _Static_assert(HTTP_LATENCY_BUCKETS == LATENCY_BUCKETS && HTTP_LATENCY_STAGES == LATENCY_STAGES,
 	       "the status server's latency histograms are the loop's");
 
 struct window {
 	struct http *http;
 };
-
-/* The socket systemd made for the service, or -1. With it the service
- * itself opens no network socket (its RestrictAddressFamilies= stays). */
-static int systemd_socket(void)
-{
-#ifdef HAVE_LIBSYSTEMD
-	char **names = NULL;
-	int n = sd_listen_fds_with_names(1, &names), fd = -1;
-
-	for (int i = 0; i < n; i++) {
-		if (fd < 0 && (!names || strcmp(names[i], WINDOW_FD_NAME) == 0 || n == 1) &&
-		    sd_is_socket(SD_LISTEN_FDS_START + i, 0, SOCK_STREAM, 1) > 0)
-			fd = SD_LISTEN_FDS_START + i;
-		if (names)
-			free(names[i]);
-	}
-	free(names);
-	return fd;
-#else
-	return -1;
-#endif
-}
 
 /* The hour of local time that holds t, as usage.csv's rows start. */
 static time_t hour_start(time_t t)
@@ -171,7 +149,7 @@ static int chart(const char *state_dir, time_t now, uint32_t *hourly)
 
 int window_create(const struct options *o, const char *state_dir, struct window **out)
 {
-	struct http_config c = { .listen = o->http, .listen_fd = systemd_socket(),
+	struct http_config c = { .listen = o->http, .listen_fd = listen_fd_named(WINDOW_FD_NAME, SOCK_STREAM, true),
 				 .token_file = o->http_token_file, .state_dir = state_dir,
 				 .chart = chart };
 	struct window *w;
@@ -236,6 +214,19 @@ static void gather_cec(const struct cec *c, struct http_cec *out)
 	out->timed_out = v.counts.timed_out;
 }
 
+/* One histogram as the server publishes it, named by name. */
+static void gather_latency(const struct latency_hist *h, const char *name,
+			   struct http_latency *o)
+{
+	o->stage = name;
+	memcpy(o->bucket, h->bucket, sizeof(o->bucket));
+	o->count = h->count;
+	o->sum_s = (double)h->sum_ns / 1e9;
+	o->p50_ms = latency_quantile_ms(h, 0.5);
+	o->p99_ms = latency_quantile_ms(h, 0.99);
+	o->max_ms = latency_quantile_ms(h, 1);
+}
+
 static void gather(const struct window_view *v, struct http_facts *f)
 {
 	struct kiosk *k = v->loop ? loop_kiosk(v->loop) : NULL;
@@ -264,19 +255,13 @@ static void gather(const struct window_view *v, struct http_facts *f)
 	snprintf(f->picture, sizeof(f->picture), "%s", picture ? picture : "");
 	if (v->input)
 		f->touch_devices = input_device_count(v->input);
+	f->tuio = v->tuio != NULL;
+	tuio_get_counts(v->tuio, &f->tuio_counts);
 	latency_totals(v->loop ? loop_latency(v->loop) : NULL, &lat);
-	for (int s = 0; s < LATENCY_STAGES; s++) {
-		const struct latency_hist *h = &lat.stage[s];
-		struct http_latency *o = &f->latency[s];
-
-		o->stage = latency_stage_names[s];
-		memcpy(o->bucket, h->bucket, sizeof(o->bucket));
-		o->count = h->count;
-		o->sum_s = (double)h->sum_ns / 1e9;
-		o->p50_ms = latency_quantile_ms(h, 0.5);
-		o->p99_ms = latency_quantile_ms(h, 0.99);
-		o->max_ms = latency_quantile_ms(h, 1);
-	}
+	for (int s = 0; s < LATENCY_STAGES; s++)
+		gather_latency(&lat.stage[s], latency_stage_names[s], &f->latency[s]);
+	for (int s = 0; s < LATENCY_SOURCES; s++)
+		gather_latency(&lat.source[s], latency_source_names[s], &f->latency_source[s]);
 	f->missed_vblanks = lat.missed_vblanks;
 }
 

@@ -14,6 +14,7 @@ struct input;
 struct loop;
 struct options;
 struct stats;
+struct tuio;
 struct usage;
 struct window;
 
@@ -35,6 +36,7 @@ struct window_view {
 	const struct usage *usage;
 	bool asleep;
 	const struct cec *cec;      /* NULL: --cec off */
+	const struct tuio *tuio;    /* NULL: --tuio off */
 };
 
 /*

@@ -98,6 +98,8 @@ struct option_row {
 	size_t offset, size;          /* the fields it sets (a span), compared on reload */
 	const char *help;             /* --help's line and the sample config's comment */
 	const char *man;              /* ripple-kiosk(1)'s paragraph */
+	/* OPTION_STRING: the text's own check, what was wrong in err (NULL: any text). */
+	int (*check)(const char *text, char *err, size_t errlen);
 };
 
 /* Whether the row's field is a string, freed and copied with the options. */

@@ -345,6 +345,12 @@ int options_parse_one(struct options *o, const struct option_row *row, const cha
 		return choice(f, row, arg, o);
 	case OPTION_STRING:
 	case OPTION_CONFIG:
+		if (row->check) {
+			char err[ERR_LEN];
+
+			if (row->check(arg, err, sizeof(err)) < 0)
+				return bad(f, "%s", err);
+		}
 		return set_string(f, field(o, row), arg);
 	case OPTION_SIZE:
 		return size(f, row, arg, o);

@@ -8,6 +8,7 @@
 #include "base/log.h"
 #include "base/util.h"
 #include "input/input.h"
+#include "tuio/tuio.h"
 #include "settings/options-private.h"
 #include "settings/options.h"
 #include "water/render.h"
@@ -975,6 +976,62 @@ const struct option_row options_table[] = {
 		       "0 keeps none of them.",
 	},
 	{
+		.name = "tuio", .group = GROUP_TOUCH, .type = OPTION_STRING, .arg = "[ADDR:]PORT",
+		.def_text = "none, or the socket systemd hands over", .example = "3333",
+		.reload = RELOAD_RESTART, FIELD(tuio), .check = tuio_parse_listen,
+		.help = "take feet and hands from trackers (cameras, lidars) over TUIO on this "
+			"UDP port",
+		.man = "Take feet and hands from trackers (cameras, lidars, IR frames) over\n"
+		       "TUIO 1.1\n"
+		       ".RB ( /tuio/2Dcur ,\n"
+		       ".BR /tuio/2Dblb ,\n"
+		       ".BR /tuio/2Dobj )\n"
+		       "and 2.0\n"
+		       ".RB ( /tuio2/ptr )\n"
+		       "on this UDP port (TUIO's own is " STR(TUIO_DEFAULT_PORT) "). A port alone listens on\n"
+		       "loopback, for a bridge on this machine; a numeric address before it\n"
+		       ".RB ( 0.0.0.0:3333 ,\n"
+		       ".BR [::]:3333 )\n"
+		       "listens there. Each tracked point is a finger: it lands where it\n"
+		       "appears, drags a wake, and lifts when its tracker leaves it out.\n"
+		       "Coordinates are 0..1 across the screen, or across the whole wall with\n"
+		       ".BR \\-\\-layout .\n"
+		       "Refused packets are counted by reason in\n"
+		       ".BR /metrics .\n"
+		       "The service may instead be handed a UDP socket by systemd\n"
+		       ".RI ( ripple-kiosk-tuio.socket ,\n"
+		       "shipped but not enabled), and then opens no network socket itself.",
+	},
+	{
+		.name = "tuio-from", .group = GROUP_TOUCH, .type = OPTION_STRING,
+		.arg = "ADDR[,ADDR...]", .def_text = "any sender", .example = "192.168.1.20",
+		.reload = RELOAD_RESTART, FIELD(tuio_from), .check = tuio_parse_from,
+		.help = "the trackers' hosts: packets from any other are dropped and counted",
+		.man = "The only hosts trackers' packets are taken from (numeric addresses, at\n"
+		       "most " STR(TUIO_FROM_MAX) "); a packet from any other is dropped and counted.",
+	},
+	{
+		.name = "tuio-timeout", .group = GROUP_TOUCH, .type = OPTION_NUMBER,
+		.arg = "SECONDS", .min = OPTIONS_MIN_TUIO_TIMEOUT_S,
+		.max = OPTIONS_MAX_TUIO_TIMEOUT_S, .unit = "seconds",
+		.def = STR(OPTIONS_DEFAULT_TUIO_TIMEOUT_S), .example = "2.5",
+		.reload = RELOAD_RESTART, FIELD(tuio_timeout_s),
+		.help = "a tracker silent this long has its points lifted",
+		.man = "A tracker silent this long has its points lifted, as if every foot\n"
+		       "had stepped off.",
+	},
+	{
+		.name = "tuio-corners", .group = GROUP_TOUCH, .type = OPTION_STRING,
+		.arg = "\"X,Y X,Y X,Y X,Y\"", .def_text = "none: the tracker's 0..1 is the surface's",
+		.example = "0.1,0.05 0.9,0.08 0.95,0.92 0.04,0.9",
+		.reload = RELOAD_RESTART, FIELD(tuio_corners), .check = tuio_parse_corners,
+		.help = "the four-point calibration: where the tracker sees the surface's "
+			"corners",
+		.man = "The four-point calibration of a tracker that sees the surface in\n"
+		       "perspective: the tracker's coordinates of the surface's top left, top\n"
+		       "right, bottom right and bottom left corners, in that order.",
+	},
+	{
 		.name = "http", .group = GROUP_EXHIBIT, .type = OPTION_LISTEN, .arg = "ADDR:PORT",
 		.def_text = "none, or the socket systemd hands over", .example = "127.0.0.1:8080",
 		.reload = RELOAD_RESTART, FIELD(http),
@@ -1150,6 +1207,20 @@ void options_input_config(const struct options *o, struct input_config *c)
 			   : o->stone_weight_mm / OPTIONS_TOUCH_WEIGHT_SPREAD;
 	s->weight_max_mm = o->touch_weight_max > 0 ? o->touch_weight_max
 			   : o->stone_weight_mm * OPTIONS_TOUCH_WEIGHT_SPREAD;
+}
+
+void options_tuio_config(const struct options *o, struct tuio_config *c)
+{
+	struct input_config ic;
+
+	options_input_config(o, &ic);
+	memset(c, 0, sizeof(*c));
+	c->listen = o->tuio;
+	c->from = o->tuio_from;
+	c->timeout_ns = (uint64_t)(o->tuio_timeout_s * 1e9);
+	c->has_corners = o->tuio_corners &&
+			 homography_parse_corners(o->tuio_corners, c->corners) == 0;
+	c->stones = ic.stones;
 }
 
 int options_rotation(const struct options *o, int panel_rotation)

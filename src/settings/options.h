@@ -160,6 +160,11 @@ enum rotation {
  * size and weight, so a fingertip and a flat hand differ by these factors. */
 #define OPTIONS_TOUCH_RADIUS_SPREAD 4
 #define OPTIONS_TOUCH_WEIGHT_SPREAD 2
+/* Trackers (--tuio): one silent this long has its points lifted. */
+#define OPTIONS_DEFAULT_TUIO_TIMEOUT_S 1
+#define OPTIONS_MIN_TUIO_TIMEOUT_S 0.05
+#define OPTIONS_MAX_TUIO_TIMEOUT_S 60
+
 /* A contact that has not moved for this long is stuck, not a visitor. */
 #define OPTIONS_DEFAULT_STUCK_TOUCH_S 30
 #define OPTIONS_MAX_STUCK_TOUCH_S 86400
@@ -258,6 +263,10 @@ struct options {
 	int usage_days;               /* days usage.csv keeps, 0 = no usage numbers */
 	const char *http;             /* --http ADDR:PORT; NULL: none (or systemd's socket) */
 	const char *http_token_file;  /* NULL: no control over HTTP */
+	const char *tuio;             /* --tuio [ADDR:]PORT; NULL: no trackers */
+	const char *tuio_from;        /* --tuio-from ADDR[,ADDR...]; NULL: any sender */
+	double tuio_timeout_s;
+	const char *tuio_corners;     /* --tuio-corners: the four-point calibration; NULL: none */
 	/* ---- end the exhibit ---- */
 
 	bool verbose;
@@ -302,6 +311,10 @@ struct input_config;
  * --touch-weight bounds spread from the stone's size and weight. The
  * strings point into o. */
 void options_input_config(const struct options *o, struct input_config *c);
+/* The trackers' settings (--tuio...) as the tuio takes them; the strings
+ * point into o. */
+struct tuio_config;
+void options_tuio_config(const struct options *o, struct tuio_config *c);
 
 /*
  * The config file's view of the option table (config-file.c, tests): every

@@ -1,0 +1,35 @@
+/*
+ * The four-point calibration of a view in perspective (a tracker looking
+ * at a floor, a touch frame mounted askew): where the surface's four
+ * corners are in the sensor's coordinates fixes the homography that takes
+ * the sensor's coordinates to 0..1 across the surface.
+ */
+#ifndef BASE_HOMOGRAPHY_H
+#define BASE_HOMOGRAPHY_H
+
+#include <stdbool.h>
+
+/* The corners' order: top left, top right, bottom right, bottom left. */
+#define HOMOGRAPHY_CORNERS 4
+
+struct homography {
+	double m[9];   /* row major, m[8] == 1 */
+};
+
+/*
+ * corners: x, y of the surface's top left, top right, bottom right and
+ * bottom left corners in the sensor's coordinates (8 numbers). 0, or
+ * -EINVAL when they are not a quadrilateral (three in a line, crossed,
+ * not finite).
+ */
+int homography_from_corners(const double corners[2 * HOMOGRAPHY_CORNERS], struct homography *h);
+/* The identity: the sensor's coordinates are the surface's. */
+void homography_identity(struct homography *h);
+/* (x, y) of the sensor to the surface's 0..1; false: the point is on the
+ * horizon line (behind the sensor), nowhere on the surface. */
+bool homography_apply(const struct homography *h, double x, double y, double *u, double *v);
+/* "X,Y X,Y X,Y X,Y" (commas or blanks between the eight numbers) into
+ * corners. 0 or -EINVAL. */
+int homography_parse_corners(const char *text, double corners[2 * HOMOGRAPHY_CORNERS]);
+
+#endif

@@ -1,0 +1,325 @@
+/*
+ * Each tracker's points, from its frames to the water: a frame older than
+ * its tracker's last is ignored, a point lands when it first comes in a
+ * set, moves when a set moves it, and lifts when the alive list leaves it
+ * out or its tracker falls silent. Points take the gesture slots from the
+ * top down (touchscreens take them from the bottom up); a slot is free
+ * while the gesture has no finger down in it.
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/log.h"
+#include "tuio/tuio-private.h"
+#include "water/gesture.h"
+
+static const char *const reject_names[TUIO_REJECT_COUNT] = {
+	[TUIO_REJECT_SENDER] = "sender",
+	[TUIO_REJECT_MALFORMED] = "malformed",
+	[TUIO_REJECT_PROFILE] = "profile",
+	[TUIO_REJECT_ARGUMENTS] = "arguments",
+	[TUIO_REJECT_VALUE] = "value",
+	[TUIO_REJECT_STALE] = "stale",
+	[TUIO_REJECT_SOURCES] = "sources",
+	[TUIO_REJECT_POINTS] = "points",
+	[TUIO_REJECT_OVERFLOW] = "overflow",
+};
+
+const char *tuio_reject_name(enum tuio_reject r)
+{
+	return r < TUIO_REJECT_COUNT ? reject_names[r] : "unknown";
+}
+
+void tracks_reject(struct tuio *t, enum tuio_reject why)
+{
+	t->counts.rejected[why]++;
+}
+
+void tracks_init(struct tuio *t, const struct tuio_config *c)
+{
+	t->timeout_ns = c->timeout_ns;
+	t->stones = c->stones;
+	homography_identity(&t->calibration);
+	if (c->has_corners && homography_from_corners(c->corners, &t->calibration) < 0)
+		homography_identity(&t->calibration);   /* refused by tuio_create already */
+}
+
+static int gslot_alloc(const struct tuio *t)
+{
+	for (int i = GESTURE_MAX_SLOTS - 1; i >= 0; i--)
+		if (!gesture_slot_down(t->gesture, i))
+			return i;
+	return -1;   /* more fingers than the water takes: this one is ignored */
+}
+
+static void timed(struct tuio *t)
+{
+	if (t->n_times < INPUT_TOUCH_TIMES)
+		t->times[t->n_times++] = (struct input_touch_time){ t->arrival_ns, t->now_ns };
+}
+
+static void lift(struct tuio *t, struct tuio_point *p)
+{
+	if (p->gslot >= 0 && t->gesture)
+		gesture_up(t->gesture, p->gslot);
+	p->used = false;
+	p->gslot = -1;
+}
+
+/* A point's stone: a blob's size (a foot, a hand) and a pointer's
+ * pressure as a touchscreen's are; 0: the gesture's default. */
+static void stone(const struct tuio *t, const struct tuio_set *s, double *radius, double *weight)
+{
+	double mm = s->size * (t->mm_w > t->mm_h ? t->mm_w : t->mm_h);
+
+	*radius = s->size > 0 ? input_stone_radius(&t->stones, mm) : 0;
+	*weight = s->pressure > 0 ? input_stone_weight(&t->stones, s->pressure) : 0;
+}
+
+/* The set's point on the water's pixels; false: off the surface. */
+static bool to_screen(struct tuio *t, const struct tuio_set *s, int *x, int *y)
+{
+	double u, v;
+
+	if (!homography_apply(&t->calibration, s->x, s->y, &u, &v) ||
+	    u < -TUIO_EDGE_MARGIN || u > 1 + TUIO_EDGE_MARGIN || v < -TUIO_EDGE_MARGIN ||
+	    v > 1 + TUIO_EDGE_MARGIN) {
+		tracks_reject(t, TUIO_REJECT_VALUE);
+		return false;
+	}
+	u = u < 0 ? 0 : u > 1 ? 1 : u;
+	v = v < 0 ? 0 : v > 1 ? 1 : v;
+	*x = (int)fmin(floor(u * t->screen_w), t->screen_w - 1);
+	*y = (int)fmin(floor(v * t->screen_h), t->screen_h - 1);
+	return true;
+}
+
+static struct tuio_point *point_find(struct tuio_source *src, enum tuio_profile pr, int32_t id)
+{
+	for (int i = 0; i < TUIO_POINTS_MAX; i++)
+		if (src->points[i].used && src->points[i].profile == pr && src->points[i].id == id)
+			return &src->points[i];
+	return NULL;
+}
+
+static struct tuio_point *point_new(struct tuio *t, struct tuio_source *src,
+				    enum tuio_profile pr, int32_t id)
+{
+	for (int i = 0; i < TUIO_POINTS_MAX; i++) {
+		struct tuio_point *p = &src->points[i];
+
+		if (!p->used) {
+			*p = (struct tuio_point){ true, pr, id, -1, 0, 0 };
+			return p;
+		}
+	}
+	tracks_reject(t, TUIO_REJECT_POINTS);
+	return NULL;
+}
+
+/* A set: the point lands where it first comes, then moves. */
+static void place(struct tuio *t, struct tuio_source *src, enum tuio_profile pr,
+		  const struct tuio_set *s)
+{
+	struct tuio_point *p = point_find(src, pr, s->id);
+	double radius, weight;
+	int x, y;
+
+	if (!to_screen(t, s, &x, &y)) {
+		if (p)
+			lift(t, p);   /* walked off the surface */
+		return;
+	}
+	if (!p && !(p = point_new(t, src, pr, s->id)))
+		return;
+	if (!t->gesture || t->screen_w < 1)
+		return;
+	if (p->gslot < 0) {
+		if ((p->gslot = gslot_alloc(t)) < 0)
+			return;
+		stone(t, s, &radius, &weight);
+		gesture_down(t->gesture, p->gslot, x, y, radius, weight);
+		gesture_date_landing(t->gesture, p->gslot, t->arrival_ns);
+	} else if (x != p->x || y != p->y) {
+		gesture_move(t->gesture, p->gslot, x, y);
+	} else {
+		return;
+	}
+	p->x = x;
+	p->y = y;
+	timed(t);
+}
+
+static struct tuio_source *source_find(struct tuio *t, const char *key)
+{
+	struct tuio_source *free_one = NULL;
+
+	for (int i = 0; i < TUIO_SOURCES_MAX; i++) {
+		struct tuio_source *s = &t->sources[i];
+
+		if (s->used && strcmp(s->key, key) == 0)
+			return s;
+		if (!s->used && !free_one)
+			free_one = s;
+	}
+	if (!free_one) {
+		tracks_reject(t, TUIO_REJECT_SOURCES);
+		return NULL;
+	}
+	memset(free_one, 0, sizeof(*free_one));
+	free_one->used = true;
+	snprintf(free_one->key, sizeof(free_one->key), "%s", key);
+	log_info("tuio: tracker %s heard", free_one->key);
+	return free_one;
+}
+
+/* Late: older than the last frame of its profile, unless so much older
+ * that the tracker started counting again. */
+static bool stale(struct tuio_source *src, const struct tuio_frame *f)
+{
+	int64_t last = src->seq[f->profile];
+
+	if (!f->has_seq || f->seq < 0)
+		return false;   /* TUIO 1.1's fseq -1: a frame without a number */
+	if (src->has_seq[f->profile] && f->seq < last && last - f->seq <= TUIO_RESTART_JUMP)
+		return true;
+	src->has_seq[f->profile] = true;
+	src->seq[f->profile] = f->seq;
+	return false;
+}
+
+static int cmp_id(const void *a, const void *b)
+{
+	int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+static bool alive(const struct tuio_frame *f, int32_t id)
+{
+	return !f->has_alive || bsearch(&id, f->alive, (size_t)f->n_alive, sizeof(id), cmp_id);
+}
+
+void tracks_commit(struct tuio *t, struct tuio_frame *f)
+{
+	struct tuio_source *src;
+
+	if (!f->open)
+		return;
+	f->open = false;
+	if (!(src = source_find(t, t->key[0] ? t->key : t->sender)))
+		return;
+	src->last_ns = t->now_ns;
+	if (stale(src, f)) {
+		tracks_reject(t, TUIO_REJECT_STALE);
+		return;
+	}
+	t->counts.frames++;
+	if (f->has_alive)
+		qsort(f->alive, (size_t)f->n_alive, sizeof(*f->alive), cmp_id);
+	for (int i = 0; i < TUIO_POINTS_MAX; i++) {
+		struct tuio_point *p = &src->points[i];
+
+		if (p->used && p->profile == f->profile && !alive(f, p->id))
+			lift(t, p);
+	}
+	for (int i = 0; i < f->n_sets; i++)
+		if (alive(f, f->sets[i].id))
+			place(t, src, f->profile, &f->sets[i]);
+}
+
+static void source_silent(struct tuio *t, struct tuio_source *src)
+{
+	int n = 0;
+
+	for (int i = 0; i < TUIO_POINTS_MAX; i++) {
+		if (src->points[i].used) {
+			lift(t, &src->points[i]);
+			n++;
+		}
+	}
+	log_info("tuio: tracker %s silent for %.1f s%s", src->key, (double)t->timeout_ns / 1e9,
+		 n ? ": its points lifted" : "");
+	src->used = false;
+}
+
+void tuio_expire(struct tuio *t, uint64_t now_ns)
+{
+	if (!t)
+		return;
+	for (int i = 0; i < TUIO_SOURCES_MAX; i++) {
+		struct tuio_source *s = &t->sources[i];
+
+		if (s->used && now_ns >= s->last_ns + t->timeout_ns)
+			source_silent(t, s);
+	}
+}
+
+uint64_t tuio_next_expiry(const struct tuio *t)
+{
+	uint64_t next = 0;
+
+	for (int i = 0; t && i < TUIO_SOURCES_MAX; i++) {
+		uint64_t at = t->sources[i].last_ns + t->timeout_ns;
+
+		if (t->sources[i].used && (!next || at < next))
+			next = at;
+	}
+	return next;
+}
+
+void tuio_set_target(struct tuio *t, struct gesture *g, int screen_w, int screen_h,
+		     double mm_w, double mm_h)
+{
+	if (!t)
+		return;
+	if (g != t->gesture) {
+		/* Another water: its slots are not the old one's. */
+		for (int i = 0; i < TUIO_SOURCES_MAX; i++)
+			for (int j = 0; j < TUIO_POINTS_MAX; j++)
+				t->sources[i].points[j].gslot = -1;
+	}
+	t->gesture = g;
+	t->screen_w = screen_w;
+	t->screen_h = screen_h;
+	t->mm_w = mm_w;
+	t->mm_h = mm_h;
+}
+
+void tuio_set_stones(struct tuio *t, const struct input_stones *s)
+{
+	if (t)
+		t->stones = *s;
+}
+
+int tuio_take_touch_times(struct tuio *t, struct input_touch_time *out, int n)
+{
+	int k;
+
+	if (!t)
+		return 0;
+	k = t->n_times < n ? t->n_times : n;
+	memcpy(out, t->times, (size_t)k * sizeof(*out));
+	t->n_times = 0;
+	return k;
+}
+
+void tuio_get_counts(const struct tuio *t, struct tuio_counts *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!t)
+		return;
+	*out = t->counts;
+	for (int i = 0; i < TUIO_SOURCES_MAX; i++) {
+		if (!t->sources[i].used)
+			continue;
+		out->sources++;
+		for (int j = 0; j < TUIO_POINTS_MAX; j++)
+			out->points += t->sources[i].points[j].used &&
+				       t->sources[i].points[j].gslot >= 0;
+	}
+}

@@ -1,0 +1,348 @@
+/*
+ * The trackers' socket: UDP bound where --tuio says, non-blocking, each
+ * datagram dated by the kernel (SO_TIMESTAMPNS) and its drops counted
+ * (SO_RXQ_OVFL). A sender --tuio-from does not name is dropped before its
+ * bytes are looked at; a pass reads at most a budget of datagrams, so a
+ * flood costs the water a bounded time a pass.
+ */
+#include "config.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/clock.h"
+#include "base/log.h"
+#include "base/util.h"
+#include "tuio/tuio-private.h"
+
+/* The largest UDP datagram, and a byte more to see one cut short. */
+#define DATAGRAM_MAX 65536
+/* Datagrams a pass reads: 60 bundles a second from each of a few trackers
+ * is a handful a frame; beyond this a flood waits, or the kernel drops. */
+#define PASS_BUDGET 512
+
+static int tuio_alloc(const struct tuio_config *c, struct tuio **out)
+{
+	struct tuio *t = calloc(1, sizeof(*t));
+	int ret;
+
+	if (!t)
+		return -ENOMEM;
+	t->fd = -1;
+	tracks_init(t, c);
+	ret = tuio_osc_create(t);
+	if (ret == 0 && !(t->buf = malloc(DATAGRAM_MAX)))
+		ret = -ENOMEM;
+	if (ret < 0) {
+		tuio_destroy(t);
+		return ret;
+	}
+	*out = t;
+	return 0;
+}
+
+int tuio_create_unbound(const struct tuio_config *c, struct tuio **out)
+{
+	return tuio_alloc(c, out);
+}
+
+static int allow_list(struct tuio *t, const char *from)
+{
+	char one[TUIO_KEY_LEN], err[ERR_LEN];
+	const char *p = from;
+
+	if (tuio_parse_from(from, err, sizeof(err)) < 0) {
+		log_error("--tuio-from: %s", err);
+		return -EINVAL;
+	}
+	while (p) {
+		const char *comma = strchr(p, ',');
+		size_t len = comma ? (size_t)(comma - p) : strlen(p);
+		bool v6;
+		int port;
+
+		snprintf(one, sizeof(one), "%.*s", (int)len, p);
+		tuio_addr_parse(one, false, &t->from[t->n_from++], &v6, &port, err, sizeof(err));
+		p = comma ? comma + 1 : NULL;
+	}
+	return 0;
+}
+
+/* The arrival for touch to photon; the kernel's drops for /metrics.
+ * Neither is needed to run. */
+static void stamp(int fd)
+{
+	int on = 1;
+
+	setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof(on));
+	setsockopt(fd, SOL_SOCKET, SO_RXQ_OVFL, &on, sizeof(on));
+}
+
+static int open_socket(struct tuio *t, const char *listen)
+{
+	struct sockaddr_in6 sa6 = { .sin6_family = AF_INET6 };
+	struct sockaddr_in sa4 = { .sin_family = AF_INET };
+	char err[ERR_LEN];
+	struct in6_addr a;
+	int port, ret;
+	bool v6;
+
+	if (tuio_addr_parse(listen, true, &a, &v6, &port, err, sizeof(err)) < 0) {
+		log_error("--tuio: %s", err);
+		return -EINVAL;
+	}
+	t->fd = socket(v6 ? AF_INET6 : AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (t->fd < 0) {
+		ret = -errno;
+		log_error("--tuio %s: socket: %s", listen, strerror(-ret));
+		return ret;
+	}
+	stamp(t->fd);
+	if (v6) {
+		sa6.sin6_addr = a;
+		sa6.sin6_port = htons((uint16_t)port);
+		ret = bind(t->fd, (struct sockaddr *)&sa6, sizeof(sa6));
+	} else {
+		memcpy(&sa4.sin_addr, &a.s6_addr[12], sizeof(sa4.sin_addr));
+		sa4.sin_port = htons((uint16_t)port);
+		ret = bind(t->fd, (struct sockaddr *)&sa4, sizeof(sa4));
+	}
+	if (ret < 0) {
+		ret = -errno;
+		log_error("--tuio %s: cannot listen there: %s", listen, strerror(-ret));
+		return ret;
+	}
+	return 0;
+}
+
+/* A socket handed over: made non-blocking and dated as ours is. */
+static int take_socket(struct tuio *t)
+{
+	int flags = fcntl(t->fd, F_GETFL);
+
+	if (flags < 0 || fcntl(t->fd, F_SETFL, flags | O_NONBLOCK) < 0) {
+		int ret = -errno;
+
+		log_error("tuio: the socket handed over: %s", strerror(-ret));
+		return ret;
+	}
+	stamp(t->fd);
+	return 0;
+}
+
+static void say_port(const struct tuio *t, const char *listen)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+	char host[INET6_ADDRSTRLEN] = "?";
+	int port = 0;
+
+	if (getsockname(t->fd, (struct sockaddr *)&ss, &len) < 0)
+		return;
+	if (ss.ss_family == AF_INET6) {
+		const struct sockaddr_in6 *s = (const struct sockaddr_in6 *)&ss;
+
+		inet_ntop(AF_INET6, &s->sin6_addr, host, sizeof(host));
+		port = ntohs(s->sin6_port);
+	} else {
+		const struct sockaddr_in *s = (const struct sockaddr_in *)&ss;
+
+		inet_ntop(AF_INET, &s->sin_addr, host, sizeof(host));
+		port = ntohs(s->sin_port);
+	}
+	log_info("tuio: listening for trackers on %s port %d (%s)%s", host, port, listen,
+		 t->n_from ? "" : ", from any sender");
+}
+
+/* fd >= 0: a socket handed over, else one bound where c->listen says. */
+static int create(const struct tuio_config *c, int fd, struct tuio **out)
+{
+	char said[TUIO_KEY_LEN + 16];
+	struct tuio *t;
+	int ret;
+
+	if (c->has_corners) {
+		struct homography h;
+
+		if (homography_from_corners(c->corners, &h) < 0) {
+			log_error("--tuio-corners: the four corners are not a quadrilateral "
+				  "(top left, top right, bottom right, bottom left, none crossed)");
+			ret = -EINVAL;
+			goto fail_fd;
+		}
+	}
+	ret = tuio_alloc(c, &t);
+	if (ret < 0)
+		goto fail_fd;
+	t->fd = fd;
+	if (c->from && (ret = allow_list(t, c->from)) < 0)
+		goto fail;
+	if (fd >= 0)
+		ret = take_socket(t);
+	else
+		ret = open_socket(t, c->listen);
+	if (ret < 0)
+		goto fail;
+	snprintf(said, sizeof(said), fd >= 0 ? "systemd's socket" : "--tuio %s", c->listen);
+	say_port(t, said);
+	*out = t;
+	return 0;
+fail:
+	tuio_destroy(t);
+	return ret;
+fail_fd:
+	if (fd >= 0)
+		close(fd);
+	return ret;
+}
+
+int tuio_create(const struct tuio_config *c, struct tuio **out)
+{
+	return create(c, -1, out);
+}
+
+int tuio_create_on(const struct tuio_config *c, int fd, struct tuio **out)
+{
+	return create(c, fd, out);
+}
+
+void tuio_destroy(struct tuio *t)
+{
+	if (!t)
+		return;
+	if (t->fd >= 0)
+		close(t->fd);
+	tuio_osc_destroy(t);
+	free(t->buf);
+	free(t);
+}
+
+int tuio_get_fd(const struct tuio *t)
+{
+	return t ? t->fd : -1;
+}
+
+/* The sender as a source's key, and whether --tuio-from lets it in. */
+static bool sender(struct tuio *t, const struct sockaddr_storage *ss)
+{
+	struct in6_addr a = { 0 };
+	char host[INET6_ADDRSTRLEN] = "?";
+	bool ok = t->n_from == 0;
+	int port = 0;
+
+	if (ss->ss_family == AF_INET6) {
+		const struct sockaddr_in6 *s = (const struct sockaddr_in6 *)ss;
+
+		a = s->sin6_addr;
+		port = ntohs(s->sin6_port);
+		inet_ntop(AF_INET6, &a, host, sizeof(host));
+	} else if (ss->ss_family == AF_INET) {
+		const struct sockaddr_in *s = (const struct sockaddr_in *)ss;
+
+		a.s6_addr[10] = a.s6_addr[11] = 0xff;
+		memcpy(&a.s6_addr[12], &s->sin_addr, sizeof(s->sin_addr));
+		port = ntohs(s->sin_port);
+		inet_ntop(AF_INET, &s->sin_addr, host, sizeof(host));
+	}
+	for (int i = 0; !ok && i < t->n_from; i++)
+		ok = memcmp(&t->from[i], &a, sizeof(a)) == 0;
+	snprintf(t->sender, sizeof(t->sender), "%s:%d", host, port);
+	return ok;
+}
+
+/* The kernel's time of arrival (CLOCK_REALTIME) on the monotonic clock;
+ * now_ns when there is none. */
+static uint64_t arrival(struct msghdr *m, uint64_t now_ns, int64_t real_minus_mono)
+{
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(m); c; c = CMSG_NXTHDR(m, c)) {
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS) {
+			struct timespec ts;
+			int64_t at;
+
+			memcpy(&ts, CMSG_DATA(c), sizeof(ts));
+			at = (int64_t)ts.tv_sec * (int64_t)NSEC_PER_SEC + ts.tv_nsec -
+			     real_minus_mono;
+			return at > 0 && (uint64_t)at < now_ns ? (uint64_t)at : now_ns;
+		}
+	}
+	return now_ns;
+}
+
+static void overflow(struct tuio *t, struct msghdr *m)
+{
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(m); c; c = CMSG_NXTHDR(m, c)) {
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SO_RXQ_OVFL) {
+			uint32_t drops;
+
+			memcpy(&drops, CMSG_DATA(c), sizeof(drops));
+			t->counts.rejected[TUIO_REJECT_OVERFLOW] += (uint32_t)(drops - t->overflow);
+			t->overflow = drops;
+		}
+	}
+}
+
+int tuio_dispatch(struct tuio *t, uint64_t now_ns)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(struct timespec)) + CMSG_SPACE(sizeof(uint32_t))];
+		struct cmsghdr align;
+	} control;
+	struct timespec real;
+	int64_t real_minus_mono;
+	int n;
+
+	if (!t || t->fd < 0)
+		return 0;
+	clock_gettime(CLOCK_REALTIME, &real);
+	real_minus_mono = (int64_t)real.tv_sec * (int64_t)NSEC_PER_SEC + real.tv_nsec -
+			  (int64_t)now_ns;
+	for (n = 0; n < PASS_BUDGET; n++) {
+		struct sockaddr_storage ss;
+		struct iovec iov = { t->buf, DATAGRAM_MAX };
+		struct msghdr m = { .msg_name = &ss, .msg_namelen = sizeof(ss), .msg_iov = &iov,
+				    .msg_iovlen = 1, .msg_control = control.buf,
+				    .msg_controllen = sizeof(control.buf) };
+		ssize_t len = recvmsg(t->fd, &m, MSG_DONTWAIT);
+
+		if (len < 0)
+			break;   /* EAGAIN: all read; anything else is the next pass's */
+		t->counts.packets++;
+		overflow(t, &m);
+		if (!sender(t, &ss)) {
+			tracks_reject(t, TUIO_REJECT_SENDER);
+			continue;
+		}
+		if (m.msg_flags & MSG_TRUNC) {
+			tracks_reject(t, TUIO_REJECT_MALFORMED);
+			continue;
+		}
+		t->arrival_ns = arrival(&m, now_ns, real_minus_mono);
+		t->now_ns = now_ns;
+		tuio_osc_take(t, t->buf, (size_t)len);
+	}
+	return n;
+}
+
+void tuio_feed(struct tuio *t, const void *data, size_t len, const char *from,
+	       uint64_t arrival_ns, uint64_t now_ns)
+{
+	if (!t)
+		return;
+	t->counts.packets++;
+	if (len > DATAGRAM_MAX) {
+		tracks_reject(t, TUIO_REJECT_MALFORMED);
+		return;
+	}
+	snprintf(t->sender, sizeof(t->sender), "%s", from);
+	t->arrival_ns = arrival_ns;
+	t->now_ns = now_ns;
+	memcpy(t->buf, data, len);
+	tuio_osc_take(t, t->buf, len);
+}

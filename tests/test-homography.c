@@ -1,0 +1,91 @@
+/* The four-point calibration: corners to corners exactly, straight lines
+ * kept, and corners that make no quadrilateral refused. */
+#include "config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "base/homography.h"
+#include "check.h"
+
+#define EPS 1e-9
+
+/* A floor seen from a camera above its near edge: the far edge is short. */
+static const double floor_seen[8] = { 0.30, 0.10, 0.70, 0.12, 0.95, 0.90, 0.05, 0.88 };
+
+static void corners_to_corners(void)
+{
+	static const double unit[8] = { 0, 0, 1, 0, 1, 1, 0, 1 };
+	struct homography h;
+	double u, v;
+
+	CHECK_EQ(homography_from_corners(floor_seen, &h), 0);
+	for (int i = 0; i < 4; i++) {
+		CHECK(homography_apply(&h, floor_seen[2 * i], floor_seen[2 * i + 1], &u, &v));
+		CHECK(fabs(u - unit[2 * i]) < EPS && fabs(v - unit[2 * i + 1]) < EPS);
+	}
+	/* The centre of the floor is where its diagonals cross, not the
+	 * corners' mean: perspective. */
+	{
+		const double *q = floor_seen;
+		double d1x = q[4] - q[0], d1y = q[5] - q[1], d2x = q[6] - q[2], d2y = q[7] - q[3];
+		double t = ((q[2] - q[0]) * d2y - (q[3] - q[1]) * d2x) / (d1x * d2y - d1y * d2x);
+
+		CHECK(homography_apply(&h, q[0] + t * d1x, q[1] + t * d1y, &u, &v));
+		CHECK(fabs(u - 0.5) < EPS && fabs(v - 0.5) < EPS);
+	}
+	/* The unit square's own corners are the identity. */
+	CHECK_EQ(homography_from_corners(unit, &h), 0);
+	CHECK(homography_apply(&h, 0.3, 0.7, &u, &v));
+	CHECK(fabs(u - 0.3) < EPS && fabs(v - 0.7) < EPS);
+}
+
+static void lines_stay_lines(void)
+{
+	struct homography h;
+	double u[3], v[3];
+
+	CHECK_EQ(homography_from_corners(floor_seen, &h), 0);
+	/* three points on the tracker's line from corner 0 to corner 2 */
+	for (int i = 0; i < 3; i++) {
+		double f = 0.2 + 0.3 * i;
+
+		CHECK(homography_apply(&h, floor_seen[0] + f * (floor_seen[4] - floor_seen[0]),
+				       floor_seen[1] + f * (floor_seen[5] - floor_seen[1]), &u[i],
+				       &v[i]));
+		CHECK(fabs(u[i] - v[i]) < EPS);   /* on the surface's diagonal */
+	}
+}
+
+static void refused(void)
+{
+	static const double line[8] = { 0, 0, 0.5, 0, 1, 0, 0, 1 };
+	static const double crossed[8] = { 0, 0, 1, 1, 1, 0, 0, 1 };
+	double nan_one[8] = { 0, 0, 1, 0, 1, 1, 0, 1 };
+	double c[8];
+	struct homography h;
+
+	nan_one[3] = NAN;
+	CHECK_EQ(homography_from_corners(line, &h), -EINVAL);
+	CHECK_EQ(homography_from_corners(crossed, &h), -EINVAL);
+	CHECK_EQ(homography_from_corners(nan_one, &h), -EINVAL);
+	nan_one[3] = INFINITY;
+	CHECK_EQ(homography_from_corners(nan_one, &h), -EINVAL);
+	CHECK_EQ(homography_parse_corners("0,0 1,0 1,1 0,1", c), 0);
+	CHECK(c[2] == 1 && c[5] == 1 && c[7] == 1);
+	CHECK_EQ(homography_parse_corners("0 0 1 0 1 1 0 1", c), 0);
+	CHECK_EQ(homography_parse_corners("0,0 1,0 1,1", c), -EINVAL);
+	CHECK_EQ(homography_parse_corners("0,0 1,0 1,1 0,1 5", c), -EINVAL);
+	CHECK_EQ(homography_parse_corners("0,0 1,0 1,nan 0,1", c), -EINVAL);
+	CHECK_EQ(homography_parse_corners(",0,0 1,0 1,1 0,1", c), -EINVAL);
+}
+
+int main(void)
+{
+	RUN(corners_to_corners);
+	RUN(lines_stay_lines);
+	RUN(refused);
+	return CHECK_EXIT();
+}
