@@ -387,8 +387,15 @@ def flood():
                 "%.1f fps" % under)
         c.check(counted > sum(sent) * 0.9, "every bad packet is counted by reason",
                 "%d of %d" % (counted, sum(sent)))
-        c.check(rss1 - rss0 < MEMORY_GROWTH_KB, "no memory grown by the flood",
-                "%d -> %d kB" % (rss0, rss1))
+        # A sanitizer keeps freed memory (ASan's quarantine): its RSS says
+        # nothing of the kiosk's (as in playlist.py).
+        with open(httpkiosk.PROG, "rb") as f:
+            sanitized = any(s in f.read() for s in (b"__asan_init", b"__tsan_init"))
+        if sanitized:
+            print("# a sanitizer build: the memory under the flood is not measured")
+        else:
+            c.check(rss1 - rss0 < MEMORY_GROWTH_KB, "no memory grown by the flood",
+                    "%d -> %d kB" % (rss0, rss1))
         c.check(k.metric("ripple_kiosk_tuio_points") == 0, "no point from bad packets")
     finally:
         k.stop()
