@@ -725,9 +725,10 @@ struct caustics_job {
 /* Band index of bands' rows of the light's heights, from the water's. */
 static void light_heights_band(struct kiosk *k, int index, int bands)
 {
-	int y0 = (int)((int64_t)k->light_h * index / bands);
-	int y1 = (int)((int64_t)k->light_h * (index + 1) / bands);
+	const struct band_job rows = { .k = k, .y0 = 0, .y1 = k->light_h, .bands = bands };
+	int y0, y1;
 
+	kiosk_band_rows(&rows, index, &y0, &y1);
 	resample_half_rows(kiosk_water_heights(k), kiosk_water_width(k), y0, y1,
 			   k->light_heights + (size_t)y0 * (size_t)k->light_w);
 }
