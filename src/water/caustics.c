@@ -16,8 +16,9 @@
 const struct caustics_rows caustics_rows_scalar = CAUSTICS_ROWS_INIT;
 
 /*
- * The light is followed forward, as it goes (../shared physics: for small
- * slopes the surface point x lights the floor at x + D grad h): every
+ * The light is followed forward, as it goes (Snell's law at small slopes:
+ * a ray through a surface tilted by grad h turns by (1 - 1/n) grad h, so
+ * the surface point x lights the floor at x + D grad h): every
  * cell's share of the light lands where the surface above it sends it,
  * split between the cells around that point (see split), and what each
  * cell of the floor gathers is its light. Where the surface gathers
