@@ -358,7 +358,6 @@ void dct2d_free(float *plane)
  * 1920x1080); each k's arithmetic is the same either way.
  */
 typedef float dct_v4 __attribute__((vector_size(4 * sizeof(float))));
-typedef int32_t dct_i4 __attribute__((vector_size(4 * sizeof(int32_t))));
 
 static inline dct_v4 v4_load(const float *p)
 {
@@ -371,7 +370,7 @@ static inline dct_v4 v4_load(const float *p)
 /* p[3], p[2], p[1], p[0] */
 static inline dct_v4 v4_load_reversed(const float *p)
 {
-	return __builtin_shuffle(v4_load(p), (dct_i4){ 3, 2, 1, 0 });
+	return __builtin_shufflevector(v4_load(p), v4_load(p), 3, 2, 1, 0);
 }
 
 static inline void pair_in_one(const struct axis *ax, const float *a, const float *b, float *z,
@@ -396,8 +395,8 @@ static void inverse_pair_in(const struct axis *ax, const float *a, const float *
 		dct_v4 im = v4_load(b + k) - v4_load_reversed(a + n - k - 3);
 		dct_v4 c = v4_load(ax->cos_q + k), s = v4_load(ax->sin_q + k);
 		dct_v4 zr = c * re - s * im, zi = c * im + s * re;
-		dct_v4 lo = __builtin_shuffle(zr, zi, (dct_i4){ 0, 4, 1, 5 });
-		dct_v4 hi = __builtin_shuffle(zr, zi, (dct_i4){ 2, 6, 3, 7 });
+		dct_v4 lo = __builtin_shufflevector(zr, zi, 0, 4, 1, 5);
+		dct_v4 hi = __builtin_shufflevector(zr, zi, 2, 6, 3, 7);
 
 		memcpy(z + 2 * k, &lo, sizeof(lo));
 		memcpy(z + 2 * k + 4, &hi, sizeof(hi));
