@@ -141,9 +141,9 @@ void loop_take_water(struct loop *l, struct kiosk *k, int w, int h, int rotation
 static void describe_rotation(const struct options *o, const struct display_output_info *info,
 			      int rotation, char *buf, size_t len)
 {
-	if (o->rotate != ROTATE_AUTO)
-		snprintf(buf, len, rotation ? " (turned %d by --rotate)" : "", rotation);
-	else if (info->panel != DISPLAY_PANEL_UNKNOWN)
+	if (o->rotate != ROTATE_AUTO && rotation)
+		snprintf(buf, len, " (turned %d by --rotate)", rotation);
+	else if (o->rotate == ROTATE_AUTO && info->panel != DISPLAY_PANEL_UNKNOWN)
 		snprintf(buf, len, " (turned %d: the panel is %s)", rotation,
 			 display_panel_name(info->panel));
 	else
