@@ -169,6 +169,42 @@ static bool tap_drag_lift(void)
 	return true;
 }
 
+/* Only the points the alive list names stay, in whatever order it names
+ * them; a set of an id it leaves out is not a point. */
+static bool partly_alive(void)
+{
+	static const int ids[] = { 3, 9, 5 };
+	static const double xs[] = { 0.2, 0.5, 0.8 }, ys[] = { 0.5, 0.5, 0.5 };
+	struct rig k;
+	lo_bundle b;
+	lo_message m;
+
+	REQUIRE(rig_up(&k, NULL));
+	send_bundle(&k, cur("cam", 3, ids, xs, ys, 1), "10.0.0.1:3333");
+	CHECK_EQ(down(&k), 3);
+	CHECK_EQ(gesture_take_landings(k.g, NULL, 0), 3);
+	b = lo_bundle_new(LO_TT_IMMEDIATE);
+	m = lo_message_new();
+	lo_message_add(m, "ss", "source", "cam");
+	lo_bundle_add_message(b, "/tuio/2Dcur", m);
+	m = lo_message_new();
+	lo_message_add(m, "sii", "alive", 5, 3);
+	lo_bundle_add_message(b, "/tuio/2Dcur", m);
+	m = lo_message_new();
+	lo_message_add(m, "sifffff", "set", 9, 0.5f, 0.2f, 0.0f, 0.0f, 0.0f);
+	lo_bundle_add_message(b, "/tuio/2Dcur", m);
+	m = lo_message_new();
+	lo_message_add(m, "si", "fseq", 2);
+	lo_bundle_add_message(b, "/tuio/2Dcur", m);
+	send_bundle(&k, b, "10.0.0.1:3333");
+	CHECK_EQ(down(&k), 2);
+	CHECK_EQ(gesture_take_landings(k.g, NULL, 0), 0);
+	none(&k, "cam", 3);
+	CHECK_EQ(down(&k), 0);
+	rig_down(&k);
+	return true;
+}
+
 static bool sources_apart(void)
 {
 	struct rig k;
@@ -453,6 +489,45 @@ static bool senders(void)
 	return true;
 }
 
+/* Reading stops when its time in a frame's window is spent: the rest
+ * waits in the socket until the next window. */
+static bool budget(void)
+{
+	struct tuio_config c = { .listen = "127.0.0.1:0", .timeout_ns = TIMEOUT_NS,
+				 .read_budget_ns = 1 };
+	static const char junk[] = "not OSC";
+	struct sockaddr_in sa;
+	socklen_t len = sizeof(sa);
+	struct tuio_counts n = { 0 };
+	struct tuio *t;
+	struct pollfd p;
+	uint64_t now, resume;
+	int fd;
+
+	REQUIRE(tuio_create(&c, &t) == 0);
+	REQUIRE(getsockname(tuio_get_fd(t), (struct sockaddr *)&sa, &len) == 0);
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	REQUIRE(fd >= 0);
+	for (int i = 0; i < 3; i++)
+		CHECK(sendto(fd, junk, sizeof(junk), 0, (struct sockaddr *)&sa, len) > 0);
+	close(fd);
+	p = (struct pollfd){ .fd = tuio_get_fd(t), .events = POLLIN };
+	CHECK(poll(&p, 1, SOCKET_WAIT_MS) == 1);
+	now = clock_now_ns();
+	CHECK_EQ(tuio_paused_until(t, now), 0);
+	CHECK_EQ(tuio_dispatch(t, now), 1);
+	resume = tuio_paused_until(t, now);
+	CHECK(resume > now && resume <= now + FRAME_NS);
+	CHECK_EQ(tuio_dispatch(t, now), 0);
+	CHECK_EQ(tuio_paused_until(t, resume), 0);
+	/* A window that begins later than the reading ends spends nothing. */
+	CHECK_EQ(tuio_dispatch(t, clock_now_ns() + NSEC_PER_SEC), 2);
+	tuio_get_counts(t, &n);
+	CHECK_EQ(n.rejected[TUIO_REJECT_MALFORMED], 3);
+	tuio_destroy(t);
+	return true;
+}
+
 static bool addresses(void)
 {
 	char err[256];
@@ -477,6 +552,7 @@ static bool addresses(void)
 int main(void)
 {
 	RUN(tap_drag_lift);
+	RUN(partly_alive);
 	RUN(sources_apart);
 	RUN(stale_ignored);
 	RUN(silent_lifted);
@@ -485,6 +561,7 @@ int main(void)
 	RUN(calibrated);
 	RUN(hostile);
 	RUN(senders);
+	RUN(budget);
 	RUN(addresses);
 	return CHECK_EXIT();
 }

@@ -195,6 +195,14 @@ static int run_realtime(const struct options *o, struct display *d, struct loop 
 		if (usage)
 			wake = clock_earliest(wake, usage_next_hour_ns(usage));
 		wake = clock_earliest(wake, tuio_next_expiry(tuio));
+		/* The trackers' reading spent its time for this frame: their
+		 * socket waits until the next. */
+		if (tuio) {
+			uint64_t resume = tuio_paused_until(tuio, now);
+
+			pfds[RT_TUIO].fd = resume ? -1 : tuio_get_fd(tuio);
+			wake = clock_earliest(wake, resume);
+		}
 		if (again)
 			wake = now;
 		ret = rt_wait(pfds, wake);

@@ -65,6 +65,7 @@ struct live {
 	struct sound *sound;       /* NULL: no memory or thread for it */
 	struct cec *cec;           /* NULL: --cec off, or no memory for it */
 	int cec_source;            /* its entry in sources[], -1: none */
+	int tuio_source;           /* the trackers' entry, -1: none */
 
 	struct live_source sources[LIVE_MAX_SOURCES];
 	int n_sources;
@@ -402,7 +403,9 @@ static int setup_trackers(struct live *l)
 		log_warn("no trackers; the water goes on without them");
 		return 0;
 	}
-	live_add_source(l, tuio_get_fd(l->tuio), on_tuio);
+	l->tuio_source = l->n_sources;
+	if (live_add_source(l, tuio_get_fd(l->tuio), on_tuio) < 0)
+		l->tuio_source = -1;
 	loop_set_tuio(l->loop, l->tuio);
 	return 0;
 }
@@ -480,7 +483,7 @@ int run_live(struct options *o, const struct options_source *src, struct display
 	     struct touch_script *script)
 {
 	struct live l = { .o = o, .src = src, .d = d, .signal_fd = -1, .timer_fd = -1,
-			  .cec_source = -1 };
+			  .cec_source = -1, .tuio_source = -1 };
 	int ret;
 
 	ret = live_setup(&l, script);
@@ -527,6 +530,14 @@ int run_live(struct options *o, const struct options_source *src, struct display
 		wake = clock_earliest(wake, health_wake(l.health, o->stats_interval_s));
 		wake = clock_earliest(wake, tell_the_tv(&l, now));
 		wake = clock_earliest(wake, tuio_next_expiry(l.tuio));
+		/* The trackers' reading spent its time for this frame: their
+		 * socket waits until the next. */
+		if (l.tuio_source >= 0) {
+			uint64_t resume = tuio_paused_until(l.tuio, now);
+
+			l.sources[l.tuio_source].fd = resume ? -1 : tuio_get_fd(l.tuio);
+			wake = clock_earliest(wake, resume);
+		}
 		/* The exhibit fell asleep or woke in this pass: another pass at
 		 * once, for the STATUS= line to say so. */
 		if (loop_kiosk(l.loop) && kiosk_dark(loop_kiosk(l.loop)) != hv.asleep)

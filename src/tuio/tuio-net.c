@@ -24,9 +24,17 @@
 
 /* The largest UDP datagram, and a byte more to see one cut short. */
 #define DATAGRAM_MAX 65536
-/* Datagrams a pass reads: 60 bundles a second from each of a few trackers
- * is a handful a frame; beyond this a flood waits, or the kernel drops. */
-#define PASS_BUDGET 512
+/*
+ * Reading trackers may take this much of each 60 Hz frame's time and no
+ * more. A few trackers' 60 bundles a second take microseconds a frame; a
+ * flood of 100,000 bad datagrams a second took a third of a core (3-4 us
+ * each, most of it the copy out of the kernel and liblo's parse) and, on a
+ * busy machine, the water's frames with it. Past the budget the socket is
+ * left until the next window: what its buffer cannot hold the kernel drops,
+ * for nothing, and counts (overflow).
+ */
+#define READ_WINDOW_NS (NSEC_PER_SEC / 60)
+#define READ_BUDGET_NS (NSEC_PER_SEC / 500)
 
 static int tuio_alloc(const struct tuio_config *c, struct tuio **out)
 {
@@ -36,6 +44,7 @@ static int tuio_alloc(const struct tuio_config *c, struct tuio **out)
 	if (!t)
 		return -ENOMEM;
 	t->fd = -1;
+	t->budget_ns = c->read_budget_ns ? c->read_budget_ns : READ_BUDGET_NS;
 	tracks_init(t, c);
 	ret = tuio_osc_create(t);
 	if (ret == 0 && !(t->buf = malloc(DATAGRAM_MAX)))
@@ -229,11 +238,13 @@ int tuio_get_fd(const struct tuio *t)
 	return t ? t->fd : -1;
 }
 
-/* The sender as a source's key, and whether --tuio-from lets it in. */
+/* Whether --tuio-from lets the sender in. Its text waits until a frame
+ * without a source name needs it as its key: a flood's datagrams are mostly
+ * refused before that, and writing out each address was a twentieth of
+ * their cost. */
 static bool sender(struct tuio *t, const struct sockaddr_storage *ss)
 {
 	struct in6_addr a = { 0 };
-	char host[INET6_ADDRSTRLEN] = "?";
 	bool ok = t->n_from == 0;
 	int port = 0;
 
@@ -242,19 +253,34 @@ static bool sender(struct tuio *t, const struct sockaddr_storage *ss)
 
 		a = s->sin6_addr;
 		port = ntohs(s->sin6_port);
-		inet_ntop(AF_INET6, &a, host, sizeof(host));
 	} else if (ss->ss_family == AF_INET) {
 		const struct sockaddr_in *s = (const struct sockaddr_in *)ss;
 
 		a.s6_addr[10] = a.s6_addr[11] = 0xff;
 		memcpy(&a.s6_addr[12], &s->sin_addr, sizeof(s->sin_addr));
 		port = ntohs(s->sin_port);
-		inet_ntop(AF_INET, &s->sin_addr, host, sizeof(host));
 	}
 	for (int i = 0; !ok && i < t->n_from; i++)
 		ok = memcmp(&t->from[i], &a, sizeof(a)) == 0;
-	snprintf(t->sender, sizeof(t->sender), "%s:%d", host, port);
+	t->sender_addr = a;
+	t->sender_port = port;
+	t->sender_said = false;
 	return ok;
+}
+
+const char *tuio_sender_key(struct tuio *t)
+{
+	char host[INET6_ADDRSTRLEN] = "?";
+
+	if (t->sender_said)
+		return t->sender;
+	if (IN6_IS_ADDR_V4MAPPED(&t->sender_addr))
+		inet_ntop(AF_INET, &t->sender_addr.s6_addr[12], host, sizeof(host));
+	else
+		inet_ntop(AF_INET6, &t->sender_addr, host, sizeof(host));
+	snprintf(t->sender, sizeof(t->sender), "%s:%d", host, t->sender_port);
+	t->sender_said = true;
+	return t->sender;
 }
 
 /* The kernel's time of arrival (CLOCK_REALTIME) on the monotonic clock;
@@ -296,20 +322,27 @@ int tuio_dispatch(struct tuio *t, uint64_t now_ns)
 	} control;
 	struct timespec real;
 	int64_t real_minus_mono;
+	uint64_t before;
 	int n;
 
 	if (!t || t->fd < 0)
 		return 0;
+	if (now_ns >= t->window_ns + READ_WINDOW_NS) {
+		t->window_ns = now_ns;
+		t->spent_ns = 0;
+	}
+	before = t->spent_ns;
 	clock_gettime(CLOCK_REALTIME, &real);
 	real_minus_mono = (int64_t)real.tv_sec * (int64_t)NSEC_PER_SEC + real.tv_nsec -
 			  (int64_t)now_ns;
-	for (n = 0; n < PASS_BUDGET; n++) {
+	for (n = 0; t->spent_ns < t->budget_ns; n++) {
 		struct sockaddr_storage ss;
 		struct iovec iov = { t->buf, DATAGRAM_MAX };
 		struct msghdr m = { .msg_name = &ss, .msg_namelen = sizeof(ss), .msg_iov = &iov,
 				    .msg_iovlen = 1, .msg_control = control.buf,
 				    .msg_controllen = sizeof(control.buf) };
 		ssize_t len = recvmsg(t->fd, &m, MSG_DONTWAIT);
+		uint64_t done;
 
 		if (len < 0)
 			break;   /* EAGAIN: all read; anything else is the next pass's */
@@ -317,17 +350,25 @@ int tuio_dispatch(struct tuio *t, uint64_t now_ns)
 		overflow(t, &m);
 		if (!sender(t, &ss)) {
 			tracks_reject(t, TUIO_REJECT_SENDER);
-			continue;
-		}
-		if (m.msg_flags & MSG_TRUNC) {
+		} else if (m.msg_flags & MSG_TRUNC) {
 			tracks_reject(t, TUIO_REJECT_MALFORMED);
-			continue;
+		} else {
+			t->arrival_ns = arrival(&m, now_ns, real_minus_mono);
+			t->now_ns = now_ns;
+			tuio_osc_take(t, t->buf, (size_t)len);
 		}
-		t->arrival_ns = arrival(&m, now_ns, real_minus_mono);
-		t->now_ns = now_ns;
-		tuio_osc_take(t, t->buf, (size_t)len);
+		done = clock_now_ns();
+		t->spent_ns = before + (done > now_ns ? done - now_ns : 0);
 	}
 	return n;
+}
+
+uint64_t tuio_paused_until(const struct tuio *t, uint64_t now_ns)
+{
+	if (!t || t->fd < 0 || t->spent_ns < t->budget_ns ||
+	    now_ns >= t->window_ns + READ_WINDOW_NS)
+		return 0;
+	return t->window_ns + READ_WINDOW_NS;
 }
 
 void tuio_feed(struct tuio *t, const void *data, size_t len, const char *from,
@@ -341,6 +382,7 @@ void tuio_feed(struct tuio *t, const void *data, size_t len, const char *from,
 		return;
 	}
 	snprintf(t->sender, sizeof(t->sender), "%s", from);
+	t->sender_said = true;
 	t->arrival_ns = arrival_ns;
 	t->now_ns = now_ns;
 	memcpy(t->buf, data, len);

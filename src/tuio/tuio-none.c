@@ -54,6 +54,13 @@ int tuio_dispatch(struct tuio *t, uint64_t now_ns)
 	return 0;
 }
 
+uint64_t tuio_paused_until(const struct tuio *t, uint64_t now_ns)
+{
+	(void)t;
+	(void)now_ns;
+	return 0;
+}
+
 void tuio_feed(struct tuio *t, const void *data, size_t len, const char *sender,
 	       uint64_t arrival_ns, uint64_t now_ns)
 {

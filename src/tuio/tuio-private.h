@@ -89,10 +89,15 @@ struct tuio {
 	struct in6_addr from[TUIO_FROM_MAX];   /* IPv4 as v4-mapped */
 	uint8_t *buf;
 	uint32_t overflow;                     /* the kernel's drops, as last said */
+	uint64_t budget_ns;                    /* reading's time in a window */
+	uint64_t window_ns, spent_ns;          /* the window's start, time spent */
+	struct in6_addr sender_addr;           /* of the datagram being taken */
+	int sender_port;
+	bool sender_said;                      /* sender[] is its text */
 
 	/* the decoder (tuio-osc.c) */
 	void *server;                          /* lo_server */
-	char sender[TUIO_KEY_LEN];             /* of the datagram being taken */
+	char sender[TUIO_KEY_LEN];             /* sender_addr's text, once asked */
 	char key[TUIO_KEY_LEN];                /* the bundle's source */
 	uint64_t arrival_ns, now_ns;
 	struct tuio_frame frame;
@@ -115,6 +120,10 @@ struct tuio {
 /* tuio-addr.c: text to an address; *port -1: none given. */
 int tuio_addr_parse(const char *text, bool want_port, struct in6_addr *addr, bool *v6, int *port,
 		    char *err, size_t errlen);
+
+/* tuio-net.c: the datagram's sender as a source's key ("ADDR:PORT"),
+ * written out the first time it is asked for. */
+const char *tuio_sender_key(struct tuio *t);
 
 /* tuio-osc.c */
 int tuio_osc_create(struct tuio *t);

@@ -7,7 +7,8 @@
  * its tracker's alive list, or when its tracker falls silent.
  *
  * The loop polls one fd (a non-blocking UDP socket) and calls
- * tuio_dispatch() when it is readable. Built without liblo, tuio_create()
+ * tuio_dispatch() when it is readable, but not while tuio_paused_until()
+ * says the reading has spent its time for this frame. Built without liblo, tuio_create()
  * fails with -ENOTSUP and the rest do nothing.
  */
 #ifndef TUIO_H
@@ -60,6 +61,7 @@ struct tuio_config {
 	const char *listen;          /* "[ADDR:]PORT"; a port alone is loopback's */
 	const char *from;            /* "ADDR[,ADDR...]": the only senders; NULL: any */
 	uint64_t timeout_ns;         /* a tracker this long silent has its points lifted */
+	uint64_t read_budget_ns;     /* reading's time in each window; 0: the default */
 	bool has_corners;            /* else the tracker's 0..1 is the surface's */
 	double corners[2 * HOMOGRAPHY_CORNERS];
 	struct input_stones stones;
@@ -87,10 +89,19 @@ void tuio_destroy(struct tuio *t);
 
 /* The fd to poll (readable: call tuio_dispatch); -1 when unbound. */
 int tuio_get_fd(const struct tuio *t);
-/* At most a pass's budget of datagrams read and taken, at now_ns
- * (CLOCK_MONOTONIC); a flood waits for the next pass, and beyond the
- * socket's buffer is the kernel's to drop. Returns how many were read. */
+/*
+ * Datagrams read and taken at now_ns (CLOCK_MONOTONIC), until the socket
+ * is empty or the reading has spent its time budget of the window (a
+ * frame at 60 Hz) now_ns is in. Returns how many were read.
+ */
 int tuio_dispatch(struct tuio *t, uint64_t now_ns);
+/*
+ * 0: poll the fd. Else the reading has spent its budget of the window
+ * now_ns is in: poll it not (a flood waits in the socket's buffer, and
+ * beyond it is the kernel's to drop) until the time returned, when the
+ * next window begins.
+ */
+uint64_t tuio_paused_until(const struct tuio *t, uint64_t now_ns);
 /* One datagram as if it came from sender (a numeric address), arrived at
  * arrival_ns and read at now_ns. */
 void tuio_feed(struct tuio *t, const void *data, size_t len, const char *sender,
