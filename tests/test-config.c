@@ -10,6 +10,7 @@
 #include "base/file.h"
 #include "base/log.h"
 #include "base/util.h"
+#include "input/input.h"
 #include "capture.h"
 #include "check.h"
 #include "text-file.h"
@@ -353,6 +354,14 @@ static void test_quoting(void)
 	CHECK_EQ(parse("calibration = 0 1 0 -1 0 1", &o), 0);
 	CHECK(o.calibration[1] == 1.0 && o.calibration[3] == -1.0);
 	options_free(&o);
+	CHECK_EQ(parse("touch-corners = \"0.2,0.1 0.85,0.05 0.95,0.9 0.05,0.95\"", &o), 0);
+	{
+		struct input_config ic;
+
+		options_input_config(&o, &ic);
+		CHECK(ic.transform.has_corners);
+	}
+	options_free(&o);
 	CHECK_EQ(parse("background = \"/srv/a # b.png\"  # the quotes keep the '#'", &o), 0);
 	CHECK(o.background && strcmp(o.background, "/srv/a # b.png") == 0);
 	options_free(&o);
@@ -483,6 +492,12 @@ static void test_bad_lines(void)
 	check_bad("opening-hours = 09:00-09:00", NAME ":1: opening-hours: '09:00-09:00' opens and "
 		  "closes at the same time", "for always open use 'always'");
 	check_bad("calibration = 1 2 3", NAME ":1: calibration: ", "six numbers");
+	check_bad("touch-corners = 0,0 1,0 1,1", NAME ":1: touch-corners: ",
+		  "is not four corners \"X,Y X,Y X,Y X,Y\"");
+	check_bad("touch-corners = 0,0 1,1 1,0 0,1", NAME ":1: touch-corners: ",
+		  "not a quadrilateral: expected the top left, top right");
+	check_bad("touch-corners = 0,0 0.5,0 1,0 0,1", NAME ":1: touch-corners: ",
+		  "not a quadrilateral");
 	check_bad("layout = A@0,0:500x300 B@400,0:500x300", NAME ":1: layout: A and B "
 		  "overlap", NULL);
 	check_bad("layout = A@0,0 A@600,0", NAME ":1: layout: A is named twice", NULL);

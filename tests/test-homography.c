@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "base/homography.h"
 #include "check.h"
@@ -82,10 +83,40 @@ static void refused(void)
 	CHECK_EQ(homography_parse_corners(",0,0 1,0 1,1 0,1", c), -EINVAL);
 }
 
+/* As an option's check: what was wrong, and what was expected. */
+static void checked(void)
+{
+	char err[256];
+
+	CHECK_EQ(homography_check_corners("0,0 1,0 1,1 0,1", err, sizeof(err)), 0);
+	CHECK_EQ(homography_check_corners("0,0 1,1 1,0 0,1", err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, "not a quadrilateral: expected the top left") != NULL);
+	CHECK_EQ(homography_check_corners("0,0 1,0", err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, "not four corners") != NULL);
+}
+
+/* Onto the surface: within the margin held at the edge, past it off. */
+static void onto(void)
+{
+	static const double unit[8] = { 0, 0, 1, 0, 1, 1, 0, 1 };
+	struct homography h;
+	double u, v;
+
+	CHECK_EQ(homography_from_corners(unit, &h), 0);
+	CHECK(homography_onto(&h, 0.5, 0.25, 0.05, &u, &v));
+	CHECK(fabs(u - 0.5) < 1e-12 && fabs(v - 0.25) < 1e-12);
+	CHECK(homography_onto(&h, -0.04, 1.03, 0.05, &u, &v));
+	CHECK(u == 0 && v == 1);
+	CHECK(!homography_onto(&h, -0.06, 0.5, 0.05, &u, &v));
+	CHECK(!homography_onto(&h, 0.5, 1.2, 0.05, &u, &v));
+}
+
 int main(void)
 {
 	RUN(corners_to_corners);
 	RUN(lines_stay_lines);
 	RUN(refused);
+	RUN(checked);
+	RUN(onto);
 	return CHECK_EXIT();
 }

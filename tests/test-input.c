@@ -866,6 +866,44 @@ static void test_calibration_and_latency(void)
 	rig_stop(&rig);
 }
 
+/* A touch frame over a keystoned projection, calibrated by four points
+ * (--touch-corners): a real touchscreen's description (the Nexus 4's 0..1500
+ * x 0..2500) and its events as the kernel sends them. A touch at a
+ * corner the frame reports lands at the screen's corner; one on the frame's
+ * border off the picture drops no stone; a finger that slides off is held at
+ * the edge. */
+static void test_four_corners(void)
+{
+	struct rig rig;
+	int id, downs;
+
+	rig_init(&rig);
+	rig.o.touch_corners = "0.20,0.10 0.85,0.05 0.95,0.90 0.05,0.95";
+	rig_start(&rig, TEST_W, TEST_H, TEST_W, TEST_H);
+	id = input_add_libevdev(rig.in, load("nexus4-touch-screen.evemu"), "nexus4");
+	/* Just inside the bottom-right corner the frame reports (0.95, 0.90). */
+	FEED(&rig, id, MT_SLOT(0), MT_ID(1), MT_X(1420), MT_Y(2240), SYN);
+	CHECK(last(&rig)->action == INPUT_DOWN);
+	CHECK(last(&rig)->x >= TEST_W - 3 && last(&rig)->y >= TEST_H - 3);
+	FEED(&rig, id, MT_ID(-1), SYN);
+	/* Top left (0.20, 0.10). */
+	FEED(&rig, id, MT_ID(2), MT_X(305), MT_Y(255), SYN);
+	CHECK(last(&rig)->action == INPUT_DOWN);
+	CHECK(last(&rig)->x <= 2 && last(&rig)->y <= 2);
+	/* Slid off to the left, down: held at the left edge, still down. */
+	FEED(&rig, id, MT_X(30), SYN);
+	CHECK(last(&rig)->action == INPUT_MOVE);
+	CHECK_EQ(last(&rig)->x, 0);
+	FEED(&rig, id, MT_ID(-1), SYN);
+	/* The frame's left border, well off the picture: no stone. */
+	downs = count(&rig, 0, INPUT_DOWN);
+	FEED(&rig, id, MT_ID(3), MT_X(15), MT_Y(1250), SYN);
+	CHECK_EQ(count(&rig, 0, INPUT_DOWN), downs);
+	CHECK_EQ(gesture_active(rig.g), 0);
+	FEED(&rig, id, MT_ID(-1), SYN);
+	rig_stop(&rig);
+}
+
 /* ---- through the kernel: uinput and libevdev ---- */
 
 static int wait_readable(int fd, int ms)
@@ -1012,6 +1050,7 @@ int main(int argc, char **argv)
 	RUN(test_removed);
 	RUN(test_too_many_fingers);
 	RUN(test_calibration_and_latency);
+	RUN(test_four_corners);
 	uinput = test_uinput();
 	fprintf(stderr, "%s test_uinput\n", uinput == EXIT_SKIP ? "skip" : "ran ");
 	return CHECK_EXIT();

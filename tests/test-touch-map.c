@@ -288,6 +288,115 @@ static void test_water_scale(void)
 	CHECK_EQ(y, 199);
 }
 
+/* A touch frame over a keystoned projection: where it reports the
+ * picture's corners, as seen, on its own 0..1 (units 0..999). */
+static const double keystone[8] = { 0.20, 0.10, 0.85, 0.05, 0.95, 0.90, 0.05, 0.95 };
+#define FRAME_UNITS 1000
+#define LW 400
+#define LH 300
+
+/* The device unit whose centre is nearest to a 0..1 position. */
+static int unit_at(double f)
+{
+	return (int)(f * FRAME_UNITS);
+}
+
+static void corners_map(int rotation, struct touch_map *m)
+{
+	struct touch_transform t = { .rotation = rotation, .has_corners = true };
+	bool sideways = rotation == 90 || rotation == 270;
+
+	CHECK_EQ(homography_from_corners(keystone, &t.corners), 0);
+	CHECK_EQ(touch_map_init(m, 0, FRAME_UNITS - 1, 0, FRAME_UNITS - 1, &t,
+				sideways ? LH : LW, sideways ? LW : LH, LW, LH), 0);
+}
+
+/* The picture's corners and its centre (where the quadrilateral's
+ * diagonals cross: a homography keeps lines and takes those of the
+ * picture to those of the quad) land where the visitor sees them, however
+ * the output is turned; the position is the same whatever the rotation. */
+static void test_corners(void)
+{
+	static const int corner_px[4][2] = { { 0, 0 }, { LW - 1, 0 }, { LW - 1, LH - 1 },
+					       { 0, LH - 1 } };
+	const double *q = keystone;
+	/* The diagonals TL-BR and TR-BL: q0 + s (q2 - q0) = q1 + t (q3 - q1). */
+	double ax = q[4] - q[0], ay = q[5] - q[1], bx = q[6] - q[2], by = q[7] - q[3];
+	double den = ax * by - ay * bx;
+	double s = ((q[2] - q[0]) * by - (q[3] - q[1]) * bx) / den;
+	int cx = unit_at(q[0] + s * ax), cy = unit_at(q[1] + s * ay);
+
+	for (int r = 0; r < 360; r += 90) {
+		struct touch_map m;
+		int x, y;
+
+		corners_map(r, &m);
+		for (int i = 0; i < 4; i++) {
+			/* A hair inside the corner, as a finger is. */
+			double fx = q[2 * i] + (i == 1 || i == 2 ? -0.002 : 0.002);
+			double fy = q[2 * i + 1] + (i >= 2 ? -0.002 : 0.002);
+
+			CHECK(touch_map_apply(&m, unit_at(fx), unit_at(fy), &x, &y));
+			CHECK(abs(x - corner_px[i][0]) <= 2 && abs(y - corner_px[i][1]) <= 2);
+		}
+		CHECK(touch_map_apply(&m, cx, cy, &x, &y));
+		CHECK(abs(x - LW / 2) <= 1 && abs(y - LH / 2) <= 1);
+		for (int dy = 150; dy < 900; dy += 97) {
+			for (int dx = 150; dx < 900; dx += 89) {
+				struct touch_map m0;
+				int x0, y0;
+				bool on0;
+
+				corners_map(0, &m0);
+				on0 = touch_map_apply(&m0, dx, dy, &x0, &y0);
+				CHECK_EQ(touch_map_apply(&m, dx, dy, &x, &y), on0);
+				CHECK(abs(x - x0) <= 1 && abs(y - y0) <= 1);
+			}
+		}
+	}
+}
+
+/* Off the picture: a touch on the frame's border past the margin drops
+ * no stone (false), a little past it lands at the edge; the corners take
+ * the place of the inversions and the matrix. */
+static void test_corners_off(void)
+{
+	struct touch_transform t = { .has_corners = true, .invert_x = true, .has_matrix = true,
+				     .matrix = { 0, 1, 0, 1, 0, 0 } };
+	/* A steep keystone: its horizon crosses the device's top. */
+	static const double steep[8] = { 0.45, 0.30, 0.55, 0.30, 1.0, 1.0, 0.0, 1.0 };
+	struct touch_map m;
+	int x, y;
+
+	CHECK_EQ(homography_from_corners(keystone, &t.corners), 0);
+	CHECK_EQ(touch_map_init(&m, 0, FRAME_UNITS - 1, 0, FRAME_UNITS - 1, &t, LW, LH, LW,
+				LH), 0);
+	CHECK(!touch_map_apply(&m, 10, 500, &x, &y));      /* the frame's left border */
+	CHECK(x == 0 && y >= 0 && y < LH);
+	CHECK(!touch_map_apply(&m, 995, 20, &x, &y));
+	CHECK(x >= 0 && x < LW && y >= 0 && y < LH);
+	/* Half a percent past the left edge (x 0.125 there): held at it,
+	 * beside a touch just inside. */
+	CHECK(touch_map_apply(&m, unit_at(0.12), unit_at(0.525), &x, &y));
+	CHECK(x == 0);
+	{
+		int xi, yi;
+
+		CHECK(touch_map_apply(&m, unit_at(0.127), unit_at(0.525), &xi, &yi));
+		CHECK(xi <= 2 && abs(y - yi) <= 2);
+	}
+	CHECK_EQ(homography_from_corners(steep, &t.corners), 0);
+	CHECK_EQ(touch_map_init(&m, 0, FRAME_UNITS - 1, 0, FRAME_UNITS - 1, &t, LW, LH, LW,
+				LH), 0);
+	for (int dy = 0; dy < 200; dy += 7) {
+		for (int dx = 0; dx < FRAME_UNITS; dx += 111) {
+			CHECK(!touch_map_apply(&m, dx, dy, &x, &y));
+			CHECK(x >= 0 && x < LW && y >= 0 && y < LH);
+		}
+	}
+	CHECK(touch_map_apply(&m, 500, 600, &x, &y));
+}
+
 static void test_matrix_parse(void)
 {
 	double m[TOUCH_MATRIX_LEN];
@@ -318,6 +427,8 @@ int main(void)
 	RUN(test_rejects);
 	RUN(test_invert_and_matrix);
 	RUN(test_water_scale);
+	RUN(test_corners);
+	RUN(test_corners_off);
 	RUN(test_matrix_parse);
 	return CHECK_EXIT();
 }

@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "base/homography.h"
@@ -104,6 +105,17 @@ bool homography_apply(const struct homography *h, double x, double y, double *u,
 	return isfinite(*u) && isfinite(*v);
 }
 
+bool homography_onto(const struct homography *h, double x, double y, double margin, double *u,
+		     double *v)
+{
+	if (!homography_apply(h, x, y, u, v) || *u < -margin || *u > 1 + margin ||
+	    *v < -margin || *v > 1 + margin)
+		return false;
+	*u = fmin(fmax(*u, 0.0), 1.0);
+	*v = fmin(fmax(*v, 0.0), 1.0);
+	return true;
+}
+
 int homography_parse_corners(const char *text, double corners[2 * HOMOGRAPHY_CORNERS])
 {
 	const char *p = text;
@@ -121,4 +133,21 @@ int homography_parse_corners(const char *text, double corners[2 * HOMOGRAPHY_COR
 	while (*p == ' ' || *p == '\t')
 		p++;
 	return *p ? -EINVAL : 0;
+}
+
+int homography_check_corners(const char *text, char *err, size_t errlen)
+{
+	double c[2 * HOMOGRAPHY_CORNERS];
+	struct homography h;
+
+	if (homography_parse_corners(text, c) < 0) {
+		snprintf(err, errlen, "'%s' is not four corners \"X,Y X,Y X,Y X,Y\"", text);
+		return -EINVAL;
+	}
+	if (homography_from_corners(c, &h) < 0) {
+		snprintf(err, errlen, "'%s' is not a quadrilateral: expected the top left, top "
+			 "right, bottom right and bottom left corners, none crossed", text);
+		return -EINVAL;
+	}
+	return 0;
 }

@@ -8,6 +8,7 @@
 #define BASE_HOMOGRAPHY_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 /* The corners' order: top left, top right, bottom right, bottom left. */
 #define HOMOGRAPHY_CORNERS 4
@@ -28,8 +29,18 @@ void homography_identity(struct homography *h);
 /* (x, y) of the sensor to the surface's 0..1; false: the point is on the
  * horizon line (behind the sensor), nowhere on the surface. */
 bool homography_apply(const struct homography *h, double x, double y, double *u, double *v);
+/*
+ * (x, y) of the sensor onto the surface: false when it is off it by more
+ * than margin (in the surface's widths: a sensor sees a little past the
+ * calibrated corners) or on the horizon; else (u, v) held within 0..1.
+ */
+bool homography_onto(const struct homography *h, double x, double y, double margin, double *u,
+		     double *v);
 /* "X,Y X,Y X,Y X,Y" (commas or blanks between the eight numbers) into
  * corners. 0 or -EINVAL. */
 int homography_parse_corners(const char *text, double corners[2 * HOMOGRAPHY_CORNERS]);
+/* The same, and that they make a quadrilateral: 0, or -EINVAL with what
+ * was wrong and what was expected in err (for an option's check). */
+int homography_check_corners(const char *text, char *err, size_t errlen);
 
 #endif

@@ -65,15 +65,16 @@ static double contact_weight(const struct input *in, const struct device *d,
 					       (double)(a->maximum - a->minimum));
 }
 
-/* Where on the water's screen. */
-static void to_screen(const struct device *d, const struct contact *c, int *x, int *y)
+/* Where on the water's screen; false: off the picture its corners
+ * calibrate (--touch-corners). */
+static bool to_screen(const struct device *d, const struct contact *c, int *x, int *y)
 {
 	if (d->kind == INPUT_REL_MOUSE) {
 		*x = c->x;
 		*y = c->y;
-	} else {
-		touch_map_apply(&d->map, c->x, c->y, x, y);
+		return true;
 	}
+	return touch_map_apply(&d->map, c->x, c->y, x, y);
 }
 
 /* For a technician checking touch-radius and touch-weight: the stone a
@@ -82,6 +83,7 @@ static void log_touch_down(const struct device *d, const struct contact *c, int 
 			   double radius, double weight)
 {
 	char r[32] = "of the default stone", w[32] = "of the default stone";
+	double fx = 0, fy = 0;
 
 	if (!log_debug_enabled())
 		return;
@@ -89,12 +91,27 @@ static void log_touch_down(const struct device *d, const struct contact *c, int 
 		snprintf(r, sizeof(r), "%.1f mm", radius);
 	if (weight > 0)
 		snprintf(w, sizeof(w), "%.1f mm", weight);
+	if (d->kind != INPUT_REL_MOUSE)
+		touch_map_device(&d->map, c->x, c->y, &fx, &fy);
 	if (radius > 0 || weight > 0)
-		log_debug("touch down: %s finger %d at %d,%d: stone radius %s, weight %s", d->path,
-			  c->gslot, x, y, r, w);
+		log_debug("touch down: %s finger %d at %d,%d (%.3f,%.3f of the device): stone "
+			  "radius %s, weight %s", d->path, c->gslot, x, y, fx, fy, r, w);
 	else
-		log_debug("touch down: %s finger %d at %d,%d: the default stone", d->path, c->gslot,
-			  x, y);
+		log_debug("touch down: %s finger %d at %d,%d (%.3f,%.3f of the device): the "
+			  "default stone", d->path, c->gslot, x, y, fx, fy);
+}
+
+/* For a technician calibrating by four points: where the device says a
+ * touch is, on its own 0..1 (what --touch-corners takes). */
+static void log_touch_off(const struct device *d, const struct contact *c)
+{
+	double x, y;
+
+	if (!log_debug_enabled() || d->kind == INPUT_REL_MOUSE || !d->map_ok)
+		return;
+	touch_map_device(&d->map, c->x, c->y, &x, &y);
+	log_debug("touch down: %s at %.3f,%.3f of the device: off the picture its corners "
+		  "calibrate, no stone", d->path, x, y);
 }
 
 static bool deliverable(const struct input *in, const struct device *d)
@@ -114,10 +131,16 @@ void touch_down(struct input *in, struct device *d, struct contact *c, uint64_t 
 	double radius, weight;
 	int x, y;
 
-	c->gslot = deliverable(in, d) ? gslot_alloc(in, d->id) : -1;
+	c->gslot = -1;
+	/* Off the calibrated picture (a touch frame's border round a
+	 * projection) drops no stone; the finger is not followed. */
+	if (!deliverable(in, d) || !to_screen(d, c, &x, &y)) {
+		log_touch_off(d, c);
+		return;
+	}
+	c->gslot = gslot_alloc(in, d->id);
 	if (c->gslot < 0)
 		return;
-	to_screen(d, c, &x, &y);
 	radius = contact_radius(in, d, c);
 	weight = contact_weight(in, d, c);
 	log_touch_down(d, c, x, y, radius, weight);
@@ -201,7 +224,7 @@ void device_build_map(const struct input *in, struct device *d)
 	p = device_panel(in, d, &dropped);
 	if (dropped)
 		return;
-	/* The configured matrix wins over udev's. */
+	/* The configured matrix wins over udev's (corners over both). */
 	if (!t.has_matrix && d->has_matrix) {
 		t.has_matrix = true;
 		memcpy(t.matrix, d->matrix, sizeof(t.matrix));

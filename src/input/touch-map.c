@@ -59,32 +59,86 @@ static int to_pixel(double f, int size)
 	return (int)p;
 }
 
-void touch_map_physical(const struct touch_map *m, int dx, int dy, int *px, int *py)
+void touch_map_device(const struct touch_map *m, int dx, int dy, double *x, double *y)
 {
-	double x = unit(dx, m->x_min, m->x_max);
-	double y = unit(dy, m->y_min, m->y_max);
+	*x = unit(dx, m->x_min, m->x_max);
+	*y = unit(dy, m->y_min, m->y_max);
+}
 
-	if (m->t.invert_x)
-		x = 1.0 - x;
-	if (m->t.invert_y)
-		y = 1.0 - y;
-	if (m->t.has_matrix) {
-		const double *c = m->t.matrix;
-		double cx = c[0] * x + c[1] * y + c[2];
-		double cy = c[3] * x + c[4] * y + c[5];
+/*
+ * The picture's (u, v) as the visitor sees it to the output's as scanned
+ * out: the renderer puts logical (x, y) at physical (H-1-y, x) for 90,
+ * (W-1-x, H-1-y) for 180 and (y, W-1-x) for 270.
+ */
+static void seen_to_scanned(int rotation, double u, double v, double *x, double *y)
+{
+	switch (rotation) {
+	case 90:
+		*x = 1.0 - v;
+		*y = u;
+		break;
+	case 180:
+		*x = 1.0 - u;
+		*y = 1.0 - v;
+		break;
+	case 270:
+		*x = v;
+		*y = 1.0 - u;
+		break;
+	default:
+		*x = u;
+		*y = v;
+		break;
+	}
+}
 
-		x = cx;
-		y = cy;
+/* Held just inside 1: to_pixel() takes [0, 1) to the pixels. */
+#define JUST_UNDER_ONE (1.0 - 1e-9)
+
+bool touch_map_physical(const struct touch_map *m, int dx, int dy, int *px, int *py)
+{
+	double x, y;
+	bool on = true;
+
+	touch_map_device(m, dx, dy, &x, &y);
+	if (m->t.has_corners) {
+		double u = 0.5, v = 0.5;
+
+		/* Off the picture: the nearest edge, for a finger that slides
+		 * off while down (the horizon, behind the frame: the centre). */
+		if (!homography_onto(&m->t.corners, x, y, TOUCH_EDGE_MARGIN, &u, &v)) {
+			on = false;
+			if (homography_apply(&m->t.corners, x, y, &u, &v)) {
+				u = fmin(fmax(u, 0.0), 1.0);
+				v = fmin(fmax(v, 0.0), 1.0);
+			}
+		}
+		seen_to_scanned(m->t.rotation, fmin(u, JUST_UNDER_ONE), fmin(v, JUST_UNDER_ONE),
+				&x, &y);
+	} else {
+		if (m->t.invert_x)
+			x = 1.0 - x;
+		if (m->t.invert_y)
+			y = 1.0 - y;
+		if (m->t.has_matrix) {
+			const double *c = m->t.matrix;
+			double cx = c[0] * x + c[1] * y + c[2];
+			double cy = c[3] * x + c[4] * y + c[5];
+
+			x = cx;
+			y = cy;
+		}
 	}
 	*px = to_pixel(x, m->phys_w);
 	*py = to_pixel(y, m->phys_h);
+	return on;
 }
 
-void touch_map_apply(const struct touch_map *m, int dx, int dy, int *sx, int *sy)
+bool touch_map_apply(const struct touch_map *m, int dx, int dy, int *sx, int *sy)
 {
 	int px, py, lx, ly;
+	bool on = touch_map_physical(m, dx, dy, &px, &py);
 
-	touch_map_physical(m, dx, dy, &px, &py);
 	/* The renderer puts logical (x, y) at physical (H-1-y, x) for 90,
 	 * (W-1-x, H-1-y) for 180 and (y, W-1-x) for 270: undo that. */
 	switch (m->t.rotation) {
@@ -109,6 +163,7 @@ void touch_map_apply(const struct touch_map *m, int dx, int dy, int *sx, int *sy
 	 * screen: the same place in the picture, centres kept. */
 	*sx = m->off_x + (int)scale_centre(lx, m->log_w, m->screen_w, 1);
 	*sy = m->off_y + (int)scale_centre(ly, m->log_h, m->screen_h, 1);
+	return on;
 }
 
 int touch_matrix_parse(const char *s, double matrix[TOUCH_MATRIX_LEN])

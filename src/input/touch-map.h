@@ -15,11 +15,20 @@
  *                   report values outside their own range)
  *                -> logical pixel (turned back by the rotation)
  *                -> logical pixel of the water's screen (centres kept)
+ *
+ * A four-point calibration (--touch-corners: where the device reports the
+ * picture's corners as the visitor sees it, a touch frame mounted askew
+ * or over a keystoned projection) takes the place of the inversions and
+ * the matrix: its homography takes the device's [0, 1) straight to the
+ * picture's, which the rotation turns into the output's as scanned out.
+ * A touch that lands off the picture (past a margin) drops no stone.
  */
 #ifndef TOUCH_MAP_H
 #define TOUCH_MAP_H
 
 #include <stdbool.h>
+
+#include "base/homography.h"
 
 #define TOUCH_MATRIX_LEN 6
 
@@ -29,7 +38,13 @@ struct touch_transform {
 	bool invert_x, invert_y;
 	bool has_matrix;
 	double matrix[TOUCH_MATRIX_LEN];  /* a b c d e f: x' = ax+by+c, y' = dx+ey+f */
+	bool has_corners;                 /* in place of the inversions and the matrix */
+	struct homography corners;        /* the device's 0..1 to the picture's, as seen */
 };
+
+/* How far past the calibrated corners a touch still lands (held at the
+ * edge), in the picture's widths: a frame reports a little beyond them. */
+#define TOUCH_EDGE_MARGIN 0.05
 
 struct touch_map {
 	int x_min, x_max, y_min, y_max;  /* device units, inclusive */
@@ -48,11 +63,19 @@ int touch_map_init(struct touch_map *m, int x_min, int x_max, int y_min, int y_m
 		   const struct touch_transform *t, int phys_w, int phys_h,
 		   int screen_w, int screen_h);
 
-/* A device position to a logical pixel of the water's screen, always on it. */
-void touch_map_apply(const struct touch_map *m, int dx, int dy, int *sx, int *sy);
+/*
+ * A device position to a logical pixel of the water's screen, always on
+ * it. false: calibrated by corners, the position is off the picture (the
+ * pixel is then its nearest edge's; a touch does not land there).
+ */
+bool touch_map_apply(const struct touch_map *m, int dx, int dy, int *sx, int *sy);
 
-/* The physical pixel only (for tests and logs). */
-void touch_map_physical(const struct touch_map *m, int dx, int dy, int *px, int *py);
+/* The physical pixel only (for tests and logs); false as above. */
+bool touch_map_physical(const struct touch_map *m, int dx, int dy, int *px, int *py);
+
+/* The position on the device's own 0..1 (for the technician's log: what
+ * --touch-corners takes). */
+void touch_map_device(const struct touch_map *m, int dx, int dy, double *x, double *y);
 
 /*
  * "a b c d e f": six finite numbers separated by blanks, as libinput's

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/homography.h"
 #include "base/log.h"
 #include "base/util.h"
 #include "input/input.h"
@@ -695,6 +696,23 @@ const struct option_row options_table[] = {
 		.man = "A libinput calibration matrix on the 0..1 range.",
 	},
 	{
+		.name = "touch-corners", .group = GROUP_TOUCH, .type = OPTION_STRING,
+		.arg = "\"X,Y X,Y X,Y X,Y\"",
+		.def_text = "none: the inversions and the calibration matrix, if any",
+		.example = "0.06,0.04 0.95,0.02 0.97,0.98 0.03,0.95",
+		.reload = RELOAD_LIVE, FIELD(touch_corners), .check = homography_check_corners,
+		.help = "the four-point calibration of a touch device: where it reports the "
+			"picture's corners, on its own 0..1",
+		.man = "The four-point calibration of a touch device mounted askew, or a touch\n"
+		       "frame over a keystoned projection: where the device reports the\n"
+		       "picture's top left, top right, bottom right and bottom left corners, as\n"
+		       "the visitor sees the picture, each on the device's own 0..1 across its\n"
+		       "axes (with RIPPLE_KIOSK_DEBUG=1 the log says it for every touch). It\n"
+		       "takes the place of\n"
+		       "the inversions and the calibration matrix (the option's and udev's).\n"
+		       "A touch more than 5 % of the picture beyond its edge drops no stone.",
+	},
+	{
 		.name = "touch-radius", .group = GROUP_TOUCH, .type = OPTION_BOUNDS,
 		.arg = "MIN:MAX", .min = OPTIONS_MIN_LENGTH_MM, .max = OPTIONS_MAX_RADIUS_MM,
 		.def_text = "the stone radius x1 to x" STR(OPTIONS_TOUCH_RADIUS_SPREAD),
@@ -1024,7 +1042,7 @@ const struct option_row options_table[] = {
 		.name = "tuio-corners", .group = GROUP_TOUCH, .type = OPTION_STRING,
 		.arg = "\"X,Y X,Y X,Y X,Y\"", .def_text = "none: the tracker's 0..1 is the surface's",
 		.example = "0.1,0.05 0.9,0.08 0.95,0.92 0.04,0.9",
-		.reload = RELOAD_RESTART, FIELD(tuio_corners), .check = tuio_parse_corners,
+		.reload = RELOAD_RESTART, FIELD(tuio_corners), .check = homography_check_corners,
 		.help = "the four-point calibration: where the tracker sees the surface's "
 			"corners",
 		.man = "The four-point calibration of a tracker that sees the surface in\n"
@@ -1200,6 +1218,15 @@ void options_input_config(const struct options *o, struct input_config *c)
 	c->transform.invert_y = o->touch_invert_y;
 	c->transform.has_matrix = o->has_calibration;
 	memcpy(c->transform.matrix, o->calibration, sizeof(c->transform.matrix));
+	c->transform.has_corners = false;
+	if (o->touch_corners) {
+		double corners[2 * HOMOGRAPHY_CORNERS];
+
+		/* Refused with a line when read: a bad one is none here. */
+		c->transform.has_corners =
+			homography_parse_corners(o->touch_corners, corners) == 0 &&
+			homography_from_corners(corners, &c->transform.corners) == 0;
+	}
 	s->radius_min_mm = o->touch_radius_min > 0 ? o->touch_radius_min : o->stone_radius_mm;
 	s->radius_max_mm = o->touch_radius_max > 0 ? o->touch_radius_max
 			   : o->stone_radius_mm * OPTIONS_TOUCH_RADIUS_SPREAD;

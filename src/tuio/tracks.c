@@ -85,14 +85,10 @@ static bool to_screen(struct tuio *t, const struct tuio_set *s, int *x, int *y)
 {
 	double u, v;
 
-	if (!homography_apply(&t->calibration, s->x, s->y, &u, &v) ||
-	    u < -TUIO_EDGE_MARGIN || u > 1 + TUIO_EDGE_MARGIN || v < -TUIO_EDGE_MARGIN ||
-	    v > 1 + TUIO_EDGE_MARGIN) {
+	if (!homography_onto(&t->calibration, s->x, s->y, TUIO_EDGE_MARGIN, &u, &v)) {
 		tracks_reject(t, TUIO_REJECT_VALUE);
 		return false;
 	}
-	u = u < 0 ? 0 : u > 1 ? 1 : u;
-	v = v < 0 ? 0 : v > 1 ? 1 : v;
 	*x = (int)fmin(floor(u * t->screen_w), t->screen_w - 1);
 	*y = (int)fmin(floor(v * t->screen_h), t->screen_h - 1);
 	return true;

@@ -129,20 +129,3 @@ int tuio_parse_from(const char *text, char *err, size_t errlen)
 		p = comma + 1;
 	}
 }
-
-int tuio_parse_corners(const char *text, char *err, size_t errlen)
-{
-	double c[2 * HOMOGRAPHY_CORNERS];
-	struct homography h;
-
-	if (homography_parse_corners(text, c) < 0) {
-		snprintf(err, errlen, "'%s' is not four corners \"X,Y X,Y X,Y X,Y\"", text);
-		return -EINVAL;
-	}
-	if (homography_from_corners(c, &h) < 0) {
-		snprintf(err, errlen, "'%s' is not a quadrilateral: expected the top left, top "
-			 "right, bottom right and bottom left corners, none crossed", text);
-		return -EINVAL;
-	}
-	return 0;
-}

@@ -73,8 +73,6 @@ struct tuio_config {
  */
 int tuio_parse_listen(const char *text, char *err, size_t errlen);
 int tuio_parse_from(const char *text, char *err, size_t errlen);
-/* "X,Y X,Y X,Y X,Y": four corners that make a quadrilateral. */
-int tuio_parse_corners(const char *text, char *err, size_t errlen);
 
 /* The socket bound where c->listen says. 0, -ENOTSUP without liblo, or a
  * negative errno (said in the log). */
