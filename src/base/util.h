@@ -13,6 +13,11 @@
 /* Room for one error message: a path, what was wrong, what was expected. */
 #define ERR_LEN 512
 
+/* The units and angles every physical formula here uses, defined once. */
+#define TWO_PI 6.28318530717958647692
+#define DEG_TO_RAD (TWO_PI / 360.0)
+#define MM_PER_M 1000.0
+
 static inline int clamp_int(int v, int lo, int hi)
 {
 	return v < lo ? lo : v > hi ? hi : v;

@@ -64,7 +64,8 @@ enum rotation {
  * The pond (--water pond) is as deep as a pond: at 30 mm every wave a
  * fingertip makes (up to 10 cm long) is in deep water, where water's
  * dispersion is whole and a tap spreads into a train of rings with a calm
- * disc inside (shared note's exact solution, which is for 30 mm too).
+ * disc inside (the linear theory's exact solution for a tap, Cauchy-Poisson:
+ * Lamb, Hydrodynamics, sec. 238-241).
  * Shallower, long waves all run at sqrt(g d) and the train thins to a ring:
  * at 5 mm nearly the classic water's one ring. The picture lies on the
  * floor, so refraction and the light take this depth too.

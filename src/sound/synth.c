@@ -9,7 +9,6 @@
 #include "base/util.h"
 #include "sound/synth.h"
 
-#define TWO_PI (2.0 * M_PI)
 #define KHZ_MM 3000.0             /* f0 = 3/r kHz with r in mm */
 #define DECAY_LINEAR 0.043        /* d = 0.043 f0 + 0.0014 f0^1.5 */
 #define DECAY_POWER 0.0014

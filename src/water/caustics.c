@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/util.h"
 #include "water/caustics.h"
 #include "water/simd.h"
 
@@ -42,7 +43,8 @@ const struct caustics_rows caustics_rows_scalar = CAUSTICS_ROWS_INIT;
  * slanted ray, to first order in the slope):
  *   across: D = d (1 - cos(theta_i) / (n cos(theta_t)))
  *   along:  D / cos^2(theta_t)
- * Straight down both are d (1 - 1/n), the note's D.
+ * Straight down both are d (1 - 1/n), the D of the small-slope refraction
+ * above.
  *
  * So the floor near the edge the light comes from is lit through water
  * past that edge, as far out as the shift, and near every edge light
@@ -96,7 +98,6 @@ const struct caustics_rows caustics_rows_scalar = CAUSTICS_ROWS_INIT;
  * whose move gives the last of those its ray's slope. */
 #define CAUSTICS_MARGIN (CAUSTICS_REACH + 1)
 
-#define DEG_TO_RAD (3.14159265358979323846 / 180.0)
 
 struct blur {
 	int taps[CAUSTICS_KERNEL_TAPS];
@@ -155,7 +156,6 @@ struct caustics {
 	/* splat_weights() for every offset, of a whole share and of a ray
 	 * of two (half a share) */
 	uint32_t weights[2][CAUSTICS_SUB][3];
-	double d_across, d_along, shift_x_mm, shift_y_mm, blur_mm;
 };
 
 /*
@@ -385,7 +385,7 @@ static void plan_plane(struct caustics *c)
 int caustics_set_light(struct caustics *c, const struct caustics_light *l)
 {
 	const double n = CAUSTICS_WATER_N;
-	double ti, tt, across, along, ux, uy, k, shift, r_mm, sigma_light, sigma;
+	double ti, tt, across, along, ux, uy, k, shift, shift_x_mm, shift_y_mm, r_mm, sigma_light;
 	double m[3], biggest, scale, lim;
 
 	if (!(l->depth_mm > 0) || !(l->elevation_deg > 0) || l->elevation_deg > 90 ||
@@ -419,43 +419,27 @@ int caustics_set_light(struct caustics *c, const struct caustics_light *l)
 	c->move.yy = (int32_t)lround(fmax(fmin(m[2] * scale, lim), -lim));
 
 	shift = l->depth_mm * tan(tt);
-	c->shift_x_mm = shift * ux;
-	c->shift_y_mm = shift * uy;
+	shift_x_mm = shift * ux;
+	shift_y_mm = shift * uy;
 	/* The lamp's disc seen from the floor, through the water: its radius
 	 * there, and a Gaussian of half that (a disc's sigma). */
 	r_mm = l->depth_mm * tan(l->size_deg / 2 * DEG_TO_RAD) / (n * cos(tt));
 	sigma_light = r_mm / 2 / l->cell_mm;
 	/* The spline's own spread is the grid's; a wider light blurs more. */
 	c->blur.radius = 0;
-	sigma = CAUSTICS_SPLINE_SIGMA;
-	if (sigma_light > CAUSTICS_SPLINE_SIGMA) {
+	if (sigma_light > CAUSTICS_SPLINE_SIGMA)
 		make_kernel(&c->blur, sqrt(sigma_light * sigma_light -
 					   CAUSTICS_SPLINE_SIGMA * CAUSTICS_SPLINE_SIGMA));
-		sigma = sigma_light;
-	}
 	/* Whole cells: half a cell is within the pattern's own blur. */
-	c->shift_x = (int)lround(fmax(fmin(c->shift_x_mm / l->cell_mm, CAUSTICS_SHIFT_MAX),
+	c->shift_x = (int)lround(fmax(fmin(shift_x_mm / l->cell_mm, CAUSTICS_SHIFT_MAX),
 				      -CAUSTICS_SHIFT_MAX));
-	c->shift_y = (int)lround(fmax(fmin(c->shift_y_mm / l->cell_mm, CAUSTICS_SHIFT_MAX),
+	c->shift_y = (int)lround(fmax(fmin(shift_y_mm / l->cell_mm, CAUSTICS_SHIFT_MAX),
 				      -CAUSTICS_SHIFT_MAX));
 	c->walls = l->walls;
 	c->m = CAUSTICS_MARGIN + c->blur.radius;
 	plan_plane(c);
-	c->d_across = across;
-	c->d_along = along;
-	c->blur_mm = sigma * l->cell_mm;
 	c->lit = true;
 	return 0;
-}
-
-void caustics_describe(const struct caustics *c, double *d_across, double *d_along,
-		       double *shift_x_mm, double *shift_y_mm, double *blur_mm)
-{
-	*d_across = c->d_across;
-	*d_along = c->d_along;
-	*shift_x_mm = c->shift_x_mm;
-	*shift_y_mm = c->shift_y_mm;
-	*blur_mm = c->blur_mm;
 }
 
 static inline int16_t negated(int16_t v)

@@ -86,12 +86,4 @@ const int16_t *caustics_end(struct caustics *c);
 /* Whether the last caustics_make() found the water flat (all CAUSTICS_ONE). */
 bool caustics_even(const struct caustics *c);
 
-/* What the light does, in the visitor's units (for the log and the tests):
- * how far a slope of 1 moves the light on the floor across and along the
- * light's way (mm), how far the whole pattern lies from the waves that
- * make it (mm, along the light's way, x right and y down), and the blur
- * of the light's own size (mm, a Gaussian's sigma). */
-void caustics_describe(const struct caustics *c, double *d_across, double *d_along,
-		       double *shift_x_mm, double *shift_y_mm, double *blur_mm);
-
 #endif

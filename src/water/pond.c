@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/util.h"
 #include "water/dct.h"
 #include "water/pond-rows.h"
 #include "water/pond.h"
@@ -57,9 +58,7 @@ const struct pond_rows pond_rows_generic = POND_ROWS_INIT;
 
 #define SIXTEENTHS (1 << POND_SUBSTEP_BITS)        /* a step's finest parts */
 #define TURNS_MAX ((long)(POND_MAX_STEPS + 1) * SIXTEENTHS - 1)  /* a stone's oldest */
-#define TWO_PI 6.28318530717958647692
 #define LN_10 2.30258509299404568402
-#define MM_PER_M 1000.0
 /* The water is still when no mode's height or velocity, summed over all
  * the modes, could make half a unit anywhere: then every height rounds to
  * zero, now and later. */
@@ -206,11 +205,6 @@ static double damping_of(const struct pond_physics *ph, double k)
 double pond_mode_omega(const struct pond *p, int m, int n)
 {
 	return omega_of(&p->ph, mode_k(p, m, n));
-}
-
-double pond_mode_damping(const struct pond *p, int m, int n)
-{
-	return damping_of(&p->ph, mode_k(p, m, n));
 }
 
 /* The float next to f towards +infinity (up) or -infinity: nextafterf()

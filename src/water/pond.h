@@ -181,9 +181,8 @@ const float *pond_heights_float(struct pond *p);
  * cos(pi m (x + 1/2) / width) cos(pi n (y + 1/2) / height), released from
  * rest. For tests. */
 void pond_set_mode(struct pond *p, int m, int n, double amplitude_mm);
-/* Its angular frequency in rad/s and its amplitude damping rate in 1/s. */
+/* Its angular frequency in rad/s. */
 double pond_mode_omega(const struct pond *p, int m, int n);
-double pond_mode_damping(const struct pond *p, int m, int n);
 
 /* The waves' energy, in mm^2 m/s^2 (per unit density and area): gravity's
  * and the surface's potential and the kinetic, summed over the modes. */

@@ -25,14 +25,14 @@ struct drop {
 	int depth;
 };
 
-uint64_t rain_next_random(struct rain *rain)
+static uint64_t next_random(struct rain *rain)
 {
 	return splitmix64(&rain->state);
 }
 
 static int64_t random_below(struct rain *rain, int64_t n)
 {
-	return n <= 1 ? 0 : (int64_t)(rain_next_random(rain) % (uint64_t)n);
+	return n <= 1 ? 0 : (int64_t)(next_random(rain) % (uint64_t)n);
 }
 
 /* Until told otherwise, drops of a few cells. */

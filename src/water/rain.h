@@ -27,7 +27,4 @@ int rain_step(struct rain *rain, struct ripple *r);
 struct pond;
 int rain_step_pond(struct rain *rain, struct pond *p, int step);
 
-/* The generator, shared with anything else that needs determinism. */
-uint64_t rain_next_random(struct rain *rain);
-
 #endif

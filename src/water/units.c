@@ -46,7 +46,6 @@
 #define CELL_WAVE_LEVEL 0.05        /* of the dent's longest waves, a second on */
 #define CELL_WAVE_AGE_S 1.0
 #define CELLS_PER_WAVE 4.0
-#define TWO_PI 6.28318530717958648
 #define MM_PER_CM 10.0
 
 /*
@@ -67,7 +66,6 @@
  * power either way (tests/heights.py, its bound 2 %).
  */
 #define WATER_VISCOSITY_M2_S 1.0e-6
-#define MM_PER_M 1000.0
 #define VISC_PER_K2 8.0
 #define GRID_WAVE_FADE_S 5.0
 
@@ -205,7 +203,6 @@ static int viscosity(const struct water_units *u)
  * picture far.
  */
 #define SLOPE_SEEN_MAX 1.0
-#define DEG_TO_RAD (3.14159265358979323846 / 180.0)
 #define PERCENT 100.0
 /* The room straight above, mirrored by flat water, beside the lamp. */
 #define LIGHT_DARK_SHARE 0.25
