@@ -972,6 +972,12 @@ static void test_bad_physics(void)
 	ph.depth_mm = 0;
 	expect_einval(ph, "depth 0");
 	ph = good;
+	ph.depth_mm = POND_DEPTH_MM_MIN / 2;
+	expect_einval(ph, "depth under the option's least");
+	ph = good;
+	ph.depth_mm = POND_DEPTH_MM_MAX * 2;
+	expect_einval(ph, "depth over the option's most");
+	ph = good;
 	ph.viscosity_m2_s = -WATER_VISCOSITY_M2_S;
 	expect_einval(ph, "negative viscosity");
 	ph = good;

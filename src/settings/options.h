@@ -8,6 +8,7 @@
 
 #include "image/image.h"
 #include "water/pixel.h"
+#include "water/pond.h"
 #include "water/units.h"
 
 enum backend_kind {
@@ -75,8 +76,9 @@ enum rotation {
 #define OPTIONS_DEFAULT_VISCOSITY_MM2_S 1
 #define OPTIONS_MAX_VISCOSITY_MM2_S 1000.0
 #define OPTIONS_M2_PER_MM2 1e-6
-#define OPTIONS_MIN_DEPTH_MM 1.0
-#define OPTIONS_MAX_DEPTH_MM 1000.0
+/* The pond's own limits. */
+#define OPTIONS_MIN_DEPTH_MM POND_DEPTH_MM_MIN
+#define OPTIONS_MAX_DEPTH_MM POND_DEPTH_MM_MAX
 /*
  * A fingertip's stone, as real water takes one: the contact is 8-12 mm
  * across and the surface round it bends down too, flattening out over

@@ -63,9 +63,6 @@ const struct pond_rows pond_rows_generic = POND_ROWS_INIT;
  * the modes, could make half a unit anywhere: then every height rounds to
  * zero, now and later. */
 #define FLAT_UNITS 0.5
-/* Depth, gravity, tension: what a sane pond has. */
-#define DEPTH_MM_MIN 0.1
-#define DEPTH_MM_MAX 100000.0
 /*
  * A press's dent is drawn along its step's way centred on the step's end,
  * this much of the way behind and as much ahead (at the step's speed): the
@@ -275,8 +272,8 @@ static void make_tables(struct pond *p)
 
 static bool physics_ok(const struct pond_physics *ph)
 {
-	return ph->cell_mm > 0 && isfinite(ph->cell_mm) && ph->depth_mm >= DEPTH_MM_MIN &&
-	       ph->depth_mm <= DEPTH_MM_MAX && ph->gravity_m_s2 >= 0 &&
+	return ph->cell_mm > 0 && isfinite(ph->cell_mm) && ph->depth_mm >= POND_DEPTH_MM_MIN &&
+	       ph->depth_mm <= POND_DEPTH_MM_MAX && ph->gravity_m_s2 >= 0 &&
 	       isfinite(ph->gravity_m_s2) && ph->tension_m3_s2 >= 0 &&
 	       isfinite(ph->tension_m3_s2) && ph->viscosity_m2_s >= 0 &&
 	       isfinite(ph->viscosity_m2_s) && ph->fade_s >= 0 && isfinite(ph->fade_s) &&

@@ -25,6 +25,10 @@
 #define POND_GRAVITY_M_S2 9.81
 #define POND_TENSION_M3_S2 7.28e-5      /* sigma / rho: 0.0728 N/m over 1000 kg/m^3 */
 #define POND_VISCOSITY_M2_S 1.0e-6
+/* The depths a pond takes (--depth's range is these): a film of a
+ * millimetre to a metre, where every wave a hand makes is in deep water. */
+#define POND_DEPTH_MM_MIN 1.0
+#define POND_DEPTH_MM_MAX 1000.0
 
 /*
  * The narrowest stone, in cells (the Gaussian's sigma): waves shorter
