@@ -32,7 +32,7 @@ const struct pond_rows pond_rows_generic = POND_ROWS_INIT;
  * exact for any t, so the step is whatever the clock wants, and no wave is
  * too short or too fast for it (an explicit stencil with this omega(k) is
  * stiff: a 4 mm ripple's period is 11 ms). C and S are kept for one step,
- * and for a sixteenth of one (1/2^POND_SUBSTEP_BITS), a stone's own time
+ * and for a sub-step of one (1/2^POND_SUBSTEP_BITS, a sixteenth), a stone's own time
  * inside a step: its halves and quarters are that one squared. A frame's
  * steps are the step's turn again and again in registers, in one pass over
  * the modes: memory moves once a frame, whatever the steps.
@@ -56,8 +56,8 @@ const struct pond_rows pond_rows_generic = POND_ROWS_INIT;
  * bits beside int16 heights), and the transform wants it.
  */
 
-#define SIXTEENTHS (1 << POND_SUBSTEP_BITS)        /* a step's finest parts */
-#define TURNS_MAX ((long)(POND_MAX_STEPS + 1) * SIXTEENTHS - 1)  /* a stone's oldest */
+#define SUBSTEPS (1 << POND_SUBSTEP_BITS)          /* a step's finest parts */
+#define TURNS_MAX ((long)(POND_MAX_STEPS + 1) * SUBSTEPS - 1)  /* a stone's oldest */
 #define LN_10 2.30258509299404568402
 /* The water is still when no mode's height or velocity, summed over all
  * the modes, could make half a unit anywhere: then every height rounds to
@@ -104,9 +104,9 @@ struct pond {
 	struct dct2d *dct;
 
 	/* per mode */
-	float *hc, *qc;            /* the state, in units */
+	float *mode_h, *mode_q;    /* the state, in units: h and (dh/dt)/omega */
 	float *c_step, *s_step;    /* C and S for one step */
-	float *c_sub, *s_sub;      /* and for a sixteenth of one */
+	float *c_sub, *s_sub;      /* and for a sub-step of one */
 	float *inv_omega;          /* 1 / omega (0 for the still mode 0,0) */
 	float *force;              /* the fingers' D at the end of the last step */
 	int force_w, force_h;      /* where force may be other than 0 */
@@ -249,7 +249,7 @@ static void round_pair(double c, double s, float *fc, float *fs)
 
 static void make_tables(struct pond *p)
 {
-	double sub_s = p->step_s / SIXTEENTHS;
+	double sub_s = p->step_s / SUBSTEPS;
 
 	for (int n = 0; n < p->h && !atomic_load_explicit(&p->tables_quit, memory_order_relaxed);
 	     n++) {
@@ -262,7 +262,7 @@ static void make_tables(struct pond *p)
 			p->inv_omega[i] = omega > 0 ? (float)(1.0 / omega) : 0.0f;
 			round_pair(fade * cos(omega * p->step_s), fade * sin(omega * p->step_s),
 				   &p->c_step[i], &p->s_step[i]);
-			/* A sixteenth turns a stone once, at its landing: no drift
+			/* A sub-step turns a stone once, at its landing: no drift
 			 * to keep from it. */
 			p->c_sub[i] = (float)(fade_sub * cos(omega * sub_s));
 			p->s_sub[i] = (float)(fade_sub * sin(omega * sub_s));
@@ -329,8 +329,8 @@ int pond_set_physics(struct pond *p, const struct pond_physics *ph)
 		float r = (float)(ph->units_per_mm / p->ph.units_per_mm);
 
 		for (size_t i = 0; i < p->n; i++) {
-			p->hc[i] *= r;
-			p->qc[i] *= r;
+			p->mode_h[i] *= r;
+			p->mode_q[i] *= r;
 			p->force[i] *= r;
 		}
 		p->generation++;
@@ -360,8 +360,8 @@ struct pond *pond_create(int width, int height, const struct pond_physics *ph)
 	p->dct = dct2d_create(width, height);
 	if (!p->dct)
 		goto fail;
-	p->hc = dct2d_alloc(p->dct);
-	p->qc = dct2d_alloc(p->dct);
+	p->mode_h = dct2d_alloc(p->dct);
+	p->mode_q = dct2d_alloc(p->dct);
 	p->c_step = dct2d_alloc(p->dct);
 	p->s_step = dct2d_alloc(p->dct);
 	p->c_sub = dct2d_alloc(p->dct);
@@ -369,7 +369,7 @@ struct pond *pond_create(int width, int height, const struct pond_physics *ph)
 	p->inv_omega = dct2d_alloc(p->dct);
 	p->force = dct2d_alloc(p->dct);
 	p->work = dct2d_alloc(p->dct);
-	if (!p->hc || !p->qc || !p->c_step || !p->s_step || !p->c_sub || !p->s_sub ||
+	if (!p->mode_h || !p->mode_q || !p->c_step || !p->s_step || !p->c_sub || !p->s_sub ||
 	    !p->inv_omega || !p->force || !p->work)
 		goto fail;
 	p->row_l1 = calloc((size_t)height, sizeof(*p->row_l1));
@@ -399,8 +399,8 @@ void pond_destroy(struct pond *p)
 		return;
 	atomic_store(&p->tables_quit, true);
 	tables_wait(p);
-	dct2d_free(p->hc);
-	dct2d_free(p->qc);
+	dct2d_free(p->mode_h);
+	dct2d_free(p->mode_q);
 	dct2d_free(p->c_step);
 	dct2d_free(p->s_step);
 	dct2d_free(p->c_sub);
@@ -593,7 +593,7 @@ void pond_splash(struct pond *p, double x, double y, double radius, double depth
 	float *rh = p->stone_row, *rq = p->stone_row + p->w;
 	float *tc = p->stone_row + 2 * (size_t)p->w, *ts = p->stone_row + 3 * (size_t)p->w;
 	double sigma, amp;
-	long q;
+	long age;                  /* in sub-steps */
 	int mw, nh;
 
 	stone_shape(radius, depth, &sigma, &amp);
@@ -604,9 +604,9 @@ void pond_splash(struct pond *p, double x, double y, double radius, double depth
 	nh = stone_reach(p->h, sigma);
 	gauss_factors(fx, p->w, mw, x, sigma);
 	gauss_factors(fy, p->h, nh, y, sigma);
-	/* Its age in sixteenths of a step: the whole steps by the step's
-	 * turn, the rest by the sixteenth's, squared for each bit. */
-	q = age_s > 0 ? lround(fmin(age_s / p->step_s * SIXTEENTHS, TURNS_MAX)) : 0;
+	/* Its age in sub-steps (1/SUBSTEPS of a step): the whole steps by
+	 * the step's turn, the rest by the sub-step's, squared for each bit. */
+	age = age_s > 0 ? lround(fmin(age_s / p->step_s * SUBSTEPS, TURNS_MAX)) : 0;
 	for (int n = 0; n < nh; n++) {
 		size_t row = (size_t)n * p->w;
 		float ay = (float)(-amp) * fy[n];
@@ -615,26 +615,26 @@ void pond_splash(struct pond *p, double x, double y, double radius, double depth
 			rh[m] = ay * fx[m];
 			rq[m] = 0;
 		}
-		if (q % SIXTEENTHS) {
+		if (age % SUBSTEPS) {
 			memcpy(tc, p->c_sub + row, sizeof(*tc) * (size_t)mw);
 			memcpy(ts, p->s_sub + row, sizeof(*ts) * (size_t)mw);
 			for (int b = 0; b < POND_SUBSTEP_BITS; b++) {
-				if (q & (1l << b))
+				if (age & (1l << b))
 					turn_once(rh, rq, tc, ts, mw);
-				if (b + 1 < POND_SUBSTEP_BITS && (q % SIXTEENTHS) >> (b + 1))
+				if (b + 1 < POND_SUBSTEP_BITS && (age % SUBSTEPS) >> (b + 1))
 					turn_square(tc, ts, mw);
 			}
 		}
-		for (long i = 0; i < q / SIXTEENTHS; i++)
+		for (long i = 0; i < age / SUBSTEPS; i++)
 			turn_once(rh, rq, p->c_step + row, p->s_step + row, mw);
 		for (int m = 0; m < mw; m++) {
-			p->hc[row + m] += rh[m];
-			p->qc[row + m] += rq[m];
+			p->mode_h[row + m] += rh[m];
+			p->mode_q[row + m] += rq[m];
 		}
 	}
 	/* The mean level stays: what the dent pushes aside rises around it. */
-	p->hc[0] = 0;
-	p->qc[0] = 0;
+	p->mode_h[0] = 0;
+	p->mode_q[0] = 0;
 	p->flat = false;
 	p->generation++;
 }
@@ -862,7 +862,7 @@ void pond_step_rows(struct pond *p, int y0, int y1)
 	for (int n = y0; n < y1; n++) {
 		size_t row = (size_t)n * p->w;
 		int m0 = n < p->reach_h ? mw : 0;
-		float *h = p->hc + row, *q = p->qc + row;
+		float *h = p->mode_h + row, *q = p->mode_q + row;
 
 		if (m0 > 0)
 			p->rows->forced_row(&p->batch, n, m0, h, q, p->force + row,
@@ -888,8 +888,8 @@ void pond_step_rows_dealt(struct pond *p, int y0, int y1, int band, int bands)
  * velocities, and back to the cosines. */
 static void mask_obstacles(struct pond *p)
 {
-	memcpy(p->work, p->hc, p->n * sizeof(*p->work));
-	memcpy(p->work_q, p->qc, p->n * sizeof(*p->work_q));
+	memcpy(p->work, p->mode_h, p->n * sizeof(*p->work));
+	memcpy(p->work_q, p->mode_q, p->n * sizeof(*p->work_q));
 	dct2d_inverse(p->dct, p->work);
 	dct2d_inverse(p->dct, p->work_q);
 	for (size_t i = 0; i < p->n; i++) {
@@ -900,10 +900,10 @@ static void mask_obstacles(struct pond *p)
 	}
 	dct2d_forward(p->dct, p->work);
 	dct2d_forward(p->dct, p->work_q);
-	memcpy(p->hc, p->work, p->n * sizeof(*p->hc));
-	memcpy(p->qc, p->work_q, p->n * sizeof(*p->qc));
-	p->hc[0] = 0;
-	p->qc[0] = 0;
+	memcpy(p->mode_h, p->work, p->n * sizeof(*p->mode_h));
+	memcpy(p->mode_q, p->work_q, p->n * sizeof(*p->mode_q));
+	p->mode_h[0] = 0;
+	p->mode_q[0] = 0;
 }
 
 void pond_step_finish(struct pond *p)
@@ -917,8 +917,8 @@ void pond_step_finish(struct pond *p)
 		return;
 	/* The mean level stays: what the stones pushed aside rose round them. */
 	if (dropped) {
-		p->hc[0] = 0;
-		p->qc[0] = 0;
+		p->mode_h[0] = 0;
+		p->mode_q[0] = 0;
 	}
 	if (p->mask)
 		p->steps_since_mask += p->step_count;
@@ -940,8 +940,8 @@ void pond_step_finish(struct pond *p)
 	/* The weights: a mode's cosine reaches w_m w_n times its height,
 	 * at most 4 (row_l1 sums without them). */
 	if (!forced && 4.0 * l1 < FLAT_UNITS) {
-		memset(p->hc, 0, p->n * sizeof(*p->hc));
-		memset(p->qc, 0, p->n * sizeof(*p->qc));
+		memset(p->mode_h, 0, p->n * sizeof(*p->mode_h));
+		memset(p->mode_q, 0, p->n * sizeof(*p->mode_q));
 		p->flat = true;
 	} else {
 		p->flat = false;
@@ -959,8 +959,8 @@ void pond_step(struct pond *p)
 
 void pond_clear(struct pond *p)
 {
-	memset(p->hc, 0, p->n * sizeof(*p->hc));
-	memset(p->qc, 0, p->n * sizeof(*p->qc));
+	memset(p->mode_h, 0, p->n * sizeof(*p->mode_h));
+	memset(p->mode_q, 0, p->n * sizeof(*p->mode_q));
 	memset(p->force, 0, p->n * sizeof(*p->force));
 	p->force_w = 0;
 	p->force_h = 0;
@@ -996,7 +996,7 @@ void pond_heights_band(struct pond *p, int pass, int band, int bands)
 	size_t i0, i1;
 
 	if (pass < DCT2D_PASSES) {
-		dct2d_inverse_band_from(p->dct, p->hc, p->work, pass, band, bands);
+		dct2d_inverse_band_from(p->dct, p->mode_h, p->work, pass, band, bands);
 		return;
 	}
 	/* The last pass rounds the band's rows (pl_round_row). */
@@ -1036,7 +1036,7 @@ void pond_set_mode(struct pond *p, int m, int n, double amplitude_mm)
 
 	if (m < 0 || n < 0 || m >= p->w || n >= p->h || (m == 0 && n == 0))
 		return;
-	p->hc[(size_t)n * p->w + m] += (float)(amplitude_mm * p->ph.units_per_mm / (wm * wn));
+	p->mode_h[(size_t)n * p->w + m] += (float)(amplitude_mm * p->ph.units_per_mm / (wm * wn));
 	p->flat = false;
 	p->generation++;
 }
@@ -1051,7 +1051,7 @@ double pond_energy(const struct pond *p)
 			double k = mode_k(p, m, n);
 			/* the mean of (w_m w_n cos cos)^2 over the pond */
 			double wt = (m > 0 ? 2 : 1) * (n > 0 ? 2 : 1);
-			double a = (double)p->hc[i] * p->hc[i] + (double)p->qc[i] * p->qc[i];
+			double a = (double)p->mode_h[i] * p->mode_h[i] + (double)p->mode_q[i] * p->mode_q[i];
 
 			e += 0.5 * (p->ph.gravity_m_s2 + p->ph.tension_m3_s2 * k * k) * wt * a;
 		}
