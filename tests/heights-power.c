@@ -21,44 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "heights-pgm.h"
+
 #define FINE_CYCLES_PER_CELL 0.25
-#define PGM_ZERO 32768
-#define PGM_MAXVAL 65535
-#define MAX_SIDE 16384
-
-static int read_pgm(const char *path, double **out, int *w, int *h)
-{
-	FILE *f = fopen(path, "rb");
-	int maxval;
-	double *v;
-
-	if (!f)
-		return -errno;
-	if (fscanf(f, "P5 %d %d %d", w, h, &maxval) != 3 || maxval != PGM_MAXVAL || *w < 1 ||
-	    *h < 1 || *w > MAX_SIDE || *h > MAX_SIDE || fgetc(f) == EOF) {
-		fclose(f);
-		return -EINVAL;
-	}
-	v = malloc(sizeof(*v) * (size_t)*w * (size_t)*h);
-	if (!v) {
-		fclose(f);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < (size_t)*w * (size_t)*h; i++) {
-		int hi = fgetc(f), lo = fgetc(f);
-
-		if (hi == EOF || lo == EOF) {
-			free(v);
-			fclose(f);
-			return -EINVAL;
-		}
-		v[i] = (double)((hi << 8 | lo) - PGM_ZERO);
-	}
-	fclose(f);
-	*out = v;
-	return 0;
-}
-
 /* The signed frequency index of bin k of n, and whether it is low. */
 static int freq(int k, int n)
 {
@@ -149,7 +114,7 @@ int main(int argc, char **argv)
 	}
 	for (int i = 1; i < argc; i++) {
 		double *v = NULL, rms, fine;
-		int w, h, ret = read_pgm(argv[i], &v, &w, &h);
+		int w, h, ret = heights_pgm_read(argv[i], &v, &w, &h);
 
 		if (ret < 0) {
 			fprintf(stderr, "heights-power: %s: %s\n", argv[i],

@@ -55,6 +55,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "heights-pgm.h"
+
 /* Water at room temperature, in mm and s (pond.h's, restated: the exact
  * solution must not take anything from the engine it checks). */
 #define GRAVITY_MM_S2 9810.0
@@ -74,9 +76,6 @@
  * the shortest waves a dent of sigma >= 3 mm carries. */
 #define PROFILE_DR_MM 0.5
 
-#define PGM_ZERO 32768
-#define PGM_MAXVAL 65535
-#define MAX_SIDE 16384
 #define MAX_RAYS 4096
 
 #define DEG (M_PI / 180.0)
@@ -197,33 +196,7 @@ struct field {
 
 static int read_pgm(const char *path, struct field *fl)
 {
-	FILE *f = fopen(path, "rb");
-	int maxval;
-
-	if (!f)
-		return -errno;
-	if (fscanf(f, "P5 %d %d %d", &fl->w, &fl->h, &maxval) != 3 || maxval != PGM_MAXVAL ||
-	    fl->w < 1 || fl->h < 1 || fl->w > MAX_SIDE || fl->h > MAX_SIDE || fgetc(f) == EOF) {
-		fclose(f);
-		return -EINVAL;
-	}
-	fl->v = malloc(sizeof(double) * (size_t)fl->w * (size_t)fl->h);
-	if (!fl->v) {
-		fclose(f);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < (size_t)fl->w * (size_t)fl->h; i++) {
-		int hi = fgetc(f), lo = fgetc(f);
-
-		if (hi == EOF || lo == EOF) {
-			free(fl->v);
-			fclose(f);
-			return -EINVAL;
-		}
-		fl->v[i] = (double)((hi << 8 | lo) - PGM_ZERO);
-	}
-	fclose(f);
-	return 0;
+	return heights_pgm_read(path, &fl->v, &fl->w, &fl->h);
 }
 
 /* As --output-heights writes them, scaled so that the largest is
@@ -815,7 +788,7 @@ static void load(const struct args *a, struct field *fl)
 			exit(1);
 		}
 	} else {
-		if (a->grid_w < 1 || a->grid_h < 1 || a->grid_w > MAX_SIDE || a->grid_h > MAX_SIDE)
+		if (a->grid_w < 1 || a->grid_h < 1 || a->grid_w > PGM_MAX_SIDE || a->grid_h > PGM_MAX_SIDE)
 			usage();
 		fl->w = a->grid_w;
 		fl->h = a->grid_h;
