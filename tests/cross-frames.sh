@@ -151,8 +151,8 @@ import os
 import sys
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-sys.path.insert(0, os.path.join(os.environ["src"], "tests", "vm"))
-import rkvm  # noqa: E402  (read_png)
+sys.path.insert(0, os.path.join(os.environ["src"], "tests"))
+from lib import images  # noqa: E402  (tests/lib)
 
 UNITS = int(os.environ["POND_UNITS"])
 CELLS = float(os.environ["POND_CELLS"])
@@ -162,11 +162,8 @@ MEAN = float(os.environ["POND_MEAN"])
 
 
 def heights(path):
-    """A heights-NNNNN.pgm's values (16 bits, most significant first, 32768 flat)."""
-    with open(path, "rb") as f:
-        parts = f.read().split(maxsplit=4)
-    w, h, raw = int(parts[1]), int(parts[2]), parts[4]
-    return [(raw[i] << 8 | raw[i + 1]) - 32768 for i in range(0, 2 * w * h, 2)]
+    """A heights-NNNNN.pgm's values, signed."""
+    return images.read_heights(path)[2]
 
 
 what, ref, run = sys.argv[1:4]
@@ -181,8 +178,8 @@ for path in sorted(glob.glob(os.path.join(ref, "heights-*.pgm"))):
 far = mean = 0.0
 most = frames = 0
 for path in sorted(glob.glob(os.path.join(ref, "frame-*.png"))):
-    a = rkvm.read_png(path)
-    b = rkvm.read_png(os.path.join(run, os.path.basename(path)))
+    a = images.read_png(path)
+    b = images.read_png(os.path.join(run, os.path.basename(path)))
     over = total = 0
     stride = 3 * a.width
     for y in range(a.height if a.data != b.data else 0):

@@ -172,26 +172,15 @@ status=$?
 [ $status -eq 0 ] || bad "SIGTERM: exit status $status, expected 0"
 grep -q "^ripple-kiosk: SIGTERM: stopping after frame [0-9][0-9]*$" "$tmp/err" ||
 	bad "SIGTERM: no line saying where it stopped: $(cat "$tmp/err")"
-python3 - "$tmp/k" <<'PY' || bad "SIGTERM: frames not whole"
-import os, struct, sys, zlib
-SIGNATURE = b"\x89PNG\r\n\x1a\n"
-def whole(data):
-    """Every chunk there with its CRC right, IEND last, nothing after."""
-    if not data.startswith(SIGNATURE):
-        return False
-    pos = len(SIGNATURE)
-    while pos + 12 <= len(data):
-        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
-        body, crc = data[pos + 8:pos + 8 + n], data[pos + 8 + n:pos + 12 + n]
-        if len(crc) != 4 or struct.unpack(">I", crc)[0] != zlib.crc32(kind + body):
-            return False
-        pos += 12 + n
-        if kind == b"IEND":
-            return pos == len(data)
-    return False
+python3 - "$tmp/k" "${top_srcdir:-.}/tests" <<'PY' || bad "SIGTERM: frames not whole"
+import os, sys
+sys.dont_write_bytecode = True
+sys.path.insert(0, sys.argv[2])
+from lib import images
 names = sorted(os.listdir(sys.argv[1]))
 broken = [n for n in names if not (n.startswith("frame-") and n.endswith(".png") and
-                                   whole(open(os.path.join(sys.argv[1], n), "rb").read()))]
+                                   images.png_whole(open(os.path.join(sys.argv[1], n),
+                                                         "rb").read()))]
 if not names or broken:
     print("not whole frames (of %d files): %s" % (len(names), " ".join(broken)))
     sys.exit(1)

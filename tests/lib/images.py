@@ -136,22 +136,45 @@ def _paeth(a, b, c):
     return b if pb <= pc else c
 
 
+def png_chunks(data, name="PNG"):
+    """The (type, body) of a PNG's chunks, each with its CRC checked, up to
+    IEND, which must end the file: a file cut short or written over (a torn
+    write) is a ValueError, not a picture."""
+    if data[:8] != PNG_SIGNATURE:
+        raise ValueError("%s: not a PNG" % name)
+    pos, chunks = 8, []
+    while pos + 12 <= len(data):
+        length, ctype = struct.unpack(">I4s", data[pos:pos + 8])
+        body, crc = data[pos + 8:pos + 8 + length], data[pos + 8 + length:pos + 12 + length]
+        if len(crc) != 4 or struct.unpack(">I", crc)[0] != zlib.crc32(ctype + body):
+            raise ValueError("%s: chunk %r cut short or its CRC wrong" % (name, ctype))
+        pos += 12 + length
+        chunks.append((ctype, body))
+        if ctype == b"IEND":
+            if pos != len(data):
+                raise ValueError("%s: %d bytes after IEND" % (name, len(data) - pos))
+            return chunks
+    raise ValueError("%s: no IEND" % name)
+
+
+def png_whole(data):
+    """Whether png_chunks() takes the bytes."""
+    try:
+        png_chunks(data)
+    except ValueError:
+        return False
+    return True
+
+
 def decode_png(data, name="PNG"):
     """An 8-bit, non-interlaced grey/RGB/RGBA PNG (its bytes) as an RGB
     Image (alpha dropped); name is what errors call it."""
-    if data[:8] != PNG_SIGNATURE:
-        raise ValueError("%s: not a PNG" % name)
-    pos, idat, ihdr = 8, [], None
-    while pos < len(data):
-        length, ctype = struct.unpack(">I4s", data[pos:pos + 8])
-        body = data[pos + 8:pos + 8 + length]
-        pos += 12 + length
+    idat, ihdr = [], None
+    for ctype, body in png_chunks(data, name):
         if ctype == b"IHDR":
             ihdr = struct.unpack(">IIBBBBB", body)
         elif ctype == b"IDAT":
             idat.append(body)
-        elif ctype == b"IEND":
-            break
     if ihdr is None:
         raise ValueError("%s: no IHDR" % name)
     w, h, depth, ctype, _comp, _filt, interlace = ihdr
