@@ -7,7 +7,7 @@
 noinst_LIBRARIES += src/water/librk-water.a
 src_water_librk_water_a_CFLAGS = $(AM_CFLAGS) $(FFT_CFLAGS)
 src_water_librk_water_a_SOURCES = \
-	src/water/ripple.c src/water/ripple.h \
+	src/water/ripple.c src/water/ripple.h src/water/ripple-limits.h \
 	src/water/wake.c src/water/wake.h \
 	src/water/pond.c src/water/pond.h src/water/pond-rows.h src/water/pond-lanes.h \
 	src/water/dct.c src/water/dct.h \

@@ -6,7 +6,6 @@
 #include <stdint.h>
 
 #include "base/util.h"
-#include "water/ripple.h"
 #include "water/wake.h"
 
 /*

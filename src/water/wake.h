@@ -1,7 +1,7 @@
 /*
  * A stone swept from one point to another between two steps (a dragging
  * finger): the trough it leaves in the classic water's height planes,
- * for ripple_wake() and ripple_wake_held() (ripple.h has the units).
+ * for ripple_wake() and ripple_wake_held() (ripple-limits.h has the units).
  */
 #ifndef WAKE_H
 #define WAKE_H
@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "water/ripple.h"
+#include "water/ripple-limits.h"
 
 /* Keeps nonsense far outside the water from overflowing the arithmetic
  * (a stone's centre, in 1/RIPPLE_SUBCELL cells). */
