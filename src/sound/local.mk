@@ -8,7 +8,7 @@ src_sound_librk_sound_a_SOURCES = \
 	src/sound/sound.h
 src_sound_librk_sound_a_CFLAGS = $(AM_CFLAGS) $(ALSA_CFLAGS)
 if HAVE_ALSA
-src_sound_librk_sound_a_SOURCES += src/sound/alsa.c
+src_sound_librk_sound_a_SOURCES += src/sound/alsa.c src/sound/alsa-card.c src/sound/alsa-card.h
 else
 src_sound_librk_sound_a_SOURCES += src/sound/sound-none.c
 endif
