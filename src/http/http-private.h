@@ -129,6 +129,11 @@ void buf_printf(struct buf *b, const char *fmt, ...);
 void buf_escaped(struct buf *b, const char *s, bool json);
 void reply_plain(struct http_reply *r, int status, const char *msg);
 
+/* /metrics' text (http-metrics.c): the facts, the uptime, and the
+ * server's refusals by why. */
+void http_metrics_write(struct buf *b, const struct http_facts *f, double uptime_s,
+			const uint64_t refused[HTTP_REFUSALS]);
+
 /* A condition variable whose timed waits follow CLOCK_MONOTONIC: a wall
  * clock set back (NTP at boot, a technician) never stretches them. 0 or a
  * negative errno. */

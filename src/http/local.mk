@@ -5,7 +5,7 @@
 noinst_LIBRARIES += src/http/librk-http.a
 src_http_librk_http_a_SOURCES = \
 	src/http/http.c src/http/http.h src/http/http-private.h \
-	src/http/http-page.c \
+	src/http/http-page.c src/http/http-metrics.c \
 	src/http/http-rate.c
 if HAVE_MICROHTTPD
 src_http_librk_http_a_SOURCES += src/http/http-server.c
