@@ -310,6 +310,28 @@ def box(x, y, r):
     return (x - r, y - r, 2 * r, 2 * r)
 
 
+def changed_centre(a, b, threshold=16):
+    """Where b differs from a (a channel by more than threshold): the
+    changed pixels' centre (x, y) and their share of the image; (None,
+    None, 0.0) where nothing changed."""
+    _same_size(a, b)
+    n = sx = sy = 0
+    stride = 3 * a.width
+    for y in range(a.height):
+        ra, rb = a.data[y * stride:(y + 1) * stride], b.data[y * stride:(y + 1) * stride]
+        if ra == rb:
+            continue
+        for x in range(a.width):
+            i = 3 * x
+            if max(abs(ra[i + c] - rb[i + c]) for c in range(3)) > threshold:
+                n += 1
+                sx += x
+                sy += y
+    if n == 0:
+        return None, None, 0.0
+    return sx / n, sy / n, n / float(a.width * a.height)
+
+
 def nonblack_fraction(img, threshold=16):
     """Fraction of pixels with some channel above threshold."""
     mask = _pixel_mask(img.data, threshold)

@@ -37,7 +37,8 @@ sys.path.insert(0, os.path.dirname(HERE))
 from lib import program, waits  # noqa: E402
 from lib.checks import HARD_ERROR, SKIP, Checks, TestError, in_ci, skip_or_fail  # noqa: E402,F401
 from lib.images import (MAX_FRACTION, MAX_MEAN, MOVED, NEAR, PICTURE_THRESHOLD,  # noqa: E402,F401
-                        THRESHOLD, Image, abs_diff_bytes, box, compare, diff_fraction,
+                        THRESHOLD, Image, abs_diff_bytes, box, changed_centre, compare,
+                        diff_fraction,
                         is_not_black, mean_abs_diff, mean_color, nonblack_fraction, read_image,
                         read_png, read_ppm, region_changed, region_diff, write_png, write_ppm)
 from lib.program import free_port, headless_frame, headless_run  # noqa: E402,F401

@@ -19,7 +19,15 @@ channel on ttyS1.  Checks, in one boot:
   goes (its DRM driver unbound in sysfs) -> the unit waits for one, same
   PID, no watchdog restart, next to no CPU, and so after a restart with no
   screen (active at once, "waiting for a screen");  the device bound again
-  -> the water, same PID;  systemctl stop -> the
+  -> the water, same PID;  trackers: with the service stopped,
+  ripple-kiosk-tuio.socket and ripple-kiosk-http.socket enabled and
+  started, the service started -> it takes the tracker socket, the unit
+  still allows only AF_UNIX and AF_NETLINK and denies every IP address, a
+  tap sent by tests/tuio-send (liblo) in the guest lands where its
+  coordinates say, /metrics counts the tracker's frames and times its
+  points, systemd-analyze security within RK_MAX_EXPOSURE (1.5), the same
+  PID; without the sockets, tuio in the config -> one line says the
+  socket is not allowed, the water goes on;  systemctl stop -> the
   hour's row in usage.csv, the text console is back (text written to tty1
   shows).
 
@@ -42,7 +50,7 @@ sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import rkvm  # noqa: E402
-from rkvm import GUEST_TICKS_PER_S, IDLE_WINDOW_S  # noqa: E402
+from rkvm import GUEST_TICKS_PER_S, IDLE_WINDOW_S, changed_centre  # noqa: E402
 from rkservice import (PICS, UNIT, add_to_payload, boot_debian,  # noqa: E402
                        build_rootfs, check_pivot, die, guest_now, journal, journal_cursor,
                        journal_span, library_packages, looks_like, main_pid, note, payload_files,
@@ -78,6 +86,23 @@ IDLE_FRACTION = 0.2
 # A restarted kiosk's start, to its first frame: "a few seconds", and TCG's
 # slow start (times the guest's slowness).
 START_S = 10
+# The tracker's tap: where (of the screen's width and height), its bundles
+# (60 a second, as a tracker sends them), and then leaving the alive list.
+TUIO_SEND = os.path.join(top_builddir, "tests", "tuio-send")
+TUIO_PORT = 3333
+TUIO_SAID = re.compile(r"tuio: listening for trackers on 127\.0\.0\.1 port 3333 "
+                       r"\(systemd's socket\)")
+TAP = (0.25, 0.5)
+TAP_FRAMES = 30
+TAP_TAIL = 10
+# A pixel changed by more than this is in the rings; they are found once
+# this share of the screen has changed, their centre within this share of
+# the width or height of the point sent.
+RING_THRESHOLD = 24
+RING_SHARE = 0.002
+WHERE_TOLERANCE = 0.05
+# tests/systemd-security.sh's bound, here for the unit running.
+MAX_EXPOSURE = float(os.environ.get("RK_MAX_EXPOSURE", "1.5"))
 
 CONF = default_config()
 
@@ -176,6 +201,8 @@ def main():
         PICS + "/bg1.png": bg1,
         PICS + "/bg2.png": bg2,
     })
+    if os.path.exists(TUIO_SEND):
+        ours["/usr/local/bin/tuio-send"] = TUIO_SEND
     if os.environ.get("RKVM_SERVICE_UNIT"):
         ours["/etc/systemd/system/" + UNIT] = unit_host
     if os.environ.get("RKVM_SYSUSERS"):
@@ -325,7 +352,10 @@ def run_checks(vm, ref1, ref2):
     sh(vm, "printf '%%s' %s > %s" % (shlex.quote(config(PICS + "/bg2.png")), CONF))
     no_screen(vm, ref2, old)
 
-    # ---- 7. stop: the console is back ---------------------------------------
+    # ---- 7. trackers: the TUIO socket systemd hands over ------------------------
+    trackers(vm, ref2)
+
+    # ---- 8. stop: the console is back ---------------------------------------
     sh(vm, "systemctl stop %s" % UNIT, 60)
     st = state(vm)
     t.check(st in ("inactive", "unknown"), "systemctl stop: the unit is inactive", st)
@@ -346,6 +376,114 @@ def run_checks(vm, ref1, ref2):
             "... the text console is back (text written to tty1 shows)",
             "%.2f%% of the screen changed, %.2f%% not black, %dx%d" %
             (100 * changed, 100 * rkvm.nonblack_fraction(after), after.width, after.height))
+
+
+def restart_with(vm, ref, label, extra=""):
+    """The config with extra, the unit restarted: its new PID on screen."""
+    old = main_pid(vm)
+    sh(vm, "printf '%%s' %s > %s" % (shlex.quote(config(PICS + "/bg2.png", extra)), CONF))
+    sh(vm, "systemctl restart %s" % UNIT, 60)
+    pid, img, secs, why = wait_water(vm, ref, label, 90, old_pid=old)
+    t.check(pid != 0, "... restarted (%s): the water on screen" % label,
+            "%s\n%s" % (why, journal(vm)))
+    return pid
+
+
+def trackers(vm, ref):
+    """--tuio under the real unit: the socket ripple-kiosk-tuio.socket
+    hands over, a tracker's tap (tests/tuio-send, on liblo) lands where its
+    coordinates say, /metrics (through ripple-kiosk-http.socket) counts its
+    frames and times its points; the unit still allows only Unix and
+    netlink sockets, and systemd-analyze security keeps within its bound.
+    The kiosk asked for --tuio without the socket cannot open one: said in
+    one line, the water goes on."""
+    if not os.path.exists(TUIO_SEND):
+        t.check(not rkvm.in_ci(), "tests/tuio-send built (liblo)", TUIO_SEND)
+        note("no tests/tuio-send (built without liblo): trackers not checked")
+        return
+    since = journal_cursor(vm)
+    # As docs/trackers.md says: systemd starts no socket whose service runs.
+    sh(vm, "systemctl stop %s" % UNIT, 60)
+    enabled = sh(vm, "systemctl enable --now ripple-kiosk-tuio.socket "
+                     "ripple-kiosk-http.socket 2>&1", 60)
+    pid = restart_with(vm, ref, "7-tuio")
+    log, _ = wait_for("tuio socket", lambda: (lambda l: TUIO_SAID.search(l) and l)(
+        journal(vm, since)), 30, 1.0)
+    t.check(bool(log), "the service takes the tracker socket systemd hands over",
+            "%s\n%s\n%s\n%s" % (enabled, sh(vm, "systemctl status --no-pager "
+                                               "ripple-kiosk-tuio.socket 2>&1"),
+                                 sh(vm, "ls -l /proc/%d/fd" % pid), journal(vm, since)))
+    families = show(vm, "RestrictAddressFamilies")
+    t.check(sorted(families.split()) == ["AF_NETLINK", "AF_UNIX"],
+            "... and the unit still allows only Unix and netlink sockets", families)
+    deny = show(vm, "IPAddressDeny")
+    t.check("0.0.0.0/0" in deny and "::/0" in deny, "... and denies every IP address", deny)
+
+    # Still water, then a tracker's tap at a quarter of the width, half
+    # the height: the rings' centre is there.
+    before, still = vm.settle("7-still")
+    t.check(still, "the water is still before the tap")
+    # In the background: the screen is looked at from the first bundle on,
+    # before the rings reach a wall.
+    sh(vm, "tuio-send --source floor --from %.2f,%.2f --frames %d --tail %d %d "
+           ">/dev/null 2>&1 &" % (TAP[0], TAP[1], TAP_FRAMES, TAP_TAIL, TUIO_PORT), 60)
+    seen = {}
+
+    def rings():
+        img = vm.qmp.screendump()
+        seen["img"] = img
+        seen["at"] = changed_centre(before, img, RING_THRESHOLD)
+        return seen["at"][2] > RING_SHARE
+    wait_for("rings", rings, 30, 0.2)
+    x, y, share = seen["at"]
+    w, h = before.size
+    near = x is not None and (abs(x / w - TAP[0]) <= WHERE_TOLERANCE and
+                              abs(y / h - TAP[1]) <= WHERE_TOLERANCE)
+    t.check(near, "a tracker's tap lands where its coordinates say (%.2f, %.2f of the screen)"
+            % TAP, "changed pixels' centre %s, %.2f%% of the screen" %
+            ("none" if x is None else "(%.3f, %.3f)" % (x / w, y / h), 100 * share))
+    seen["img"].save_png(os.path.join(vm.workdir, "7-tap.png"))
+    got = {}
+
+    def counted():
+        got["m"] = sh(vm, "wget -q -O - http://127.0.0.1:8080/metrics", 60)
+        got["f"] = re.search(r"^ripple_kiosk_tuio_frames_total (\d+)", got["m"], re.M)
+        return got["f"] and int(got["f"].group(1)) >= TAP_FRAMES // 2
+    wait_for("frames counted", counted, 30, 1.0)
+    metrics, frames = got["m"], got["f"]
+    t.check(frames and int(frames.group(1)) >= TAP_FRAMES // 2,
+            "/metrics counts the tracker's frames", frames.group(0) if frames else metrics[-800:])
+    timed = re.search(r'^ripple_kiosk_touch_to_photon_source_seconds_count\{source="tuio"\} '
+                      r"(\d+)", metrics, re.M)
+    t.check(timed and int(timed.group(1)) > 0,
+            "... and times its points from their datagrams' arrival to the screen",
+            timed.group(0) if timed else metrics[-800:])
+    out = sh(vm, "systemd-analyze security --no-pager %s" % UNIT, 120)
+    m = re.search(r"Overall exposure level for [^:]*: *([0-9.]+)", out)
+    t.check(m and float(m.group(1)) <= MAX_EXPOSURE,
+            "systemd-analyze security, the unit running with its sockets: exposure at most "
+            "%.1f" % MAX_EXPOSURE, m.group(0) if m else out[-800:])
+    t.check(main_pid(vm) == pid and state(vm) == "active", "... the same PID all along",
+            journal(vm, since))
+
+    # Without the socket unit, --tuio (tuio in the file) is the kiosk's own
+    # socket, which its unit does not allow: one line, and the water.
+    sh(vm, "systemctl disable --now ripple-kiosk-tuio.socket ripple-kiosk-http.socket", 60)
+    since = journal_cursor(vm)
+    pid = restart_with(vm, ref, "7-tuio-own", "tuio = 127.0.0.1:%d\n" % TUIO_PORT)
+    log, _ = wait_for("refused", lambda: (lambda l: "no trackers" in l and l)(
+        journal(vm, since)), 30, 1.0)
+    said = [line.split("]: ", 1)[-1] for line in (log or "").splitlines()
+            if "--tuio" in line and "error" in line]
+    t.check(len(said) == 1 and "not supported" in said[0],
+            "--tuio without the socket unit: one line says the socket is not allowed",
+            "\n".join(said) or journal(vm, since))
+    if said:
+        note("journal: " + said[0])
+    time.sleep(3)
+    t.check(main_pid(vm) == pid and state(vm) == "active",
+            "... and the water goes on (same PID, active)", journal(vm, since))
+    restart_with(vm, ref, "7-done")
 
 
 def waits_idle(vm, pid, what):
