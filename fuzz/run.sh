@@ -41,9 +41,9 @@ if [ -z "$targets" ]; then
 fi
 [ -n "$targets" ] || { echo "fuzz/run.sh: no fuzz targets were built" >&2; exit 1; }
 
-# The config file's keys are the long options.
-sed -n 's/^	{ "\([a-z0-9-]*\)", .*/"\1"/p' "$here/src/settings/options.c" \
-	>"$build/fuzz/config.dict"
+# The config file's keys are the long options; their choices are values.
+sed -n -e 's/.*\.name = "\([a-z0-9-]*\)".*/"\1"/p' -e 's/^	{ "\([a-z0-9-]*\)", .*/"\1"/p' \
+	"$here/src/settings/options-table.c" >"$build/fuzz/config.dict"
 printf '"="\n" = "\n" #"\n"\\""\n"yes"\n"no"\n"\\x0a"\n' >>"$build/fuzz/config.dict"
 
 # Reports straight to the log; a failed UBSan check is a crash.

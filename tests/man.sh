@@ -1,6 +1,6 @@
 #!/bin/sh
 # The manual pages and the sample settings against the option table
-# (src/settings/options.c): the OPTIONS of ripple-kiosk(1), the KEYS and the
+# (src/settings/options-table.c): the OPTIONS of ripple-kiosk(1), the KEYS and the
 # RELOADING lists of ripple-kiosk.conf(5) and systemd/ripple-kiosk.conf are
 # what tests/options-doc prints from it, byte for byte (names, forms,
 # defaults, ranges, texts); every option is a heading of ripple-kiosk(1) and
@@ -31,13 +31,13 @@ for f in "$page" "$conf5" "$sample"; do
 done
 
 # The lines of file between the markers of part, as the pages carry them:
-#   .\" ==== made from src/settings/options.c (tests/man.sh): PART ====
+#   .\" ==== made from src/settings/options-table.c (tests/man.sh): PART ====
 #   .\" ==== end PART ====
 region() {
 	awk -v part="$2" '
 		$0 == ".\\\" ==== end " part " ====" { inside = 0; ended = 1 }
 		inside { print }
-		$0 == ".\\\" ==== made from src/settings/options.c (tests/man.sh): " part " ====" {
+		$0 == ".\\\" ==== made from src/settings/options-table.c (tests/man.sh): " part " ====" {
 			inside = 1; found = 1
 		}
 		END { exit !(found && ended) }' "$1"
@@ -48,7 +48,7 @@ splice() {
 	awk -v part="$2" -v gen="$3" '
 		$0 == ".\\\" ==== end " part " ====" { inside = 0 }
 		!inside { print }
-		$0 == ".\\\" ==== made from src/settings/options.c (tests/man.sh): " part " ====" {
+		$0 == ".\\\" ==== made from src/settings/options-table.c (tests/man.sh): " part " ====" {
 			inside = 1
 			while ((getline line < gen) > 0)
 				print line

@@ -11,3 +11,5 @@ src_base_librk_base_a_SOURCES = \
 	src/base/uevent.c src/base/uevent.h \
 	src/base/bigmem.c src/base/bigmem.h \
 	src/base/homography.c src/base/homography.h
+# The four-point calibration's arithmetic (homography) takes libm.
+BASE_LIBS = src/base/librk-base.a $(LIBM)

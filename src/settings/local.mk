@@ -6,7 +6,8 @@
 # calibration matrix) for their names and ranges; links nothing else.
 noinst_LIBRARIES += src/settings/librk-settings.a
 src_settings_librk_settings_a_SOURCES = \
-	src/settings/options.c src/settings/options.h src/settings/options-private.h \
+	src/settings/options.c src/settings/options-table.c src/settings/options.h \
+	src/settings/options-private.h \
 	src/settings/options-parse.c \
 	src/settings/options-values.c \
 	src/settings/options-help.c \
