@@ -108,7 +108,9 @@ static void onto(void)
 	CHECK(homography_onto(&h, -0.04, 1.03, 0.05, &u, &v));
 	CHECK(u == 0 && v == 1);
 	CHECK(!homography_onto(&h, -0.06, 0.5, 0.05, &u, &v));
+	CHECK(u == 0 && fabs(v - 0.5) < 1e-12);   /* the nearest edge's point */
 	CHECK(!homography_onto(&h, 0.5, 1.2, 0.05, &u, &v));
+	CHECK(fabs(u - 0.5) < 1e-12 && v == 1);
 }
 
 int main(void)

@@ -108,12 +108,13 @@ bool homography_apply(const struct homography *h, double x, double y, double *u,
 bool homography_onto(const struct homography *h, double x, double y, double margin, double *u,
 		     double *v)
 {
-	if (!homography_apply(h, x, y, u, v) || *u < -margin || *u > 1 + margin ||
-	    *v < -margin || *v > 1 + margin)
+	double a, b;
+
+	if (!homography_apply(h, x, y, &a, &b))
 		return false;
-	*u = fmin(fmax(*u, 0.0), 1.0);
-	*v = fmin(fmax(*v, 0.0), 1.0);
-	return true;
+	*u = fmin(fmax(a, 0.0), 1.0);
+	*v = fmin(fmax(b, 0.0), 1.0);
+	return a >= -margin && a <= 1 + margin && b >= -margin && b <= 1 + margin;
 }
 
 int homography_parse_corners(const char *text, double corners[2 * HOMOGRAPHY_CORNERS])

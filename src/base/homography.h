@@ -30,9 +30,10 @@ void homography_identity(struct homography *h);
  * horizon line (behind the sensor), nowhere on the surface. */
 bool homography_apply(const struct homography *h, double x, double y, double *u, double *v);
 /*
- * (x, y) of the sensor onto the surface: false when it is off it by more
- * than margin (in the surface's widths: a sensor sees a little past the
- * calibrated corners) or on the horizon; else (u, v) held within 0..1.
+ * (x, y) of the sensor onto the surface, (u, v) held within 0..1 (the
+ * nearest edge's point for one off it): false when it is off by more than
+ * margin (in the surface's widths: a sensor sees a little past the
+ * calibrated corners), or on the horizon (then u, v are not written).
  */
 bool homography_onto(const struct homography *h, double x, double y, double margin, double *u,
 		     double *v);

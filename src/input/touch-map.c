@@ -106,13 +106,7 @@ bool touch_map_physical(const struct touch_map *m, int dx, int dy, int *px, int 
 
 		/* Off the picture: the nearest edge, for a finger that slides
 		 * off while down (the horizon, behind the frame: the centre). */
-		if (!homography_onto(&m->t.corners, x, y, TOUCH_EDGE_MARGIN, &u, &v)) {
-			on = false;
-			if (homography_apply(&m->t.corners, x, y, &u, &v)) {
-				u = fmin(fmax(u, 0.0), 1.0);
-				v = fmin(fmax(v, 0.0), 1.0);
-			}
-		}
+		on = homography_onto(&m->t.corners, x, y, TOUCH_EDGE_MARGIN, &u, &v);
 		seen_to_scanned(m->t.rotation, fmin(u, JUST_UNDER_ONE), fmin(v, JUST_UNDER_ONE),
 				&x, &y);
 	} else {
