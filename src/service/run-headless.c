@@ -194,15 +194,9 @@ static int run_realtime(const struct options *o, struct display *d, struct loop 
 		wake = clock_earliest(wake, health_wake(h, o->stats_interval_s));
 		if (usage)
 			wake = clock_earliest(wake, usage_next_hour_ns(usage));
-		wake = clock_earliest(wake, tuio_next_expiry(tuio));
-		/* The trackers' reading spent its time for this frame: their
-		 * socket waits until the next. */
-		if (tuio) {
-			uint64_t resume = tuio_paused_until(tuio, now);
-
-			pfds[RT_TUIO].fd = resume ? -1 : tuio_get_fd(tuio);
-			wake = clock_earliest(wake, resume);
-		}
+		/* The trackers' socket, unless their reading spent its time
+		 * for this frame. */
+		pfds[RT_TUIO].fd = tuio_wait(tuio, now, &wake);
 		if (again)
 			wake = now;
 		ret = rt_wait(pfds, wake);

@@ -529,15 +529,10 @@ int run_live(struct options *o, const struct options_source *src, struct display
 		}
 		wake = clock_earliest(wake, health_wake(l.health, o->stats_interval_s));
 		wake = clock_earliest(wake, tell_the_tv(&l, now));
-		wake = clock_earliest(wake, tuio_next_expiry(l.tuio));
-		/* The trackers' reading spent its time for this frame: their
-		 * socket waits until the next. */
-		if (l.tuio_source >= 0) {
-			uint64_t resume = tuio_paused_until(l.tuio, now);
-
-			l.sources[l.tuio_source].fd = resume ? -1 : tuio_get_fd(l.tuio);
-			wake = clock_earliest(wake, resume);
-		}
+		/* The trackers' socket, unless their reading spent its time
+		 * for this frame. */
+		if (l.tuio_source >= 0)
+			l.sources[l.tuio_source].fd = tuio_wait(l.tuio, now, &wake);
 		/* The exhibit fell asleep or woke in this pass: another pass at
 		 * once, for the STATUS= line to say so. */
 		if (loop_kiosk(l.loop) && kiosk_dark(loop_kiosk(l.loop)) != hv.asleep)

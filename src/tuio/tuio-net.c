@@ -371,6 +371,14 @@ uint64_t tuio_paused_until(const struct tuio *t, uint64_t now_ns)
 	return t->window_ns + READ_WINDOW_NS;
 }
 
+int tuio_wait(const struct tuio *t, uint64_t now_ns, uint64_t *wake)
+{
+	uint64_t resume = tuio_paused_until(t, now_ns);
+
+	*wake = clock_earliest(clock_earliest(*wake, tuio_next_expiry(t)), resume);
+	return resume ? -1 : tuio_get_fd(t);
+}
+
 void tuio_feed(struct tuio *t, const void *data, size_t len, const char *from,
 	       uint64_t arrival_ns, uint64_t now_ns)
 {

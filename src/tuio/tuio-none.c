@@ -61,6 +61,14 @@ uint64_t tuio_paused_until(const struct tuio *t, uint64_t now_ns)
 	return 0;
 }
 
+int tuio_wait(const struct tuio *t, uint64_t now_ns, uint64_t *wake)
+{
+	(void)t;
+	(void)now_ns;
+	(void)wake;
+	return -1;
+}
+
 void tuio_feed(struct tuio *t, const void *data, size_t len, const char *sender,
 	       uint64_t arrival_ns, uint64_t now_ns)
 {

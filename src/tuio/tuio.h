@@ -100,6 +100,10 @@ int tuio_dispatch(struct tuio *t, uint64_t now_ns);
  * next window begins.
  */
 uint64_t tuio_paused_until(const struct tuio *t, uint64_t now_ns);
+/* What a loop waits on at now_ns: the fd to poll (-1: none, or the
+ * reading paused), and *wake brought forward (clock_earliest) to the next
+ * expiry or the reading's next window. */
+int tuio_wait(const struct tuio *t, uint64_t now_ns, uint64_t *wake);
 /* One datagram as if it came from sender (a numeric address), arrived at
  * arrival_ns and read at now_ns. */
 void tuio_feed(struct tuio *t, const void *data, size_t len, const char *sender,
