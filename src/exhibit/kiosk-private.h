@@ -235,6 +235,8 @@ struct band_job {
 	struct render_params params;  /* the kiosk's, turned as the target is */
 	int level;                 /* the 2x pass being made */
 	const struct render_target *target;
+	/* a band's work, rows y0 <= y < y1 (run_bands in kiosk-render.c) */
+	int (*band)(struct band_job *j, int index, int y0, int y1);
 	int result;
 };
 

@@ -58,6 +58,35 @@ void kiosk_band_rows(const struct band_job *j, int index, int *y0, int *y1)
 	*y1 = band_start(j, index + 1);
 }
 
+static void band_job_run(void *ctx, int index, int count)
+{
+	struct band_job *j = ctx;
+	int y0, y1, ret;
+
+	(void)count;
+	if (index >= j->bands)
+		return;
+	kiosk_band_rows(j, index, &y0, &y1);
+	/* Every band checks the same sizes: they fail alike or not at all. */
+	ret = j->band(j, index, y0, y1);
+	if (ret < 0)
+		j->result = ret;
+}
+
+/* j's rows cut into j->bands bands, each done by band: on the workers when
+ * there are more than one. 0, or a band's negative errno. */
+static int run_bands(struct kiosk *k, struct band_job *j,
+		     int (*band)(struct band_job *j, int index, int y0, int y1))
+{
+	j->band = band;
+	j->result = 0;
+	if (j->bands > 1)
+		workers_run(k->workers, band_job_run, j);
+	else
+		band_job_run(j, 0, 1);
+	return j->result;
+}
+
 /* A picture at a size: the decoded one scaled, or (src NULL) the built-in one. */
 static int make_background(const struct kiosk *k, const struct image *src, int w, int h,
 			   struct image **out)
@@ -393,8 +422,10 @@ static int render_band(struct band_job *j, int index, int y0, int y1)
 }
 
 /* Rows y0 <= y < y1 of the crossfade: the two pictures' windows mixed. */
-static void blend_band(struct kiosk *k, struct view *v, int y0, int y1)
+static int blend_band(struct band_job *j, int index, int y0, int y1)
 {
+	struct kiosk *k = j->k;
+	struct view *v = j->view;
 	const struct image *a = v->background, *b = v->next_background;
 	const size_t pitch = image_stride(a) / sizeof(uint32_t);
 	const size_t out_pitch = image_stride(v->blend) / sizeof(uint32_t);
@@ -406,17 +437,8 @@ static void blend_band(struct kiosk *k, struct view *v, int y0, int y1)
 		blend_row(image_const_data(a) + row, image_const_data(b) + row,
 			  image_data(v->blend) + (size_t)y * out_pitch, v->width, k->show.alpha);
 	}
-}
-
-static void blend_job(void *ctx, int index, int count)
-{
-	struct band_job *j = ctx;
-	int y0, y1;
-
-	if (index >= j->bands)
-		return;
-	kiosk_band_rows(j, index, &y0, &y1);
-	blend_band(j->k, j->view, y0, y1);
+	(void)index;
+	return 0;
 }
 
 /*
@@ -457,23 +479,14 @@ static int view_fade(struct kiosk *k, struct view *v)
 	v->blend_dx = s->dx;
 	v->blend_dy = s->dy;
 	j.bands = kiosk_bands_for(k, v->height);
-	if (j.bands > 1)
-		workers_run(k->workers, blend_job, &j);
-	else
-		blend_band(k, v, 0, v->height);
-	return 0;
+	return run_bands(k, &j, blend_band);
 }
 
-static void resample_job(void *ctx, int index, int count)
+static int resample_band(struct band_job *j, int index, int y0, int y1)
 {
-	struct band_job *j = ctx;
 	struct view *v = j->view;
 	const struct level *l = &v->level[j->level];
-	int y0, y1;
 
-	if (index >= j->bands)
-		return;
-	kiosk_band_rows(j, index, &y0, &y1);
 	if (v->levels == 0) {
 		const struct resample_bilinear b = { v->x0, v->xw, v->y0, v->yw, v->width };
 
@@ -490,6 +503,7 @@ static void resample_job(void *ctx, int index, int count)
 		else
 			resample_2x_rows(&pass, y0, y1, 0, pass.src_w, dst);
 	}
+	return 0;
 }
 
 /*
@@ -510,10 +524,7 @@ static int view_resample(struct kiosk *k, struct view *v)
 		j.bands = kiosk_bands_for(k, j.y1);
 		if (j.bands > v->scratch_bands)
 			return -EINVAL;
-		if (j.bands > 1)
-			workers_run(k->workers, resample_job, &j);
-		else
-			resample_job(&j, 0, 1);
+		run_bands(k, &j, resample_band);
 	}
 	return 0;
 }
@@ -569,15 +580,10 @@ static int view_init_gain(struct kiosk *k, struct view *v)
 	return 0;
 }
 
-static void gain_job(void *ctx, int index, int count)
+static int gain_band(struct band_job *j, int index, int y0, int y1)
 {
-	struct band_job *j = ctx;
 	struct view *v = j->view;
-	int y0, y1;
 
-	if (index >= j->bands)
-		return;
-	kiosk_band_rows(j, index, &y0, &y1);
 	if (v->levels == 0) {
 		const struct resample_bilinear b = { v->gx0, v->gxw, v->gy0, v->gyw, v->gain_w };
 
@@ -592,6 +598,7 @@ static void gain_job(void *ctx, int index, int count)
 		resample_2x_rows(&pass, y0, y1, 0, pass.src_w,
 				 v->gain_level[j->level] + (size_t)y0 * (size_t)l->width);
 	}
+	return 0;
 }
 
 /* The light at the view's blocks for the water as it is now: 0, or a
@@ -626,29 +633,13 @@ static int view_gain(struct kiosk *k, struct view *v)
 			j.bands = kiosk_bands_for(k, j.y1);
 			if (j.bands > v->scratch_bands)
 				return -EINVAL;
-			if (j.bands > 1)
-				workers_run(k->workers, gain_job, &j);
-			else
-				gain_job(&j, 0, 1);
+			run_bands(k, &j, gain_band);
 		}
 		v->gain = v->levels == 0 ? v->gain_resampled : v->gain_level[v->levels - 2];
 	}
 	v->gain_made = true;
 	v->gain_generation = generation;
 	return 0;
-}
-
-static void render_job(void *ctx, int index, int count)
-{
-	struct band_job *j = ctx;
-	int y0, y1;
-
-	if (index >= j->bands)
-		return;
-	kiosk_band_rows(j, index, &y0, &y1);
-	/* Every band checks the same sizes: they fail alike or not at all. */
-	if (render_band(j, index, y0, y1) < 0)
-		j->result = -EINVAL;
 }
 
 /* Closed: black, row by row, written once like any frame. */
@@ -777,10 +768,7 @@ static int render_window(struct kiosk *k, const struct render_target *target,
 				(size_t)(j.win.x / 2);
 		j.params.gain_pitch = j.view->gain_pitch;
 	}
-	if (j.bands == 1)
-		return render_band(&j, 0, 0, j.win.h);
-	workers_run(k->workers, render_job, &j);
-	return j.result;
+	return run_bands(k, &j, render_band);
 }
 
 /* ---- a target finer than a view can be ---- */
