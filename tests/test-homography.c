@@ -60,6 +60,31 @@ static void lines_stay_lines(void)
 	}
 }
 
+/* The unit square onto the corners: each corner onto its own, and back
+ * through homography_from_corners to where it started. */
+static void square_onto_corners(void)
+{
+	static const double unit[8] = { 0, 0, 1, 0, 1, 1, 0, 1 };
+	static const double crossed[8] = { 0, 0, 1, 1, 1, 0, 0, 1 };
+	struct homography to, from;
+	double x, y, u, v;
+
+	CHECK_EQ(homography_to_corners(floor_seen, &to), 0);
+	CHECK_EQ(homography_from_corners(floor_seen, &from), 0);
+	for (int i = 0; i < 4; i++) {
+		CHECK(homography_apply(&to, unit[2 * i], unit[2 * i + 1], &x, &y));
+		CHECK(fabs(x - floor_seen[2 * i]) < EPS && fabs(y - floor_seen[2 * i + 1]) < EPS);
+	}
+	for (int i = 0; i <= 10; i++) {
+		double s = i / 10.0, t = 1 - (i % 3) / 3.0;
+
+		CHECK(homography_apply(&to, s, t, &x, &y));
+		CHECK(homography_apply(&from, x, y, &u, &v));
+		CHECK(fabs(u - s) < EPS && fabs(v - t) < EPS);
+	}
+	CHECK_EQ(homography_to_corners(crossed, &to), -EINVAL);
+}
+
 static void refused(void)
 {
 	static const double line[8] = { 0, 0, 0.5, 0, 1, 0, 0, 1 };
@@ -117,6 +142,7 @@ int main(void)
 {
 	RUN(corners_to_corners);
 	RUN(lines_stay_lines);
+	RUN(square_onto_corners);
 	RUN(refused);
 	RUN(checked);
 	RUN(onto);

@@ -65,15 +65,28 @@ static bool convex(const double q[8])
 	return true;
 }
 
+/* Finite, convex, not flat: f is then the unit square onto them. */
+static int quad_checked(const double corners[2 * HOMOGRAPHY_CORNERS], double f[9])
+{
+	for (int i = 0; i < 2 * HOMOGRAPHY_CORNERS; i++)
+		if (!isfinite(corners[i]))
+			return -EINVAL;
+	if (!convex(corners))
+		return -EINVAL;
+	return square_to_quad(corners, f);
+}
+
+int homography_to_corners(const double corners[2 * HOMOGRAPHY_CORNERS], struct homography *h)
+{
+	return quad_checked(corners, h->m);
+}
+
 int homography_from_corners(const double corners[2 * HOMOGRAPHY_CORNERS], struct homography *h)
 {
 	double f[9], *m = h->m;
 	double det;
 
-	for (int i = 0; i < 2 * HOMOGRAPHY_CORNERS; i++)
-		if (!isfinite(corners[i]))
-			return -EINVAL;
-	if (!convex(corners) || square_to_quad(corners, f) < 0)
+	if (quad_checked(corners, f) < 0)
 		return -EINVAL;
 	/* Its inverse is the adjugate, scaled so that m[8] is 1. */
 	m[0] = f[4] * f[8] - f[5] * f[7];

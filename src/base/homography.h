@@ -24,6 +24,12 @@ struct homography {
  * not finite).
  */
 int homography_from_corners(const double corners[2 * HOMOGRAPHY_CORNERS], struct homography *h);
+/*
+ * The other way: 0..1 across the unit square onto the quadrilateral of
+ * corners (a projector's picture, 0..1 across its pixels, onto where its
+ * corners land on the surface). 0, or -EINVAL as homography_from_corners.
+ */
+int homography_to_corners(const double corners[2 * HOMOGRAPHY_CORNERS], struct homography *h);
 /* The identity: the sensor's coordinates are the surface's. */
 void homography_identity(struct homography *h);
 /* (x, y) of the sensor to the surface's 0..1; false: the point is on the
