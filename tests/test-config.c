@@ -1,6 +1,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -508,6 +509,24 @@ static void test_bad_lines(void)
 		  "not WxH in mm (20 to 100000 each", NULL);
 	check_bad("layout = A@0,0:5000x10 B@5000,0:1x10", NAME ":1: layout: A's size '5000x10' ",
 		  "(20 to 100000 each");
+	/* Corner-pinned outputs (projectors): one line naming the output. */
+	check_bad("layout = P@[0,0;1000,0;1000,800]", NAME ":1: layout: P's corners '0,0;1000,0;"
+		  "1000,800' are not four X,Y in mm parted by ';'", NULL);
+	check_bad("layout = P@[0,0;1000,800;1000,0;0,800]", NAME ":1: layout: P's corners are "
+		  "not a quadrilateral: expected its top left, top right", NULL);
+	check_bad("layout = P@[0,0;500,0;1000,0;0,800]", NAME ":1: layout: P's corners are "
+		  "not a quadrilateral", "none crossed or in a line");
+	/* Anticlockwise on the surface: the picture seen from behind. */
+	check_bad("layout = P@[0,0;0,800;1000,800;1000,0]", NAME ":1: layout: P's corners are "
+		  "not a quadrilateral", "clockwise");
+	check_bad("layout = P@[0,0;1000,0;1000,nan;0,800]", NAME ":1: layout: P's corner 3 "
+		  "'1000,nan' is not X,Y in mm", NULL);
+	check_bad("layout = P@[0,0;1000,0;1000,800;0,800", NAME ":1: layout: P's corners have "
+		  "no ']'", NULL);
+	check_bad("layout = P@[0,0;1000,0;1000,800;0,800]:1920x1080", NAME ":1: layout: P's "
+		  "':1920x1080' after the corners is not :WxHpx", NULL);
+	check_bad("layout = P@[0,0;10,0;10,800;0,800]", NAME ":1: layout: P's corners span "
+		  "less than 20 mm", NULL);
 	/* What the status server would refuse at start. */
 	check_bad("http = localhost:80", NAME ":1: http: 'localhost:80' is not ADDR:PORT with a "
 		  "numeric address", NULL);
@@ -995,6 +1014,53 @@ static void check_plan_fits(const struct wall_plan *p, int n)
 	}
 }
 
+/*
+ * Two projectors keystoned on a floor, their pictures overlapping: the
+ * surface is the bounding box of both quadrilaterals, and each output's
+ * pixel corners go through its homography to where its corners are on
+ * the surface, in the surface's pixels.
+ */
+static void test_pinned_plan(void)
+{
+	static const char layout[] = "L@[0,100;2100,0;2000,1500;100,1400]:1920x1080px "
+				     "R@[1800,0;4000,100;3900,1400;1900,1500]:1920x1080px";
+	static const double px[4][2] = { { 0, 0 }, { 1920, 0 }, { 1920, 1080 }, { 0, 1080 } };
+	struct wall_layout l;
+	struct wall_plan p;
+	char err[ERR_LEN];
+
+	CHECK_EQ(wall_layout_parse(layout, &l, err, ERR_LEN), 0);
+	CHECK(l.panel[0].pinned && l.panel[1].pinned);
+	CHECK_EQ(l.panel[1].px_width, 1920);
+	CHECK(l.panel[1].x_mm == 1800 && l.panel[1].w_mm == 2200 && l.panel[1].h_mm == 1500);
+	CHECK_EQ(plan_wall(layout, 2, 1920, 1080, 0, 0, &p, err), 0);
+	CHECK_EQ(p.mm_width, 4000);
+	CHECK_EQ(p.mm_height, 1500);
+	for (int i = 0; i < 2; i++) {
+		CHECK(p.window[i].pinned);
+		for (int c = 0; c < 4; c++) {
+			double u, v;
+
+			CHECK(homography_apply(&p.window[i].pin, px[c][0], px[c][1], &u, &v));
+			CHECK(fabs(u - l.panel[i].pin[2 * c] * p.px_per_mm_x) < 1e-6);
+			CHECK(fabs(v - l.panel[i].pin[2 * c + 1] * p.px_per_mm_y) < 1e-6);
+		}
+	}
+	/* Rectangles keep their rule beside them; a headless output has the
+	 * pixels given, and without them none. */
+	CHECK_EQ(wall_layout_parse("P@[0,0;1000,0;1000,800;0,800] A@500,0:500x300", &l, err,
+				   ERR_LEN), 0);
+	{
+		struct wall_screen s;
+
+		CHECK_EQ(wall_layout_drawn(&l, 640, 480, 0, &s), -ENOENT);
+		CHECK_EQ(wall_layout_parse("P@[0,0;1000,0;1000,800;0,800]:800x600px", &l, err,
+					   ERR_LEN), 0);
+		CHECK_EQ(wall_layout_drawn(&l, 640, 480, 0, &s), 0);
+		CHECK(s.width == 800 && s.height == 600);
+	}
+}
+
 static void test_wall_plan(void)
 {
 	char err[ERR_LEN];
@@ -1037,6 +1103,8 @@ static void test_wall_plan(void)
 	CHECK_EQ(plan_wall("A@0,0:1210x680 B@1225,0", 2, 1920, 1080, 1, 1, &p, err), 0);
 	CHECK(p.window[0].sized && !p.window[1].sized);
 	CHECK(strstr(err, "B reports no size") != NULL);
+
+	test_pinned_plan();
 }
 
 int main(void)

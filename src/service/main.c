@@ -65,7 +65,8 @@ static void headless_wall(const struct options *o, struct headless_config *cfg)
 
 		if (wall_layout_drawn(&l, o->width, o->height, i, &s) < 0) {
 			log_warn("layout: %s has no size; headless, each panel needs "
-				 "NAME@X,Y:WxH (mm)", l.panel[i].name);
+				 "NAME@X,Y:WxH (mm), each pinned output "
+				 "NAME@[X,Y;X,Y;X,Y;X,Y]:WxHpx", l.panel[i].name);
 			continue;
 		}
 		snprintf(out->name, sizeof(out->name), "%s", l.panel[i].name);

@@ -158,7 +158,8 @@ const struct option_row options_table[] = {
 		.reload = RELOAD_RESTART, FIELD(layout),
 		.help = "a water wall: each connector's panel on the wall, its top-left corner and "
 			"visible size in mm (size default: the connector's), turned ROT; one pond "
-			"across them, the gaps are bezels",
+			"across them, the gaps are bezels; a projector as NAME@[X,Y;X,Y;X,Y;X,Y]"
+			"[:WxHpx], where its picture's corners land (mm, clockwise from top left)",
 		.man = "A water wall: one pond across several panels.\n"
 		       "Each connector's panel is placed on the wall by the top-left corner X,Y\n"
 		       "of its visible picture and its visible size WxH, in millimetres\n"
@@ -178,6 +179,14 @@ const struct option_row options_table[] = {
 		       "Panels that overlap, a connector named twice, or a size under 20 mm are\n"
 		       "refused with one line; a connector the layout does not name stays dark;\n"
 		       "a panel unplugged goes dark and the water keeps its size.\n"
+		       "An output may instead be corner-pinned, as a projector is:\n"
+		       ".BI NAME@[ X,Y;X,Y;X,Y;X,Y ][: WxH px]\n"
+		       "gives where its picture's top-left, top-right, bottom-right and\n"
+		       "bottom-left corners land on the surface, in millimetres, as measured\n"
+		       "with a tape, and its size in pixels (needed headless).\n"
+		       "Pinned outputs may overlap; the surface is the bounding box of all\n"
+		       "outputs. Corners crossed, three in a line, or anticlockwise (the\n"
+		       "picture seen from behind) are refused with one line naming the output.\n"
 		       "With the headless backend each panel of a given size is an output of its\n"
 		       "own (frames\n"
 		       ".IR frame-NNNNN-NAME.png ),\n"

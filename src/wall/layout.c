@@ -6,12 +6,29 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/homography.h"
 #include "base/parse.h"
 #include "wall/layout.h"
 #include "water/units.h"
 
-/* A panel's field text: "HDMI-A-1@1234.5,678:1209.6x680.4/270" at the most. */
-#define FIELD_MAX 128
+/* A panel's field text: "HDMI-A-1@1234.5,678:1209.6x680.4/270" at the most,
+ * or four corners of "12345.6,12345.6" and a pixel size. */
+#define FIELD_MAX 160
+/*
+ * The corner pin's syntax, NAME@[X,Y;X,Y;X,Y;X,Y][:WxHpx]: the bracket
+ * right after the @ tells it from a rectangle's X,Y at the first
+ * character, and closes the corners before the size, so neither ':' nor
+ * '/' has two meanings. Corners are parted by ';', not blanks, which part
+ * the outputs. The size is in pixels (px said, not mm: it is the output's
+ * own, the one thing not measured on the surface), and there is no /ROT:
+ * the corners' order already turns the picture.
+ */
+#define PIN_OPEN '['
+#define PIN_CLOSE ']'
+#define PIN_SEPARATOR ';'
+#define PIN_PX_SUFFIX "px"
+/* An output's pixels each way, when given: 16K at the most. */
+#define PIN_PX_MAX 16384
 #define ROTATION_STEP 90
 #define ROTATION_TURN 360
 /* What rounding the windows (an even column and row, a pixel at least)
@@ -28,11 +45,100 @@ void wall_turned(int rotation, int w, int h, int *lw, int *lh)
 	*lh = sideways ? w : h;
 }
 
+/* On the surface, y down: a picture seen from the front turns clockwise
+ * from its top left, a positive area by the shoelace formula. */
+static bool pin_turns_clockwise(const double pin[WALL_PIN_NUMBERS])
+{
+	double area2 = 0;
+
+	for (int i = 0; i < HOMOGRAPHY_CORNERS; i++) {
+		const double *a = pin + 2 * i, *b = pin + 2 * ((i + 1) % HOMOGRAPHY_CORNERS);
+
+		area2 += a[0] * b[1] - b[0] * a[1];
+	}
+	return area2 > 0;
+}
+
 /* Rectangles [x, x + w) overlap: bezels may touch, glass may not cross. */
 static bool overlap(const struct wall_panel *a, const struct wall_panel *b)
 {
 	return a->x_mm < b->x_mm + b->w_mm && b->x_mm < a->x_mm + a->w_mm &&
 	       a->y_mm < b->y_mm + b->h_mm && b->y_mm < a->y_mm + a->h_mm;
+}
+
+/* "X,Y;X,Y;X,Y;X,Y" in mm on the surface into p->pin, their bounding box
+ * into x, y, w, h. */
+static int parse_pin(char *corners, struct wall_panel *p, char *err, size_t len)
+{
+	struct homography h;
+	char text[FIELD_MAX];
+	char *c = corners;
+	double x1 = 0, y1 = 0;
+
+	snprintf(text, sizeof(text), "%s", corners);   /* as given, for what is said */
+
+	p->x_mm = WALL_MAX_MM;
+	p->y_mm = WALL_MAX_MM;
+	for (int i = 0; i < HOMOGRAPHY_CORNERS; i++) {
+		char *end = strchr(c, PIN_SEPARATOR);
+		double *xy = p->pin + 2 * i;
+
+		if ((end != NULL) != (i < HOMOGRAPHY_CORNERS - 1)) {
+			snprintf(err, len, "%s's corners '%s' are not four X,Y in mm parted by "
+				 "';'", p->name, text);
+			return -EINVAL;
+		}
+		if (end)
+			*end = '\0';
+		if (parse_double_pair(c, ',', 0.0, WALL_MAX_MM, 0.0, WALL_MAX_MM, &xy[0],
+				      &xy[1]) < 0) {
+			snprintf(err, len, "%s's corner %d '%s' is not X,Y in mm (0 to %.0f)",
+				 p->name, i + 1, c, WALL_MAX_MM);
+			return -EINVAL;
+		}
+		p->x_mm = fmin(p->x_mm, xy[0]);
+		p->y_mm = fmin(p->y_mm, xy[1]);
+		x1 = fmax(x1, xy[0]);
+		y1 = fmax(y1, xy[1]);
+		c = end + 1;
+	}
+	/* Turning the other way is the picture seen from behind: inside out. */
+	if (homography_from_corners(p->pin, &h) < 0 || !pin_turns_clockwise(p->pin)) {
+		snprintf(err, len, "%s's corners are not a quadrilateral: expected its top "
+			 "left, top right, bottom right and bottom left in turn, clockwise "
+			 "on the surface, none crossed or in a line", p->name);
+		return -EINVAL;
+	}
+	p->w_mm = x1 - p->x_mm;
+	p->h_mm = y1 - p->y_mm;
+	if (p->w_mm < WALL_PANEL_MIN_MM || p->h_mm < WALL_PANEL_MIN_MM) {
+		snprintf(err, len, "%s's corners span less than %.0f mm one way: no picture is "
+			 "that small", p->name, WALL_PANEL_MIN_MM);
+		return -EINVAL;
+	}
+	p->pinned = true;
+	return 0;
+}
+
+/* After the corners: nothing, or ":WxHpx". */
+static int parse_pin_size(const char *rest, struct wall_panel *p, char *err, size_t len)
+{
+	char size[FIELD_MAX];
+	size_t n;
+
+	if (!*rest)
+		return 0;
+	n = strlen(rest);
+	if (rest[0] != ':' || n <= strlen(PIN_PX_SUFFIX) + 1 ||
+	    strcmp(rest + n - strlen(PIN_PX_SUFFIX), PIN_PX_SUFFIX) != 0)
+		goto bad;
+	snprintf(size, sizeof(size), "%.*s", (int)(n - 1 - strlen(PIN_PX_SUFFIX)), rest + 1);
+	if (parse_size(size, 1, PIN_PX_MAX, &p->px_width, &p->px_height) == 0)
+		return 0;
+bad:
+	snprintf(err, len, "%s's '%s' after the corners is not :WxHpx, the output's pixels "
+		 "(1 to %d each)", p->name, rest, PIN_PX_MAX);
+	return -EINVAL;
 }
 
 static int parse_panel(const char *field, struct wall_panel *p, char *err, size_t len)
@@ -58,6 +164,19 @@ static int parse_panel(const char *field, struct wall_panel *p, char *err, size_
 	}
 	*at++ = '\0';
 	snprintf(p->name, sizeof(p->name), "%s", buf);
+	if (*at == PIN_OPEN) {
+		char *close = strchr(at, PIN_CLOSE);
+
+		if (!close) {
+			snprintf(err, len, "%s's corners have no '%c': expected "
+				 "%s@[X,Y;X,Y;X,Y;X,Y][:WxHpx]", p->name, PIN_CLOSE, p->name);
+			return -EINVAL;
+		}
+		*close = '\0';
+		if (parse_pin(at + 1, p, err, len) < 0)
+			return -EINVAL;
+		return parse_pin_size(close + 1, p, err, len);
+	}
 	rot = strchr(at, '/');
 	if (rot) {
 		*rot++ = '\0';
@@ -120,7 +239,8 @@ int wall_layout_parse(const char *s, struct wall_layout *out, char *err, size_t 
 					 "shows one panel", panel->name);
 				return -EINVAL;
 			}
-			if (o->w_mm > 0 && panel->w_mm > 0 && overlap(o, panel)) {
+			if (!o->pinned && !panel->pinned && o->w_mm > 0 && panel->w_mm > 0 &&
+			    overlap(o, panel)) {
 				snprintf(err, len, "%s and %s overlap; panels sit side "
 					 "by side, their gaps are the bezels", o->name,
 					 panel->name);
@@ -181,6 +301,32 @@ static double reduction(const struct wall_limits *max, double w, double h)
 	return fmin(fmin(1.0, side / fmax(w, h)), sqrt(max->pixels / (w * h)));
 }
 
+/*
+ * The output's pixels onto the wall's: Q takes 0..1 across the output to
+ * its corners in the wall's pixels, so (x, y) of the output's W x H goes
+ * to Q(x / W, y / H): Q with its first two columns divided by W and H.
+ * The corners were checked when parsed, and the shift and scale to the
+ * wall's pixels keep them a quadrilateral.
+ */
+static void pin_to_wall(const struct wall_panel *p, const struct wall_screen *s, double x0,
+			double y0, const struct wall_plan *plan, struct wall_window *w)
+{
+	double c[WALL_PIN_NUMBERS];
+	double *m = w->pin.m;
+
+	for (int i = 0; i < HOMOGRAPHY_CORNERS; i++) {
+		c[2 * i] = (p->pin[2 * i] - x0) * plan->px_per_mm_x;
+		c[2 * i + 1] = (p->pin[2 * i + 1] - y0) * plan->px_per_mm_y;
+	}
+	if (homography_to_corners(c, &w->pin) < 0)
+		return;
+	for (int r = 0; r < 3; r++) {
+		m[3 * r] /= s->width;
+		m[3 * r + 1] /= s->height;
+	}
+	w->pinned = true;
+}
+
 int wall_plan_make(const struct wall_layout *l, const struct wall_screen *screens,
 		   struct wall_memory *known, const struct wall_limits *max,
 		   struct wall_plan *out, char *err, size_t len)
@@ -218,7 +364,8 @@ int wall_plan_make(const struct wall_layout *l, const struct wall_screen *screen
 		for (int j = 0; j < i; j++) {
 			struct wall_panel a = l->panel[i], b = l->panel[j];
 
-			if (!out->window[i].sized || !out->window[j].sized)
+			if (!out->window[i].sized || !out->window[j].sized || a.pinned ||
+			    b.pinned)
 				continue;
 			a.w_mm = known->w_mm[i];
 			a.h_mm = known->h_mm[i];
@@ -265,6 +412,8 @@ int wall_plan_make(const struct wall_layout *l, const struct wall_screen *screen
 		w->w = whole_px(known->w_mm[i] * out->px_per_mm_x);
 		w->h = whole_px(known->h_mm[i] * out->px_per_mm_y);
 		w->shown = screens[i].connected;
+		if (p->pinned && w->shown)
+			pin_to_wall(p, &screens[i], x0, y0, out, w);
 		if (w->x + w->w > out->width)
 			out->width = w->x + w->w;
 		if (w->y + w->h > out->height)
@@ -293,6 +442,17 @@ int wall_layout_drawn(const struct wall_layout *l, int width, int height, int i,
 	}
 	if (p->w_mm <= 0)
 		return -ENOENT;
+	if (p->pinned) {
+		/* Its pixels are its own, not the surface's share of them. */
+		if (p->px_width <= 0)
+			return -ENOENT;
+		s->connected = true;
+		s->width = p->px_width;
+		s->height = p->px_height;
+		s->mm_width = (int)lround(p->w_mm);
+		s->mm_height = (int)lround(p->h_mm);
+		return 0;
+	}
 	lw = (int)lround(p->w_mm * width / (x1 - x0));
 	lh = (int)lround(p->h_mm * height / (y1 - y0));
 	s->connected = true;

@@ -10,6 +10,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "base/homography.h"
+
 /* Panels on one wall: the loop's outputs at the most. */
 #define WALL_MAX_PANELS 8
 #define WALL_NAME_MAX 32
@@ -19,11 +21,24 @@
  * A layout's smaller size is refused; a connector's is taken as none. */
 #define WALL_PANEL_MIN_MM 20.0
 
+/* A corner-pinned output's corners: top left, top right, bottom right,
+ * bottom left, x and y each (as base/homography.h orders them). */
+#define WALL_PIN_NUMBERS 8
+
+/*
+ * A panel is a rectangle, or a corner-pinned output (a projector): then
+ * pin[] says where its pixels' corners land on the surface, and x, y, w, h
+ * are the quadrilateral's bounding box, so that the surface is the
+ * bounding box of all outputs either way.
+ */
 struct wall_panel {
 	char name[WALL_NAME_MAX];   /* the connector's, e.g. "HDMI-A-1" */
 	double x_mm, y_mm;          /* the visible picture's top-left corner on the wall */
 	double w_mm, h_mm;          /* its visible size on the wall; 0: the connector's */
 	int rotation;               /* 0, 90, 180, 270: as --rotate, for this panel */
+	bool pinned;                /* pin[] given: corners, not a rectangle */
+	double pin[WALL_PIN_NUMBERS];  /* mm on the surface, when pinned */
+	int px_width, px_height;    /* a pinned output's pixels, given; 0: the connector's */
 };
 
 struct wall_layout {
@@ -32,9 +47,12 @@ struct wall_layout {
 };
 
 /*
- * "NAME@X,Y[:WxH][/ROT] ..." (blanks between panels). 0, or -EINVAL with
- * one line in err naming the panel and what was expected: a bad field, a
- * connector named twice, two panels of given sizes that overlap.
+ * "NAME@X,Y[:WxH][/ROT] ..." (blanks between panels), or for a
+ * corner-pinned output "NAME@[X,Y;X,Y;X,Y;X,Y][:WxHpx]". 0, or -EINVAL
+ * with one line in err naming the panel and what was expected: a bad
+ * field, corners that make no quadrilateral, a connector named twice, two
+ * rectangles of given sizes that overlap (pinned outputs may overlap:
+ * projectors' pictures do).
  */
 int wall_layout_parse(const char *s, struct wall_layout *out, char *err, size_t len);
 
@@ -53,6 +71,8 @@ struct wall_window {
 	bool shown;                 /* connected, with a size: it draws its window */
 	bool sized;                 /* its place on the wall is known */
 	int x, y, w, h;             /* its window in the wall's pixels; x, y even */
+	bool pinned;                /* shown through pin, not as a rectangle */
+	struct homography pin;      /* the output's pixels (0..width) to the wall's */
 };
 
 /*
