@@ -16,6 +16,7 @@
 
 #include "base/bigmem.h"
 #include "base/clock.h"
+#include "base/homography.h"
 #include "base/parse.h"
 #include "exhibit/kiosk.h"
 #include "median.h"
@@ -71,6 +72,9 @@ enum { VBLANKS_OFF, VBLANKS_LATE, VBLANKS_AT_ONCE };
 
 /* A wall of up to this many panels (the loop's outputs at the most). */
 #define BENCH_MAX_PANELS 8
+/* --keystone: the top corners in by at most this % of the width each. */
+#define KEYSTONE_MAX_PERCENT 40
+#define PERCENT 100.0
 
 struct bench {
 	int width, height, frames, threads, sim_scale;
@@ -88,6 +92,7 @@ struct bench {
 	int panels;                         /* --wall: panels of --size side by side */
 	int drag_mm_s;                      /* --drag: a finger dragged at this speed; 0: none */
 	bool start;                         /* --start: the time to the first frame */
+	int keystone;                       /* --keystone: % the top corners come in; 0: none */
 };
 
 static double max_ms(const uint64_t *v, int n)
@@ -178,6 +183,9 @@ static void usage(FILE *f)
 "                  (start_ms=), and the process's peak memory then (rss_mb=)\n"
 "  --wall N        a water wall: N panels of --size (and --screen-mm) side by side,\n"
 "                  one water under them, each frame a window drawn for each panel\n"
+"  --keystone PCT  each panel a corner-pinned output (a projector) of the same pixels,\n"
+"                  its top corners PCT %% of its width in: the surface drawn, then\n"
+"                  sampled through the homography (no overlaps to weigh)\n"
 "  --seeds         the seeds' workload: full-size grid, one step a frame, damping\n"
 "                  >> 5, refraction >> 2, stones of 4 cells and 96 deep (the table\n"
 "                  against their own loops), on the classic water whatever --model\n");
@@ -202,6 +210,7 @@ static int parse_args(struct bench *b, int argc, char **argv)
 		{ "seeds", no_argument, NULL, 'E' },
 		{ "floor", no_argument, NULL, 'F' },
 		{ "wall", required_argument, NULL, 'W' },
+		{ "keystone", required_argument, NULL, 'K' },
 		{ "sound", no_argument, NULL, 'A' },
 		{ "vblanks", required_argument, NULL, 'V' },
 		{ "drag", required_argument, NULL, 'D' },
@@ -286,6 +295,10 @@ static int parse_args(struct bench *b, int argc, char **argv)
 			break;
 		case 'W':
 			if (parse_int(optarg, 1, BENCH_MAX_PANELS, &b->panels) < 0)
+				goto bad;
+			break;
+		case 'K':
+			if (parse_int(optarg, 1, KEYSTONE_MAX_PERCENT, &b->keystone) < 0)
 				goto bad;
 			break;
 		case 'A':
@@ -384,6 +397,9 @@ static void print_line(const struct bench *b, const char *impl, int threads,
 		snprintf(screen, sizeof(screen), "%dx%dmm", b->mm_width, b->mm_height);
 	if (b->panels > 1)
 		snprintf(wall, sizeof(wall), "x%d", b->panels);
+	if (b->keystone)
+		snprintf(wall + strlen(wall), sizeof(wall) - strlen(wall), " keystone=%d",
+			 b->keystone);
 	printf("impl=%s threads=%d size=%dx%d%s frames=%d format=%s screen=%s sim_scale=%s sps=%s "
 	       "water=%s", impl, threads, b->width, b->height, wall, b->frames,
 	       pixel_format_name(b->format), screen, scale, sps,
@@ -698,17 +714,44 @@ static void vblank_clock_end(struct vblank_clock *vc, int frames, struct times *
 	free(vc->wake);
 }
 
+/*
+ * --keystone: panel p as a projector of the same pixels whose top corners
+ * come in by pct % of its width, onto its window of the wall: the output's
+ * pixels (0..w, 0..h) to the wall's, as wall/layout.c makes it.
+ */
+static void keystone_pins(const struct bench *b, struct kiosk_pin *pins)
+{
+	const double in = b->width * b->keystone / PERCENT;
+
+	for (int p = 0; p < b->panels; p++) {
+		const double x0 = (double)p * b->width, x1 = x0 + b->width;
+		const double c[2 * HOMOGRAPHY_CORNERS] = { x0 + in, 0, x1 - in, 0, x1, b->height,
+							   x0, b->height };
+		struct homography h;
+
+		pins[p] = (struct kiosk_pin){ .weight = NULL, .light = NULL };
+		homography_to_corners(c, &h);
+		for (int r = 0; r < 3; r++) {
+			h.m[3 * r] /= b->width;
+			h.m[3 * r + 1] /= b->height;
+		}
+		memcpy(pins[p].m, h.m, sizeof(pins[p].m));
+	}
+}
+
 static int run_kiosk(const struct bench *b, uint64_t *t_step, uint64_t *t_render,
 		     uint64_t *t_idct, uint64_t *t_frame)
 {
 	struct options o;
 	struct kiosk *k = NULL;
+	struct kiosk_pin pins[BENCH_MAX_PANELS];
 	struct render_target t;
 	struct times times;
 	int pw, ph, ret;
 
 	uint64_t made_at = clock_now_ns();
 
+	keystone_pins(b, pins);
 	options_defaults(&o);
 	o.water = b->model;
 	o.caustics = b->caustics && !b->seeds;
@@ -764,7 +807,7 @@ static int run_kiosk(const struct bench *b, uint64_t *t_step, uint64_t *t_render
 		return -ENOMEM;
 	}
 	if (b->start) {
-		const struct kiosk_window win = { 0, 0, b->width * b->panels, b->height, 0 };
+		const struct kiosk_window win = { 0, 0, b->width * b->panels, b->height, 0, NULL };
 		struct rusage ru;
 		double ms;
 
@@ -827,7 +870,8 @@ static int run_kiosk(const struct bench *b, uint64_t *t_step, uint64_t *t_render
 			/* A wall: each panel its window, as the loop draws them. */
 			for (int p = 0; p < b->panels; p++) {
 				const struct kiosk_window win = { p * b->width, 0, b->width,
-								  b->height, 0 };
+								  b->height, 0,
+								  b->keystone ? &pins[p] : NULL };
 
 				kiosk_render_window(k, &t, &win);
 			}

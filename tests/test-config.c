@@ -513,12 +513,15 @@ static void test_bad_lines(void)
 	check_bad("layout = P@[0,0;1000,0;1000,800]", NAME ":1: layout: P's corners '0,0;1000,0;"
 		  "1000,800' are not four X,Y in mm parted by ';'", NULL);
 	check_bad("layout = P@[0,0;1000,800;1000,0;0,800]", NAME ":1: layout: P's corners are "
-		  "not a quadrilateral: expected its top left, top right", NULL);
+		  "not a projector's quadrilateral: expected its top left, top right", NULL);
 	check_bad("layout = P@[0,0;500,0;1000,0;0,800]", NAME ":1: layout: P's corners are "
-		  "not a quadrilateral", "none crossed or in a line");
+		  "not a projector's quadrilateral", "none crossed, turned in or in a line");
+	/* A corner turned in (a dart): convex, as a projector's picture is. */
+	check_bad("layout = P@[0,0;1000,0;400,300;0,800]", NAME ":1: layout: P's corners are "
+		  "not a projector's quadrilateral", "turned in");
 	/* Anticlockwise on the surface: the picture seen from behind. */
 	check_bad("layout = P@[0,0;0,800;1000,800;1000,0]", NAME ":1: layout: P's corners are "
-		  "not a quadrilateral", "clockwise");
+		  "not a projector's quadrilateral", "clockwise");
 	check_bad("layout = P@[0,0;1000,0;1000,nan;0,800]", NAME ":1: layout: P's corner 3 "
 		  "'1000,nan' is not X,Y in mm", NULL);
 	check_bad("layout = P@[0,0;1000,0;1000,800;0,800", NAME ":1: layout: P's corners have "

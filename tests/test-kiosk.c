@@ -367,8 +367,8 @@ static void test_windows(void)
 {
 	static uint32_t whole[2 * WALL_W * 2 * WALL_H], part[2 * WALL_W * 2 * WALL_H];
 	static uint32_t turned[WALL_W * WALL_H];
-	const struct kiosk_window right = { WALL_W / 2, 0, WALL_W / 2, WALL_H, 0 };
-	const struct kiosk_window portrait = { WALL_W / 2, 0, WALL_W / 2, WALL_H, 90 };
+	const struct kiosk_window right = { WALL_W / 2, 0, WALL_W / 2, WALL_H, 0, NULL };
+	const struct kiosk_window portrait = { WALL_W / 2, 0, WALL_W / 2, WALL_H, 90, NULL };
 	const int pw = WALL_W / 2, inner = pw - 2 * WALL_EDGE;
 	struct render_target tw = { whole, WALL_W, WALL_H, WALL_W * 4, PIXEL_XRGB8888 };
 	struct render_target tp = { part, pw, WALL_H, (size_t)pw * 4, PIXEL_XRGB8888 };

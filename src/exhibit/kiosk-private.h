@@ -16,6 +16,7 @@
 #include "water/render.h"
 #include "water/splashes.h"
 #include "water/units.h"
+#include "water/warp.h"
 
 /* Outputs of different sizes each need a view; more than a handful of
  * sizes at once is not a kiosk. The least recently used one is replaced. */
@@ -188,6 +189,13 @@ struct kiosk {
 	} scaled_said[KIOSK_MAX_VIEWS];
 	int scaled_said_next;
 
+	/* The whole surface drawn once a frame for the corner-pinned outputs,
+	 * which each show it through their homography (kiosk-render.c). */
+	uint32_t *surface;
+	int surface_w, surface_h;
+	bool surface_made;
+	uint64_t surface_generation;  /* kiosk_generation() it was drawn at */
+
 	bool clock_started;
 	uint64_t t0;
 	uint64_t steps_done;       /* since t0, counting skipped ones */
@@ -235,6 +243,7 @@ struct band_job {
 	struct render_params params;  /* the kiosk's, turned as the target is */
 	int level;                 /* the 2x pass being made */
 	const struct render_target *target;
+	struct warp warp;          /* a pinned output's (render_pinned) */
 	/* a band's work, rows y0 <= y < y1 (run_bands in kiosk-render.c) */
 	int (*band)(struct band_job *j, int index, int y0, int y1);
 	int result;
@@ -266,5 +275,6 @@ int kiosk_get_view(struct kiosk *k, int w, int h, struct view **out);
 void kiosk_view_clear(struct view *v);
 /* Frees what drawing a target finer than a view keeps (k->scaled...). */
 void kiosk_scaled_clear(struct kiosk *k);
+void kiosk_surface_clear(struct kiosk *k);
 
 #endif

@@ -723,6 +723,8 @@ static int window_view(struct kiosk *k, const struct render_target *target,
 
 static int render_scaled(struct kiosk *k, const struct render_target *target,
 			 const struct kiosk_window *win);
+static int render_pinned(struct kiosk *k, const struct render_target *target,
+			 const struct kiosk_window *win);
 
 static int render_window(struct kiosk *k, const struct render_target *target,
 			 const struct kiosk_window *win, bool snap)
@@ -739,6 +741,8 @@ static int render_window(struct kiosk *k, const struct render_target *target,
 	}
 	if (win->w < 1 || win->h < 1)
 		return -EINVAL;
+	if (win->pin)
+		return render_pinned(k, target, win);
 	ret = window_view(k, target, win, snap, &j);
 	/* A view finer than a picture can be (KIOSK_VIEW_MAX_*, or a
 	 * picture the image layer refuses): never an exit, a window scaled. */
@@ -896,6 +900,73 @@ static int render_scaled(struct kiosk *k, const struct render_target *target,
 	return 0;
 }
 
+/* ---- a corner-pinned output ---- */
+
+void kiosk_surface_clear(struct kiosk *k)
+{
+	free(k->surface);
+	k->surface = NULL;
+	k->surface_w = k->surface_h = 0;
+	k->surface_made = false;
+}
+
+static int warp_band(struct band_job *j, int index, int y0, int y1)
+{
+	(void)index;
+	return warp_rows(&j->warp, j->target, y0, y1);
+}
+
+/*
+ * The surface is drawn whole once for each frame of the water and the
+ * picture (kiosk_generation), by the rectangle's render and its bands,
+ * and every pinned output samples it through its homography: where two
+ * projectors overlap, the water under both is refracted and lit once.
+ * Without the memory for it the output stays black, said once.
+ */
+static int render_pinned(struct kiosk *k, const struct render_target *target,
+			 const struct kiosk_window *win)
+{
+	const struct kiosk_window whole = { 0, 0, k->width, k->height, 0, NULL };
+	const uint64_t generation = kiosk_generation(k);
+	struct band_job j = { .k = k, .target = target, .y0 = 0, .y1 = target->height };
+	int ret;
+
+	if (!k->surface || k->surface_w != k->width || k->surface_h != k->height) {
+		kiosk_surface_clear(k);
+		k->surface = bigmem_alloc((size_t)k->width * (size_t)k->height *
+					  sizeof(*k->surface));
+		if (!k->surface) {
+			log_error("no memory to draw the %dx%d surface the projectors show",
+				  k->width, k->height);
+			kiosk_render_black(target);
+			return -ENOMEM;
+		}
+		k->surface_w = k->width;
+		k->surface_h = k->height;
+	}
+	if (!k->surface_made || k->surface_generation != generation) {
+		const struct render_target s = {
+			.pixels = k->surface, .width = k->width, .height = k->height,
+			.stride = (size_t)k->width * sizeof(*k->surface), .format = PIXEL_XRGB8888,
+		};
+
+		k->surface_made = false;
+		ret = render_window(k, &s, &whole, false);
+		if (ret < 0)
+			return ret;
+		k->surface_made = true;
+		k->surface_generation = generation;
+	}
+	j.warp = (struct warp){
+		.src = k->surface, .src_pitch = (size_t)k->width,
+		.src_w = k->width, .src_h = k->height,
+		.weight = win->pin->weight, .light = win->pin->light,
+	};
+	memcpy(j.warp.m, win->pin->m, sizeof(j.warp.m));
+	j.bands = kiosk_bands_for(k, target->height);
+	return run_bands(k, &j, warp_band);
+}
+
 int kiosk_render_window(struct kiosk *k, const struct render_target *target,
 			const struct kiosk_window *win)
 {
@@ -905,7 +976,8 @@ int kiosk_render_window(struct kiosk *k, const struct render_target *target,
 /* A mirrored screen of another size sees the whole water scaled to it. */
 int kiosk_render(struct kiosk *k, const struct render_target *target)
 {
-	const struct kiosk_window whole = { 0, 0, k->width, k->height, k->params.rotation };
+	const struct kiosk_window whole = { 0, 0, k->width, k->height, k->params.rotation,
+					    NULL };
 
 	return render_window(k, target, &whole, false);
 }

@@ -340,6 +340,7 @@ void kiosk_destroy(struct kiosk *k)
 	drop_caustics(k);
 	image_destroy(k->source);
 	kiosk_scaled_clear(k);
+	kiosk_surface_clear(k);
 	free(k);
 }
 

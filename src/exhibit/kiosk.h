@@ -71,9 +71,25 @@ int kiosk_render(struct kiosk *k, const struct render_target *target);
  * water's own and then scaled up. x is taken down to an even column
  * (wall/layout.h says why). 0 or a negative errno.
  */
+struct kiosk_pin;
 struct kiosk_window {
 	int x, y, w, h;
 	int rotation;
+	/* A corner-pinned output (a projector): NULL for a rectangle. */
+	const struct kiosk_pin *pin;
+};
+/*
+ * A corner-pinned output shows the whole surface (the wall's pixels)
+ * through the homography m from its pixels to the surface's, weighed for
+ * its overlaps in linear light (water/warp.h; wall/blend.h makes the
+ * weights): outside the surface, black. Its x, y, w, h are the window's
+ * bounding box, its rotation unused (the corners turn the picture).
+ */
+struct warp_light;
+struct kiosk_pin {
+	double m[9];
+	const uint16_t *weight;         /* the output's size; NULL: 1, alone */
+	const struct warp_light *light; /* NULL: no weights */
 };
 int kiosk_render_window(struct kiosk *k, const struct render_target *target,
 			const struct kiosk_window *win);

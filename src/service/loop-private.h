@@ -103,6 +103,13 @@ struct loop {
 	struct touch_assign assign[TOUCH_ASSIGN_MAX];
 	int n_assign;
 	struct wall_touch touch;
+	/* Its corner-pinned outputs: each one's way to the surface and its
+	 * weights for the overlaps, made for pins_plan's windows (loop-wall.c). */
+	struct kiosk_pin pins[WALL_MAX_PANELS];
+	uint16_t *pin_weights[WALL_MAX_PANELS];
+	struct wall_window pins_plan[WALL_MAX_PANELS];
+	bool pins_made;
+	struct warp_light *light;
 };
 
 /* loop.c */
@@ -121,6 +128,7 @@ bool loop_wall_window(const struct loop *l, const struct loop_output *out,
 bool loop_output_dark(const struct loop *l, const struct loop_output *out);
 int loop_create_wall_water(struct loop *l, const struct options *o);
 int loop_wall_follow(struct loop *l, const struct options *o);
+void loop_wall_pins_clear(struct loop *l);
 
 /* loop-touch.c */
 void loop_touch_follow(struct loop *l, const struct options *o);

@@ -4,15 +4,20 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/log.h"
 #include "exhibit/kiosk.h"
+#include "wall/blend.h"
+#include "water/warp.h"
 #include "service/loop-private.h"
 #include "settings/options.h"
 #include "water/units.h"
 
 /* ---- the wall ---- */
+
+#define PERCENT 100.0
 
 /* One picture covers the wall: a wider one has its pixels coarser. */
 static const struct wall_limits wall_limits = { KIOSK_VIEW_MAX_SIDE,
@@ -52,7 +57,9 @@ bool loop_wall_window(const struct loop *l, const struct loop_output *out,
 	if (!w->sized)
 		return false;
 	*win = (struct kiosk_window){ w->x, w->y, w->w, w->h,
-				      l->layout.panel[out->panel].rotation };
+				      l->layout.panel[out->panel].rotation, NULL };
+	if (w->pinned && l->pins_made)
+		win->pin = &l->pins[out->panel];
 	return true;
 }
 
@@ -107,6 +114,61 @@ int loop_create_wall_water(struct loop *l, const struct options *o)
 	return 0;
 }
 
+/* ---- corner-pinned outputs ---- */
+
+void loop_wall_pins_clear(struct loop *l)
+{
+	for (int i = 0; i < WALL_MAX_PANELS; i++) {
+		free(l->pin_weights[i]);
+		l->pin_weights[i] = NULL;
+	}
+	warp_light_destroy(l->light);
+	l->light = NULL;
+	l->pins_made = false;
+}
+
+/*
+ * Each pinned output's homography and weights, made again when the plan's
+ * windows change (an output plugged in or out changes every overlap).
+ * Without the memory for an output's weights it shows its whole picture,
+ * said once, as does a wall without the light's tables.
+ */
+static void wall_pins_follow(struct loop *l, const struct options *o)
+{
+	const struct wall_plan *p = &l->plan;
+
+	if (l->pins_made && memcmp(l->pins_plan, p->window, sizeof(l->pins_plan)) == 0)
+		return;
+	loop_wall_pins_clear(l);
+	memcpy(l->pins_plan, p->window, sizeof(l->pins_plan));
+	l->pins_made = true;
+	l->light = warp_light_create(o->blend_gamma, o->black_lift_percent / PERCENT);
+	if (!l->light)
+		log_error("no memory for the projectors' blend: their overlaps are not "
+			  "softened");
+	for (int i = 0; i < WALL_MAX_PANELS; i++) {
+		const struct wall_window *w = &p->window[i];
+		struct kiosk_pin *pin = &l->pins[i];
+
+		*pin = (struct kiosk_pin){ .light = l->light };
+		if (!w->pinned)
+			continue;
+		memcpy(pin->m, w->pin.m, sizeof(pin->m));
+		if (!l->light)
+			continue;
+		l->pin_weights[i] = malloc((size_t)w->pin_w * (size_t)w->pin_h *
+					   sizeof(*l->pin_weights[i]));
+		if (!l->pin_weights[i] ||
+		    wall_blend_weights(p, i, o->blend_curve, NULL, l->pin_weights[i]) < 0) {
+			log_error("%s: no memory for its %dx%d weights: its overlaps are not "
+				  "softened", l->layout.panel[i].name, w->pin_w, w->pin_h);
+			free(l->pin_weights[i]);
+			l->pin_weights[i] = NULL;
+		}
+		pin->weight = l->pin_weights[i];
+	}
+}
+
 /*
  * The panels that are there now, planned on the wall. The water keeps
  * its size (and its waves) while the plan's does: a panel unplugged goes
@@ -146,8 +208,10 @@ int loop_wall_follow(struct loop *l, const struct options *o)
 	if (l->k && plan.width == l->plan.width && plan.height == l->plan.height &&
 	    plan.mm_width == l->plan.mm_width && plan.mm_height == l->plan.mm_height) {
 		l->plan = plan;
+		wall_pins_follow(l, o);
 		return 0;
 	}
 	l->plan = plan;
+	wall_pins_follow(l, o);
 	return loop_create_wall_water(l, o);
 }

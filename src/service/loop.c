@@ -73,6 +73,7 @@ void loop_destroy(struct loop *l)
 	for (int i = 0; i < l->n_outputs; i++)
 		output_gone(&l->outputs[i], clock_now_ns());
 	loop_drop_water(l);
+	loop_wall_pins_clear(l);
 	touch_script_destroy(l->script);
 	for (int i = 0; i < l->n_scheds; i++)
 		schedule_destroy(l->scheds[i].s);

@@ -19,6 +19,7 @@
 #include "tuio/tuio.h"
 #include "settings/options-private.h"
 #include "settings/options.h"
+#include "wall/blend.h"
 #include "water/render.h"
 #include "water/ripple.h"
 #include "water/workers.h"
@@ -196,6 +197,49 @@ const struct option_row options_table[] = {
 		       "and\n"
 		       ".B --screen-mm\n"
 		       "do not apply to a wall.",
+	},
+	{
+		.name = "blend-gamma", .group = GROUP_OUTPUT, .type = OPTION_NUMBER, .arg = "GAMMA",
+		.min = OPTIONS_MIN_BLEND_GAMMA, .max = OPTIONS_MAX_BLEND_GAMMA,
+		.def = STR(OPTIONS_DEFAULT_BLEND_GAMMA), .example = "2.4",
+		.reload = RELOAD_RESTART, FIELD(blend_gamma),
+		.help = "the projectors' gamma: where corner-pinned outputs overlap, their "
+			"weights add up to 1 in linear light, a pixel (level^GAMMA x weight)^(1/GAMMA)",
+		.man = "Where corner-pinned outputs (projectors, see\n"
+		       ".BR --layout )\n"
+		       "overlap, each one's weight falls smoothly to 0 toward its own edge and\n"
+		       "the weights of all outputs lighting a point add up to 1 in linear light,\n"
+		       "as projectors' light adds on the floor: a pixel is\n"
+		       "(level^GAMMA x weight)^(1/GAMMA). Most projectors are near 2.2 (sRGB);\n"
+		       "a seam brighter or darker than its sides says the gamma is off.",
+	},
+	{
+		.name = "blend-curve", .group = GROUP_OUTPUT, .type = OPTION_NUMBER, .arg = "P",
+		.min = WALL_BLEND_CURVE_MIN, .max = WALL_BLEND_CURVE_MAX,
+		.def = STR(OPTIONS_DEFAULT_BLEND_CURVE), .example = "3",
+		.reload = RELOAD_RESTART, FIELD(blend_curve),
+		.help = "the shape of a soft edge across an overlap, Bourke's exponent: 1 a straight "
+			"ramp, larger flatter at both ends and steeper in the middle",
+		.man = "The shape of the weight across an overlap of corner-pinned outputs,\n"
+		       "Bourke's curve: 0.5 (2x)^P up to the overlap's middle and 1 - 0.5\n"
+		       "(2 (1 - x))^P past it, x going from 0 at an output's edge to 1 where the\n"
+		       "other's ends. 1 is a straight ramp; larger values keep each side's own\n"
+		       "light longer and cross over more steeply in the middle, which hides a\n"
+		       "misaligned overlap less but a wrong gamma more.",
+	},
+	{
+		.name = "black-lift", .group = GROUP_OUTPUT, .type = OPTION_NUMBER, .arg = "PERCENT",
+		.min = 0, .max = OPTIONS_MAX_BLACK_LIFT_PERCENT, .unit = "% of full light",
+		.def = "0", .example = "0.5",
+		.reload = RELOAD_RESTART, FIELD(black_lift_percent),
+		.help = "where one projector lights the floor alone, its black raised by this share "
+			"of full light (linear), to match overlaps, where two projectors' blacks add",
+		.man = "A projector's black is not black: where two overlap, their blacks add\n"
+		       "and the overlap shows as a lighter band in dark scenes. This raises the\n"
+		       "black where an output lights the floor alone by this share of its full\n"
+		       "light (in linear light; the picture is squeezed above it), so that it\n"
+		       "matches. Set it by eye on a black picture: the projector's black level,\n"
+		       "typically 0.1 to 1 percent.",
 	},
 	{
 		.name = "flip-timeout", .group = GROUP_OUTPUT, .type = OPTION_INT, .arg = "MS",

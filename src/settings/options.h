@@ -72,6 +72,18 @@ enum rotation {
  * floor, so refraction and the light take this depth too.
  */
 #define OPTIONS_DEFAULT_POND_DEPTH_MM 30
+/*
+ * Projectors' overlaps (--layout's corner-pinned outputs): most projectors
+ * decode their signal with a gamma near sRGB's 2.2; Bourke's blend curve
+ * with an exponent of 2 (Bourke, "Edge blending using commodity
+ * projectors", 2004). A black lift past 20 % of full light is no
+ * projector's black.
+ */
+#define OPTIONS_DEFAULT_BLEND_GAMMA 2.2
+#define OPTIONS_MIN_BLEND_GAMMA 1.0
+#define OPTIONS_MAX_BLEND_GAMMA 3.0
+#define OPTIONS_DEFAULT_BLEND_CURVE 2
+#define OPTIONS_MAX_BLACK_LIFT_PERCENT 20.0
 /* Water's kinematic viscosity at 20 C, in mm^2/s (1.0e-6 m^2/s). */
 #define OPTIONS_DEFAULT_VISCOSITY_MM2_S 1
 #define OPTIONS_MAX_VISCOSITY_MM2_S 1000.0
@@ -231,6 +243,9 @@ struct options {
 	int mode_refresh_hz;          /* 0: any */
 	enum rotation rotate;         /* ROTATE_AUTO: see options_rotation() */
 	const char *layout;           /* a water wall's panels (wall/layout.h); NULL: mirrored */
+	double blend_gamma;           /* the projectors', for their overlaps (wall/blend.h) */
+	double blend_curve;           /* Bourke's exponent */
+	double black_lift_percent;    /* of full light, where one output lights alone */
 	int flip_timeout_ms;
 	int render_ahead_us;          /* OPTIONS_RENDER_AHEAD_AUTO, _OFF or a time */
 

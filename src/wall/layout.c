@@ -45,9 +45,29 @@ void wall_turned(int rotation, int w, int h, int *lw, int *lh)
 	*lh = sideways ? w : h;
 }
 
-/* On the surface, y down: a picture seen from the front turns clockwise
- * from its top left, a positive area by the shoelace formula. */
+/*
+ * On the surface, y down, a picture seen from the front turns clockwise at
+ * each of its corners in turn, from its top left: every turn's cross
+ * product positive. That is also what makes it convex, as a projector's
+ * picture is (a quadrilateral with a corner turned in, a dart, is no
+ * homography's picture of a rectangle that the projector can light).
+ */
 static bool pin_turns_clockwise(const double pin[WALL_PIN_NUMBERS])
+{
+	for (int i = 0; i < HOMOGRAPHY_CORNERS; i++) {
+		const double *a = pin + 2 * i;
+		const double *b = pin + 2 * ((i + 1) % HOMOGRAPHY_CORNERS);
+		const double *c = pin + 2 * ((i + 2) % HOMOGRAPHY_CORNERS);
+
+		if ((b[0] - a[0]) * (c[1] - b[1]) - (b[1] - a[1]) * (c[0] - b[0]) <= 0)
+			return false;
+	}
+	return true;
+}
+
+/* A quadrilateral's area in mm^2, by the shoelace formula (clockwise with
+ * y down: positive). */
+static double pin_area(const double pin[WALL_PIN_NUMBERS])
 {
 	double area2 = 0;
 
@@ -56,7 +76,7 @@ static bool pin_turns_clockwise(const double pin[WALL_PIN_NUMBERS])
 
 		area2 += a[0] * b[1] - b[0] * a[1];
 	}
-	return area2 > 0;
+	return area2 / 2;
 }
 
 /* Rectangles [x, x + w) overlap: bezels may touch, glass may not cross. */
@@ -104,9 +124,10 @@ static int parse_pin(char *corners, struct wall_panel *p, char *err, size_t len)
 	}
 	/* Turning the other way is the picture seen from behind: inside out. */
 	if (homography_from_corners(p->pin, &h) < 0 || !pin_turns_clockwise(p->pin)) {
-		snprintf(err, len, "%s's corners are not a quadrilateral: expected its top "
-			 "left, top right, bottom right and bottom left in turn, clockwise "
-			 "on the surface, none crossed or in a line", p->name);
+		snprintf(err, len, "%s's corners are not a projector's quadrilateral: "
+			 "expected its top left, top right, bottom right and bottom left in "
+			 "turn, clockwise on the surface, none crossed, turned in or in a "
+			 "line", p->name);
 		return -EINVAL;
 	}
 	p->w_mm = x1 - p->x_mm;
@@ -324,6 +345,8 @@ static void pin_to_wall(const struct wall_panel *p, const struct wall_screen *s,
 		m[3 * r] /= s->width;
 		m[3 * r + 1] /= s->height;
 	}
+	w->pin_w = s->width;
+	w->pin_h = s->height;
 	w->pinned = true;
 }
 
@@ -387,6 +410,12 @@ int wall_plan_make(const struct wall_layout *l, const struct wall_screen *screen
 			    &lw, &lh);
 		known->px_per_mm_x = lw / known->w_mm[first];
 		known->px_per_mm_y = lh / known->h_mm[first];
+		/* A projector's pixels over its keystoned picture: as many on
+		 * the surface as it has over its quadrilateral's area, and
+		 * square, as the water's cells are. */
+		if (l->panel[first].pinned)
+			known->px_per_mm_x = known->px_per_mm_y =
+				sqrt((double)lw * lh / pin_area(l->panel[first].pin));
 	}
 	full_w = (x1 - x0) * known->px_per_mm_x;
 	full_h = (y1 - y0) * known->px_per_mm_y;

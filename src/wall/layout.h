@@ -73,6 +73,7 @@ struct wall_window {
 	int x, y, w, h;             /* its window in the wall's pixels; x, y even */
 	bool pinned;                /* shown through pin, not as a rectangle */
 	struct homography pin;      /* the output's pixels (0..width) to the wall's */
+	int pin_w, pin_h;           /* the pinned output's pixels */
 };
 
 /*

@@ -12,6 +12,7 @@ src_water_librk_water_a_SOURCES = \
 	src/water/pond.c src/water/pond.h src/water/pond-rows.h src/water/pond-lanes.h \
 	src/water/dct.c src/water/dct.h \
 	src/water/render.c src/water/render.h src/water/render-types.h \
+	src/water/warp.c src/water/warp.h \
 	src/water/resample.c src/water/resample.h \
 	src/water/pixel.c src/water/pixel.h \
 	src/water/kernels.h \

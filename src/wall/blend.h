@@ -1,0 +1,31 @@
+/*
+ * Soft edges where projectors' pictures overlap: each pinned output's
+ * weight at each of its pixels, so that the outputs lighting a point of
+ * the surface add up to the picture's light there. Pure arithmetic.
+ */
+#ifndef WALL_BLEND_H
+#define WALL_BLEND_H
+
+#include <stdint.h>
+
+#include "wall/layout.h"
+
+/* Bourke's blend curve's exponent: 1 is a straight ramp, 2 his usual. */
+#define WALL_BLEND_CURVE_MIN 1.0
+#define WALL_BLEND_CURVE_MAX 10.0
+
+/*
+ * The weights of the plan's pinned window i, a plane of its pin_w x pin_h
+ * pixels in 1/WARP_WEIGHT_ONE of linear light, WARP_WEIGHT_ALONE where no
+ * other output lights the point (water/warp.h). mask: NULL, or a plane
+ * of the same size whose 0s keep the pixel black. 0, or -EINVAL when
+ * window i is not pinned.
+ */
+int wall_blend_weights(const struct wall_plan *plan, int i, double curve, const uint8_t *mask,
+		       uint16_t *weight);
+
+/* Bourke's curve at x (0..1 across an overlap): 0.5 (2x)^p up to the
+ * middle, 1 - 0.5 (2 (1 - x))^p past it; f(x) + f(1 - x) = 1. */
+double wall_blend_curve(double x, double p);
+
+#endif

@@ -1,0 +1,83 @@
+/*
+ * A corner-pinned output (a projector lighting a floor at an angle): each
+ * of its pixels shows the point of the surface its homography takes it
+ * to, the surface's frame sampled there between its pixels, weighed for
+ * the overlaps with other outputs in linear light.
+ */
+#ifndef WATER_WARP_H
+#define WATER_WARP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "water/render-types.h"
+
+/* A weight of 1 in linear light (wall/blend.h makes them). */
+#define WARP_WEIGHT_BITS 14
+#define WARP_WEIGHT_ONE (1 << WARP_WEIGHT_BITS)
+/* Set beside a weight: only this output lights the point (the black lift
+ * goes there, where no second projector's black adds to it). */
+#define WARP_WEIGHT_ALONE (1 << 15)
+#define WARP_WEIGHT_MASK (WARP_WEIGHT_ALONE - 1)
+
+/* The surface is sampled in 1/WARP_SUBPIXEL px. */
+#define WARP_SUBPIXEL_BITS 8
+#define WARP_SUBPIXEL (1 << WARP_SUBPIXEL_BITS)
+
+/* Linear light in 1/WARP_LINEAR_ONE, and back to a level through a table
+ * of every value of it (64 KB): under a gamma of 2.2 level 2 is 1.5 of
+ * its steps, level 3 3.6 and level 16 is 130, so only the two darkest
+ * levels, far under any projector's own black, are not told apart. */
+#define WARP_LINEAR_BITS 16
+#define WARP_LINEAR_ONE ((1 << WARP_LINEAR_BITS) - 1)
+#define WARP_LINEAR_LEVELS (1 << WARP_LINEAR_BITS)
+
+/* The light of the picture's levels, and back: made once for a gamma and
+ * a black lift (warp_light_create). */
+struct warp_light {
+	uint16_t to_linear[256];
+	/* the level of linear light l, rounded to nearest:
+	 * (l / WARP_LINEAR_ONE)^(1/gamma) of 255 */
+	uint8_t to_level[WARP_LINEAR_LEVELS];
+	/* the black lift where one output lights the point alone, in
+	 * 1/WARP_LINEAR_ONE: lifted = lift + l * (1 - lift) */
+	uint32_t lift;
+};
+
+/*
+ * gamma: the projectors' (2.2 for most, sRGB's); lift: the black raised
+ * where one output lights the point alone, a share of full light (0..1;
+ * a projector's black level, which two add up to in an overlap).
+ */
+struct warp_light *warp_light_create(double gamma, double lift);
+void warp_light_destroy(struct warp_light *l);
+
+struct warp {
+	/* The surface as drawn: src_w x src_h XRGB8888, rows src_pitch pixels apart. */
+	const uint32_t *src;
+	size_t src_pitch;
+	int src_w, src_h;
+	/* The output's pixels (0..width, 0..height, corners at whole numbers)
+	 * to the surface's, row major, m[8] is the homogeneous scale's constant. */
+	double m[9];
+	/* The output's weights, a width x height plane in 1/WARP_WEIGHT_ONE
+	 * with WARP_WEIGHT_ALONE; NULL: every pixel 1, alone. */
+	const uint16_t *weight;
+	const struct warp_light *light;   /* NULL: no weights are applied */
+};
+
+/*
+ * Rows y0 <= y < y1 of the output dst, its pixels as scanned out (a
+ * pinned output's corners turn its picture, no rotation). Pixel (x, y)'s
+ * centre goes through m to the surface; outside the surface, or past the
+ * homography's horizon, it is black. 0, or -EINVAL when the sizes are not
+ * a picture.
+ */
+int warp_rows(const struct warp *w, const struct render_target *dst, int y0, int y1);
+
+/* The surface's point for the centre of the output's pixel (x, y), in
+ * its pixels (centres at whole numbers): false past the horizon. */
+bool warp_point(const double m[9], int x, int y, double *u, double *v);
+
+#endif

@@ -1,0 +1,225 @@
+#!/usr/bin/env python3
+"""Corner-pinned outputs (projectors) drawn headless, measured against
+geometry computed here, not with the kiosk's code:
+
+- with flat water, a keystoned output's frame is the picture sampled through
+  the homography of its corners (an 8x8 solve here), within 1.5 levels on
+  average, and crosses drawn at known floor points appear within 1.5 px of
+  where that homography puts them;
+- two overlapping outputs over uniform grey: in the overlap their linear
+  light (level^2.2) sums to the picture's within 3 % at 95 % of points, and
+  outside it each shows the picture as it is;
+- --black-lift raises the black where an output lights the floor alone."""
+
+import math
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+from lib import checks, images  # noqa: E402  (tests/lib)
+
+prog = os.path.join(os.environ.get("top_builddir", "."), "src", "ripple-kiosk")
+t = checks.Checks()
+tmp = tempfile.mkdtemp(prefix="rk-proj-")
+
+OUT_W, OUT_H = 480, 270
+GAMMA = 2.2
+# Flat water: no rain, no attract rain, no drift, no light (the picture as it is).
+FLAT = ["--rain", "0", "--attract", "0", "--drift", "0", "--fit", "stretch"]
+
+
+def solve(a, b):
+    """a x = b by Gaussian elimination with partial pivoting (8x8 here)."""
+    n = len(b)
+    m = [list(row) + [b[i]] for i, row in enumerate(a)]
+    for c in range(n):
+        p = max(range(c, n), key=lambda r: abs(m[r][c]))
+        m[c], m[p] = m[p], m[c]
+        for r in range(n):
+            if r != c:
+                f = m[r][c] / m[c][c]
+                m[r] = [x - f * y for x, y in zip(m[r], m[c])]
+    return [m[i][n] / m[i][i] for i in range(n)]
+
+
+def homography(src, dst):
+    """The 3x3 (row major, h33 = 1) taking the four src points to dst."""
+    a, b = [], []
+    for (x, y), (u, v) in zip(src, dst):
+        a.append([x, y, 1, 0, 0, 0, -u * x, -u * y])
+        b.append(u)
+        a.append([0, 0, 0, x, y, 1, -v * x, -v * y])
+        b.append(v)
+    return solve(a, b) + [1.0]
+
+
+def apply(h, x, y):
+    w = h[6] * x + h[7] * y + h[8]
+    return (h[0] * x + h[1] * y + h[2]) / w, (h[3] * x + h[4] * y + h[5]) / w
+
+
+def area(c):
+    return sum(c[i][0] * c[(i + 1) % 4][1] - c[(i + 1) % 4][0] * c[i][1] for i in range(4)) / 2
+
+
+def layout_of(outputs):
+    return " ".join("%s@[%s]:%dx%dpx" % (name, ";".join("%g,%g" % p for p in c), OUT_W, OUT_H)
+                    for name, c in outputs)
+
+
+def run(name, outputs, picture, extra=()):
+    """The first frame of each output, and the surface's size in px."""
+    out = os.path.join(tmp, name)
+    conf = out + ".conf"
+    open(conf, "w").close()
+    argv = [prog, "--config", conf, "--backend", "headless", "--frames", "1", "--output", out,
+            "--verbose", "--layout", layout_of(outputs), "--background", picture] + FLAT + \
+        list(extra)
+    res = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                         universal_newlines=True)
+    m = re.search(r"wall: (\d+)x(\d+) px", res.stdout)
+    if res.returncode != 0 or not m:
+        print(res.stdout)
+        t.check(False, "%s: the run succeeds and says the surface's size" % name,
+                "rc %d" % res.returncode)
+        t.exit()
+    frames = {n: images.read_png(os.path.join(out, "frame-00000-%s.png" % n))
+              for n, _ in outputs}
+    return frames, (int(m.group(1)), int(m.group(2)))
+
+
+def to_surface(outputs, c, size_px):
+    """The output's pixels to the surface's, as the layout's rule has it:
+    the surface is the corners' bounding box at the first output's density
+    (its pixels over its quadrilateral's area, square), pixel centres at
+    whole numbers."""
+    xs = [p[0] for _, q in outputs for p in q]
+    ys = [p[1] for _, q in outputs for p in q]
+    d = math.sqrt(OUT_W * OUT_H / area(outputs[0][1]))
+    px = [((x - min(xs)) * d, (y - min(ys)) * d) for x, y in c]
+    return homography([(0, 0), (OUT_W, 0), (OUT_W, OUT_H), (0, OUT_H)], px), d, min(xs), \
+        min(ys)
+
+
+def bilinear(img, u, v):
+    u = min(max(u, 0.0), img.width - 1.0)
+    v = min(max(v, 0.0), img.height - 1.0)
+    x0, y0 = int(u), int(v)
+    x1, y1 = min(x0 + 1, img.width - 1), min(y0 + 1, img.height - 1)
+    fx, fy = u - x0, v - y0
+    p00, p01, p10, p11 = (img.pixel(x0, y0), img.pixel(x1, y0), img.pixel(x0, y1),
+                          img.pixel(x1, y1))
+    return [(p00[c] * (1 - fx) + p01[c] * fx) * (1 - fy) + (p10[c] * (1 - fx) + p11[c] * fx) * fy
+            for c in range(3)]
+
+
+def picture(name, w, h, level):
+    """A w x h picture: level(x, y) -> (r, g, b) at each pixel."""
+    data = bytearray()
+    for y in range(h):
+        for x in range(w):
+            data += bytes(level(x, y))
+    path = os.path.join(tmp, name + ".ppm")
+    images.write_ppm(path, images.Image(w, h, data))
+    return path
+
+
+# ---- geometry: one keystoned output ----
+KEYSTONE = [("P", [(100, 150), (1900, 0), (2000, 1100), (0, 1000)])]
+grey = picture("grey0", 8, 8, lambda x, y: (128, 128, 128))
+_, (SW, SH) = run("size", KEYSTONE, grey)
+H, d, x0, y0 = to_surface(KEYSTONE, KEYSTONE[0][1], (SW, SH))
+# Crosses at known floor points (mm), dark on a smooth light picture.
+CROSSES_MM = [(500, 300), (1000, 550), (1500, 800), (400, 850), (1600, 250)]
+CROSS_ARM, CROSS_HALF = 9, 1
+
+
+def light_picture(x, y):
+    for cx, cy in CROSSES_MM:
+        px, py = round((cx - x0) * d), round((cy - y0) * d)
+        if (abs(x - px) <= CROSS_HALF and abs(y - py) <= CROSS_ARM) or \
+           (abs(y - py) <= CROSS_HALF and abs(x - px) <= CROSS_ARM):
+            return (20, 20, 20)
+    return (150 + 80 * x // SW, 150 + 80 * y // SH, 190 + int(30 * math.sin(x / 9.0)))
+
+
+pic = picture("geometry", SW, SH, light_picture)
+frames, _ = run("geometry", KEYSTONE, pic)
+frame = frames["P"]
+src = images.read_ppm(pic)
+diff, count = 0.0, 0
+for y in range(OUT_H):
+    for x in range(OUT_W):
+        u, v = apply(H, x + 0.5, y + 0.5)
+        want = bilinear(src, u - 0.5, v - 0.5)
+        got = frame.pixel(x, y)
+        diff += sum(abs(got[c] - want[c]) for c in range(3)) / 3
+        count += 1
+t.check(diff / count <= 1.5, "a keystoned output is the picture through its corners' "
+        "homography (mean within 1.5 levels)", "mean %.2f levels" % (diff / count))
+Hinv = homography([apply(H, *p) for p in [(0, 0), (OUT_W, 0), (OUT_W, OUT_H), (0, OUT_H)]],
+                  [(0, 0), (OUT_W, 0), (OUT_W, OUT_H), (0, OUT_H)])
+worst = 0.0
+for cx, cy in CROSSES_MM:
+    # where the homography puts the cross's centre (a pixel's centre: +0.5)
+    ex, ey = apply(Hinv, round((cx - x0) * d) + 0.5, round((cy - y0) * d) + 0.5)
+    sx = sy = sw = 0.0
+    for y in range(int(ey) - 14, int(ey) + 15):
+        for x in range(int(ex) - 14, int(ex) + 15):
+            if 0 <= x < OUT_W and 0 <= y < OUT_H:
+                dark = max(0, 120 - frame.pixel(x, y)[0])
+                sx += dark * (x + 0.5)
+                sy += dark * (y + 0.5)
+                sw += dark
+    off = math.hypot(sx / sw - ex, sy / sw - ey) if sw else float("inf")
+    worst = max(worst, off)
+t.check(worst <= 1.5, "crosses at known floor points appear where the homography puts them "
+        "(within 1.5 px)", "worst %.2f px" % worst)
+
+# ---- blend: two overlapping outputs over uniform grey ----
+LEVEL = 128
+TWO = [("A", [(0, 100), (2100, 0), (2000, 1200), (100, 1100)]),
+       ("B", [(1700, 0), (4000, 100), (3900, 1100), (1800, 1200)])]
+frames, (SW, SH) = run("blend", TWO, picture("grey", 16, 16, lambda x, y: (LEVEL,) * 3))
+Ha, _, _, _ = to_surface(TWO, TWO[0][1], (SW, SH))
+Hb, _, _, _ = to_surface(TWO, TWO[1][1], (SW, SH))
+Hb_inv = homography([apply(Hb, *p) for p in [(0, 0), (OUT_W, 0), (OUT_W, OUT_H),
+                                             (0, OUT_H)]],
+                    [(0, 0), (OUT_W, 0), (OUT_W, OUT_H), (0, OUT_H)])
+want = (LEVEL / 255.0) ** GAMMA
+inside = good = alone_bad = alone = 0
+for y in range(0, OUT_H, 2):
+    for x in range(0, OUT_W, 2):
+        bx, by = apply(Hb_inv, *apply(Ha, x + 0.5, y + 0.5))
+        a = frames["A"].pixel(x, y)[1]
+        # B lights the point: its pixel there, a pixel in from its edge
+        if 1 <= bx < OUT_W - 1 and 1 <= by < OUT_H - 1:
+            b = bilinear(frames["B"], bx - 0.5, by - 0.5)[1]
+            inside += 1
+            if abs((a / 255.0) ** GAMMA + (b / 255.0) ** GAMMA - want) <= 0.03 * want:
+                good += 1
+        elif not (-1 <= bx < OUT_W + 1 and -1 <= by < OUT_H + 1):
+            alone += 1
+            alone_bad += a != LEVEL
+t.check(inside > 1000, "the two outputs overlap", "%d points" % inside)
+t.check(good >= 0.95 * inside, "in the overlap the two outputs' linear light sums to the "
+        "picture's within 3 % at 95 % of points", "%d of %d" % (good, inside))
+t.check(alone > 1000 and alone_bad == 0, "outside the overlap an output shows the picture "
+        "as it is", "%d of %d differ" % (alone_bad, alone))
+
+# ---- the black lift: only where an output is alone ----
+frames, _ = run("lift", TWO, picture("black", 16, 16, lambda x, y: (0, 0, 0)),
+                ["--black-lift", "1"])
+lifted = round(255 * 0.01 ** (1 / GAMMA))
+a_alone = frames["A"].pixel(20, OUT_H // 2)[1]
+a_over = frames["A"].pixel(OUT_W - 20, OUT_H // 2)[1]
+t.check(abs(a_alone - lifted) <= 1 and a_over == 0, "--black-lift 1 raises the black to 1 % "
+        "of full light where one output is alone, not in the overlap",
+        "alone %d (want %d), overlap %d" % (a_alone, lifted, a_over))
+
+shutil.rmtree(tmp)
+t.exit()
