@@ -8,6 +8,7 @@
 
 #include <math.h>
 
+#include "base/homography.h"
 #include "check.h"
 #include "water/caustics.h"
 #include "water/kernels.h"
@@ -16,6 +17,7 @@
 #include "water/render.h"
 #include "water/ripple.h"
 #include "water/simd.h"
+#include "water/warp.h"
 
 /* Every fast path against the scalar reference, bit for bit: heights after
  * thousands of random steps with stones and obstacles, and pixels of every
@@ -785,6 +787,107 @@ static int compare_round(const struct pond_rows *r, const char *name)
 	return bad == 0;
 }
 
+/*
+ * A corner-pinned output: each path's pixels against the scalar ones',
+ * through homographies that keep to the surface, overshoot it, turn it,
+ * shrink and magnify it, and reach past their horizon; weights of every
+ * kind (1 alone, 1 shared, 0, random), with a black lift and without;
+ * widths that are no multiple of a vector. Returns the outputs compared,
+ * 0 on a difference.
+ */
+static int compare_warp(const struct kernels *k)
+{
+	static const int sw = 97, sh = 61;
+	static const int outs[][2] = { { 64, 40 }, { 37, 23 }, { 7, 5 }, { 203, 11 } };
+	static const double corners[][8] = {
+		{ 0, 0, 97, 0, 97, 61, 0, 61 },                 /* the surface itself */
+		{ 10, 3, 88, 0, 97, 61, 2, 55 },                /* keystoned */
+		{ -20, -10, 120, -5, 110, 80, -15, 70 },        /* past the surface */
+		{ 97, 0, 97, 61, 0, 61, 0, 0 },                 /* turned */
+		{ 40, 25, 43, 25, 43, 27, 40, 27 },             /* magnified */
+		{ 48, 0, 49, 0, 97, 61, 0, 61 },                /* steep */
+	};
+	/* past its horizon partway along every row: w = 1.5 - x / 20 */
+	static const double beyond[9] = { 3, 0.2, 1, 0.1, 2, -3, -0.05, 0.001, 1.5 };
+	uint32_t *surface = malloc((size_t)sw * sh * sizeof(*surface));
+	struct warp_light *lights[2] = { warp_light_create(2.2, 0), warp_light_create(2.4, 0.01) };
+	int compared = 0, bad = 0;
+
+	if (!surface || !lights[0] || !lights[1]) {
+		bad++;
+		goto out;
+	}
+	for (int i = 0; i < sw * sh; i++)
+		surface[i] = 0xff000000u | (rnd() & 0xffffffu);
+	for (size_t o = 0; o < sizeof(outs) / sizeof(outs[0]); o++) {
+		const int ow = outs[o][0], oh = outs[o][1];
+		const size_t n = (size_t)ow * oh;
+		uint32_t *a = malloc(n * sizeof(*a)), *b = malloc(n * sizeof(*b));
+		uint16_t *weight = malloc(n * sizeof(*weight));
+
+		if (!a || !b || !weight) {
+			bad++;
+			goto next;
+		}
+		for (size_t i = 0; i < n; i++) {
+			static const uint16_t kinds[] = { WARP_WEIGHT_ONE | WARP_WEIGHT_ALONE,
+							  WARP_WEIGHT_ONE, 0 };
+			uint32_t r = rnd() % 6;
+
+			weight[i] = r < 3 ? kinds[r] : (uint16_t)(rnd() % (WARP_WEIGHT_ONE + 1));
+			/* long runs of one kind too, as an output has */
+			if (i % 64 < 40)
+				weight[i] = WARP_WEIGHT_ONE | WARP_WEIGHT_ALONE;
+		}
+		for (size_t c = 0; c <= sizeof(corners) / sizeof(corners[0]); c++) {
+			for (int l = 0; l < 3; l++) {
+				struct homography h;
+				struct warp w = {
+					.src = surface, .src_pitch = (size_t)sw, .src_w = sw,
+					.src_h = sh, .weight = l < 2 ? weight : NULL,
+					.light = l < 2 ? lights[l] : NULL,
+				};
+				struct render_target ta = { a, ow, oh, (size_t)ow * 4,
+							    PIXEL_XRGB8888 };
+				struct render_target tb = ta;
+
+				tb.pixels = b;
+				if (c == sizeof(corners) / sizeof(corners[0])) {
+					memcpy(w.m, beyond, sizeof(w.m));
+				} else if (homography_to_corners(corners[c], &h) < 0) {
+					bad++;
+					continue;
+				} else {
+					for (int r = 0; r < 3; r++) {
+						w.m[3 * r] = h.m[3 * r] / ow;
+						w.m[3 * r + 1] = h.m[3 * r + 1] / oh;
+						w.m[3 * r + 2] = h.m[3 * r + 2];
+					}
+				}
+				w.kernels = &kernels_scalar;
+				warp_rows(&w, &ta, 0, oh);
+				w.kernels = k;
+				warp_rows(&w, &tb, 0, oh);
+				if (memcmp(a, b, n * sizeof(*a))) {
+					fprintf(stderr, "%s: a %dx%d pinned output differs "
+						"(corners %zu, light %d)\n", k->name, ow, oh, c, l);
+					bad++;
+				}
+				compared++;
+			}
+		}
+next:
+		free(a);
+		free(b);
+		free(weight);
+	}
+out:
+	warp_light_destroy(lights[0]);
+	warp_light_destroy(lights[1]);
+	free(surface);
+	return bad ? 0 : compared;
+}
+
 int main(void)
 {
 	const char *const *names = simd_names();
@@ -793,7 +896,7 @@ int main(void)
 	for (size_t n = 0; names[n]; n++) {
 		const struct kernels *k;
 		bool same = true;
-		int rows = 0, planes, ponds;
+		int rows = 0, planes, ponds, warps;
 
 		if (strcmp(names[n], kernels_scalar.name) == 0)
 			continue;  /* the reference itself */
@@ -819,6 +922,8 @@ int main(void)
 		same = compare_bands(k) && same;
 		planes = compare_caustics(k);
 		same = planes > 0 && same;
+		warps = compare_warp(k);
+		same = warps > 0 && same;
 		ponds = compare_pond(k);
 		same = ponds > 0 && same;
 		same = compare_round(k->pond ? k->pond : &pond_rows_generic, k->name) && same;
@@ -826,8 +931,8 @@ int main(void)
 		if (same)
 			fprintf(stderr, "%s: bit-exact with scalar at %zu sizes, damped by shift, "
 				"by multiplier and with viscosity, in %d random step rows, "
-				"in bands and in %d planes of light through the water; the pond's "
-				"rows %s\n", k->name, N_SIZES, rows, planes,
+				"in bands and in %d planes of light through the water, %d pinned "
+				"outputs; the pond's rows %s\n", k->name, N_SIZES, rows, planes, warps,
 				k->pond ? "bit-exact with the generic ones" : "the generic ones");
 		tested++;
 	}

@@ -13,6 +13,7 @@
 
 #include "water/pixel.h"
 #include "water/render-types.h"
+#include "water/warp.h"
 
 /*
  * One interior row of a step: for 1 <= x < width-1,
@@ -119,6 +120,8 @@ struct kernels {
 	const struct caustics_rows *caustics;
 	/* the pond's rows (water/pond-rows.h); NULL: the generic ones */
 	const struct pond_rows *pond;
+	/* a corner-pinned output's pixels (water/warp.h); NULL: the scalar ones */
+	warp_span_fn warp_span;
 };
 
 static inline int16_t kernel_saturate16(int32_t v)

@@ -4,7 +4,9 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "water/kernels.h"
 #include "water/pixel.h"
+#include "water/simd.h"
 #include "water/warp.h"
 
 /*
@@ -137,8 +139,7 @@ static uint32_t sample(const struct warp *w, double u, double v)
 	return px;
 }
 
-/* px's light weighed by weight (WARP_WEIGHT_*), and lifted where alone. */
-static uint32_t weigh(const struct warp_light *l, uint32_t px, unsigned weight)
+uint32_t warp_weigh(const struct warp_light *l, uint32_t px, unsigned weight)
 {
 	const uint32_t share = weight & WARP_WEIGHT_MASK;
 	const uint32_t lift = weight & WARP_WEIGHT_ALONE ? l->lift : 0;
@@ -162,33 +163,55 @@ static uint32_t weigh(const struct warp_light *l, uint32_t px, unsigned weight)
 	return out;
 }
 
+void warp_span_scalar(const struct warp *w, int y, uint32_t *out, int x0, int x1)
+{
+	const uint16_t *weight = w->weight && w->light ? w->weight + (size_t)y * (size_t)w->out_w
+						       : NULL;
+	const struct row_terms terms = row_terms(w->m, y);
+
+	for (int x = x0; x < x1; x++) {
+		uint32_t px = OPAQUE;
+		double u, v;
+
+		if (row_point(w->m, &terms, x, &u, &v))
+			px = sample(w, u, v);
+		if (weight)
+			px = warp_weigh(w->light, px, weight[x]);
+		out[x - x0] = px;
+	}
+}
+
+/* Pixels a row of a 16-bit output is made in at a time, then converted. */
+#define CHUNK 256
+
 int warp_rows(const struct warp *w, const struct render_target *dst, int y0, int y1)
 {
+	const struct kernels *k = w->kernels ? w->kernels : simd_kernels();
+	const warp_span_fn span = k->warp_span ? k->warp_span : warp_span_scalar;
+	struct warp ws = *w;
+
 	if (!w->src || w->src_w < 1 || w->src_h < 1 || w->src_pitch < (size_t)w->src_w ||
 	    dst->width < 1 || dst->height < 1)
 		return -EINVAL;
+	ws.out_w = dst->width;
 	if (y0 < 0)
 		y0 = 0;
 	if (y1 > dst->height)
 		y1 = dst->height;
 	for (int y = y0; y < y1; y++) {
 		uint8_t *row = (uint8_t *)dst->pixels + (size_t)y * dst->stride;
-		const uint16_t *weight = w->weight ? w->weight + (size_t)y * (size_t)dst->width
-						   : NULL;
-		const struct row_terms terms = row_terms(w->m, y);
 
-		for (int x = 0; x < dst->width; x++) {
-			uint32_t px = OPAQUE;
-			double u, v;
+		if (dst->format != PIXEL_RGB565) {
+			span(&ws, y, (uint32_t *)(void *)row, 0, dst->width);
+			continue;
+		}
+		for (int x = 0; x < dst->width; x += CHUNK) {
+			uint32_t chunk[CHUNK];
+			int n = dst->width - x < CHUNK ? dst->width - x : CHUNK;
 
-			if (row_point(w->m, &terms, x, &u, &v))
-				px = sample(w, u, v);
-			if (weight && w->light)
-				px = weigh(w->light, px, weight[x]);
-			if (dst->format == PIXEL_RGB565)
-				((uint16_t *)(void *)row)[x] = pixel_xrgb_to_rgb565(px);
-			else
-				((uint32_t *)(void *)row)[x] = px;
+			span(&ws, y, chunk, x, x + n);
+			for (int i = 0; i < n; i++)
+				((uint16_t *)(void *)row)[x + i] = pixel_xrgb_to_rgb565(chunk[i]);
 		}
 	}
 	return 0;

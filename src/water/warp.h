@@ -21,8 +21,12 @@
 #define WARP_WEIGHT_ALONE (1 << 15)
 #define WARP_WEIGHT_MASK (WARP_WEIGHT_ALONE - 1)
 
-/* The surface is sampled in 1/WARP_SUBPIXEL px. */
-#define WARP_SUBPIXEL_BITS 8
+/* The surface is sampled in 1/WARP_SUBPIXEL px: finer than the eye tells
+ * on a projected floor (the refraction moves the picture in 1/8 px), and
+ * a pair of weights and a channel's sum of two fit a signed byte and a
+ * 16-bit lane (255 x 64), so that a SIMD path weighs a pixel's four
+ * channels in one multiply-add. */
+#define WARP_SUBPIXEL_BITS 6
 #define WARP_SUBPIXEL (1 << WARP_SUBPIXEL_BITS)
 
 /* Linear light in 1/WARP_LINEAR_ONE, and back to a level through a table
@@ -53,6 +57,8 @@ struct warp_light {
 struct warp_light *warp_light_create(double gamma, double lift);
 void warp_light_destroy(struct warp_light *l);
 
+struct kernels;
+
 struct warp {
 	/* The surface as drawn: src_w x src_h XRGB8888, rows src_pitch pixels apart. */
 	const uint32_t *src;
@@ -65,7 +71,18 @@ struct warp {
 	 * with WARP_WEIGHT_ALONE; NULL: every pixel 1, alone. */
 	const uint16_t *weight;
 	const struct warp_light *light;   /* NULL: no weights are applied */
+	int out_w;                        /* the output's width: the weights' pitch */
+	/* The instruction set to warp with; NULL: simd_kernels(). */
+	const struct kernels *kernels;
 };
+
+/* Pixels x0 <= x < x1 of output row y as XRGB8888 into out[x - x0]: the
+ * scalar one defines them, a SIMD one matches it bit for bit. */
+typedef void (*warp_span_fn)(const struct warp *w, int y, uint32_t *out, int x0, int x1);
+void warp_span_scalar(const struct warp *w, int y, uint32_t *out, int x0, int x1);
+/* px's light weighed by weight (WARP_WEIGHT_*), lifted where alone: for
+ * the SIMD paths' pixels in an overlap. */
+uint32_t warp_weigh(const struct warp_light *l, uint32_t px, unsigned weight);
 
 /*
  * Rows y0 <= y < y1 of the output dst, its pixels as scanned out (a
