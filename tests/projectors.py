@@ -71,12 +71,13 @@ def layout_of(outputs):
                     for name, c in outputs)
 
 
-def run(name, outputs, picture, extra=()):
-    """The first frame of each output, and the surface's size in px."""
+def run(name, outputs, picture, extra=(), frames=1):
+    """The last of frames frames of each output, and the surface's size in px."""
     out = os.path.join(tmp, name)
     conf = out + ".conf"
     open(conf, "w").close()
-    argv = [prog, "--config", conf, "--backend", "headless", "--frames", "1", "--output", out,
+    argv = [prog, "--config", conf, "--backend", "headless", "--frames", str(frames),
+            "--every", str(max(frames - 1, 1)), "--output", out,
             "--verbose", "--layout", layout_of(outputs), "--background", picture] + FLAT + \
         list(extra)
     res = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
@@ -87,9 +88,9 @@ def run(name, outputs, picture, extra=()):
         t.check(False, "%s: the run succeeds and says the surface's size" % name,
                 "rc %d" % res.returncode)
         t.exit()
-    frames = {n: images.read_png(os.path.join(out, "frame-00000-%s.png" % n))
-              for n, _ in outputs}
-    return frames, (int(m.group(1)), int(m.group(2)))
+    last = {n: images.read_png(os.path.join(out, "frame-%05d-%s.png" % (frames - 1, n)))
+            for n, _ in outputs}
+    return last, (int(m.group(1)), int(m.group(2)))
 
 
 def to_surface(outputs, c, size_px):
@@ -220,6 +221,67 @@ a_over = frames["A"].pixel(OUT_W - 20, OUT_H // 2)[1]
 t.check(abs(a_alone - lifted) <= 1 and a_over == 0, "--black-lift 1 raises the black to 1 % "
         "of full light where one output is alone, not in the overlap",
         "alone %d (want %d), overlap %d" % (a_alone, lifted, a_over))
+
+# ---- masks: black keeps the output black, white leaves it as it is ----
+MASK_W, MASK_H = 96, 54   # scaled to the output's pixels (5x)
+mask = picture("mask", MASK_W, MASK_H, lambda x, y: (0, 0, 0) if 20 <= x < 40 and 10 <= y < 30
+               else (255, 255, 255))
+frames, _ = run("masked", TWO, os.path.join(tmp, "grey.ppm"), ["--mask", "A=" + mask])
+black = [frames["A"].pixel(x, y)[1] for y in range(60, 140) for x in range(110, 190)]
+clear = [frames["A"].pixel(x, y)[1] for y in range(170, 260) for x in range(10, 90)]
+t.check(max(black) == 0 and set(clear) == {LEVEL}, "--mask: where the mask is black the "
+        "output is black, where it is white the picture",
+        "under black up to %d, under white %s" % (max(black), sorted(set(clear))[:4]))
+t.check(frames["B"].pixel(OUT_W // 2, OUT_H // 2)[1] == LEVEL, "another output's mask "
+        "leaves B as it was")
+out = os.path.join(tmp, "badmask")
+res = subprocess.run([prog, "--config", os.path.join(tmp, "size.conf"), "--backend", "headless",
+                      "--frames", "1", "--output", out, "--layout", layout_of(TWO),
+                      "--background", os.path.join(tmp, "grey.ppm"), "--mask",
+                      "A=" + os.path.join(tmp, "nothing.png")] + FLAT,
+                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
+said = [line for line in res.stdout.splitlines() if "mask" in line]
+unmasked = images.read_png(os.path.join(out, "frame-00000-A.png")).pixel(150, 100)[1] \
+    if res.returncode == 0 else -1
+t.check(res.returncode == 0 and len(said) == 1 and "nothing.png" in said[0] and
+        unmasked == LEVEL, "a mask that cannot be read is one line naming it, and the output "
+        "is drawn unmasked", said)
+
+# ---- touches land on the surface, seen where the homography puts them ----
+# A tap on the surface (the whole floor, as a touch frame or a tracker over
+# it gives it) in A's part alone and one in the overlap: each output's ring
+# is centred where its homography takes the tap.
+TAP_FRAMES = 12
+TAPS_MM = [(900, 600), (1900, 550)]
+for i, (tx, ty) in enumerate(TAPS_MM):
+    H2a, d2, x2, y2 = to_surface(TWO, TWO[0][1], None)
+    sx, sy = round((tx - x2) * d2), round((ty - y2) * d2)
+    script = os.path.join(tmp, "tap%d.script" % i)
+    with open(script, "w") as f:
+        f.write("1 down 0 %d %d\n3 up 0\n" % (sx, sy))
+    flat, _ = run("still%d" % i, TWO, picture("tiles%d" % i, 64, 36, lambda x, y: (
+        (90, 150, 200) if (x // 4 + y // 4) % 2 else (200, 220, 240))), frames=TAP_FRAMES)
+    tapped, _ = run("tap%d" % i, TWO, os.path.join(tmp, "tiles%d.ppm" % i),
+                    ["--touch-script", script], frames=TAP_FRAMES)
+    for name, c in TWO:
+        h, _, _, _ = to_surface(TWO, c, None)
+        back = homography([apply(h, *p) for p in [(0, 0), (OUT_W, 0), (OUT_W, OUT_H),
+                                                  (0, OUT_H)]],
+                          [(0, 0), (OUT_W, 0), (OUT_W, OUT_H), (0, OUT_H)])
+        ex, ey = apply(back, sx + 0.5, sy + 0.5)
+        cx, cy, share = images.changed_centre(flat[name], tapped[name])
+        lit = 0 <= ex < OUT_W and 0 <= ey < OUT_H
+        if not lit:
+            t.check(share == 0, "a tap at %s mm leaves %s, which does not light it, still"
+                    % ((tx, ty), name), "%.3f of it changed" % share)
+            continue
+        off = math.hypot(cx + 0.5 - ex, cy + 0.5 - ey) if share else float("inf")
+        # (in the overlap the output's side of the ring nearer its edge is
+        # fainter: the changed pixels' centre moves in by a pixel or two)
+        t.check(off <= 3, "a tap at %s mm ripples on %s where its homography puts it "
+                "(within 3 px)" % ((tx, ty), name),
+                "centre (%.1f, %.1f), expected (%.1f, %.1f)" % (
+                    cx if share else -1, cy if share else -1, ex, ey))
 
 shutil.rmtree(tmp)
 t.exit()

@@ -110,6 +110,7 @@ struct loop {
 	struct wall_window pins_plan[WALL_MAX_PANELS];
 	bool pins_made;
 	struct warp_light *light;
+	struct wall_masks masks;  /* --mask, read with the layout */
 };
 
 /* loop.c */

@@ -9,6 +9,7 @@
 
 #include "base/log.h"
 #include "exhibit/kiosk.h"
+#include "image/image.h"
 #include "wall/blend.h"
 #include "water/warp.h"
 #include "service/loop-private.h"
@@ -18,6 +19,11 @@
 /* ---- the wall ---- */
 
 #define PERCENT 100.0
+/* Luma of a mask's pixel, BT.601's weights in 1/LUMA_ONE. */
+#define LUMA_R 299
+#define LUMA_G 587
+#define LUMA_B 114
+#define LUMA_ONE 1000
 
 /* One picture covers the wall: a wider one has its pixels coarser. */
 static const struct wall_limits wall_limits = { KIOSK_VIEW_MAX_SIDE,
@@ -38,6 +44,17 @@ void loop_wall_setup(struct loop *l, const struct options *o)
 	}
 	l->wall = true;
 	l->n_assign = 0;
+	memset(&l->masks, 0, sizeof(l->masks));
+	/* checked when the options were read */
+	if (o->masks && wall_masks_parse(o->masks, &l->masks, err, sizeof(err)) < 0)
+		log_error("mask: %s", err);
+	for (int i = 0; i < l->masks.count; i++) {
+		int p = wall_layout_find(&l->layout, l->masks.mask[i].name);
+
+		if (p < 0 || !l->layout.panel[p].pinned)
+			log_error("mask: %s is no corner-pinned output of the layout: its mask %s "
+				  "is not used", l->masks.mask[i].name, l->masks.mask[i].path);
+	}
 	if (o->touch_map) {
 		int n = touch_assign_parse(o->touch_map, l->assign, TOUCH_ASSIGN_MAX);
 
@@ -128,6 +145,50 @@ void loop_wall_pins_clear(struct loop *l)
 }
 
 /*
+ * The mask of pinned output i at its pixels, levels 0 (black) to
+ * WALL_MASK_WHITE (as it is): the picture scaled to them, each pixel's
+ * luma (BT.601's weights). NULL: none, or it could not be read (said).
+ */
+static uint8_t *pin_mask(const struct loop *l, int i, int w, int h)
+{
+	const char *name = l->layout.panel[i].name;
+	const char *path = wall_masks_find(&l->masks, name);
+	struct image *img = NULL, *scaled = NULL;
+	char err[ERR_LEN];
+	uint8_t *mask = NULL;
+
+	if (!path)
+		return NULL;
+	if (image_load(path, &img, err, sizeof(err)) < 0) {
+		log_error("mask: %s: %s: %s; expected a picture (PNG, JPEG or PPM): %s is drawn "
+			  "unmasked", name, path, err, name);
+		return NULL;
+	}
+	scaled = image_scale(img, w, h, IMAGE_FIT_STRETCH);
+	mask = scaled ? malloc((size_t)w * (size_t)h) : NULL;
+	if (!mask) {
+		log_error("mask: %s: no memory for its %dx%d mask: drawn unmasked", name, w, h);
+	} else {
+		for (int y = 0; y < h; y++) {
+			const uint32_t *row = image_const_data(scaled) +
+					      (size_t)y * (image_stride(scaled) / sizeof(uint32_t));
+
+			for (int x = 0; x < w; x++) {
+				const uint32_t p = row[x];
+
+				mask[(size_t)y * w + x] = (uint8_t)(((p >> 16 & 0xff) * LUMA_R +
+								      (p >> 8 & 0xff) * LUMA_G +
+								      (p & 0xff) * LUMA_B +
+								      LUMA_ONE / 2) / LUMA_ONE);
+			}
+		}
+	}
+	image_destroy(scaled);
+	image_destroy(img);
+	return mask;
+}
+
+/*
  * Each pinned output's homography and weights, made again when the plan's
  * windows change (an output plugged in or out changes every overlap).
  * Without the memory for an output's weights it shows its whole picture,
@@ -149,6 +210,8 @@ static void wall_pins_follow(struct loop *l, const struct options *o)
 	for (int i = 0; i < WALL_MAX_PANELS; i++) {
 		const struct wall_window *w = &p->window[i];
 		struct kiosk_pin *pin = &l->pins[i];
+		uint8_t *mask;
+		int made;
 
 		*pin = (struct kiosk_pin){ .light = l->light };
 		if (!w->pinned)
@@ -158,8 +221,11 @@ static void wall_pins_follow(struct loop *l, const struct options *o)
 			continue;
 		l->pin_weights[i] = malloc((size_t)w->pin_w * (size_t)w->pin_h *
 					   sizeof(*l->pin_weights[i]));
-		if (!l->pin_weights[i] ||
-		    wall_blend_weights(p, i, o->blend_curve, NULL, l->pin_weights[i]) < 0) {
+		mask = pin_mask(l, i, w->pin_w, w->pin_h);
+		made = l->pin_weights[i] ? wall_blend_weights(p, i, o->blend_curve, mask,
+							     l->pin_weights[i]) : -ENOMEM;
+		free(mask);
+		if (made < 0) {
 			log_error("%s: no memory for its %dx%d weights: its overlaps are not "
 				  "softened", l->layout.panel[i].name, w->pin_w, w->pin_h);
 			free(l->pin_weights[i]);

@@ -20,6 +20,7 @@
 #include "settings/options-private.h"
 #include "settings/options.h"
 #include "wall/blend.h"
+#include "wall/layout.h"
 #include "water/render.h"
 #include "water/ripple.h"
 #include "water/workers.h"
@@ -200,7 +201,7 @@ const struct option_row options_table[] = {
 	},
 	{
 		.name = "blend-gamma", .group = GROUP_OUTPUT, .type = OPTION_NUMBER, .arg = "GAMMA",
-		.min = OPTIONS_MIN_BLEND_GAMMA, .max = OPTIONS_MAX_BLEND_GAMMA,
+		.min = OPTIONS_MIN_BLEND_GAMMA, .max = OPTIONS_MAX_BLEND_GAMMA, .unit = "a gamma",
 		.def = STR(OPTIONS_DEFAULT_BLEND_GAMMA), .example = "2.4",
 		.reload = RELOAD_RESTART, FIELD(blend_gamma),
 		.help = "the projectors' gamma: where corner-pinned outputs overlap, their "
@@ -215,7 +216,7 @@ const struct option_row options_table[] = {
 	},
 	{
 		.name = "blend-curve", .group = GROUP_OUTPUT, .type = OPTION_NUMBER, .arg = "P",
-		.min = WALL_BLEND_CURVE_MIN, .max = WALL_BLEND_CURVE_MAX,
+		.min = WALL_BLEND_CURVE_MIN, .max = WALL_BLEND_CURVE_MAX, .unit = "an exponent",
 		.def = STR(OPTIONS_DEFAULT_BLEND_CURVE), .example = "3",
 		.reload = RELOAD_RESTART, FIELD(blend_curve),
 		.help = "the shape of a soft edge across an overlap, Bourke's exponent: 1 a straight "
@@ -229,7 +230,7 @@ const struct option_row options_table[] = {
 	},
 	{
 		.name = "black-lift", .group = GROUP_OUTPUT, .type = OPTION_NUMBER, .arg = "PERCENT",
-		.min = 0, .max = OPTIONS_MAX_BLACK_LIFT_PERCENT, .unit = "% of full light",
+		.min = 0, .max = OPTIONS_MAX_BLACK_LIFT_PERCENT, .unit = "a percentage of full light",
 		.def = "0", .example = "0.5",
 		.reload = RELOAD_RESTART, FIELD(black_lift_percent),
 		.help = "where one projector lights the floor alone, its black raised by this share "
@@ -240,6 +241,22 @@ const struct option_row options_table[] = {
 		       "light (in linear light; the picture is squeezed above it), so that it\n"
 		       "matches. Set it by eye on a black picture: the projector's black level,\n"
 		       "typically 0.1 to 1 percent.",
+	},
+	{
+		.name = "mask", .group = GROUP_OUTPUT, .type = OPTION_STRING,
+		.arg = "\"NAME=FILE ...\"", .def_text = "none",
+		.example = "HDMI-A-1=/etc/ripple-kiosk/pillar.png",
+		.reload = RELOAD_RESTART, FIELD(masks), .check = wall_masks_check,
+		.help = "a corner-pinned output's mask, a picture in its own pixels: where it is "
+			"black the output stays black, its greys dim it (FILE without blanks)",
+		.man = "A mask for a corner-pinned output (see\n"
+		       ".BR --layout ):\n"
+		       "a picture, scaled to the output's pixels, drawn over what the output\n"
+		       "shows: where it is black the output stays black (a pillar, a stage's\n"
+		       "edge, a carpet), where it is white the output is as it would be, and its\n"
+		       "greys dim the light between, so that a mask's edge can be feathered.\n"
+		       "One NAME=FILE for each output, parted by blanks; a FILE that cannot be\n"
+		       "read is said in one line and its output is drawn unmasked.",
 	},
 	{
 		.name = "flip-timeout", .group = GROUP_OUTPUT, .type = OPTION_INT, .arg = "MS",

@@ -101,7 +101,7 @@ int wall_blend_weights(const struct wall_plan *plan, int i, double curve, const 
 			double wx, wy;
 			int others = 0;
 
-			if (mask && !mask[at]) {
+			if (mask && mask[at] == 0) {
 				weight[at] = 0;
 				continue;
 			}
@@ -114,18 +114,25 @@ int wall_blend_weights(const struct wall_plan *plan, int i, double curve, const 
 				sum += d[k];
 			}
 			if (others == 0 || sum <= 0) {
-				weight[at] = WARP_WEIGHT_ONE | WARP_WEIGHT_ALONE;
-				continue;
-			}
-			for (int k = 0; k < n; k++) {
-				double f = wall_blend_curve(d[k] / sum, curve);
+				mine = shaped = 1;
+			} else {
+				for (int k = 0; k < n; k++) {
+					double f = wall_blend_curve(d[k] / sum, curve);
 
-				shaped += f;
-				if (k == self)
-					mine = f;
+					shaped += f;
+					if (k == self)
+						mine = f;
+				}
 			}
-			weight[at] = (uint16_t)lround(shaped > 0 ? mine / shaped * WARP_WEIGHT_ONE
-								 : 0);
+			if (shaped > 0)
+				mine /= shaped;
+			/* a mask's grey dims the light (its black was done above) */
+			if (mask)
+				mine *= (double)mask[at] / WALL_MASK_WHITE;
+			weight[at] = (uint16_t)lround(mine * WARP_WEIGHT_ONE);
+			/* alone and unmasked: the black lift's */
+			if (others == 0 && (!mask || mask[at] == WALL_MASK_WHITE))
+				weight[at] |= WARP_WEIGHT_ALONE;
 		}
 	}
 	return 0;

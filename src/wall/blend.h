@@ -13,13 +13,16 @@
 /* Bourke's blend curve's exponent: 1 is a straight ramp, 2 his usual. */
 #define WALL_BLEND_CURVE_MIN 1.0
 #define WALL_BLEND_CURVE_MAX 10.0
+/* A mask's level that leaves the output's light as it is. */
+#define WALL_MASK_WHITE 255
 
 /*
  * The weights of the plan's pinned window i, a plane of its pin_w x pin_h
  * pixels in 1/WARP_WEIGHT_ONE of linear light, WARP_WEIGHT_ALONE where no
  * other output lights the point (water/warp.h). mask: NULL, or a plane
- * of the same size whose 0s keep the pixel black. 0, or -EINVAL when
- * window i is not pinned.
+ * of the same size, 0 (black: the pixel stays black) to WALL_MASK_WHITE
+ * (as it is), its greys dimming the light. 0, or -EINVAL when window i
+ * is not pinned.
  */
 int wall_blend_weights(const struct wall_plan *plan, int i, double curve, const uint8_t *mask,
 		       uint16_t *weight);

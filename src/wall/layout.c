@@ -278,6 +278,72 @@ int wall_layout_parse(const char *s, struct wall_layout *out, char *err, size_t 
 	return 0;
 }
 
+int wall_masks_parse(const char *s, struct wall_masks *out, char *err, size_t len)
+{
+	const char *p = s;
+
+	memset(out, 0, sizeof(*out));
+	err[0] = '\0';
+	while (*p) {
+		size_t n = strcspn(p, " \t");
+		const char *eq = memchr(p, '=', n);
+		struct wall_mask *m = &out->mask[out->count];
+
+		if (n == 0) {
+			p++;
+			continue;
+		}
+		if (!eq || eq == p || eq + 1 == p + n) {
+			snprintf(err, len, "'%.*s' is not NAME=FILE, an output's connector and its "
+				 "mask picture", (int)n, p);
+			return -EINVAL;
+		}
+		if (out->count == WALL_MAX_PANELS) {
+			snprintf(err, len, "more than %d masks: one an output at most",
+				 WALL_MAX_PANELS);
+			return -EINVAL;
+		}
+		if ((size_t)(eq - p) >= sizeof(m->name) ||
+		    (size_t)(p + n - eq - 1) >= sizeof(m->path)) {
+			snprintf(err, len, "'%.*s': the name or the path is too long (%zu and %zu "
+				 "characters at most)", (int)n, p, sizeof(m->name) - 1,
+				 sizeof(m->path) - 1);
+			return -EINVAL;
+		}
+		snprintf(m->name, sizeof(m->name), "%.*s", (int)(eq - p), p);
+		snprintf(m->path, sizeof(m->path), "%.*s", (int)(p + n - eq - 1), eq + 1);
+		if (wall_masks_find(out, m->name)) {
+			snprintf(err, len, "%s has two masks", m->name);
+			return -EINVAL;
+		}
+		out->count++;
+		p += n;
+	}
+	return 0;
+}
+
+int wall_masks_check(const char *s, char *err, size_t len)
+{
+	struct wall_masks *m = malloc(sizeof(*m));
+	int ret;
+
+	if (!m) {
+		snprintf(err, len, "no memory to read the masks");
+		return -ENOMEM;
+	}
+	ret = wall_masks_parse(s, m, err, len);
+	free(m);
+	return ret;
+}
+
+const char *wall_masks_find(const struct wall_masks *m, const char *name)
+{
+	for (int i = 0; i < m->count; i++)
+		if (strcmp(m->mask[i].name, name) == 0)
+			return m->mask[i].path;
+	return NULL;
+}
+
 int wall_layout_find(const struct wall_layout *l, const char *name)
 {
 	for (int i = 0; i < l->count; i++)

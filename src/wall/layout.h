@@ -56,6 +56,27 @@ struct wall_layout {
  */
 int wall_layout_parse(const char *s, struct wall_layout *out, char *err, size_t len);
 
+/*
+ * Masks (--mask "NAME=FILE ..."): a picture per output, in its own pixels
+ * (scaled to them), whose black keeps the output black there (a pillar, a
+ * stage's edge, a carpet) and whose greys dim it. FILE may not hold a
+ * blank: blanks part the outputs, as in the layout.
+ */
+#define WALL_MASK_PATH_MAX 1024
+struct wall_masks {
+	int count;
+	struct wall_mask {
+		char name[WALL_NAME_MAX];
+		char path[WALL_MASK_PATH_MAX];
+	} mask[WALL_MAX_PANELS];
+};
+/* 0, or -EINVAL with one line in err naming what was wrong. */
+int wall_masks_parse(const char *s, struct wall_masks *out, char *err, size_t len);
+/* The same for an option's check: the text alone. */
+int wall_masks_check(const char *s, char *err, size_t len);
+/* The mask's path for the output named name, or NULL. */
+const char *wall_masks_find(const struct wall_masks *m, const char *name);
+
 /* Index of the panel named name, or -1. */
 int wall_layout_find(const struct wall_layout *l, const char *name);
 
