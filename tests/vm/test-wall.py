@@ -13,7 +13,11 @@ modesetting APIs (atomic, and RIPPLE_DRM_LEGACY=1):
   - head 2 unplugged goes dark, the first runs on; plugged in again it
     shows its window, the same process and the same water;
   - a head the layout does not name stays dark;
-  - three heads with bezels: each its third of the wall.
+  - three heads with bezels: each its third of the wall;
+  - the two heads as two keystoned projectors overlapping on a floor
+    (corner-pinned outputs): each head's screendump is the headless frame
+    of its output, the warp and the soft edges as the real driver shows
+    them.
 
 The binary: $RIPPLE_KIOSK, else $top_builddir/src/ripple-kiosk.
 Skips (77) without QEMU/busybox/binary unless CI=true."""
@@ -153,6 +157,40 @@ def changed_centre(a, b):
                 sy += y
                 n += 1
     return (sx / n, sy / n, n) if n else (None, None, 0)
+
+
+# Two projectors on a 1000x400 mm floor, keystoned, overlapping by 80-120 mm.
+PROJECTORS = ([(0, 20), (560, 0), (540, 400), (20, 380)],
+              [(440, 0), (1000, 20), (980, 380), (460, 400)])
+
+
+def projectors_layout(names, px=False):
+    size = ":%dx%dpx" % HEAD if px else ""
+    return " ".join("%s@[%s]%s" % (n, ";".join("%d,%d" % p for p in c), size)
+                    for n, c in zip(names, PROJECTORS))
+
+
+def projectors(vm, names):
+    """Each head shows its output's headless frame exactly."""
+    out = os.path.join(tmp, "projectors")
+    try:
+        rkvm.headless_run(prog, out, "", ["--frames", "1", "--layout",
+                                          projectors_layout(names, True), *QUIET, *LOOK])
+    except rkvm.TestError as e:
+        t.check(False, "projectors: the headless frames are drawn", str(e))
+        return
+    vm.start("rk", "ripple-kiosk", "--layout", projectors_layout(names), *QUIET, *LOOK)
+    for head, name in enumerate(names):
+        want = rkvm.read_png(os.path.join(out, "frame-00000-%s.png" % name))
+        img, ok = vm.wait_screen(lambda img: img.size == HEAD and img.data == want.data,
+                                 "projector-head%d" % head, FIRST_FRAME_S, device="gpu",
+                                 head=head)
+        t.check(ok, "two keystoned projectors: head %d is its output's headless frame, "
+                "warped and soft-edged" % head,
+                "%dx%d, %.2f%% of the pixels differ\n%s" % (img.size + (
+                    100 * rkvm.diff_fraction(img, want, 0) if img.size == HEAD else 100.0,
+                    vm.log("rk"))))
+    vm.stop("rk", "TERM", 10)
 
 
 def side_by_side(vm, label, names, gap_mm, env=()):
@@ -338,6 +376,7 @@ with rkvm.boot(devices=["virtio-gpu-pci,max_outputs=2,xres=%d,yres=%d,id=gpu" % 
     t.check(ok, "... and head 0, not named, stays dark",
             "%dx%d, %.1f%% not black" % (dark.size + (100 * rkvm.nonblack_fraction(dark),)))
     vm.stop("rk", "TERM", 10)
+    projectors(vm, names)
     head1.close()
     vm.poweroff()
 
