@@ -7,8 +7,9 @@
 # full-size grid; then the pond (the kiosk's default water since it came)
 # beside the classic water on a 55-inch panel, at 4K, on a wall, calm and
 # swiped; projected floors of 4 and 5 m under rain and a running hand, and
-# their first frame; then the targets checked from these numbers of this one
-# run.
+# their first frame; a projector's keystoned output against a rectangle
+# (docs/projectors.md); then the targets checked from these numbers of this
+# one run.
 set -eu
 bench="${1:-./bench/ripple-bench}"
 frames="${FRAMES:-200}"
@@ -156,6 +157,17 @@ for f in $floors; do
 			"" "--drag 3000"
 	done
 	run --size "${f%%:*}" --screen-mm "${f#*:}" --threads 2 --start
+done
+tag=""
+# Projectors: an output keystoned 10 % (--keystone: the surface drawn, then
+# sampled through its homography) against the same output as a rectangle,
+# alternated; a 55-inch panel and a 4 m floor at 1080p on one thread, the 5 m
+# floor at 4K on two, and two projectors side by side at 1080p lighting a
+# floor of 4000 x 1125 mm on two.
+tag="projector "
+for p in "1920x1080 $panel|1" "1920x1080 --screen-mm 4000x2250|1" \
+	"3840x2160 --screen-mm 5000x2800|2" "1920x1080 --screen-mm 2000x1125 --wall 2|2"; do
+	pair "--size ${p%|*} --frames $frames --threads ${p#*|}" "" "--keystone 10"
 done
 tag=""
 # The frame schedule (touch to photon): the defaults' frames against a 60 Hz
@@ -319,7 +331,8 @@ END {
 	    verdict(pond_swipe1080 != "" && pond_swipe4k != "" && pond_swipe1080 + 0 <= 50 &&
 		    pond_swipe4k + 0 <= 50)
 }' "$out"
-# The big pond's targets, from its lines (tagged "floor ").
+# The big pond's targets, from its lines (tagged "floor "), and the projectors'
+# ("projector ").
 awk '
 function field(line, key,   re) {
 	re = key "=[^ ]*"
@@ -328,6 +341,13 @@ function field(line, key,   re) {
 	return substr(line, RSTART + length(key) + 1, RLENGTH - length(key) - 1)
 }
 function verdict(ok) { return ok ? "met" : "MISSED" }
+/^projector / {
+	key = field($0, "size") " " field($0, "screen") " " field($0, "threads") " threads"
+	if (field($0, "keystone") != "")
+		pinned[key] = field($0, "frame_ms")
+	else
+		rect[key] = field($0, "frame_ms")
+}
 /^floor / {
 	key = field($0, "size") " " field($0, "screen")
 	if (field($0, "start_ms") != "") {
@@ -362,4 +382,12 @@ END {
 	printf "# the 5 m floor at 4K: 2 threads %.0f fps (target >= 60: %s); %s MB (target " \
 	    "<= 250: %s)\n", 1000 / ms[k, 2, "drag"], verdict(ms[k, 2, "drag"] + 0 <= 1000 / 60),
 	    rss[k], verdict(rss[k] + 0 <= 250)
+	# the projectors: within 20 % of a rectangle, two at 1080p >= 60 fps
+	for (key in rect)
+		printf "# projector %s: a rectangle %s ms, keystoned 10 %% %s ms: %+.0f %% " \
+		    "(target <= 20: %s)%s\n", key, rect[key], pinned[key],
+		    100 * (pinned[key] / rect[key] - 1),
+		    verdict(pinned[key] + 0 <= 1.2 * rect[key]),
+		    key ~ /x2 / ? sprintf("; two projectors %.0f fps (target >= 60: %s)",
+		    1000 / pinned[key], verdict(pinned[key] + 0 <= 1000 / 60)) : ""
 }' "$out"

@@ -27,6 +27,11 @@
 #                       in) after 1 s of a downpour, 6000 drops a minute per m^2
 #   docs/caustics-photo.png  a photograph (scikit-image's coffee.png, CC0)
 #                       under the 1 m/s drag: the wake folds the light
+#   docs/projectors.png  two projectors keystoned onto a floor of 4000 x 1500 mm,
+#                       overlapping by 300 mm, each at 960x540, under the
+#                       built-in pool and rain, a tap in the overlap 0.75 s
+#                       before: above, what each is sent (warped, soft-edged);
+#                       below, the floor as their light adds up on it
 # Run from the source tree after a build: docs/make-pictures.sh [BUILD_DIR]
 set -eu
 src=$(cd "$(dirname "$0")/.." && pwd)
@@ -81,6 +86,53 @@ for y in range(h):
 rkvm.write_png(sys.argv[3], rkvm.Image(w, h, data))
 EOF
 mv "$src/docs/wall.png.tmp" "$src/docs/wall.png"
+
+# Two projectors on a floor: their frames, and the floor they light. The
+# tap in the overlap, 1950 mm across and 750 mm down: 839, 323 px at the
+# surface's density, the first projector's 0.430 px a mm (its pixels over
+# its quadrilateral's area).
+proj_a="0,100;2100,0;2000,1500;100,1400"
+proj_b="1800,0;4000,100;3900,1400;1900,1500"
+printf '0 down 0 839 323\n1 up 0\n' >"$tmp/proj.script"
+"$prog" --config "$tmp/empty.conf" --backend headless --attract 0 --rain 300 \
+	--layout "A@[$proj_a]:960x540px B@[$proj_b]:960x540px" --frames 46 --every 45 \
+	--touch-script "$tmp/proj.script" --output "$tmp/proj"
+python3 - "$src/tests" "$tmp/proj" "$src/docs/projectors.png.tmp" "$proj_a" "$proj_b" <<'EOF'
+import sys
+sys.dont_write_bytecode = True
+sys.path.insert(0, sys.argv[1])
+from lib import images
+from lib.geometry import apply, corners, homography
+frames = [images.read_png(sys.argv[2] + "/frame-00045-%s.png" % n) for n in "AB"]
+quads = [[tuple(float(v) for v in p.split(",")) for p in q.split(";")] for q in sys.argv[4:6]]
+GAMMA, SCALE, GAP = 2.2, 0.48, 16           # the floor drawn at 0.48 px a mm
+fw, fh = int(4000 * SCALE), int(1500 * SCALE)
+back = [homography([(x * SCALE, y * SCALE) for x, y in q], corners(f.width, f.height))
+        for q, f in zip(quads, frames)]
+floor = bytearray()
+for y in range(fh):
+    for x in range(fw):
+        light = [0.0, 0.0, 0.0]
+        for f, h in zip(frames, back):
+            u, v = apply(h, x + 0.5, y + 0.5)
+            if 0 <= u < f.width and 0 <= v < f.height:
+                p = f.pixel(int(u), int(v))
+                for c in range(3):
+                    light[c] += (p[c] / 255.0) ** GAMMA
+        floor += bytes(min(255, round(255 * min(v, 1.0) ** (1 / GAMMA))) for v in light)
+w = max(2 * frames[0].width + GAP, fw)
+grey = bytes((24, 24, 28))
+data = bytearray()
+for y in range(frames[0].height):
+    row = frames[0].data[y * frames[0].width * 3:(y + 1) * frames[0].width * 3] + grey * GAP
+    row += frames[1].data[y * frames[1].width * 3:(y + 1) * frames[1].width * 3]
+    data += row + grey * (w - len(row) // 3)
+data += grey * (w * GAP)
+for y in range(fh):
+    data += floor[y * fw * 3:(y + 1) * fw * 3] + grey * (w - fw)
+images.write_png(sys.argv[3], images.Image(w, frames[0].height + GAP + fh, data))
+EOF
+mv "$src/docs/projectors.png.tmp" "$src/docs/projectors.png"
 
 # A plain 1920x1080 picture: plain R G B FILE
 plain() {
@@ -151,5 +203,5 @@ else
 	echo "no photograph (apt-get download python3-skimage failed; set PHOTO=):" \
 		"docs/caustics-photo.png kept" >&2
 fi
-echo "wrote docs/ripple.png, docs/ripple-55.png, docs/wall.png," \
+echo "wrote docs/ripple.png, docs/ripple-55.png, docs/wall.png, docs/projectors.png," \
 	"the pond's four pictures and the light's three"

@@ -21,6 +21,7 @@ import tempfile
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 from lib import checks, images  # noqa: E402  (tests/lib)
+from lib.geometry import apply, area, homography  # noqa: E402
 
 prog = os.path.join(os.environ.get("top_builddir", "."), "src", "ripple-kiosk")
 t = checks.Checks()
@@ -30,40 +31,6 @@ OUT_W, OUT_H = 480, 270
 GAMMA = 2.2
 # Flat water: no rain, no attract rain, no drift, no light (the picture as it is).
 FLAT = ["--rain", "0", "--attract", "0", "--drift", "0", "--fit", "stretch"]
-
-
-def solve(a, b):
-    """a x = b by Gaussian elimination with partial pivoting (8x8 here)."""
-    n = len(b)
-    m = [list(row) + [b[i]] for i, row in enumerate(a)]
-    for c in range(n):
-        p = max(range(c, n), key=lambda r: abs(m[r][c]))
-        m[c], m[p] = m[p], m[c]
-        for r in range(n):
-            if r != c:
-                f = m[r][c] / m[c][c]
-                m[r] = [x - f * y for x, y in zip(m[r], m[c])]
-    return [m[i][n] / m[i][i] for i in range(n)]
-
-
-def homography(src, dst):
-    """The 3x3 (row major, h33 = 1) taking the four src points to dst."""
-    a, b = [], []
-    for (x, y), (u, v) in zip(src, dst):
-        a.append([x, y, 1, 0, 0, 0, -u * x, -u * y])
-        b.append(u)
-        a.append([0, 0, 0, x, y, 1, -v * x, -v * y])
-        b.append(v)
-    return solve(a, b) + [1.0]
-
-
-def apply(h, x, y):
-    w = h[6] * x + h[7] * y + h[8]
-    return (h[0] * x + h[1] * y + h[2]) / w, (h[3] * x + h[4] * y + h[5]) / w
-
-
-def area(c):
-    return sum(c[i][0] * c[(i + 1) % 4][1] - c[(i + 1) % 4][0] * c[i][1] for i in range(4)) / 2
 
 
 def layout_of(outputs):
