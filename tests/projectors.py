@@ -214,6 +214,32 @@ t.check(res.returncode == 0 and len(said) == 1 and "nothing.png" in said[0] and
         unmasked == LEVEL, "a mask that cannot be read is one line naming it, and the output "
         "is drawn unmasked", said)
 
+# ---- the test pattern: each output's edge in its colour, the grid where the floor has it ----
+frames, (SW, SH) = run("pattern", TWO, os.path.join(tmp, "grey.ppm"), ["--test-pattern"])
+# (short of the overlap, where A's light fades toward its edge)
+ALONE_W = 3 * OUT_W // 4
+red = [frames["A"].pixel(x, 0) for x in range(ALONE_W)]
+reddish = sum(1 for r, g, b in red if r > 150 and g < 120 and b < 120)
+t.check(reddish >= 0.95 * ALONE_W, "--test-pattern: output A's edge, in its colour, along its "
+        "top row", "%d of %d pixels red" % (reddish, ALONE_W))
+Ha, da, xa, ya = to_surface(TWO, TWO[0][1], None)
+back = homography([apply(Ha, *p) for p in [(0, 0), (OUT_W, 0), (OUT_W, OUT_H), (0, OUT_H)]],
+                  [(0, 0), (OUT_W, 0), (OUT_W, OUT_H), (0, OUT_H)])
+# the metre's line at x = 1000 mm, crossed at ten heights on A: within a
+# pixel of where A's homography puts it, bright
+missed = []
+for y_mm in range(200, 1100, 100):
+    ex, ey = apply(back, (1000 - xa) * da, (y_mm + 50 - ya) * da)
+    near = [frames["A"].pixel(x, int(ey)) for x in range(int(ex) - 2, int(ex) + 3)
+            if 0 <= x < OUT_W and 0 <= int(ey) < OUT_H]
+    if not any(min(p) >= 150 for p in near):
+        missed.append((y_mm, round(ex, 1), round(ey, 1)))
+t.check(not missed, "--test-pattern: the metre's line at 1000 mm on A where the floor has it",
+        missed)
+still = run("pattern2", TWO, os.path.join(tmp, "grey.ppm"), ["--test-pattern", "--rain",
+                                                              "3000"], frames=10)[0]
+t.check(still["B"].data == frames["B"].data, "--test-pattern: rain does not move it")
+
 # ---- touches land on the surface, seen where the homography puts them ----
 # A tap on the surface (the whole floor, as a touch frame or a tracker over
 # it gives it) in A's part alone and one in the overlap: each output's ring

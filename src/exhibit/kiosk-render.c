@@ -923,12 +923,12 @@ static int warp_band(struct band_job *j, int index, int y0, int y1)
  * projectors overlap, the water under both is refracted and lit once.
  * Without the memory for it the output stays black, said once.
  */
-static int render_pinned(struct kiosk *k, const struct render_target *target,
-			 const struct kiosk_window *win)
+/* The whole surface drawn into k->surface for this frame, unless it is
+ * already: 0, or a negative errno (said). */
+static int surface_draw(struct kiosk *k)
 {
 	const struct kiosk_window whole = { 0, 0, k->width, k->height, 0, NULL };
 	const uint64_t generation = kiosk_generation(k);
-	struct band_job j = { .k = k, .target = target, .y0 = 0, .y1 = target->height };
 	int ret;
 
 	if (!k->surface || k->surface_w != k->width || k->surface_h != k->height) {
@@ -938,27 +938,53 @@ static int render_pinned(struct kiosk *k, const struct render_target *target,
 		if (!k->surface) {
 			log_error("no memory to draw the %dx%d surface the projectors show",
 				  k->width, k->height);
-			kiosk_render_black(target);
 			return -ENOMEM;
 		}
 		k->surface_w = k->width;
 		k->surface_h = k->height;
 	}
-	if (!k->surface_made || k->surface_generation != generation) {
-		const struct render_target s = {
-			.pixels = k->surface, .width = k->width, .height = k->height,
-			.stride = (size_t)k->width * sizeof(*k->surface), .format = PIXEL_XRGB8888,
-		};
+	if (k->surface_made && k->surface_generation == generation)
+		return 0;
+	const struct render_target s = {
+		.pixels = k->surface, .width = k->width, .height = k->height,
+		.stride = (size_t)k->width * sizeof(*k->surface), .format = PIXEL_XRGB8888,
+	};
 
-		k->surface_made = false;
-		ret = render_window(k, &s, &whole, false);
-		if (ret < 0)
+	k->surface_made = false;
+	ret = render_window(k, &s, &whole, false);
+	if (ret < 0)
+		return ret;
+	k->surface_made = true;
+	k->surface_generation = generation;
+	return 0;
+}
+
+/*
+ * The surface is drawn whole once for each frame of the water and the
+ * picture (kiosk_generation), by the rectangle's render and its bands,
+ * and every pinned output samples it through its homography: where two
+ * projectors overlap, the water under both is refracted and lit once.
+ * Without the memory for it the output is black. The test pattern is
+ * sampled the same way, instead of the water.
+ */
+static int render_pinned(struct kiosk *k, const struct render_target *target,
+			 const struct kiosk_window *win)
+{
+	struct band_job j = { .k = k, .target = target, .y0 = 0, .y1 = target->height };
+	const uint32_t *src = win->pin->surface_w == k->width && win->pin->surface_h == k->height
+			      ? win->pin->surface : NULL;
+	int ret;
+
+	if (!src) {
+		ret = surface_draw(k);
+		if (ret < 0) {
+			kiosk_render_black(target);
 			return ret;
-		k->surface_made = true;
-		k->surface_generation = generation;
+		}
+		src = k->surface;
 	}
 	j.warp = (struct warp){
-		.src = k->surface, .src_pitch = (size_t)k->width,
+		.src = src, .src_pitch = (size_t)k->width,
 		.src_w = k->width, .src_h = k->height,
 		.weight = win->pin->weight, .light = win->pin->light,
 	};

@@ -90,6 +90,11 @@ struct kiosk_pin {
 	double m[9];
 	const uint16_t *weight;         /* the output's size; NULL: 1, alone */
 	const struct warp_light *light; /* NULL: no weights */
+	/* Shown instead of the water: a picture the surface's size (the
+	 * test pattern, wall/pattern.h), its rows surface_w pixels apart;
+	 * NULL, or of another size than the water's: the water. */
+	const uint32_t *surface;
+	int surface_w, surface_h;
 };
 int kiosk_render_window(struct kiosk *k, const struct render_target *target,
 			const struct kiosk_window *win);

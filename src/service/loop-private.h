@@ -56,6 +56,14 @@ struct wall_touch {
 	struct input_panel device[TOUCH_ASSIGN_MAX];
 };
 
+/* What a wall's pinned outputs were made for (loop-wall.c): made again
+ * when any of it changes (zeroed first: compared whole). */
+struct pins_key {
+	struct wall_window windows[WALL_MAX_PANELS];
+	double gamma, curve, lift_percent;
+	bool pattern;
+};
+
 struct loop {
 	struct display *d;
 	struct kiosk *k;
@@ -107,10 +115,12 @@ struct loop {
 	 * weights for the overlaps, made for pins_plan's windows (loop-wall.c). */
 	struct kiosk_pin pins[WALL_MAX_PANELS];
 	uint16_t *pin_weights[WALL_MAX_PANELS];
-	struct wall_window pins_plan[WALL_MAX_PANELS];
+	struct pins_key pins_key;
+	char *pins_masks;         /* the --mask they were made for */
 	bool pins_made;
 	struct warp_light *light;
-	struct wall_masks masks;  /* --mask, read with the layout */
+	struct wall_masks masks;  /* --mask */
+	uint32_t *pattern;        /* --test-pattern, the plan's size; NULL: off */
 };
 
 /* loop.c */

@@ -10,7 +10,9 @@
 #include "base/log.h"
 #include "exhibit/kiosk.h"
 #include "image/image.h"
+#include "base/bigmem.h"
 #include "wall/blend.h"
+#include "wall/pattern.h"
 #include "water/warp.h"
 #include "service/loop-private.h"
 #include "settings/options.h"
@@ -44,22 +46,44 @@ void loop_wall_setup(struct loop *l, const struct options *o)
 	}
 	l->wall = true;
 	l->n_assign = 0;
-	memset(&l->masks, 0, sizeof(l->masks));
-	/* checked when the options were read */
-	if (o->masks && wall_masks_parse(o->masks, &l->masks, err, sizeof(err)) < 0)
-		log_error("mask: %s", err);
-	for (int i = 0; i < l->masks.count; i++) {
-		int p = wall_layout_find(&l->layout, l->masks.mask[i].name);
-
-		if (p < 0 || !l->layout.panel[p].pinned)
-			log_error("mask: %s is no corner-pinned output of the layout: its mask %s "
-				  "is not used", l->masks.mask[i].name, l->masks.mask[i].path);
-	}
 	if (o->touch_map) {
 		int n = touch_assign_parse(o->touch_map, l->assign, TOUCH_ASSIGN_MAX);
 
 		l->n_assign = n > 0 ? n : 0;
 	}
+}
+
+/*
+ * A reload's layout: the same outputs, in the same order, take their new
+ * places and corners at the next frame (the water kept while the wall's
+ * size is; the old frames shown until then, never a black one). A wall
+ * made or undone, or other outputs, wait for the next restart (said).
+ */
+void loop_wall_relayout(struct loop *l, const struct options *o)
+{
+	struct wall_layout next;
+	char err[ERR_LEN];
+
+	if (l->wall_refused || l->wall != (o->layout != NULL)) {
+		log_warn("reload: layout: a wall made or undone changes at the next restart");
+		return;
+	}
+	if (!l->wall)
+		return;
+	if (wall_layout_parse(o->layout, &next, err, sizeof(err)) < 0) {
+		log_error("reload: layout: %s; the layout in force stays", err);
+		return;
+	}
+	for (int i = 0; i < next.count || i < l->layout.count; i++) {
+		if (next.count != l->layout.count ||
+		    strcmp(next.panel[i].name, l->layout.panel[i].name) != 0) {
+			log_warn("reload: layout: other outputs, or in another order, change at "
+				 "the next restart; the layout in force stays");
+			return;
+		}
+	}
+	l->layout = next;
+	log_info("reload: layout: the outputs take their new places at the next frame");
 }
 
 /* The panel's window on the wall, when it shows one. */
@@ -141,7 +165,54 @@ void loop_wall_pins_clear(struct loop *l)
 	}
 	warp_light_destroy(l->light);
 	l->light = NULL;
+	free(l->pattern);
+	l->pattern = NULL;
+	free(l->pins_masks);
+	l->pins_masks = NULL;
 	l->pins_made = false;
+}
+
+/* --mask read for the layout: an output it names that is no pinned one of
+ * the layout is said (checked for its form when the options were read). */
+static void masks_read(struct loop *l, const char *text)
+{
+	char err[ERR_LEN];
+
+	memset(&l->masks, 0, sizeof(l->masks));
+	if (!text)
+		return;
+	if (wall_masks_parse(text, &l->masks, err, sizeof(err)) < 0) {
+		log_error("mask: %s", err);
+		memset(&l->masks, 0, sizeof(l->masks));
+		return;
+	}
+	for (int i = 0; i < l->masks.count; i++) {
+		int p = wall_layout_find(&l->layout, l->masks.mask[i].name);
+
+		if (p < 0 || !l->layout.panel[p].pinned)
+			log_error("mask: %s is no corner-pinned output of the layout: its mask %s "
+				  "is not used", l->masks.mask[i].name, l->masks.mask[i].path);
+	}
+}
+
+static bool same_text(const char *a, const char *b)
+{
+	return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+/* The test pattern at the plan's size, for the pinned outputs to show;
+ * NULL without the memory (said: they show the water). */
+static uint32_t *pattern_make(const struct wall_plan *p)
+{
+	uint32_t *px = bigmem_alloc((size_t)p->width * (size_t)p->height * sizeof(*px));
+
+	if (!px) {
+		log_error("no memory for the %dx%d test pattern: the projectors show the water",
+			  p->width, p->height);
+		return NULL;
+	}
+	wall_pattern_draw(p, px, p->width);
+	return px;
 }
 
 /*
@@ -197,12 +268,31 @@ static uint8_t *pin_mask(const struct loop *l, int i, int w, int h)
 static void wall_pins_follow(struct loop *l, const struct options *o)
 {
 	const struct wall_plan *p = &l->plan;
+	struct pins_key key;
+	bool pinned = false;
 
-	if (l->pins_made && memcmp(l->pins_plan, p->window, sizeof(l->pins_plan)) == 0)
+	memset(&key, 0, sizeof(key));
+	memcpy(key.windows, p->window, sizeof(key.windows));
+	key.gamma = o->blend_gamma;
+	key.curve = o->blend_curve;
+	key.lift_percent = o->black_lift_percent;
+	key.pattern = o->test_pattern;
+	if (l->pins_made && memcmp(&key, &l->pins_key, sizeof(key)) == 0 &&
+	    same_text(o->masks, l->pins_masks))
 		return;
 	loop_wall_pins_clear(l);
-	memcpy(l->pins_plan, p->window, sizeof(l->pins_plan));
+	l->pins_key = key;
 	l->pins_made = true;
+	/* still water is drawn again only when asked: the outputs show the
+	 * new corners, blend or pattern at their next frame */
+	loop_redraw(l);
+	if (o->masks && !(l->pins_masks = strdup(o->masks)))
+		log_error("no memory for the masks: the outputs are drawn unmasked");
+	masks_read(l, l->pins_masks);
+	for (int i = 0; i < WALL_MAX_PANELS; i++)
+		pinned = pinned || p->window[i].pinned;
+	if (pinned && o->test_pattern)
+		l->pattern = pattern_make(p);
 	l->light = warp_light_create(o->blend_gamma, o->black_lift_percent / PERCENT);
 	if (!l->light)
 		log_error("no memory for the projectors' blend: their overlaps are not "
@@ -213,7 +303,8 @@ static void wall_pins_follow(struct loop *l, const struct options *o)
 		uint8_t *mask;
 		int made;
 
-		*pin = (struct kiosk_pin){ .light = l->light };
+		*pin = (struct kiosk_pin){ .light = l->light, .surface = l->pattern,
+					   .surface_w = p->width, .surface_h = p->height };
 		if (!w->pinned)
 			continue;
 		memcpy(pin->m, w->pin.m, sizeof(pin->m));

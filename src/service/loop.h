@@ -82,6 +82,10 @@ struct latency *loop_latency(struct loop *l);
 int loop_new_water(struct loop *l, const struct options *o);
 /* Every output drawn again at its next frame, changed or not. */
 void loop_redraw(struct loop *l);
+/* A reload's --layout (loop-wall.c): the same outputs take their new
+ * places and corners at the next frame; anything else waits for a
+ * restart, said. */
+void loop_wall_relayout(struct loop *l, const struct options *o);
 
 /*
  * The exhibit sleeps and every screen is switched off, on purpose: no

@@ -148,7 +148,7 @@ static void apply_usage_settings(struct live *l)
 		log_warn("reload: out of memory for the usage numbers; they stay where they were");
 }
 
-static bool same_device(const char *a, const char *b)
+static bool same_text(const char *a, const char *b)
 {
 	return a == b || (a && b && strcmp(a, b) == 0);
 }
@@ -156,7 +156,7 @@ static bool same_device(const char *a, const char *b)
 /* Another --cec: the adapter let go and the new one looked for. */
 static void apply_cec_settings(struct live *l, const struct options *next)
 {
-	if (same_device(l->o->cec_device, next->cec_device))
+	if (same_text(l->o->cec_device, next->cec_device))
 		return;
 	cec_destroy(l->cec);
 	if (cec_create(&(struct cec_config){ next->cec_device }, &l->cec) < 0)
@@ -215,6 +215,8 @@ static void reload(struct live *l)
 		options_free(&next);
 		return;
 	}
+	if (!same_text(l->o->layout, next.layout))
+		loop_wall_relayout(l->loop, &next);
 	apply_touch_settings(l, &next);
 	apply_cec_settings(l, &next);
 	options_free(l->o);

@@ -157,7 +157,7 @@ const struct option_row options_table[] = {
 		.arg = "\"NAME@X,Y[:WxH][/ROT] ...\"",
 		.def_text = "every screen mirrors the same water",
 		.example = "HDMI-A-1@0,0:1210x680 HDMI-A-2@1225,0/180",
-		.reload = RELOAD_RESTART, FIELD(layout),
+		.reload = RELOAD_LIVE, FIELD(layout),
 		.help = "a water wall: each connector's panel on the wall, its top-left corner and "
 			"visible size in mm (size default: the connector's), turned ROT; one pond "
 			"across them, the gaps are bezels; a projector as NAME@[X,Y;X,Y;X,Y;X,Y]"
@@ -187,8 +187,14 @@ const struct option_row options_table[] = {
 		       "bottom-left corners land on the surface, in millimetres, as measured\n"
 		       "with a tape, and its size in pixels (needed headless).\n"
 		       "Pinned outputs may overlap; the surface is the bounding box of all\n"
-		       "outputs. Corners crossed, three in a line, or anticlockwise (the\n"
-		       "picture seen from behind) are refused with one line naming the output.\n"
+		       "outputs. Corners crossed, three in a line, turned in, or anticlockwise\n"
+		       "(the picture seen from behind) are refused with one line naming the\n"
+		       "output.\n"
+		       "A reload\n"
+		       ".RB ( SIGHUP )\n"
+		       "moves the same outputs to their new places and corners at the next\n"
+		       "frame, without a black one; a wall made or undone, or other outputs,\n"
+		       "wait for the next restart.\n"
 		       "With the headless backend each panel of a given size is an output of its\n"
 		       "own (frames\n"
 		       ".IR frame-NNNNN-NAME.png ),\n"
@@ -203,7 +209,7 @@ const struct option_row options_table[] = {
 		.name = "blend-gamma", .group = GROUP_OUTPUT, .type = OPTION_NUMBER, .arg = "GAMMA",
 		.min = OPTIONS_MIN_BLEND_GAMMA, .max = OPTIONS_MAX_BLEND_GAMMA, .unit = "a gamma",
 		.def = STR(OPTIONS_DEFAULT_BLEND_GAMMA), .example = "2.4",
-		.reload = RELOAD_RESTART, FIELD(blend_gamma),
+		.reload = RELOAD_LIVE, FIELD(blend_gamma),
 		.help = "the projectors' gamma: where corner-pinned outputs overlap, their "
 			"weights add up to 1 in linear light, a pixel (level^GAMMA x weight)^(1/GAMMA)",
 		.man = "Where corner-pinned outputs (projectors, see\n"
@@ -218,7 +224,7 @@ const struct option_row options_table[] = {
 		.name = "blend-curve", .group = GROUP_OUTPUT, .type = OPTION_NUMBER, .arg = "P",
 		.min = WALL_BLEND_CURVE_MIN, .max = WALL_BLEND_CURVE_MAX, .unit = "an exponent",
 		.def = STR(OPTIONS_DEFAULT_BLEND_CURVE), .example = "3",
-		.reload = RELOAD_RESTART, FIELD(blend_curve),
+		.reload = RELOAD_LIVE, FIELD(blend_curve),
 		.help = "the shape of a soft edge across an overlap, Bourke's exponent: 1 a straight "
 			"ramp, larger flatter at both ends and steeper in the middle",
 		.man = "The shape of the weight across an overlap of corner-pinned outputs,\n"
@@ -232,7 +238,7 @@ const struct option_row options_table[] = {
 		.name = "black-lift", .group = GROUP_OUTPUT, .type = OPTION_NUMBER, .arg = "PERCENT",
 		.min = 0, .max = OPTIONS_MAX_BLACK_LIFT_PERCENT, .unit = "a percentage of full light",
 		.def = "0", .example = "0.5",
-		.reload = RELOAD_RESTART, FIELD(black_lift_percent),
+		.reload = RELOAD_LIVE, FIELD(black_lift_percent),
 		.help = "where one projector lights the floor alone, its black raised by this share "
 			"of full light (linear), to match overlaps, where two projectors' blacks add",
 		.man = "A projector's black is not black: where two overlap, their blacks add\n"
@@ -246,7 +252,7 @@ const struct option_row options_table[] = {
 		.name = "mask", .group = GROUP_OUTPUT, .type = OPTION_STRING,
 		.arg = "\"NAME=FILE ...\"", .def_text = "none",
 		.example = "HDMI-A-1=/etc/ripple-kiosk/pillar.png",
-		.reload = RELOAD_RESTART, FIELD(masks), .check = wall_masks_check,
+		.reload = RELOAD_LIVE, FIELD(masks), .check = wall_masks_check,
 		.help = "a corner-pinned output's mask, a picture in its own pixels: where it is "
 			"black the output stays black, its greys dim it (FILE without blanks)",
 		.man = "A mask for a corner-pinned output (see\n"
@@ -257,6 +263,21 @@ const struct option_row options_table[] = {
 		       "greys dim the light between, so that a mask's edge can be feathered.\n"
 		       "One NAME=FILE for each output, parted by blanks; a FILE that cannot be\n"
 		       "read is said in one line and its output is drawn unmasked.",
+	},
+	{
+		.name = "test-pattern", .group = GROUP_OUTPUT, .type = OPTION_FLAG,
+		.def = "no", .example = "yes",
+		.reload = RELOAD_LIVE, FIELD(test_pattern),
+		.help = "the corner-pinned outputs show the installer's pattern instead of the "
+			"water: a 10 cm grid, each output's edge and numbered corners, the overlaps",
+		.man = "The corner-pinned outputs (projectors) show a pattern on the surface\n"
+		       "instead of the water: a grid every 100 mm of the layout's coordinates\n"
+		       "(heavier every metre), each output's edge in a colour of its own with its\n"
+		       "corners numbered 1 to 4 in the layout's order, and the overlaps lighter.\n"
+		       "Where two projectors' lines do not fall on one another, their corners are\n"
+		       "off: set them, and a reload\n"
+		       ".RB ( SIGHUP )\n"
+		       "shows the new ones at the next frame.",
 	},
 	{
 		.name = "flip-timeout", .group = GROUP_OUTPUT, .type = OPTION_INT, .arg = "MS",

@@ -247,6 +247,7 @@ struct options {
 	double blend_curve;           /* Bourke's exponent */
 	double black_lift_percent;    /* of full light, where one output lights alone */
 	const char *masks;            /* "NAME=FILE ...": pinned outputs' masks; NULL: none */
+	bool test_pattern;            /* the projectors show the installer's pattern */
 	int flip_timeout_ms;
 	int render_ahead_us;          /* OPTIONS_RENDER_AHEAD_AUTO, _OFF or a time */
 

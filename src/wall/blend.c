@@ -37,24 +37,6 @@ struct quad {
 	double c[2 * HOMOGRAPHY_CORNERS];
 };
 
-static void apply(const double m[9], double x, double y, double *u, double *v)
-{
-	double w = m[6] * x + m[7] * y + m[8];
-
-	*u = (m[0] * x + m[1] * y + m[2]) / w;
-	*v = (m[3] * x + m[4] * y + m[5]) / w;
-}
-
-static void quad_make(const struct wall_window *win, struct quad *q)
-{
-	const double corner[2 * HOMOGRAPHY_CORNERS] = { 0, 0, win->pin_w, 0, win->pin_w,
-							win->pin_h, 0, win->pin_h };
-
-	for (int k = 0; k < HOMOGRAPHY_CORNERS; k++)
-		apply(win->pin.m, corner[2 * k], corner[2 * k + 1], &q->c[2 * k],
-		      &q->c[2 * k + 1]);
-}
-
 /*
  * How far (x, y) of the wall is inside q, in mm: the nearest of its sides,
  * the sides' lengths taken in mm (a wall's pixels may be a little longer
@@ -92,7 +74,7 @@ int wall_blend_weights(const struct wall_plan *plan, int i, double curve, const 
 			continue;
 		if (j == i)
 			self = n;
-		quad_make(&plan->window[j], &q[n++]);
+		wall_window_corners(&plan->window[j], q[n++].c);
 	}
 	for (int y = 0; y < win->pin_h; y++) {
 		for (int x = 0; x < win->pin_w; x++) {
@@ -105,7 +87,8 @@ int wall_blend_weights(const struct wall_plan *plan, int i, double curve, const 
 				weight[at] = 0;
 				continue;
 			}
-			apply(win->pin.m, x + HALF, y + HALF, &wx, &wy);
+			/* inside its own convex quadrilateral: never its horizon */
+			homography_apply(&win->pin, x + HALF, y + HALF, &wx, &wy);
 			for (int k = 0; k < n; k++) {
 				/* its own pixel is inside it, whatever rounding says */
 				d[k] = fmax(inside_mm(&q[k], plan, wx, wy), 0);

@@ -416,6 +416,15 @@ static void pin_to_wall(const struct wall_panel *p, const struct wall_screen *s,
 	w->pinned = true;
 }
 
+void wall_window_corners(const struct wall_window *w, double c[WALL_PIN_NUMBERS])
+{
+	const double px[WALL_PIN_NUMBERS] = { 0, 0, w->pin_w, 0, w->pin_w, w->pin_h, 0, w->pin_h };
+
+	/* a convex quadrilateral's corners: never on its horizon */
+	for (int k = 0; k < HOMOGRAPHY_CORNERS; k++)
+		homography_apply(&w->pin, px[2 * k], px[2 * k + 1], &c[2 * k], &c[2 * k + 1]);
+}
+
 int wall_plan_make(const struct wall_layout *l, const struct wall_screen *screens,
 		   struct wall_memory *known, const struct wall_limits *max,
 		   struct wall_plan *out, char *err, size_t len)
@@ -492,6 +501,8 @@ int wall_plan_make(const struct wall_layout *l, const struct wall_screen *screen
 	out->px_per_mm_y = known->px_per_mm_y * out->reduced;
 	out->mm_width = (int)lround(x1 - x0);
 	out->mm_height = (int)lround(y1 - y0);
+	out->x0_mm = x0;
+	out->y0_mm = y0;
 	for (int i = 0; i < l->count; i++) {
 		struct wall_window *w = &out->window[i];
 		const struct wall_panel *p = &l->panel[i];

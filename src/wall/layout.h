@@ -108,11 +108,16 @@ struct wall_window {
 struct wall_plan {
 	int width, height;          /* the wall's pixels */
 	int mm_width, mm_height;    /* the bounding box, rounded */
+	double x0_mm, y0_mm;        /* its top-left corner in the layout's mm */
 	double px_per_mm_x, px_per_mm_y;
 	double reduced;             /* 1, or the share of the first panel's density kept */
 	int full_width, full_height;  /* the wall's pixels at the first panel's density */
 	struct wall_window window[WALL_MAX_PANELS];
 };
+
+/* A pinned window's four corners on the wall, in its pixels: the output's
+ * corners through its homography, clockwise from the top left. */
+void wall_window_corners(const struct wall_window *w, double c[WALL_PIN_NUMBERS]);
 
 /* What a plan may be: the picture over the whole wall is one image. */
 struct wall_limits {

@@ -17,7 +17,8 @@ modesetting APIs (atomic, and RIPPLE_DRM_LEGACY=1):
   - the two heads as two keystoned projectors overlapping on a floor
     (corner-pinned outputs): each head's screendump is the headless frame
     of its output, the warp and the soft edges as the real driver shows
-    them.
+    them; a reload (SIGHUP) with one's corners moved shows the new frames
+    in the same process, and no black frame between.
 
 The binary: $RIPPLE_KIOSK, else $top_builddir/src/ripple-kiosk.
 Skips (77) without QEMU/busybox/binary unless CI=true."""
@@ -159,29 +160,40 @@ def changed_centre(a, b):
     return (sx / n, sy / n, n) if n else (None, None, 0)
 
 
-# Two projectors on a 1000x400 mm floor, keystoned, overlapping by 80-120 mm.
+# Two projectors on a 1000x400 mm floor, keystoned, overlapping by 80-120 mm;
+# then their corners set again (a reload): the second's moved 30 mm in.
 PROJECTORS = ([(0, 20), (560, 0), (540, 400), (20, 380)],
               [(440, 0), (1000, 20), (980, 380), (460, 400)])
+MOVED = (PROJECTORS[0], [(410, 10), (1000, 20), (980, 380), (430, 390)])
 
 
-def projectors_layout(names, px=False):
+def projectors_layout(names, quads, px=False):
     size = ":%dx%dpx" % HEAD if px else ""
     return " ".join("%s@[%s]%s" % (n, ";".join("%d,%d" % p for p in c), size)
-                    for n, c in zip(names, PROJECTORS))
+                    for n, c in zip(names, quads))
+
+
+def projector_frames(names, quads, label):
+    """Each output's headless frame for these corners, by name."""
+    out = os.path.join(tmp, label)
+    rkvm.headless_run(prog, out, "", ["--frames", "1", "--layout",
+                                      projectors_layout(names, quads, True), *QUIET, *LOOK])
+    return {n: rkvm.read_png(os.path.join(out, "frame-00000-%s.png" % n)) for n in names}
 
 
 def projectors(vm, names):
-    """Each head shows its output's headless frame exactly."""
-    out = os.path.join(tmp, "projectors")
+    """Each head shows its output's headless frame exactly; a reload with new
+    corners shows the new frames, and no black one between."""
     try:
-        rkvm.headless_run(prog, out, "", ["--frames", "1", "--layout",
-                                          projectors_layout(names, True), *QUIET, *LOOK])
+        first = projector_frames(names, PROJECTORS, "projectors")
+        moved = projector_frames(names, MOVED, "projectors-moved")
     except rkvm.TestError as e:
         t.check(False, "projectors: the headless frames are drawn", str(e))
         return
-    vm.start("rk", "ripple-kiosk", "--layout", projectors_layout(names), *QUIET, *LOOK)
+    vm.run("echo 'layout = %s' > /tmp/proj.conf" % projectors_layout(names, PROJECTORS))
+    vm.start("rk", "ripple-kiosk", "--config", "/tmp/proj.conf", *QUIET, *LOOK)
     for head, name in enumerate(names):
-        want = rkvm.read_png(os.path.join(out, "frame-00000-%s.png" % name))
+        want = first[name]
         img, ok = vm.wait_screen(lambda img: img.size == HEAD and img.data == want.data,
                                  "projector-head%d" % head, FIRST_FRAME_S, device="gpu",
                                  head=head)
@@ -190,6 +202,24 @@ def projectors(vm, names):
                 "%dx%d, %.2f%% of the pixels differ\n%s" % (img.size + (
                     100 * rkvm.diff_fraction(img, want, 0) if img.size == HEAD else 100.0,
                     vm.log("rk"))))
+    pid = vm.run("pidof ripple-kiosk")[1].strip()
+    vm.run("echo 'layout = %s' > /tmp/proj.conf; kill -HUP %s" %
+           (projectors_layout(names, MOVED), pid))
+    # Head 1's dumps until its new frame: each one the old frame or the new.
+    seen = []
+
+    def settled(img):
+        seen.append(img.data in (first[names[1]].data, moved[names[1]].data))
+        return img.size == HEAD and img.data == moved[names[1]].data
+    img, ok = vm.wait_screen(settled, "projector-moved", FIRST_FRAME_S, device="gpu", head=1)
+    t.check(ok and all(seen), "a reload with new corners: head 1 shows its new frame, and "
+            "between, only its old one (never black)",
+            "%d dumps, %d neither\n%s" % (len(seen), seen.count(False), vm.log("rk")))
+    _, ok = vm.wait_screen(lambda img: img.data == moved[names[0]].data, "projector-kept",
+                           FIRST_FRAME_S, device="gpu", head=0)
+    t.check(ok, "... and head 0 its own, its overlap with the moved one's new")
+    t.check(vm.run("pidof ripple-kiosk")[1].strip() == pid, "... without a restart",
+            vm.log("rk"))
     vm.stop("rk", "TERM", 10)
 
 
