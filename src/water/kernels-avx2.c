@@ -1260,37 +1260,6 @@ static void upsample2_smooth_row_avx2(const int16_t *r0, const int16_t *r1, cons
 
 /* ---- a corner-pinned output (water/warp.c defines every pixel) ---- */
 
-/* The homography at four pixels' centres cx, as warp.c's row_point: the
- * same products and sums in the same order, one IEEE division; valid
- * where the point is before the horizon and within half a pixel of the
- * surface. u, v clamped to the surface, in 1/WARP_SUBPIXEL px. */
-struct warp_consts {
-	__m256d m0, m3, m6, rx, ry, rw, half, one, zero, umax, vmax, ulim, vlim, lo, sub;
-};
-
-static inline __m128i warp_quad(const struct warp_consts *c, __m256d cx, __m128i *sv, int *valid)
-{
-	const __m256d w = _mm256_add_pd(_mm256_mul_pd(c->m6, cx), c->rw);
-	const __m256d inv = _mm256_div_pd(c->one, w);
-	__m256d u = _mm256_sub_pd(_mm256_mul_pd(_mm256_add_pd(_mm256_mul_pd(c->m0, cx), c->rx), inv),
-				  c->half);
-	__m256d v = _mm256_sub_pd(_mm256_mul_pd(_mm256_add_pd(_mm256_mul_pd(c->m3, cx), c->ry), inv),
-				  c->half);
-	__m256d ok = _mm256_cmp_pd(w, c->zero, _CMP_GT_OQ);
-
-	ok = _mm256_and_pd(ok, _mm256_cmp_pd(u, c->lo, _CMP_GE_OQ));
-	ok = _mm256_and_pd(ok, _mm256_cmp_pd(u, c->ulim, _CMP_LE_OQ));
-	ok = _mm256_and_pd(ok, _mm256_cmp_pd(v, c->lo, _CMP_GE_OQ));
-	ok = _mm256_and_pd(ok, _mm256_cmp_pd(v, c->vlim, _CMP_LE_OQ));
-	*valid = _mm256_movemask_pd(ok);
-	/* Lanes past the horizon or the surface (NaN, inf) sample at 0 and
-	 * are black afterwards. */
-	u = _mm256_and_pd(ok, _mm256_min_pd(_mm256_max_pd(u, c->zero), c->umax));
-	v = _mm256_and_pd(ok, _mm256_min_pd(_mm256_max_pd(v, c->zero), c->vmax));
-	*sv = _mm256_cvttpd_epi32(_mm256_mul_pd(v, c->sub));
-	return _mm256_cvttpd_epi32(_mm256_mul_pd(u, c->sub));
-}
-
 /* The channels of four pixels (pixel p's in dword lanes 4p..) weighed
  * bilinear: maddubs takes c00 * (64 - fx) + c01 * fx a channel (16 bits),
  * madd t * (64 - fy) + d * fy (32 bits), then rounded once as warp.c. */
@@ -1356,19 +1325,15 @@ static inline void warp_fetch(const int *src, __m256i r0, __m256i r1, __m256i ix
 	*p11 = _mm256_i32gather_epi32(src, _mm256_add_epi32(r1, ix1), 4);
 }
 
+/*
+ * Groups of eight pixels, as warp.c places them: their ends exact (in
+ * double, warp_exact(), shared with the scalar code), the eight between
+ * on the line in whole 1/64 px; a group with an end off the surface, and
+ * the row's pixels before its first whole group and after its last, by
+ * the scalar code itself.
+ */
 static void warp_span_avx2(const struct warp *w, int y, uint32_t *out, int x0, int x1)
 {
-	const double *m = w->m;
-	const double cy = y + 0.5;
-	const struct warp_consts c = {
-		.m0 = _mm256_set1_pd(m[0]), .m3 = _mm256_set1_pd(m[3]), .m6 = _mm256_set1_pd(m[6]),
-		.rx = _mm256_set1_pd(m[1] * cy + m[2]), .ry = _mm256_set1_pd(m[4] * cy + m[5]),
-		.rw = _mm256_set1_pd(m[7] * cy + m[8]),
-		.half = _mm256_set1_pd(0.5), .one = _mm256_set1_pd(1), .zero = _mm256_setzero_pd(),
-		.umax = _mm256_set1_pd(w->src_w - 1), .vmax = _mm256_set1_pd(w->src_h - 1),
-		.ulim = _mm256_set1_pd(w->src_w - 1 + 0.5), .vlim = _mm256_set1_pd(w->src_h - 1 + 0.5),
-		.lo = _mm256_set1_pd(-0.5), .sub = _mm256_set1_pd(WARP_SUBPIXEL),
-	};
 	const __m256i frac = _mm256_set1_epi32(WARP_SUBPIXEL - 1);
 	const __m256i full = _mm256_set1_epi32(WARP_SUBPIXEL);
 	const __m256i pitch = _mm256_set1_epi32((int)w->src_pitch);
@@ -1376,7 +1341,7 @@ static void warp_span_avx2(const struct warp *w, int y, uint32_t *out, int x0, i
 	const __m256i last_y = _mm256_set1_epi32(w->src_h - 1);
 	const __m256i one = _mm256_set1_epi32(1);
 	const __m256i opaque = _mm256_set1_epi32((int)0xff000000u);
-	const __m256i bits = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+	const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
 	const __m256i idx[4] = {
 		_mm256_setr_epi32(0, 0, 0, 0, 4, 4, 4, 4), _mm256_setr_epi32(1, 1, 1, 1, 5, 5, 5, 5),
 		_mm256_setr_epi32(2, 2, 2, 2, 6, 6, 6, 6), _mm256_setr_epi32(3, 3, 3, 3, 7, 7, 7, 7),
@@ -1386,21 +1351,26 @@ static void warp_span_avx2(const struct warp *w, int y, uint32_t *out, int x0, i
 						       : NULL;
 	const __m128i one_w = _mm_set1_epi16(WARP_WEIGHT_ONE);
 	const __m128i mask_w = _mm_set1_epi16(w->light && w->light->lift ? -1 : WARP_WEIGHT_MASK);
-	int x = x0;
+	const struct warp_row r = warp_row_terms(w->m, y);
+	int x = (x0 + WARP_GROUP - 1) & ~(WARP_GROUP - 1);
+	int32_t au = 0, av = 0, bu = 0, bv = 0;
+	bool a_ok;
 
-	for (; x + 8 <= x1; x += 8) {
-		const __m256d cx = _mm256_add_pd(_mm256_set1_pd(x), _mm256_setr_pd(0.5, 1.5, 2.5, 3.5));
-		__m128i sva, svb;
-		int va, vb;
-		const __m128i sua = warp_quad(&c, cx, &sva, &va);
-		const __m128i sub = warp_quad(&c, _mm256_add_pd(cx, _mm256_set1_pd(4)), &svb, &vb);
-		const int valid = va | vb << 4;
-		__m256i px;
+	if (x > x1)
+		x = x1;
+	if (x > x0)
+		warp_span_scalar(w, y, out, x0, x);
+	a_ok = x + WARP_GROUP <= x1 && warp_exact(w, &r, x, &au, &av);
+	for (; x + WARP_GROUP <= x1; x += WARP_GROUP) {
+		const bool b_ok = warp_exact(w, &r, x + WARP_GROUP, &bu, &bv);
 
-		if (valid == 0) {
-			px = opaque;
+		if (!a_ok || !b_ok) {
+			warp_span_scalar(w, y, out + (x - x0), x, x + WARP_GROUP);
 		} else {
-			const __m256i su = _mm256_set_m128i(sub, sua), sv = _mm256_set_m128i(svb, sva);
+			const __m256i su = _mm256_add_epi32(_mm256_set1_epi32(au), _mm256_srai_epi32(
+				_mm256_mullo_epi32(_mm256_set1_epi32(bu - au), lane), WARP_GROUP_BITS));
+			const __m256i sv = _mm256_add_epi32(_mm256_set1_epi32(av), _mm256_srai_epi32(
+				_mm256_mullo_epi32(_mm256_set1_epi32(bv - av), lane), WARP_GROUP_BITS));
 			const __m256i ix = _mm256_srli_epi32(su, WARP_SUBPIXEL_BITS);
 			const __m256i iy = _mm256_srli_epi32(sv, WARP_SUBPIXEL_BITS);
 			const __m256i fx = _mm256_and_si256(su, frac), fy = _mm256_and_si256(sv, frac);
@@ -1408,16 +1378,14 @@ static void warp_span_avx2(const struct warp *w, int y, uint32_t *out, int x0, i
 			const __m256i r0 = _mm256_mullo_epi32(iy, pitch);
 			const __m256i r1 = _mm256_mullo_epi32(
 				_mm256_min_epi32(_mm256_add_epi32(iy, one), last_y), pitch);
-			__m256i p00, p01, p10, p11;
-
-			warp_fetch(src, r0, r1, ix, ix1, w->src_w, &p00, &p01, &p10, &p11);
 			/* bytes 64 - fx, fx twice a dword; 64 - fy, fy a word each */
 			__m256i wx = _mm256_or_si256(_mm256_sub_epi32(full, fx),
 						     _mm256_slli_epi32(fx, 8));
 			const __m256i wy = _mm256_or_si256(_mm256_sub_epi32(full, fy),
 							   _mm256_slli_epi32(fy, 16));
-			__m256i tlo, thi, dlo, dhi, a, b, cc, d;
+			__m256i p00, p01, p10, p11, tlo, thi, dlo, dhi, a, b, c, d, px;
 
+			warp_fetch(src, r0, r1, ix, ix1, w->src_w, &p00, &p01, &p10, &p11);
 			wx = _mm256_or_si256(wx, _mm256_slli_epi32(wx, 16));
 			tlo = _mm256_maddubs_epi16(_mm256_unpacklo_epi8(p00, p01),
 						   _mm256_unpacklo_epi32(wx, wx));
@@ -1429,29 +1397,28 @@ static void warp_span_avx2(const struct warp *w, int y, uint32_t *out, int x0, i
 						   _mm256_unpackhi_epi32(wx, wx));
 			a = warp_vertical(tlo, dlo, wy, false, idx[0]);
 			b = warp_vertical(tlo, dlo, wy, true, idx[1]);
-			cc = warp_vertical(thi, dhi, wy, false, idx[2]);
+			c = warp_vertical(thi, dhi, wy, false, idx[2]);
 			d = warp_vertical(thi, dhi, wy, true, idx[3]);
 			px = _mm256_or_si256(_mm256_packus_epi16(_mm256_packs_epi32(a, b),
-								 _mm256_packs_epi32(cc, d)),
+								 _mm256_packs_epi32(c, d)),
 					     opaque);
-			if (valid != 0xff) {
-				const __m256i ok = _mm256_cmpeq_epi32(
-					_mm256_and_si256(_mm256_set1_epi32(valid), bits), bits);
+			_mm256_storeu_si256((__m256i *)(void *)(out + (x - x0)), px);
+			if (weight) {
+				/* Only pixels in an overlap (or lifted) are weighed, one at a time. */
+				const __m128i wv = _mm_loadu_si128(
+					(const __m128i *)(const void *)(weight + x));
 
-				px = _mm256_blendv_epi8(opaque, px, ok);
+				if (_mm_movemask_epi8(_mm_cmpeq_epi16(_mm_and_si128(wv, mask_w),
+								      one_w)) != 0xffff)
+					for (int i = 0; i < WARP_GROUP; i++)
+						out[x - x0 + i] = warp_weigh(w->light,
+									     out[x - x0 + i],
+									     weight[x + i]);
 			}
 		}
-		_mm256_storeu_si256((__m256i *)(void *)(out + (x - x0)), px);
-		if (weight) {
-			/* Only pixels in an overlap (or lifted) are weighed: one at a time. */
-			const __m128i wv = _mm_loadu_si128((const __m128i *)(const void *)(weight + x));
-
-			if (_mm_movemask_epi8(_mm_cmpeq_epi16(_mm_and_si128(wv, mask_w), one_w)) !=
-			    0xffff)
-				for (int i = 0; i < 8; i++)
-					out[x - x0 + i] = warp_weigh(w->light, out[x - x0 + i],
-								     weight[x + i]);
-		}
+		au = bu;
+		av = bv;
+		a_ok = b_ok;
 	}
 	if (x < x1)
 		warp_span_scalar(w, y, out + (x - x0), x, x1);

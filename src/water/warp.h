@@ -76,6 +76,22 @@ struct warp {
 	const struct kernels *kernels;
 };
 
+/* A row's pixels are placed in groups of this many between exact ends
+ * (water/warp.c says why). */
+#define WARP_GROUP_BITS 3
+#define WARP_GROUP (1 << WARP_GROUP_BITS)
+
+/* The homography's terms that only the row sets. */
+struct warp_row {
+	double x, y, w;
+};
+struct warp_row warp_row_terms(const double m[9], int y);
+/* Pixel x's centre's point on the surface in the row of r, in
+ * 1/WARP_SUBPIXEL px, held to the surface: false past the horizon, or more
+ * than half a pixel off the surface (the pixel is then black). */
+bool warp_exact(const struct warp *w, const struct warp_row *r, int x, int32_t *su,
+		int32_t *sv);
+
 /* Pixels x0 <= x < x1 of output row y as XRGB8888 into out[x - x0]: the
  * scalar one defines them, a SIMD one matches it bit for bit. */
 typedef void (*warp_span_fn)(const struct warp *w, int y, uint32_t *out, int x0, int x1);
