@@ -189,6 +189,38 @@ t.check(abs(a_alone - lifted) <= 1 and a_over == 0, "--black-lift 1 raises the b
         "of full light where one output is alone, not in the overlap",
         "alone %d (want %d), overlap %d" % (a_alone, lifted, a_over))
 
+# ---- a surface given (--screen-mm): what the projectors light past it is black ----
+SURFACE_MM = (4000, 1200)
+SPILL = [("A", [(-100, -60), (2100, 0), (2000, 1260), (100, 1100)]),
+         ("B", [(1800, 0), (4150, 100), (3900, 1280), (1900, 1150)])]
+frames, (SW, SH) = run("spill", SPILL, os.path.join(tmp, "grey.ppm"),
+                       ["--screen-mm", "%dx%d" % SURFACE_MM, "--black-lift", "1"])
+d = math.sqrt(OUT_W * OUT_H / area(SPILL[0][1]))
+t.check((SW, SH) == (round(SURFACE_MM[0] * d), round(SURFACE_MM[1] * d)),
+        "--screen-mm with projectors alone: the surface is its size, not their bounding box",
+        "%dx%d px at %.3f px a mm" % (SW, SH, d))
+margin = 2 / d   # two of the surface's pixels, in mm
+outside = lit_inside = inside = black_outside = 0
+for name, c in SPILL:
+    h = homography([(0, 0), (OUT_W, 0), (OUT_W, OUT_H), (0, OUT_H)], c)
+    for y in range(0, OUT_H, 3):
+        for x in range(0, OUT_W, 3):
+            mx, my = apply(h, x + 0.5, y + 0.5)
+            p = frames[name].pixel(x, y)
+            if mx < -margin or my < -margin or mx > SURFACE_MM[0] + margin or \
+               my > SURFACE_MM[1] + margin:
+                outside += 1
+                black_outside += p == (0, 0, 0)
+            # on the surface, and not where the other's overlap dims it
+            elif margin < mx < SURFACE_MM[0] - margin and margin < my < SURFACE_MM[1] - margin \
+                    and not 1700 < mx < 2200:
+                inside += 1
+                lit_inside += max(p) > 16
+t.check(outside > 100 and black_outside == outside, "past the surface a projector's pixels "
+        "are black, the black lift too", "%d of %d black" % (black_outside, outside))
+t.check(inside > 1000 and lit_inside == inside, "... and on it they show the picture",
+        "%d of %d lit" % (lit_inside, inside))
+
 # ---- masks: black keeps the output black, white leaves it as it is ----
 MASK_W, MASK_H = 96, 54   # scaled to the output's pixels (5x)
 mask = picture("mask", MASK_W, MASK_H, lambda x, y: (0, 0, 0) if 20 <= x < 40 and 10 <= y < 30

@@ -31,6 +31,17 @@
 static const struct wall_limits wall_limits = { KIOSK_VIEW_MAX_SIDE,
 						(double)KIOSK_VIEW_MAX_PIXELS };
 
+/* Projectors alone may be given the surface they light (--screen-mm):
+ * what they light past it is black. A wall of panels is their bounding
+ * box, as --screen-mm's text says. */
+static void layout_surface(struct wall_layout *layout, const struct options *o)
+{
+	if (o->screen_mm_width > 0 && o->screen_mm_height > 0 && wall_layout_pinned(layout)) {
+		layout->surface_w_mm = o->screen_mm_width;
+		layout->surface_h_mm = o->screen_mm_height;
+	}
+}
+
 /* The layout once (a restart takes a new one); a bad one was refused
  * when the options were read. */
 void loop_wall_setup(struct loop *l, const struct options *o)
@@ -44,6 +55,7 @@ void loop_wall_setup(struct loop *l, const struct options *o)
 		l->wall_refused = true;
 		return;
 	}
+	layout_surface(&l->layout, o);
 	l->wall = true;
 	l->n_assign = 0;
 	if (o->touch_map) {
@@ -82,6 +94,7 @@ void loop_wall_relayout(struct loop *l, const struct options *o)
 			return;
 		}
 	}
+	layout_surface(&next, o);
 	l->layout = next;
 	log_info("reload: layout: the outputs take their new places at the next frame");
 }

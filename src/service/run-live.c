@@ -215,7 +215,9 @@ static void reload(struct live *l)
 		options_free(&next);
 		return;
 	}
-	if (!same_text(l->o->layout, next.layout))
+	if (!same_text(l->o->layout, next.layout) ||
+	    l->o->screen_mm_width != next.screen_mm_width ||
+	    l->o->screen_mm_height != next.screen_mm_height)
 		loop_wall_relayout(l->loop, &next);
 	apply_touch_settings(l, &next);
 	apply_cec_settings(l, &next);

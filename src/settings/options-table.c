@@ -201,9 +201,12 @@ const struct option_row options_table[] = {
 		       ".B --size\n"
 		       "being the wall's.\n"
 		       ".B --rotate\n"
-		       "and\n"
+		       "does not apply to a wall, nor\n"
 		       ".B --screen-mm\n"
-		       "do not apply to a wall.",
+		       "to a wall of panels. With projectors alone,\n"
+		       ".B --screen-mm\n"
+		       "gives the surface, from the layout's origin: corners may lie past it\n"
+		       "(negative ones too), and what a projector lights past it is black.",
 	},
 	{
 		.name = "blend-gamma", .group = GROUP_OUTPUT, .type = OPTION_NUMBER, .arg = "GAMMA",
@@ -561,6 +564,10 @@ const struct option_row options_table[] = {
 		       "The start line says which size was used and where it came from.\n"
 		       "With several screens mirrored, the water is made for the first one (its\n"
 		       "millimetres are the true ones).\n"
+		       "With a\n"
+		       ".B --layout\n"
+		       "of corner-pinned outputs alone, it is the surface they light, from the\n"
+		       "layout's origin; a wall of panels is their bounding box.\n"
 		       "Everything below is in millimetres and seconds on this screen, so the\n"
 		       "water looks the same on a 10-inch, a 55-inch and a 4K screen.",
 	},

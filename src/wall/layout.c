@@ -93,7 +93,7 @@ static int parse_pin(char *corners, struct wall_panel *p, char *err, size_t len)
 	struct homography h;
 	char text[FIELD_MAX];
 	char *c = corners;
-	double x1 = 0, y1 = 0;
+	double x1 = -WALL_MAX_MM, y1 = -WALL_MAX_MM;
 
 	snprintf(text, sizeof(text), "%s", corners);   /* as given, for what is said */
 
@@ -110,10 +110,12 @@ static int parse_pin(char *corners, struct wall_panel *p, char *err, size_t len)
 		}
 		if (end)
 			*end = '\0';
-		if (parse_double_pair(c, ',', 0.0, WALL_MAX_MM, 0.0, WALL_MAX_MM, &xy[0],
-				      &xy[1]) < 0) {
-			snprintf(err, len, "%s's corner %d '%s' is not X,Y in mm (0 to %.0f)",
-				 p->name, i + 1, c, WALL_MAX_MM);
+		/* A projector may light past the surface's edges (--screen-mm):
+		 * its corners there are measured from the same origin. */
+		if (parse_double_pair(c, ',', -WALL_MAX_MM, WALL_MAX_MM, -WALL_MAX_MM, WALL_MAX_MM,
+				      &xy[0], &xy[1]) < 0) {
+			snprintf(err, len, "%s's corner %d '%s' is not X,Y in mm (-%.0f to %.0f)",
+				 p->name, i + 1, c, WALL_MAX_MM, WALL_MAX_MM);
 			return -EINVAL;
 		}
 		p->x_mm = fmin(p->x_mm, xy[0]);
@@ -344,6 +346,14 @@ const char *wall_masks_find(const struct wall_masks *m, const char *name)
 	return NULL;
 }
 
+bool wall_layout_pinned(const struct wall_layout *l)
+{
+	for (int i = 0; i < l->count; i++)
+		if (!l->panel[i].pinned)
+			return false;
+	return l->count > 0;
+}
+
 int wall_layout_find(const struct wall_layout *l, const char *name)
 {
 	for (int i = 0; i < l->count; i++)
@@ -492,6 +502,14 @@ int wall_plan_make(const struct wall_layout *l, const struct wall_screen *screen
 			known->px_per_mm_x = known->px_per_mm_y =
 				sqrt((double)lw * lh / pin_area(l->panel[first].pin));
 	}
+	/* A surface given: its rectangle from the layout's origin, whatever
+	 * the projectors light past it. */
+	if (l->surface_w_mm > 0 && l->surface_h_mm > 0) {
+		x0 = 0;
+		y0 = 0;
+		x1 = l->surface_w_mm;
+		y1 = l->surface_h_mm;
+	}
 	full_w = (x1 - x0) * known->px_per_mm_x;
 	full_h = (y1 - y0) * known->px_per_mm_y;
 	out->full_width = (int)lround(full_w);
@@ -503,6 +521,10 @@ int wall_plan_make(const struct wall_layout *l, const struct wall_screen *screen
 	out->mm_height = (int)lround(y1 - y0);
 	out->x0_mm = x0;
 	out->y0_mm = y0;
+	if (l->surface_w_mm > 0 && l->surface_h_mm > 0) {
+		out->width = whole_px(full_w * out->reduced);
+		out->height = whole_px(full_h * out->reduced);
+	}
 	for (int i = 0; i < l->count; i++) {
 		struct wall_window *w = &out->window[i];
 		const struct wall_panel *p = &l->panel[i];
@@ -520,6 +542,8 @@ int wall_plan_make(const struct wall_layout *l, const struct wall_screen *screen
 		w->shown = screens[i].connected;
 		if (p->pinned && w->shown)
 			pin_to_wall(p, &screens[i], x0, y0, out, w);
+		if (l->surface_w_mm > 0)
+			continue;  /* the surface's size is its own */
 		if (w->x + w->w > out->width)
 			out->width = w->x + w->w;
 		if (w->y + w->h > out->height)

@@ -44,7 +44,14 @@ struct wall_panel {
 struct wall_layout {
 	int count;                  /* 0: no layout, every screen mirrors */
 	struct wall_panel panel[WALL_MAX_PANELS];
+	/* The surface, from the layout's origin (0, 0), when given (--screen-mm
+	 * with projectors alone): what they light past it is black. 0: the
+	 * bounding box of all outputs. */
+	double surface_w_mm, surface_h_mm;
 };
+
+/* Whether every output of l is corner-pinned (a surface may be given). */
+bool wall_layout_pinned(const struct wall_layout *l);
 
 /*
  * "NAME@X,Y[:WxH][/ROT] ..." (blanks between panels), or for a

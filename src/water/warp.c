@@ -189,10 +189,12 @@ void warp_span_scalar(const struct warp *w, int y, uint32_t *out, int x0, int x1
 			/* between the group's ends: floored, in 1/WARP_SUBPIXEL */
 			su = au + (((bu - au) * (x - g)) >> WARP_GROUP_BITS);
 			sv = av + (((bv - av) * (x - g)) >> WARP_GROUP_BITS);
-			px = sample(w, su, sv);
-		} else if (warp_exact(w, &r, x, &su, &sv)) {
-			px = sample(w, su, sv);
+		} else if (!warp_exact(w, &r, x, &su, &sv)) {
+			/* past the surface: black, lifted or not */
+			out[x - x0] = OPAQUE;
+			continue;
 		}
+		px = sample(w, su, sv);
 		if (weight)
 			px = warp_weigh(w->light, px, weight[x]);
 		out[x - x0] = px;

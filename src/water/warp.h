@@ -104,8 +104,8 @@ uint32_t warp_weigh(const struct warp_light *l, uint32_t px, unsigned weight);
  * Rows y0 <= y < y1 of the output dst, its pixels as scanned out (a
  * pinned output's corners turn its picture, no rotation). Pixel (x, y)'s
  * centre goes through m to the surface; outside the surface, or past the
- * homography's horizon, it is black. 0, or -EINVAL when the sizes are not
- * a picture.
+ * homography's horizon, it is black, whatever its weight says. 0, or
+ * -EINVAL when the sizes are not a picture.
  */
 int warp_rows(const struct warp *w, const struct render_target *dst, int y0, int y1);
 
