@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -416,6 +417,48 @@ static void test_matrix_parse(void)
 	CHECK_EQ(touch_matrix_parse("1 0 0 0 1 0x", m), -EINVAL);
 }
 
+/*
+ * A touch frame over one projector's picture (--touch-output naming a
+ * corner-pinned output): the device's corners land on the wall where the
+ * output's corners do, its middle where the output's middle does, through
+ * the homography, not on its bounding box.
+ */
+static void test_pinned(void)
+{
+	static const double quad[8] = { 100, 30, 700, 0, 760, 420, 60, 400 };  /* wall px */
+	static const int out_w = 640, out_h = 400, wall_w = 800, wall_h = 450;
+	struct touch_map m;
+	struct homography h;
+	int x, y;
+
+	CHECK_EQ(touch_map_init(&m, 0, 999, 0, 999, &plain, out_w, out_h, out_w, out_h), 0);
+	CHECK_EQ(homography_to_corners(quad, &h), 0);
+	for (int r = 0; r < 3; r++) {
+		h.m[3 * r] /= out_w;
+		h.m[3 * r + 1] /= out_h;
+	}
+	m.pinned = true;
+	m.pin = h;
+	m.wall_w = wall_w;
+	m.wall_h = wall_h;
+	CHECK(touch_map_apply(&m, 0, 0, &x, &y));
+	CHECK(abs(x - 100) <= 2 && abs(y - 30) <= 2);
+	CHECK(touch_map_apply(&m, 999, 999, &x, &y));
+	CHECK(abs(x - 759) <= 2 && abs(y - 419) <= 2);
+	CHECK(touch_map_apply(&m, 999, 0, &x, &y));
+	CHECK(abs(x - 699) <= 2 && abs(y - 0) <= 2);
+	/* the output's middle: where the quad's diagonals cross, not the
+	 * bounding box's middle (430, 210) */
+	{
+		double u, v;
+
+		CHECK(homography_apply(&h, out_w / 2.0, out_h / 2.0, &u, &v));
+		CHECK(touch_map_apply(&m, 500, 500, &x, &y));
+		CHECK(fabs(x - u) <= 1.5 && fabs(y - v) <= 1.5);
+		CHECK(fabs(u - 430) > 3 || fabs(v - 210) > 3);
+	}
+}
+
 int main(void)
 {
 	RUN(test_rotations);
@@ -430,5 +473,6 @@ int main(void)
 	RUN(test_corners);
 	RUN(test_corners_off);
 	RUN(test_matrix_parse);
+	RUN(test_pinned);
 	return CHECK_EXIT();
 }

@@ -106,6 +106,10 @@ void input_set_target(struct input *in, struct gesture *g, int phys_w, int phys_
 struct input_panel {
 	int phys_w, phys_h, rotation;
 	int x, y, w, h;
+	/* a corner-pinned output: its pixels to the wall's (x, y, w, h, the
+	 * rotation unused) */
+	bool pinned;
+	struct homography pin;
 };
 /* Every device's touches land on p from the next event on (NULL: on the
  * whole target input_set_target gave, as without a wall); copied. */

@@ -231,6 +231,18 @@ void device_build_map(const struct input *in, struct device *d)
 	}
 	ax = libevdev_get_abs_info(d->evdev, (unsigned int)d->x_code);
 	ay = libevdev_get_abs_info(d->evdev, (unsigned int)d->y_code);
+	if (p && p->pinned) {
+		/* a projector's own pixels, then through its corners */
+		t.rotation = 0;
+		d->map_ok = touch_map_init(&d->map, ax->minimum, ax->maximum, ay->minimum,
+					   ay->maximum, &t, p->phys_w, p->phys_h, p->phys_w,
+					   p->phys_h) == 0;
+		d->map.pinned = true;
+		d->map.pin = p->pin;
+		d->map.wall_w = in->screen_w;
+		d->map.wall_h = in->screen_h;
+		return;
+	}
 	if (p) {
 		t.rotation = p->rotation;
 		d->map_ok = touch_map_init(&d->map, ax->minimum, ax->maximum, ay->minimum,

@@ -37,6 +37,7 @@ int touch_map_init(struct touch_map *m, int x_min, int x_max, int y_min, int y_m
 	m->screen_h = screen_h;
 	m->off_x = 0;
 	m->off_y = 0;
+	m->pinned = false;
 	return 0;
 }
 
@@ -152,6 +153,16 @@ bool touch_map_apply(const struct touch_map *m, int dx, int dy, int *sx, int *sy
 		lx = px;
 		ly = py;
 		break;
+	}
+	/* A projector's pixel: the point of the wall its centre lights. */
+	if (m->pinned) {
+		double u = 0, v = 0;
+
+		if (!homography_apply(&m->pin, lx + 0.5, ly + 0.5, &u, &v))
+			on = false;
+		*sx = (int)fmin(fmax(floor(u), 0), m->wall_w - 1);
+		*sy = (int)fmin(fmax(floor(v), 0), m->wall_h - 1);
+		return on;
 	}
 	/* The touch output may be a mirror of another size than the water's
 	 * screen: the same place in the picture, centres kept. */

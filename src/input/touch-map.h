@@ -53,6 +53,12 @@ struct touch_map {
 	int log_w, log_h;                /* as the viewer sees it */
 	int screen_w, screen_h;          /* the water's screen, as the viewer sees it */
 	int off_x, off_y;                /* a wall's panel: where its window starts (0 in init) */
+	/* A corner-pinned output (a projector): its pixels to the wall's
+	 * through pin, held within wall_w x wall_h (none in init; the map is
+	 * then made for the output's own pixels, screen_w x screen_h those). */
+	bool pinned;
+	struct homography pin;
+	int wall_w, wall_h;
 };
 
 /*

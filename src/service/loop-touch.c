@@ -34,7 +34,12 @@ static bool touch_panel(const struct loop *l, int idx, struct input_panel *p)
 	if (idx < 0 || !loop_wall_window(l, &l->outputs[idx], &w))
 		return false;
 	*p = (struct input_panel){ l->outputs[idx].info.width, l->outputs[idx].info.height,
-				   w.rotation, w.x, w.y, w.w, w.h };
+				   w.rotation, w.x, w.y, w.w, w.h, false, { { 0 } } };
+	/* a projector: through its corners, not onto its bounding box */
+	if (w.pin) {
+		p->pinned = true;
+		memcpy(p->pin.m, w.pin->m, sizeof(p->pin.m));
+	}
 	return true;
 }
 

@@ -85,13 +85,6 @@ static bool row_point(const double m[9], const struct warp_row *r, int x, double
 	return true;
 }
 
-bool warp_point(const double m[9], int x, int y, double *u, double *v)
-{
-	const struct warp_row r = warp_row_terms(m, y);
-
-	return row_point(m, &r, x, u, v);
-}
-
 bool warp_exact(const struct warp *w, const struct warp_row *r, int x, int32_t *su,
 		int32_t *sv)
 {

@@ -109,8 +109,4 @@ uint32_t warp_weigh(const struct warp_light *l, uint32_t px, unsigned weight);
  */
 int warp_rows(const struct warp *w, const struct render_target *dst, int y0, int y1);
 
-/* The surface's point for the centre of the output's pixel (x, y), in
- * its pixels (centres at whole numbers): false past the horizon. */
-bool warp_point(const double m[9], int x, int y, double *u, double *v);
-
 #endif
