@@ -730,11 +730,7 @@ static void keystone_pins(const struct bench *b, struct kiosk_pin *pins)
 		struct homography h;
 
 		pins[p] = (struct kiosk_pin){ .weight = NULL, .light = NULL };
-		homography_to_corners(c, &h);
-		for (int r = 0; r < 3; r++) {
-			h.m[3 * r] /= b->width;
-			h.m[3 * r + 1] /= b->height;
-		}
+		homography_picture_to_corners(c, b->width, b->height, &h);
 		memcpy(pins[p].m, h.m, sizeof(pins[p].m));
 	}
 }

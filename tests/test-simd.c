@@ -854,15 +854,11 @@ static int compare_warp(const struct kernels *k)
 				tb.pixels = b;
 				if (c == sizeof(corners) / sizeof(corners[0])) {
 					memcpy(w.m, beyond, sizeof(w.m));
-				} else if (homography_to_corners(corners[c], &h) < 0) {
+				} else if (homography_picture_to_corners(corners[c], ow, oh, &h) < 0) {
 					bad++;
 					continue;
 				} else {
-					for (int r = 0; r < 3; r++) {
-						w.m[3 * r] = h.m[3 * r] / ow;
-						w.m[3 * r + 1] = h.m[3 * r + 1] / oh;
-						w.m[3 * r + 2] = h.m[3 * r + 2];
-					}
+					memcpy(w.m, h.m, sizeof(w.m));
 				}
 				w.kernels = &kernels_scalar;
 				warp_rows(&w, &ta, 0, oh);

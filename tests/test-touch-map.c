@@ -432,11 +432,7 @@ static void test_pinned(void)
 	int x, y;
 
 	CHECK_EQ(touch_map_init(&m, 0, 999, 0, 999, &plain, out_w, out_h, out_w, out_h), 0);
-	CHECK_EQ(homography_to_corners(quad, &h), 0);
-	for (int r = 0; r < 3; r++) {
-		h.m[3 * r] /= out_w;
-		h.m[3 * r + 1] /= out_h;
-	}
+	CHECK_EQ(homography_picture_to_corners(quad, out_w, out_h, &h), 0);
 	m.pinned = true;
 	m.pin = h;
 	m.wall_w = wall_w;

@@ -81,6 +81,21 @@ int homography_to_corners(const double corners[2 * HOMOGRAPHY_CORNERS], struct h
 	return quad_checked(corners, h->m);
 }
 
+int homography_picture_to_corners(const double corners[2 * HOMOGRAPHY_CORNERS], int width,
+				  int height, struct homography *h)
+{
+	int ret = quad_checked(corners, h->m);
+
+	if (ret < 0 || width < 1 || height < 1)
+		return ret < 0 ? ret : -EINVAL;
+	/* x = width u, y = height v: the first two columns over the size */
+	for (int r = 0; r < 3; r++) {
+		h->m[3 * r] /= width;
+		h->m[3 * r + 1] /= height;
+	}
+	return 0;
+}
+
 int homography_from_corners(const double corners[2 * HOMOGRAPHY_CORNERS], struct homography *h)
 {
 	double f[9], *m = h->m;

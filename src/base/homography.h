@@ -30,6 +30,10 @@ int homography_from_corners(const double corners[2 * HOMOGRAPHY_CORNERS], struct
  * corners land on the surface). 0, or -EINVAL as homography_from_corners.
  */
 int homography_to_corners(const double corners[2 * HOMOGRAPHY_CORNERS], struct homography *h);
+/* The same from a width x height picture's pixels (0..width, 0..height,
+ * corners at whole numbers) instead of 0..1 across it. */
+int homography_picture_to_corners(const double corners[2 * HOMOGRAPHY_CORNERS], int width,
+				  int height, struct homography *h);
 /* The identity: the sensor's coordinates are the surface's. */
 void homography_identity(struct homography *h);
 /* (x, y) of the sensor to the surface's 0..1; false: the point is on the

@@ -7,16 +7,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/bigmem.h"
 #include "base/log.h"
 #include "exhibit/kiosk.h"
 #include "image/image.h"
-#include "base/bigmem.h"
-#include "wall/blend.h"
-#include "wall/pattern.h"
-#include "water/warp.h"
 #include "service/loop-private.h"
 #include "settings/options.h"
+#include "wall/blend.h"
+#include "wall/pattern.h"
 #include "water/units.h"
+#include "water/warp.h"
 
 /* ---- the wall ---- */
 
@@ -65,6 +65,17 @@ void loop_wall_setup(struct loop *l, const struct options *o)
 	}
 }
 
+/* The same connectors, in the same order. */
+static bool same_outputs(const struct wall_layout *a, const struct wall_layout *b)
+{
+	if (a->count != b->count)
+		return false;
+	for (int i = 0; i < a->count; i++)
+		if (strcmp(a->panel[i].name, b->panel[i].name) != 0)
+			return false;
+	return true;
+}
+
 /*
  * A reload's layout: the same outputs, in the same order, take their new
  * places and corners at the next frame (the water kept while the wall's
@@ -86,13 +97,10 @@ void loop_wall_relayout(struct loop *l, const struct options *o)
 		log_error("reload: layout: %s; the layout in force stays", err);
 		return;
 	}
-	for (int i = 0; i < next.count || i < l->layout.count; i++) {
-		if (next.count != l->layout.count ||
-		    strcmp(next.panel[i].name, l->layout.panel[i].name) != 0) {
-			log_warn("reload: layout: other outputs, or in another order, change at "
-				 "the next restart; the layout in force stays");
-			return;
-		}
+	if (!same_outputs(&next, &l->layout)) {
+		log_warn("reload: layout: other outputs, or in another order, change at the next "
+			 "restart; the layout in force stays");
+		return;
 	}
 	layout_surface(&next, o);
 	l->layout = next;

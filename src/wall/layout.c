@@ -399,9 +399,7 @@ static double reduction(const struct wall_limits *max, double w, double h)
 }
 
 /*
- * The output's pixels onto the wall's: Q takes 0..1 across the output to
- * its corners in the wall's pixels, so (x, y) of the output's W x H goes
- * to Q(x / W, y / H): Q with its first two columns divided by W and H.
+ * The output's pixels onto the wall's: its corners in the wall's pixels.
  * The corners were checked when parsed, and the shift and scale to the
  * wall's pixels keep them a quadrilateral.
  */
@@ -409,18 +407,13 @@ static void pin_to_wall(const struct wall_panel *p, const struct wall_screen *s,
 			double y0, const struct wall_plan *plan, struct wall_window *w)
 {
 	double c[WALL_PIN_NUMBERS];
-	double *m = w->pin.m;
 
 	for (int i = 0; i < HOMOGRAPHY_CORNERS; i++) {
 		c[2 * i] = (p->pin[2 * i] - x0) * plan->px_per_mm_x;
 		c[2 * i + 1] = (p->pin[2 * i + 1] - y0) * plan->px_per_mm_y;
 	}
-	if (homography_to_corners(c, &w->pin) < 0)
+	if (homography_picture_to_corners(c, s->width, s->height, &w->pin) < 0)
 		return;
-	for (int r = 0; r < 3; r++) {
-		m[3 * r] /= s->width;
-		m[3 * r + 1] /= s->height;
-	}
 	w->pin_w = s->width;
 	w->pin_h = s->height;
 	w->pinned = true;
