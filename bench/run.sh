@@ -159,8 +159,8 @@ for f in $floors; do
 	run --size "${f%%:*}" --screen-mm "${f#*:}" --threads 2 --start
 done
 tag=""
-# Projectors: an output keystoned 10 % (--keystone: the surface drawn, then
-# sampled through its homography) against the same output as a rectangle,
+# Projectors: an output keystoned 10 % (--keystone: drawn at its own pixels
+# through its homography) against the same output as a rectangle,
 # alternated; a 55-inch panel and a 4 m floor at 1080p on one thread, the 5 m
 # floor at 4K on two, and two projectors side by side at 1080p lighting a
 # floor of 4000 x 1125 mm on two.

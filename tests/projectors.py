@@ -275,19 +275,32 @@ t.check(still["B"].data == frames["B"].data, "--test-pattern: rain does not move
 # ---- touches land on the surface, seen where the homography puts them ----
 # A tap on the surface (the whole floor, as a touch frame or a tracker over
 # it gives it) in A's part alone and one in the overlap: each output's ring
-# is centred where its homography takes the tap.
+# is centred where its homography takes the tap. The water's cells as the
+# kiosk picks them (2 px here: one 2x pass from the water to the output's
+# grid), of 4 px (two passes), and of 3 px (no 2x passes: the whole
+# surface drawn, then sampled through the corners).
 TAP_FRAMES = 12
 TAPS_MM = [(900, 600), (1900, 550)]
-for i, (tx, ty) in enumerate(TAPS_MM):
+# (a fingertip's stone as wide as a coarse cell, 16 mm here: a smaller one
+# would not move the water)
+BIG_STONE = ["--stone-radius", "40"]
+CELLS = [("auto", []), ("4 px", ["--sim-scale", "4"] + BIG_STONE),
+         ("3 px", ["--sim-scale", "3"] + BIG_STONE)]
+# (the coarser cells' wider rings, in the overlap, fade toward each
+# output's edge too far for the changed pixels' centre to say where the
+# ring is: they are tapped where A is alone)
+for i, ((tx, ty), (cells, scale)) in enumerate(
+        [(tap, cell) for cell in CELLS for tap in (TAPS_MM if not cell[1] else TAPS_MM[:1])]):
     H2a, d2, x2, y2 = to_surface(TWO, TWO[0][1], None)
     sx, sy = round((tx - x2) * d2), round((ty - y2) * d2)
     script = os.path.join(tmp, "tap%d.script" % i)
     with open(script, "w") as f:
         f.write("1 down 0 %d %d\n3 up 0\n" % (sx, sy))
     flat, _ = run("still%d" % i, TWO, picture("tiles%d" % i, 64, 36, lambda x, y: (
-        (90, 150, 200) if (x // 4 + y // 4) % 2 else (200, 220, 240))), frames=TAP_FRAMES)
+        (90, 150, 200) if (x // 4 + y // 4) % 2 else (200, 220, 240))), scale,
+        frames=TAP_FRAMES)
     tapped, _ = run("tap%d" % i, TWO, os.path.join(tmp, "tiles%d.ppm" % i),
-                    ["--touch-script", script], frames=TAP_FRAMES)
+                    ["--touch-script", script] + scale, frames=TAP_FRAMES)
     for name, c in TWO:
         h, _, _, _ = to_surface(TWO, c, None)
         back = homography([apply(h, *p) for p in [(0, 0), (OUT_W, 0), (OUT_W, OUT_H),
@@ -297,14 +310,14 @@ for i, (tx, ty) in enumerate(TAPS_MM):
         cx, cy, share = images.changed_centre(flat[name], tapped[name])
         lit = 0 <= ex < OUT_W and 0 <= ey < OUT_H
         if not lit:
-            t.check(share == 0, "a tap at %s mm leaves %s, which does not light it, still"
-                    % ((tx, ty), name), "%.3f of it changed" % share)
+            t.check(share == 0, "a tap at %s mm leaves %s, which does not light it, still "
+                    "(cells: %s)" % ((tx, ty), name, cells), "%.3f of it changed" % share)
             continue
         off = math.hypot(cx + 0.5 - ex, cy + 0.5 - ey) if share else float("inf")
         # (in the overlap the output's side of the ring nearer its edge is
         # fainter: the changed pixels' centre moves in by a pixel or two)
         t.check(off <= 3, "a tap at %s mm ripples on %s where its homography puts it "
-                "(within 3 px)" % ((tx, ty), name),
+                "(within 3 px; cells: %s)" % ((tx, ty), name, cells),
                 "centre (%.1f, %.1f), expected (%.1f, %.1f)" % (
                     cx if share else -1, cy if share else -1, ex, ey))
 

@@ -896,6 +896,87 @@ out:
 	return bad ? 0 : compared;
 }
 
+/*
+ * A plane of the water brought to a pinned output's grid: each path's
+ * cells against the scalar ones', through the same homographies as the
+ * pixels' (on grids of cells of 1, 2 and 4 px), over full-range heights
+ * and a second plane, in spans that start and end between groups, and on
+ * a plane one cell wide. Returns the grids compared, 0 on a difference.
+ */
+static int compare_plane(const struct kernels *k)
+{
+	static const int planes[][2] = { { 97, 61 }, { 1, 9 }, { 2, 2 } };
+	static const int outs[][2] = { { 64, 40 }, { 37, 23 }, { 203, 11 } };
+	static const double corners[][8] = {
+		{ 0, 0, 1, 0, 1, 1, 0, 1 },
+		{ 0.1, 0.05, 0.9, 0, 1, 1, 0.02, 0.9 },
+		{ -0.2, -0.15, 1.2, -0.1, 1.1, 1.3, -0.15, 1.2 },
+		{ 1, 0, 1, 1, 0, 1, 0, 0 },
+		{ 0.4, 0.4, 0.45, 0.4, 0.45, 0.43, 0.4, 0.43 },
+	};
+	static const int cells[] = { 1, 2, 4 };
+	int compared = 0, bad = 0;
+
+	if (!k->warp_plane)
+		return 0;
+	for (size_t z = 0; z < sizeof(planes) / sizeof(planes[0]); z++) {
+		const int sw = planes[z][0], sh = planes[z][1];
+		int16_t *src = malloc((size_t)sw * sh * sizeof(*src));
+		int16_t *src2 = malloc((size_t)sw * sh * sizeof(*src2));
+		int16_t a[2][256], b[2][256];
+
+		if (!src || !src2) {
+			bad++;
+			goto next;
+		}
+		for (int i = 0; i < sw * sh; i++) {
+			src[i] = (int16_t)rnd();
+			src2[i] = (int16_t)(i % 7 ? (int)(rnd() % 200)
+					    : (i % 2 ? INT16_MIN : INT16_MAX));
+		}
+		for (size_t o = 0; o < sizeof(outs) / sizeof(outs[0]); o++)
+			for (size_t c = 0; c < sizeof(corners) / sizeof(corners[0]); c++)
+				for (size_t e = 0; e < sizeof(cells) / sizeof(cells[0]); e++) {
+					const int cell = cells[e];
+					const int ow = outs[o][0], oh = outs[o][1];
+					const int gw = (ow + cell - 1) / cell, gh = (oh + cell - 1) / cell;
+					double px[8];
+					struct homography h;
+					struct warp w;
+
+					for (int i = 0; i < 8; i++)
+						px[i] = corners[c][i] * (i % 2 ? sh : sw) * cell;
+					if (homography_picture_to_corners(px, ow, oh, &h) < 0 ||
+					    warp_plane_geometry(h.m, cell, sw, sh, &w) < 0) {
+						bad++;
+						continue;
+					}
+					for (int y = 0; y < gh; y++) {
+						int x0 = y % 3 == 1 ? 3 : 0, x1 = y % 3 == 2 ? gw - 2 : gw;
+
+						if (x1 <= x0)
+							continue;
+						warp_plane_span_scalar(&w, y, src, a[0], src2, a[1], x0,
+								       x1);
+						k->warp_plane(&w, y, src, b[0], src2, b[1], x0, x1);
+						if (memcmp(a, b, sizeof(a[0][0]) * (size_t)(x1 - x0)) ||
+						    memcmp(a[1], b[1], sizeof(a[1][0]) * (size_t)(x1 - x0))) {
+							fprintf(stderr, "%s: a %dx%d plane on a %dx%d grid "
+								"differs (corners %zu, row %d)\n",
+								k->name, sw, sh, gw, gh, c, y);
+							bad++;
+							break;
+						}
+					}
+					compared++;
+				}
+next:
+		free(src);
+		free(src2);
+	}
+	return bad ? 0 : compared;
+}
+
 int main(void)
 {
 	const char *const *names = simd_names();
@@ -904,7 +985,7 @@ int main(void)
 	for (size_t n = 0; names[n]; n++) {
 		const struct kernels *k;
 		bool same = true;
-		int rows = 0, planes, ponds, warps;
+		int rows = 0, planes, ponds, warps, grids;
 
 		if (strcmp(names[n], kernels_scalar.name) == 0)
 			continue;  /* the reference itself */
@@ -932,6 +1013,9 @@ int main(void)
 		same = planes > 0 && same;
 		warps = compare_warp(k);
 		same = warps > 0 && same;
+		grids = compare_plane(k);
+		/* (a path without its own plane warp uses the scalar one) */
+		same = (grids > 0 || !k->warp_plane) && same;
 		ponds = compare_pond(k);
 		same = ponds > 0 && same;
 		same = compare_round(k->pond ? k->pond : &pond_rows_generic, k->name) && same;
@@ -940,7 +1024,8 @@ int main(void)
 			fprintf(stderr, "%s: bit-exact with scalar at %zu sizes, damped by shift, "
 				"by multiplier and with viscosity, in %d random step rows, "
 				"in bands and in %d planes of light through the water, %d pinned "
-				"outputs; the pond's rows %s\n", k->name, N_SIZES, rows, planes, warps,
+				"outputs, %d of their grids of the water; the pond's rows %s\n", k->name,
+				N_SIZES, rows, planes, warps, grids,
 				k->pond ? "bit-exact with the generic ones" : "the generic ones");
 		tested++;
 	}

@@ -6,6 +6,7 @@ headless kiosk (--frames 0 --tuio 0 --output-heights). Where the ripples
 land is read from the water's heights; what was refused from /metrics.
 
 - a tap at a known point (oscsend), lifted when its sender falls silent
+- a tap over two projectors (corner-pinned outputs) lands on the floor
 - a drag (TUIO 1.1, drops, duplicates, swaps), a blob, a TUIO 2.0 tap
 - two trackers at once
 - a stale bundle ignored
@@ -178,6 +179,28 @@ def tap_by_oscsend():
         c.check(lifted, "a silent tracker's point is lifted")
         c.check(took >= TIMEOUT_S * 0.5, "not before its timeout (%.2f s)" % took)
         c.check("silent for 1.0 s: its points lifted" in k.text(), "said in the log")
+    finally:
+        k.stop()
+
+
+# Two projectors over a floor of 1000 x 480 mm, the first keystoned, the
+# second's picture overlapping it by 200 mm.
+PROJECTORS = ("A@[0,0;600,40;600,440;0,480]:320x240px "
+              "B@[400,0;1000,0;1000,480;400,480]:320x240px")
+
+
+def tap_on_projectors():
+    """A tracker over the whole floor lands on the surface's millimetres,
+    whatever the projectors' corners: a tap in their overlap."""
+    k = Tracked(extra=["--layout", PROJECTORS])
+    try:
+        c.check("1000x480 mm" in k.text(), "the projectors' floor is the surface",
+                k.text()[-1000:])
+        r = subprocess.run(["oscsend", "127.0.0.1", str(k.tuio_port), "/tuio/2Dcur",
+                            "sifffff", "set", "1", "0.5", "0.5", "0", "0", "0"],
+                           capture_output=True, text=True)
+        c.check(r.returncode == 0, "oscsend sent", r.stderr)
+        landed(k, "a tap over two projectors' overlap", 0.5, 0.5)
     finally:
         k.stop()
 
@@ -415,8 +438,8 @@ def main():
         print("SKIP: no oscsend (liblo-tools)")
         return 77
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    for test in (tap_by_oscsend, socket_activated, drag_with_losses, blob_and_v2, two_trackers, stale_bundle,
-                 latency, flood):
+    for test in (tap_by_oscsend, tap_on_projectors, socket_activated, drag_with_losses,
+                 blob_and_v2, two_trackers, stale_bundle, latency, flood):
         print("--", test.__name__)
         test()
     return c.exit()

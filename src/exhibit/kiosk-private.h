@@ -57,6 +57,12 @@ struct view {
 	struct image *next_background;
 	struct image *blend;
 	int drift_margin;
+	/* A pinned output's view (kiosk-pinned.c) is made from the water and
+	 * its light brought to a grid of the output's own pixels, grid_w x
+	 * grid_h cells each (grid_gain NULL: evenly lit); NULL for the
+	 * others, which are made from the water's own. */
+	const int16_t *grid, *grid_gain;
+	int grid_w, grid_h;
 	const int16_t *heights;    /* what is rendered: NULL, the water itself */
 	size_t pitch;              /* of heights, in cells */
 	int levels;
@@ -196,6 +202,10 @@ struct kiosk {
 	bool surface_made;
 	uint64_t surface_generation;  /* kiosk_generation() it was drawn at */
 
+	/* The corner-pinned outputs' own views, grids and pictures
+	 * (kiosk-pinned.c), the least recently used one replaced. */
+	struct pinned *pinned[KIOSK_MAX_VIEWS];
+	uint64_t pinned_clock;
 	bool clock_started;
 	uint64_t t0;
 	uint64_t steps_done;       /* since t0, counting skipped ones */
@@ -244,6 +254,7 @@ struct band_job {
 	int level;                 /* the 2x pass being made */
 	const struct render_target *target;
 	struct warp warp;          /* a pinned output's (render_pinned) */
+	struct pinned *pinned;     /* the pinned output drawn (kiosk-pinned.c) */
 	/* a band's work, rows y0 <= y < y1 (run_bands in kiosk-render.c) */
 	int (*band)(struct band_job *j, int index, int y0, int y1);
 	int result;
@@ -276,5 +287,44 @@ void kiosk_view_clear(struct view *v);
 /* Frees what drawing a target finer than a view keeps (k->scaled...). */
 void kiosk_scaled_clear(struct kiosk *k);
 void kiosk_surface_clear(struct kiosk *k);
+
+/* ---- for kiosk-pinned.c, from kiosk-render.c ---- */
+
+/* Runs band over j's rows in j->bands bands: 0, or a band's negative errno. */
+int kiosk_draw_bands(struct kiosk *k, struct band_job *j,
+		     int (*band)(struct band_job *j, int index, int y0, int y1));
+/* The 2x passes from the water to the screen it was made for (its cells
+ * a power of two pixels), or 0. */
+int kiosk_view_levels(const struct kiosk *k);
+/* v's passes from its grid (v->grid..., set) to grid << levels pixels. */
+int kiosk_view_init_grid(struct kiosk *k, struct view *v, int levels);
+/* v's heights for the water as it is now, but the last pass (made by the
+ * bands as they draw): 0, or a negative errno. */
+int kiosk_view_heights(struct kiosk *k, struct view *v);
+/* The light through the water at the blocks of win in v, into params
+ * (params->gain NULL: evenly lit). */
+void kiosk_view_light(struct kiosk *k, struct view *v, const struct kiosk_window *win,
+		      struct render_params *params);
+/* Rows y0 <= y < y1 of j->win of j->view drawn into j->target over the
+ * picture bg (its window's top left; rows stride bytes apart), the view's
+ * last pass made as they are: a band's part, index its own. */
+int kiosk_render_band_rows(struct band_job *j, int index, int y0, int y1, const uint32_t *bg,
+			   size_t stride);
+/* The picture the whole surface shows this frame (the drift's window of
+ * it, or the crossfade), k->width x k->height, rows *stride bytes apart;
+ * NULL without the memory for it. */
+const uint32_t *kiosk_surface_picture(struct kiosk *k, size_t *stride);
+
+/* ---- kiosk-pinned.c ---- */
+
+/* A pinned output drawn through its own view: 0; -ENOTSUP where it
+ * cannot be (the water's cells are not a power of two pixels, or the
+ * test pattern shows), drawn then through the whole surface; or a
+ * negative errno. */
+int kiosk_render_pinned_view(struct kiosk *k, const struct render_target *target,
+			     const struct kiosk_window *win);
+/* Frees the pinned outputs' views: the water, the workers or the pins
+ * changed. */
+void kiosk_pinned_clear(struct kiosk *k);
 
 #endif

@@ -143,6 +143,40 @@ void kiosk_view_clear(struct view *v)
 	memset(v, 0, sizeof(*v));
 }
 
+/* ---- the views ---- */
+
+/* The water a view is made from: the water's own grid, or a pinned
+ * output's grid of it (kiosk-pinned.c); and the light through it. */
+static const int16_t *view_water(const struct kiosk *k, const struct view *v)
+{
+	return v->grid ? v->grid : kiosk_water_heights(k);
+}
+
+static int view_water_width(const struct kiosk *k, const struct view *v)
+{
+	return v->grid ? v->grid_w : kiosk_water_width(k);
+}
+
+static int view_water_height(const struct kiosk *k, const struct view *v)
+{
+	return v->grid ? v->grid_h : kiosk_water_height(k);
+}
+
+static const int16_t *view_light(const struct kiosk *k, const struct view *v)
+{
+	return v->grid ? v->grid_gain : kiosk_gain(k);
+}
+
+static int view_light_width(const struct kiosk *k, const struct view *v)
+{
+	return v->grid ? v->grid_w : kiosk_gain_width(k);
+}
+
+static int view_light_height(const struct kiosk *k, const struct view *v)
+{
+	return v->grid ? v->grid_h : kiosk_gain_height(k);
+}
+
 /* The number of 2x passes from the water to the screen it was made for,
  * or 0 where one bilinear pass must do. */
 static int view_levels(const struct kiosk *k, int w, int h)
@@ -184,7 +218,7 @@ static int view_smooth_passes(const struct view *v)
 /* The width of the plane 2x pass i reads: the water's, or the pass before's. */
 static int level_source_width(const struct kiosk *k, const struct view *v, int i)
 {
-	return i ? v->level[i - 1].width : kiosk_water_width(k);
+	return i ? v->level[i - 1].width : view_water_width(k, v);
 }
 
 /* 2x pass i of v, reading plane (the heights or the light at the size
@@ -195,7 +229,7 @@ static struct resample_2x level_pass(const struct kiosk *k, const struct view *v
 	return (struct resample_2x){
 		.src = plane,
 		.src_w = level_source_width(k, v, i),
-		.src_h = i ? v->level[i - 1].height : kiosk_water_height(k),
+		.src_h = i ? v->level[i - 1].height : view_water_height(k, v),
 		.y0 = v->level[i].y0,
 		.yw = v->level[i].yw,
 	};
@@ -211,7 +245,7 @@ static int view_init_scratch(struct kiosk *k, struct view *v)
 	size_t len = 0;
 
 	if (v->levels == 0)
-		len = (size_t)kiosk_water_width(k);
+		len = (size_t)view_water_width(k, v);
 	for (int i = 0; i < v->levels && i < view_smooth_passes(v); i++) {
 		size_t need = (size_t)level_source_width(k, v, i) + RESAMPLE_2X_SMOOTH_EXTRA;
 
@@ -233,7 +267,7 @@ static int32_t *band_scratch(const struct view *v, int index)
 
 static int view_init_levels(struct kiosk *k, struct view *v, int levels)
 {
-	int sw = kiosk_water_width(k), sh = kiosk_water_height(k);
+	int sw = view_water_width(k, v), sh = view_water_height(k, v);
 
 	for (int i = 0; i < levels; i++) {
 		struct level *l = &v->level[i];
@@ -340,6 +374,31 @@ int kiosk_get_view(struct kiosk *k, int w, int h, struct view **out)
 	return 0;
 }
 
+int kiosk_draw_bands(struct kiosk *k, struct band_job *j,
+		     int (*band)(struct band_job *j, int index, int y0, int y1))
+{
+	return run_bands(k, j, band);
+}
+
+int kiosk_view_levels(const struct kiosk *k)
+{
+	return view_levels(k, k->width, k->height);
+}
+
+int kiosk_view_init_grid(struct kiosk *k, struct view *v, int levels)
+{
+	int ret;
+
+	if (!v->grid || levels < 1 || levels > VIEW_MAX_LEVELS)
+		return -EINVAL;
+	v->width = v->grid_w << levels;
+	v->height = v->grid_h << levels;
+	ret = view_init_levels(k, v, levels);
+	if (ret == 0)
+		ret = view_init_scratch(k, v);
+	return ret;
+}
+
 /* The picture as this frame sees it: the blend while fading, else the
  * window of the background where the drift has it. */
 static const uint32_t *view_picture(const struct kiosk *k, const struct view *v, size_t *stride)
@@ -358,7 +417,7 @@ static const uint32_t *view_picture(const struct kiosk *k, const struct view *v,
 /* The heights a 2x pass reads: the water's, or the pass before. */
 static const int16_t *level_source(const struct kiosk *k, const struct view *v, int level)
 {
-	return level == 0 ? kiosk_water_heights(k) : v->level[level - 1].heights;
+	return level == 0 ? view_water(k, v) : v->level[level - 1].heights;
 }
 
 /*
@@ -404,6 +463,12 @@ static int render_band_fused(struct band_job *j, int index, int y0, int y1, cons
 					 j->target, c0, c1);
 	}
 	return ret;
+}
+
+int kiosk_render_band_rows(struct band_job *j, int index, int y0, int y1, const uint32_t *bg,
+			   size_t stride)
+{
+	return render_band_fused(j, index, y0, y1, bg, stride);
 }
 
 static int render_band(struct band_job *j, int index, int y0, int y1)
@@ -482,6 +547,19 @@ static int view_fade(struct kiosk *k, struct view *v)
 	return run_bands(k, &j, blend_band);
 }
 
+const uint32_t *kiosk_surface_picture(struct kiosk *k, size_t *stride)
+{
+	struct view *v;
+
+	if (kiosk_get_view(k, k->width, k->height, &v) < 0)
+		return NULL;
+	if (k->show.fading && view_fade(k, v) < 0) {
+		image_destroy(v->blend);
+		v->blend = NULL;
+	}
+	return view_picture(k, v, stride);
+}
+
 static int resample_band(struct band_job *j, int index, int y0, int y1)
 {
 	struct view *v = j->view;
@@ -537,7 +615,7 @@ static int view_resample(struct kiosk *k, struct view *v)
  * level's cell m, centres aligned). */
 static int view_init_gain(struct kiosk *k, struct view *v)
 {
-	int sw = kiosk_water_width(k), sh = kiosk_water_height(k);
+	int sw = view_water_width(k, v), sh = view_water_height(k, v);
 
 	if (v->levels >= 2) {
 		for (int i = 0; i < v->levels - 1; i++) {
@@ -563,11 +641,12 @@ static int view_init_gain(struct kiosk *k, struct view *v)
 	v->gain_h = (v->height + 1) / 2;
 	v->gain_pitch = (size_t)v->gain_w;
 	/* The water's own screen where its light is on the blocks (kiosk.c) */
-	v->gain_direct = kiosk_gain_width(k) == v->gain_w && kiosk_gain_height(k) == v->gain_h;
+	v->gain_direct = view_light_width(k, v) == v->gain_w &&
+			 view_light_height(k, v) == v->gain_h;
 	if (v->gain_direct)
 		return 0;
-	sw = kiosk_gain_width(k);
-	sh = kiosk_gain_height(k);
+	sw = view_light_width(k, v);
+	sh = view_light_height(k, v);
 	v->gain_resampled = bigmem_calloc((size_t)v->gain_w * (size_t)v->gain_h, sizeof(int16_t));
 	v->gx0 = calloc((size_t)v->gain_w, sizeof(int));
 	v->gxw = calloc((size_t)v->gain_w, sizeof(int));
@@ -592,7 +671,7 @@ static int gain_band(struct band_job *j, int index, int y0, int y1)
 				       v->gain_pitch, band_scratch(v, index));
 	} else {
 		const struct level *l = &v->level[j->level];
-		const int16_t *src = j->level ? v->gain_level[j->level - 1] : kiosk_gain(j->k);
+		const int16_t *src = j->level ? v->gain_level[j->level - 1] : view_light(j->k, v);
 		const struct resample_2x pass = level_pass(j->k, v, j->level, src);
 
 		resample_2x_rows(&pass, y0, y1, 0, pass.src_w,
@@ -623,7 +702,7 @@ static int view_gain(struct kiosk *k, struct view *v)
 	if (v->gain_made && v->gain_generation == generation)
 		return 0;
 	if (v->levels == 1 || v->gain_direct) {
-		v->gain = kiosk_gain(k);
+		v->gain = view_light(k, v);
 	} else {
 		passes = v->levels == 0 ? 1 : v->levels - 1;
 		for (int i = 0; i < passes; i++) {
@@ -640,6 +719,34 @@ static int view_gain(struct kiosk *k, struct view *v)
 	v->gain_made = true;
 	v->gain_generation = generation;
 	return 0;
+}
+
+int kiosk_view_heights(struct kiosk *k, struct view *v)
+{
+	uint64_t generation = kiosk_water_generation(k);
+	int ret;
+
+	if ((v->heights || v->levels > 0) &&
+	    !(v->heights_made && v->heights_generation == generation)) {
+		ret = view_resample(k, v);
+		if (ret < 0)
+			return ret;
+		v->heights_made = true;
+		v->heights_generation = generation;
+	}
+	return 0;
+}
+
+void kiosk_view_light(struct kiosk *k, struct view *v, const struct kiosk_window *win,
+		      struct render_params *params)
+{
+	/* Lit through the water where the water is not flat. */
+	params->gain = NULL;
+	if (view_light(k, v) && view_gain(k, v) == 0) {
+		params->gain = v->gain + (size_t)(win->y / 2) * v->gain_pitch +
+			       (size_t)(win->x / 2);
+		params->gain_pitch = v->gain_pitch;
+	}
 }
 
 /* Closed: black, row by row, written once like any frame. */
@@ -730,7 +837,6 @@ static int render_window(struct kiosk *k, const struct render_target *target,
 			 const struct kiosk_window *win, bool snap)
 {
 	struct band_job j = { .k = k, .target = target };
-	uint64_t generation = kiosk_water_generation(k);
 	int ret;
 
 	/* The bands read the heights: made here, once, before them. */
@@ -757,21 +863,10 @@ static int render_window(struct kiosk *k, const struct render_target *target,
 		image_destroy(j.view->blend);
 		j.view->blend = NULL;
 	}
-	if ((j.view->heights || j.view->levels > 0) &&
-	    !(j.view->heights_made && j.view->heights_generation == generation)) {
-		ret = view_resample(k, j.view);
-		if (ret < 0)
-			return ret;
-		j.view->heights_made = true;
-		j.view->heights_generation = generation;
-	}
-	/* Lit through the water where the water is not flat. */
-	j.params.gain = NULL;
-	if (kiosk_gain(k) && view_gain(k, j.view) == 0) {
-		j.params.gain = j.view->gain + (size_t)(j.win.y / 2) * j.view->gain_pitch +
-				(size_t)(j.win.x / 2);
-		j.params.gain_pitch = j.view->gain_pitch;
-	}
+	ret = kiosk_view_heights(k, j.view);
+	if (ret < 0)
+		return ret;
+	kiosk_view_light(k, j.view, &j.win, &j.params);
 	return run_bands(k, &j, render_band);
 }
 
@@ -916,13 +1011,6 @@ static int warp_band(struct band_job *j, int index, int y0, int y1)
 	return warp_rows(&j->warp, j->target, y0, y1);
 }
 
-/*
- * The surface is drawn whole once for each frame of the water and the
- * picture (kiosk_generation), by the rectangle's render and its bands,
- * and every pinned output samples it through its homography: where two
- * projectors overlap, the water under both is refracted and lit once.
- * Without the memory for it the output stays black, said once.
- */
 /* The whole surface drawn into k->surface for this frame, unless it is
  * already: 0, or a negative errno (said). */
 static int surface_draw(struct kiosk *k)
@@ -960,12 +1048,13 @@ static int surface_draw(struct kiosk *k)
 }
 
 /*
- * The surface is drawn whole once for each frame of the water and the
- * picture (kiosk_generation), by the rectangle's render and its bands,
- * and every pinned output samples it through its homography: where two
- * projectors overlap, the water under both is refracted and lit once.
- * Without the memory for it the output is black. The test pattern is
- * sampled the same way, instead of the water.
+ * A pinned output is drawn at its own pixels where it can be
+ * (kiosk-pinned.c). Where not (the test pattern, which is sampled as it
+ * is; water whose cells are not a power of two pixels, which has no 2x
+ * passes to bring a grid to the pixels), the surface is drawn whole once
+ * for each frame of the water and the picture (kiosk_generation), by the
+ * rectangle's render and its bands, and every pinned output samples it
+ * through its homography. Without the memory for it the output is black.
  */
 static int render_pinned(struct kiosk *k, const struct render_target *target,
 			 const struct kiosk_window *win)
@@ -973,8 +1062,13 @@ static int render_pinned(struct kiosk *k, const struct render_target *target,
 	struct band_job j = { .k = k, .target = target, .y0 = 0, .y1 = target->height };
 	const uint32_t *src = win->pin->surface_w == k->width && win->pin->surface_h == k->height
 			      ? win->pin->surface : NULL;
-	int ret;
+	int ret = kiosk_render_pinned_view(k, target, win);
 
+	if (ret != -ENOTSUP) {
+		if (ret < 0)
+			kiosk_render_black(target);
+		return ret;
+	}
 	if (!src) {
 		ret = surface_draw(k);
 		if (ret < 0) {

@@ -341,6 +341,7 @@ void kiosk_destroy(struct kiosk *k)
 	image_destroy(k->source);
 	kiosk_scaled_clear(k);
 	kiosk_surface_clear(k);
+	kiosk_pinned_clear(k);
 	free(k);
 }
 
@@ -931,6 +932,7 @@ int kiosk_reconfigure(struct kiosk *k, const struct options *o)
 		kiosk_show_set_timing(k, o);
 	for (int i = 0; i < KIOSK_MAX_VIEWS; i++)
 		kiosk_view_clear(&k->views[i]);
+	kiosk_pinned_clear(k);
 	k->extra_generation++;
 	ret = 0;
 out:

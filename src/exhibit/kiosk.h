@@ -98,6 +98,10 @@ struct kiosk_pin {
 };
 int kiosk_render_window(struct kiosk *k, const struct render_target *target,
 			const struct kiosk_window *win);
+/* The pins given to kiosk_render_window() were made again (their corners,
+ * weights or light may be new at the same addresses): what was made for
+ * them is made again at their next frame. */
+void kiosk_pins_changed(struct kiosk *k);
 /* Black, as a panel outside the wall (or asleep) shows. */
 void kiosk_render_black(const struct render_target *target);
 

@@ -302,6 +302,8 @@ static void wall_pins_follow(struct loop *l, const struct options *o)
 	    same_text(o->masks, l->pins_masks))
 		return;
 	loop_wall_pins_clear(l);
+	if (l->k)
+		kiosk_pins_changed(l->k);
 	l->pins_key = key;
 	l->pins_made = true;
 	/* still water is drawn again only when asked: the outputs show the

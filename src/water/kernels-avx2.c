@@ -1325,6 +1325,27 @@ static inline void warp_fetch(const int *src, __m256i r0, __m256i r1, __m256i ix
 	*p11 = _mm256_i32gather_epi32(src, _mm256_add_epi32(r1, ix1), 4);
 }
 
+/* A group's eight points between its exact ends a and b (one coordinate,
+ * in 1/WARP_SUBPIXEL), floored as warp.c places them. */
+static inline __m256i group_points(int32_t a, int32_t b)
+{
+	const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+
+	return _mm256_add_epi32(_mm256_set1_epi32(a), _mm256_srai_epi32(
+		_mm256_mullo_epi32(_mm256_set1_epi32(b - a), lane), WARP_GROUP_BITS));
+}
+
+/* Points first..first + 7 of a plane's group of WARP_PLANE_GROUP. */
+static inline __m256i plane_points(int32_t a, int32_t b, int first)
+{
+	const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+
+	return _mm256_add_epi32(_mm256_set1_epi32(a), _mm256_srai_epi32(
+		_mm256_mullo_epi32(_mm256_set1_epi32(b - a),
+				   _mm256_add_epi32(lane, _mm256_set1_epi32(first))),
+		WARP_PLANE_GROUP_BITS));
+}
+
 /*
  * Groups of eight pixels, as warp.c places them: their ends exact (in
  * double, warp_exact(), shared with the scalar code), the eight between
@@ -1341,7 +1362,6 @@ static void warp_span_avx2(const struct warp *w, int y, uint32_t *out, int x0, i
 	const __m256i last_y = _mm256_set1_epi32(w->src_h - 1);
 	const __m256i one = _mm256_set1_epi32(1);
 	const __m256i opaque = _mm256_set1_epi32((int)0xff000000u);
-	const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
 	const __m256i idx[4] = {
 		_mm256_setr_epi32(0, 0, 0, 0, 4, 4, 4, 4), _mm256_setr_epi32(1, 1, 1, 1, 5, 5, 5, 5),
 		_mm256_setr_epi32(2, 2, 2, 2, 6, 6, 6, 6), _mm256_setr_epi32(3, 3, 3, 3, 7, 7, 7, 7),
@@ -1367,10 +1387,7 @@ static void warp_span_avx2(const struct warp *w, int y, uint32_t *out, int x0, i
 		if (!a_ok || !b_ok) {
 			warp_span_scalar(w, y, out + (x - x0), x, x + WARP_GROUP);
 		} else {
-			const __m256i su = _mm256_add_epi32(_mm256_set1_epi32(au), _mm256_srai_epi32(
-				_mm256_mullo_epi32(_mm256_set1_epi32(bu - au), lane), WARP_GROUP_BITS));
-			const __m256i sv = _mm256_add_epi32(_mm256_set1_epi32(av), _mm256_srai_epi32(
-				_mm256_mullo_epi32(_mm256_set1_epi32(bv - av), lane), WARP_GROUP_BITS));
+			const __m256i su = group_points(au, bu), sv = group_points(av, bv);
 			const __m256i ix = _mm256_srli_epi32(su, WARP_SUBPIXEL_BITS);
 			const __m256i iy = _mm256_srli_epi32(sv, WARP_SUBPIXEL_BITS);
 			const __m256i fx = _mm256_and_si256(su, frac), fy = _mm256_and_si256(sv, frac);
@@ -1424,6 +1441,150 @@ static void warp_span_avx2(const struct warp *w, int y, uint32_t *out, int x0, i
 		warp_span_scalar(w, y, out + (x - x0), x, x1);
 }
 
+/*
+ * A plane of int16 cells brought to a pinned output's grid, eight cells a
+ * group placed as warp_span_avx2 places pixels. Each cell is fetched as a
+ * dword: itself and the cell right of it; vpmaddwd weighs the pair
+ * across, in the scalar code's 32-bit sums. A cell held at the plane's
+ * right edge (fx 0 there) is fetched as the pair before it with fx 64:
+ * the same sum, and no read past the plane. Where a group's cells lie in
+ * one row of the plane within 15 cells of its first (a projector's grid
+ * is nearly the plane's), the pairs are picked from two loads of the row
+ * (one a cell on) instead of gathered: gathers are slow where microcode
+ * guards them.
+ */
+struct plane_fetch {
+	bool near;
+	ptrdiff_t top, bottom;         /* near: the group's first cell, its two rows */
+	__m256i pick, odd;             /* near: which dword, from which load */
+	__m256i at0, at1;              /* else: the gathers' cells */
+};
+
+static inline __m256i plane_pairs(const int16_t *row, const struct plane_fetch *f)
+{
+	const __m256i even = _mm256_permutevar8x32_epi32(
+		_mm256_loadu_si256((const __m256i *)(const void *)row), f->pick);
+	const __m256i odd = _mm256_permutevar8x32_epi32(
+		_mm256_loadu_si256((const __m256i *)(const void *)(row + 1)), f->pick);
+
+	return _mm256_blendv_epi8(even, odd, f->odd);
+}
+
+static inline __m128i plane_group(const int16_t *src, const struct plane_fetch *f, __m256i wx,
+				  __m256i fy)
+{
+	const __m256i round = _mm256_set1_epi32(1 << (2 * WARP_SUBPIXEL_BITS - 1));
+	__m256i g0, g1, top, bottom, v;
+
+	if (f->near) {
+		g0 = plane_pairs(src + f->top, f);
+		g1 = plane_pairs(src + f->bottom, f);
+	} else {
+		g0 = _mm256_i32gather_epi32((const int *)(const void *)src, f->at0, 2);
+		g1 = _mm256_i32gather_epi32((const int *)(const void *)src, f->at1, 2);
+	}
+	top = _mm256_madd_epi16(g0, wx);
+	bottom = _mm256_madd_epi16(g1, wx);
+	/* top (64 - fy) + bottom fy, as exactly, in one multiply */
+	v = _mm256_add_epi32(_mm256_add_epi32(_mm256_slli_epi32(top, WARP_SUBPIXEL_BITS),
+					      _mm256_mullo_epi32(_mm256_sub_epi32(bottom, top), fy)),
+			     round);
+	v = _mm256_srai_epi32(v, 2 * WARP_SUBPIXEL_BITS);
+	v = _mm256_packs_epi32(v, v);
+	return _mm256_castsi256_si128(_mm256_permute4x64_epi64(v, 0x08));
+}
+
+/* How the group of cells ix in rows iy (and the next, or the last row
+ * again) is fetched. */
+static inline void plane_fetch_plan(const struct warp *w, __m256i iy, __m256i ix,
+				    struct plane_fetch *f)
+{
+	/* 15: the last pick (dword 7 of the load a cell on) ends 17 cells on */
+	const int span = 15, first = _mm256_cvtsi256_si32(ix), row = _mm256_cvtsi256_si32(iy);
+	const __m256i d = _mm256_sub_epi32(ix, _mm256_set1_epi32(first));
+	const __m256i far = _mm256_or_si256(
+		_mm256_or_si256(_mm256_cmpgt_epi32(_mm256_setzero_si256(), d),
+				_mm256_cmpgt_epi32(d, _mm256_set1_epi32(span - 1))),
+		_mm256_xor_si256(_mm256_cmpeq_epi32(iy, _mm256_set1_epi32(row)),
+				 _mm256_set1_epi32(-1)));
+	const __m256i pitch = _mm256_set1_epi32((int)w->src_pitch);
+	const __m256i last_y = _mm256_set1_epi32(w->src_h - 1);
+
+	f->near = first + span + 2 <= w->src_w && _mm256_testz_si256(far, far);
+	if (f->near) {
+		f->top = (ptrdiff_t)row * (ptrdiff_t)w->src_pitch + first;
+		f->bottom = row + 1 < w->src_h ? f->top + (ptrdiff_t)w->src_pitch : f->top;
+		f->pick = _mm256_srli_epi32(d, 1);
+		f->odd = _mm256_cmpeq_epi32(_mm256_and_si256(d, _mm256_set1_epi32(1)),
+					    _mm256_set1_epi32(1));
+	} else {
+		f->at0 = _mm256_add_epi32(_mm256_mullo_epi32(iy, pitch), ix);
+		f->at1 = _mm256_add_epi32(_mm256_mullo_epi32(
+			_mm256_min_epi32(_mm256_add_epi32(iy, _mm256_set1_epi32(1)), last_y), pitch),
+			ix);
+	}
+}
+
+/* Eight cells of a plane's group, x its first, their points su, sv. */
+static inline void plane_eight(const struct warp *w, const int16_t *src, int16_t *dst,
+			       const int16_t *src2, int16_t *dst2, __m256i su, __m256i sv)
+{
+	const __m256i frac = _mm256_set1_epi32(WARP_SUBPIXEL - 1);
+	const __m256i full = _mm256_set1_epi32(WARP_SUBPIXEL);
+	const __m256i ix = _mm256_srli_epi32(su, WARP_SUBPIXEL_BITS);
+	const __m256i iy = _mm256_srli_epi32(sv, WARP_SUBPIXEL_BITS);
+	/* the right edge's cell as the pair before it, weighed 0 and 64 */
+	const __m256i ixp = _mm256_min_epi32(ix, _mm256_set1_epi32(w->src_w - 2));
+	const __m256i fx = _mm256_add_epi32(_mm256_and_si256(su, frac),
+		_mm256_slli_epi32(_mm256_sub_epi32(ix, ixp), WARP_SUBPIXEL_BITS));
+	const __m256i fy = _mm256_and_si256(sv, frac);
+	const __m256i wx = _mm256_or_si256(_mm256_sub_epi32(full, fx), _mm256_slli_epi32(fx, 16));
+	struct plane_fetch f;
+
+	plane_fetch_plan(w, iy, ixp, &f);
+	_mm_storeu_si128((__m128i *)(void *)dst, plane_group(src, &f, wx, fy));
+	if (src2)
+		_mm_storeu_si128((__m128i *)(void *)dst2, plane_group(src2, &f, wx, fy));
+}
+
+static void warp_plane_avx2(const struct warp *w, int y, const int16_t *src, int16_t *dst,
+			    const int16_t *src2, int16_t *dst2, int x0, int x1)
+{
+	const struct warp_row r = warp_row_terms(w->m, y);
+	int x = (x0 + WARP_PLANE_GROUP - 1) & ~(WARP_PLANE_GROUP - 1);
+	int32_t au = 0, av = 0, bu = 0, bv = 0;
+	bool a_ok;
+
+	if (w->src_w < 2) {
+		warp_plane_span_scalar(w, y, src, dst, src2, dst2, x0, x1);
+		return;
+	}
+	if (x > x1)
+		x = x1;
+	if (x > x0)
+		warp_plane_span_scalar(w, y, src, dst, src2, dst2, x0, x);
+	a_ok = x + WARP_PLANE_GROUP <= x1 && warp_exact(w, &r, x, &au, &av);
+	for (; x + WARP_PLANE_GROUP <= x1; x += WARP_PLANE_GROUP) {
+		const bool b_ok = warp_exact(w, &r, x + WARP_PLANE_GROUP, &bu, &bv);
+		const int at = x - x0;
+
+		if (!a_ok || !b_ok) {
+			warp_plane_span_scalar(w, y, src, dst + at, src2, dst2 ? dst2 + at : NULL,
+					       x, x + WARP_PLANE_GROUP);
+		} else {
+			for (int h = 0; h < WARP_PLANE_GROUP; h += 8)
+				plane_eight(w, src, dst + at + h, src2, dst2 ? dst2 + at + h : NULL,
+					    plane_points(au, bu, h), plane_points(av, bv, h));
+		}
+		au = bu;
+		av = bv;
+		a_ok = b_ok;
+	}
+	if (x < x1)
+		warp_plane_span_scalar(w, y, src, dst + (x - x0), src2,
+				       dst2 ? dst2 + (x - x0) : NULL, x, x1);
+}
+
 /* The light through the water's rows (water/caustics-lanes.h): eight lanes, with AVX2's own
  * 32-bit multiply (vpmulld). */
 #define CAUSTICS_LANES 8
@@ -1450,4 +1611,5 @@ const struct kernels kernels_avx2 = {
 	.caustics = &caustics_rows_avx2,
 	.pond = &pond_rows_avx2,
 	.warp_span = warp_span_avx2,
+	.warp_plane = warp_plane_avx2,
 };

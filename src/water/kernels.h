@@ -122,6 +122,8 @@ struct kernels {
 	const struct pond_rows *pond;
 	/* a corner-pinned output's pixels (water/warp.h); NULL: the scalar ones */
 	warp_span_fn warp_span;
+	/* a plane of the water brought to its grid (water/warp.h); NULL: the scalar one */
+	warp_plane_fn warp_plane;
 };
 
 static inline int16_t kernel_saturate16(int32_t v)

@@ -159,30 +159,52 @@ uint32_t warp_weigh(const struct warp_light *l, uint32_t px, unsigned weight)
 	return out;
 }
 
+/* A row's points, walked from left to right: each group's ends, while
+ * its pixels are placed. */
+struct row_walk {
+	struct warp_row r;
+	int bits;                  /* a group is 1 << bits points */
+	int group;
+	bool ends;
+	int32_t au, av, bu, bv;
+};
+
+static struct row_walk row_walk_start(const struct warp *w, int y, int bits)
+{
+	return (struct row_walk){ .r = warp_row_terms(w->m, y), .bits = bits, .group = -1 };
+}
+
+/* Pixel x's point (x after the last one asked), placed as its group
+ * places it: false past the surface. */
+static inline bool row_walk_point(const struct warp *w, struct row_walk *k, int x, int32_t *su,
+				  int32_t *sv)
+{
+	const int g = x & ~((1 << k->bits) - 1);
+
+	if (g != k->group) {
+		k->group = g;
+		k->ends = warp_exact(w, &k->r, g, &k->au, &k->av) &&
+			  warp_exact(w, &k->r, g + (1 << k->bits), &k->bu, &k->bv);
+	}
+	if (!k->ends)
+		return warp_exact(w, &k->r, x, su, sv);
+	/* between the group's ends: floored, in 1/WARP_SUBPIXEL */
+	*su = k->au + (((k->bu - k->au) * (x - g)) >> k->bits);
+	*sv = k->av + (((k->bv - k->av) * (x - g)) >> k->bits);
+	return true;
+}
+
 void warp_span_scalar(const struct warp *w, int y, uint32_t *out, int x0, int x1)
 {
 	const uint16_t *weight = w->weight && w->light ? w->weight + (size_t)y * (size_t)w->out_w
 						       : NULL;
-	const struct warp_row r = warp_row_terms(w->m, y);
-	int32_t au = 0, av = 0, bu = 0, bv = 0;
-	bool ends = false;
-	int group = -1;
+	struct row_walk k = row_walk_start(w, y, WARP_GROUP_BITS);
 
 	for (int x = x0; x < x1; x++) {
-		const int g = x & ~(WARP_GROUP - 1);
-		uint32_t px = OPAQUE;
+		uint32_t px;
 		int32_t su, sv;
 
-		if (g != group) {
-			group = g;
-			ends = warp_exact(w, &r, g, &au, &av) &&
-			       warp_exact(w, &r, g + WARP_GROUP, &bu, &bv);
-		}
-		if (ends) {
-			/* between the group's ends: floored, in 1/WARP_SUBPIXEL */
-			su = au + (((bu - au) * (x - g)) >> WARP_GROUP_BITS);
-			sv = av + (((bv - av) * (x - g)) >> WARP_GROUP_BITS);
-		} else if (!warp_exact(w, &r, x, &su, &sv)) {
+		if (!row_walk_point(w, &k, x, &su, &sv)) {
 			/* past the surface: black, lifted or not */
 			out[x - x0] = OPAQUE;
 			continue;
@@ -228,4 +250,63 @@ int warp_rows(const struct warp *w, const struct render_target *dst, int y0, int
 		}
 	}
 	return 0;
+}
+
+/* ---- a plane of cells through the homography ---- */
+
+#define PLANE_ROUND (1 << (2 * WARP_SUBPIXEL_BITS - 1))
+
+int warp_plane_geometry(const double m[9], int cell, int src_w, int src_h, struct warp *w)
+{
+	if (cell < 1 || src_w < 1 || src_h < 1)
+		return -EINVAL;
+	/* the grid's cells to the output's pixels (x cell), through m, to
+	 * the plane's cells (/ cell) */
+	*w = (struct warp){
+		.m = { m[0], m[1], m[2] / cell, m[3], m[4], m[5] / cell, m[6] * cell,
+		       m[7] * cell, m[8] },
+		.src_w = src_w, .src_h = src_h, .src_pitch = (size_t)src_w,
+	};
+	return 0;
+}
+
+/* The plane at (su, sv) in 1/WARP_SUBPIXEL cells, on it: bilinear, held
+ * at the edge cells, rounded to nearest (halves up). */
+static inline int16_t plane_sample(const struct warp *w, const int16_t *src, int32_t su,
+				   int32_t sv)
+{
+	const int ix = su >> WARP_SUBPIXEL_BITS, iy = sv >> WARP_SUBPIXEL_BITS;
+	const int32_t fx = su & (WARP_SUBPIXEL - 1), fy = sv & (WARP_SUBPIXEL - 1);
+	const int right = ix + 1 < w->src_w;
+	const int16_t *a = src + (size_t)iy * w->src_pitch + (size_t)ix;
+	const int16_t *b = iy + 1 < w->src_h ? a + w->src_pitch : a;
+	const int32_t top = a[0] * (WARP_SUBPIXEL - fx) + a[right] * fx;
+	const int32_t bottom = b[0] * (WARP_SUBPIXEL - fx) + b[right] * fx;
+
+	return (int16_t)((top * (WARP_SUBPIXEL - fy) + bottom * fy + PLANE_ROUND) >>
+			 (2 * WARP_SUBPIXEL_BITS));
+}
+
+void warp_plane_span_scalar(const struct warp *w, int y, const int16_t *src, int16_t *dst,
+			    const int16_t *src2, int16_t *dst2, int x0, int x1)
+{
+	struct row_walk k = row_walk_start(w, y, WARP_PLANE_GROUP_BITS);
+
+	for (int x = x0; x < x1; x++) {
+		int32_t su, sv;
+		bool on = row_walk_point(w, &k, x, &su, &sv);
+
+		dst[x - x0] = on ? plane_sample(w, src, su, sv) : 0;
+		if (src2)
+			dst2[x - x0] = on ? plane_sample(w, src2, su, sv) : 0;
+	}
+}
+
+void warp_plane_row(const struct warp *w, int y, const int16_t *src, int16_t *dst,
+		    const int16_t *src2, int16_t *dst2, int x0, int x1)
+{
+	const struct kernels *k = w->kernels ? w->kernels : simd_kernels();
+	const warp_plane_fn span = k->warp_plane ? k->warp_plane : warp_plane_span_scalar;
+
+	span(w, y, src, dst, src2, dst2, x0, x1);
 }

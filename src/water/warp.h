@@ -1,8 +1,10 @@
 /*
  * A corner-pinned output (a projector lighting a floor at an angle): each
  * of its pixels shows the point of the surface its homography takes it
- * to, the surface's frame sampled there between its pixels, weighed for
- * the overlaps with other outputs in linear light.
+ * to. A picture of the surface (the picture under the water, the test
+ * pattern, or the surface's frame) is sampled there between its pixels,
+ * weighed for the overlaps with other outputs in linear light; a plane of
+ * the water's cells is brought to a grid of the output's (warp_taps).
  */
 #ifndef WATER_WARP_H
 #define WATER_WARP_H
@@ -80,6 +82,10 @@ struct warp {
  * (water/warp.c says why). */
 #define WARP_GROUP_BITS 3
 #define WARP_GROUP (1 << WARP_GROUP_BITS)
+/* A plane's cells likewise, in longer groups: a grid's cell is 2 to 4 px,
+ * and a 10 % keystone bends 16 of them (64 px at most) by under 0.03 px. */
+#define WARP_PLANE_GROUP_BITS 4
+#define WARP_PLANE_GROUP (1 << WARP_PLANE_GROUP_BITS)
 
 /* The homography's terms that only the row sets. */
 struct warp_row {
@@ -108,5 +114,29 @@ uint32_t warp_weigh(const struct warp_light *l, uint32_t px, unsigned weight);
  * -EINVAL when the sizes are not a picture.
  */
 int warp_rows(const struct warp *w, const struct render_target *dst, int y0, int y1);
+
+/*
+ * A plane of the surface (the water's heights, the light through it:
+ * cells of cell px of the surface, the first centred at cell / 2) seen
+ * through an output's homography m on a grid of the same cells of the
+ * output's pixels: w made once for the corners (warp_plane_geometry: the
+ * grid's cells to the plane's, src_w x src_h of them), then the plane
+ * brought to the grid row by row each frame (warp_plane_row), its cells'
+ * centres placed as warp_span_scalar places pixels' (groups between exact
+ * ends) and the plane taken bilinear there, rounded to nearest. A cell
+ * whose centre sees no point of the plane (past the horizon, or more than
+ * half a cell off it) is 0: water at rest. -EINVAL when a size is not one.
+ */
+int warp_plane_geometry(const double m[9], int cell, int src_w, int src_h, struct warp *w);
+/* Cells x0 <= x < x1 of grid row y from src (rows src_w apart) into
+ * dst[x - x0]; and from src2 into dst2 alike, unless src2 is NULL: with
+ * w->kernels (NULL: simd_kernels()), whose SIMD path matches the scalar
+ * one bit for bit. */
+void warp_plane_row(const struct warp *w, int y, const int16_t *src, int16_t *dst,
+		    const int16_t *src2, int16_t *dst2, int x0, int x1);
+typedef void (*warp_plane_fn)(const struct warp *w, int y, const int16_t *src, int16_t *dst,
+			      const int16_t *src2, int16_t *dst2, int x0, int x1);
+void warp_plane_span_scalar(const struct warp *w, int y, const int16_t *src, int16_t *dst,
+			    const int16_t *src2, int16_t *dst2, int x0, int x1);
 
 #endif

@@ -1,0 +1,487 @@
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/bigmem.h"
+#include "base/log.h"
+#include "exhibit/kiosk-private.h"
+#include "water/pixel.h"
+#include "water/resample.h"
+#include "water/warp.h"
+
+/*
+ * A corner-pinned output (a projector) drawn by the render at its own
+ * pixels, as a rectangle is, not the whole surface drawn and then sampled
+ * (which cost a second full-screen pass, three times a rectangle's frame):
+ *
+ * - The water is brought to a grid of the output's pixels with the
+ *   water's own cells (cells of scale px, the first centred at scale / 2):
+ *   each grid cell's centre goes through the homography to the surface,
+ *   and the water's heights there are taken bilinear (warp_plane_row).
+ *   From that grid the same 2x passes as a rectangle's bring the heights
+ *   to the pixels, and the light through the water the same way. Per
+ *   frame that costs a grid of the water's cells more than a rectangle: a
+ *   sixteenth of the pixels with cells of 4 px. Water with a cell a pixel
+ *   (a big floor at 1080p) is taken halved, in cells of 2 px (half).
+ * - The picture changes only when the show does (a new picture, a step
+ *   of the drift, the crossfade): it is brought to the output's pixels
+ *   then (warp_rows, bilinear in 1/64 px), and refracted there.
+ * - Where two projectors light the same point of the floor, both take its
+ *   water from the same cells of the same grid: the waves meet.
+ *
+ * The refraction and the lamp read the slope per output pixel. The
+ * layout makes the surface's pixels the first projector's mean; where an
+ * output's pixel is s times a surface pixel on the floor, the picture
+ * bends s^2 and the lamp lights s times as it would on the surface: in a
+ * 10 % keystone s is 0.95-1.05 across the picture, a tenth of a bend that
+ * is itself a pixel or less.
+ *
+ * Weights: rows with a pixel not shown as drawn (an overlap, a mask, a
+ * pixel past the surface, the black lift) are drawn into composed and
+ * weighed from there into the target (warp_weigh); the others straight
+ * into the target, which may be write-combined scanout memory and is
+ * never read back.
+ */
+
+#define OPAQUE_BLACK 0xff000000u
+
+struct pinned {
+	/* what it was made for */
+	const struct kiosk_pin *pin;
+	double m[9];
+	const uint16_t *pin_weight;
+	const struct warp_light *light;
+	int out_w, out_h;
+	int surface_w, surface_h, water_w, water_h, levels;
+	/* The plane the grid is taken from: the water's cells, or (cells of
+	 * a pixel) the water halved each way, 2x2 cells a value (half): the
+	 * caustics' own plane of it, or half_plane made here. src_w x src_h. */
+	bool half;
+	int16_t *half_plane;
+	int src_w, src_h;
+	/* the passes from the grid to the output's pixels; the grid and its
+	 * light (grid_w x grid_h) */
+	struct view view;
+	int16_t *grid, *grid_gain;
+	struct warp plane;         /* the grid's cells to the source's */
+	bool grid_made;
+	uint64_t grid_generation;
+	/* the picture at the output's pixels, for the show's state
+	 * (k->extra_generation) and the picture it was made from */
+	uint32_t *picture;
+	bool picture_made;
+	uint64_t picture_generation;
+	const uint32_t *picture_src;
+	/* each pixel's weight (WARP_WEIGHT_*; 0 past the surface): the
+	 * blend's, or own_weight; rows drawn as they are (plain[y]), or
+	 * through composed */
+	const uint16_t *weight;
+	uint16_t *own_weight;
+	uint8_t *plain;
+	uint32_t *composed;
+	uint64_t used;
+};
+
+static void pinned_destroy(struct pinned *p)
+{
+	if (!p)
+		return;
+	p->view.grid = NULL;
+	kiosk_view_clear(&p->view);
+	free(p->grid);
+	free(p->grid_gain);
+	free(p->half_plane);
+	free(p->picture);
+	free(p->own_weight);
+	free(p->plain);
+	free(p->composed);
+	free(p);
+}
+
+void kiosk_pinned_clear(struct kiosk *k)
+{
+	for (int i = 0; i < KIOSK_MAX_VIEWS; i++) {
+		pinned_destroy(k->pinned[i]);
+		k->pinned[i] = NULL;
+	}
+}
+
+void kiosk_pins_changed(struct kiosk *k)
+{
+	kiosk_pinned_clear(k);
+}
+
+/* Whether a pixel of weight e is shown as drawn. */
+static bool weight_plain(const struct warp_light *light, uint16_t e)
+{
+	if (!light)
+		return e != 0;
+	return (e & WARP_WEIGHT_MASK) == WARP_WEIGHT_ONE && !((e & WARP_WEIGHT_ALONE) && light->lift);
+}
+
+/* The weight of pixel x of a row of the output: the blend's, 0 where the
+ * pixel's centre sees no point of the surface (warp_exact). */
+static uint16_t pixel_weight(const struct pinned *p, const struct warp *ws,
+			     const struct warp_row *r, int x, int y)
+{
+	int32_t su, sv;
+
+	if (!warp_exact(ws, r, x, &su, &sv))
+		return 0;
+	if (p->pin_weight && p->light)
+		return p->pin_weight[(size_t)y * (size_t)p->out_w + (size_t)x];
+	return WARP_WEIGHT_ONE | WARP_WEIGHT_ALONE;
+}
+
+/*
+ * Each row drawn as it is, or through composed; each pixel's weight: the
+ * blend's own plane where every pixel sees the surface (most outputs),
+ * else a plane of the output's own. composed is made when a row needs it.
+ */
+static int pinned_weights(const struct kiosk *k, struct pinned *p)
+{
+	const size_t n = (size_t)p->out_w * (size_t)p->out_h;
+	struct warp ws = { .src_w = k->width, .src_h = k->height };
+	bool composed = false, outside = false;
+
+	memcpy(ws.m, p->m, sizeof(ws.m));
+	p->plain = malloc((size_t)p->out_h);
+	if (!p->plain)
+		return -ENOMEM;
+	for (int y = 0; y < p->out_h; y++) {
+		const struct warp_row r = warp_row_terms(p->m, y);
+		bool plain = true;
+
+		for (int x = 0; x < p->out_w; x++) {
+			uint16_t e = pixel_weight(p, &ws, &r, x, y);
+
+			plain = plain && weight_plain(p->light, e);
+			outside = outside || e == 0;
+		}
+		p->plain[y] = plain;
+		composed = composed || !plain;
+	}
+	if (composed && !(p->composed = bigmem_alloc(n * sizeof(*p->composed))))
+		return -ENOMEM;
+	if (!outside && p->pin_weight && p->light) {
+		p->weight = p->pin_weight;
+		return 0;
+	}
+	if (!composed)
+		return 0;
+	p->own_weight = bigmem_alloc(n * sizeof(*p->own_weight));
+	if (!p->own_weight)
+		return -ENOMEM;
+	for (int y = 0; y < p->out_h; y++) {
+		const struct warp_row r = warp_row_terms(p->m, y);
+		uint16_t *e = p->own_weight + (size_t)y * (size_t)p->out_w;
+
+		for (int x = 0; x < p->out_w; x++)
+			e[x] = pixel_weight(p, &ws, &r, x, y);
+	}
+	p->weight = p->own_weight;
+	return 0;
+}
+
+static int pinned_init(struct kiosk *k, struct pinned *p, int levels)
+{
+	const int cell = 1 << levels;
+	size_t cells;
+	int ret;
+
+	p->grid_made = p->picture_made = false;
+	p->view.grid_w = (p->out_w + cell - 1) / cell;
+	p->view.grid_h = (p->out_h + cell - 1) / cell;
+	cells = (size_t)p->view.grid_w * (size_t)p->view.grid_h;
+	p->grid = calloc(cells, sizeof(*p->grid));
+	p->grid_gain = calloc(cells, sizeof(*p->grid_gain));
+	p->picture = bigmem_alloc((size_t)p->out_w * (size_t)p->out_h * sizeof(*p->picture));
+	if (!p->grid || !p->grid_gain || !p->picture)
+		return -ENOMEM;
+	if (p->half && !(p->half_plane = calloc((size_t)p->src_w * (size_t)p->src_h,
+						  sizeof(*p->half_plane))))
+		return -ENOMEM;
+	ret = warp_plane_geometry(p->m, cell, p->src_w, p->src_h, &p->plane);
+	if (ret < 0)
+		return ret;
+	p->view.grid = p->grid;
+	ret = kiosk_view_init_grid(k, &p->view, levels);
+	if (ret < 0)
+		return ret;
+	return pinned_weights(k, p);
+}
+
+/* The pinned output win->pin at target's size: found, or made (the least
+ * recently used one replaced). */
+static int pinned_get(struct kiosk *k, const struct kiosk_pin *pin, int w, int h,
+		      struct pinned **out)
+{
+	const int water_w = kiosk_water_width(k), water_h = kiosk_water_height(k);
+	int levels = kiosk_view_levels(k);
+	struct pinned **slot = NULL, *p;
+	bool half = false;
+	int ret;
+
+	/* Cells of a pixel (a big floor at 1080p): the grid is taken from the
+	 * water halved, with cells of 2 px, and one 2x pass brings it back. */
+	if (levels < 1 && k->units.scale == 1 && water_w % 2 == 0 && water_h % 2 == 0) {
+		levels = 1;
+		half = true;
+	}
+	if (levels < 1)
+		return -ENOTSUP;
+	for (int i = 0; i < KIOSK_MAX_VIEWS; i++) {
+		p = k->pinned[i];
+		if (p && p->pin == pin && p->out_w == w && p->out_h == h &&
+		    memcmp(p->m, pin->m, sizeof(p->m)) == 0 && p->pin_weight == pin->weight &&
+		    p->light == pin->light && p->water_w == water_w && p->water_h == water_h &&
+		    p->surface_w == k->width && p->surface_h == k->height && p->levels == levels) {
+			p->used = ++k->pinned_clock;
+			*out = p;
+			return 0;
+		}
+		/* an empty slot, else the least recently used */
+		if (!slot || (*slot && (!p || p->used < (*slot)->used)))
+			slot = &k->pinned[i];
+	}
+	pinned_destroy(*slot);
+	*slot = NULL;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	p->pin = pin;
+	memcpy(p->m, pin->m, sizeof(p->m));
+	p->pin_weight = pin->weight;
+	p->light = pin->light;
+	p->out_w = w;
+	p->out_h = h;
+	p->water_w = water_w;
+	p->water_h = water_h;
+	p->surface_w = k->width;
+	p->surface_h = k->height;
+	p->levels = levels;
+	p->half = half;
+	p->src_w = half ? water_w / 2 : water_w;
+	p->src_h = half ? water_h / 2 : water_h;
+	ret = pinned_init(k, p, levels);
+	if (ret < 0) {
+		log_error("no memory to draw a %dx%d projector's picture at its own pixels: %s", w,
+			  h, strerror(-ret));
+		pinned_destroy(p);
+		return ret;
+	}
+	p->used = ++k->pinned_clock;
+	*slot = p;
+	*out = p;
+	return 0;
+}
+
+/* ---- each frame ---- */
+
+/* The water halved each way, for a grid taken from it (half). */
+static int half_band(struct band_job *j, int index, int y0, int y1)
+{
+	const struct pinned *p = j->pinned;
+
+	(void)index;
+	resample_half_rows(kiosk_water_heights(j->k), kiosk_water_width(j->k), y0, y1,
+			   p->half_plane + (size_t)y0 * (size_t)p->src_w);
+	return 0;
+}
+
+/* The plane the grid is taken from this frame. */
+static const int16_t *grid_source(const struct kiosk *k, const struct pinned *p)
+{
+	if (!p->half)
+		return kiosk_water_heights(k);
+	/* the light's own, made this frame where it is followed on blocks */
+	if (k->caustics && k->light_heights && k->light_w == p->src_w && k->light_h == p->src_h)
+		return k->light_heights;
+	return p->half_plane;
+}
+
+/* Whether the light through the water is on the grid's source cells. */
+static bool grid_lit(const struct kiosk *k, const struct pinned *p)
+{
+	return kiosk_gain(k) && kiosk_gain_width(k) == p->src_w &&
+	       kiosk_gain_height(k) == p->src_h;
+}
+
+static int grid_band(struct band_job *j, int index, int y0, int y1)
+{
+	const struct pinned *p = j->pinned;
+	const int16_t *heights = grid_source(j->k, p);
+	const int16_t *gain = grid_lit(j->k, p) ? kiosk_gain(j->k) : NULL;
+	const int gw = p->view.grid_w;
+
+	(void)index;
+	for (int y = y0; y < y1; y++)
+		warp_plane_row(&p->plane, y, heights, p->grid + (size_t)y * (size_t)gw, gain,
+			       p->grid_gain + (size_t)y * (size_t)gw, 0, gw);
+	return 0;
+}
+
+/* The water, and its light where it has one on the source's cells, on
+ * the output's grid for this frame of the water. */
+static int pinned_grid(struct kiosk *k, struct pinned *p)
+{
+	const uint64_t generation = kiosk_water_generation(k);
+	struct band_job j = { .k = k, .pinned = p, .y0 = 0 };
+	int ret;
+
+	p->view.grid_gain = grid_lit(k, p) ? p->grid_gain : NULL;
+	if (p->grid_made && p->grid_generation == generation)
+		return 0;
+	if (grid_source(k, p) == p->half_plane) {
+		j.y1 = p->src_h;
+		j.bands = kiosk_bands_for(k, j.y1);
+		ret = kiosk_draw_bands(k, &j, half_band);
+		if (ret < 0)
+			return ret;
+	}
+	j.y1 = p->view.grid_h;
+	j.bands = kiosk_bands_for(k, j.y1);
+	p->grid_made = true;
+	p->grid_generation = generation;
+	return kiosk_draw_bands(k, &j, grid_band);
+}
+
+static int picture_band(struct band_job *j, int index, int y0, int y1)
+{
+	(void)index;
+	return warp_rows(&j->warp, j->target, y0, y1);
+}
+
+/* The picture at the output's pixels for the show as it is now. */
+static int pinned_picture(struct kiosk *k, struct pinned *p)
+{
+	const struct render_target t = {
+		.pixels = p->picture, .width = p->out_w, .height = p->out_h,
+		.stride = (size_t)p->out_w * sizeof(*p->picture), .format = PIXEL_XRGB8888,
+	};
+	struct band_job j = { .k = k, .target = &t, .y0 = 0, .y1 = p->out_h };
+	size_t stride;
+	const uint32_t *src = kiosk_surface_picture(k, &stride);
+	int ret;
+
+	if (!src)
+		return -ENOMEM;
+	if (p->picture_made && p->picture_generation == k->extra_generation &&
+	    p->picture_src == src)
+		return 0;
+	j.warp = (struct warp){
+		.src = src, .src_pitch = stride / sizeof(*src),
+		.src_w = k->width, .src_h = k->height,
+	};
+	memcpy(j.warp.m, p->m, sizeof(j.warp.m));
+	j.bands = kiosk_bands_for(k, p->out_h);
+	ret = kiosk_draw_bands(k, &j, picture_band);
+	p->picture_made = ret == 0;
+	p->picture_generation = k->extra_generation;
+	p->picture_src = src;
+	return ret;
+}
+
+/* Rows y0 <= y < y1 of composed weighed into the target. */
+static void compose_rows(const struct pinned *p, const struct render_target *t, int y0, int y1)
+{
+	for (int y = y0; y < y1; y++) {
+		const uint32_t *src = p->composed + (size_t)y * (size_t)p->out_w;
+		const uint16_t *e = p->weight + (size_t)y * (size_t)p->out_w;
+		uint8_t *row = (uint8_t *)t->pixels + (size_t)y * t->stride;
+
+		for (int x = 0; x < p->out_w; x++) {
+			uint32_t px = p->light ? warp_weigh(p->light, src[x], e[x])
+					       : e[x] ? src[x] : OPAQUE_BLACK;
+
+			if (t->format == PIXEL_RGB565)
+				((uint16_t *)(void *)row)[x] = pixel_xrgb_to_rgb565(px);
+			else
+				((uint32_t *)(void *)row)[x] = px;
+		}
+	}
+}
+
+/* Whether rows y0 <= y < y1 are all drawn as they are. */
+static bool rows_plain(const struct pinned *p, int y0, int y1)
+{
+	for (int y = y0; y < y1; y++)
+		if (!p->plain[y])
+			return false;
+	return true;
+}
+
+/* Rows of the output in runs of PINNED_ROWS (even: whole 2x2 blocks),
+ * each drawn straight into the target or through composed. */
+#define PINNED_ROWS 16
+_Static_assert(PINNED_ROWS % 2 == 0, "a run is whole blocks of two rows");
+
+static int chunk_end(int y, int y1)
+{
+	return y + PINNED_ROWS < y1 ? y + PINNED_ROWS : y1;
+}
+
+static int pinned_band(struct band_job *j, int index, int y0, int y1)
+{
+	const struct pinned *p = j->pinned;
+	const struct render_target composed = {
+		.pixels = p->composed, .width = p->out_w, .height = p->out_h,
+		.stride = (size_t)p->out_w * sizeof(*p->composed), .format = PIXEL_XRGB8888,
+	};
+	const size_t stride = (size_t)p->out_w * sizeof(*p->picture);
+	int ret = 0;
+
+	for (int c0 = y0; c0 < y1 && ret == 0;) {
+		int c1 = chunk_end(c0, y1);
+		struct band_job c = *j;
+
+		if (rows_plain(p, c0, c1)) {
+			/* plain chunks in a row, drawn in one go: the last 2x
+			 * pass makes a row either side of what it is asked for */
+			while (c1 < y1 && rows_plain(p, c1, chunk_end(c1, y1)))
+				c1 = chunk_end(c1, y1);
+			ret = kiosk_render_band_rows(j, index, c0, c1, p->picture, stride);
+		} else {
+			/* weighed while the chunk is still in the cache */
+			c.target = &composed;
+			ret = kiosk_render_band_rows(&c, index, c0, c1, p->picture, stride);
+			if (ret == 0)
+				compose_rows(p, j->target, c0, c1);
+		}
+		c0 = c1;
+	}
+	return ret;
+}
+
+int kiosk_render_pinned_view(struct kiosk *k, const struct render_target *target,
+			     const struct kiosk_window *win)
+{
+	const struct kiosk_pin *pin = win->pin;
+	struct band_job j = { .k = k, .target = target, .y0 = 0, .y1 = target->height };
+	struct pinned *p;
+	int ret;
+
+	/* the test pattern is sampled as it is, no water over it */
+	if (pin->surface && pin->surface_w == k->width && pin->surface_h == k->height)
+		return -ENOTSUP;
+	ret = pinned_get(k, pin, target->width, target->height, &p);
+	if (ret < 0)
+		return ret;
+	ret = pinned_grid(k, p);
+	if (ret == 0)
+		ret = pinned_picture(k, p);
+	if (ret == 0)
+		ret = kiosk_view_heights(k, &p->view);
+	if (ret < 0)
+		return ret;
+	j.view = &p->view;
+	j.pinned = p;
+	j.win = (struct kiosk_window){ 0, 0, p->out_w, p->out_h, 0, NULL };
+	j.params = k->params;
+	j.params.rotation = 0;
+	kiosk_view_light(k, &p->view, &j.win, &j.params);
+	j.bands = kiosk_bands_for(k, p->out_h);
+	return kiosk_draw_bands(k, &j, pinned_band);
+}
