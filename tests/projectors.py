@@ -277,15 +277,16 @@ t.check(still["B"].data == frames["B"].data, "--test-pattern: rain does not move
 # it gives it) in A's part alone and one in the overlap: each output's ring
 # is centred where its homography takes the tap. The water's cells as the
 # kiosk picks them (2 px here: one 2x pass from the water to the output's
-# grid), of 4 px (two passes), and of 3 px (no 2x passes: the whole
-# surface drawn, then sampled through the corners).
+# grid), of 4 px (two passes), of a pixel (the grid is the output's
+# pixels), and of 3 px (no 2x passes: the whole surface drawn, then
+# sampled through the corners).
 TAP_FRAMES = 12
 TAPS_MM = [(900, 600), (1900, 550)]
 # (a fingertip's stone as wide as a coarse cell, 16 mm here: a smaller one
 # would not move the water)
 BIG_STONE = ["--stone-radius", "40"]
 CELLS = [("auto", []), ("4 px", ["--sim-scale", "4"] + BIG_STONE),
-         ("3 px", ["--sim-scale", "3"] + BIG_STONE)]
+         ("1 px", ["--sim-scale", "1"]), ("3 px", ["--sim-scale", "3"] + BIG_STONE)]
 # (the coarser cells' wider rings, in the overlap, fade toward each
 # output's edge too far for the changed pixels' centre to say where the
 # ring is: they are tapped where A is alone)

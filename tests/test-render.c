@@ -510,7 +510,7 @@ static int plane_through(const double m[9], int gw, int gh, int16_t *out)
 
 	for (int i = 0; i < W * H; i++)
 		neg[i] = (int16_t)-hts[i];
-	if (warp_plane_geometry(m, TAP_CELL, W, H, &w) < 0)
+	if (warp_plane_geometry(m, TAP_CELL, TAP_CELL, W, H, &w) < 0)
 		return -1;
 	for (int y = 0; y < gh; y++)
 		warp_plane_row(&w, y, hts, out + y * gw, neg, out2 + y * gw, 0, gw);
@@ -594,8 +594,26 @@ static void test_warp_plane(void)
 	CHECK_EQ(bad, 0);
 	/* some of the grid off the plane, most on it */
 	CHECK(seen > gw * gh / 2 && seen < gw * gh);
-	CHECK_EQ(warp_plane_geometry(k, 0, W, H, &w), -EINVAL);
-	CHECK_EQ(warp_plane_geometry(k, TAP_CELL, 0, H, &w), -EINVAL);
+	/* a grid of pixels over a plane of 2 px cells (the light on the
+	 * render's blocks): each pixel between the cells around it */
+	static int16_t fine[W * H];
+	const double id[9] = { 1, 0, 0, 0, 1, 0, 0, 0, 1 };
+
+	CHECK_EQ(warp_plane_geometry(id, 1, 2, W, H, &w), 0);
+	for (int y = 0; y < H; y++)
+		warp_plane_row(&w, y, hts, fine + y * W, NULL, NULL, 0, W);
+	bad = 0;
+	for (int y = 0; y < H; y++)
+		for (int x = 0; x < W; x++)
+		{
+			int want = tap_bilinear(hts, W, H, (x + 0.5) / 2 - 0.5, (y + 0.5) / 2 - 0.5);
+
+			if (abs(fine[y * W + x] - want) > 1 && bad++ < 3)
+				fprintf(stderr, "%d,%d: %d, want %d\n", x, y, fine[y * W + x], want);
+		}
+	CHECK_EQ(bad, 0);
+	CHECK_EQ(warp_plane_geometry(k, 0, TAP_CELL, W, H, &w), -EINVAL);
+	CHECK_EQ(warp_plane_geometry(k, TAP_CELL, TAP_CELL, 0, H, &w), -EINVAL);
 }
 
 int main(void)

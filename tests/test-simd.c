@@ -947,7 +947,7 @@ static int compare_plane(const struct kernels *k)
 					for (int i = 0; i < 8; i++)
 						px[i] = corners[c][i] * (i % 2 ? sh : sw) * cell;
 					if (homography_picture_to_corners(px, ow, oh, &h) < 0 ||
-					    warp_plane_geometry(h.m, cell, sw, sh, &w) < 0) {
+					    warp_plane_geometry(h.m, cell, cell, sw, sh, &w) < 0) {
 						bad++;
 						continue;
 					}

@@ -8,7 +8,7 @@
 #include "base/log.h"
 #include "exhibit/kiosk-private.h"
 #include "water/pixel.h"
-#include "water/resample.h"
+#include "water/render.h"
 #include "water/warp.h"
 
 /*
@@ -24,7 +24,9 @@
  *   to the pixels, and the light through the water the same way. Per
  *   frame that costs a grid of the water's cells more than a rectangle: a
  *   sixteenth of the pixels with cells of 4 px. Water with a cell a pixel
- *   (a big floor at 1080p) is taken halved, in cells of 2 px (half).
+ *   (a big floor at 1080p) is brought to the output's pixels themselves,
+ *   and its light (on the water's cells or its 2x2 blocks) to the
+ *   render's blocks (direct).
  * - The picture changes only when the show does (a new picture, a step
  *   of the drift, the crossfade): it is brought to the output's pixels
  *   then (warp_rows, bilinear in 1/64 px), and refracted there.
@@ -55,12 +57,14 @@ struct pinned {
 	const struct warp_light *light;
 	int out_w, out_h;
 	int surface_w, surface_h, water_w, water_h, levels;
-	/* The plane the grid is taken from: the water's cells, or (cells of
-	 * a pixel) the water halved each way, 2x2 cells a value (half): the
-	 * caustics' own plane of it, or half_plane made here. src_w x src_h. */
-	bool half;
-	int16_t *half_plane;
-	int src_w, src_h;
+	/* Water with a cell a pixel (direct): the grid is the output's
+	 * pixels, drawn by render_rows() as they are, and the light is on
+	 * a grid of its 2x2 blocks (light_grid_w x light_grid_h) from the
+	 * water's light (light_w x light_h, cells of light_cell px). Else
+	 * the grid has the water's cells and the 2x passes of view. */
+	bool direct;
+	int light_w, light_h, light_cell, light_grid_w, light_grid_h;
+	struct warp light_plane;
 	/* the passes from the grid to the output's pixels; the grid and its
 	 * light (grid_w x grid_h) */
 	struct view view;
@@ -92,7 +96,6 @@ static void pinned_destroy(struct pinned *p)
 	kiosk_view_clear(&p->view);
 	free(p->grid);
 	free(p->grid_gain);
-	free(p->half_plane);
 	free(p->picture);
 	free(p->own_weight);
 	free(p->plain);
@@ -188,28 +191,33 @@ static int pinned_weights(const struct kiosk *k, struct pinned *p)
 static int pinned_init(struct kiosk *k, struct pinned *p, int levels)
 {
 	const int cell = 1 << levels;
-	size_t cells;
+	size_t cells, light_cells;
 	int ret;
 
 	p->grid_made = p->picture_made = false;
 	p->view.grid_w = (p->out_w + cell - 1) / cell;
 	p->view.grid_h = (p->out_h + cell - 1) / cell;
 	cells = (size_t)p->view.grid_w * (size_t)p->view.grid_h;
-	p->grid = calloc(cells, sizeof(*p->grid));
-	p->grid_gain = calloc(cells, sizeof(*p->grid_gain));
+	p->light_grid_w = p->direct ? (p->out_w + 1) / 2 : p->view.grid_w;
+	p->light_grid_h = p->direct ? (p->out_h + 1) / 2 : p->view.grid_h;
+	light_cells = (size_t)p->light_grid_w * (size_t)p->light_grid_h;
+	p->grid = bigmem_calloc(cells, sizeof(*p->grid));
+	p->grid_gain = bigmem_calloc(light_cells, sizeof(*p->grid_gain));
 	p->picture = bigmem_alloc((size_t)p->out_w * (size_t)p->out_h * sizeof(*p->picture));
 	if (!p->grid || !p->grid_gain || !p->picture)
 		return -ENOMEM;
-	if (p->half && !(p->half_plane = calloc((size_t)p->src_w * (size_t)p->src_h,
-						  sizeof(*p->half_plane))))
-		return -ENOMEM;
-	ret = warp_plane_geometry(p->m, cell, p->src_w, p->src_h, &p->plane);
+	ret = warp_plane_geometry(p->m, cell, cell, p->water_w, p->water_h, &p->plane);
+	if (ret == 0 && p->direct && p->light_cell)
+		ret = warp_plane_geometry(p->m, 2, p->light_cell, p->light_w, p->light_h,
+					  &p->light_plane);
 	if (ret < 0)
 		return ret;
-	p->view.grid = p->grid;
-	ret = kiosk_view_init_grid(k, &p->view, levels);
-	if (ret < 0)
-		return ret;
+	if (!p->direct) {
+		p->view.grid = p->grid;
+		ret = kiosk_view_init_grid(k, &p->view, levels);
+		if (ret < 0)
+			return ret;
+	}
 	return pinned_weights(k, p);
 }
 
@@ -219,25 +227,23 @@ static int pinned_get(struct kiosk *k, const struct kiosk_pin *pin, int w, int h
 		      struct pinned **out)
 {
 	const int water_w = kiosk_water_width(k), water_h = kiosk_water_height(k);
-	int levels = kiosk_view_levels(k);
+	const int levels = kiosk_view_levels(k);
+	/* cells of a pixel (a big floor at 1080p): drawn from a grid of the
+	 * output's pixels, with no 2x passes */
+	const bool direct = levels < 1 && k->units.scale == 1;
 	struct pinned **slot = NULL, *p;
-	bool half = false;
 	int ret;
 
-	/* Cells of a pixel (a big floor at 1080p): the grid is taken from the
-	 * water halved, with cells of 2 px, and one 2x pass brings it back. */
-	if (levels < 1 && k->units.scale == 1 && water_w % 2 == 0 && water_h % 2 == 0) {
-		levels = 1;
-		half = true;
-	}
-	if (levels < 1)
+	if (levels < 1 && !direct)
 		return -ENOTSUP;
 	for (int i = 0; i < KIOSK_MAX_VIEWS; i++) {
 		p = k->pinned[i];
 		if (p && p->pin == pin && p->out_w == w && p->out_h == h &&
 		    memcmp(p->m, pin->m, sizeof(p->m)) == 0 && p->pin_weight == pin->weight &&
 		    p->light == pin->light && p->water_w == water_w && p->water_h == water_h &&
-		    p->surface_w == k->width && p->surface_h == k->height && p->levels == levels) {
+		    p->surface_w == k->width && p->surface_h == k->height && p->levels == levels &&
+		    p->direct == direct && p->light_w == kiosk_gain_width(k) &&
+		    p->light_h == kiosk_gain_height(k)) {
 			p->used = ++k->pinned_clock;
 			*out = p;
 			return 0;
@@ -262,9 +268,12 @@ static int pinned_get(struct kiosk *k, const struct kiosk_pin *pin, int w, int h
 	p->surface_w = k->width;
 	p->surface_h = k->height;
 	p->levels = levels;
-	p->half = half;
-	p->src_w = half ? water_w / 2 : water_w;
-	p->src_h = half ? water_h / 2 : water_h;
+	p->direct = direct;
+	p->light_w = kiosk_gain_width(k);
+	p->light_h = kiosk_gain_height(k);
+	/* the light on the water's cells, or on its 2x2 blocks; else none */
+	p->light_cell = p->light_w == water_w && p->light_h == water_h ? 1
+			: p->light_w == water_w / 2 && p->light_h == water_h / 2 ? 2 : 0;
 	ret = pinned_init(k, p, levels);
 	if (ret < 0) {
 		log_error("no memory to draw a %dx%d projector's picture at its own pixels: %s", w,
@@ -280,69 +289,49 @@ static int pinned_get(struct kiosk *k, const struct kiosk_pin *pin, int w, int h
 
 /* ---- each frame ---- */
 
-/* The water halved each way, for a grid taken from it (half). */
-static int half_band(struct band_job *j, int index, int y0, int y1)
+/* The light through the water to bring to the grid, or NULL: evenly lit
+ * (or on cells the grid cannot take it from). */
+static const int16_t *grid_light(const struct kiosk *k, const struct pinned *p)
 {
-	const struct pinned *p = j->pinned;
-
-	(void)index;
-	resample_half_rows(kiosk_water_heights(j->k), kiosk_water_width(j->k), y0, y1,
-			   p->half_plane + (size_t)y0 * (size_t)p->src_w);
-	return 0;
-}
-
-/* The plane the grid is taken from this frame. */
-static const int16_t *grid_source(const struct kiosk *k, const struct pinned *p)
-{
-	if (!p->half)
-		return kiosk_water_heights(k);
-	/* the light's own, made this frame where it is followed on blocks */
-	if (k->caustics && k->light_heights && k->light_w == p->src_w && k->light_h == p->src_h)
-		return k->light_heights;
-	return p->half_plane;
-}
-
-/* Whether the light through the water is on the grid's source cells. */
-static bool grid_lit(const struct kiosk *k, const struct pinned *p)
-{
-	return kiosk_gain(k) && kiosk_gain_width(k) == p->src_w &&
-	       kiosk_gain_height(k) == p->src_h;
+	if (!kiosk_gain(k))
+		return NULL;
+	if (p->direct)
+		return p->light_cell ? kiosk_gain(k) : NULL;
+	return p->light_cell == 1 ? kiosk_gain(k) : NULL;
 }
 
 static int grid_band(struct band_job *j, int index, int y0, int y1)
 {
 	const struct pinned *p = j->pinned;
-	const int16_t *heights = grid_source(j->k, p);
-	const int16_t *gain = grid_lit(j->k, p) ? kiosk_gain(j->k) : NULL;
-	const int gw = p->view.grid_w;
+	const int16_t *gain = grid_light(j->k, p);
+	const int gw = p->view.grid_w, lw = p->light_grid_w;
 
 	(void)index;
+	/* the water's light on the same grid: taken at the same points */
 	for (int y = y0; y < y1; y++)
-		warp_plane_row(&p->plane, y, heights, p->grid + (size_t)y * (size_t)gw, gain,
+		warp_plane_row(&p->plane, y, kiosk_water_heights(j->k),
+			       p->grid + (size_t)y * (size_t)gw, p->direct ? NULL : gain,
 			       p->grid_gain + (size_t)y * (size_t)gw, 0, gw);
+	if (!p->direct || !gain)
+		return 0;
+	/* the light's grid of blocks, rows in step with the heights' */
+	for (int y = y0 / 2; y < (y1 + 1) / 2 && y < p->light_grid_h; y++)
+		warp_plane_row(&p->light_plane, y, gain, p->grid_gain + (size_t)y * (size_t)lw,
+			       NULL, NULL, 0, lw);
 	return 0;
 }
 
-/* The water, and its light where it has one on the source's cells, on
- * the output's grid for this frame of the water. */
+/* The water, and its light where it has one, on the output's grid for
+ * this frame of the water. */
 static int pinned_grid(struct kiosk *k, struct pinned *p)
 {
 	const uint64_t generation = kiosk_water_generation(k);
-	struct band_job j = { .k = k, .pinned = p, .y0 = 0 };
-	int ret;
+	struct band_job j = { .k = k, .pinned = p, .y0 = 0, .y1 = p->view.grid_h };
 
-	p->view.grid_gain = grid_lit(k, p) ? p->grid_gain : NULL;
 	if (p->grid_made && p->grid_generation == generation)
 		return 0;
-	if (grid_source(k, p) == p->half_plane) {
-		j.y1 = p->src_h;
-		j.bands = kiosk_bands_for(k, j.y1);
-		ret = kiosk_draw_bands(k, &j, half_band);
-		if (ret < 0)
-			return ret;
-	}
-	j.y1 = p->view.grid_h;
 	j.bands = kiosk_bands_for(k, j.y1);
+	/* (the light's rows follow the heights' in pairs: bands start even) */
 	p->grid_made = true;
 	p->grid_generation = generation;
 	return kiosk_draw_bands(k, &j, grid_band);
@@ -418,6 +407,22 @@ static bool rows_plain(const struct pinned *p, int y0, int y1)
 #define PINNED_ROWS 16
 _Static_assert(PINNED_ROWS % 2 == 0, "a run is whole blocks of two rows");
 
+/* Rows y0 <= y < y1 of the output into target: through the view's 2x
+ * passes, or (direct) from the grid of its pixels as it is. */
+static int draw_rows(const struct band_job *j, int index, const struct render_target *target,
+		     int y0, int y1)
+{
+	const struct pinned *p = j->pinned;
+	const size_t stride = (size_t)p->out_w * sizeof(*p->picture);
+	struct band_job c = *j;
+
+	if (p->direct)
+		return render_rows(&j->params, p->grid, (size_t)p->out_w, p->out_w, p->out_h,
+				   p->picture, stride, target, y0, y1);
+	c.target = target;
+	return kiosk_render_band_rows(&c, index, y0, y1, p->picture, stride);
+}
+
 static int chunk_end(int y, int y1)
 {
 	return y + PINNED_ROWS < y1 ? y + PINNED_ROWS : y1;
@@ -430,23 +435,20 @@ static int pinned_band(struct band_job *j, int index, int y0, int y1)
 		.pixels = p->composed, .width = p->out_w, .height = p->out_h,
 		.stride = (size_t)p->out_w * sizeof(*p->composed), .format = PIXEL_XRGB8888,
 	};
-	const size_t stride = (size_t)p->out_w * sizeof(*p->picture);
 	int ret = 0;
 
 	for (int c0 = y0; c0 < y1 && ret == 0;) {
 		int c1 = chunk_end(c0, y1);
-		struct band_job c = *j;
 
 		if (rows_plain(p, c0, c1)) {
 			/* plain chunks in a row, drawn in one go: the last 2x
 			 * pass makes a row either side of what it is asked for */
 			while (c1 < y1 && rows_plain(p, c1, chunk_end(c1, y1)))
 				c1 = chunk_end(c1, y1);
-			ret = kiosk_render_band_rows(j, index, c0, c1, p->picture, stride);
+			ret = draw_rows(j, index, j->target, c0, c1);
 		} else {
 			/* weighed while the chunk is still in the cache */
-			c.target = &composed;
-			ret = kiosk_render_band_rows(&c, index, c0, c1, p->picture, stride);
+			ret = draw_rows(j, index, &composed, c0, c1);
 			if (ret == 0)
 				compose_rows(p, j->target, c0, c1);
 		}
@@ -472,7 +474,7 @@ int kiosk_render_pinned_view(struct kiosk *k, const struct render_target *target
 	ret = pinned_grid(k, p);
 	if (ret == 0)
 		ret = pinned_picture(k, p);
-	if (ret == 0)
+	if (ret == 0 && !p->direct)
 		ret = kiosk_view_heights(k, &p->view);
 	if (ret < 0)
 		return ret;
@@ -481,7 +483,14 @@ int kiosk_render_pinned_view(struct kiosk *k, const struct render_target *target
 	j.win = (struct kiosk_window){ 0, 0, p->out_w, p->out_h, 0, NULL };
 	j.params = k->params;
 	j.params.rotation = 0;
-	kiosk_view_light(k, &p->view, &j.win, &j.params);
+	if (!p->direct) {
+		p->view.grid_gain = grid_light(k, p) ? p->grid_gain : NULL;
+		kiosk_view_light(k, &p->view, &j.win, &j.params);
+	} else {
+		/* lit through the water where it is not flat, on the blocks */
+		j.params.gain = grid_light(k, p) ? p->grid_gain : NULL;
+		j.params.gain_pitch = (size_t)p->light_grid_w;
+	}
 	j.bands = kiosk_bands_for(k, p->out_h);
 	return kiosk_draw_bands(k, &j, pinned_band);
 }

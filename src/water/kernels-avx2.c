@@ -1348,7 +1348,7 @@ static inline __m256i plane_points(int32_t a, int32_t b, int first)
 
 /*
  * Groups of eight pixels, as warp.c places them: their ends exact (in
- * double, warp_exact(), shared with the scalar code), the eight between
+ * double, warp_group_end(), shared with the scalar code), the eight between
  * on the line in whole 1/64 px; a group with an end off the surface, and
  * the row's pixels before its first whole group and after its last, by
  * the scalar code itself.
@@ -1380,9 +1380,9 @@ static void warp_span_avx2(const struct warp *w, int y, uint32_t *out, int x0, i
 		x = x1;
 	if (x > x0)
 		warp_span_scalar(w, y, out, x0, x);
-	a_ok = x + WARP_GROUP <= x1 && warp_exact(w, &r, x, &au, &av);
+	a_ok = x + WARP_GROUP <= x1 && warp_group_end(w, &r, x, &au, &av);
 	for (; x + WARP_GROUP <= x1; x += WARP_GROUP) {
-		const bool b_ok = warp_exact(w, &r, x + WARP_GROUP, &bu, &bv);
+		const bool b_ok = warp_group_end(w, &r, x + WARP_GROUP, &bu, &bv);
 
 		if (!a_ok || !b_ok) {
 			warp_span_scalar(w, y, out + (x - x0), x, x + WARP_GROUP);
@@ -1563,9 +1563,9 @@ static void warp_plane_avx2(const struct warp *w, int y, const int16_t *src, int
 		x = x1;
 	if (x > x0)
 		warp_plane_span_scalar(w, y, src, dst, src2, dst2, x0, x);
-	a_ok = x + WARP_PLANE_GROUP <= x1 && warp_exact(w, &r, x, &au, &av);
+	a_ok = x + WARP_PLANE_GROUP <= x1 && warp_group_end(w, &r, x, &au, &av);
 	for (; x + WARP_PLANE_GROUP <= x1; x += WARP_PLANE_GROUP) {
-		const bool b_ok = warp_exact(w, &r, x + WARP_PLANE_GROUP, &bu, &bv);
+		const bool b_ok = warp_group_end(w, &r, x + WARP_PLANE_GROUP, &bu, &bv);
 		const int at = x - x0;
 
 		if (!a_ok || !b_ok) {

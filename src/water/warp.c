@@ -18,8 +18,9 @@
  * whole 1/WARP_SUBPIXEL px. A projector's homography bends a row by far
  * less than that over eight pixels (a 10 % keystone: under 1/1000 px),
  * and a division a pixel had been most of the warp's time. A group whose
- * ends are not both on the surface (its edge, the horizon) is evaluated
- * pixel by pixel. The surface is sampled bilinear in 1/WARP_SUBPIXEL px,
+ * ends are not both within the surface's pixels' centres (its edge, the
+ * horizon) is placed pixel by pixel, each held to the surface on its own.
+ * The surface is sampled bilinear in 1/WARP_SUBPIXEL px,
  * as the refraction samples the picture.
  *
  * Overlaps are weighed in linear light: two projectors' light adds on the
@@ -97,6 +98,20 @@ bool warp_exact(const struct warp *w, const struct warp_row *r, int x, int32_t *
 		return false;
 	u = u < 0 ? 0 : u > umax ? umax : u;
 	v = v < 0 ? 0 : v > vmax ? vmax : v;
+	*su = (int32_t)(u * WARP_SUBPIXEL);
+	*sv = (int32_t)(v * WARP_SUBPIXEL);
+	return true;
+}
+
+bool warp_group_end(const struct warp *w, const struct warp_row *r, int x, int32_t *su,
+		    int32_t *sv)
+{
+	double u, v;
+
+	if (!row_point(w->m, r, x, &u, &v))
+		return false;
+	if (!(u >= 0 && u <= w->src_w - 1 && v >= 0 && v <= w->src_h - 1))
+		return false;
 	*su = (int32_t)(u * WARP_SUBPIXEL);
 	*sv = (int32_t)(v * WARP_SUBPIXEL);
 	return true;
@@ -183,8 +198,8 @@ static inline bool row_walk_point(const struct warp *w, struct row_walk *k, int 
 
 	if (g != k->group) {
 		k->group = g;
-		k->ends = warp_exact(w, &k->r, g, &k->au, &k->av) &&
-			  warp_exact(w, &k->r, g + (1 << k->bits), &k->bu, &k->bv);
+		k->ends = warp_group_end(w, &k->r, g, &k->au, &k->av) &&
+			  warp_group_end(w, &k->r, g + (1 << k->bits), &k->bu, &k->bv);
 	}
 	if (!k->ends)
 		return warp_exact(w, &k->r, x, su, sv);
@@ -256,15 +271,18 @@ int warp_rows(const struct warp *w, const struct render_target *dst, int y0, int
 
 #define PLANE_ROUND (1 << (2 * WARP_SUBPIXEL_BITS - 1))
 
-int warp_plane_geometry(const double m[9], int cell, int src_w, int src_h, struct warp *w)
+int warp_plane_geometry(const double m[9], int cell, int src_cell, int src_w, int src_h,
+			struct warp *w)
 {
-	if (cell < 1 || src_w < 1 || src_h < 1)
+	const double g = cell, c = src_cell;
+
+	if (cell < 1 || src_cell < 1 || src_w < 1 || src_h < 1)
 		return -EINVAL;
 	/* the grid's cells to the output's pixels (x cell), through m, to
-	 * the plane's cells (/ cell) */
+	 * the plane's cells (/ src_cell) */
 	*w = (struct warp){
-		.m = { m[0], m[1], m[2] / cell, m[3], m[4], m[5] / cell, m[6] * cell,
-		       m[7] * cell, m[8] },
+		.m = { m[0] * g / c, m[1] * g / c, m[2] / c, m[3] * g / c, m[4] * g / c, m[5] / c,
+		       m[6] * g, m[7] * g, m[8] },
 		.src_w = src_w, .src_h = src_h, .src_pitch = (size_t)src_w,
 	};
 	return 0;

@@ -97,6 +97,12 @@ struct warp_row warp_row_terms(const double m[9], int y);
  * than half a pixel off the surface (the pixel is then black). */
 bool warp_exact(const struct warp *w, const struct warp_row *r, int x, int32_t *su,
 		int32_t *sv);
+/* The same as a group's end: true only where the point lies on the
+ * surface's pixels' centres' rectangle as it is, not held to it (the
+ * points between two such ends are on it too; where an end is off it, a
+ * group's points are each placed by warp_exact, held one by one). */
+bool warp_group_end(const struct warp *w, const struct warp_row *r, int x, int32_t *su,
+		    int32_t *sv);
 
 /* Pixels x0 <= x < x1 of output row y as XRGB8888 into out[x - x0]: the
  * scalar one defines them, a SIMD one matches it bit for bit. */
@@ -117,17 +123,18 @@ int warp_rows(const struct warp *w, const struct render_target *dst, int y0, int
 
 /*
  * A plane of the surface (the water's heights, the light through it:
- * cells of cell px of the surface, the first centred at cell / 2) seen
- * through an output's homography m on a grid of the same cells of the
- * output's pixels: w made once for the corners (warp_plane_geometry: the
- * grid's cells to the plane's, src_w x src_h of them), then the plane
+ * cells of src_cell px of the surface, the first centred at src_cell / 2) seen
+ * through an output's homography m on a grid of cells of cell px of the
+ * output: w made once for the corners (warp_plane_geometry: the grid's
+ * cells to the plane's, src_w x src_h of src_cell px), then the plane
  * brought to the grid row by row each frame (warp_plane_row), its cells'
  * centres placed as warp_span_scalar places pixels' (groups between exact
  * ends) and the plane taken bilinear there, rounded to nearest. A cell
  * whose centre sees no point of the plane (past the horizon, or more than
  * half a cell off it) is 0: water at rest. -EINVAL when a size is not one.
  */
-int warp_plane_geometry(const double m[9], int cell, int src_w, int src_h, struct warp *w);
+int warp_plane_geometry(const double m[9], int cell, int src_cell, int src_w, int src_h,
+			struct warp *w);
 /* Cells x0 <= x < x1 of grid row y from src (rows src_w apart) into
  * dst[x - x0]; and from src2 into dst2 alike, unless src2 is NULL: with
  * w->kernels (NULL: simd_kernels()), whose SIMD path matches the scalar
