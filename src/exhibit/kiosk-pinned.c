@@ -142,6 +142,8 @@ static uint16_t pixel_weight(const struct pinned *p, const struct warp *ws,
  * Each row drawn as it is, or through composed; each pixel's weight: the
  * blend's own plane where every pixel sees the surface (most outputs),
  * else a plane of the output's own. composed is made when a row needs it.
+ * Each pixel's weight is found once (a division each), into own_weight,
+ * which is let go where it is not needed.
  */
 static int pinned_weights(const struct kiosk *k, struct pinned *p)
 {
@@ -151,40 +153,31 @@ static int pinned_weights(const struct kiosk *k, struct pinned *p)
 
 	memcpy(ws.m, p->m, sizeof(ws.m));
 	p->plain = malloc((size_t)p->out_h);
-	if (!p->plain)
+	p->own_weight = bigmem_alloc(n * sizeof(*p->own_weight));
+	if (!p->plain || !p->own_weight)
 		return -ENOMEM;
 	for (int y = 0; y < p->out_h; y++) {
 		const struct warp_row r = warp_row_terms(p->m, y);
+		uint16_t *e = p->own_weight + (size_t)y * (size_t)p->out_w;
 		bool plain = true;
 
 		for (int x = 0; x < p->out_w; x++) {
-			uint16_t e = pixel_weight(p, &ws, &r, x, y);
-
-			plain = plain && weight_plain(p->light, e);
-			outside = outside || e == 0;
+			e[x] = pixel_weight(p, &ws, &r, x, y);
+			plain = plain && weight_plain(p->light, e[x]);
+			outside = outside || e[x] == 0;
 		}
 		p->plain[y] = plain;
 		composed = composed || !plain;
 	}
 	if (composed && !(p->composed = bigmem_alloc(n * sizeof(*p->composed))))
 		return -ENOMEM;
-	if (!outside && p->pin_weight && p->light) {
-		p->weight = p->pin_weight;
-		return 0;
-	}
-	if (!composed)
-		return 0;
-	p->own_weight = bigmem_alloc(n * sizeof(*p->own_weight));
-	if (!p->own_weight)
-		return -ENOMEM;
-	for (int y = 0; y < p->out_h; y++) {
-		const struct warp_row r = warp_row_terms(p->m, y);
-		uint16_t *e = p->own_weight + (size_t)y * (size_t)p->out_w;
-
-		for (int x = 0; x < p->out_w; x++)
-			e[x] = pixel_weight(p, &ws, &r, x, y);
-	}
 	p->weight = p->own_weight;
+	if (!composed || (!outside && p->pin_weight && p->light)) {
+		/* never read, or the blend's own says the same */
+		free(p->own_weight);
+		p->own_weight = NULL;
+		p->weight = composed ? p->pin_weight : NULL;
+	}
 	return 0;
 }
 
@@ -460,15 +453,11 @@ static int pinned_band(struct band_job *j, int index, int y0, int y1)
 int kiosk_render_pinned_view(struct kiosk *k, const struct render_target *target,
 			     const struct kiosk_window *win)
 {
-	const struct kiosk_pin *pin = win->pin;
 	struct band_job j = { .k = k, .target = target, .y0 = 0, .y1 = target->height };
 	struct pinned *p;
 	int ret;
 
-	/* the test pattern is sampled as it is, no water over it */
-	if (pin->surface && pin->surface_w == k->width && pin->surface_h == k->height)
-		return -ENOTSUP;
-	ret = pinned_get(k, pin, target->width, target->height, &p);
+	ret = pinned_get(k, win->pin, target->width, target->height, &p);
 	if (ret < 0)
 		return ret;
 	ret = pinned_grid(k, p);

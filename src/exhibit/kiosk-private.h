@@ -317,10 +317,10 @@ const uint32_t *kiosk_surface_picture(struct kiosk *k, size_t *stride);
 
 /* ---- kiosk-pinned.c ---- */
 
-/* A pinned output drawn through its own view: 0; -ENOTSUP where it
- * cannot be (the water's cells are not a power of two pixels, or the
- * test pattern shows), drawn then through the whole surface; or a
- * negative errno. */
+/* A pinned output's water drawn at its own pixels: 0; -ENOTSUP where it
+ * cannot be (the water's cells are not a power of two pixels), drawn then
+ * through the whole surface; or a negative errno. The test pattern is
+ * the caller's (render_pinned). */
 int kiosk_render_pinned_view(struct kiosk *k, const struct render_target *target,
 			     const struct kiosk_window *win);
 /* Frees the pinned outputs' views: the water, the workers or the pins

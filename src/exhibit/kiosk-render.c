@@ -1060,9 +1060,10 @@ static int render_pinned(struct kiosk *k, const struct render_target *target,
 			 const struct kiosk_window *win)
 {
 	struct band_job j = { .k = k, .target = target, .y0 = 0, .y1 = target->height };
+	/* the test pattern is sampled as it is, no water over it */
 	const uint32_t *src = win->pin->surface_w == k->width && win->pin->surface_h == k->height
 			      ? win->pin->surface : NULL;
-	int ret = kiosk_render_pinned_view(k, target, win);
+	int ret = src ? -ENOTSUP : kiosk_render_pinned_view(k, target, win);
 
 	if (ret != -ENOTSUP) {
 		if (ret < 0)

@@ -86,15 +86,17 @@ static bool row_point(const double m[9], const struct warp_row *r, int x, double
 	return true;
 }
 
-bool warp_exact(const struct warp *w, const struct warp_row *r, int x, int32_t *su,
-		int32_t *sv)
+/* x's point, true where it lies within margin px of the surface's pixels'
+ * centres, held to them. */
+static bool point_within(const struct warp *w, const struct warp_row *r, int x, double margin,
+			 int32_t *su, int32_t *sv)
 {
 	const double umax = w->src_w - 1, vmax = w->src_h - 1;
 	double u, v;
 
 	if (!row_point(w->m, r, x, &u, &v))
 		return false;
-	if (!(u >= -0.5 && u <= umax + 0.5 && v >= -0.5 && v <= vmax + 0.5))
+	if (!(u >= -margin && u <= umax + margin && v >= -margin && v <= vmax + margin))
 		return false;
 	u = u < 0 ? 0 : u > umax ? umax : u;
 	v = v < 0 ? 0 : v > vmax ? vmax : v;
@@ -103,18 +105,18 @@ bool warp_exact(const struct warp *w, const struct warp_row *r, int x, int32_t *
 	return true;
 }
 
+bool warp_exact(const struct warp *w, const struct warp_row *r, int x, int32_t *su,
+		int32_t *sv)
+{
+	/* a pixel whose centre is within half a pixel of the surface */
+	return point_within(w, r, x, 0.5, su, sv);
+}
+
 bool warp_group_end(const struct warp *w, const struct warp_row *r, int x, int32_t *su,
 		    int32_t *sv)
 {
-	double u, v;
-
-	if (!row_point(w->m, r, x, &u, &v))
-		return false;
-	if (!(u >= 0 && u <= w->src_w - 1 && v >= 0 && v <= w->src_h - 1))
-		return false;
-	*su = (int32_t)(u * WARP_SUBPIXEL);
-	*sv = (int32_t)(v * WARP_SUBPIXEL);
-	return true;
+	/* on the centres' rectangle itself: nothing held */
+	return point_within(w, r, x, 0, su, sv);
 }
 
 /* The channel at bit s of four pixels, c01 right of c00 and c10, c11 a

@@ -4,7 +4,7 @@
  * to. A picture of the surface (the picture under the water, the test
  * pattern, or the surface's frame) is sampled there between its pixels,
  * weighed for the overlaps with other outputs in linear light; a plane of
- * the water's cells is brought to a grid of the output's (warp_taps).
+ * the water's cells is brought to a grid of the output's (warp_plane_row).
  */
 #ifndef WATER_WARP_H
 #define WATER_WARP_H
