@@ -466,6 +466,39 @@ static void test_bands_and_errors(void)
 	render_rows(&p, hts, W, W, H, bg, W * 4, &b.t, 6, H);
 	CHECK(memcmp(a.mem, b.mem, a.t.stride * a.t.height) == 0);
 
+	/* Lit, and drawn in runs from copies of only the rows each reads
+	 * (render_rows_window, gain_y0: a pinned output's fused runs): the
+	 * same pixels. A run of rows c0..c1 reads the heights one row beyond
+	 * its blocks, and the light of its blocks' rows. */
+	{
+		static int16_t gain[((W + 1) / 2) * ((H + 1) / 2)], win[W * H], gwin[W * H];
+		const int gw = (W + 1) / 2;
+
+		for (int i = 0; i < gw * ((H + 1) / 2); i++)
+			gain[i] = (int16_t)(RENDER_GAIN_ONE / 2 + (i * 37 % 400));
+		p.gain = gain;
+		p.gain_pitch = (size_t)gw;
+		render_rows(&p, hts, W, W, H, bg, W * 4, &a.t, 0, H);
+		/* (every pixel drawn again, the padding left as it is) */
+		for (int y = 0; y < b.t.height; y++)
+			memset(b.mem + (size_t)y * b.t.stride, 0, b.t.stride - PAD);
+		for (int c0 = 0; c0 < H; c0 += 6) {
+			const int c1 = c0 + 6 < H ? c0 + 6 : H;
+			const int r0 = c0 > 0 ? c0 - 1 : 0;
+			const int r1 = ((c1 - 1) | 1) + 2 < H ? ((c1 - 1) | 1) + 2 : H;
+			struct render_params q = p;
+
+			memcpy(win, hts + r0 * W, (size_t)(r1 - r0) * W * sizeof(*win));
+			memcpy(gwin, gain + c0 / 2 * gw,
+			       (size_t)((c1 - 1) / 2 - c0 / 2 + 1) * gw * sizeof(*gwin));
+			q.gain = gwin;
+			q.gain_y0 = c0 / 2;
+			render_rows_window(&q, win, W, r0, W, H, bg, W * 4, &b.t, c0, c1);
+		}
+		CHECK(memcmp(a.mem, b.mem, a.t.stride * a.t.height) == 0);
+		p.gain = NULL;
+	}
+
 	/* the wrong physical size for the rotation */
 	p.rotation = 0;
 	CHECK_EQ(render_rows(&p, hts, W, W, H, bg, W * 4, &a.t, 0, H), -EINVAL);

@@ -297,14 +297,6 @@ static inline void render_consts_init_gain(struct render_consts *c, const struct
 	c->gain = rr->gain;
 }
 
-static inline long long load_pair(const uint32_t *p)
-{
-	long long v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
 /* The gains of the eight blocks of 16 pixels from x (even), in both halves. */
 static inline __m256i gains16(const struct render_consts *c, int x)
 {
@@ -1335,17 +1327,6 @@ static inline __m256i group_points(int32_t a, int32_t b)
 		_mm256_mullo_epi32(_mm256_set1_epi32(b - a), lane), WARP_GROUP_BITS));
 }
 
-/* Points first..first + 7 of a plane's group of WARP_PLANE_GROUP. */
-static inline __m256i plane_points(int32_t a, int32_t b, int first)
-{
-	const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-
-	return _mm256_add_epi32(_mm256_set1_epi32(a), _mm256_srai_epi32(
-		_mm256_mullo_epi32(_mm256_set1_epi32(b - a),
-				   _mm256_add_epi32(lane, _mm256_set1_epi32(first))),
-		WARP_PLANE_GROUP_BITS));
-}
-
 /*
  * Groups of eight pixels, as warp.c places them: their ends exact (in
  * double, warp_group_end(), shared with the scalar code), the eight between
@@ -1443,114 +1424,173 @@ static void warp_span_avx2(const struct warp *w, int y, uint32_t *out, int x0, i
 
 /*
  * A plane of int16 cells brought to a pinned output's grid, eight cells a
- * group placed as warp_span_avx2 places pixels. Each cell is fetched as a
- * dword: itself and the cell right of it; vpmaddwd weighs the pair
- * across, in the scalar code's 32-bit sums. A cell held at the plane's
- * right edge (fx 0 there) is fetched as the pair before it with fx 64:
- * the same sum, and no read past the plane. Where a group's cells lie in
- * one row of the plane within 15 cells of its first (a projector's grid
- * is nearly the plane's), the pairs are picked from two loads of the row
- * (one a cell on) instead of gathered: gathers are slow where microcode
- * guards them.
+ * time, a group of WARP_PLANE_GROUP placed as the scalar walk places it.
+ * Each cell is fetched as a dword: itself and the cell right of it;
+ * vpmaddwd weighs the pair across, in the scalar code's 32-bit sums. A
+ * cell held at the plane's right edge (fx 0 there) is fetched as the pair
+ * before it with fx 64: the same sum, and no read past the plane.
+ *
+ * Where a group lies near (in one row of the plane, left to right, over
+ * under PLANE_NEAR_CELLS cells: a projector's grid is nearly the plane's,
+ * told once a group from its ends, between which its points lie), each
+ * eight's pairs are picked from two loads of the row (one a cell on)
+ * instead of gathered: gathers are slow where microcode guards them. The
+ * loop is as short as it can be: it is bound by its instructions' count.
  */
-struct plane_fetch {
-	bool near;
-	ptrdiff_t top, bottom;         /* near: the group's first cell, its two rows */
-	__m256i pick, odd;             /* near: which dword, from which load */
-	__m256i at0, at1;              /* else: the gathers' cells */
-};
+/* A near group's 16 points span at most 29 cells; an eight of them (7/16
+ * of that, and a cell for the rounding) at most 14: within the picks'
+ * reach, dword 7 of the load a cell on, which ends PLANE_NEAR_LOAD cells
+ * on. */
+#define PLANE_NEAR_CELLS 29
+#define PLANE_NEAR_LOAD 17
+_Static_assert(WARP_PLANE_GROUP == 16, "a near group's eights are within the picks' reach");
 
-static inline __m256i plane_pairs(const int16_t *row, const struct plane_fetch *f)
-{
-	const __m256i even = _mm256_permutevar8x32_epi32(
-		_mm256_loadu_si256((const __m256i *)(const void *)row), f->pick);
-	const __m256i odd = _mm256_permutevar8x32_epi32(
-		_mm256_loadu_si256((const __m256i *)(const void *)(row + 1)), f->pick);
-
-	return _mm256_blendv_epi8(even, odd, f->odd);
-}
-
-static inline __m128i plane_group(const int16_t *src, const struct plane_fetch *f, __m256i wx,
-				  __m256i fy)
-{
-	const __m256i round = _mm256_set1_epi32(1 << (2 * WARP_SUBPIXEL_BITS - 1));
-	__m256i g0, g1, top, bottom, v;
-
-	if (f->near) {
-		g0 = plane_pairs(src + f->top, f);
-		g1 = plane_pairs(src + f->bottom, f);
-	} else {
-		g0 = _mm256_i32gather_epi32((const int *)(const void *)src, f->at0, 2);
-		g1 = _mm256_i32gather_epi32((const int *)(const void *)src, f->at1, 2);
-	}
-	top = _mm256_madd_epi16(g0, wx);
-	bottom = _mm256_madd_epi16(g1, wx);
-	/* top (64 - fy) + bottom fy, as exactly, in one multiply */
-	v = _mm256_add_epi32(_mm256_add_epi32(_mm256_slli_epi32(top, WARP_SUBPIXEL_BITS),
-					      _mm256_mullo_epi32(_mm256_sub_epi32(bottom, top), fy)),
-			     round);
-	v = _mm256_srai_epi32(v, 2 * WARP_SUBPIXEL_BITS);
-	v = _mm256_packs_epi32(v, v);
-	return _mm256_castsi256_si128(_mm256_permute4x64_epi64(v, 0x08));
-}
-
-/* How the group of cells ix in rows iy (and the next, or the last row
- * again) is fetched. */
-static inline void plane_fetch_plan(const struct warp *w, __m256i iy, __m256i ix,
-				    struct plane_fetch *f)
-{
-	/* 15: the last pick (dword 7 of the load a cell on) ends 17 cells on */
-	const int span = 15, first = _mm256_cvtsi256_si32(ix), row = _mm256_cvtsi256_si32(iy);
-	const __m256i d = _mm256_sub_epi32(ix, _mm256_set1_epi32(first));
-	const __m256i far = _mm256_or_si256(
-		_mm256_or_si256(_mm256_cmpgt_epi32(_mm256_setzero_si256(), d),
-				_mm256_cmpgt_epi32(d, _mm256_set1_epi32(span - 1))),
-		_mm256_xor_si256(_mm256_cmpeq_epi32(iy, _mm256_set1_epi32(row)),
-				 _mm256_set1_epi32(-1)));
-	const __m256i pitch = _mm256_set1_epi32((int)w->src_pitch);
-	const __m256i last_y = _mm256_set1_epi32(w->src_h - 1);
-
-	f->near = first + span + 2 <= w->src_w && _mm256_testz_si256(far, far);
-	if (f->near) {
-		f->top = (ptrdiff_t)row * (ptrdiff_t)w->src_pitch + first;
-		f->bottom = row + 1 < w->src_h ? f->top + (ptrdiff_t)w->src_pitch : f->top;
-		f->pick = _mm256_srli_epi32(d, 1);
-		f->odd = _mm256_cmpeq_epi32(_mm256_and_si256(d, _mm256_set1_epi32(1)),
-					    _mm256_set1_epi32(1));
-	} else {
-		f->at0 = _mm256_add_epi32(_mm256_mullo_epi32(iy, pitch), ix);
-		f->at1 = _mm256_add_epi32(_mm256_mullo_epi32(
-			_mm256_min_epi32(_mm256_add_epi32(iy, _mm256_set1_epi32(1)), last_y), pitch),
-			ix);
-	}
-}
-
-/* Eight cells of a plane's group, x its first, their points su, sv. */
-static inline void plane_eight(const struct warp *w, const int16_t *src, int16_t *dst,
-			       const int16_t *src2, int16_t *dst2, __m256i su, __m256i sv)
+/* The weights of eight cells at su, sv, and their pairs' first cells
+ * (ixp, the right edge's held to the pair before it). */
+static inline void plane_weights(__m256i su, __m256i sv, __m256i last_pair, __m256i *ixp,
+				 __m256i *wx, __m256i *fy)
 {
 	const __m256i frac = _mm256_set1_epi32(WARP_SUBPIXEL - 1);
-	const __m256i full = _mm256_set1_epi32(WARP_SUBPIXEL);
 	const __m256i ix = _mm256_srli_epi32(su, WARP_SUBPIXEL_BITS);
-	const __m256i iy = _mm256_srli_epi32(sv, WARP_SUBPIXEL_BITS);
-	/* the right edge's cell as the pair before it, weighed 0 and 64 */
-	const __m256i ixp = _mm256_min_epi32(ix, _mm256_set1_epi32(w->src_w - 2));
-	const __m256i fx = _mm256_add_epi32(_mm256_and_si256(su, frac),
-		_mm256_slli_epi32(_mm256_sub_epi32(ix, ixp), WARP_SUBPIXEL_BITS));
-	const __m256i fy = _mm256_and_si256(sv, frac);
-	const __m256i wx = _mm256_or_si256(_mm256_sub_epi32(full, fx), _mm256_slli_epi32(fx, 16));
-	struct plane_fetch f;
+	__m256i fx;
 
-	plane_fetch_plan(w, iy, ixp, &f);
-	_mm_storeu_si128((__m128i *)(void *)dst, plane_group(src, &f, wx, fy));
+	*ixp = _mm256_min_epi32(ix, last_pair);
+	/* the right edge's cell as the pair before it, weighed 0 and 64 */
+	fx = _mm256_add_epi32(_mm256_and_si256(su, frac),
+			      _mm256_slli_epi32(_mm256_sub_epi32(ix, *ixp), WARP_SUBPIXEL_BITS));
+	*wx = _mm256_or_si256(_mm256_sub_epi32(_mm256_set1_epi32(WARP_SUBPIXEL), fx),
+			      _mm256_slli_epi32(fx, 16));
+	*fy = _mm256_and_si256(sv, frac);
+}
+
+/* Eight cells from their pairs in the plane's rows, g0 and the next g1,
+ * in 32-bit lanes. */
+static inline __m256i plane_cells(__m256i g0, __m256i g1, __m256i wx, __m256i fy)
+{
+	const __m256i round = _mm256_set1_epi32(1 << (2 * WARP_SUBPIXEL_BITS - 1));
+	const __m256i top = _mm256_madd_epi16(g0, wx), bottom = _mm256_madd_epi16(g1, wx);
+	/* top (64 - fy) + bottom fy, as exactly, in one multiply */
+	__m256i v = _mm256_add_epi32(_mm256_add_epi32(_mm256_slli_epi32(top, WARP_SUBPIXEL_BITS),
+						      _mm256_mullo_epi32(_mm256_sub_epi32(bottom, top),
+									 fy)),
+				     round);
+
+	return _mm256_srai_epi32(v, 2 * WARP_SUBPIXEL_BITS);
+}
+
+/* Sixteen cells, eight in a and eight in b, stored as int16. */
+static inline void plane_store(int16_t *dst, __m256i a, __m256i b)
+{
+	/* packed in each 128-bit lane (a0-3 b0-3 | a4-7 b4-7), then in order */
+	_mm256_storeu_si256((__m256i *)(void *)dst,
+			    _mm256_permute4x64_epi64(_mm256_packs_epi32(a, b), 0xd8));
+}
+
+/* The pairs at the picks' cells in a row from its cell row[0]: the
+ * odd ones (odd's sign bit set) from the load a cell on. */
+static inline __m256i plane_pairs(const int16_t *row, __m256i pick, __m256i odd)
+{
+	const __m256i even = _mm256_permutevar8x32_epi32(
+		_mm256_loadu_si256((const __m256i *)(const void *)row), pick);
+	const __m256i next = _mm256_permutevar8x32_epi32(
+		_mm256_loadu_si256((const __m256i *)(const void *)(row + 1)), pick);
+
+	/* (a dword's blend: one instruction, on its sign bit alone) */
+	return _mm256_castps_si256(_mm256_blendv_ps(_mm256_castsi256_ps(even),
+						    _mm256_castsi256_ps(next),
+						    _mm256_castsi256_ps(odd)));
+}
+
+/* Eight cells of a near group at su, sv, from the plane's rows top and
+ * bottom (offsets in src, and in src2 unless NULL, into *b2). None is
+ * held at the right edge: the near group's loads end before it. */
+static inline __m256i plane_eight_near(const int16_t *src, const int16_t *src2, __m256i *b2,
+				       __m256i su, __m256i sv, ptrdiff_t top, ptrdiff_t bottom)
+{
+	const __m256i frac = _mm256_set1_epi32(WARP_SUBPIXEL - 1);
+	const __m256i ix = _mm256_srli_epi32(su, WARP_SUBPIXEL_BITS);
+	const __m256i fx = _mm256_and_si256(su, frac), fy = _mm256_and_si256(sv, frac);
+	const __m256i wx = _mm256_or_si256(_mm256_sub_epi32(_mm256_set1_epi32(WARP_SUBPIXEL), fx),
+					   _mm256_slli_epi32(fx, 16));
+	const int first = _mm256_cvtsi256_si32(ix);
+	const __m256i d = _mm256_sub_epi32(ix, _mm256_set1_epi32(first));
+	const __m256i pick = _mm256_srli_epi32(d, 1), odd = _mm256_slli_epi32(d, 31);
+
 	if (src2)
-		_mm_storeu_si128((__m128i *)(void *)dst2, plane_group(src2, &f, wx, fy));
+		*b2 = plane_cells(plane_pairs(src2 + top + first, pick, odd),
+				  plane_pairs(src2 + bottom + first, pick, odd), wx, fy);
+	return plane_cells(plane_pairs(src + top + first, pick, odd),
+			   plane_pairs(src + bottom + first, pick, odd), wx, fy);
+}
+
+/* Eight cells of any group at su, sv: gathered (and from src2 unless
+ * NULL, into *b2). */
+static inline __m256i plane_eight_far(const struct warp *w, const int16_t *src,
+				      const int16_t *src2, __m256i *b2, __m256i su, __m256i sv,
+				      __m256i last_pair)
+{
+	const __m256i one = _mm256_set1_epi32(1);
+	const __m256i pitch = _mm256_set1_epi32((int)w->src_pitch);
+	const __m256i iy = _mm256_srli_epi32(sv, WARP_SUBPIXEL_BITS);
+	const __m256i iy1 = _mm256_min_epi32(_mm256_add_epi32(iy, one),
+					     _mm256_set1_epi32(w->src_h - 1));
+	__m256i ixp, wx, fy, at0, at1;
+
+	plane_weights(su, sv, last_pair, &ixp, &wx, &fy);
+	at0 = _mm256_add_epi32(_mm256_mullo_epi32(iy, pitch), ixp);
+	at1 = _mm256_add_epi32(_mm256_mullo_epi32(iy1, pitch), ixp);
+	if (src2)
+		*b2 = plane_cells(_mm256_i32gather_epi32((const int *)(const void *)src2, at0, 2),
+				  _mm256_i32gather_epi32((const int *)(const void *)src2, at1, 2),
+				  wx, fy);
+	return plane_cells(_mm256_i32gather_epi32((const int *)(const void *)src, at0, 2),
+			   _mm256_i32gather_epi32((const int *)(const void *)src, at1, 2), wx, fy);
+}
+
+/* A group of cells from (au, av) to (bu, bv), the next group's first:
+ * its points a + ((b - a) * i >> bits), i 0..15, the products made once,
+ * the second eight's added. */
+static inline void plane_sixteen(const struct warp *w, const int16_t *src, int16_t *dst,
+				 const int16_t *src2, int16_t *dst2, int32_t au, int32_t av,
+				 int32_t bu, int32_t bv, __m256i last_pair)
+{
+	const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+	const int row = av >> WARP_SUBPIXEL_BITS;
+	const int ia = au >> WARP_SUBPIXEL_BITS, ib = bu >> WARP_SUBPIXEL_BITS;
+	__m256i pu = _mm256_mullo_epi32(_mm256_set1_epi32(bu - au), lane);
+	__m256i pv = _mm256_mullo_epi32(_mm256_set1_epi32(bv - av), lane);
+	const __m256i su = _mm256_add_epi32(_mm256_set1_epi32(au),
+					    _mm256_srai_epi32(pu, WARP_PLANE_GROUP_BITS));
+	const __m256i sv = _mm256_add_epi32(_mm256_set1_epi32(av),
+					    _mm256_srai_epi32(pv, WARP_PLANE_GROUP_BITS));
+	__m256i su8, sv8, a, b, a2 = _mm256_setzero_si256(), b2 = a2;
+
+	pu = _mm256_add_epi32(pu, _mm256_set1_epi32((bu - au) * 8));
+	pv = _mm256_add_epi32(pv, _mm256_set1_epi32((bv - av) * 8));
+	su8 = _mm256_add_epi32(_mm256_set1_epi32(au), _mm256_srai_epi32(pu, WARP_PLANE_GROUP_BITS));
+	sv8 = _mm256_add_epi32(_mm256_set1_epi32(av), _mm256_srai_epi32(pv, WARP_PLANE_GROUP_BITS));
+	if (bv >> WARP_SUBPIXEL_BITS == row && ib >= ia && ib - ia < PLANE_NEAR_CELLS &&
+	    ib + PLANE_NEAR_LOAD <= w->src_w) {
+		const ptrdiff_t top = row * (ptrdiff_t)w->src_pitch;
+		const ptrdiff_t bottom = row + 1 < w->src_h ? top + (ptrdiff_t)w->src_pitch : top;
+
+		a = plane_eight_near(src, src2, &a2, su, sv, top, bottom);
+		b = plane_eight_near(src, src2, &b2, su8, sv8, top, bottom);
+	} else {
+		a = plane_eight_far(w, src, src2, &a2, su, sv, last_pair);
+		b = plane_eight_far(w, src, src2, &b2, su8, sv8, last_pair);
+	}
+	plane_store(dst, a, b);
+	if (src2)
+		plane_store(dst2, a2, b2);
 }
 
 static void warp_plane_avx2(const struct warp *w, int y, const int16_t *src, int16_t *dst,
 			    const int16_t *src2, int16_t *dst2, int x0, int x1)
 {
 	const struct warp_row r = warp_row_terms(w->m, y);
+	const int32_t *ends = warp_plane_row_ends(w, y, x1);
+	const __m256i last_pair = _mm256_set1_epi32(w->src_w - 2);
 	int x = (x0 + WARP_PLANE_GROUP - 1) & ~(WARP_PLANE_GROUP - 1);
 	int32_t au = 0, av = 0, bu = 0, bv = 0;
 	bool a_ok;
@@ -1563,19 +1603,17 @@ static void warp_plane_avx2(const struct warp *w, int y, const int16_t *src, int
 		x = x1;
 	if (x > x0)
 		warp_plane_span_scalar(w, y, src, dst, src2, dst2, x0, x);
-	a_ok = x + WARP_PLANE_GROUP <= x1 && warp_group_end(w, &r, x, &au, &av);
+	a_ok = x + WARP_PLANE_GROUP <= x1 && warp_plane_end(w, ends, &r, x, &au, &av);
 	for (; x + WARP_PLANE_GROUP <= x1; x += WARP_PLANE_GROUP) {
-		const bool b_ok = warp_group_end(w, &r, x + WARP_PLANE_GROUP, &bu, &bv);
+		const bool b_ok = warp_plane_end(w, ends, &r, x + WARP_PLANE_GROUP, &bu, &bv);
 		const int at = x - x0;
 
-		if (!a_ok || !b_ok) {
+		if (a_ok && b_ok)
+			plane_sixteen(w, src, dst + at, src2, dst2 ? dst2 + at : NULL, au, av, bu,
+				      bv, last_pair);
+		else
 			warp_plane_span_scalar(w, y, src, dst + at, src2, dst2 ? dst2 + at : NULL,
 					       x, x + WARP_PLANE_GROUP);
-		} else {
-			for (int h = 0; h < WARP_PLANE_GROUP; h += 8)
-				plane_eight(w, src, dst + at + h, src2, dst2 ? dst2 + at + h : NULL,
-					    plane_points(au, bu, h), plane_points(av, bv, h));
-		}
 		au = bu;
 		av = bv;
 		a_ok = b_ok;

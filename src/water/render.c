@@ -157,8 +157,8 @@ static const int16_t zero_row[RENDER_ZERO_ROW];
  * (every row of heights it reads at hand).
  */
 static bool render_row_at(struct render_row *row, const int16_t *heights, size_t h_pitch,
-			  int h_y0, const int16_t *gain, size_t gain_pitch,
-			  const struct render_target *dst, int rotation, int y)
+			  int h_y0, const struct render_params *p,
+			  const struct render_target *dst, int y)
 {
 	const int width = row->width, height = row->height;
 	const int16_t *mid = heights + (ptrdiff_t)(y - h_y0) * (ptrdiff_t)h_pitch;
@@ -174,10 +174,11 @@ static bool render_row_at(struct render_row *row, const int16_t *heights, size_t
 	row->up2 = y2 > 0 ? mid2 - h_pitch : NULL;
 	row->mid2 = mid2;
 	row->down2 = y2 < height - 1 ? mid2 + h_pitch : NULL;
-	row_layout(dst, rotation, width, height, y, &start, &step);
+	row_layout(dst, p->rotation, width, height, y, &start, &step);
 	row->out = (uint8_t *)dst->pixels + start;
 	row->step = step;
-	row->gain = gain ? gain + (size_t)(y >> 1) * gain_pitch : NULL;
+	row->gain = p->gain ? p->gain + (ptrdiff_t)((y >> 1) - p->gain_y0) * (ptrdiff_t)p->gain_pitch
+			    : NULL;
 	/* The first and last rows read outside the plane, where the heights
 	 * are zero: a row of zeros there lets the fast paths draw them too
 	 * (the reference alone took 3 % of a frame). */
@@ -239,14 +240,12 @@ int render_rows_window(const struct render_params *p,
 
 	for (int y = y0; y < y1;) {
 		struct render_row rows[2] = { tmpl, tmpl };
-		bool fast = render_row_at(&rows[0], heights, h_pitch, h_y0, p->gain, p->gain_pitch,
-					  dst, p->rotation, y);
+		bool fast = render_row_at(&rows[0], heights, h_pitch, h_y0, p, dst, y);
 
 		/* Both rows of a block at once where the kernels can: they
 		 * share the block's offset, and so its fetch. */
 		if (k->render_block_row && !(y & 1) && y + 1 < y1 && fast &&
-		    render_row_at(&rows[1], heights, h_pitch, h_y0, p->gain, p->gain_pitch, dst,
-				  p->rotation, y + 1)) {
+		    render_row_at(&rows[1], heights, h_pitch, h_y0, p, dst, y + 1)) {
 			k->render_block_row(&rows[0], &rows[1]);
 			y += 2;
 			continue;

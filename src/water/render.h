@@ -44,6 +44,9 @@ struct render_params {
 	 */
 	const int16_t *gain;
 	size_t gain_pitch;
+	/* The row of blocks gain's first row is: 0 but for a band's own few
+	 * rows (a pinned output's, made as they are drawn). */
+	int gain_y0;
 	/* The instruction set to render with; NULL: simd_kernels(). */
 	const struct kernels *kernels;
 };

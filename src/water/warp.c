@@ -184,6 +184,7 @@ struct row_walk {
 	int group;
 	bool ends;
 	int32_t au, av, bu, bv;
+	const int32_t *table;      /* the row's group ends reckoned before, or NULL */
 };
 
 static struct row_walk row_walk_start(const struct warp *w, int y, int bits)
@@ -200,8 +201,8 @@ static inline bool row_walk_point(const struct warp *w, struct row_walk *k, int 
 
 	if (g != k->group) {
 		k->group = g;
-		k->ends = warp_group_end(w, &k->r, g, &k->au, &k->av) &&
-			  warp_group_end(w, &k->r, g + (1 << k->bits), &k->bu, &k->bv);
+		k->ends = warp_plane_end(w, k->table, &k->r, g, &k->au, &k->av) &&
+			  warp_plane_end(w, k->table, &k->r, g + (1 << k->bits), &k->bu, &k->bv);
 	}
 	if (!k->ends)
 		return warp_exact(w, &k->r, x, su, sv);
@@ -307,10 +308,55 @@ static inline int16_t plane_sample(const struct warp *w, const int16_t *src, int
 			 (2 * WARP_SUBPIXEL_BITS));
 }
 
+int warp_plane_ends(struct warp *w, int grid_w, int grid_h)
+{
+	/* the ends of groups starting at 0 .. grid_w - 1, and the last's far end */
+	const int ends_w = grid_w / WARP_PLANE_GROUP + 2;
+	int32_t *e;
+
+	warp_plane_ends_free(w);
+	if (grid_w < 1 || grid_h < 1)
+		return -EINVAL;
+	e = malloc((size_t)ends_w * (size_t)grid_h * 2 * sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	for (int y = 0; y < grid_h; y++) {
+		const struct warp_row r = warp_row_terms(w->m, y);
+
+		for (int g = 0; g < ends_w; g++) {
+			int32_t *at = e + 2 * ((size_t)y * (size_t)ends_w + (size_t)g);
+
+			if (!warp_group_end(w, &r, g * WARP_PLANE_GROUP, &at[0], &at[1]))
+				at[0] = at[1] = -1;
+		}
+	}
+	w->ends = e;
+	w->ends_w = ends_w;
+	w->ends_h = grid_h;
+	return 0;
+}
+
+void warp_plane_ends_free(struct warp *w)
+{
+	free(w->ends);
+	w->ends = NULL;
+	w->ends_w = w->ends_h = 0;
+}
+
+const int32_t *warp_plane_row_ends(const struct warp *w, int y, int x1)
+{
+	if (!w->ends || y < 0 || y >= w->ends_h ||
+	    x1 > (w->ends_w - 1) * WARP_PLANE_GROUP)
+		return NULL;
+	return w->ends + 2 * (size_t)y * (size_t)w->ends_w;
+}
+
 void warp_plane_span_scalar(const struct warp *w, int y, const int16_t *src, int16_t *dst,
 			    const int16_t *src2, int16_t *dst2, int x0, int x1)
 {
 	struct row_walk k = row_walk_start(w, y, WARP_PLANE_GROUP_BITS);
+
+	k.table = warp_plane_row_ends(w, y, x1);
 
 	for (int x = x0; x < x1; x++) {
 		int32_t su, sv;

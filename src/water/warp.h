@@ -76,6 +76,12 @@ struct warp {
 	int out_w;                        /* the output's width: the weights' pitch */
 	/* The instruction set to warp with; NULL: simd_kernels(). */
 	const struct kernels *kernels;
+	/* A plane's group ends, reckoned once for its grid (warp_plane_ends):
+	 * row y's end at x = g * WARP_PLANE_GROUP is ends[2 * (y * ends_w + g)]
+	 * (su, then sv), su < 0 where warp_group_end() says false; rows
+	 * 0..ends_h - 1. NULL: each reckoned as its row is walked. */
+	int32_t *ends;
+	int ends_w, ends_h;
 };
 
 /* A row's pixels are placed in groups of this many between exact ends
@@ -135,6 +141,29 @@ int warp_rows(const struct warp *w, const struct render_target *dst, int y0, int
  */
 int warp_plane_geometry(const double m[9], int cell, int src_cell, int src_w, int src_h,
 			struct warp *w);
+/* The plane's group ends for a grid of grid_w x grid_h cells into
+ * w->ends, reckoned as the walk would reckon them: a division each, which
+ * had been a seventh of a cell-a-pixel floor's warp, and the corners
+ * change only when the installer moves them. 0, or -ENOMEM (w->ends NULL:
+ * the walk reckons them). warp_plane_ends_free() frees them. */
+int warp_plane_ends(struct warp *w, int grid_w, int grid_h);
+void warp_plane_ends_free(struct warp *w);
+/* Row y's ends in the table for cells before x1, or NULL: no table, or
+ * not for this row (the walk reckons them). */
+const int32_t *warp_plane_row_ends(const struct warp *w, int y, int x1);
+
+/* A plane's group end x in the row of r: from its row's table (ends, or
+ * NULL), else reckoned. */
+static inline bool warp_plane_end(const struct warp *w, const int32_t *ends,
+				  const struct warp_row *r, int x, int32_t *su, int32_t *sv)
+{
+	if (!ends)
+		return warp_group_end(w, r, x, su, sv);
+	ends += 2 * (x >> WARP_PLANE_GROUP_BITS);
+	*su = ends[0];
+	*sv = ends[1];
+	return ends[0] >= 0;
+}
 /* Cells x0 <= x < x1 of grid row y from src (rows src_w apart) into
  * dst[x - x0]; and from src2 into dst2 alike, unless src2 is NULL: with
  * w->kernels (NULL: simd_kernels()), whose SIMD path matches the scalar
