@@ -194,8 +194,10 @@ def tap_on_projectors():
     whatever the projectors' corners: a tap in their overlap."""
     k = Tracked(extra=["--layout", PROJECTORS])
     try:
-        c.check("1000x480 mm" in k.text(), "the projectors' floor is the surface",
-                k.text()[-1000:])
+        # (said as the wall's outputs are first made: after the start's lines)
+        floor = waits.wait_until(lambda: "1000x480 mm" in k.text(),
+                                 timeout=waits.scaled(WAIT_S), interval=0.1)
+        c.check(floor, "the projectors' floor is the surface", k.text()[-1000:])
         r = subprocess.run(["oscsend", "127.0.0.1", str(k.tuio_port), "/tuio/2Dcur",
                             "sifffff", "set", "1", "0.5", "0.5", "0", "0", "0"],
                            capture_output=True, text=True)
