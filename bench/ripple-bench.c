@@ -26,10 +26,10 @@
 #include "sound/sound.h"
 #include "sound/synth.h"
 #include "water/gesture.h"
-#include "water/pixel.h"
-#include "water/render.h"
+#include "render/pixel.h"
+#include "render/render.h"
 #include "water/ripple.h"
-#include "water/simd.h"
+#include "render/simd.h"
 #include "water/units.h"
 
 #define MAX_FRAMES 100000

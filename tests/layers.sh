@@ -4,7 +4,7 @@
 # catches a call that goes the wrong way; this catches an include, and an
 # include cycle between two headers.
 src="${top_srcdir:-.}/src"
-LAYERS="base water image display wall input tuio settings exhibit sound cec http service"
+LAYERS="base render water image display wall input tuio settings exhibit sound cec http service"
 fail=0
 
 rank() {

@@ -28,10 +28,11 @@ H
 	-include "$tmp/config.h" -I"$tmp" -I"$src/src" -I"$src/tests" \
 	-o "$tmp/test-simd-neon" \
 	"$src/tests/test-simd.c" "$src/src/water/ripple.c" "$src/src/water/wake.c" \
-	"$src/src/base/bigmem.c" "$src/src/water/render.c" "$src/src/water/resample.c" \
-	"$src/src/water/pixel.c" "$src/src/water/simd.c" "$src/src/base/log.c" \
-	"$src/src/water/kernels-neon.c" "$src/src/water/caustics.c" "$src/src/water/pond.c" \
-	"$src/src/water/dct.c" "$src/src/water/warp.c" "$src/src/base/homography.c" \
+	"$src/src/base/bigmem.c" "$src/src/render/render.c" "$src/src/render/resample.c" \
+	"$src/src/render/pixel.c" "$src/src/render/simd.c" "$src/src/base/log.c" \
+	"$src/src/render/kernels-neon.c" "$src/src/render/caustics.c" "$src/src/water/pond.c" \
+	"$src/src/water/dct.c" "$src/src/render/warp.c" "$src/src/base/homography.c" \
+	"$src/src/render/step-rows.c" \
 	-lfftw3f -lm || exit 1
 out=$("$qemu" "$tmp/test-simd-neon" 2>&1)
 rc=$?

@@ -1,5 +1,5 @@
 /*
- * The light through the water (water/caustics.h) and the render that lights
+ * The light through the water (render/caustics.h) and the render that lights
  * the picture with it: a sinusoidal ripple's brightness under its crests
  * and troughs against the note's formula 1/|det(I + D H)|, straight down
  * and from a side (the pattern shifted downstream, focused more along the
@@ -22,9 +22,9 @@
 #include <string.h>
 
 #include "check.h"
-#include "water/caustics.h"
-#include "water/render.h"
-#include "water/resample.h"
+#include "render/caustics.h"
+#include "render/render.h"
+#include "render/resample.h"
 
 #define TWO_PI 6.28318530717958647692
 #define HALF_TURN (TWO_PI / 2)

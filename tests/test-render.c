@@ -9,10 +9,10 @@
 #include <string.h>
 
 #include "check.h"
-#include "water/pixel.h"
-#include "water/kernels.h"
-#include "water/render.h"
-#include "water/warp.h"
+#include "render/pixel.h"
+#include "render/kernels.h"
+#include "render/render.h"
+#include "render/warp.h"
 
 #define W 37
 #define H 23

@@ -10,14 +10,14 @@
 
 #include "base/homography.h"
 #include "check.h"
-#include "water/caustics.h"
-#include "water/kernels.h"
+#include "render/caustics.h"
+#include "render/kernels.h"
 #include "water/pond.h"
-#include "water/pond-rows.h"
-#include "water/render.h"
+#include "render/pond-rows.h"
+#include "render/render.h"
 #include "water/ripple.h"
-#include "water/simd.h"
-#include "water/warp.h"
+#include "render/simd.h"
+#include "render/warp.h"
 
 /* Every fast path against the scalar reference, bit for bit: heights after
  * thousands of random steps with stones and obstacles, and pixels of every

@@ -12,7 +12,7 @@
 #include "display/display.h"
 #include "input/touch-map.h"
 #include "settings/options.h"
-#include "water/render.h"
+#include "render/render.h"
 
 #define COORD_BITS 12
 #define COORD_MASK ((1u << COORD_BITS) - 1)

@@ -14,7 +14,7 @@
 
 #include "base/util.h"
 #include "check.h"
-#include "water/workers.h"
+#include "render/workers.h"
 
 /* The pool's shares: where each ran, and on what. */
 #define SHARES_MAX WORKERS_MAX

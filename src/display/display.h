@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "water/render.h"
+#include "render/render.h"
 
 #define DISPLAY_NAME_MAX 32
 

@@ -7,10 +7,10 @@
 #include "base/bigmem.h"
 #include "base/log.h"
 #include "exhibit/kiosk-private.h"
-#include "water/pixel.h"
-#include "water/render.h"
-#include "water/warp.h"
-#include "water/workers.h"
+#include "render/pixel.h"
+#include "render/render.h"
+#include "render/warp.h"
+#include "render/workers.h"
 
 /*
  * A corner-pinned output (a projector) drawn by the render at its own

@@ -13,10 +13,10 @@
 #include "image/image.h"
 #include "image/playlist.h"
 #include "settings/options.h"
-#include "water/render.h"
+#include "render/render.h"
 #include "water/splashes.h"
 #include "water/units.h"
-#include "water/warp.h"
+#include "render/warp.h"
 
 /* Outputs of different sizes each need a view; more than a handful of
  * sizes at once is not a kiosk. The least recently used one is replaced. */
@@ -25,7 +25,7 @@
 /* 2x passes at the most: cells of up to 64 pixels. */
 #define VIEW_MAX_LEVELS 6
 /* The last pass is Chaikin's, up to two before it the smoother kind
- * (water/resample.c): with cells of 4 px and more no lattice is left to see. */
+ * (render/resample.c): with cells of 4 px and more no lattice is left to see. */
 #define VIEW_CHAIKIN_PASSES 1
 #define VIEW_SMOOTH_PASSES_MAX 2
 /* A single 2x pass is the smoother one, made into a plane (not fused). */

@@ -10,12 +10,12 @@
 #include "exhibit/kiosk-private.h"
 #include "image/blend.h"
 #include "image/image.h"
-#include "water/resample.h"
-#include "water/workers.h"
+#include "render/resample.h"
+#include "render/workers.h"
 
 /*
  * The frames: the water seen at each output's size (the picture scaled to
- * it, the heights brought to it by water/resample.c) and drawn in bands by
+ * it, the heights brought to it by render/resample.c) and drawn in bands by
  * the workers. Here the views and the windows are chosen, and what each
  * band needs is made with its view: a frame allocates nothing.
  */

@@ -16,15 +16,15 @@
 #include "base/util.h"
 #include "exhibit/kiosk-private.h"
 #include "image/image.h"
-#include "water/caustics.h"
+#include "render/caustics.h"
 #include "water/gesture.h"
 #include "water/pond.h"
 #include "water/rain.h"
-#include "water/resample.h"
+#include "render/resample.h"
 #include "water/ripple.h"
 #include "water/splashes.h"
 #include "water/units.h"
-#include "water/workers.h"
+#include "render/workers.h"
 
 /*
  * The obstacle mask (dark = solid) for w x h cells in *mask; NULL when
@@ -83,7 +83,7 @@ static int64_t rain_on_screen(const struct kiosk *k, int per_m2)
 
 /*
  * The render lights the picture a 2x2 block of pixels at a time (the
- * light's plane is brought up by a 2x pass, water/render.h), so where the
+ * light's plane is brought up by a 2x pass, render/render.h), so where the
  * water has a cell a pixel (a projected floor: 1920x1080 cells of 2 mm)
  * a light followed cell by cell was three quarters thrown away when the
  * blocks took it, and cost a 4 m floor 10 of its 28 ms. There it is

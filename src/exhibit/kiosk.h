@@ -13,7 +13,7 @@
 
 #include "image/image.h"
 #include "settings/options.h"
-#include "water/render.h"
+#include "render/render.h"
 
 struct kiosk;
 struct gesture;
@@ -81,7 +81,7 @@ struct kiosk_window {
 /*
  * A corner-pinned output shows the whole surface (the wall's pixels)
  * through the homography m from its pixels to the surface's, weighed for
- * its overlaps in linear light (water/warp.h; wall/blend.h makes the
+ * its overlaps in linear light (render/warp.h; wall/blend.h makes the
  * weights): outside the surface, black. Its x, y, w, h are the window's
  * bounding box, its rotation unused (the corners turn the picture).
  */

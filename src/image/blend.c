@@ -3,7 +3,7 @@
 #include <stdint.h>
 
 #include "image/blend.h"
-#include "water/simd.h"
+#include "render/simd.h"
 
 /*
  * Two channels a word: red and blue in the 16-bit halves of one, green and

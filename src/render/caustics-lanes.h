@@ -20,7 +20,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "water/caustics-rows.h"
+#include "render/caustics-rows.h"
 
 typedef int32_t cl_vi __attribute__((vector_size(CAUSTICS_LANES * sizeof(int32_t))));
 typedef uint32_t cl_vu __attribute__((vector_size(CAUSTICS_LANES * sizeof(uint32_t))));

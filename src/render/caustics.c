@@ -7,12 +7,12 @@
 #include <string.h>
 
 #include "base/util.h"
-#include "water/caustics.h"
-#include "water/simd.h"
+#include "render/caustics.h"
+#include "render/simd.h"
 
 /* The scalar rows, the definition: one lane. */
 #define CAUSTICS_LANES 1
-#include "water/caustics-lanes.h"
+#include "render/caustics-lanes.h"
 
 const struct caustics_rows caustics_rows_scalar = CAUSTICS_ROWS_INIT;
 

@@ -50,7 +50,7 @@ struct kernels;
 /* For heights of width x height cells; NULL with errno set. */
 struct caustics *caustics_create(int width, int height);
 void caustics_destroy(struct caustics *c);
-/* The row loops of this path (water/simd.h), not the dispatch's: for the
+/* The row loops of this path (render/simd.h), not the dispatch's: for the
  * tests, which compare the paths' planes. */
 void caustics_use_kernels(struct caustics *c, const struct kernels *k);
 /* -EINVAL for a light that cannot be (no depth, below the horizon). */
@@ -71,7 +71,7 @@ const int16_t *caustics_make(struct caustics *c, const int16_t *heights);
  * bands, the same plane as caustics_make()'s, bit for bit.
  */
 #define CAUSTICS_PASSES 7
-/* Bands at most (as the worker threads, water/workers.h). */
+/* Bands at most (as the worker threads, render/workers.h). */
 #define CAUSTICS_BANDS_MAX 16
 
 /* Room for up to bands bands (caustics_create makes one): 0, -EINVAL or

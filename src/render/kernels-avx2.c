@@ -4,8 +4,8 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "water/kernels.h"
-#include "water/simd.h"
+#include "render/kernels.h"
+#include "render/simd.h"
 
 /*
  * AVX2 kernels: 16 cells a step, sums in 32-bit lanes as in the scalar code,
@@ -1250,7 +1250,7 @@ static void upsample2_smooth_row_avx2(const int16_t *r0, const int16_t *r1, cons
 	upsample2_smooth_tail_scalar(tmp, dst, x, sw);
 }
 
-/* ---- a corner-pinned output (water/warp.c defines every pixel) ---- */
+/* ---- a corner-pinned output (render/warp.c defines every pixel) ---- */
 
 /* The channels of four pixels (pixel p's in dword lanes 4p..) weighed
  * bilinear: maddubs takes c00 * (64 - fx) + c01 * fx a channel (16 bits),
@@ -1623,17 +1623,17 @@ static void warp_plane_avx2(const struct warp *w, int y, const int16_t *src, int
 				       dst2 ? dst2 + (x - x0) : NULL, x, x1);
 }
 
-/* The light through the water's rows (water/caustics-lanes.h): eight lanes, with AVX2's own
+/* The light through the water's rows (render/caustics-lanes.h): eight lanes, with AVX2's own
  * 32-bit multiply (vpmulld). */
 #define CAUSTICS_LANES 8
-#include "water/caustics-lanes.h"
+#include "render/caustics-lanes.h"
 
 static const struct caustics_rows caustics_rows_avx2 = CAUSTICS_ROWS_INIT;
 
-/* The pond's rows (water/pond-lanes.h): eight lanes of the generic four's
+/* The pond's rows (render/pond-lanes.h): eight lanes of the generic four's
  * arithmetic (-mavx2 alone: nothing fuses a multiply and an add). */
 #define POND_LANES 8
-#include "water/pond-lanes.h"
+#include "render/pond-lanes.h"
 
 static const struct pond_rows pond_rows_avx2 = POND_ROWS_INIT;
 

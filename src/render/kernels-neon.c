@@ -3,8 +3,8 @@
 #include <arm_neon.h>
 #include <stdbool.h>
 
-#include "water/kernels.h"
-#include "water/simd.h"
+#include "render/kernels.h"
+#include "render/simd.h"
 
 /*
  * NEON kernels for aarch64 (Raspberry Pi 4/5 class kiosks). Sums in 32-bit
@@ -565,10 +565,10 @@ static void upsample2_row_neon(const int16_t *r0, const int16_t *r1, int wy, int
 	upsample2_tail_scalar(r0, r1, wy, dst, sim_w, k);
 }
 
-/* The light through the water's rows (water/caustics-lanes.h): four lanes, with NEON's own
+/* The light through the water's rows (render/caustics-lanes.h): four lanes, with NEON's own
  * 32-bit multiply. */
 #define CAUSTICS_LANES 4
-#include "water/caustics-lanes.h"
+#include "render/caustics-lanes.h"
 
 static const struct caustics_rows caustics_rows_neon = CAUSTICS_ROWS_INIT;
 

@@ -3,8 +3,8 @@
 #include <emmintrin.h>
 #include <stdbool.h>
 
-#include "water/kernels.h"
-#include "water/simd.h"
+#include "render/kernels.h"
+#include "render/simd.h"
 
 /*
  * SSE2 kernels. Sums and differences of int16 heights are taken in 32-bit
@@ -789,10 +789,10 @@ static void upsample2_smooth_row_sse2(const int16_t *r0, const int16_t *r1, cons
 	upsample2_smooth_tail_scalar(tmp, dst, x, sw);
 }
 
-/* The light through the water's rows (water/caustics-lanes.h): four lanes; SSE2 has no 32-bit
+/* The light through the water's rows (render/caustics-lanes.h): four lanes; SSE2 has no 32-bit
  * multiply of its own, the compiler makes it of pmuludq. */
 #define CAUSTICS_LANES 4
-#include "water/caustics-lanes.h"
+#include "render/caustics-lanes.h"
 
 static const struct caustics_rows caustics_rows_sse2 = CAUSTICS_ROWS_INIT;
 

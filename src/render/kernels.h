@@ -11,9 +11,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "water/pixel.h"
-#include "water/render-types.h"
-#include "water/warp.h"
+#include "render/pixel.h"
+#include "render/render-types.h"
+#include "render/warp.h"
 
 /*
  * One interior row of a step: for 1 <= x < width-1,
@@ -116,13 +116,13 @@ struct kernels {
 	render_block_row_fn render_block_row;
 	upsample2_row_fn upsample2_row;
 	upsample2_smooth_row_fn upsample2_smooth_row;
-	/* the light through the water's rows (water/caustics-rows.h) */
+	/* the light through the water's rows (render/caustics-rows.h) */
 	const struct caustics_rows *caustics;
-	/* the pond's rows (water/pond-rows.h); NULL: the generic ones */
+	/* the pond's rows (render/pond-rows.h); NULL: the generic ones */
 	const struct pond_rows *pond;
-	/* a corner-pinned output's pixels (water/warp.h); NULL: the scalar ones */
+	/* a corner-pinned output's pixels (render/warp.h); NULL: the scalar ones */
 	warp_span_fn warp_span;
-	/* a plane of the water brought to its grid (water/warp.h); NULL: the scalar one */
+	/* a plane of the water brought to its grid (render/warp.h); NULL: the scalar one */
 	warp_plane_fn warp_plane;
 };
 

@@ -3,7 +3,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "water/pixel.h"
+#include "render/pixel.h"
 
 const char *pixel_format_name(enum pixel_format f)
 {

@@ -1,5 +1,5 @@
 /*
- * The pond's row loops (struct pond_rows, water/pond-rows.h), written once
+ * The pond's row loops (struct pond_rows, render/pond-rows.h), written once
  * on GCC's generic vectors of POND_LANES floats and included by each path's
  * file, which sets the lanes and is built with its flags: pond.c 4 (the
  * definition: SSE2 on x86-64, NEON on arm64, each one's baseline),
@@ -21,7 +21,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "water/pond-rows.h"
+#include "render/pond-rows.h"
 
 typedef float pl_vf __attribute__((vector_size(POND_LANES * sizeof(float))));
 

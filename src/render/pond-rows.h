@@ -1,11 +1,11 @@
 /*
  * The pond's row loops (water/pond.c), one set per instruction set as the
- * other kernels (water/kernels.h): the generic one, 4 lanes (SSE2 on
+ * other kernels (render/kernels.h): the generic one, 4 lanes (SSE2 on
  * x86-64, NEON on arm64), defines every result; the AVX2 one, 8 lanes, makes
  * the same numbers lane for lane.
  */
-#ifndef WATER_POND_ROWS_H
-#define WATER_POND_ROWS_H
+#ifndef RENDER_POND_ROWS_H
+#define RENDER_POND_ROWS_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-#include "water/pixel.h"
+#include "render/pixel.h"
 
 /*
  * The picture is sampled between pixels, at positions in 1/RENDER_SUBPIXEL

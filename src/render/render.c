@@ -4,9 +4,9 @@
 #include <stdbool.h>
 
 #include "base/util.h"
-#include "water/kernels.h"
-#include "water/render.h"
-#include "water/simd.h"
+#include "render/kernels.h"
+#include "render/render.h"
+#include "render/simd.h"
 
 /*
  * Refraction: the slope of the surface, from the height differences of the

@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "water/render-types.h"
+#include "render/render-types.h"
 
 /* Displacement is the height difference >> this: with stones of weight
  * 32..128 the picture moves by a few pixels, like water, not noise. */

@@ -4,9 +4,9 @@
 #include <stdint.h>
 
 #include "base/util.h"
-#include "water/kernels.h"
-#include "water/resample.h"
-#include "water/simd.h"
+#include "render/kernels.h"
+#include "render/resample.h"
+#include "render/simd.h"
 
 /*
  * The heights at a screen's size. The water's cells are a power of two

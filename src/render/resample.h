@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "water/render-types.h"
+#include "render/render-types.h"
 
 /*
  * An axis src cells long made dst long, centres aligned: per output cell,

@@ -7,8 +7,8 @@
 
 #include "base/log.h"
 #include "base/util.h"
-#include "water/caustics-rows.h"
-#include "water/simd.h"
+#include "render/caustics-rows.h"
+#include "render/simd.h"
 
 const struct kernels kernels_scalar = {
 	.name = "scalar",

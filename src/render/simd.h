@@ -8,7 +8,7 @@
 
 #include <stdbool.h>
 
-#include "water/kernels.h"
+#include "render/kernels.h"
 
 #define SIMD_ENV "RIPPLE_SIMD"
 

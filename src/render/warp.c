@@ -4,10 +4,10 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "water/kernels.h"
-#include "water/pixel.h"
-#include "water/simd.h"
-#include "water/warp.h"
+#include "render/kernels.h"
+#include "render/pixel.h"
+#include "render/simd.h"
+#include "render/warp.h"
 
 /*
  * The scalar code here defines every pixel of a pinned output. A row is

@@ -6,14 +6,14 @@
  * weighed for the overlaps with other outputs in linear light; a plane of
  * the water's cells is brought to a grid of the output's (warp_plane_row).
  */
-#ifndef WATER_WARP_H
-#define WATER_WARP_H
+#ifndef RENDER_WARP_H
+#define RENDER_WARP_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "water/render-types.h"
+#include "render/render-types.h"
 
 /* A weight of 1 in linear light (wall/blend.h makes them). */
 #define WARP_WEIGHT_BITS 14
@@ -85,7 +85,7 @@ struct warp {
 };
 
 /* A row's pixels are placed in groups of this many between exact ends
- * (water/warp.c says why). */
+ * (render/warp.c says why). */
 #define WARP_GROUP_BITS 3
 #define WARP_GROUP (1 << WARP_GROUP_BITS)
 /* A plane's cells likewise, in longer groups: a grid's cell is 2 to 4 px,

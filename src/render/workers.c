@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "water/workers.h"
+#include "render/workers.h"
 
 /*
  * Each share on a CPU of its own. A frame loop sleeps between frames, and

@@ -18,9 +18,9 @@
 #include "service/stats.h"
 #include "sound/sound.h"
 #include "water/gesture.h"
-#include "water/simd.h"
+#include "render/simd.h"
 #include "water/units.h"
-#include "water/workers.h"
+#include "render/workers.h"
 
 #define LINE_LEN 512
 /* The live STATUS= line at most this often: systemctl status is read by a

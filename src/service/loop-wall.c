@@ -16,7 +16,7 @@
 #include "wall/blend.h"
 #include "wall/pattern.h"
 #include "water/units.h"
-#include "water/warp.h"
+#include "render/warp.h"
 
 /* ---- the wall ---- */
 

@@ -21,7 +21,7 @@
 #include "settings/options.h"
 #include "tuio/tuio.h"
 #include "wall/layout.h"
-#include "water/render.h"
+#include "render/render.h"
 #include "water/units.h"
 
 int loop_create(struct display *d, struct touch_script *script, struct stats *stats,

@@ -17,8 +17,8 @@
 #include "settings/options.h"
 #include "settings/settings.h"
 #include "wall/layout.h"
-#include "water/render.h"
-#include "water/simd.h"
+#include "render/render.h"
+#include "render/simd.h"
 
 #define DEMO_SCRIPT_MAX 4096
 /* The demo is a wet day: this much rain (a minute, per square metre) when

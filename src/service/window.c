@@ -28,7 +28,7 @@
 #include "service/window.h"
 #include "settings/options.h"
 #include "tuio/tuio.h"
-#include "water/render.h"
+#include "render/render.h"
 
 /* The socket ripple-kiosk-http.socket hands over (FileDescriptorName=). */
 #define WINDOW_FD_NAME "http"

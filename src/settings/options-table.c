@@ -21,9 +21,9 @@
 #include "settings/options.h"
 #include "wall/blend.h"
 #include "wall/layout.h"
-#include "water/render.h"
+#include "render/render.h"
 #include "water/ripple.h"
-#include "water/workers.h"
+#include "render/workers.h"
 
 /* The fields an option sets, so that a reload can tell what changed. */
 #define FIELD(f) .offset = offsetof(struct options, f), .size = sizeof(((struct options *)0)->f)

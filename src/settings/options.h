@@ -7,7 +7,7 @@
 #include <stdio.h>
 
 #include "image/image.h"
-#include "water/pixel.h"
+#include "render/pixel.h"
 #include "water/pond.h"
 #include "water/units.h"
 
@@ -153,7 +153,7 @@ enum rotation {
 #define OPTIONS_MIN_LIGHT_ELEVATION 10.0
 #define OPTIONS_MAX_LIGHT_ELEVATION 80.0
 /* The same lamp lights the pond's floor through the water (caustics,
- * water/caustics.c): its angular diameter seen from the water blurs the
+ * render/caustics.c): its angular diameter seen from the water blurs the
  * light's fold lines, and bounds how bright they get. A ceiling light of
  * 15 cm two metres up: about 4 degrees (the sun is 0.5). */
 #define OPTIONS_DEFAULT_LIGHT_SIZE_DEG 4

@@ -4,7 +4,7 @@
 #include <math.h>
 
 #include "wall/blend.h"
-#include "water/warp.h"
+#include "render/warp.h"
 
 /*
  * Each output lighting a point gets a share of it that falls to 0 at its
@@ -14,7 +14,7 @@
  * registration", 1999: the shares meet without a seam wherever the
  * pictures' edges run). The share is then shaped by Bourke's curve, which
  * is flat at both ends of an overlap, and the shaped shares are divided
- * by their sum: they add up to 1, in linear light (water/warp.c applies
+ * by their sum: they add up to 1, in linear light (render/warp.c applies
  * them there).
  */
 

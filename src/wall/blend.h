@@ -19,7 +19,7 @@
 /*
  * The weights of the plan's pinned window i, a plane of its pin_w x pin_h
  * pixels in 1/WARP_WEIGHT_ONE of linear light, WARP_WEIGHT_ALONE where no
- * other output lights the point (water/warp.h). mask: NULL, or a plane
+ * other output lights the point (render/warp.h). mask: NULL, or a plane
  * of the same size, 0 (black: the pixel stays black) to WALL_MASK_WHITE
  * (as it is), its greys dimming the light. 0, or -EINVAL when window i
  * is not pinned.

@@ -12,13 +12,13 @@
 
 #include "base/util.h"
 #include "water/dct.h"
-#include "water/pond-rows.h"
+#include "render/pond-rows.h"
 #include "water/pond.h"
-#include "water/simd.h"
+#include "render/simd.h"
 
-/* The row loops' definition: 4 lanes (water/pond-lanes.h). */
+/* The row loops' definition: 4 lanes (render/pond-lanes.h). */
 #define POND_LANES 4
-#include "water/pond-lanes.h"
+#include "render/pond-lanes.h"
 
 const struct pond_rows pond_rows_generic = POND_ROWS_INIT;
 
@@ -92,9 +92,9 @@ struct press {
 #define PRESSES_MAX (POND_MAX_PRESSES * POND_FORCED_STEPS)
 _Static_assert(POND_FORCED_STEPS <= POND_ROW_STEPS_MAX &&
 	       NODES_STEP_MAX * POND_FORCED_STEPS <= POND_ROW_NODES_MAX,
-	       "the row loops hold a batch's Gaussians (water/pond-rows.h)");
+	       "the row loops hold a batch's Gaussians (render/pond-rows.h)");
 _Static_assert(POND_MAX_STEPS <= POND_ROW_STEPS_MAX_ALL && POND_MAX_DROPS <= POND_ROW_DROPS_MAX,
-	       "the row loops hold a batch's drops (water/pond-rows.h)");
+	       "the row loops hold a batch's drops (render/pond-rows.h)");
 
 struct pond {
 	int w, h;
@@ -533,7 +533,7 @@ static int stone_reach(int n, double sigma)
  * A stone's turns and the rows' sums for the flat test run on GCC's
  * generic vectors of 4 floats (SSE2 on x86-64, NEON on arm64: each one's
  * baseline, so no flags and no dispatch), with a scalar tail; the sums are
- * kept per lane. The steps' own row loops are in water/pond-lanes.h.
+ * kept per lane. The steps' own row loops are in render/pond-lanes.h.
  */
 #define LANES POND_LANES
 typedef pl_vf vf;

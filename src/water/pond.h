@@ -154,7 +154,7 @@ void pond_step_rows(struct pond *p, int y0, int y1);
 void pond_step_rows_dealt(struct pond *p, int y0, int y1, int band, int bands);
 void pond_step_finish(struct pond *p);
 
-/* The row loops of an instruction set (water/pond-rows.h; NULL: the
+/* The row loops of an instruction set (render/pond-rows.h; NULL: the
  * generic ones): the same numbers, faster. */
 struct pond_rows;
 void pond_use_rows(struct pond *p, const struct pond_rows *rows);

@@ -5,7 +5,7 @@
 
 #include "base/util.h"
 #include "water/pond.h"
-#include "water/render.h"
+#include "render/render.h"
 #include "water/ripple.h"
 #include "water/units.h"
 

@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "water/caustics.h"
+#include "render/caustics.h"
 
 /* The coarsest grid (a cell of this many pixels a side) and the fastest
  * clock the engine is asked for. */
