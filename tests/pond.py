@@ -6,10 +6,13 @@ tanh(k d), with the viscosity's exp(-2 nu k^2 t), sharing no code with the
 engine. Every measure is scale-free: the heights' units per mm are not
 known here.
 
-The exact solution first, against the shared note's table (water-physics.md,
-"What the exact linear solution gives for a tap"): the inner edge, the front
-and the crests of a Gaussian dent's rings at depths 30 and 5 mm, sigma 3 and
-5 mm, at 0.5, 1 and 2 s, printed beside the note's figures.
+The exact solution first, against a table of it worked out separately (the
+Cauchy-Poisson problem: a Gaussian dent released on still water, its rings
+the integral over wavenumbers of its spectrum times J0(k r) cos(omega t);
+Lamb, Hydrodynamics, 6th ed., sections 238-255, with the dispersion above,
+summed on annuli of 1.2 and 2.5 mm): the inner edge, the front and the
+crests of the rings at depths 30 and 5 mm, sigma 3 and 5 mm, at 0.5, 1 and
+2 s, printed beside the table's figures.
 
 A tap on deep water (30 mm, the default) in the middle of a 55-inch panel
 (1210 x 680 mm) at 1080p, against the exact solution for the same dent
@@ -98,7 +101,7 @@ VISCOSITY = 1.0                # mm^2/s, the default --viscosity
 FADE_S = 8.0                   # the default --fade
 G_MM_S2 = 9810.0
 TENSION_MM3_S2 = 72800.0       # sigma / rho
-SLOWEST_GROUP_MM_S = 178.0     # deep water's slowest group speed (the note)
+SLOWEST_GROUP_MM_S = 178.0     # deep water's slowest group speed (from omega(k) above)
 SLOWEST_PHASE_MM_S = 230.0     # and its slowest phase speed
 LEVEL = 0.05                   # of the peak: where a ring begins, a crest counts
 CORR = 0.95
@@ -153,7 +156,7 @@ def sigma_mm(cell, stone_radius=STONE_RADIUS_MM):
     return max(stone_radius / 2, MIN_SIGMA_CELLS * cell)
 
 
-# ---- the rings of a radial profile: the note's measures ----
+# ---- the rings of a radial profile: the table's measures ----
 
 def parabola(xs, ys, i):
     """The top of a parabola through samples i - 1, i, i + 1."""
@@ -182,40 +185,40 @@ def correlation(a, b):
     return sab / math.sqrt(saa * sbb) if saa > 0 and sbb > 0 else 0.0
 
 
-# ---- 0. the exact solution against the note's table ----
+# ---- 0. the exact solution against the table worked out separately ----
 
-NOTE = {  # (depth, sigma): inner edges, fronts (cm), crests at 0.5, 1, 2 s; None: the grid's edge
+TABLE = {  # (depth, sigma): inner edges, fronts (cm), crests at 0.5, 1, 2 s; None: the grid's edge
     (30, 3): ((5.9, 14.9, 32.0), (17.8, 39.4, None), (8, 15, 14)),
     (30, 5): ((5.5, 14.8, 31.9), (17.5, 40.8, None), (6, 6, 10)),
     (5, 3): ((7.8, 19.1, 41.2), (16.9, 32.4, None), (6, 9, 11)),
     (5, 5): ((6.1, 17.6, 40.6), (14.0, 27.0, 52.1), (3, 4, 5)),
 }
-NOTE_EDGE_MM = 599.0           # the note's grid ends about 60 cm out
-NOTE_MM = 5.0                  # its figures are from annuli of 1.2 and 2.5 mm cells
-NOTE_CRESTS = 1
+TABLE_EDGE_MM = 599.0           # the table's grid ends about 60 cm out
+TABLE_MM = 5.0                  # its figures are from annuli of 1.2 and 2.5 mm cells
+TABLE_CRESTS = 1
 
 table_ok, said = True, []
-for (depth, sigma), (inner_cm, front_cm, crests_n) in sorted(NOTE.items(), reverse=True):
+for (depth, sigma), (inner_cm, front_cm, crests_n) in sorted(TABLE.items(), reverse=True):
     for i, when in enumerate((0.5, 1, 2)):
         prof = [tuple(map(float, line.split())) for line in
                 tool("profile", "--depth", depth, "--sigma", sigma, "--viscosity", VISCOSITY,
-                     "--t", when, "--rmax", NOTE_EDGE_MM + 1, "--dr", 1)]
+                     "--t", when, "--rmax", TABLE_EDGE_MM + 1, "--dr", 1)]
         inner, front, crests = rings([p[0] for p in prof], [p[1] for p in prof])
-        edge = front >= NOTE_EDGE_MM - NOTE_MM
-        good = (abs(inner - 10 * inner_cm[i]) <= max(NOTE_MM, CREST_OFF * inner) and
+        edge = front >= TABLE_EDGE_MM - TABLE_MM
+        good = (abs(inner - 10 * inner_cm[i]) <= max(TABLE_MM, CREST_OFF * inner) and
                 (edge if front_cm[i] is None else
-                 abs(front - 10 * front_cm[i]) <= max(NOTE_MM, CREST_OFF * front)) and
-                abs(len(crests) - crests_n[i]) <= NOTE_CRESTS)
+                 abs(front - 10 * front_cm[i]) <= max(TABLE_MM, CREST_OFF * front)) and
+                abs(len(crests) - crests_n[i]) <= TABLE_CRESTS)
         table_ok = table_ok and good
-        said.append("depth %2d mm, sigma %d mm, %.1f s: inner %4.1f cm (note %4.1f), front %4.1f%s "
-                    "cm (note %s), crests %2d (note %2d)%s" %
+        said.append("depth %2d mm, sigma %d mm, %.1f s: inner %4.1f cm (table %4.1f), front %4.1f%s "
+                    "cm (table %s), crests %2d (table %2d)%s" %
                     (depth, sigma, when, inner / 10, inner_cm[i], front / 10, "*" if edge else "",
                      "%4.1f" % front_cm[i] if front_cm[i] else "edge", len(crests), crests_n[i],
                      "" if good else "  <- differs"))
-print("# the exact solution (free space, to 60 cm; * the table's edge) beside the note's table:")
+print("# the exact solution (free space, to 60 cm; * the table's edge) beside the table:")
 for line in said:
     print("#   " + line)
-t.check(table_ok, "the exact solution gives the note's table: edges within 5 mm or 3 %, crests "
+t.check(table_ok, "the exact solution gives the table: edges within 5 mm or 3 %, crests "
         "within one", "" if table_ok else "\n".join(said))
 
 

@@ -1,7 +1,7 @@
 /*
  * The light through the water (render/caustics.h) and the render that lights
  * the picture with it: a sinusoidal ripple's brightness under its crests
- * and troughs against the note's formula 1/|det(I + D H)|, straight down
+ * and troughs against 1/|det(I + D H)|, straight down
  * and from a side (the pattern shifted downstream, focused more along the
  * light's way); flat water lit exactly evenly; light moved, not made (the
  * mean kept); folds bounded by the light's own size, and no cell left dark
@@ -40,7 +40,12 @@
 #define UNITS_PER_MM 1000.0
 #define WAVE_CELLS 48                     /* lambda = 12 mm */
 #define DEPTH_MM 10.0
-/* The note's bound for its formula: D A k^2 <= 0.3. */
+/* Light through a surface of slopes grad h onto a floor D below lands at
+ * x + D (n - 1)/n grad h (Snell, paraxial); its brightness is the ray map's
+ * Jacobian's inverse, 1/|det(I + D H)| with H the heights' Hessian scaled
+ * by (n - 1)/n (Berry and Upstill, "Catastrophe optics", Progress in
+ * Optics 18, 1980). It holds while no rays cross yet: D A k^2 <= 0.3 keeps
+ * the ripple well short of its first fold (at 1). */
 #define FOCUS 0.3
 #define TOLERANCE 0.05
 
