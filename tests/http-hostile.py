@@ -304,8 +304,16 @@ try:
     # ---- afterwards ----
     st = waits.wait_until(lambda: k.curl("/")[0] == 200, timeout=waits.scaled(30))
     t.check(st, "a plain request is served again")
-    after = fps(k)
-    t.check(after >= RATE_KEPT * before, "frames after: %.1f a second" % after)
+    # Back at its rate: a window that shows it, within a generous bound (a
+    # busy machine's other work may slow one window, not every one).
+    seen = {}
+
+    def back():
+        seen["after"] = fps(k)
+        return seen["after"] >= RATE_KEPT * before
+
+    back_again = waits.wait_until(back, timeout=waits.scaled(60), interval=0)
+    t.check(back_again, "frames after: %.1f a second" % seen["after"])
     pics = []
     for _ in range(2):
         time.sleep(2.5)
