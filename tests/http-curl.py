@@ -27,7 +27,6 @@ import os
 import shutil
 import signal
 import socket
-import struct
 import subprocess
 import sys
 import threading
@@ -35,7 +34,7 @@ import time
 
 sys.dont_write_bytecode = True
 import httpkiosk  # noqa: E402
-from lib import checks, waits  # noqa: E402  (tests/lib)
+from lib import checks, images, waits  # noqa: E402  (tests/lib)
 
 if not httpkiosk.have_server():
     checks.skip("built without libmicrohttpd")
@@ -156,12 +155,6 @@ def pictures_at_once(k, source):
     return len(got), time.monotonic() - start
 
 
-def png_size(data):
-    if data[:8] != b"\x89PNG\r\n\x1a\n":
-        return None
-    return struct.unpack(">II", data[16:24])
-
-
 def refused(k, reason):
     return k.metric('ripple_kiosk_http_refused_total{reason="%s"}' % reason) or 0
 
@@ -226,7 +219,8 @@ try:
             js.get("asleep") is False and js.get("frames", 0) > 0, "/status.json", body)
 
     st, body, head = k.curl("/screen.png")
-    t.check(st == 200 and "image/png" in head and png_size(body) == (320, 240),
+    t.check(st == 200 and "image/png" in head and images.png_whole(body) and
+            images.png_size(body) == (320, 240),
             "/screen.png is the 320x240 frame", head)
 
     with open(os.path.join(k.state, "usage.csv"), "rb") as f:

@@ -5,8 +5,10 @@
 # what tests/options-doc prints from it, byte for byte (names, forms,
 # defaults, ranges, texts); every option is a heading of ripple-kiosk(1) and
 # the page names none that does not exist; groff formats both pages without a
-# warning; the README links to both. Without groff the format check skips,
-# except in CI (CI=true; Debian package: groff-base).
+# warning; the README links to both; and the defaults README.md and docs/*.md
+# state beside an option's name are the program's (tests/doc-defaults.py).
+# Without groff the format check skips, without python3 the documents' one,
+# except in CI (CI=true; Debian packages: groff-base, python3).
 #
 # After a change to the table: RK_UPDATE_DOCS=1 make check TESTS=tests/man.sh
 # rewrites the three files in the source tree (then read the diff).
@@ -111,6 +113,16 @@ done
 for p in ripple-kiosk.1 ripple-kiosk.conf.5; do
 	grep -q -- "(man/$p)" "$src/README.md" || bad "README.md does not link to man/$p"
 done
+
+# The prose copies a few defaults by hand ("`--volume 0..100` (default 70)").
+if command -v python3 >/dev/null 2>&1; then
+	python3 "$src/tests/doc-defaults.py" ||
+		bad "a document states a default the program does not have (above)"
+elif [ "${CI:-}" = true ]; then
+	bad "no python3 to check the documents' defaults"
+else
+	echo "no python3: the documents' defaults are not checked"
+fi
 
 if command -v groff >/dev/null 2>&1; then
 	for p in "$page" "$conf5"; do

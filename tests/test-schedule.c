@@ -1,6 +1,5 @@
 #include "config.h"
 
-#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -217,106 +216,16 @@ static void test_schedule(void)
 
 /* ---- the frame loop on a screen with vblanks ---- */
 
-#define VW 64
-#define VH 48
 #define START_NS (3600 * 1000000000ull)
 #define RUN_FRAMES 600
 /* a frame in this many is shown a vblank late (a slow one) */
 #define LATE_EVERY 97
 
-/* A screen that flips at its vblanks (every P, half a period off the
- * loop's first pass) and counts them, as a real one does; the frame
- * committed in a pass flips at the first vblank after the pass began (on
- * the test's clock). */
+/* The screen flips at its vblanks (every P, half a period off the loop's
+ * first pass) and counts them, as a real one does; the frame committed in
+ * a pass flips at the first vblank after the pass began (on the test's
+ * clock). */
 #define PHASE (P / 2)
-struct vblank_display {
-	struct display base;
-	const uint64_t *now;
-	bool staged, pending, late_some;
-	uint64_t pending_vblank, presented, flip_ns, seq;
-	int flushes, late;
-	uint32_t pixels[VW * VH];
-};
-
-static struct vblank_display *to_vd(struct display *d)
-{
-	return (struct vblank_display *)d;
-}
-
-static int vd_count(struct display *d)
-{
-	(void)d;
-	return 1;
-}
-
-static int vd_info(struct display *d, int idx, struct display_output_info *info)
-{
-	struct vblank_display *v = to_vd(d);
-
-	if (idx != 0)
-		return -ENOENT;
-	memset(info, 0, sizeof(*info));
-	snprintf(info->name, sizeof(info->name), "HDMI-A-1");
-	info->width = VW;
-	info->height = VH;
-	info->refresh_mhz = 60000;
-	info->format = PIXEL_XRGB8888;
-	info->presented = v->presented;
-	info->flip_ns = v->flip_ns;
-	info->flip_seq = v->seq;
-	info->flip_stamped = true;
-	return 0;
-}
-
-static int vd_acquire(struct display *d, int idx, struct render_target *t)
-{
-	struct vblank_display *v = to_vd(d);
-
-	if (idx != 0)
-		return -ENOENT;
-	if (v->staged || v->pending)
-		return -EBUSY;
-	*t = (struct render_target){ .pixels = v->pixels, .width = VW, .height = VH,
-				     .stride = VW * sizeof(uint32_t), .format = PIXEL_XRGB8888 };
-	return 0;
-}
-
-static int vd_present(struct display *d, int idx, uint64_t frame)
-{
-	(void)frame;
-	if (idx != 0)
-		return -ENOENT;
-	to_vd(d)->staged = true;
-	return 0;
-}
-
-static int vd_flush(struct display *d)
-{
-	struct vblank_display *v = to_vd(d);
-
-	if (!v->staged)
-		return 0;
-	v->staged = false;
-	v->pending = true;
-	v->pending_vblank = (*v->now - PHASE) / P * P + P + PHASE;
-	if (v->late_some && ++v->flushes % LATE_EVERY == 0) {
-		v->pending_vblank += P;
-		v->late++;
-	}
-	return 0;
-}
-
-static const struct display_ops vd_ops = {
-	.destroy = fake_destroy,
-	.get_fd = fake_get_fd,
-	.dispatch = fake_dispatch,
-	.output_count = vd_count,
-	.output_info = vd_info,
-	.acquire = vd_acquire,
-	.present = vd_present,
-	.flush = vd_flush,
-	.set_power = fake_set_power,
-};
 
 /* Taps at moments all over the frame, a tenth of a frame apart in phase. */
 static struct touch_script *taps(void)
@@ -337,13 +246,16 @@ static struct touch_script *taps(void)
  * at the flip's vblank, whichever comes first. */
 static void run_vblanks(int render_ahead_us, bool late_some, struct latency_view *out)
 {
-	struct vblank_display v = { .base = { .ops = &vd_ops, .backend_name = "vblanks" } };
+	struct fake_display v;
 	struct options o;
 	struct loop *l;
 	uint64_t now = START_NS, end = START_NS + RUN_FRAMES * P;
 
+	fake_display_init(&v, FAKE_FLIP_AT_VBLANK, 1);
 	v.now = &now;
-	v.late_some = late_some;
+	v.period_ns = P;
+	v.phase_ns = PHASE;
+	v.late_every = late_some ? LATE_EVERY : 0;
 	options_defaults(&o);
 	o.render_ahead_us = render_ahead_us;
 	o.rain = OPTIONS_MAX_RAIN;   /* the water never still: frames flow */
@@ -351,12 +263,7 @@ static void run_vblanks(int render_ahead_us, bool late_some, struct latency_view
 	while (now < end) {
 		uint64_t wake;
 
-		if (v.pending && now >= v.pending_vblank) {
-			v.pending = false;
-			v.presented++;
-			v.flip_ns = v.pending_vblank;
-			v.seq = (v.pending_vblank - PHASE) / P;
-		}
+		fake_display_vblank(&v, now);
 		CHECK_EQ(loop_tick(l, &o, now, &wake), 0);
 		if (v.pending && (wake == 0 || v.pending_vblank < wake))
 			wake = v.pending_vblank;

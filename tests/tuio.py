@@ -194,10 +194,10 @@ def tap_on_projectors():
     whatever the projectors' corners: a tap in their overlap."""
     k = Tracked(extra=["--layout", PROJECTORS])
     try:
-        # (said as the wall's outputs are first made: after the start's lines)
-        floor = waits.wait_until(lambda: "1000x480 mm" in k.text(),
-                                 timeout=waits.scaled(WAIT_S), interval=0.1)
-        c.check(floor, "the projectors' floor is the surface", k.text()[-1000:])
+        # Said once the outputs are set up, which may be after the TUIO port.
+        c.check(waits.wait_until(lambda: "1000x480 mm" in k.text(),
+                                 timeout=waits.scaled(WAIT_S), interval=0.05),
+                "the projectors' floor is the surface", k.text()[-1000:])
         r = subprocess.run(["oscsend", "127.0.0.1", str(k.tuio_port), "/tuio/2Dcur",
                             "sifffff", "set", "1", "0.5", "0.5", "0", "0", "0"],
                            capture_output=True, text=True)
@@ -290,8 +290,12 @@ def stale_bundle():
     k = Tracked()
     try:
         send(k, "--from", "0.5,0.5", "--frames", "20", "--stale", "0.9,0.9")
+        # The kiosk reads the datagrams after tuio-send is gone, at its
+        # own pace.
+        waits.wait_until(lambda: k.rejected("stale") > 0, timeout=waits.scaled(WAIT_S),
+                         interval=0.05)
         c.check(k.rejected("stale") == 1, "the stale bundle is counted")
-        hs = k.heights()
+        hs = waits.wait_until(k.moved, timeout=waits.scaled(WAIT_S), interval=0.05)
         got = centre(hs) if hs else None
         c.check(got and abs(got[0] - 0.5) < WHERE_TOLERANCE and
                 abs(got[1] - 0.5) < WHERE_TOLERANCE,

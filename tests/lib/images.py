@@ -166,6 +166,14 @@ def png_whole(data):
     return True
 
 
+def png_size(data, name="PNG"):
+    """(width, height) of a whole PNG's bytes (png_chunks()), from its IHDR."""
+    for ctype, body in png_chunks(data, name):
+        if ctype == b"IHDR" and len(body) == 13:
+            return struct.unpack(">II", body[:8])
+    raise ValueError("%s: no IHDR" % name)
+
+
 def decode_png(data, name="PNG"):
     """An 8-bit, non-interlaced grey/RGB/RGBA PNG (its bytes) as an RGB
     Image (alpha dropped); name is what errors call it."""
