@@ -1,4 +1,6 @@
-# water: the simulation and its picture -- the height planes and the step,
+# water: the simulation and its picture -- one water behind one interface
+# (water.h: the pond's table and the classic water's), the height planes
+# and the step,
 # the per-ISA kernels, the refraction render, the light through the water
 # (caustics), rain, stones and strokes, the
 # look in millimetres and seconds, the worker threads; the pond (water's own
@@ -7,9 +9,13 @@
 noinst_LIBRARIES += src/water/librk-water.a
 src_water_librk_water_a_CFLAGS = $(AM_CFLAGS) $(FFT_CFLAGS)
 src_water_librk_water_a_SOURCES = \
+	src/water/water.c src/water/water.h \
 	src/water/ripple.c src/water/ripple.h src/water/ripple-limits.h \
+	src/water/ripple-water.c \
 	src/water/wake.c src/water/wake.h \
-	src/water/pond.c src/water/pond.h src/water/pond-rows.h src/water/pond-lanes.h \
+	src/water/pond.c src/water/pond.h src/water/pond-private.h \
+	src/water/pond-physics.c src/water/pond-stones.c src/water/pond-heights.c \
+	src/water/pond-water.c src/water/pond-rows.h src/water/pond-lanes.h \
 	src/water/dct.c src/water/dct.h \
 	src/water/render.c src/water/render.h src/water/render-types.h \
 	src/water/warp.c src/water/warp.h \
