@@ -21,15 +21,15 @@
 #include "exhibit/kiosk.h"
 #include "median.h"
 #include "seed.h"
+#include "render/pixel.h"
+#include "render/render.h"
+#include "render/simd.h"
 #include "service/schedule.h"
 #include "settings/options.h"
 #include "sound/sound.h"
 #include "sound/synth.h"
 #include "water/gesture.h"
-#include "render/pixel.h"
-#include "render/render.h"
 #include "water/ripple.h"
-#include "render/simd.h"
 #include "water/units.h"
 
 #define MAX_FRAMES 100000

@@ -25,7 +25,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static void play(struct touch_script *s)
 {
 	struct ripple *r = ripple_create(WATER_W, WATER_H);
-	struct gesture *g = r ? gesture_create(r) : NULL;
+	struct gesture *g = r ? gesture_create(ripple_water(r)) : NULL;
 	const struct touch_event *ev;
 
 	if (!g)

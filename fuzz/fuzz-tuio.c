@@ -44,7 +44,7 @@ static struct state *state(void)
 	if (homography_parse_corners(CORNERS, c.corners) < 0)
 		abort();
 	s.r = ripple_create(WATER_W, WATER_H);
-	s.g = s.r ? gesture_create(s.r) : NULL;
+	s.g = s.r ? gesture_create(ripple_water(s.r)) : NULL;
 	if (!s.g || tuio_create_unbound(&c, &s.t) < 0)
 		abort();
 	tuio_set_target(s.t, s.g, WATER_W, WATER_H, MM, MM);

@@ -22,7 +22,8 @@ cat >"$tmp/config.h" <<'H'
 #define HAVE_NEON 1
 H
 # Only the engines (the classic one and its wakes, the pond and its
-# transform), the renderer, the resampling, the light through the water and
+# transform, their tables of the water's interface and the units those
+# are tuned by), the renderer, the resampling, the light through the water and
 # the dispatch: no libraries but libm and FFTW (libfftw3-dev:arm64).
 "$cc" -std=gnu11 -O2 -Wall -Wextra -Wno-unused-parameter -static -pthread \
 	-include "$tmp/config.h" -I"$tmp" -I"$src/src" -I"$src/tests" \
@@ -33,6 +34,9 @@ H
 	"$src/src/render/kernels-neon.c" "$src/src/render/caustics.c" "$src/src/water/pond.c" \
 	"$src/src/water/dct.c" "$src/src/render/warp.c" "$src/src/base/homography.c" \
 	"$src/src/render/step-rows.c" \
+	"$src/src/water/ripple-water.c" "$src/src/water/pond-physics.c" \
+	"$src/src/water/pond-stones.c" "$src/src/water/pond-heights.c" \
+	"$src/src/water/pond-water.c" "$src/src/water/units.c" \
 	-lfftw3f -lm || exit 1
 out=$("$qemu" "$tmp/test-simd-neon" 2>&1)
 rc=$?

@@ -68,7 +68,7 @@ static void rig_start(struct rig *rig, int phys_w, int phys_h, int screen_w, int
 {
 	CHECK_EQ(rig_create(rig, false), 0);
 	rig->r = ripple_create(screen_w, screen_h);
-	rig->g = gesture_create(rig->r);
+	rig->g = gesture_create(ripple_water(rig->r));
 	/* Until the water's units are given a mm is a cell: stones in cells. */
 	gesture_set_defaults(rig->g, rig->o.stone_radius_mm, rig->o.stone_weight_mm);
 	input_set_observer(rig->in, observe, &rig->seen);

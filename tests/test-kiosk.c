@@ -496,7 +496,7 @@ static void test_stuck_touch_never(void)
 static void test_gesture_held_until(void)
 {
 	struct ripple *r = ripple_create(100, 100);
-	struct gesture *g = gesture_create(r);
+	struct gesture *g = gesture_create(ripple_water(r));
 
 	gesture_set_stuck(g, 10 * SEC);
 	CHECK_EQ(gesture_held_until(g, SEC), 0);
@@ -533,7 +533,7 @@ static void test_gesture_held_until(void)
 static void test_gesture_peak_and_landings(void)
 {
 	struct ripple *r = ripple_create(100, 100);
-	struct gesture *g = gesture_create(r);
+	struct gesture *g = gesture_create(ripple_water(r));
 	struct gesture_point p[GESTURE_LANDINGS];
 
 	CHECK_EQ(gesture_take_peak(g), 0);

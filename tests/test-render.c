@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "check.h"
-#include "render/pixel.h"
 #include "render/kernels.h"
+#include "render/pixel.h"
 #include "render/render.h"
 #include "render/warp.h"
 

@@ -12,12 +12,12 @@
 #include "check.h"
 #include "render/caustics.h"
 #include "render/kernels.h"
-#include "water/pond.h"
 #include "render/pond-rows.h"
 #include "render/render.h"
-#include "water/ripple.h"
 #include "render/simd.h"
 #include "render/warp.h"
+#include "water/pond.h"
+#include "water/ripple.h"
 
 /* Every fast path against the scalar reference, bit for bit: heights after
  * thousands of random steps with stones and obstacles, and pixels of every

@@ -289,7 +289,7 @@ static void test_swish(void)
 static void test_gesture_splashes(void)
 {
 	struct ripple *r = ripple_create(64, 48);
-	struct gesture *g = gesture_create(r);
+	struct gesture *g = gesture_create(ripple_water(r));
 	struct splashes q = { 0 };
 	struct splash got[SPLASHES_MAX + 1];
 	int n;

@@ -11,8 +11,8 @@
 #include "check.h"
 #include "display/display.h"
 #include "input/touch-map.h"
-#include "settings/options.h"
 #include "render/render.h"
+#include "settings/options.h"
 
 #define COORD_BITS 12
 #define COORD_MASK ((1u << COORD_BITS) - 1)

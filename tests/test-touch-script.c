@@ -132,7 +132,7 @@ static int play(struct touch_script *s, uint64_t frame, struct gesture *g)
 static void test_play_through_gestures(void)
 {
 	struct ripple *r = ripple_create(60, 40);
-	struct gesture *g = gesture_create(r);
+	struct gesture *g = gesture_create(ripple_water(r));
 	struct touch_script *s = NULL;
 	char err[256];
 	const char *text = "2 down 0 10 10\n4 move 0 20 10\n6 up 0\n6 down 1 30 30\n";
@@ -186,7 +186,7 @@ static uint64_t at(uint64_t millionths)
 static void test_moments(void)
 {
 	struct ripple *r = ripple_create(60, 40);
-	struct gesture *g = gesture_create(r);
+	struct gesture *g = gesture_create(ripple_water(r));
 	struct touch_script *s = NULL;
 	uint64_t times[8] = { 0 };
 	char err[256];

@@ -53,7 +53,7 @@ static bool rig_up(struct rig *k, const char *corners)
 	}
 	k->r = ripple_create(W, H);
 	REQUIRE(k->r);
-	k->g = gesture_create(k->r);
+	k->g = gesture_create(ripple_water(k->r));
 	REQUIRE(k->g);
 	REQUIRE(tuio_create_unbound(&c, &k->t) == 0);
 	tuio_set_target(k->t, k->g, W, H, MM_W, MM_H);

@@ -1,6 +1,8 @@
 /*
- * Inside the exhibit: struct kiosk, shared by kiosk.c (the water, the
- * clock, the moods) and kiosk-render.c (the views and the frames).
+ * Inside the exhibit: struct kiosk, shared by kiosk.c (the water made and
+ * set, the clock, the moods), kiosk-water.c (the steps, the heights and
+ * the light), kiosk-render.c and kiosk-pinned.c (the views and the
+ * frames) and kiosk-show.c (the pictures).
  */
 #ifndef EXHIBIT_KIOSK_PRIVATE_H
 #define EXHIBIT_KIOSK_PRIVATE_H
@@ -12,11 +14,11 @@
 #include "exhibit/kiosk.h"
 #include "image/image.h"
 #include "image/playlist.h"
-#include "settings/options.h"
 #include "render/render.h"
+#include "render/warp.h"
+#include "settings/options.h"
 #include "water/splashes.h"
 #include "water/units.h"
-#include "render/warp.h"
 
 /* Outputs of different sizes each need a view; more than a handful of
  * sizes at once is not a kiosk. The least recently used one is replaced. */
@@ -134,8 +136,7 @@ struct show {
 };
 
 struct kiosk {
-	struct ripple *ripple;     /* the classic water, or */
-	struct pond *pond;         /* the pond; the other NULL */
+	struct water *water;       /* the pond or the classic water (water/water.h) */
 	struct rain *rain;
 	struct gesture *gesture;
 	struct workers *workers;
@@ -171,7 +172,7 @@ struct kiosk {
 	 * made from the heights once a change of the water (kiosk_gain). */
 	struct caustics *caustics;
 	/* Where the water has a cell a pixel, the light is followed on the
-	 * render's 2x2 blocks (kiosk.c: light_on_blocks): its grid, and the
+	 * render's 2x2 blocks (kiosk-water.c: light_on_blocks): its grid, and the
 	 * heights brought to it; else the water's grid and heights. */
 	int light_w, light_h;
 	int16_t *light_heights;    /* NULL: the water's own heights */
@@ -260,6 +261,16 @@ struct band_job {
 	int result;
 };
 
+/* ---- kiosk-water.c ---- */
+
+/* The steps due by step count due (from the clock's t0), bounded after a
+ * stall; none while dark. Returns how many were taken. */
+int kiosk_step_to(struct kiosk *k, uint64_t due);
+/* The light through the water as the units say (k->caustics made, or
+ * dropped: the floor evenly lit), and dropped. */
+void kiosk_set_caustics(struct kiosk *k, const struct water_units *u);
+void kiosk_drop_caustics(struct kiosk *k);
+
 /*
  * The water's heights, whichever water it is: kiosk_water_prepare() makes
  * them (the pond sums its waves) before kiosk_water_heights(), which the
@@ -270,7 +281,7 @@ const int16_t *kiosk_water_heights(const struct kiosk *k);
 /* The light on the floor per cell of the water (caustics.h), made by
  * kiosk_water_prepare(); NULL when it is even (flat water, or off). */
 const int16_t *kiosk_gain(const struct kiosk *k);
-/* Its plane's size: the water's, or half of it each way (kiosk.c). */
+/* Its plane's size: the water's, or half of it each way (kiosk-water.c). */
 int kiosk_gain_width(const struct kiosk *k);
 int kiosk_gain_height(const struct kiosk *k);
 int kiosk_water_width(const struct kiosk *k);

@@ -640,7 +640,7 @@ static int view_init_gain(struct kiosk *k, struct view *v)
 	v->gain_w = (v->width + 1) / 2;
 	v->gain_h = (v->height + 1) / 2;
 	v->gain_pitch = (size_t)v->gain_w;
-	/* The water's own screen where its light is on the blocks (kiosk.c) */
+	/* The water's own screen where its light is on the blocks (kiosk-water.c) */
 	v->gain_direct = view_light_width(k, v) == v->gain_w &&
 			 view_light_height(k, v) == v->gain_h;
 	if (v->gain_direct)

@@ -2,29 +2,34 @@
 
 #include <errno.h>
 #include <math.h>
-#include <sched.h>
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "base/bigmem.h"
 #include "base/clock.h"
 #include "base/log.h"
 #include "base/util.h"
 #include "exhibit/kiosk-private.h"
 #include "image/image.h"
-#include "render/caustics.h"
+#include "render/workers.h"
 #include "water/gesture.h"
 #include "water/pond.h"
 #include "water/rain.h"
-#include "render/resample.h"
 #include "water/ripple.h"
 #include "water/splashes.h"
 #include "water/units.h"
-#include "render/workers.h"
+#include "water/water.h"
+
+/*
+ * The exhibit's kiosk: the water made for a screen and set from the
+ * options (and again on a reload), its clock's time zero and the moods
+ * (attract rain, opening hours, sleep), the technician's calls. The
+ * water's steps, its heights and the light through it are kiosk-water.c's,
+ * through the water's interface (water/water.h): nothing here knows which
+ * water runs but the tests' accessors at the end.
+ */
 
 /*
  * The obstacle mask (dark = solid) for w x h cells in *mask; NULL when
@@ -59,19 +64,6 @@ static int load_mask(const struct options *o, int w, int h, bool reload, uint8_t
 	return *mask ? 0 : -ENOMEM;
 }
 
-static int set_obstacles(struct kiosk *k, const uint8_t *mask)
-{
-	return k->pond ? pond_set_obstacles(k->pond, mask) : ripple_set_obstacles(k->ripple, mask);
-}
-
-static void water_clear(struct kiosk *k)
-{
-	if (k->pond)
-		pond_clear(k->pond);
-	else
-		ripple_clear(k->ripple);
-}
-
 /* Drops per minute per square metre, on this screen, in thousandths. */
 static int64_t rain_on_screen(const struct kiosk *k, int per_m2)
 {
@@ -79,82 +71,6 @@ static int64_t rain_on_screen(const struct kiosk *k, int per_m2)
 	double area = (double)k->units.mm_width * k->units.mm_height / mm2_per_m2;
 
 	return (int64_t)llround(per_m2 * area * RAIN_MILLI);
-}
-
-/*
- * The render lights the picture a 2x2 block of pixels at a time (the
- * light's plane is brought up by a 2x pass, render/render.h), so where the
- * water has a cell a pixel (a projected floor: 1920x1080 cells of 2 mm)
- * a light followed cell by cell was three quarters thrown away when the
- * blocks took it, and cost a 4 m floor 10 of its 28 ms. There it is
- * followed on the blocks: the heights are brought to them (each block's
- * the mean of its four cells), and each ray is a block's. The pond's
- * walls mirror it about the edge (h(-1 - i) = h(i)), which whole blocks
- * keep where they are: its sides even. The classic water's walls are its
- * edge cells, which blocks would move: it keeps its cells.
- */
-#define LIGHT_BLOCK 2
-
-static bool light_on_blocks(const struct kiosk *k, const struct water_units *u)
-{
-	return k->pond && u->scale == 1 && u->sim_width % LIGHT_BLOCK == 0 &&
-	       u->sim_height % LIGHT_BLOCK == 0;
-}
-
-static void drop_caustics(struct kiosk *k)
-{
-	caustics_destroy(k->caustics);
-	k->caustics = NULL;
-	free(k->light_heights);
-	k->light_heights = NULL;
-}
-
-/* The light through the water as the units say: followed (on the water's
- * grid, or its blocks), or not (destroyed: the frames exactly as without
- * it). Without the memory for it the floor is evenly lit, and that is
- * said. */
-static void set_caustics(struct kiosk *k, const struct water_units *u)
-{
-	struct caustics_light light = u->caustics_light;
-	int ret;
-
-	k->gain_made = false;
-	k->gain = NULL;
-	if (!u->caustics) {
-		drop_caustics(k);
-		return;
-	}
-	if (!k->caustics) {
-		bool blocks = light_on_blocks(k, u);
-
-		k->light_w = blocks ? u->sim_width / LIGHT_BLOCK : u->sim_width;
-		k->light_h = blocks ? u->sim_height / LIGHT_BLOCK : u->sim_height;
-		k->caustics = caustics_create(k->light_w, k->light_h);
-		if (blocks && k->caustics)
-			k->light_heights = bigmem_calloc((size_t)k->light_w * (size_t)k->light_h,
-							 sizeof(*k->light_heights));
-		if (!k->caustics || (blocks && !k->light_heights)) {
-			log_warn("caustics: %s for %dx%d cells; the floor is lit evenly",
-				 strerror(errno), k->light_w, k->light_h);
-			drop_caustics(k);
-			return;
-		}
-	}
-	if (k->light_heights)
-		light.cell_mm *= LIGHT_BLOCK;
-	if (caustics_set_light(k->caustics, &light) < 0) {
-		/* The options' bounds keep the light possible: no depth, or a
-		 * light below the panel, is refused before it comes here. */
-		log_warn("caustics: a light %g mm deep from %g:%g cannot be; the floor is lit "
-			 "evenly", light.depth_mm, light.azimuth_deg, light.elevation_deg);
-		drop_caustics(k);
-		return;
-	}
-	/* a band for each worker; one will do where they cannot be had */
-	ret = caustics_set_bands(k->caustics, workers_count(k->workers));
-	if (ret < 0)
-		log_warn("caustics: %s for %d bands; in %d", strerror(-ret),
-			 workers_count(k->workers), caustics_bands(k->caustics));
 }
 
 /* What can change without new water: everything but its grid. */
@@ -172,19 +88,8 @@ static void apply_settings(struct kiosk *k, const struct options *o, const struc
 	k->sleep_after_s = o->sleep_after_s;
 	k->rain_drop_mm = o->rain_drop_mm;
 	k->rain_weight_mm = o->stone_weight_mm;
-	if (k->pond) {
-		struct pond_physics ph;
-
-		water_units_pond_physics(u, &ph);
-		pond_set_physics(k->pond, &ph);
-	} else {
-		if (u->damping_shift > 0)
-			ripple_set_damping(k->ripple, u->damping_shift);
-		else
-			ripple_set_damping_mul(k->ripple, u->damping_mul);
-		ripple_set_viscosity(k->ripple, u->viscosity);
-	}
-	set_caustics(k, u);
+	water_tune(k->water, u);
+	kiosk_set_caustics(k, u);
 	gesture_set_units(k->gesture, u);
 	gesture_set_defaults(k->gesture, o->stone_radius_mm, o->stone_weight_mm);
 	gesture_set_stuck(k->gesture, (uint64_t)o->stuck_touch_s * NSEC_PER_SEC);
@@ -197,7 +102,7 @@ static void apply_settings(struct kiosk *k, const struct options *o, const struc
 
 /*
  * The most cells the water is made of. The pond keeps some 10 floats a
- * cell (water/pond.c): 4M cells are 160 MB, and a frame takes most of a
+ * cell (water/pond-private.h): 4M cells are 160 MB, and a frame takes most of a
  * second on a small machine. The largest wall worth making, eight 98-inch
  * panels side by side, has about as many on the finest grid its pixels
  * ask for.
@@ -254,22 +159,15 @@ static int create(const struct options *o, int rotation, int width, int height, 
 	k->mm_planned = planned;
 
 	options_say_unused(o);
-	if (u.model == WATER_POND) {
-		struct pond_physics ph;
-
-		water_units_pond_physics(&u, &ph);
-		k->pond = pond_create(u.sim_width, u.sim_height, &ph);
-	} else {
-		k->ripple = ripple_create(u.sim_width, u.sim_height);
-	}
-	if (!k->pond && !k->ripple) {
+	k->water = water_create(&u);
+	if (!k->water) {
 		ret = -errno;
 		log_error("cannot create %dx%d water: %s", u.sim_width, u.sim_height,
 			  strerror(errno));
 		goto fail;
 	}
 	k->rain = rain_create(o->seed, u.steps_per_second);
-	k->gesture = k->pond ? gesture_create_pond(k->pond) : gesture_create(k->ripple);
+	k->gesture = gesture_create(k->water);
 	if (!k->rain || !k->gesture) {
 		ret = -ENOMEM;
 		goto fail;
@@ -282,7 +180,7 @@ static int create(const struct options *o, int rotation, int width, int height, 
 	ret = load_mask(o, u.sim_width, u.sim_height, false, &mask);
 	if (ret == -ENOMEM || (ret < 0 && o->strict))
 		goto fail;
-	ret = set_obstacles(k, mask);
+	ret = water_set_obstacles(k->water, mask);
 	free(mask);
 	if (ret < 0)
 		goto fail;
@@ -335,96 +233,13 @@ void kiosk_destroy(struct kiosk *k)
 		kiosk_view_clear(&k->views[i]);
 	gesture_destroy(k->gesture);
 	rain_destroy(k->rain);
-	ripple_destroy(k->ripple);
-	pond_destroy(k->pond);
-	drop_caustics(k);
+	water_destroy(k->water);
+	kiosk_drop_caustics(k);
 	image_destroy(k->source);
 	kiosk_scaled_clear(k);
 	kiosk_surface_clear(k);
 	kiosk_pinned_clear(k);
 	free(k);
-}
-
-static void step_band(void *ctx, int index, int count)
-{
-	const struct band_job *j = ctx;
-	int y0, y1;
-
-	if (index >= j->bands)
-		return;
-	if (j->k->pond) {
-		pond_step_rows_dealt(j->k->pond, j->y0, j->y1, index, j->bands);
-		return;
-	}
-	kiosk_band_rows(j, index, &y0, &y1);
-	ripple_step_rows(j->k->ripple, y0, y1);
-}
-
-/* The step's rows j->y0..y1, in bands on the workers when worth it. */
-static void step_rows(struct band_job *j)
-{
-	j->bands = kiosk_bands_for(j->k, j->y1 - j->y0);
-	if (j->bands > 1)
-		workers_run(j->k->workers, step_band, j);
-	else
-		step_band(j, 0, 1);
-}
-
-/*
- * The pond's steps due, up to the step count: the fingers held on it
- * through each of them, then as many steps as the pond takes at once (a
- * frame's worth, pressed or free, in one pass over its modes), then what
- * landed during them, at its own time. Returns the steps taken.
- */
-static int step_pond(struct kiosk *k, uint64_t count)
-{
-	unsigned sps = (unsigned)k->units.steps_per_second;
-	struct band_job j = { .k = k };
-	uint64_t end_ns;
-	int taken, want;
-
-	gesture_step(k->gesture, k->t0 + clock_tick_ns(k->steps_done + 1, sps));
-	want = pond_steps_max(k->pond);
-	if (count < (uint64_t)want)
-		want = (int)count;
-	/* Fingers on the water: each step of the batch its own presses. */
-	if (pond_pressed(k->pond)) {
-		for (int i = 1; i < want; i++) {
-			pond_press_next_step(k->pond);
-			gesture_step(k->gesture,
-				     k->t0 + clock_tick_ns(k->steps_done + 1 + (uint64_t)i, sps));
-		}
-	}
-	end_ns = k->t0 + clock_tick_ns(k->steps_done + (uint64_t)want, sps);
-	/* The rain of each step, landing at its end in the same pass. */
-	for (int i = 0; i < want; i++) {
-		int drops = rain_step_pond(k->rain, k->pond, i);
-
-		for (int d = 0; d < drops; d++)
-			splashes_note(&k->heard, SPLASH_RAIN, k->rain_drop_mm, k->rain_weight_mm,
-				      end_ns);
-	}
-	taken = pond_step_begin(k->pond, want, &j.y0, &j.y1);
-	step_rows(&j);
-	pond_step_finish(k->pond);
-	gesture_land(k->gesture, end_ns);
-	return taken;
-}
-
-/* The step at step_ns on the caller's clock. */
-static void step(struct kiosk *k, uint64_t step_ns)
-{
-	struct band_job j = { .k = k };
-	int drops = rain_step(k->rain, k->ripple);
-
-	for (int i = 0; i < drops; i++)
-		splashes_note(&k->heard, SPLASH_RAIN, k->rain_drop_mm, k->rain_weight_mm, step_ns);
-	/* The fingers' stones where they are at this step, between their
-	 * samples: a drag's wake is laid as smoothly as the water steps. */
-	gesture_step(k->gesture, step_ns);
-	ripple_step_span(k->ripple, &j.y0, &j.y1);
-	step_rows(&j);
-	ripple_step_finish(k->ripple);
 }
 
 /* Opening hours in local time; a span may pass midnight. */
@@ -519,7 +334,7 @@ static void follow_visitors(struct kiosk *k, uint64_t now)
 		k->dark = dark;
 		k->extra_generation++;
 		if (dark)
-			water_clear(k);
+			water_clear(k->water);
 		if (closed)
 			log_info("closed and nobody around: the screens sleep until a touch "
 				 "or the opening time");
@@ -543,8 +358,7 @@ static void follow_visitors(struct kiosk *k, uint64_t now)
 
 int kiosk_advance(struct kiosk *k, uint64_t now_ns)
 {
-	uint64_t due, catchup;
-	int n = 0;
+	uint64_t due;
 
 	if (!k->clock_started) {
 		k->clock_started = true;
@@ -561,42 +375,8 @@ int kiosk_advance(struct kiosk *k, uint64_t now_ns)
 	follow_visitors(k, now_ns);
 	kiosk_show_advance(k, now_ns);
 	due = clock_ticks(now_ns - k->t0, (unsigned)k->units.steps_per_second);
-	/* After a stall (VT switched away, a hiccup) the water does not race
-	 * to catch up; it resumes at its normal pace. */
-	catchup = k->pond ? clock_ticks(KIOSK_MAX_CATCHUP_NS, (unsigned)k->units.steps_per_second)
-			  : KIOSK_MAX_CATCHUP_STEPS;
-	if (due > k->steps_done + catchup)
-		k->steps_done = due - catchup;
-	if (k->dark) {
-		k->steps_done = due;
-		return 0;
-	}
-	while (k->pond && k->steps_done < due) {
-		int taken = step_pond(k, due - k->steps_done);
-
-		k->steps_done += (uint64_t)taken;
-		n += taken;
-	}
-	while (!k->pond && k->steps_done < due) {
-		step(k, k->t0 + clock_tick_ns(k->steps_done + 1,
-					      (unsigned)k->units.steps_per_second));
-		k->steps_done++;
-		n++;
-	}
-	/* A landing at the pond's time now (a frame on a step) is shown now. */
-	if (k->pond)
-		gesture_land(k->gesture,
-			     k->t0 + clock_tick_ns(k->steps_done,
-						   (unsigned)k->units.steps_per_second));
-	return n;
+	return kiosk_step_to(k, due);
 }
-
-
-
-
-
-
-
 
 /* Opening hours are looked at this often while idle. */
 #define HOURS_CHECK_NS (30 * NSEC_PER_SEC)
@@ -656,163 +436,6 @@ const char *kiosk_picture_path(const struct kiosk *k)
 	return kiosk_show_path(k);
 }
 
-uint64_t kiosk_water_generation(const struct kiosk *k)
-{
-	return k->pond ? pond_generation(k->pond) : ripple_generation(k->ripple);
-}
-
-/* The pond's heights on every worker: its passes one after the other,
- * each in bands. */
-struct heights_job {
-	struct kiosk *k;
-	int bands;
-	atomic_int arrived;        /* workers past each pass's end, all passes */
-};
-
-/*
- * Every worker past its part of a job's pass (the pass-th, from 0) before
- * any goes on to the next. The workers wait for each other here rather
- * than go back to the pool between passes: a pass is a few hundred
- * microseconds, a hand-off through the pool a good part of that (0.69 ms
- * for the pond's sum in two bands so, against 0.65 in one and 0.39 with a
- * wait like this one).
- */
-static void passes_wait(atomic_int *arrived, int pass, int count)
-{
-	atomic_fetch_add(arrived, 1);
-	while (atomic_load(arrived) < (pass + 1) * count)
-		sched_yield();
-}
-
-static void heights_band(void *ctx, int index, int count)
-{
-	struct heights_job *h = ctx;
-
-	for (int pass = 0; pass < POND_HEIGHTS_PASSES; pass++) {
-		if (index < h->bands)
-			pond_heights_band(h->k->pond, pass, index, h->bands);
-		/* every band of a pass ends before any of the next begins */
-		if (pass + 1 < POND_HEIGHTS_PASSES)
-			passes_wait(&h->arrived, pass, count);
-	}
-}
-
-static void make_pond_heights(struct kiosk *k)
-{
-	struct heights_job h = { .k = k };
-
-	if (!k->pond || !pond_heights_begin(k->pond))
-		return;
-	/* The pond's sum of cosines on the worker threads too: at 4K it is a
-	 * good part of a frame. */
-	h.bands = kiosk_bands_for(k, pond_height(k->pond));
-	atomic_init(&h.arrived, 0);
-	if (h.bands > 1) {
-		workers_run(k->workers, heights_band, &h);
-		return;
-	}
-	for (int pass = 0; pass < POND_HEIGHTS_PASSES; pass++)
-		pond_heights_band(k->pond, pass, 0, 1);
-}
-
-/* The light through the water on every worker too: the heights brought
- * to the light's blocks where it has them, then its passes in turn, each
- * in bands of its rows. */
-struct caustics_job {
-	struct kiosk *k;
-	int bands;
-	atomic_int arrived;        /* workers past each pass's end, all passes */
-};
-
-/* Band index of bands' rows of the light's heights, from the water's. */
-static void light_heights_band(struct kiosk *k, int index, int bands)
-{
-	const struct band_job rows = { .k = k, .y0 = 0, .y1 = k->light_h, .bands = bands };
-	int y0, y1;
-
-	kiosk_band_rows(&rows, index, &y0, &y1);
-	resample_half_rows(kiosk_water_heights(k), kiosk_water_width(k), y0, y1,
-			   k->light_heights + (size_t)y0 * (size_t)k->light_w);
-}
-
-static void caustics_band(void *ctx, int index, int count)
-{
-	struct caustics_job *j = ctx;
-	int first = 0;
-
-	if (j->k->light_heights) {
-		if (index < j->bands)
-			light_heights_band(j->k, index, j->bands);
-		passes_wait(&j->arrived, first++, count);
-	}
-	for (int pass = 0; pass < CAUSTICS_PASSES; pass++) {
-		caustics_pass(j->k->caustics, pass, index);
-		if (pass + 1 < CAUSTICS_PASSES)
-			passes_wait(&j->arrived, first + pass, count);
-	}
-}
-
-void kiosk_water_prepare(struct kiosk *k)
-{
-	uint64_t generation = kiosk_water_generation(k);
-	struct caustics_job j = { .k = k };
-	const int16_t *gain;
-
-	make_pond_heights(k);
-	if (!k->caustics || (k->gain_made && k->gain_generation == generation))
-		return;
-	/* At a projected floor's size the light costs more than the pond's
-	 * sum (docs/performance.md): bands on every worker, the same plane
-	 * in any. caustics_begin() only notes where the heights will be. */
-	j.bands = kiosk_bands_for(k, k->light_h);
-	caustics_begin(k->caustics, k->light_heights ? k->light_heights : kiosk_water_heights(k),
-		       j.bands);
-	if (j.bands > 1) {
-		atomic_init(&j.arrived, 0);
-		workers_run(k->workers, caustics_band, &j);
-	} else {
-		if (k->light_heights)
-			light_heights_band(k, 0, 1);
-		for (int pass = 0; pass < CAUSTICS_PASSES; pass++)
-			caustics_pass(k->caustics, pass, 0);
-	}
-	gain = caustics_end(k->caustics);
-	/* Evenly lit: the render's own path, the frames exactly as without. */
-	k->gain = caustics_even(k->caustics) ? NULL : gain;
-	k->gain_made = true;
-	k->gain_generation = generation;
-}
-
-const int16_t *kiosk_gain(const struct kiosk *k)
-{
-	return k->gain;
-}
-
-int kiosk_gain_width(const struct kiosk *k)
-{
-	return k->light_w;
-}
-
-int kiosk_gain_height(const struct kiosk *k)
-{
-	return k->light_h;
-}
-
-const int16_t *kiosk_water_heights(const struct kiosk *k)
-{
-	return k->pond ? pond_heights_made(k->pond) : ripple_heights(k->ripple);
-}
-
-int kiosk_water_width(const struct kiosk *k)
-{
-	return k->pond ? pond_width(k->pond) : ripple_width(k->ripple);
-}
-
-int kiosk_water_height(const struct kiosk *k)
-{
-	return k->pond ? pond_height(k->pond) : ripple_height(k->ripple);
-}
-
 const int16_t *kiosk_heights(struct kiosk *k, int *width, int *height)
 {
 	kiosk_water_prepare(k);
@@ -826,14 +449,9 @@ uint64_t kiosk_generation(const struct kiosk *k)
 	return kiosk_water_generation(k) + k->extra_generation;
 }
 
-static bool water_flat(const struct kiosk *k)
-{
-	return k->pond ? pond_is_flat(k->pond) : ripple_is_flat(k->ripple);
-}
-
 bool kiosk_busy(const struct kiosk *k)
 {
-	return !k->dark && (!water_flat(k) || rain_rate(k->rain) > 0 ||
+	return !k->dark && (!water_is_flat(k->water) || rain_rate(k->rain) > 0 ||
 			    gesture_pending(k->gesture));
 }
 
@@ -905,7 +523,7 @@ int kiosk_reconfigure(struct kiosk *k, const struct options *o)
 	new_mask = ret == 0;
 	options_say_unused(o);
 	if (new_mask) {
-		ret = set_obstacles(k, mask);
+		ret = water_set_obstacles(k->water, mask);
 		if (ret < 0)
 			goto out;
 	}
@@ -963,12 +581,12 @@ struct gesture *kiosk_gesture(struct kiosk *k)
 
 struct ripple *kiosk_ripple(struct kiosk *k)
 {
-	return k->ripple;
+	return ripple_of_water(k->water);
 }
 
 struct pond *kiosk_pond(struct kiosk *k)
 {
-	return k->pond;
+	return pond_of_water(k->water);
 }
 
 int kiosk_pictures_held(const struct kiosk *k)

@@ -12,8 +12,8 @@
 #include <stdint.h>
 
 #include "image/image.h"
-#include "settings/options.h"
 #include "render/render.h"
+#include "settings/options.h"
 
 struct kiosk;
 struct gesture;

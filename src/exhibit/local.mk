@@ -4,6 +4,7 @@
 noinst_LIBRARIES += src/exhibit/librk-exhibit.a
 src_exhibit_librk_exhibit_a_SOURCES = \
 	src/exhibit/kiosk.c src/exhibit/kiosk.h src/exhibit/kiosk-private.h \
+	src/exhibit/kiosk-water.c \
 	src/exhibit/kiosk-pinned.c \
 	src/exhibit/kiosk-render.c \
 	src/exhibit/kiosk-show.c \

@@ -11,6 +11,8 @@
 #include "display/display.h"
 #include "exhibit/kiosk.h"
 #include "input/input.h"
+#include "render/simd.h"
+#include "render/workers.h"
 #include "service/health.h"
 #include "service/latency.h"
 #include "service/loop.h"
@@ -18,9 +20,7 @@
 #include "service/stats.h"
 #include "sound/sound.h"
 #include "water/gesture.h"
-#include "render/simd.h"
 #include "water/units.h"
-#include "render/workers.h"
 
 #define LINE_LEN 512
 /* The live STATUS= line at most this often: systemctl status is read by a

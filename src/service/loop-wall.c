@@ -11,12 +11,12 @@
 #include "base/log.h"
 #include "exhibit/kiosk.h"
 #include "image/image.h"
+#include "render/warp.h"
 #include "service/loop-private.h"
 #include "settings/options.h"
 #include "wall/blend.h"
 #include "wall/pattern.h"
 #include "water/units.h"
-#include "render/warp.h"
 
 /* ---- the wall ---- */
 

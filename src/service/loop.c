@@ -12,6 +12,7 @@
 #include "exhibit/kiosk.h"
 #include "input/input.h"
 #include "input/touch-script.h"
+#include "render/render.h"
 #include "service/heights.h"
 #include "service/latency.h"
 #include "service/loop-private.h"
@@ -21,7 +22,6 @@
 #include "settings/options.h"
 #include "tuio/tuio.h"
 #include "wall/layout.h"
-#include "render/render.h"
 #include "water/units.h"
 
 int loop_create(struct display *d, struct touch_script *script, struct stats *stats,

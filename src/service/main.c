@@ -11,14 +11,14 @@
 #include "display/headless.h"
 #include "display/vt.h"
 #include "input/touch-script.h"
+#include "render/render.h"
+#include "render/simd.h"
 #include "service/run-headless.h"
 #include "service/run-live.h"
 #include "service/signals.h"
 #include "settings/options.h"
 #include "settings/settings.h"
 #include "wall/layout.h"
-#include "render/render.h"
-#include "render/simd.h"
 
 #define DEMO_SCRIPT_MAX 4096
 /* The demo is a wet day: this much rain (a minute, per square metre) when

@@ -19,6 +19,7 @@
 #include "exhibit/kiosk.h"
 #include "http/http.h"
 #include "input/input.h"
+#include "render/render.h"
 #include "service/latency.h"
 #include "service/listen-fds.h"
 #include "service/loop.h"
@@ -28,7 +29,6 @@
 #include "service/window.h"
 #include "settings/options.h"
 #include "tuio/tuio.h"
-#include "render/render.h"
 
 /* The socket ripple-kiosk-http.socket hands over (FileDescriptorName=). */
 #define WINDOW_FD_NAME "http"

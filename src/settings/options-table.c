@@ -16,14 +16,14 @@
 #include "base/log.h"
 #include "base/util.h"
 #include "input/input.h"
-#include "tuio/tuio.h"
+#include "render/render.h"
+#include "render/workers.h"
 #include "settings/options-private.h"
 #include "settings/options.h"
+#include "tuio/tuio.h"
 #include "wall/blend.h"
 #include "wall/layout.h"
-#include "render/render.h"
 #include "water/ripple.h"
-#include "render/workers.h"
 
 /* The fields an option sets, so that a reload can tell what changed. */
 #define FIELD(f) .offset = offsetof(struct options, f), .size = sizeof(((struct options *)0)->f)

@@ -3,8 +3,8 @@
 #include <errno.h>
 #include <math.h>
 
-#include "wall/blend.h"
 #include "render/warp.h"
+#include "wall/blend.h"
 
 /*
  * Each output lighting a point gets a share of it that falls to 0 at its

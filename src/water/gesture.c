@@ -10,10 +10,10 @@
 #include "base/log.h"
 #include "base/util.h"
 #include "water/gesture.h"
-#include "water/pond.h"
-#include "water/ripple.h"
+#include "water/ripple-limits.h"
 #include "water/splashes.h"
 #include "water/units.h"
+#include "water/water.h"
 
 struct slot {
 	bool down;
@@ -37,9 +37,9 @@ struct slot {
 	uint64_t stone_ns;  /* the time of the stone's place */
 	uint64_t due_ns;    /* when it is to reach the path's end */
 
-	/* The pond: the landing's stone waits for its time (land_ns, once
-	 * dated), and a finger that has moved holds the water under it at
-	 * every step until it lifts and its path is laid. */
+	/* A water that presses (the pond): the landing's stone waits for its
+	 * time (land_ns, once dated), and a finger that has moved holds the
+	 * water under it at every step until it lifts and its path is laid. */
 	bool landing;
 	bool land_dated;
 	uint64_t land_ns;
@@ -47,8 +47,7 @@ struct slot {
 };
 
 struct gesture {
-	struct ripple *ripple;     /* the classic water, or */
-	struct pond *pond;         /* the pond */
+	struct water *water;
 	int cells_w, cells_h;
 	struct water_units units;
 	double radius_mm, weight_mm;
@@ -71,41 +70,27 @@ struct gesture {
 #define GESTURE_DEFAULT_RADIUS 3
 #define GESTURE_DEFAULT_WEIGHT 64
 
-static struct gesture *create(struct ripple *r, struct pond *p, int cells_w, int cells_h)
+struct gesture *gesture_create(struct water *w)
 {
-	struct gesture *g = calloc(1, sizeof(*g));
+	struct gesture *g;
 
+	if (!w) {
+		errno = EINVAL;
+		return NULL;
+	}
+	g = calloc(1, sizeof(*g));
 	if (!g)
 		return NULL;
-	g->ripple = r;
-	g->pond = p;
-	g->cells_w = cells_w;
-	g->cells_h = cells_h;
+	g->water = w;
+	g->cells_w = water_width(w);
+	g->cells_h = water_height(w);
 	g->units.cells_per_mm = 1.0;
 	g->units.units_per_mm = 1.0;
 	g->radius_mm = GESTURE_DEFAULT_RADIUS;
 	g->weight_mm = GESTURE_DEFAULT_WEIGHT;
-	g->screen_w = cells_w;
-	g->screen_h = cells_h;
+	g->screen_w = g->cells_w;
+	g->screen_h = g->cells_h;
 	return g;
-}
-
-struct gesture *gesture_create(struct ripple *r)
-{
-	if (!r) {
-		errno = EINVAL;
-		return NULL;
-	}
-	return create(r, NULL, ripple_width(r), ripple_height(r));
-}
-
-struct gesture *gesture_create_pond(struct pond *p)
-{
-	if (!p) {
-		errno = EINVAL;
-		return NULL;
-	}
-	return create(NULL, p, pond_width(p), pond_height(p));
 }
 
 void gesture_set_units(struct gesture *g, const struct water_units *u)
@@ -175,29 +160,23 @@ static struct slot *get_slot(struct gesture *g, int slot)
 	return &g->slots[slot];
 }
 
-/* The stone's way on to (x, y), in 1/RIPPLE_SUBCELL cells: one unbroken
- * trough from where it was, which it already marked. */
-static double subcells(int64_t v)
-{
-	return (double)v / RIPPLE_SUBCELL;
-}
-
-/* The pond: the finger held on the water through the next step, from
- * (x0, y0) to (x1, y1). */
+/* A water that presses: the finger held on the water through the next
+ * step, from (x0, y0) to (x1, y1). */
 static void press(struct gesture *g, const struct slot *s, int64_t x0, int64_t y0, int64_t x1,
 		  int64_t y1)
 {
-	pond_press(g->pond, subcells(x0), subcells(y0), subcells(x1), subcells(y1),
-		   subcells(s->radius), s->weight);
+	water_press(g->water, x0, y0, x1, y1, s->radius, s->weight);
 }
 
+/* The stone's way on to (x, y), in 1/RIPPLE_SUBCELL cells: one unbroken
+ * trough from where it was, which it already marked. */
 static void lay_to(struct gesture *g, struct slot *s, int64_t x, int64_t y)
 {
-	if (g->pond) {
+	if (water_presses(g->water)) {
 		s->pressing = true;
 		press(g, s, s->stone_x, s->stone_y, x, y);
 	} else {
-		ripple_wake(g->ripple, s->stone_x, s->stone_y, x, y, s->radius, s->weight);
+		water_wake(g->water, s->stone_x, s->stone_y, x, y, s->radius, s->weight);
 	}
 	s->stone_x = x;
 	s->stone_y = y;
@@ -246,15 +225,12 @@ int gesture_down(struct gesture *g, int slot, int x, int y, double radius_mm, do
 	s->stone_y = cell_y(g, y);
 	s->undated = true;
 	s->pressing = false;
-	if (!g->pond) {
-		ripple_splash(g->ripple, s->stone_x, s->stone_y, s->radius, s->weight);
-	} else if (g->paced) {
+	if (water_presses(g->water) && g->paced) {
 		/* Laid at its own time (gesture_land()). */
 		s->landing = true;
 		s->land_dated = false;
 	} else {
-		pond_splash(g->pond, subcells(s->stone_x), subcells(s->stone_y),
-			    subcells(s->radius), s->weight, 0);
+		water_splash(g->water, s->stone_x, s->stone_y, s->radius, s->weight, 0);
 	}
 	if (g->heard)
 		splashes_note(g->heard, SPLASH_STONE, radius_mm > 0 ? radius_mm : g->radius_mm,
@@ -408,9 +384,11 @@ static void follow_path(struct gesture *g, struct slot *s, double f)
 			x = s->stone_x + llround((double)(x - s->stone_x) * t);
 			y = s->stone_y + llround((double)(y - s->stone_y) * t);
 		}
-		if (!g->pond)
-			ripple_wake_held(g->ripple, s->stone_x, s->stone_y, x, y, s->radius,
-					 s->weight);
+		/* swept: the piece held as it goes (pressed: the step's way
+		 * is pressed by gesture_step()) */
+		if (!water_presses(g->water))
+			water_wake_held(g->water, s->stone_x, s->stone_y, x, y, s->radius,
+					s->weight);
 		s->stone_x = x;
 		s->stone_y = y;
 		if (t < 1)
@@ -422,12 +400,14 @@ static void follow_path(struct gesture *g, struct slot *s, double f)
 
 void gesture_step(struct gesture *g, uint64_t step_ns)
 {
+	bool presses = water_presses(g->water);
+
 	for (int i = 0; i < GESTURE_MAX_SLOTS; i++) {
 		struct slot *s = &g->slots[i];
 		int64_t x0 = s->stone_x, y0 = s->stone_y;
 		double since, f;
 
-		if (g->pond && !s->moving && s->path_n == 0) {
+		if (presses && !s->moving && s->path_n == 0) {
 			/* Held still, or let go of. */
 			if (s->pressing && s->down)
 				press(g, s, s->stone_x, s->stone_y, s->stone_x, s->stone_y);
@@ -436,7 +416,7 @@ void gesture_step(struct gesture *g, uint64_t step_ns)
 			continue;
 		}
 		if (!s->moving || step_ns <= s->stone_ns) {
-			if (g->pond && s->pressing)
+			if (presses && s->pressing)
 				press(g, s, s->stone_x, s->stone_y, s->stone_x, s->stone_y);
 			continue;
 		}
@@ -444,7 +424,7 @@ void gesture_step(struct gesture *g, uint64_t step_ns)
 		f = step_ns >= s->due_ns ? 1 : since / (double)(s->due_ns - s->stone_ns);
 		follow_path(g, s, f);
 		s->stone_ns = step_ns;
-		if (g->pond) {
+		if (presses) {
 			/* The step's way, from where the stone was. */
 			s->pressing = true;
 			press(g, s, x0, y0, s->stone_x, s->stone_y);
@@ -464,7 +444,7 @@ void gesture_date_landing(struct gesture *g, int slot, uint64_t ns)
 
 void gesture_land(struct gesture *g, uint64_t now_ns)
 {
-	if (!g->pond)
+	if (!water_presses(g->water))
 		return;
 	for (int i = 0; i < GESTURE_MAX_SLOTS; i++) {
 		struct slot *s = &g->slots[i];
@@ -472,9 +452,8 @@ void gesture_land(struct gesture *g, uint64_t now_ns)
 		if (!s->landing || !s->land_dated || s->land_ns > now_ns)
 			continue;
 		s->landing = false;
-		pond_splash(g->pond, subcells(s->stone_x), subcells(s->stone_y),
-			    subcells(s->radius), s->weight,
-			    (double)(now_ns - s->land_ns) / NSEC_PER_SEC);
+		water_splash(g->water, s->stone_x, s->stone_y, s->radius, s->weight,
+			     (double)(now_ns - s->land_ns) / NSEC_PER_SEC);
 	}
 }
 

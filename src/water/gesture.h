@@ -11,19 +11,20 @@
 #define GESTURE_MAX_SLOTS 16
 
 struct gesture;
-struct ripple;
 struct splashes;
+struct water;
 struct water_units;
 
-/* Until gesture_set_units() a mm is a cell and a height unit. */
-struct gesture *gesture_create(struct ripple *r);
 /*
- * The same for the pond (water/pond.h): a finger's landing is a stone
- * laid at its own time (gesture_land()), and a finger that moves holds the
- * water under it (pond_press()) at every step from then until it lifts.
+ * Fingers on water w (water/water.h), which it does not own. Until
+ * gesture_set_units() a mm is a cell and a height unit. On a water that
+ * presses (the pond) a finger's landing is a stone laid at its own time
+ * (gesture_land()), and a finger that moves holds the water under it
+ * (water_press()) at every step from then until it lifts; on one that is
+ * swept (the classic water) a landing is a splash at once and a drag a
+ * wake.
  */
-struct pond;
-struct gesture *gesture_create_pond(struct pond *p);
+struct gesture *gesture_create(struct water *w);
 void gesture_destroy(struct gesture *g);
 
 /* Landings and the fingers' way are noted in q from now on (NULL: not). */
@@ -53,11 +54,12 @@ uint64_t gesture_touches(const struct gesture *g);
 int gesture_set_input_size(struct gesture *g, int screen_w, int screen_h);
 
 /* radius_mm/weight_mm <= 0 take the defaults. A smooth splash, see
- * ripple_splash(). Return 0, or -EINVAL for a slot outside
+ * water_splash(). Return 0, or -EINVAL for a slot outside
  * 0..GESTURE_MAX_SLOTS-1. */
 int gesture_down(struct gesture *g, int slot, int x, int y, double radius_mm, double weight_mm);
-/* A wake from the slot's last point (ripple_wake), at once or paced (see
- * gesture_pace()); -EINVAL if the slot is not down. */
+/* A wake from the slot's last point (water_wake, or water_press where the
+ * water presses), at once or paced (see gesture_pace()); -EINVAL if the
+ * slot is not down. */
 int gesture_move(struct gesture *g, int slot, int x, int y);
 int gesture_up(struct gesture *g, int slot);
 /* End every touch without a stone (device gone), their paths too. */
@@ -88,12 +90,12 @@ void gesture_cancel_all(struct gesture *g);
 #define GESTURE_PATH_POINTS 16
 void gesture_pace(struct gesture *g, uint64_t now_ns);
 void gesture_step(struct gesture *g, uint64_t step_ns);
-/* The pond: the landing of the finger in slot happened at ns (the input
- * event's time, on the caller's clock), not when gesture_pace() saw it;
- * 0 says nothing. */
+/* A water that presses: the landing of the finger in slot happened at ns
+ * (the input event's time, on the caller's clock), not when gesture_pace()
+ * saw it; 0 says nothing. */
 void gesture_date_landing(struct gesture *g, int slot, uint64_t ns);
-/* The pond: the landings dated by now_ns (the pond's time after a step),
- * laid as stones that landed that long ago. */
+/* A water that presses: the landings dated by now_ns (its time after a
+ * step), laid as stones that landed that long ago. */
 void gesture_land(struct gesture *g, uint64_t now_ns);
 bool gesture_pending(const struct gesture *g);
 bool gesture_slot_down(const struct gesture *g, int slot);

@@ -67,6 +67,15 @@ struct pond;
 struct pond *pond_create(int width, int height, const struct pond_physics *ph);
 void pond_destroy(struct pond *p);
 
+/* The pond behind the water's interface (water/water.h; its table in
+ * pond-water.c), destroyed by either's destroy; and back, NULL when w is
+ * another water. */
+struct water;
+struct water_ops;
+extern const struct water_ops pond_water_ops;
+struct water *pond_water(struct pond *p);
+struct pond *pond_of_water(struct water *w);
+
 int pond_width(const struct pond *p);
 int pond_height(const struct pond *p);
 

@@ -6,8 +6,8 @@
 #include "base/clock.h"
 #include "base/util.h"
 #include "water/rain.h"
-#include "water/pond.h"
-#include "water/ripple.h"
+#include "water/ripple-limits.h"
+#include "water/water.h"
 
 struct rain {
 	uint64_t state;
@@ -104,32 +104,19 @@ static bool next_drop(struct rain *rain, int w, int h, struct drop *d)
 	return true;
 }
 
-int rain_step(struct rain *rain, struct ripple *r)
+int rain_step(struct rain *rain, struct water *w, int step)
 {
 	struct drop d;
 	int n = 0;
 
 	rain->owed += rain->rate;
-	while (next_drop(rain, ripple_width(r), ripple_height(r), &d)) {
-		ripple_splash(r, d.x, d.y, d.radius, d.depth);
-		n++;
-	}
-	return n;
-}
-
-int rain_step_pond(struct rain *rain, struct pond *p, int step)
-{
-	struct drop d;
-	int n = 0;
-
-	rain->owed += rain->rate;
-	while (next_drop(rain, pond_width(p), pond_height(p), &d)) {
-		/* A drop falls at its step's end, a quarter of a 60 Hz frame
-		 * apart, laid in the pass that makes the steps: a downpour is
-		 * many drops a frame, and a pass each was most of a frame on
-		 * a floor of millions of modes. */
-		pond_drop(p, step, (double)d.x / RIPPLE_SUBCELL, (double)d.y / RIPPLE_SUBCELL,
-			  (double)d.radius / RIPPLE_SUBCELL, d.depth);
+	while (next_drop(rain, water_width(w), water_height(w), &d)) {
+		/* A drop falls at its step's end (a water that takes a frame's
+		 * steps at once: a quarter of a 60 Hz frame apart, laid in the
+		 * pass that makes the steps: a downpour is many drops a frame,
+		 * and a pass each was most of a frame on a floor of millions
+		 * of modes). */
+		water_drop(w, step, d.x, d.y, d.radius, d.depth);
 		n++;
 	}
 	return n;

@@ -9,7 +9,7 @@
 #define RAIN_MILLI 1000
 
 struct rain;
-struct ripple;
+struct water;
 
 /* Dry until rain_set_rate(). NULL + errno on failure. */
 struct rain *rain_create(uint64_t seed, int steps_per_second);
@@ -20,11 +20,10 @@ void rain_set_drops(struct rain *rain, int64_t radius, int depth);
 void rain_set_rate(struct rain *rain, int64_t millidrops_per_minute);
 int64_t rain_rate(const struct rain *rain);
 void rain_set_steps_per_second(struct rain *rain, int steps_per_second);
-/* Call once per water step: drops the splashes that fall in it. Returns how many. */
-int rain_step(struct rain *rain, struct ripple *r);
-/* The same on the pond, the drops landing at the end of step `step` of
- * the pond's next batch (pond_drop(): call before the batch's steps). */
-struct pond;
-int rain_step_pond(struct rain *rain, struct pond *p, int step);
+/* Call once per water step, step being the step's place among those the
+ * water takes next at once (0: the first, and always 0 for a water that
+ * steps one at a time; water_drop()): lays the drops that fall in it, at
+ * its end. Returns how many. */
+int rain_step(struct rain *rain, struct water *w, int step);
 
 #endif

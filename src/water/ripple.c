@@ -7,9 +7,10 @@
 #include "base/bigmem.h"
 #include "base/util.h"
 #include "render/kernels.h"
-#include "water/ripple.h"
 #include "render/simd.h"
+#include "water/ripple.h"
 #include "water/wake.h"
+#include "water/water.h"
 
 /*
  * The step is the seeds' rule,
@@ -56,6 +57,7 @@
 _Static_assert((-3 >> 1) == -2, "arithmetic right shift of negative ints required");
 
 struct ripple {
+	struct water water;   /* first: the interface's (ripple-water.c) */
 	int width;
 	int height;
 	int damping;
@@ -98,6 +100,7 @@ struct ripple *ripple_create(int width, int height)
 		return NULL;
 
 	cells = (size_t)width * (size_t)height;
+	r->water.ops = &ripple_water_ops;
 	r->width = width;
 	r->height = height;
 	r->damping = RIPPLE_DAMPING_DEFAULT;

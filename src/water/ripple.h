@@ -28,6 +28,15 @@ struct ripple;
 struct ripple *ripple_create(int width, int height);
 void ripple_destroy(struct ripple *r);
 
+/* The ripple behind the water's interface (water/water.h; its table in
+ * ripple-water.c), destroyed by either's destroy; and back, NULL when w
+ * is another water. */
+struct water;
+struct water_ops;
+extern const struct water_ops ripple_water_ops;
+struct water *ripple_water(struct ripple *r);
+struct ripple *ripple_of_water(struct water *w);
+
 int ripple_width(const struct ripple *r);
 int ripple_height(const struct ripple *r);
 

@@ -4,8 +4,8 @@
 #include <stdio.h>
 
 #include "base/util.h"
-#include "water/pond.h"
 #include "render/render.h"
+#include "water/pond.h"
 #include "water/ripple.h"
 #include "water/units.h"
 
