@@ -30,7 +30,8 @@ H
 	"$src/tests/test-simd.c" "$src/src/water/ripple.c" "$src/src/water/wake.c" \
 	"$src/src/base/bigmem.c" "$src/src/water/render.c" "$src/src/water/resample.c" \
 	"$src/src/water/pixel.c" "$src/src/water/simd.c" "$src/src/base/log.c" \
-	"$src/src/water/kernels-neon.c" "$src/src/water/caustics.c" "$src/src/water/pond.c" \
+	"$src/src/water/kernels-neon.c" "$src/src/water/caustics.c" \
+	"$src/src/water/caustics-frame.c" "$src/src/water/pond.c" \
 	"$src/src/water/dct.c" "$src/src/water/warp.c" "$src/src/base/homography.c" \
 	-lfftw3f -lm || exit 1
 out=$("$qemu" "$tmp/test-simd-neon" 2>&1)

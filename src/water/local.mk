@@ -21,7 +21,8 @@ src_water_librk_water_a_SOURCES = \
 	src/water/gesture.c src/water/gesture.h \
 	src/water/splashes.c src/water/splashes.h \
 	src/water/units.c src/water/units.h \
-	src/water/caustics.c src/water/caustics.h \
+	src/water/caustics.c src/water/caustics.h src/water/caustics-frame.c \
+	src/water/caustics-private.h \
 	src/water/caustics-rows.h src/water/caustics-lanes.h \
 	src/water/workers.c src/water/workers.h
 
