@@ -102,8 +102,12 @@ static int render_band(struct band_job *j, int index, int y0, int y1)
 	bg += (size_t)w->y * (stride / sizeof(uint32_t)) + (size_t)w->x;
 	if (kiosk_view_fused(v))
 		return kiosk_render_band_rows(j, index, y0, y1, bg, stride);
-	return render_rows(&j->params, h + (size_t)w->y * v->pitch + (size_t)w->x, v->pitch, w->w,
-			   w->h, bg, stride, j->target, y0, y1);
+	const struct render_plane plane = {
+		.heights = h + (size_t)w->y * v->pitch + (size_t)w->x, .pitch = v->pitch,
+		.width = w->w, .height = w->h,
+	};
+
+	return render_rows(&j->params, &plane, bg, stride, j->target, y0, y1);
 }
 
 /* Closed: black, row by row, written once like any frame. */

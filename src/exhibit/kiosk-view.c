@@ -130,7 +130,7 @@ static int level_source_width(const struct kiosk *k, const struct view *v, int i
 /* 2x pass i of v, reading plane (the heights or the light at the size
  * the pass reads). */
 struct resample_2x kiosk_level_pass(const struct kiosk *k, const struct view *v, int i,
-				     const int16_t *plane)
+				   const int16_t *plane)
 {
 	return (struct resample_2x){
 		.src = plane,
@@ -337,7 +337,7 @@ static int render_band_fused(struct band_job *j, int index, int y0, int y1, cons
 	const struct level *l = &v->level[v->levels - 1];
 	int16_t *rows = v->fused + (size_t)index * (FUSED_ROWS + 2) * (size_t)l->width;
 	const struct resample_2x pass = kiosk_level_pass(j->k, v, v->levels - 1,
-						   level_source(j->k, v, v->levels - 1));
+							 level_source(j->k, v, v->levels - 1));
 	int s, n, ret = 0;
 
 	if (index >= v->fused_bands)
@@ -359,8 +359,11 @@ static int render_band_fused(struct band_job *j, int index, int y0, int y1, cons
 		} else {
 			resample_2x_rows(&pass, h0 + w->y, h1 + w->y, s, n, rows);
 		}
-		ret = render_rows_window(&j->params, at, v->pitch, h0, w->w, w->h, bg, stride,
-					 j->target, c0, c1);
+		const struct render_plane plane = {
+			.heights = at, .pitch = v->pitch, .y0 = h0, .width = w->w, .height = w->h,
+		};
+
+		ret = render_rows_window(&j->params, &plane, bg, stride, j->target, c0, c1);
 	}
 	return ret;
 }
@@ -457,7 +460,7 @@ static int resample_band(struct band_job *j, int index, int y0, int y1)
 				       (size_t)v->width, kiosk_band_scratch(v, index));
 	} else {
 		const struct resample_2x pass = kiosk_level_pass(j->k, v, j->level,
-							   level_source(j->k, v, j->level));
+								 level_source(j->k, v, j->level));
 		int16_t *dst = l->heights + (size_t)y0 * (size_t)l->width;
 
 		if (j->level < view_smooth_passes(v))
