@@ -34,6 +34,8 @@ void kiosk_view_gain_clear(struct view *v)
 	v->gain_direct = false;
 }
 
+/* The light through the water a view is made from: the water's own, or a
+ * pinned output's grid of it (kiosk-pinned.c; NULL: evenly lit). */
 static const int16_t *view_light(const struct kiosk *k, const struct view *v)
 {
 	return v->grid ? v->grid_gain : kiosk_gain(k);

@@ -257,7 +257,7 @@ struct band_job {
 	struct render_params params;  /* the kiosk's, turned as the target is */
 	int level;                 /* the 2x pass being made */
 	const struct render_target *target;
-	struct warp warp;          /* a pinned output's (render_pinned) */
+	struct warp warp;          /* a pinned output's (kiosk_render_pinned) */
 	struct pinned *pinned;     /* the pinned output drawn (kiosk-pinned.c) */
 	/* a band's work, rows y0 <= y < y1 (kiosk_draw_bands) */
 	int (*band)(struct band_job *j, int index, int y0, int y1);
