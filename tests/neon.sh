@@ -32,6 +32,7 @@ H
 	"$src/src/base/bigmem.c" "$src/src/render/render.c" "$src/src/render/resample.c" \
 	"$src/src/render/pixel.c" "$src/src/render/simd.c" "$src/src/base/log.c" \
 	"$src/src/render/kernels-neon.c" "$src/src/render/caustics.c" "$src/src/water/pond.c" \
+	"$src/src/render/caustics-frame.c" \
 	"$src/src/water/dct.c" "$src/src/render/warp.c" "$src/src/base/homography.c" \
 	"$src/src/render/step-rows.c" \
 	"$src/src/water/ripple-water.c" "$src/src/water/pond-physics.c" \

@@ -269,7 +269,8 @@ static void test_render_lit(void)
 	CHECK_EQ(caustics_set_light(c, &l), 0);
 	p.gain = caustics_make(c, hts);
 	/* the pixels' own heights flat: only the light through the water */
-	CHECK_EQ(render_rows(&p, flat, 2 * W, 2 * W, 2 * H, bg, 2 * W * 4, &t, 0, 2 * H), 0);
+	CHECK_EQ(render_rows(&p, &(struct render_plane){ flat, 2 * W, 0, 2 * W, 2 * H },
+			     bg, 2 * W * 4, &t, 0, 2 * H), 0);
 	lit_crest = (double)(out[H * 2 * W + 2 * crest] & 0xff);
 	lit_trough = (double)(out[H * 2 * W + 2 * trough] & 0xff);
 	fprintf(stderr, "# grey 128 rendered: %.0f under the crest (formula %.1f), %.0f under "
@@ -278,7 +279,8 @@ static void test_render_lit(void)
 	CHECK(fabs(lit_trough / (128 / (1 + FOCUS)) - 1) <= TOLERANCE);
 	memset(hts, 0, sizeof(hts));
 	p.gain = caustics_make(c, hts);
-	CHECK_EQ(render_rows(&p, flat, 2 * W, 2 * W, 2 * H, bg, 2 * W * 4, &t, 0, 2 * H), 0);
+	CHECK_EQ(render_rows(&p, &(struct render_plane){ flat, 2 * W, 0, 2 * W, 2 * H },
+			     bg, 2 * W * 4, &t, 0, 2 * H), 0);
 	CHECK(memcmp(out, bg, sizeof(out)) == 0);
 	caustics_destroy(c);
 }

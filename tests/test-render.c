@@ -94,8 +94,10 @@ static void test_flat_is_exact_copy(void)
 		p.rotation = rots[r];
 		buf_init(&b32, rots[r], PIXEL_XRGB8888);
 		buf_init(&b16, rots[r], PIXEL_RGB565);
-		CHECK_EQ(render_rows(&p, hts, W, W, H, bg, W * 4, &b32.t, 0, H), 0);
-		CHECK_EQ(render_rows(&p, hts, W, W, H, bg, W * 4, &b16.t, 0, H), 0);
+		CHECK_EQ(render_rows(&p, &(struct render_plane){ hts, W, 0, W, H },
+				     bg, W * 4, &b32.t, 0, H), 0);
+		CHECK_EQ(render_rows(&p, &(struct render_plane){ hts, W, 0, W, H },
+				     bg, W * 4, &b16.t, 0, H), 0);
 		for (int y = 0; y < H; y++)
 			for (int x = 0; x < W; x++) {
 				int px, py;
@@ -118,7 +120,7 @@ static void test_flat_is_exact_copy(void)
 	p.light_x = p.light_y = 3000;
 	p.light_max = p.light_dark = RENDER_LIGHT_LEVELS_MAX;
 	buf_init(&b, 0, PIXEL_XRGB8888);
-	render_rows(&p, hts, W, W, H, bg, W * 4, &b.t, 0, H);
+	render_rows(&p, &(struct render_plane){ hts, W, 0, W, H }, bg, W * 4, &b.t, 0, H);
 	for (int y = 0; y < H; y++)
 		for (int x = 0; x < W; x++)
 			bad += px32(&b, x, y) != bg[y * W + x];
@@ -155,25 +157,25 @@ static void test_known_displacement(void)
 	memset(hts, 0, sizeof(hts));
 	block_slope(10, 8, 20, -6);
 	buf_init(&b, 0, PIXEL_XRGB8888);
-	render_rows(&p, hts, W, W, H, bg, W * 4, &b.t, 0, H);
+	render_rows(&p, &(struct render_plane){ hts, W, 0, W, H }, bg, W * 4, &b.t, 0, H);
 	CHECK_EQ(px32(&b, 10, 8), bg[(8 - 3) * W + 10 + 10]);
 	CHECK_EQ(px32(&b, 11, 9), bg[(9 - 3) * W + 11 + 10]);
 	/* the same heights with shift 0 run off the picture and clamp */
 	p.shift = 0;
-	render_rows(&p, hts, W, W, H, bg, W * 4, &b.t, 0, H);
+	render_rows(&p, &(struct render_plane){ hts, W, 0, W, H }, bg, W * 4, &b.t, 0, H);
 	CHECK_EQ(px32(&b, 10, 8), bg[0 * W + W - 1]);
 	/* negative slopes: dx = -6 -> -3, dy = 6 -> 3 */
 	p.shift = 2;
 	memset(hts, 0, sizeof(hts));
 	block_slope(10, 8, -6, 6);
-	render_rows(&p, hts, W, W, H, bg, W * 4, &b.t, 0, H);
+	render_rows(&p, &(struct render_plane){ hts, W, 0, W, H }, bg, W * 4, &b.t, 0, H);
 	CHECK_EQ(px32(&b, 10, 8), bg[(8 + 3) * W + 10 - 3]);
 	/* on the border, heights outside the plane count as zero: at (0, 0)
 	 * and (1, 0), dx = 0 - (-20) = 20 -> 5, the same on row 1 */
 	memset(hts, 0, sizeof(hts));
 	for (int y = 0; y < 2; y++)
 		hts[y * W + 1] = hts[y * W + 2] = -20;
-	render_rows(&p, hts, W, W, H, bg, W * 4, &b.t, 0, H);
+	render_rows(&p, &(struct render_plane){ hts, W, 0, W, H }, bg, W * 4, &b.t, 0, H);
 	CHECK_EQ(px32(&b, 0, 0), bg[0 * W + 5]);
 	CHECK(padding_intact(&b));
 	free(b.mem);
@@ -192,14 +194,14 @@ static void test_rotation_displacement(void)
 	struct buf ref;
 	p.rotation = 0;
 	buf_init(&ref, 0, PIXEL_XRGB8888);
-	render_rows(&p, hts, W, W, H, bg, W * 4, &ref.t, 0, H);
+	render_rows(&p, &(struct render_plane){ hts, W, 0, W, H }, bg, W * 4, &ref.t, 0, H);
 	for (size_t r = 0; r < 3; r++) {
 		struct buf b;
 		int bad = 0;
 
 		p.rotation = rots[r];
 		buf_init(&b, rots[r], PIXEL_XRGB8888);
-		render_rows(&p, hts, W, W, H, bg, W * 4, &b.t, 0, H);
+		render_rows(&p, &(struct render_plane){ hts, W, 0, W, H }, bg, W * 4, &b.t, 0, H);
 		for (int y = 0; y < H; y++)
 			for (int x = 0; x < W; x++) {
 				int px, py;
@@ -246,7 +248,7 @@ static void test_between_pixels(void)
 	 * at (10, 8) moves right by a step */
 	for (int step = 0; step <= 2 * s; step++) {
 		block_slope(10, 8, step, 0);
-		render_rows(&p, hts, W, W, H, edge, W * 4, &b.t, 0, H);
+		render_rows(&p, &(struct render_plane){ hts, W, 0, W, H }, edge, W * 4, &b.t, 0, H);
 		int v = (int)(px32(&b, 10, 8) & 0xff);
 		int x = 10 + step / s, f = step % s;
 
@@ -260,7 +262,7 @@ static void test_between_pixels(void)
 	/* and a real picture, half a pixel right and a quarter up */
 	memset(hts, 0, sizeof(hts));
 	block_slope(10, 8, s / 2, -s / 4);
-	render_rows(&p, hts, W, W, H, bg, W * 4, &b.t, 0, H);
+	render_rows(&p, &(struct render_plane){ hts, W, 0, W, H }, bg, W * 4, &b.t, 0, H);
 	/* between columns 10 and 11 by a half, rows 7 and 8 by three quarters */
 	uint32_t want = 0xff000000u;
 	for (int c = 0; c < 24; c += 8)
@@ -294,7 +296,7 @@ static void test_block_offset(void)
 	memset(hts, 0, sizeof(hts));
 	hts[8 * W + 11] = (int16_t)(-8 * s);
 	hts[12 * W + 12] = (int16_t)(-2 * s);  /* dx at (11, 12) 1 px, at (10, 12) none */
-	render_rows(&p, hts, W, W, H, bg, W * 4, &b.t, 0, H);
+	render_rows(&p, &(struct render_plane){ hts, W, 0, W, H }, bg, W * 4, &b.t, 0, H);
 	for (int y = 8; y < 10; y++)
 		for (int x = 10; x < 12; x++) {
 			CHECK_EQ(px32(&b, x, y), bg[(y - 1) * W + x + 1]);
@@ -306,7 +308,7 @@ static void test_block_offset(void)
 
 	p.light_x = 1 << RENDER_LIGHT_BITS;
 	p.light_max = 100;
-	render_rows(&p, hts, W, W, H, bg, W * 4, &b.t, 0, H);
+	render_rows(&p, &(struct render_plane){ hts, W, 0, W, H }, bg, W * 4, &b.t, 0, H);
 	CHECK_EQ(px32(&b, 10, 12), dark10);
 	CHECK((px32(&b, 11, 12) & 0xff) > (dark11 & 0xff));
 	free(b.mem);
@@ -322,11 +324,11 @@ static void test_offset_bound(void)
 	hts[8 * W + 9] = 20000;   /* dx = 20000: 20000 px unbounded */
 	hts[10 * W + 20] = 20000; /* at (20, 9): dy = -20000, the block's only slope */
 	buf_init(&b, 0, PIXEL_XRGB8888);
-	render_rows(&p, hts, W, W, H, bg, W * 4, &b.t, 0, H);
+	render_rows(&p, &(struct render_plane){ hts, W, 0, W, H }, bg, W * 4, &b.t, 0, H);
 	CHECK_EQ(px32(&b, 10, 8), bg[8 * W + 13]);
 	CHECK_EQ(px32(&b, 20, 8), bg[5 * W + 20]);
 	p.offset_max = 0;  /* unbounded: to the picture's edge */
-	render_rows(&p, hts, W, W, H, bg, W * 4, &b.t, 0, H);
+	render_rows(&p, &(struct render_plane){ hts, W, 0, W, H }, bg, W * 4, &b.t, 0, H);
 	CHECK_EQ(px32(&b, 10, 8), bg[8 * W + W - 1]);
 	CHECK_EQ(px32(&b, 20, 8), bg[0 * W + 20]);
 	free(b.mem);
@@ -348,7 +350,7 @@ static void test_light(void)
 	hts[8 * W + 21] = -40;  /* a dip: lit on one side, dark on the other */
 	hts[8 * W + 29] = 400;  /* (30, 8): +200 clamps to white */
 	buf_init(&b, 0, PIXEL_XRGB8888);
-	render_rows(&p, hts, W, W, H, grey, W * 4, &b.t, 0, H);
+	render_rows(&p, &(struct render_plane){ hts, W, 0, W, H }, grey, W * 4, &b.t, 0, H);
 	CHECK_EQ(px32(&b, 10, 8), 0xff949494u);
 	CHECK_EQ(px32(&b, 20, 8), 0xff949494u);   /* (h[19] - h[21]) / 2 = 20 */
 	CHECK_EQ(px32(&b, 22, 8), 0xff6c6c6cu);   /* (h[21] - h[23]) / 2 = -20 */
@@ -360,7 +362,7 @@ static void test_light(void)
 	p.light_dark = 8;
 	hts[3 * W + 9] = 60;    /* (10, 3): +30, the lamp itself */
 	hts[5 * W + 9] = 90;    /* (10, 5): +45, past it by 15 */
-	render_rows(&p, hts, W, W, H, grey, W * 4, &b.t, 0, H);
+	render_rows(&p, &(struct render_plane){ hts, W, 0, W, H }, grey, W * 4, &b.t, 0, H);
 	CHECK_EQ(px32(&b, 10, 3), 0xff9e9e9eu);
 	CHECK_EQ(px32(&b, 10, 5), 0xff8f8f8fu);
 	/* +200, far past the lamp: the room beyond it, as dark as facing away */
@@ -373,7 +375,7 @@ static void test_light(void)
 	memset(hts, 0, sizeof(hts));
 	hts[9 * W + 10] = 40;   /* (10, 8): (0 - 40) / 2 * -1 -> +20 */
 	hts[8 * W + 19] = 40;
-	render_rows(&p, hts, W, W, H, grey, W * 4, &b.t, 0, H);
+	render_rows(&p, &(struct render_plane){ hts, W, 0, W, H }, grey, W * 4, &b.t, 0, H);
 	CHECK_EQ(px32(&b, 10, 8), 0xff949494u);
 	CHECK_EQ(px32(&b, 20, 8), 0xff808080u);
 	free(b.mem);
@@ -460,10 +462,10 @@ static void test_bands_and_errors(void)
 		hts[i] = (int16_t)((i * 53 % 300) - 150);
 	buf_init(&a, 90, PIXEL_RGB565);
 	buf_init(&b, 90, PIXEL_RGB565);
-	render_rows(&p, hts, W, W, H, bg, W * 4, &a.t, 0, H);
-	render_rows(&p, hts, W, W, H, bg, W * 4, &b.t, 0, 5);
-	render_rows(&p, hts, W, W, H, bg, W * 4, &b.t, 5, 6);
-	render_rows(&p, hts, W, W, H, bg, W * 4, &b.t, 6, H);
+	render_rows(&p, &(struct render_plane){ hts, W, 0, W, H }, bg, W * 4, &a.t, 0, H);
+	render_rows(&p, &(struct render_plane){ hts, W, 0, W, H }, bg, W * 4, &b.t, 0, 5);
+	render_rows(&p, &(struct render_plane){ hts, W, 0, W, H }, bg, W * 4, &b.t, 5, 6);
+	render_rows(&p, &(struct render_plane){ hts, W, 0, W, H }, bg, W * 4, &b.t, 6, H);
 	CHECK(memcmp(a.mem, b.mem, a.t.stride * a.t.height) == 0);
 
 	/* Lit, and drawn in runs from copies of only the rows each reads
@@ -478,7 +480,7 @@ static void test_bands_and_errors(void)
 			gain[i] = (int16_t)(RENDER_GAIN_ONE / 2 + (i * 37 % 400));
 		p.gain = gain;
 		p.gain_pitch = (size_t)gw;
-		render_rows(&p, hts, W, W, H, bg, W * 4, &a.t, 0, H);
+		render_rows(&p, &(struct render_plane){ hts, W, 0, W, H }, bg, W * 4, &a.t, 0, H);
 		/* (every pixel drawn again, the padding left as it is) */
 		for (int y = 0; y < b.t.height; y++)
 			memset(b.mem + (size_t)y * b.t.stride, 0, b.t.stride - PAD);
@@ -493,7 +495,8 @@ static void test_bands_and_errors(void)
 			       (size_t)((c1 - 1) / 2 - c0 / 2 + 1) * gw * sizeof(*gwin));
 			q.gain = gwin;
 			q.gain_y0 = c0 / 2;
-			render_rows_window(&q, win, W, r0, W, H, bg, W * 4, &b.t, c0, c1);
+			render_rows_window(&q, &(struct render_plane){ win, W, r0, W, H },
+					   bg, W * 4, &b.t, c0, c1);
 		}
 		CHECK(memcmp(a.mem, b.mem, a.t.stride * a.t.height) == 0);
 		p.gain = NULL;
@@ -501,9 +504,11 @@ static void test_bands_and_errors(void)
 
 	/* the wrong physical size for the rotation */
 	p.rotation = 0;
-	CHECK_EQ(render_rows(&p, hts, W, W, H, bg, W * 4, &a.t, 0, H), -EINVAL);
+	CHECK_EQ(render_rows(&p, &(struct render_plane){ hts, W, 0, W, H },
+			     bg, W * 4, &a.t, 0, H), -EINVAL);
 	p.rotation = 45;
-	CHECK_EQ(render_rows(&p, hts, H, H, W, bg, H * 4, &a.t, 0, H), -EINVAL);
+	CHECK_EQ(render_rows(&p, &(struct render_plane){ hts, H, 0, H, W },
+			     bg, H * 4, &a.t, 0, H), -EINVAL);
 	free(a.mem);
 	free(b.mem);
 }

@@ -173,10 +173,10 @@ static int compare_path(const struct kernels *k, int w, int h, int steps)
 			tb.pixels = malloc(tb.stride * ph);
 			memset(ta.pixels, 0x5a, ta.stride * ph);
 			memset(tb.pixels, 0x5a, tb.stride * ph);
-			render_rows(&pa, ripple_heights(ref), (size_t)w, w, h, bg, bg_pitch * 4,
-				    &ta, 0, h);
-			render_rows(&pb, ripple_heights(ref), (size_t)w, w, h, bg, bg_pitch * 4,
-				    &tb, 0, h);
+			const struct render_plane hp = { ripple_heights(ref), (size_t)w, 0, w, h };
+
+			render_rows(&pa, &hp, bg, bg_pitch * 4, &ta, 0, h);
+			render_rows(&pb, &hp, bg, bg_pitch * 4, &tb, 0, h);
 			if (memcmp(ta.pixels, tb.pixels, ta.stride * ph)) {
 				fprintf(stderr, "%s: %dx%d render differs "
 					"(rotation %d, %s, shift %d, "
@@ -556,7 +556,9 @@ static int compare_bands(const struct kernels *k)
 			pa.gain_pitch = (size_t)(w + 1) / 2;
 			pb = pa;
 			pb.kernels = k;
-			render_rows(&pa, hts, (size_t)w, w, h, bg, (size_t)w * 4, &ta, 0, h);
+			const struct render_plane whole = { hts, (size_t)w, 0, w, h };
+
+			render_rows(&pa, &whole, bg, (size_t)w * 4, &ta, 0, h);
 			for (int trial = 0; trial < 8; trial++) {
 				int y0 = 0, windowed = trial & 1;
 
@@ -574,13 +576,17 @@ static int compare_bands(const struct kernels *k)
 						 * poison elsewhere */
 						for (int i = 0; i < w * h; i++)
 							win[i] = INT16_MIN;
+						const struct render_plane part = {
+							win, (size_t)w, h0, w, h
+						};
+
 						memcpy(win, hts + (size_t)h0 * w,
 						       (size_t)(h1 - h0) * w * sizeof(*hts));
-						render_rows_window(&pb, win, (size_t)w, h0, w, h,
-								   bg, (size_t)w * 4, &tb, y0, y1);
+						render_rows_window(&pb, &part, bg, (size_t)w * 4,
+								   &tb, y0, y1);
 					} else {
-						render_rows(&pb, hts, (size_t)w, w, h, bg,
-							    (size_t)w * 4, &tb, y0, y1);
+						render_rows(&pb, &whole, bg, (size_t)w * 4, &tb,
+							    y0, y1);
 					}
 					y0 = y1;
 				}

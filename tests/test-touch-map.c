@@ -44,8 +44,8 @@ static void check_against_renderer(int rotation, int lw, int lh)
 		for (int x = 0; x < lw; x++)
 			bg[y * lw + x] = ((uint32_t)x << COORD_BITS) | (uint32_t)y;
 	dst = (struct render_target){ phys, pw, ph, (size_t)pw * sizeof(*phys), PIXEL_XRGB8888 };
-	CHECK_EQ(render_rows(&p, heights, (size_t)lw, lw, lh, bg, (size_t)lw * sizeof(*bg),
-			     &dst, 0, lh), 0);
+	CHECK_EQ(render_rows(&p, &(struct render_plane){ heights, (size_t)lw, 0, lw, lh },
+			     bg, (size_t)lw * sizeof(*bg), &dst, 0, lh), 0);
 
 	/* The device covers the physical panel: one unit per pixel here. */
 	CHECK_EQ(touch_map_init(&m, 0, pw - 1, 0, ph - 1, &t, pw, ph, lw, lh), 0);

@@ -491,8 +491,13 @@ static int direct_rows(const struct band_job *j, struct fused *f,
 			params.gain_pitch = lw;
 			params.gain_y0 = c0 / 2;
 		}
-		ret = render_rows_window(&params, f->heights, w, r0, p->out_w, p->out_h,
-					 p->picture, w * sizeof(*p->picture), target, c0, c1);
+		const struct render_plane plane = {
+			.heights = f->heights, .pitch = w, .y0 = r0,
+			.width = p->out_w, .height = p->out_h,
+		};
+
+		ret = render_rows_window(&params, &plane, p->picture, w * sizeof(*p->picture),
+					 target, c0, c1);
 	}
 	return ret;
 }

@@ -1,8 +1,10 @@
 /*
  * Inside the exhibit: struct kiosk, shared by kiosk.c (the water made and
  * set, the clock, the moods), kiosk-water.c (the steps, the heights and
- * the light), kiosk-render.c and kiosk-pinned.c (the views and the
- * frames) and kiosk-show.c (the pictures).
+ * the light), kiosk-render.c (the frames and their bands), kiosk-view.c
+ * (the views and their 2x passes), kiosk-light.c (the light through the
+ * water for a view), kiosk-pinned.c and kiosk-surface.c (the
+ * corner-pinned outputs) and kiosk-show.c (the pictures in turn).
  */
 #ifndef EXHIBIT_KIOSK_PRIVATE_H
 #define EXHIBIT_KIOSK_PRIVATE_H
@@ -15,6 +17,8 @@
 #include "image/image.h"
 #include "image/playlist.h"
 #include "render/render.h"
+#include "render/render.h"
+#include "render/resample.h"
 #include "render/warp.h"
 #include "settings/options.h"
 #include "water/splashes.h"
@@ -197,7 +201,7 @@ struct kiosk {
 	int scaled_said_next;
 
 	/* The whole surface drawn once a frame for the corner-pinned outputs,
-	 * which each show it through their homography (kiosk-render.c). */
+	 * which each show it through their homography (kiosk-surface.c). */
 	uint32_t *surface;
 	int surface_w, surface_h;
 	bool surface_made;
@@ -254,9 +258,9 @@ struct band_job {
 	struct render_params params;  /* the kiosk's, turned as the target is */
 	int level;                 /* the 2x pass being made */
 	const struct render_target *target;
-	struct warp warp;          /* a pinned output's (render_pinned) */
+	struct warp warp;          /* a pinned output's (kiosk_render_pinned) */
 	struct pinned *pinned;     /* the pinned output drawn (kiosk-pinned.c) */
-	/* a band's work, rows y0 <= y < y1 (run_bands in kiosk-render.c) */
+	/* a band's work, rows y0 <= y < y1 (kiosk_draw_bands) */
 	int (*band)(struct band_job *j, int index, int y0, int y1);
 	int result;
 };
@@ -299,11 +303,23 @@ void kiosk_view_clear(struct view *v);
 void kiosk_scaled_clear(struct kiosk *k);
 void kiosk_surface_clear(struct kiosk *k);
 
-/* ---- for kiosk-pinned.c, from kiosk-render.c ---- */
+/* ---- kiosk-render.c ---- */
 
-/* Runs band over j's rows in j->bands bands: 0, or a band's negative errno. */
+/* Runs band over j's rows in j->bands bands (on the workers when there are
+ * more than one): 0, or a band's negative errno. */
 int kiosk_draw_bands(struct kiosk *k, struct band_job *j,
 		     int (*band)(struct band_job *j, int index, int y0, int y1));
+/* The same over rows 0 <= y < rows of j, cut into as many bands as they
+ * are worth (kiosk_bands_for). */
+int kiosk_draw_rows(struct kiosk *k, struct band_job *j, int rows,
+		    int (*band)(struct band_job *j, int index, int y0, int y1));
+/* win of the water drawn into target; snap: a wall's panel, which shows
+ * its view's own pixels when nearly the window's size. */
+int kiosk_draw_window(struct kiosk *k, const struct render_target *target,
+		      const struct kiosk_window *win, bool snap);
+
+/* ---- kiosk-view.c ---- */
+
 /* The 2x passes from the water to the screen it was made for (its cells
  * a power of two pixels), or 0. */
 int kiosk_view_levels(const struct kiosk *k);
@@ -312,10 +328,6 @@ int kiosk_view_init_grid(struct kiosk *k, struct view *v, int levels);
 /* v's heights for the water as it is now, but the last pass (made by the
  * bands as they draw): 0, or a negative errno. */
 int kiosk_view_heights(struct kiosk *k, struct view *v);
-/* The light through the water at the blocks of win in v, into params
- * (params->gain NULL: evenly lit). */
-void kiosk_view_light(struct kiosk *k, struct view *v, const struct kiosk_window *win,
-		      struct render_params *params);
 /* Rows y0 <= y < y1 of j->win of j->view drawn into j->target over the
  * picture bg (its window's top left; rows stride bytes apart), the view's
  * last pass made as they are: a band's part, index its own. */
@@ -325,13 +337,47 @@ int kiosk_render_band_rows(struct band_job *j, int index, int y0, int y1, const 
  * it, or the crossfade), k->width x k->height, rows *stride bytes apart;
  * NULL without the memory for it. */
 const uint32_t *kiosk_surface_picture(struct kiosk *k, size_t *stride);
+/* The size of the water v is made from: the water's own, or its grid. */
+int kiosk_view_water_width(const struct kiosk *k, const struct view *v);
+int kiosk_view_water_height(const struct kiosk *k, const struct view *v);
+/* Whether v's last 2x pass is made by the bands as they draw them. */
+bool kiosk_view_fused(const struct view *v);
+/* 2x pass i of v, reading plane (the heights or the light at its size). */
+struct resample_2x kiosk_level_pass(const struct kiosk *k, const struct view *v, int i,
+				    const int16_t *plane);
+/* Band index's scratch, made with the view. */
+int32_t *kiosk_band_scratch(const struct view *v, int index);
+/* The picture as this frame sees v: the blend while fading, else the
+ * drift's window of the background; rows *stride bytes apart. */
+const uint32_t *kiosk_view_picture(const struct kiosk *k, const struct view *v,
+				   size_t *stride);
+/* While a crossfade runs, v's next picture and this frame's blend: 0, or
+ * a negative errno (then the current picture shows alone). */
+int kiosk_view_fade(struct kiosk *k, struct view *v);
+
+/* ---- kiosk-light.c ---- */
+
+/* The light's planes of v freed: made again when next asked. */
+void kiosk_view_gain_clear(struct view *v);
+/* The light through the water at the blocks of win in v, into params
+ * (params->gain NULL: evenly lit). */
+void kiosk_view_light(struct kiosk *k, struct view *v, const struct kiosk_window *win,
+		      struct render_params *params);
+
+/* ---- kiosk-surface.c ---- */
+
+/* A pinned output drawn through the whole surface where it cannot be at
+ * its own pixels (kiosk_render_pinned_view), or the test pattern: 0, or a
+ * negative errno (the output black). */
+int kiosk_render_pinned(struct kiosk *k, const struct render_target *target,
+			const struct kiosk_window *win);
 
 /* ---- kiosk-pinned.c ---- */
 
 /* A pinned output's water drawn at its own pixels: 0; -ENOTSUP where it
  * cannot be (the water's cells are not a power of two pixels), drawn then
  * through the whole surface; or a negative errno. The test pattern is
- * the caller's (render_pinned). */
+ * the caller's (kiosk_render_pinned). */
 int kiosk_render_pinned_view(struct kiosk *k, const struct render_target *target,
 			     const struct kiosk_window *win);
 /* Frees the pinned outputs' views: the water, the workers or the pins

@@ -7,6 +7,9 @@ src_exhibit_librk_exhibit_a_SOURCES = \
 	src/exhibit/kiosk-water.c \
 	src/exhibit/kiosk-pinned.c \
 	src/exhibit/kiosk-render.c \
+	src/exhibit/kiosk-view.c \
+	src/exhibit/kiosk-light.c \
+	src/exhibit/kiosk-surface.c \
 	src/exhibit/kiosk-show.c \
 	src/exhibit/drift.c src/exhibit/drift.h
 EXHIBIT_LIBS = src/exhibit/librk-exhibit.a

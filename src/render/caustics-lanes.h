@@ -2,7 +2,7 @@
  * The light through the water's row loops (struct caustics_rows), written
  * once on GCC's generic vectors of CAUSTICS_LANES int32 and included by
  * each path's file, which sets the lanes and is built with its flags:
- * caustics.c 1 lane (the scalar definition), kernels-sse2.c and
+ * caustics-frame.c 1 lane (the scalar definition), kernels-sse2.c and
  * kernels-neon.c 4, kernels-avx2.c 8. Integers only: lane for lane each
  * path computes what the scalar one does, and the ends of a row run the
  * same expressions one cell at a time. Where the instruction set has no
@@ -183,7 +183,7 @@ static bool cl_weigh(const int32_t *m, const uint32_t *mass, int n, uint32_t *w0
 }
 
 /*
- * A cell's two rays (see across_cell in caustics.c): they leave a quarter
+ * A cell's two rays (see across_cell in caustics-frame.c): they leave a quarter
  * cell and a quarter of the move's change across the cell either side of
  * its centre, the divisions truncating as C's do.
  */

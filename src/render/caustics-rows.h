@@ -1,5 +1,5 @@
 /*
- * The light through the water's row loops (caustics.c), one table per
+ * The light through the water's row loops (caustics-frame.c), one table per
  * instruction set as the water's other kernels: caustics-lanes.h is their
  * one source, built with the lanes and the flags of each path. Integers
  * throughout, so every path gives the scalar one's plane exactly.
@@ -66,7 +66,7 @@ struct caustics_rows {
 	bool (*weigh)(const int32_t *m, const uint32_t *mass, int n, uint32_t *w0, uint32_t *w1,
 		      uint32_t *w2);
 	/*
-	 * Each cell's light as two rays (caustics.c, across_cell), cells 0 <=
+	 * Each cell's light as two rays (caustics-frame.c, across_cell), cells 0 <=
 	 * x < n: m[x] its move, before[x] and after[x] its neighbours' (the
 	 * rays' slope), mass[x] its light (NULL: one share). Into out[k *
 	 * stride + x], 0 <= k < CAUSTICS_RAY_CELLS: what cell x gives cell
@@ -86,7 +86,7 @@ struct caustics_rows {
 	void (*settle)(int16_t *out, const uint32_t *in, int drop, int16_t most, int n);
 };
 
-/* The scalar rows (caustics.c): the definition every path reproduces. */
+/* The scalar rows (caustics-frame.c): the definition every path reproduces. */
 extern const struct caustics_rows caustics_rows_scalar;
 
 #endif

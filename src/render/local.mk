@@ -11,7 +11,8 @@ src_render_librk_render_a_SOURCES = \
 	src/render/warp.c src/render/warp.h \
 	src/render/resample.c src/render/resample.h \
 	src/render/pixel.c src/render/pixel.h \
-	src/render/caustics.c src/render/caustics.h \
+	src/render/caustics.c src/render/caustics.h src/render/caustics-frame.c \
+	src/render/caustics-private.h \
 	src/render/caustics-rows.h src/render/caustics-lanes.h \
 	src/render/workers.c src/render/workers.h
 

@@ -18,8 +18,7 @@
  * the four, and as both rows see the picture through the same offset, the
  * lower row's fetch is the upper one's a picture row down. The AVX2 render
  * fetches three rows of four pixels for a block's two rows where each row
- * alone took two, a third fewer loads and shuffles in the fetch, the most
- * of a frame (docs/performance.md, "One offset a 2x2 block", has the figures). The
+ * alone took two (docs/performance.md, "One offset a 2x2 block"). The
  * heights are made 2x from cells of 4 px and more, so the four offsets
  * differ by hundredths of a pixel in a gentle ripple and by a fraction of
  * one at a splash's steepest: the picture bends the same, without a seam
@@ -156,15 +155,15 @@ static const int16_t zero_row[RENDER_ZERO_ROW];
  * block's other row's, where it goes. Whether the kernels can draw it
  * (every row of heights it reads at hand).
  */
-static bool render_row_at(struct render_row *row, const int16_t *heights, size_t h_pitch,
-			  int h_y0, const struct render_params *p,
-			  const struct render_target *dst, int y)
+static bool render_row_at(struct render_row *row, const struct render_plane *hp,
+			  const struct render_params *p, const struct render_target *dst, int y)
 {
 	const int width = row->width, height = row->height;
-	const int16_t *mid = heights + (ptrdiff_t)(y - h_y0) * (ptrdiff_t)h_pitch;
+	const size_t h_pitch = hp->pitch;
+	const int16_t *mid = hp->heights + (ptrdiff_t)(y - hp->y0) * (ptrdiff_t)h_pitch;
 	/* the other row of the block: an odd height's last row is alone */
 	const int y2 = (y ^ 1) < height ? y ^ 1 : y;
-	const int16_t *mid2 = heights + (ptrdiff_t)(y2 - h_y0) * (ptrdiff_t)h_pitch;
+	const int16_t *mid2 = hp->heights + (ptrdiff_t)(y2 - hp->y0) * (ptrdiff_t)h_pitch;
 	ptrdiff_t start, step;
 
 	row->y = y;
@@ -180,8 +179,8 @@ static bool render_row_at(struct render_row *row, const int16_t *heights, size_t
 	row->gain = p->gain ? p->gain + (ptrdiff_t)((y >> 1) - p->gain_y0) * (ptrdiff_t)p->gain_pitch
 			    : NULL;
 	/* The first and last rows read outside the plane, where the heights
-	 * are zero: a row of zeros there lets the fast paths draw them too
-	 * (the reference alone took 3 % of a frame). */
+	 * are zero: a row of zeros there lets the fast paths draw them too,
+	 * where else only the scalar reference could. */
 	if (width <= RENDER_ZERO_ROW) {
 		row->up = row->up ? row->up : zero_row;
 		row->down = row->down ? row->down : zero_row;
@@ -191,27 +190,28 @@ static bool render_row_at(struct render_row *row, const int16_t *heights, size_t
 	return row->up && row->down && row->up2 && row->down2;
 }
 
-int render_rows(const struct render_params *p,
-		const int16_t *heights, size_t h_pitch, int width, int height,
+int render_rows(const struct render_params *p, const struct render_plane *hp,
 		const uint32_t *bg, size_t bg_stride,
 		const struct render_target *dst, int y0, int y1)
 {
-	return render_rows_window(p, heights, h_pitch, 0, width, height, bg, bg_stride,
-				  dst, y0, y1);
+	struct render_plane whole = *hp;
+
+	whole.y0 = 0;
+	return render_rows_window(p, &whole, bg, bg_stride, dst, y0, y1);
 }
 
-int render_rows_window(const struct render_params *p,
-		       const int16_t *heights, size_t h_pitch, int h_y0, int width, int height,
+int render_rows_window(const struct render_params *p, const struct render_plane *hp,
 		       const uint32_t *bg, size_t bg_stride,
 		       const struct render_target *dst, int y0, int y1)
 {
 	const int light_max = clamp_int(p->light_max, 0, RENDER_LIGHT_LEVELS_MAX);
 	const struct kernels *k = p->kernels ? p->kernels : simd_kernels();
+	const int width = hp->width, height = hp->height;
 	int pw, ph;
 
 	render_physical_size(p->rotation, width, height, &pw, &ph);
 	if (dst->width != pw || dst->height != ph || width < 1 || height < 1 ||
-	    h_pitch < (size_t)width)
+	    hp->pitch < (size_t)width)
 		return -EINVAL;
 	if (p->shift < RENDER_SHIFT_MIN || p->shift > RENDER_SHIFT_MAX)
 		return -EINVAL;
@@ -240,12 +240,12 @@ int render_rows_window(const struct render_params *p,
 
 	for (int y = y0; y < y1;) {
 		struct render_row rows[2] = { tmpl, tmpl };
-		bool fast = render_row_at(&rows[0], heights, h_pitch, h_y0, p, dst, y);
+		bool fast = render_row_at(&rows[0], hp, p, dst, y);
 
 		/* Both rows of a block at once where the kernels can: they
 		 * share the block's offset, and so its fetch. */
 		if (k->render_block_row && !(y & 1) && y + 1 < y1 && fast &&
-		    render_row_at(&rows[1], heights, h_pitch, h_y0, p, dst, y + 1)) {
+		    render_row_at(&rows[1], hp, p, dst, y + 1)) {
 			k->render_block_row(&rows[0], &rows[1]);
 			y += 2;
 			continue;

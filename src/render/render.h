@@ -52,25 +52,36 @@ struct render_params {
 };
 
 /*
- * Render logical rows y0 <= y < y1. heights is a width x height plane with
- * rows h_pitch cells apart (>= width), bg an XRGB8888 picture of the same logical size with its
- * own stride in bytes. The target is the physical buffer: width x height,
- * or height x width when the rotation is 90 or 270.
+ * The heights the render reads: a plane of width x height cells, the
+ * picture's logical size, with rows pitch cells apart (>= width). heights
+ * is the plane's row y0: 0 where all of it is at hand, else a band's own
+ * few rows (render_rows_window).
+ */
+struct render_plane {
+	const int16_t *heights;
+	size_t pitch;
+	int y0;
+	int width, height;
+};
+
+/*
+ * Render logical rows y0 <= y < y1 of the plane hp (all of it at hand:
+ * its y0 is taken as 0) over bg, an XRGB8888 picture of the same logical
+ * size with its own stride in bytes. The target is the physical buffer:
+ * width x height, or height x width when the rotation is 90 or 270.
  * Returns 0, or -EINVAL when the sizes do not fit together.
  */
-int render_rows(const struct render_params *p,
-		const int16_t *heights, size_t h_pitch, int width, int height,
+int render_rows(const struct render_params *p, const struct render_plane *hp,
 		const uint32_t *bg, size_t bg_stride,
 		const struct render_target *dst, int y0, int y1);
 
 /*
- * The same with only some rows of the heights at hand: heights holds rows
- * h_y0 and on, and must hold those within the plane from a row above the
- * 2x2 block y0 is in to a row below the one y1 - 1 is in: y0 - 1 to y1
- * when y0 is even and y1 even or the height.
+ * The same with only some rows of the heights at hand: hp->heights holds
+ * rows hp->y0 and on, and must hold those within the plane from a row
+ * above the 2x2 block y0 is in to a row below the one y1 - 1 is in: y0 - 1
+ * to y1 when y0 is even and y1 even or the height.
  */
-int render_rows_window(const struct render_params *p,
-		       const int16_t *heights, size_t h_pitch, int h_y0, int width, int height,
+int render_rows_window(const struct render_params *p, const struct render_plane *hp,
 		       const uint32_t *bg, size_t bg_stride,
 		       const struct render_target *dst, int y0, int y1);
 

@@ -1,8 +1,8 @@
 /*
- * The frame loop's parts (loop.c: the outputs, the frames, touch to
- * photon; loop-wall.c: a water wall's panels; loop-touch.c: where touches
- * land, and scripted fingers) share the loop's state: this header is
- * theirs alone.
+ * The frame loop's parts (loop.c: the outputs, the frames; loop-photon.c:
+ * touch to photon; loop-wall.c: a water wall's panels; loop-touch.c:
+ * where touches land, and scripted fingers) share the loop's state: this
+ * header is theirs alone.
  */
 #ifndef SERVICE_LOOP_PRIVATE_H
 #define SERVICE_LOOP_PRIVATE_H
@@ -128,8 +128,41 @@ void loop_drop_water(struct loop *l);
 void loop_take_water(struct loop *l, struct kiosk *k, int w, int h, int rotation);
 int loop_create_water(struct loop *l, const struct options *o,
 		      const struct display_output_info *info);
+/* What the display says of a screen now (fresh) taken into out: its
+ * frames shown, the last flip, whether it sleeps, its EDID. */
+void loop_output_news(struct loop_output *out, const struct display_output_info *fresh);
+/* The time between frames at an output's refresh rate (the default
+ * rate's when it says none). */
+uint64_t loop_period_ns(const struct display_output_info *info);
+
+/* loop-photon.c */
+/* Now on the pass's clock: its now, and the time since it began. */
+uint64_t loop_pass_clock(const struct loop *l);
+/* A touch taken by this pass's steps, waiting for the frame that shows it. */
 void loop_touch_pending(struct loop *l, uint64_t event_ns, uint64_t read_ns,
 			enum latency_source source);
+/* The touches the input and the trackers read, pending. */
+void loop_take_input_touches(struct loop *l);
+/* Output idx's frame takes the pending touches if it is the touch output's. */
+void loop_touches_into_frame(struct loop *l, int idx);
+/* The frame output idx committed was shown at flip_ns. */
+void loop_frame_shown(struct loop *l, int idx, uint64_t flip_ns);
+/* The flips seen since the last look, each frame shown. */
+void loop_notice_flips(struct loop *l, uint64_t now);
+/* Each rate's schedule told how long before its vblank a frame starts. */
+void loop_configure_schedules(struct loop *l, const struct options *o);
+/* When out may start its next frame; *vblank the one it is for, or 0. */
+uint64_t loop_output_start(const struct loop *l, const struct loop_output *out, uint64_t now,
+			   uint64_t *vblank);
+/* When a recorder's frame at now started, on its virtual clock. */
+uint64_t loop_recorder_start(const struct loop *l, const struct loop_output *out,
+			     uint64_t now);
+/* A pass at or after a planned start: how late the timer woke. */
+void loop_woke(struct loop *l, uint64_t now);
+/* Whether the pass waits for the next frame's start, *wake then. */
+bool loop_waiting(struct loop *l, uint64_t now, uint64_t *wake);
+/* The frames drawn in this pass were committed just now. */
+void loop_committed(struct loop *l, uint64_t now);
 
 /* loop-wall.c */
 void loop_wall_setup(struct loop *l, const struct options *o);

@@ -20,7 +20,6 @@
 #include "service/schedule.h"
 #include "service/stats.h"
 #include "settings/options.h"
-#include "tuio/tuio.h"
 #include "wall/layout.h"
 #include "water/units.h"
 
@@ -203,13 +202,9 @@ static bool same_output(const struct display_output_info *a, const struct displa
 	       a->format == b->format && a->serial == b->serial;
 }
 
-/* Follow the display's outputs (hotplug, VT switches); keep the pacing of
- * those that did not change. */
-static uint64_t period_ns(const struct display_output_info *info);
-
 /* What the display says of a screen now: its frames shown, the last
  * flip, whether it sleeps, which EDID it has. */
-static void output_news(struct loop_output *out, const struct display_output_info *fresh)
+void loop_output_news(struct loop_output *out, const struct display_output_info *fresh)
 {
 	out->info.presented = fresh->presented;
 	out->info.asleep = fresh->asleep;
@@ -231,13 +226,15 @@ static int sched_for(struct loop *l, int refresh_mhz)
 			return i;
 	if (l->n_scheds == LOOP_MAX_OUTPUTS)
 		return 0;  /* as many rates as screens at most: not reached */
-	s = schedule_create(SCHEDULE_LATE, period_ns(&info));
+	s = schedule_create(SCHEDULE_LATE, loop_period_ns(&info));
 	if (!s)
 		return -ENOMEM;
 	l->scheds[l->n_scheds] = (struct loop_sched){ refresh_mhz, s };
 	return l->n_scheds++;
 }
 
+/* Follow the display's outputs (hotplug, VT switches); keep the pacing of
+ * those that did not change. */
 static int sync_outputs(struct loop *l, const struct options *o, uint64_t now)
 {
 	struct loop_output next[LOOP_MAX_OUTPUTS];
@@ -259,7 +256,7 @@ static int sync_outputs(struct loop *l, const struct options *o, uint64_t now)
 		for (int j = 0; j < l->n_outputs; j++) {
 			if (!kept[j] && same_output(&l->outputs[j].info, &lo->info)) {
 				*lo = l->outputs[j];
-				output_news(lo, &now_info);
+				loop_output_news(lo, &now_info);
 				kept[j] = true;
 				break;
 			}
@@ -300,150 +297,9 @@ static int sync_outputs(struct loop *l, const struct options *o, uint64_t now)
 	return l->wall ? loop_wall_follow(l, o) : 0;
 }
 
-/* ---- touch to photon ---- */
-
-/* Now on the pass's clock: its now, and the time since it began. */
-static uint64_t pass_clock(const struct loop *l)
-{
-	return l->pass_now + (clock_now_ns() - l->pass_real);
-}
-
-/* A touch taken by this pass's steps, waiting for the frame that shows it
- * (a flood beyond INPUT_TOUCH_TIMES a frame is not timed). */
-void loop_touch_pending(struct loop *l, uint64_t event_ns, uint64_t read_ns,
-			enum latency_source source)
-{
-	if (l->n_pending < INPUT_TOUCH_TIMES)
-		l->pending[l->n_pending++] = (struct latency_touch){ event_ns, read_ns, source };
-}
-
-static void take_input_touches(struct loop *l)
-{
-	struct input_touch_time t[INPUT_TOUCH_TIMES];
-	int n = l->input ? input_take_touch_times(l->input, t, INPUT_TOUCH_TIMES) : 0;
-
-	for (int i = 0; i < n; i++)
-		loop_touch_pending(l, t[i].event_ns, t[i].read_ns, LATENCY_TOUCHSCREEN);
-	n = tuio_take_touch_times(l->tuio, t, INPUT_TOUCH_TIMES);
-	for (int i = 0; i < n; i++)
-		loop_touch_pending(l, t[i].event_ns, t[i].read_ns, LATENCY_TRACKER);
-}
-
-/* The touch output's frame takes the touches the steps took (a frame of
- * another output, or a wall's other panels, flips with it or says
- * nothing of them). */
-static void touches_into_frame(struct loop *l, int idx)
-{
-	struct loop_output *out = &l->outputs[idx];
-	int n;
-
-	if (idx != l->touch_output && !(l->touch_output < 0 && idx == 0))
-		return;
-	n = l->n_pending < INPUT_TOUCH_TIMES - out->n_touches ? l->n_pending
-							      : INPUT_TOUCH_TIMES - out->n_touches;
-	memcpy(out->touches + out->n_touches, l->pending, (size_t)n * sizeof(*l->pending));
-	out->n_touches += n;
-	l->n_pending = 0;
-}
-
-/*
- * The frame an output committed was shown (its flip seen, or a backend
- * without flips took it): its touches are measured, and its schedule
- * learns the vblank and whether the frame was late for it. The first
- * output of a rate speaks for the schedule: the others flip with it.
- */
-static void frame_shown(struct loop *l, int idx, uint64_t flip_ns)
-{
-	struct loop_output *out = &l->outputs[idx];
-	struct schedule *s = l->scheds[out->sched].s;
-	bool leader = true;
-
-	for (int j = 0; j < idx; j++)
-		leader = leader &&
-			 !(l->outputs[j].sched == out->sched && !l->outputs[j].info.asleep);
-	out->lat.flip_ns = flip_ns;
-	if (out->n_touches && out->touches[0].event_ns < flip_ns)
-		log_debug("touch-to-photon: %d touch%s shown at %.4f s, the first %.1f ms after it "
-			  "landed", out->n_touches, out->n_touches == 1 ? "" : "es",
-			  (double)flip_ns / NSEC_PER_SEC,
-			  (double)(flip_ns - out->touches[0].event_ns) / 1e6);
-	if (leader)
-		latency_missed(l->latency,
-			       schedule_flipped(s, out->target_ns, out->lat.commit_ns, flip_ns,
-						out->info.flip_seq));
-	latency_frame_shown(l->latency, &out->lat, out->touches, out->n_touches);
-	out->n_touches = 0;
-	out->committed = false;
-}
-
-/* Flips seen since the last look: info (refreshed) presents more than at
- * the commit. A screen's flip time is the driver's, else when it was read;
- * a backend without flips shows the frame at its commit (a recorder: at
- * its moment, now). */
-static void notice_flips(struct loop *l, uint64_t now)
-{
-	for (int i = 0; i < l->n_outputs; i++) {
-		struct loop_output *out = &l->outputs[i];
-		struct display_output_info fresh;
-
-		if (!out->committed || l->d->ops->output_info(l->d, i, &fresh) < 0)
-			continue;
-		output_news(out, &fresh);
-		if (out->info.presented == out->committed_presented)
-			continue;
-		frame_shown(l, i, out->info.record_every ? now :
-				  out->info.flip_ns ? out->info.flip_ns : out->lat.commit_ns);
-	}
-}
-
-/* How long before its vblank a frame starts now: the rule the options
- * give each rate's schedule. */
-static void configure_schedules(struct loop *l, const struct options *o)
-{
-	for (int i = 0; i < l->n_scheds; i++)
-		schedule_configure(l->scheds[i].s,
-				   o->render_ahead_us == OPTIONS_RENDER_AHEAD_OFF ? SCHEDULE_AT_ONCE
-										   : SCHEDULE_LATE,
-				   o->render_ahead_us > 0 ? (uint64_t)o->render_ahead_us * 1000u
-							  : 0);
-}
-
-/*
- * When output out may start its next frame: its schedule's time (the
- * vblank less the lead), else (no say: still water, backed off, off) its
- * own refresh grid, as before.
- */
-static uint64_t output_start(const struct loop *l, const struct loop_output *out, uint64_t now,
-			     uint64_t *vblank)
-{
-	uint64_t at;
-
-	*vblank = 0;
-	if (out->info.record_every)
-		return out->next_ns;
-	at = schedule_start(l->scheds[out->sched].s, now, vblank);
-	return at ? at : out->next_ns;
-}
-
-/* A recorder's moment (the headless virtual clock): the frame at now is
- * the vblank's; it started the schedule's lead before (its render takes
- * no time on that clock; off: right after the last moment). */
-static uint64_t recorder_start(const struct loop *l, const struct loop_output *out,
-			       uint64_t now)
-{
-	uint64_t lead = schedule_virtual_lead_ns(l->scheds[out->sched].s);
-
-	return now > lead ? now - lead : 0;
-}
-
-struct latency *loop_latency(struct loop *l)
-{
-	return l->latency;
-}
-
 /* ---- frames ---- */
 
-static uint64_t period_ns(const struct display_output_info *info)
+uint64_t loop_period_ns(const struct display_output_info *info)
 {
 	int mhz = info->refresh_mhz > 0 ? info->refresh_mhz : OPTIONS_DEFAULT_REFRESH_HZ * 1000;
 
@@ -501,9 +357,9 @@ static int draw(struct loop *l, int i, const struct render_target *t)
 			return ret;
 	}
 	out->lat.step_ns = l->step_ns;
-	out->lat.drawn_ns = pass_clock(l);
+	out->lat.drawn_ns = loop_pass_clock(l);
 	out->drew = true;
-	touches_into_frame(l, i);
+	loop_touches_into_frame(l, i);
 	return 0;
 }
 
@@ -513,11 +369,11 @@ static int draw(struct loop *l, int i, const struct render_target *t)
 static void recorder_moment(struct loop *l, int i, uint64_t now)
 {
 	struct loop_output *out = &l->outputs[i];
-	uint64_t start = recorder_start(l, out, now);
+	uint64_t start = loop_recorder_start(l, out, now);
 
-	touches_into_frame(l, i);
+	loop_touches_into_frame(l, i);
 	out->lat = (struct latency_frame){ start, start, start, 0 };
-	frame_shown(l, i, now);
+	loop_frame_shown(l, i, now);
 }
 
 /*
@@ -532,8 +388,8 @@ static uint64_t frames(struct loop *l, uint64_t now, int *err)
 	for (int i = 0; i < l->n_outputs; i++) {
 		struct loop_output *out = &l->outputs[i];
 		int keep = out->info.record_every;
-		uint64_t vblank, period = period_ns(&out->info);
-		uint64_t start = output_start(l, out, now, &vblank);
+		uint64_t vblank, period = loop_period_ns(&out->info);
+		uint64_t start = loop_output_start(l, out, now, &vblank);
 		struct render_target t;
 		uint64_t when;
 		int ret = 0;
@@ -625,79 +481,6 @@ int loop_follow_outputs(struct loop *l, const struct options *o, uint64_t now)
 	return sync_outputs(l, o, now);
 }
 
-/* A pass at or after the start a schedule gave: how late the timer woke,
- * the load the schedule's margin follows. */
-static void woke(struct loop *l, uint64_t now)
-{
-	for (int i = 0; i < l->n_outputs; i++) {
-		struct loop_output *out = &l->outputs[i];
-
-		if (out->planned_ns && now >= out->planned_ns) {
-			schedule_woke(l->scheds[out->sched].s, now - out->planned_ns);
-			out->planned_ns = 0;
-		}
-	}
-}
-
-/*
- * While frames flow (a screen drew within the last two refreshes) and
- * none is to start now, the water waits for the next frame's start, to
- * take its steps and the touches read by then at once: a drag's wake is
- * laid over the steps of the frame that shows it, reaching the finger's
- * last sample. *wake: when to look again. False when a frame starts now,
- * when no screen is drawing (still water: a touch is drawn at once), or
- * for a recorder, whose every pass is a frame.
- */
-static bool waiting(struct loop *l, uint64_t now, uint64_t *wake)
-{
-	bool flowing = false;
-
-	for (int i = 0; i < l->n_outputs; i++) {
-		struct loop_output *out = &l->outputs[i];
-		uint64_t at, vblank, period = period_ns(&out->info);
-
-		if (out->info.asleep)
-			continue;
-		if (out->info.record_every)
-			return false;
-		if (out->lat.commit_ns == 0 || now >= out->lat.commit_ns + 2 * period)
-			continue;
-		if (out->committed && now < out->lat.commit_ns + period) {
-			at = out->lat.commit_ns + period;
-		} else {
-			at = output_start(l, out, now, &vblank);
-			if (at <= now)
-				return false;
-			if (vblank)
-				out->planned_ns = at;
-		}
-		flowing = true;
-		*wake = clock_earliest(*wake, at);
-	}
-	return flowing;
-}
-
-/* The frames drawn in this pass were committed (flushed) just now. */
-static void committed(struct loop *l, uint64_t now)
-{
-	uint64_t commit = pass_clock(l);
-	bool took[LOOP_MAX_OUTPUTS] = { false };
-
-	for (int i = 0; i < l->n_outputs; i++) {
-		struct loop_output *out = &l->outputs[i];
-
-		if (!out->drew || out->info.record_every)
-			continue;
-		out->lat.commit_ns = commit;
-		out->committed = true;
-		if (!took[out->sched])
-			schedule_took(l->scheds[out->sched].s, commit - now);
-		took[out->sched] = true;
-	}
-	/* a backend without flips showed them already */
-	notice_flips(l, now);
-}
-
 int loop_frame(struct loop *l, const struct options *o, uint64_t now, uint64_t *wake)
 {
 	uint64_t start;
@@ -709,10 +492,10 @@ int loop_frame(struct loop *l, const struct options *o, uint64_t now, uint64_t *
 	loop_touch_follow(l, o);
 	if (!l->k || l->n_outputs == 0)
 		return 0;  /* no screen: no steps, no frames, sleep until one comes */
-	configure_schedules(l, o);
-	notice_flips(l, now);
-	woke(l, now);
-	if (waiting(l, now, wake))
+	loop_configure_schedules(l, o);
+	loop_notice_flips(l, now);
+	loop_woke(l, now);
+	if (loop_waiting(l, now, wake))
 		return 0;
 	/* The touches that came since the last look, read as late as can be:
 	 * a frame takes what the fingers did up to its start. */
@@ -720,12 +503,12 @@ int loop_frame(struct loop *l, const struct options *o, uint64_t now, uint64_t *
 		input_dispatch(l->input);
 	/* On a recorder's virtual clock the frame at now started its lead
 	 * before; a script's moments up to then are in it. */
-	start = l->outputs[0].info.record_every ? recorder_start(l, &l->outputs[0], now) : now;
+	start = l->outputs[0].info.record_every ? loop_recorder_start(l, &l->outputs[0], now) : now;
 	/* Touches read before a step are in that step. */
 	loop_play_script(l, o, now, start);
-	l->step_ns = l->outputs[0].info.record_every ? start : pass_clock(l);
+	l->step_ns = l->outputs[0].info.record_every ? start : loop_pass_clock(l);
 	kiosk_advance(l->k, now);
-	take_input_touches(l);
+	loop_take_input_touches(l);
 	follow_sleep(l, now);
 	*wake = frames(l, now, &ret);
 	/* The screens drawn in this pass change together (one atomic commit). */
@@ -733,7 +516,7 @@ int loop_frame(struct loop *l, const struct options *o, uint64_t now, uint64_t *
 		ret = l->d->ops->flush(l->d);
 	if (ret < 0)
 		return ret;
-	committed(l, now);
+	loop_committed(l, now);
 	*wake = clock_earliest(*wake, kiosk_next_wake_ns(l->k));
 	*wake = clock_earliest(*wake, loop_script_next_ns(l));
 	return 0;
