@@ -149,7 +149,8 @@ static int chart(const char *state_dir, time_t now, uint32_t *hourly)
 
 int window_create(const struct options *o, const char *state_dir, struct window **out)
 {
-	struct http_config c = { .listen = o->http, .listen_fd = listen_fd_named(WINDOW_FD_NAME, SOCK_STREAM, true),
+	struct http_config c = { .listen = o->http,
+				 .listen_fd = listen_fd_named(WINDOW_FD_NAME, SOCK_STREAM, true),
 				 .token_file = o->http_token_file, .state_dir = state_dir,
 				 .chart = chart };
 	struct window *w;
