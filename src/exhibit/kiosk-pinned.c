@@ -371,14 +371,13 @@ static int grid_band(struct band_job *j, int index, int y0, int y1)
 static int pinned_grid(struct kiosk *k, struct pinned *p)
 {
 	const uint64_t generation = kiosk_water_generation(k);
-	struct band_job j = { .k = k, .pinned = p, .y0 = 0, .y1 = p->view.grid_h };
+	struct band_job j = { .k = k, .pinned = p };
 
 	if (p->grid_made && p->grid_generation == generation)
 		return 0;
-	j.bands = kiosk_bands_for(k, j.y1);
 	p->grid_made = true;
 	p->grid_generation = generation;
-	return kiosk_draw_bands(k, &j, grid_band);
+	return kiosk_draw_rows(k, &j, p->view.grid_h, grid_band);
 }
 
 static int picture_band(struct band_job *j, int index, int y0, int y1)
@@ -394,7 +393,7 @@ static int pinned_picture(struct kiosk *k, struct pinned *p)
 		.pixels = p->picture, .width = p->out_w, .height = p->out_h,
 		.stride = (size_t)p->out_w * sizeof(*p->picture), .format = PIXEL_XRGB8888,
 	};
-	struct band_job j = { .k = k, .target = &t, .y0 = 0, .y1 = p->out_h };
+	struct band_job j = { .k = k, .target = &t };
 	size_t stride;
 	const uint32_t *src = kiosk_surface_picture(k, &stride);
 	int ret;
@@ -409,8 +408,7 @@ static int pinned_picture(struct kiosk *k, struct pinned *p)
 		.src_w = k->width, .src_h = k->height,
 	};
 	memcpy(j.warp.m, p->m, sizeof(j.warp.m));
-	j.bands = kiosk_bands_for(k, p->out_h);
-	ret = kiosk_draw_bands(k, &j, picture_band);
+	ret = kiosk_draw_rows(k, &j, p->out_h, picture_band);
 	p->picture_made = ret == 0;
 	p->picture_generation = k->extra_generation;
 	p->picture_src = src;
@@ -558,7 +556,7 @@ static int pinned_band(struct band_job *j, int index, int y0, int y1)
 int kiosk_render_pinned_view(struct kiosk *k, const struct render_target *target,
 			     const struct kiosk_window *win)
 {
-	struct band_job j = { .k = k, .target = target, .y0 = 0, .y1 = target->height };
+	struct band_job j = { .k = k, .target = target };
 	struct pinned *p;
 	int ret;
 
@@ -585,6 +583,5 @@ int kiosk_render_pinned_view(struct kiosk *k, const struct render_target *target
 		 * (direct_rows() makes them) */
 		j.params.gain = NULL;
 	}
-	j.bands = kiosk_bands_for(k, p->out_h);
-	return kiosk_draw_bands(k, &j, pinned_band);
+	return kiosk_draw_rows(k, &j, p->out_h, pinned_band);
 }
