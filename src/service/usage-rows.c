@@ -9,7 +9,6 @@
 #include "base/clock.h"
 #include "service/csv-digits.h"
 #include "service/usage-rows.h"
-#include "service/usage.h"
 
 #define SEC_PER_MIN 60
 #define SEC_PER_HOUR 3600

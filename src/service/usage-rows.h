@@ -12,6 +12,9 @@
 #include <stdint.h>
 #include <time.h>
 
+/* The file's first line, the columns' names (usage_rows_parse passes it by). */
+#define USAGE_HEADER "hour,touches,max_fingers,touched_s,fps,missed_flips,running_s"
+
 /* "2026-11-30T14:00+01:00": an hour of local time with its offset */
 #define USAGE_KEY_CHARS 22
 

@@ -23,7 +23,6 @@ struct usage;
 #define USAGE_FILE "usage.csv"
 /* A usage.csv too big to read is kept as usage.csv.1, and a new one begins. */
 #define USAGE_OLD_SUFFIX ".1"
-#define USAGE_HEADER "hour,touches,max_fingers,touched_s,fps,missed_flips,running_s"
 /* Read back no bigger than this: ten years of rows fit several times. */
 #define USAGE_MAX_BYTES (32u << 20)
 
