@@ -6,6 +6,7 @@
 
 #include "render/kernels.h"
 #include "render/simd.h"
+#include "render/warp.h"
 
 /*
  * AVX2 kernels: 16 cells a step, sums in 32-bit lanes as in the scalar code,

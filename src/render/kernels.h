@@ -13,7 +13,6 @@
 
 #include "render/pixel.h"
 #include "render/render-types.h"
-#include "render/warp.h"
 
 /*
  * One interior row of a step: for 1 <= x < width-1,
@@ -106,6 +105,19 @@ typedef void (*upsample2_smooth_row_fn)(const int16_t *r0, const int16_t *r1, co
 struct caustics_rows;
 
 struct pond_rows;
+
+/*
+ * A corner-pinned output's rows (render/warp.h; warp.c includes this
+ * header and not the other way: the warp picks its kernels from the
+ * table, as the light's and the pond's rows do). Pixels
+ * x0 <= x < x1 of output row y as XRGB8888 into out[x - x0], as
+ * warp_span_scalar() defines them; a plane's cells x0 <= x < x1 of grid
+ * row y, as warp_plane_span_scalar() defines them (warp_plane_row()).
+ */
+struct warp;
+typedef void (*warp_span_fn)(const struct warp *w, int y, uint32_t *out, int x0, int x1);
+typedef void (*warp_plane_fn)(const struct warp *w, int y, const int16_t *src, int16_t *dst,
+			      const int16_t *src2, int16_t *dst2, int x0, int x1);
 
 struct kernels {
 	const char *name;

@@ -111,8 +111,8 @@ bool warp_group_end(const struct warp *w, const struct warp_row *r, int x, int32
 		    int32_t *sv);
 
 /* Pixels x0 <= x < x1 of output row y as XRGB8888 into out[x - x0]: the
- * scalar one defines them, a SIMD one matches it bit for bit. */
-typedef void (*warp_span_fn)(const struct warp *w, int y, uint32_t *out, int x0, int x1);
+ * scalar one defines them, a SIMD one (warp_span_fn, render/kernels.h)
+ * matches it bit for bit. */
 void warp_span_scalar(const struct warp *w, int y, uint32_t *out, int x0, int x1);
 /* px's light weighed by weight (WARP_WEIGHT_*), lifted where alone: for
  * the SIMD paths' pixels in an overlap. */
@@ -170,8 +170,7 @@ static inline bool warp_plane_end(const struct warp *w, const int32_t *ends,
  * one bit for bit. */
 void warp_plane_row(const struct warp *w, int y, const int16_t *src, int16_t *dst,
 		    const int16_t *src2, int16_t *dst2, int x0, int x1);
-typedef void (*warp_plane_fn)(const struct warp *w, int y, const int16_t *src, int16_t *dst,
-			      const int16_t *src2, int16_t *dst2, int x0, int x1);
+/* The scalar span of warp_plane_row (warp_plane_fn, render/kernels.h). */
 void warp_plane_span_scalar(const struct warp *w, int y, const int16_t *src, int16_t *dst,
 			    const int16_t *src2, int16_t *dst2, int x0, int x1);
 
