@@ -146,8 +146,8 @@ static bool near_size(int have, int want)
 /* The view a window is drawn from, and the window in it: the water's
  * screen's own when the target shows it pixel for pixel (or, for a wall's
  * panel, snap, nearly), else one scaled so that it does. */
-static int window_view(struct kiosk *k, const struct render_target *target,
-		       const struct kiosk_window *win, bool snap, struct band_job *j)
+static int view_for_window(struct kiosk *k, const struct render_target *target,
+			   const struct kiosk_window *win, bool snap, struct band_job *j)
 {
 	int lw, lh, vw, vh;
 
@@ -208,7 +208,7 @@ int kiosk_draw_window(struct kiosk *k, const struct render_target *target,
 		return -EINVAL;
 	if (win->pin)
 		return kiosk_render_pinned(k, target, win);
-	ret = window_view(k, target, win, snap, &j);
+	ret = view_for_window(k, target, win, snap, &j);
 	/* A view finer than a picture can be (KIOSK_VIEW_MAX_*, or a
 	 * picture the image layer refuses): never an exit, a window scaled. */
 	if (ret == -EFBIG)
