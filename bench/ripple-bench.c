@@ -29,8 +29,9 @@
 #include "sound/sound.h"
 #include "sound/synth.h"
 #include "water/gesture.h"
-#include "water/ripple.h"
+#include "water/ripple-limits.h"
 #include "water/units.h"
+#include "water/water.h"
 
 #define MAX_FRAMES 100000
 #define WARMUP_FRAMES 5
@@ -777,9 +778,9 @@ static int run_kiosk(const struct bench *b, uint64_t *t_step, uint64_t *t_render
 	ret = kiosk_create(&o, 0, b->width * b->panels, b->height, 0, 0, &k);
 	if (ret < 0)
 		return ret;
-	/* The line names the water measured: be sure it is that one. */
-	if ((b->model == WATER_POND) != (kiosk_pond(k) != NULL) ||
-	    (b->model == WATER_CLASSIC) != (kiosk_ripple(k) != NULL)) {
+	/* The line names the water measured: be sure it is that one (the
+	 * kiosk's water is the model its units name, water_create()). */
+	if (kiosk_units(k)->model != b->model) {
 		fprintf(stderr, "ripple-bench: the kiosk did not make the %s water\n",
 			model_name(b->model));
 		kiosk_destroy(k);
@@ -788,8 +789,7 @@ static int run_kiosk(const struct bench *b, uint64_t *t_step, uint64_t *t_render
 	}
 	/* Calm rows are the classic water's alone (the pond's modes are not
 	 * in rows of the screen): without --idle it steps them all. */
-	if (kiosk_ripple(k))
-		ripple_set_skip_calm(kiosk_ripple(k), b->idle);
+	water_set_skip_calm(kiosk_water(k), b->idle);
 
 	render_physical_size(0, b->width, b->height, &pw, &ph);
 	t.width = pw;

@@ -23,6 +23,17 @@
 
 #define SEC 1000000000ull
 
+/* The kiosk's water as the model the test made it (NULL: the other one). */
+static struct ripple *ripple_of(struct kiosk *k)
+{
+	return ripple_of_water(kiosk_water(k));
+}
+
+static struct pond *pond_of(struct kiosk *k)
+{
+	return pond_of_water(kiosk_water(k));
+}
+
 static void base_options(struct options *o)
 {
 	options_defaults(o);
@@ -53,14 +64,14 @@ static void test_idle_until_attract(void)
 	uint64_t g = kiosk_generation(k);
 	kiosk_advance(k, t + 4 * SEC);
 	CHECK_EQ(kiosk_generation(k), g);
-	CHECK(ripple_is_flat(kiosk_ripple(k)));
+	CHECK(ripple_is_flat(ripple_of(k)));
 	/* Five idle seconds: rain. */
 	CHECK(!kiosk_raining(k));
 	kiosk_advance(k, t + 5 * SEC);
 	CHECK(kiosk_raining(k));
 	for (uint64_t i = 1; i <= 60; i++)
 		kiosk_advance(k, t + 5 * SEC + i * SEC / 30);
-	CHECK(!ripple_is_flat(kiosk_ripple(k)));
+	CHECK(!ripple_is_flat(ripple_of(k)));
 	/* A touch stops the rain: from then on the water only calms. */
 	gesture_down(kiosk_gesture(k), 0, 40, 30, 0, 0);
 	gesture_up(kiosk_gesture(k), 0);
@@ -200,7 +211,7 @@ static void test_sleep_after(void)
 	CHECK(kiosk_generation(k) != g);
 	CHECK(!kiosk_raining(k));
 	CHECK(!kiosk_busy(k));
-	CHECK(ripple_is_flat(kiosk_ripple(k)));
+	CHECK(ripple_is_flat(ripple_of(k)));
 	/* Asleep without opening hours: nothing to wake up for but a touch. */
 	CHECK_EQ(kiosk_next_wake_ns(k), 0);
 	g = kiosk_generation(k);
@@ -215,7 +226,7 @@ static void test_sleep_after(void)
 	kiosk_advance(k, t0 + 1001 * SEC);
 	CHECK(!kiosk_dark(k));
 	CHECK(kiosk_busy(k));
-	CHECK(!ripple_is_flat(kiosk_ripple(k)));
+	CHECK(!ripple_is_flat(ripple_of(k)));
 	CHECK_EQ(kiosk_render(k, &t), 0);
 	CHECK(!all_black(px, 40 * 30));
 	/* ... and it sleeps again ten seconds after that touch. */
@@ -290,7 +301,7 @@ static void test_reconfigure(void)
 	kiosk_advance(k, SEC);
 	gesture_down(kiosk_gesture(k), 0, 30, 20, 0, 0);
 	kiosk_advance(k, 2 * SEC);
-	CHECK(!ripple_is_flat(kiosk_ripple(k)));
+	CHECK(!ripple_is_flat(ripple_of(k)));
 	CHECK_EQ(kiosk_render(k, &ta), 0);
 
 	/* A new picture: the water keeps moving, the picture changes. */
@@ -306,8 +317,8 @@ static void test_reconfigure(void)
 	uint64_t g = kiosk_generation(k);
 	CHECK_EQ(kiosk_reconfigure(k, &o), 0);
 	CHECK(kiosk_generation(k) != g);
-	CHECK(!ripple_is_flat(kiosk_ripple(k)));
-	CHECK_EQ(ripple_damping(kiosk_ripple(k)), 7);
+	CHECK(!ripple_is_flat(ripple_of(k)));
+	CHECK_EQ(ripple_damping(ripple_of(k)), 7);
 	CHECK_EQ(kiosk_render(k, &tb), 0);
 	CHECK(memcmp(a, b, sizeof(a)) != 0);
 	CHECK_EQ(b[0] & 0xffffff, 200u << 16);
@@ -326,7 +337,7 @@ static void test_reconfigure(void)
 	o.damping = 9;
 	g = kiosk_generation(k);
 	CHECK(kiosk_reconfigure(k, &o) < 0);
-	CHECK_EQ(ripple_damping(kiosk_ripple(k)), 7);
+	CHECK_EQ(ripple_damping(ripple_of(k)), 7);
 	CHECK_EQ(kiosk_generation(k), g);
 	CHECK_EQ(kiosk_render(k, &tb), 0);
 	CHECK_EQ(b[0] & 0xffffff, 200u << 16);
@@ -382,7 +393,7 @@ static void test_windows(void)
 	kiosk_advance(k, SEC);
 	gesture_down(kiosk_gesture(k), 0, 3 * WALL_W / 4, WALL_H / 2, 0, 0);
 	kiosk_advance(k, SEC + SEC / 5);
-	CHECK(!ripple_is_flat(kiosk_ripple(k)));
+	CHECK(!ripple_is_flat(ripple_of(k)));
 
 	CHECK_EQ(kiosk_render(k, &tw), 0);
 	CHECK_EQ(kiosk_render_window(k, &tp, &right), 0);
@@ -663,7 +674,7 @@ static void drag_smooth_wake(int samples_per_frame)
 	o.screen_mm_height = 680;
 	CHECK_EQ(kiosk_create(&o, 0, DRAG_W, DRAG_H, 0, 0, &k), 0);
 	g = kiosk_gesture(k);
-	r = kiosk_ripple(k);
+	r = ripple_of(k);
 	u = kiosk_units(k);
 	px_frame = DRAG_MM_S / DRAG_HZ / u->px_mm;
 	cells_frame = DRAG_MM_S / DRAG_HZ / u->cell_mm;
@@ -755,7 +766,7 @@ static void test_drag_trough_depth(void)
 		kiosk_advance(k, t);
 		gesture_down(kiosk_gesture(k), 0, (int)x, TROUGH_H / 2, 0, 0);
 		for (int f = 1; x < TROUGH_W * 7 / 8.0; f++) {
-			const struct ripple *r = kiosk_ripple(k);
+			const struct ripple *r = ripple_of(k);
 			const int16_t *h = ripple_heights(r);
 
 			x += px_frame;
@@ -780,7 +791,7 @@ static void test_drag_trough_depth(void)
 static void water_extremes(struct kiosk *k, double *slope, double *height)
 {
 	const struct water_units *u = kiosk_units(k);
-	const struct ripple *r = kiosk_ripple(k);
+	const struct ripple *r = ripple_of(k);
 	const int16_t *h = ripple_heights(r);
 	int w = ripple_width(r);
 
@@ -874,8 +885,8 @@ static void test_pond_moods(void)
 	o.attract_s = 5;
 	o.sleep_after_s = 10;
 	CHECK_EQ(kiosk_create(&o, 0, 80, 60, 0, 0, &k), 0);
-	CHECK(kiosk_ripple(k) == NULL);
-	CHECK(kiosk_pond(k) != NULL);
+	CHECK(ripple_of(k) == NULL);
+	CHECK(pond_of(k) != NULL);
 	CHECK_EQ(kiosk_units(k)->model, WATER_POND);
 	CHECK_EQ(kiosk_units(k)->depth_mm, OPTIONS_DEFAULT_POND_DEPTH_MM);
 	kiosk_advance(k, t0);
@@ -886,7 +897,7 @@ static void test_pond_moods(void)
 	gesture_up(kiosk_gesture(k), 0);
 	CHECK(kiosk_busy(k));
 	kiosk_advance(k, t0 + clock_tick_ns(4, (unsigned)kiosk_units(k)->steps_per_second));
-	CHECK(!pond_is_flat(kiosk_pond(k)));
+	CHECK(!pond_is_flat(pond_of(k)));
 	z = kiosk_heights(k, &w, &h);
 	CHECK(w > 0 && h > 0 && z[(h / 2) * w + w / 2] < 0);
 	n = kiosk_take_splashes(k, t0 + SEC / 60, heard, SPLASHES_MAX);
@@ -901,11 +912,11 @@ static void test_pond_moods(void)
 	for (uint64_t i = 3; i < 4 * 60; i++)
 		kiosk_advance(k, t0 + 5 * SEC + i * SEC / 60);
 	CHECK(kiosk_take_splashes(k, t0 + 9 * SEC, heard, SPLASHES_MAX) > 0);
-	CHECK(!pond_is_flat(kiosk_pond(k)));
+	CHECK(!pond_is_flat(pond_of(k)));
 	/* Ten seconds after the tap it sleeps: flat, black, still. */
 	kiosk_advance(k, t0 + 11 * SEC);
 	CHECK(kiosk_dark(k));
-	CHECK(pond_is_flat(kiosk_pond(k)));
+	CHECK(pond_is_flat(pond_of(k)));
 	CHECK(!kiosk_busy(k));
 	CHECK_EQ(kiosk_render(k, &t), 0);
 	CHECK(all_black(px, 80 * 60));
@@ -919,7 +930,7 @@ static void test_pond_moods(void)
 	CHECK(!kiosk_dark(k));
 	for (int i = 21; i <= 40; i++)
 		kiosk_advance(k, t0 + 100 * SEC + (uint64_t)i * SEC / 60);
-	CHECK(!pond_is_flat(kiosk_pond(k)));
+	CHECK(!pond_is_flat(pond_of(k)));
 	CHECK_EQ(kiosk_render(k, &t), 0);
 	CHECK(!all_black(px, 80 * 60));
 	z = kiosk_heights(k, &w, &h);

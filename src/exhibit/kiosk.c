@@ -15,9 +15,7 @@
 #include "image/image.h"
 #include "render/workers.h"
 #include "water/gesture.h"
-#include "water/pond.h"
 #include "water/rain.h"
-#include "water/ripple.h"
 #include "water/splashes.h"
 #include "water/units.h"
 #include "water/water.h"
@@ -579,14 +577,9 @@ struct gesture *kiosk_gesture(struct kiosk *k)
 	return k->gesture;
 }
 
-struct ripple *kiosk_ripple(struct kiosk *k)
+struct water *kiosk_water(struct kiosk *k)
 {
-	return ripple_of_water(k->water);
-}
-
-struct pond *kiosk_pond(struct kiosk *k)
-{
-	return pond_of_water(k->water);
+	return k->water;
 }
 
 int kiosk_pictures_held(const struct kiosk *k)

@@ -18,8 +18,8 @@
 struct kiosk;
 struct gesture;
 struct image;
-struct ripple;
 struct splash;
+struct water;
 struct water_units;
 
 /*
@@ -168,11 +168,8 @@ struct gesture *kiosk_gesture(struct kiosk *k);
 int kiosk_picture(struct kiosk *k, const struct image **out);
 /* The look in cells, steps and heights, for the screen the water is for. */
 const struct water_units *kiosk_units(const struct kiosk *k);
-/* The water: the classic one (NULL with the pond), or the pond (NULL with
- * the classic water). */
-struct ripple *kiosk_ripple(struct kiosk *k);
-struct pond;
-struct pond *kiosk_pond(struct kiosk *k);
+/* The water, behind its interface (water/water.h), whichever model. */
+struct water *kiosk_water(struct kiosk *k);
 /* The heights the screen the water is for shows now, whichever water:
  * width x height cells (--output-heights). */
 const int16_t *kiosk_heights(struct kiosk *k, int *width, int *height);

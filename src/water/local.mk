@@ -6,7 +6,7 @@
 noinst_LIBRARIES += src/water/librk-water.a
 src_water_librk_water_a_CFLAGS = $(AM_CFLAGS) $(FFT_CFLAGS)
 src_water_librk_water_a_SOURCES = \
-	src/water/water.c src/water/water.h \
+	src/water/water.c src/water/water-models.c src/water/water.h \
 	src/water/ripple.c src/water/ripple.h src/water/ripple-limits.h \
 	src/water/ripple-water.c \
 	src/water/wake.c src/water/wake.h \

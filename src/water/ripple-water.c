@@ -138,6 +138,11 @@ static void step_finish(struct water *w)
 	ripple_step_finish(of(w));
 }
 
+static void set_skip_calm(struct water *w, bool skip)
+{
+	ripple_set_skip_calm(of(w), skip);
+}
+
 const struct water_ops ripple_water_ops = {
 	.destroy = destroy,
 	.width = width,
@@ -155,4 +160,5 @@ const struct water_ops ripple_water_ops = {
 	.step_begin = step_begin,
 	.step_band = step_band,
 	.step_finish = step_finish,
+	.set_skip_calm = set_skip_calm,
 };

@@ -1,44 +1,14 @@
 #include "config.h"
 
-#include <errno.h>
 #include <stddef.h>
 
-#include "water/pond.h"
-#include "water/ripple.h"
-#include "water/units.h"
 #include "water/water.h"
 
 /*
- * The water's calls, each through its table (water.h), and the one place
- * a water is made: the model the units ask for.
+ * The water's calls, each through its table (water.h), knowing no model:
+ * the models include water.h, and only water-models.c, where a water is
+ * made, includes theirs.
  */
-
-struct water *water_create(const struct water_units *u)
-{
-	struct water *w = NULL;
-
-	switch (u->model) {
-	case WATER_POND: {
-		struct pond_physics ph;
-		struct pond *p;
-
-		water_units_pond_physics(u, &ph);
-		p = pond_create(u->sim_width, u->sim_height, &ph);
-		w = p ? pond_water(p) : NULL;
-		break;
-	}
-	case WATER_CLASSIC: {
-		struct ripple *r = ripple_create(u->sim_width, u->sim_height);
-
-		w = r ? ripple_water(r) : NULL;
-		break;
-	}
-	default:
-		errno = EINVAL;
-		return NULL;
-	}
-	return w;
-}
 
 void water_destroy(struct water *w)
 {
@@ -147,6 +117,12 @@ void water_wake_held(struct water *w, int64_t x0, int64_t y0, int64_t x1, int64_
 {
 	if (w->ops->wake_held)
 		w->ops->wake_held(w, x0, y0, x1, y1, radius, depth);
+}
+
+void water_set_skip_calm(struct water *w, bool skip)
+{
+	if (w->ops->set_skip_calm)
+		w->ops->set_skip_calm(w, skip);
 }
 
 bool water_batched(const struct water *w)

@@ -92,6 +92,13 @@ struct water_ops {
 	int (*step_begin)(struct water *w, int steps, int *y0, int *y1);
 	void (*step_band)(struct water *w, int y0, int y1, int band, int bands);
 	void (*step_finish)(struct water *w);
+	/*
+	 * Optional (NULL: a step's work does not depend on where the water
+	 * is calm). Whether the steps skip the rows where it is (the classic
+	 * water does, by default); ripple-bench turns that off to measure a
+	 * step's whole cost, whatever the water does.
+	 */
+	void (*set_skip_calm)(struct water *w, bool skip);
 };
 
 /* The first member of each water's own struct. */
@@ -99,7 +106,8 @@ struct water {
 	const struct water_ops *ops;
 };
 
-/* The water the units ask for (u->model), sim_width x sim_height cells;
+/* The water the units ask for (u->model), sim_width x sim_height cells
+ * (water-models.c);
  * water_tune() gives it the rest of the look. NULL (errno set) when the
  * size or the look is out of range or memory is short. */
 struct water *water_create(const struct water_units *u);
@@ -138,5 +146,7 @@ int water_steps_max(const struct water *w);
 int water_step_begin(struct water *w, int steps, int *y0, int *y1);
 void water_step_band(struct water *w, int y0, int y1, int band, int bands);
 void water_step_finish(struct water *w);
+/* Skip the calm rows, or not (set_skip_calm; nothing where it is NULL). */
+void water_set_skip_calm(struct water *w, bool skip);
 
 #endif
