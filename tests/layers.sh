@@ -4,7 +4,8 @@
 # - an include that goes up a layer;
 # - two files of a folder that depend on each other: A includes B's header
 #   and B includes A's (a file and its header are one; NAME-private.h is
-#   NAME's), and so two headers that include each other;
+#   NAME's), and so two headers that include each other; or a loop of
+#   more of them;
 # - a name that reads as a call up: a function or type a layer's file
 #   calls or defines, which a header of a layer above declares (a static
 #   window_view() in exhibit/ read as service/window.h's; no include is
@@ -67,7 +68,9 @@ done
 # Two files of a folder that include each other's headers: each include
 # within a folder as "file, its module, the header's module, the header",
 # the pairs of modules found both ways.
-pairs=$(for f in "$src"/*/*.c "$src"/*/*.h; do
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+for f in "$src"/*/*.c "$src"/*/*.h; do
 	[ -e "$f" ] || continue
 	layer=$(basename "$(dirname "$f")")
 	name=$(basename "$f")
@@ -77,7 +80,8 @@ pairs=$(for f in "$src"/*/*.c "$src"/*/*.h; do
 		to=${inc%-private}
 		[ "$to" = "$mod" ] || echo "$layer/$name $layer/$mod $layer/$to $inc.h"
 	done
-done | awk '
+done >"$tmp/includes"
+pairs=$(awk '
 	{ file[$2 " " $3] = $1; header[$2 " " $3] = $4 }
 	END {
 		for (k in file) {
@@ -88,9 +92,19 @@ done | awk '
 					" %s and %s depend on each other\n", file[k], header[k],
 					file[back], header[back], m[1], m[2]
 		}
-	}')
+	}' "$tmp/includes")
 if [ -n "$pairs" ]; then
 	echo "$pairs" >&2
+	fail=1
+fi
+# And a loop through more of them (tsort names its members).
+awk '{ print $2, $3 }' "$tmp/includes" | tsort 2>&1 >/dev/null |
+	sed -n 's/^tsort: \([a-z]*\/[^ ]*\)$/\1/p; /input contains a loop/s/.*/;/p' |
+	tr '\n' ' ' | tr ';' '\n' |
+	awk '{ sub(/^ +/, ""); sub(/ +$/, "") }
+		$0 != "" { print "FAIL: a loop among the files of a folder:", $0 }' >"$tmp/loops"
+if [ -s "$tmp/loops" ]; then
+	cat "$tmp/loops" >&2
 	fail=1
 fi
 
@@ -209,8 +223,6 @@ fi
 
 # The libraries: every symbol a layer's objects take from another layer's
 # library comes from one before it.
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 defs="$tmp/defined"
 for layer in $LAYERS; do
 	set -- "$build/src/$layer"/*.a
