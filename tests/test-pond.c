@@ -922,6 +922,40 @@ static bool crowd_run(struct crowd *c, struct pond *p, struct pond *q)
 	return true;
 }
 
+/* Says which crowd broke a bound: 1. */
+static int crowd_broke(const struct crowd *c, double radius_mm)
+{
+	fprintf(stderr, "crowd: %d fingers, %s at %.1f m/s, radius %.0f mm, %d steps a frame: "
+		"broke a bound\n", c->fingers, c->mix == ONE_FAST ? "one" : "all",
+		c->speed_mm_s / MM_PER_M, radius_mm, c->steps);
+	return 1;
+}
+
+/* One radius's crowds on p and generic: the runs that broke a bound. */
+static int crowds_of(struct pond *p, struct pond *generic, double radius_mm, int *runs,
+		     int *most)
+{
+	int failed = 0;
+
+	for (int mix = 0; mix < CROWD_MIXES; mix++)
+		for (size_t v = 0; v < ARRAY_LEN(crowd_speeds_mm_s); v++)
+			for (int n = 1; n <= POND_MAX_PRESSES; n++)
+				for (int steps = 1; steps <= CROWD_STEPS_MAX; steps++) {
+					struct crowd c = {
+						.fingers = n, .mix = (enum crowd_mix)mix,
+						.speed_mm_s = crowd_speeds_mm_s[v],
+						.radius_cells = radius_mm / crowd_cell_mm(),
+						.steps = steps,
+					};
+
+					if (!crowd_run(&c, p, generic))
+						failed += crowd_broke(&c, radius_mm);
+					(*runs)++;
+					*most = c.most > *most ? c.most : *most;
+				}
+	return failed;
+}
+
 static void test_crowds(void)
 {
 	struct pond_physics ph = physics(crowd_cell_mm(), DEEP_MM, WATER_VISCOSITY_M2_S, 0,
@@ -936,25 +970,7 @@ static void test_crowds(void)
 		goto out;
 	pond_use_rows(generic, NULL);
 	for (size_t r = 0; r < ARRAY_LEN(radii); r++)
-		for (int mix = 0; mix < CROWD_MIXES; mix++)
-			for (size_t v = 0; v < ARRAY_LEN(crowd_speeds_mm_s); v++)
-				for (int n = 1; n <= POND_MAX_PRESSES; n++)
-					for (int steps = 1; steps <= CROWD_STEPS_MAX; steps++) {
-		struct crowd c = {
-			.fingers = n, .mix = (enum crowd_mix)mix,
-			.speed_mm_s = crowd_speeds_mm_s[v],
-			.radius_cells = radii[r] / crowd_cell_mm(), .steps = steps,
-		};
-
-		if (!crowd_run(&c, p, generic)) {
-			fprintf(stderr, "crowd: %d fingers, %s at %.1f m/s, radius %.0f mm, %d "
-				"steps a frame: broke a bound\n", n, mix == ONE_FAST ? "one" : "all",
-				c.speed_mm_s / MM_PER_M, radii[r], steps);
-			failed++;
-		}
-		runs++;
-		most = c.most > most ? c.most : most;
-	}
+		failed += crowds_of(p, generic, radii[r], &runs, &most);
 	fprintf(stderr, "crowds: %d runs (1 to %d fingers, one or all still to %.0f m/s, 1 to %d "
 		"steps a frame, two radii): %d broke a bound, at most %d Gaussians a step (of %d), "
 		"the generic rows bit for bit\n", runs, POND_MAX_PRESSES,
@@ -1001,8 +1017,8 @@ static void test_crowd_fast_finger(void)
 		int crowd = crowd_most(POND_MAX_PRESSES, speeds[v]);
 
 		fprintf(stderr, "a finger at %.0f m/s: %d Gaussians a step alone, %d among %d "
-			"drifting fingers\n", speeds[v] / MM_PER_M, alone, crowd - (POND_MAX_PRESSES - 1),
-			POND_MAX_PRESSES - 1);
+			"drifting fingers\n", speeds[v] / MM_PER_M, alone,
+			crowd - (POND_MAX_PRESSES - 1), POND_MAX_PRESSES - 1);
 		CHECK(alone > 1);
 		CHECK_EQ(crowd, alone + POND_MAX_PRESSES - 1);
 	}
