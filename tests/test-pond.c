@@ -803,8 +803,8 @@ out:
 #define CROWD_SCREEN_MM 488.0
 #define CROWD_SCREEN_PX 640
 #define CROWD_CELL_PX 2
-#define CROWD_W 48                      /* cells: 7 by 5.5 cm, fingers 1.5 cm apart */
-#define CROWD_H 36
+#define CROWD_W 32                      /* cells: 5 by 3.7 cm, fingers 1 cm apart */
+#define CROWD_H 24
 #define CROWD_GRID 4                    /* fingers a row at rest */
 #define CROWD_STEPS_MAX 16
 #define CROWD_FRAMES 2
@@ -816,7 +816,7 @@ out:
 #define CROWD_RUN_MM_S 3000.0
 #define CROWD_FAST_MM_S 5000.0
 
-static const double crowd_speeds_mm_s[] = { 0, 100, 300, 500, 1000, 2000, 3000, 4000, 5000 };
+static const double crowd_speeds_mm_s[] = { 0, 100, 500, 1000, 2000, 3000, 5000 };
 
 enum crowd_mix { ONE_FAST, ALL_FAST, CROWD_MIXES };
 
@@ -841,8 +841,8 @@ static void crowd_at(int f, double speed_mm_s, long t, double *x, double *y)
 	double way = speed_mm_s / crowd_cell_mm() / STEPS_PER_S * (double)t;
 	double a = 0.4 * f;
 
-	*x = bounce(6 + (f % CROWD_GRID) * 12 + way * cos(a), CROWD_W);
-	*y = bounce(5 + (f / CROWD_GRID) * 9 + way * sin(a), CROWD_H);
+	*x = bounce(4 + (f % CROWD_GRID) * 8 + way * cos(a), CROWD_W);
+	*y = bounce(3 + (f / CROWD_GRID) * 6 + way * sin(a), CROWD_H);
 }
 
 struct crowd {
