@@ -61,7 +61,7 @@ fuzz_one() {
 	log="$build/fuzz/$name.log"
 	dict=""
 	case $name in
-	fuzz-touch-script) dict="-dict=$here/fuzz/touch-script.dict" ;;
+	fuzz-touch-script | fuzz-pond) dict="-dict=$here/fuzz/touch-script.dict" ;;
 	fuzz-config) dict="-dict=$build/fuzz/config.dict" ;;
 	esac
 	if [ ! -x "$prog" ]; then

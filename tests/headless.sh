@@ -87,6 +87,30 @@ for side in L R; do
 		bad "pond wall: panel $side did not move"
 done
 
+# A crowd on the pond: sixteen fingers down, fifteen drifting and one
+# running 40 px a frame, in 30 Hz frames of eight steps each (up to 31
+# Gaussians a step once overran the row loops' stack: SIGSEGV by frame 2).
+awk 'BEGIN {
+	for (f = 0; f < 30; f++)
+		for (i = 0; i < 16; i++) {
+			if (i == 15) {
+				p = (f * 40) % 560
+				x = 20 + (p < 280 ? p : 560 - p)
+				y = 120
+			} else {
+				x = 30 + (i % 5) * 60 + f % 3
+				y = 30 + int(i / 5) * 80 + f % 2
+			}
+			printf "%d %s %d %d %d\n", f, f ? "move" : "down", i, x, y
+		}
+}' >"$tmp/crowd.script"
+"$prog" --backend headless --size 320x240 --refresh 30 --frames 30 --every 10 \
+	--touch-script "$tmp/crowd.script" --output "$tmp/pcrowd" 2>"$tmp/err" ||
+	bad "pond: sixteen fingers, one fast, exit status $?: $(cat "$tmp/err")"
+[ -s "$tmp/pcrowd/frame-00020.png" ] || bad "pond: sixteen fingers: frame 20 missing"
+cmp -s "$tmp/pcrowd/frame-00010.png" "$tmp/pcrowd/frame-00020.png" &&
+	bad "pond: sixteen fingers: frames 10 and 20 are identical"
+
 RIPPLE_SIMD=mmx "$prog" --backend headless --frames 1 --output "$tmp/x" 2>"$tmp/err" &&
 	bad "RIPPLE_SIMD=mmx accepted"
 grep -q "RIPPLE_SIMD=mmx" "$tmp/err" || bad "no clear error for RIPPLE_SIMD=mmx"

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "render/pond-rows.h"
 #include "water/pond.h"
 
 /* Water, restated here so that the expected periods share nothing with
@@ -26,6 +27,7 @@
 #define WATER_VISCOSITY_M2_S 1.0e-6
 #define MM_PER_M 1000.0
 #define TWO_PI 6.28318530717958647692
+#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
 /* The exhibit's step rate, and a fine height unit: a micrometre, so a
  * millimetre's wave is a thousand units, far above int16's rounding. */
@@ -782,6 +784,246 @@ out:
 	pond_destroy(aged);
 }
 
+/* ---- 7c. crowds ---- */
+
+/*
+ * Every crowd a floor may have, through the kiosk's frames: 1 to
+ * POND_MAX_PRESSES fingers, one at a speed from still to 5 m/s among the
+ * others drifting, or all at it, with 1 to CROWD_STEPS_MAX steps a frame
+ * (each frame's steps in batches, as kiosk-water.c takes them). Each
+ * batch's Gaussians must stay within a step's bound and the row loops'
+ * room, every press drawn, the heights finite, and the generic row loops
+ * and this machine's bit for bit the same. On c770184 a fast finger among
+ * five or more drew up to 31 Gaussians a step, past what the row loops hold
+ * (a stack overflow in the plain build, ASan's report under it).
+ *
+ * The speeds are on the screen, in mm/s, made cells with a 24-inch screen's
+ * millimetres (the kiosk's default, 488 mm over 640 px, cells of 2 px).
+ */
+#define CROWD_SCREEN_MM 488.0
+#define CROWD_SCREEN_PX 640
+#define CROWD_CELL_PX 2
+#define CROWD_W 32                      /* cells: 5 by 3.7 cm, fingers 1 cm apart */
+#define CROWD_H 24
+#define CROWD_GRID 4                    /* fingers a row at rest */
+#define CROWD_STEPS_MAX 16
+#define CROWD_FRAMES 2
+#define CROWD_DRIFT_MM_S 50.0           /* a foot shifting its weight */
+#define CROWD_FINGER_MM 8.0             /* a fingertip's radius: the default stone */
+#define CROWD_STYLUS_MM 2.0             /* narrower than the narrowest dent */
+/* Beside a fast finger in a crowd, how fast one runs alone (a child at 3
+ * m/s, a tracker's point at 5) */
+#define CROWD_RUN_MM_S 3000.0
+#define CROWD_FAST_MM_S 5000.0
+
+static const double crowd_speeds_mm_s[] = { 0, 100, 500, 1000, 2000, 3000, 5000 };
+
+enum crowd_mix { ONE_FAST, ALL_FAST, CROWD_MIXES };
+
+static double crowd_cell_mm(void)
+{
+	return CROWD_SCREEN_MM / CROWD_SCREEN_PX * CROWD_CELL_PX;
+}
+
+/* A coordinate folded back into 1 .. n - 2: the fingers bounce off the
+ * pond's sides. */
+static double bounce(double x, int n)
+{
+	double span = n - 3, t = fmod(fabs(x - 1), 2 * span);
+
+	return 1 + (t < span ? t : 2 * span - t);
+}
+
+/* Finger f of a crowd at step t (its end), at speed mm/s along a
+ * diagonal of its own. */
+static void crowd_at(int f, double speed_mm_s, long t, double *x, double *y)
+{
+	double way = speed_mm_s / crowd_cell_mm() / STEPS_PER_S * (double)t;
+	double a = 0.4 * f;
+
+	*x = bounce(4 + (f % CROWD_GRID) * 8 + way * cos(a), CROWD_W);
+	*y = bounce(3 + (f / CROWD_GRID) * 6 + way * sin(a), CROWD_H);
+}
+
+struct crowd {
+	int fingers;
+	enum crowd_mix mix;
+	double speed_mm_s, radius_cells;
+	int steps;                      /* a frame's */
+	long step;                      /* the steps made */
+	int most, batches;              /* the most Gaussians a step seen, batches made */
+};
+
+static double finger_speed(const struct crowd *c, int f)
+{
+	return c->mix == ALL_FAST || f == 0 ? c->speed_mm_s : CROWD_DRIFT_MM_S;
+}
+
+/* A frame of the crowd's steps on p and q (the same presses; q may be
+ * NULL), batch by batch; false when a batch broke a bound. */
+static bool crowd_frame(struct crowd *c, struct pond *p, struct pond *q)
+{
+	int left = c->steps;
+
+	while (left > 0) {
+		int want = 0, taken = 0, total, most, y0, y1;
+
+		for (struct pond *w = p; w; w = w == p ? q : NULL) {
+			want = left;
+			for (int s = 0; s < want; s++) {
+				if (s > 0)
+					pond_press_next_step(w);
+				for (int f = 0; f < c->fingers; f++) {
+					double x0, y0f, x1, y1f;
+
+					crowd_at(f, finger_speed(c, f), c->step + s, &x0, &y0f);
+					crowd_at(f, finger_speed(c, f), c->step + s + 1, &x1, &y1f);
+					pond_press(w, x0, y0f, x1, y1f, c->radius_cells,
+						   FINGER_DEPTH_UNITS);
+				}
+				/* as the kiosk: a frame's steps, a batch's at most */
+				if (s == 0 && want > pond_steps_max(w))
+					want = pond_steps_max(w);
+			}
+			taken = pond_step_begin(w, want, &y0, &y1);
+			pond_step_rows(w, y0, y1);
+			pond_step_finish(w);
+		}
+		most = pond_batch_nodes(p, &total);
+		c->most = most > c->most ? most : c->most;
+		c->batches++;
+		REQUIRE(taken >= 1 && taken <= want);
+		REQUIRE(most <= POND_MAX_STEP_NODES);
+		REQUIRE(total <= taken * POND_MAX_STEP_NODES && total <= POND_ROW_NODES_MAX);
+		/* every press drawn, each by one Gaussian at least */
+		REQUIRE(most >= c->fingers && total >= taken * c->fingers);
+		left -= taken;
+		c->step += taken;
+	}
+	return true;
+}
+
+static bool crowd_run(struct crowd *c, struct pond *p, struct pond *q)
+{
+	double max_abs = 0;
+
+	pond_clear(p);
+	if (q)
+		pond_clear(q);
+	c->step = 0;
+	for (int fr = 0; fr < CROWD_FRAMES; fr++)
+		REQUIRE(crowd_frame(c, p, q));
+	REQUIRE(all_finite(p, &max_abs));
+	REQUIRE(!pond_is_flat(p));
+	if (q) {
+		REQUIRE(memcmp(pond_heights_float(p), pond_heights_float(q),
+			       sizeof(float) * CROWD_W * CROWD_H) == 0);
+	}
+	return true;
+}
+
+/* Says which crowd broke a bound: 1. */
+static int crowd_broke(const struct crowd *c, double radius_mm)
+{
+	fprintf(stderr, "crowd: %d fingers, %s at %.1f m/s, radius %.0f mm, %d steps a frame: "
+		"broke a bound\n", c->fingers, c->mix == ONE_FAST ? "one" : "all",
+		c->speed_mm_s / MM_PER_M, radius_mm, c->steps);
+	return 1;
+}
+
+/* One radius's crowds on p and generic: the runs that broke a bound. */
+static int crowds_of(struct pond *p, struct pond *generic, double radius_mm, int *runs,
+		     int *most)
+{
+	int failed = 0;
+
+	for (int mix = 0; mix < CROWD_MIXES; mix++)
+		for (size_t v = 0; v < ARRAY_LEN(crowd_speeds_mm_s); v++)
+			for (int n = 1; n <= POND_MAX_PRESSES; n++)
+				for (int steps = 1; steps <= CROWD_STEPS_MAX; steps++) {
+					struct crowd c = {
+						.fingers = n, .mix = (enum crowd_mix)mix,
+						.speed_mm_s = crowd_speeds_mm_s[v],
+						.radius_cells = radius_mm / crowd_cell_mm(),
+						.steps = steps,
+					};
+
+					if (!crowd_run(&c, p, generic))
+						failed += crowd_broke(&c, radius_mm);
+					(*runs)++;
+					*most = c.most > *most ? c.most : *most;
+				}
+	return failed;
+}
+
+static void test_crowds(void)
+{
+	struct pond_physics ph = physics(crowd_cell_mm(), DEEP_MM, WATER_VISCOSITY_M2_S, 0,
+					 STEPS_PER_S);
+	const double radii[] = { CROWD_FINGER_MM, CROWD_STYLUS_MM };
+	struct pond *p = pond_create(CROWD_W, CROWD_H, &ph);
+	struct pond *generic = pond_create(CROWD_W, CROWD_H, &ph);
+	int runs = 0, failed = 0, most = 0;
+
+	CHECK(p && generic);
+	if (!p || !generic)
+		goto out;
+	pond_use_rows(generic, NULL);
+	for (size_t r = 0; r < ARRAY_LEN(radii); r++)
+		failed += crowds_of(p, generic, radii[r], &runs, &most);
+	fprintf(stderr, "crowds: %d runs (1 to %d fingers, one or all still to %.0f m/s, 1 to %d "
+		"steps a frame, two radii): %d broke a bound, at most %d Gaussians a step (of %d), "
+		"the generic rows bit for bit\n", runs, POND_MAX_PRESSES,
+		crowd_speeds_mm_s[ARRAY_LEN(crowd_speeds_mm_s) - 1] / MM_PER_M, CROWD_STEPS_MAX,
+		failed, most, POND_MAX_STEP_NODES);
+	CHECK_EQ(failed, 0);
+out:
+	pond_destroy(p);
+	pond_destroy(generic);
+}
+
+/*
+ * A fast finger among fifteen standing ones is drawn as it is alone: each
+ * standing one takes one Gaussian, and it all its way wants (so its wake
+ * is the lone finger's, no beads along its streak). A batch of a 30 Hz
+ * frame's eight steps.
+ */
+static int crowd_most(int fingers, double speed_mm_s)
+{
+	struct pond_physics ph = physics(crowd_cell_mm(), DEEP_MM, WATER_VISCOSITY_M2_S, 0,
+					 STEPS_PER_S);
+	struct pond *p = pond_create(CROWD_W, CROWD_H, &ph);
+	struct crowd c = {
+		.fingers = fingers, .mix = ONE_FAST, .speed_mm_s = speed_mm_s,
+		.radius_cells = CROWD_FINGER_MM / crowd_cell_mm(), .steps = POND_FORCED_STEPS,
+	};
+	bool ok;
+
+	CHECK(p != NULL);
+	if (!p)
+		return -1;
+	ok = crowd_run(&c, p, NULL);
+	CHECK(ok);
+	pond_destroy(p);
+	return ok ? c.most : -1;
+}
+
+static void test_crowd_fast_finger(void)
+{
+	const double speeds[] = { CROWD_RUN_MM_S, CROWD_FAST_MM_S };
+
+	for (size_t v = 0; v < ARRAY_LEN(speeds); v++) {
+		int alone = crowd_most(1, speeds[v]);
+		int crowd = crowd_most(POND_MAX_PRESSES, speeds[v]);
+
+		fprintf(stderr, "a finger at %.0f m/s: %d Gaussians a step alone, %d among %d "
+			"drifting fingers\n", speeds[v] / MM_PER_M, alone,
+			crowd - (POND_MAX_PRESSES - 1), POND_MAX_PRESSES - 1);
+		CHECK(alone > 1);
+		CHECK_EQ(crowd, alone + POND_MAX_PRESSES - 1);
+	}
+}
+
 /* ---- 8. obstacles ---- */
 
 /*
@@ -1020,6 +1262,8 @@ int main(void)
 	RUN(test_moving_finger);
 	RUN(test_fast_finger);
 	RUN(test_batch);
+	RUN(test_crowds);
+	RUN(test_crowd_fast_finger);
 	RUN(test_obstacles);
 	RUN(test_energy_kept);
 	return CHECK_EXIT();

@@ -11,9 +11,11 @@
 #include <stdint.h>
 
 /* A pressed batch's steps and its Gaussians at most (water/pond.c keeps
- * to them: POND_FORCED_STEPS, and 16 Gaussians a step). */
+ * to them: POND_FORCED_STEPS, and 32 Gaussians a step: each of 16 presses
+ * its own, and 16 shared among their ways). */
 #define POND_ROW_STEPS_MAX 8
-#define POND_ROW_NODES_MAX (16 * POND_ROW_STEPS_MAX)
+#define POND_ROW_NODES_STEP_MAX 32
+#define POND_ROW_NODES_MAX (POND_ROW_NODES_STEP_MAX * POND_ROW_STEPS_MAX)
 /* and the drops of a batch of free steps (POND_MAX_STEPS, POND_MAX_DROPS) */
 #define POND_ROW_STEPS_MAX_ALL 31
 #define POND_ROW_DROPS_MAX 256

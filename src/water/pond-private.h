@@ -67,12 +67,20 @@ struct press {
  * NODES_MAX. */
 #define NODE_SPACING_SIGMAS 1.5
 #define NODES_MAX 16
-/* A step's Gaussians for all its presses at most: one finger's most, or
- * five fingertips at 3 m/s (more share them, each drawn more coarsely). */
-#define NODES_STEP_MAX 16
 #define PRESSES_MAX (POND_MAX_PRESSES * POND_FORCED_STEPS)
+/*
+ * A step's Gaussians (pond_step_begin(), share_nodes()): each of its
+ * presses, at most POND_MAX_PRESSES (pond_press()), has its own first, and
+ * the rest of POND_MAX_STEP_NODES are shared among their ways, floored: a
+ * step never draws more, however many presses and however fast. There is
+ * room for a finger's most beside every other press's one, so a fast
+ * finger among fifteen still ones is drawn as it is alone.
+ */
+_Static_assert(POND_MAX_PRESSES + NODES_MAX <= POND_MAX_STEP_NODES,
+	       "every press its own Gaussian, and a finger's most for a way beside them");
 _Static_assert(POND_FORCED_STEPS <= POND_ROW_STEPS_MAX &&
-	       NODES_STEP_MAX * POND_FORCED_STEPS <= POND_ROW_NODES_MAX,
+	       POND_MAX_STEP_NODES <= POND_ROW_NODES_STEP_MAX &&
+	       POND_MAX_STEP_NODES * POND_FORCED_STEPS <= POND_ROW_NODES_MAX,
 	       "the row loops hold a batch's Gaussians (render/pond-rows.h)");
 _Static_assert(POND_MAX_STEPS <= POND_ROW_STEPS_MAX_ALL && POND_MAX_DROPS <= POND_ROW_DROPS_MAX,
 	       "the row loops hold a batch's drops (render/pond-rows.h)");
@@ -106,6 +114,7 @@ struct pond {
 	int step_first[POND_FORCED_STEPS + 1];  /* the batch's: step i's are first[i]..[i + 1] */
 	int step_node[POND_FORCED_STEPS + 1];
 	int press_nodes[PRESSES_MAX];  /* each press's Gaussians in this batch */
+	int step_nodes_most;       /* the most of any of its steps */
 	int reach_w, reach_h;      /* the modes the batch forces (reach_w: whole vectors) */
 	bool forced;               /* force is not all zero */
 	bool step_forced;

@@ -289,6 +289,35 @@ static int press_nodes(const struct press *pr)
 	return n < 1 ? 1 : n > NODES_MAX ? NODES_MAX : (int)n;
 }
 
+/*
+ * A step's n presses' Gaussians into count[], their sum returned: each
+ * press as many as its way wants while they all fit in
+ * POND_MAX_STEP_NODES; past that (many fingers fast at once, or a
+ * tracker's jump), each its own first, the fingertip where the step ends,
+ * and the ways' others shared out of what is left in proportion to what
+ * each wanted, floored. The floors are in the budget (n is at most
+ * POND_MAX_PRESSES, pond-private.h), so the sum never passes it: the row
+ * loops' stack holds a batch's. A way drawn with fewer Gaussians than it
+ * wanted has them farther apart along it, the dent's streak beaded, but
+ * still where the finger went each step; the room is a finger's most
+ * beside every other press's one, so only several fast fingers at once
+ * are drawn so (sixteen at 3 m/s on a 24-inch screen: 2 each of 3).
+ */
+static int share_nodes(const struct press *pr, int *count, int n)
+{
+	int want = 0, spare = POND_MAX_STEP_NODES - n, extra, sum = 0;
+
+	for (int j = 0; j < n; j++)
+		want += count[j] = press_nodes(&pr[j]);
+	if (want <= POND_MAX_STEP_NODES)
+		return want;
+	/* want > POND_MAX_STEP_NODES: extra > spare >= 0 */
+	extra = want - n;
+	for (int j = 0; j < n; j++)
+		sum += count[j] = 1 + (count[j] - 1) * spare / extra;
+	return sum;
+}
+
 int pond_step_begin(struct pond *p, int steps, int *y0, int *y1)
 {
 	int npress = p->npress, queued = p->press_step + 1, nodes, node;
@@ -330,24 +359,20 @@ int pond_step_begin(struct pond *p, int steps, int *y0, int *y1)
 	for (int i = 0; i <= steps; i++)
 		p->step_first[i] = i < queued ? p->queue_first[i] : npress;
 	npress = p->step_first[steps];
-	/* Their Gaussians, step by step: so many fingers so fast that a step
-	 * would have more than NODES_STEP_MAX share them out, each drawn
-	 * more coarsely, so that a crowd of running hands costs a bounded
-	 * frame (16 fingers hopping 20 cm a frame on a 4 m floor in a
-	 * downpour: 18 ms a frame, 125 unbounded). */
+	/* Their Gaussians, step by step, at most POND_MAX_STEP_NODES a step,
+	 * so that a crowd of running hands costs a bounded frame (16 fingers
+	 * hopping 20 cm a frame on a 4 m floor in a downpour: 125 ms a frame
+	 * unbounded) and fits the row loops. */
 	nodes = 0;
+	p->step_nodes_most = 0;
 	for (int i = 0; i < steps; i++) {
-		int want = 0;
+		int first = p->step_first[i];
+		int count = share_nodes(p->presses + first, p->press_nodes + first,
+					p->step_first[i + 1] - first);
 
 		p->step_node[i] = nodes;
-		for (int j = p->step_first[i]; j < p->step_first[i + 1]; j++)
-			want += p->press_nodes[j] = press_nodes(&p->presses[j]);
-		for (int j = p->step_first[i]; j < p->step_first[i + 1]; j++) {
-			if (want > NODES_STEP_MAX)
-				p->press_nodes[j] = p->press_nodes[j] * NODES_STEP_MAX / want > 1
-						    ? p->press_nodes[j] * NODES_STEP_MAX / want : 1;
-			nodes += p->press_nodes[j];
-		}
+		nodes += count;
+		p->step_nodes_most = count > p->step_nodes_most ? count : p->step_nodes_most;
 	}
 	p->step_node[steps] = nodes;
 	if ((size_t)nodes * pond_vec_len(p) > p->nodes_cap) {
@@ -357,7 +382,7 @@ int pond_step_begin(struct pond *p, int steps, int *y0, int *y1)
 			/* Without room for their dents the fingers let go. */
 			for (int i = 0; i <= steps; i++)
 				p->step_node[i] = 0;
-			nodes = npress = 0;
+			nodes = npress = p->step_nodes_most = 0;
 		} else {
 			p->nodes = more;
 			p->nodes_cap = (size_t)nodes * pond_vec_len(p);
@@ -463,6 +488,12 @@ static void mask_obstacles(struct pond *p)
 	memcpy(p->mode_q, p->work_q, p->n * sizeof(*p->mode_q));
 	p->mode_h[0] = 0;
 	p->mode_q[0] = 0;
+}
+
+int pond_batch_nodes(const struct pond *p, int *total)
+{
+	*total = p->step_forced ? p->step_node[p->step_count] : 0;
+	return p->step_forced ? p->step_nodes_most : 0;
 }
 
 void pond_step_finish(struct pond *p)

@@ -116,6 +116,12 @@ void pond_splash(struct pond *p, double x, double y, double radius, double depth
  * step. At most POND_MAX_PRESSES a step.
  */
 #define POND_MAX_PRESSES 16
+/* A step's presses draw their dents with this many Gaussians at most
+ * between them: each press its own, the rest shared among the ways of
+ * those that move (a way's Gaussians no farther apart than its dent's
+ * width while there are enough, farther when many fingers are fast at
+ * once). The row loops' stack holds no more (render/pond-rows.h). */
+#define POND_MAX_STEP_NODES 32
 void pond_press(struct pond *p, double x0, double y0, double x1, double y1, double radius,
 		double depth);
 /* The presses that follow hold through the step after those before: a
@@ -162,6 +168,10 @@ void pond_step_rows(struct pond *p, int y0, int y1);
 #define POND_DEAL_ROWS 8
 void pond_step_rows_dealt(struct pond *p, int y0, int y1, int band, int bands);
 void pond_step_finish(struct pond *p);
+/* The Gaussians the batch pond_step_begin() took last draws its presses'
+ * dents with: the most of any of its steps (at most POND_MAX_STEP_NODES),
+ * and all of them in *total. For tests. */
+int pond_batch_nodes(const struct pond *p, int *total);
 
 /* The row loops of an instruction set (render/pond-rows.h; NULL: the
  * generic ones): the same numbers, faster. */
