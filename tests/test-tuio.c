@@ -812,6 +812,32 @@ static bool addresses(void)
 	CHECK_EQ(tuio_parse_from("10.0.0.1,fe80::1", err, sizeof(err)), 0);
 	CHECK_EQ(tuio_parse_from("10.0.0.1,", err, sizeof(err)), -EINVAL);
 	CHECK_EQ(tuio_parse_from("tracker.local", err, sizeof(err)), -EINVAL);
+	/* A multicast group, and the interface to hear it on: for a group
+	 * alone, and one on this machine. */
+	CHECK_EQ(tuio_parse_listen("239.1.2.3:3443", err, sizeof(err)), 0);
+	CHECK_EQ(tuio_parse_listen("239.1.2.3%lo:3443", err, sizeof(err)), 0);
+	CHECK_EQ(tuio_parse_listen("[ff15::1%lo]:3443", err, sizeof(err)), 0);
+	CHECK_EQ(tuio_parse_listen("239.1.2.3%no-such-if:3443", err, sizeof(err)), -EINVAL);
+	REQUIRE_STR_HAS(err, "no network interface 'no-such-if'");
+	CHECK_EQ(tuio_parse_listen("10.0.0.1%lo:3443", err, sizeof(err)), -EINVAL);
+	REQUIRE_STR_HAS(err, "multicast group only");
+	CHECK_EQ(tuio_parse_listen("239.1.2.3%:3443", err, sizeof(err)), -EINVAL);
+	CHECK_EQ(tuio_parse_from("239.1.2.3%lo", err, sizeof(err)), -EINVAL);
+	return true;
+}
+
+/* A group is joined on the interface named: IPv4 and IPv6 on loopback. */
+static bool groups(void)
+{
+	static const char *const listen[] = { "239.255.42.9%lo:0", "[ff15::429%lo]:0" };
+
+	for (size_t i = 0; i < sizeof(listen) / sizeof(listen[0]); i++) {
+		struct tuio_config c = { .listen = listen[i], .timeout_ns = TIMEOUT_NS };
+		struct tuio *t = NULL;
+
+		CHECK_EQ(tuio_create(&c, &t), 0);
+		tuio_destroy(t);
+	}
 	return true;
 }
 
@@ -874,5 +900,6 @@ int main(void)
 	RUN(budget);
 	RUN(addresses);
 	RUN(corners);
+	RUN(groups);
 	return CHECK_EXIT();
 }
