@@ -507,6 +507,11 @@ static void one_more(struct rig *k)
 	none(k, "late", 1);
 }
 
+static void two_lines(struct rig *k)
+{
+	none(k, "a\nb", 1);
+}
+
 /* The lines about trackers heard and silent: a few a minute, the rest
  * counted and said with the next minute's first. */
 static bool lines_limited(void)
@@ -523,6 +528,11 @@ static bool lines_limited(void)
 	text = logged(&k, one_more);
 	CHECK_EQ(lines_with(text, "tuio: tracker late from 10.0.0.1:3333 heard"), 1);
 	REQUIRE_STR_HAS(text, "more trackers heard or silent");
+	free(text);
+	/* A name with a line break in it is said on one line. */
+	text = logged(&k, two_lines);
+	CHECK_EQ(lines_with(text, "\n"), 1);
+	REQUIRE_STR_HAS(text, "tracker a?b from");
 	free(text);
 	rig_down(&k);
 	return true;

@@ -22,6 +22,8 @@
 /* FNV-1a's 64-bit offset basis and prime. */
 #define FNV_OFFSET 0xcbf29ce484222325ull
 #define FNV_PRIME 0x100000001b3ull
+/* ASCII's delete, not printed. */
+#define DEL 0x7f
 
 static const char *const reject_names[TUIO_REJECT_COUNT] = {
 	[TUIO_REJECT_SENDER] = "sender",
@@ -246,6 +248,10 @@ static struct tuio_source *source_find(struct tuio *t)
 			 t->name, t->name_len > TUIO_NAME_SAID ? "..." : "", at);
 	else
 		snprintf(free_one->said, sizeof(free_one->said), "%s", at);
+	/* A name is the sender's bytes: the log's line stays one line. */
+	for (char *c = free_one->said; *c; c++)
+		if ((unsigned char)*c < ' ' || *c == DEL)
+			*c = '?';
 	say(t, t->now_ns, "tuio: tracker %s heard", free_one->said);
 	return free_one;
 }
