@@ -287,10 +287,9 @@ int tuio_get_fd(const struct tuio *t)
 	return t ? t->fd : -1;
 }
 
-/* Whether --tuio-from lets the sender in. Its text waits until a frame
- * without a source name needs it as its key: a flood's datagrams are mostly
- * refused before that, and writing out each address was a twentieth of
- * their cost. */
+/* Whether --tuio-from lets the sender in. Its text waits until a new
+ * tracker is said in the log: a flood's datagrams are mostly refused before
+ * that, and writing out each address was a twentieth of their cost. */
 static bool sender(struct tuio *t, const struct sockaddr_storage *ss)
 {
 	struct in6_addr a = { 0 };
