@@ -538,6 +538,37 @@ static bool lines_limited(void)
 	return true;
 }
 
+/* The rig's decoder on a real socket (c->listen): the fd a tracker sends
+ * from, its datagrams to *to; -1 on failure. */
+static int rig_socket(struct rig *k, const struct tuio_config *c, struct sockaddr_in *to)
+{
+	socklen_t len = sizeof(*to);
+
+	tuio_destroy(k->t);
+	k->t = NULL;
+	if (tuio_create(c, &k->t) < 0)
+		return -1;
+	tuio_set_target(k->t, k->g, W, H, MM_W, MM_H);
+	if (getsockname(tuio_get_fd(k->t), (struct sockaddr *)to, &len) < 0)
+		return -1;
+	return socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+}
+
+/* "cam"'s frame fseq with its point 1 at the middle, sent to the rig. */
+static bool sent(int fd, const struct sockaddr_in *to, int fseq)
+{
+	static const int id = 1;
+	double x = 0.5, y = 0.5;
+	lo_bundle b = cur("cam", 1, &id, &x, &y, fseq);
+	size_t n;
+	void *data = lo_bundle_serialise(b, NULL, &n);
+	bool ok = sendto(fd, data, n, 0, (const struct sockaddr *)to, sizeof(*to)) > 0;
+
+	free(data);
+	lo_bundle_free_recursive(b);
+	return ok;
+}
+
 /*
  * A frame longer than the timeout: the tracker's next bundle waits in the
  * socket. It is read before silence is judged, and the point stays down;
@@ -546,38 +577,21 @@ static bool lines_limited(void)
 static bool slow_frame(void)
 {
 	struct tuio_config c = { .listen = "127.0.0.1:0", .timeout_ns = TIMEOUT_NS };
-	static const int id = 1;
-	double x = 0.5, y = 0.5;
 	struct sockaddr_in sa;
-	socklen_t len = sizeof(sa);
 	struct rig k;
 	struct pollfd p;
-	uint64_t now = 0;
+	uint64_t now;
 	int fd;
 
 	REQUIRE(rig_up(&k, NULL));
-	tuio_destroy(k.t);
-	REQUIRE(tuio_create(&c, &k.t) == 0);
-	tuio_set_target(k.t, k.g, W, H, MM_W, MM_H);
-	REQUIRE(getsockname(tuio_get_fd(k.t), (struct sockaddr *)&sa, &len) == 0);
-	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	REQUIRE(fd >= 0);
+	REQUIRE((fd = rig_socket(&k, &c, &sa)) >= 0);
 	p = (struct pollfd){ .fd = tuio_get_fd(k.t), .events = POLLIN };
-	for (int i = 0; i < 2; i++) {
-		size_t n;
-		lo_bundle b = cur("cam", 1, &id, &x, &y, 1 + i);
-		void *data = lo_bundle_serialise(b, NULL, &n);
-
-		CHECK(sendto(fd, data, n, 0, (struct sockaddr *)&sa, len) > 0);
-		free(data);
-		lo_bundle_free_recursive(b);
-		if (i == 0) {
-			CHECK(poll(&p, 1, SOCKET_WAIT_MS) == 1);
-			now = clock_now_ns();
-			CHECK_EQ(tuio_dispatch(k.t, now), 1);
-			CHECK_EQ(down(&k), 1);
-		}
-	}
+	CHECK(sent(fd, &sa, 1));
+	CHECK(poll(&p, 1, SOCKET_WAIT_MS) == 1);
+	now = clock_now_ns();
+	CHECK_EQ(tuio_dispatch(k.t, now), 1);
+	CHECK_EQ(down(&k), 1);
+	CHECK(sent(fd, &sa, 2));
 	CHECK(poll(&p, 1, SOCKET_WAIT_MS) == 1);
 	/* The loop, after a frame of twice the timeout: expire first. */
 	now += 2 * TIMEOUT_NS;
@@ -768,6 +782,40 @@ static bool senders(void)
 	return true;
 }
 
+/*
+ * A tracker overdue while the reading is paused with datagrams waiting: not
+ * judged silent (what came since is unread), and the loop's wake is when
+ * the reading resumes, not the expiry gone by (which would spin the loop).
+ */
+static bool paused_overdue(void)
+{
+	struct tuio_config c = { .listen = "127.0.0.1:0", .timeout_ns = 1,
+				 .read_budget_ns = 1 };
+	struct sockaddr_in sa;
+	struct rig k;
+	struct pollfd p;
+	uint64_t now, wake = 0;
+	int fd;
+
+	REQUIRE(rig_up(&k, NULL));
+	REQUIRE((fd = rig_socket(&k, &c, &sa)) >= 0);
+	for (int i = 0; i < 3; i++)
+		CHECK(sent(fd, &sa, 1 + i));
+	close(fd);
+	p = (struct pollfd){ .fd = tuio_get_fd(k.t), .events = POLLIN };
+	CHECK(poll(&p, 1, SOCKET_WAIT_MS) == 1);
+	now = clock_now_ns();
+	CHECK_EQ(tuio_dispatch(k.t, now), 1);
+	CHECK_EQ(down(&k), 1);
+	/* Within the window: paused, the other two bundles unread. */
+	tuio_expire(k.t, now + 2);
+	CHECK_EQ(down(&k), 1);
+	CHECK_EQ(tuio_wait(k.t, now + 2, &wake), -1);
+	CHECK(wake > now + 2);
+	rig_down(&k);
+	return true;
+}
+
 /* Reading stops when its time in a frame's window is spent: the rest
  * waits in the socket until the next window. */
 static bool budget(void)
@@ -903,6 +951,7 @@ int main(void)
 	RUN(fseq_wraps);
 	RUN(lines_limited);
 	RUN(slow_frame);
+	RUN(paused_overdue);
 	RUN(blob_and_object);
 	RUN(calibrated);
 	RUN(hostile);

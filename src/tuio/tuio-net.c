@@ -449,9 +449,14 @@ void tuio_expire(struct tuio *t, uint64_t now_ns)
 
 int tuio_wait(const struct tuio *t, uint64_t now_ns, uint64_t *wake)
 {
-	uint64_t resume = tuio_paused_until(t, now_ns);
+	uint64_t resume = tuio_paused_until(t, now_ns), expiry = tuio_next_expiry(t);
 
-	*wake = clock_earliest(clock_earliest(*wake, tuio_next_expiry(t)), resume);
+	/* Due, but what came since has not all been read (the reading spent
+	 * its time): judged when the reading resumes, not at a time past,
+	 * which would spin the loop until then under a flood. */
+	if (resume && expiry && expiry <= now_ns && expiry > t->heard_until_ns)
+		expiry = resume;
+	*wake = clock_earliest(clock_earliest(*wake, expiry), resume);
 	return resume ? -1 : tuio_get_fd(t);
 }
 
