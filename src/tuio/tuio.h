@@ -6,9 +6,11 @@
  * where it appears, drags a wake while it moves and lifts when it leaves
  * its tracker's alive list, or when its tracker falls silent.
  *
- * The loop polls one fd (a non-blocking UDP socket) and calls
- * tuio_dispatch() when it is readable, but not while tuio_paused_until()
- * says the reading has spent its time for this frame. Built without liblo, tuio_create()
+ * The loop polls one fd (a non-blocking UDP socket, bound to an address
+ * or a multicast group it joins) and calls tuio_dispatch() when it is
+ * readable, but not while tuio_paused_until() says the reading has spent
+ * its time for this frame; after each frame it calls tuio_expire(), which
+ * reads before it judges a tracker silent. Built without liblo, tuio_create()
  * fails with -ENOTSUP and the rest do nothing.
  */
 #ifndef TUIO_H
