@@ -394,7 +394,7 @@ int tuio_dispatch(struct tuio *t, uint64_t now_ns)
 
 		if (len < 0) {
 			/* All read: whatever came before now has been heard. */
-			if (errno == EAGAIN || errno == EWOULDBLOCK)
+			if ((errno == EAGAIN || errno == EWOULDBLOCK) && now_ns > t->heard_until_ns)
 				t->heard_until_ns = now_ns;
 			break;   /* anything else is the next pass's */
 		}
