@@ -57,7 +57,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct input_touch_time times[INPUT_TOUCH_TIMES];
 	char from[32];
 
-	snprintf(from, sizeof(from), "10.0.0.%u:3333", size ? data[0] : 0u);
+	/* Hosts from the first byte, ports from the second: a tracker is its
+	 * host and its name, whatever port each bundle comes from. */
+	snprintf(from, sizeof(from), "10.0.0.%u:%u", size ? data[0] : 0u,
+		 size > 1 ? 3333u + data[1] : 3333u);
 	s->now += FRAME_NS;
 	tuio_feed(s->t, data, size, from, s->now, s->now);
 	tuio_expire(s->t, s->now);

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <math.h>
 #include <poll.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +34,14 @@
 #define MANY_IDS 10000
 #define DATAGRAM_64K 65507
 #define SOCKET_WAIT_MS 10000
+#define HUGE_NAME 10240
+#define LOG_CAPTURE_MAX (1 << 20)
+/* The trackers kept at once (tuio-private.h's), and what the log may say
+ * of a minute's churn: its first lines and no more. */
+#define TUIO_SOURCES_MAX_SEEN 16
+#define CHURN_S 30
+#define LINES_A_MINUTE 8
+#define MINUTE_NS (60 * NSEC_PER_SEC)
 
 struct rig {
 	struct ripple *r;
@@ -319,6 +328,286 @@ static bool tuio2(void)
 	return true;
 }
 
+/* A pointer that was down and hovers (a negative pressure) lifts while
+ * its id stays alive; one that hovers from the start never lands. */
+static bool hover_lifts(void)
+{
+	struct rig k;
+
+	REQUIRE(rig_up(&k, NULL));
+	send_bundle(&k, v2(1, "lidar", 4, 0.5, 0.5, 0.01, 0.5), "10.0.0.2:3333");
+	CHECK_EQ(down(&k), 1);
+	CHECK_EQ(gesture_take_landings(k.g, NULL, 0), 1);
+	send_bundle(&k, v2(2, "lidar", 4, 0.5, 0.5, 0.01, -1), "10.0.0.2:3333");
+	CHECK_EQ(down(&k), 0);
+	send_bundle(&k, v2(3, "lidar", 4, 0.6, 0.5, 0.01, -0.5), "10.0.0.2:3333");
+	CHECK_EQ(down(&k), 0);
+	/* Pressed again: it lands again. */
+	send_bundle(&k, v2(4, "lidar", 4, 0.6, 0.5, 0.01, 0.5), "10.0.0.2:3333");
+	CHECK_EQ(down(&k), 1);
+	CHECK_EQ(gesture_take_landings(k.g, NULL, 0), 1);
+	rig_down(&k);
+	return true;
+}
+
+static int sources(const struct rig *k)
+{
+	struct tuio_counts c;
+
+	tuio_get_counts(k->t, &c);
+	return c.sources;
+}
+
+/* A tracker is its host and its name, whole: the same name on two hosts
+ * is two trackers, names that differ late are two, and a host sending
+ * each bundle from a new port is one. */
+static bool trackers_apart(void)
+{
+	static const int id = 1;
+	char a[81], b[81], *huge;
+	struct rig k;
+	double x = 0.25, y = 0.5, x2 = 0.75;
+
+	REQUIRE(rig_up(&k, NULL));
+	for (int i = 0; i < 3; i++) {
+		send_bundle(&k, cur("lidar", 1, &id, &x, &y, 10 + i), "10.0.0.1:4000");
+		send_bundle(&k, cur("lidar", 1, &id, &x2, &y, 500 + i), "10.0.0.2:4000");
+	}
+	CHECK_EQ(sources(&k), 2);
+	CHECK_EQ(down(&k), 2);
+	CHECK_EQ(gesture_take_landings(k.g, NULL, 0), 2);
+	/* Each bundle from a new port, named or not: still one tracker each. */
+	for (int i = 0; i < 20; i++) {
+		char from[32];
+
+		snprintf(from, sizeof(from), "10.0.0.1:%d", 5000 + i);
+		send_bundle(&k, cur("lidar", 1, &id, &x, &y, 20 + i), from);
+		send_bundle(&k, cur(NULL, 1, &id, &x, &y, -1), from);
+	}
+	CHECK_EQ(sources(&k), 3);
+	CHECK_EQ(down(&k), 3);
+	CHECK_EQ(gesture_take_landings(k.g, NULL, 0), 1);
+	rig_down(&k);
+
+	/* 80 characters alike up to the 71st. */
+	REQUIRE(rig_up(&k, NULL));
+	memset(a, 'n', sizeof(a) - 1);
+	a[sizeof(a) - 1] = '\0';
+	memcpy(b, a, sizeof(b));
+	b[70] = 'm';
+	for (int i = 0; i < 3; i++) {
+		send_bundle(&k, cur(a, 1, &id, &x, &y, 10 + i), "10.0.0.1:4000");
+		send_bundle(&k, cur(b, 1, &id, &x2, &y, 500 + i), "10.0.0.1:4000");
+	}
+	CHECK_EQ(sources(&k), 2);
+	CHECK_EQ(down(&k), 2);
+	CHECK_EQ(gesture_take_landings(k.g, NULL, 0), 2);
+	/* A 10 KB name is one tracker, kept whole; another 10 KB name
+	 * differing in its last byte is another. */
+	huge = malloc(HUGE_NAME + 1);
+	REQUIRE(huge);
+	memset(huge, 'h', HUGE_NAME);
+	huge[HUGE_NAME] = '\0';
+	for (int i = 0; i < 3; i++)
+		send_bundle(&k, cur(huge, 1, &id, &x, &y, 10 + i), "10.0.0.3:4000");
+	huge[HUGE_NAME - 1] = 'i';
+	send_bundle(&k, cur(huge, 1, &id, &x2, &y, 10), "10.0.0.3:4000");
+	free(huge);
+	CHECK_EQ(sources(&k), 4);
+	CHECK_EQ(down(&k), 4);
+	rig_down(&k);
+	return true;
+}
+
+/*
+ * fseq is 32 bits and wraps: past INT32_MAX comes INT32_MIN, taken as the
+ * next; a bundle a few behind across the wrap is late; a hundred and one
+ * behind is a restart; -1 is a frame without a number.
+ */
+static bool fseq_wraps(void)
+{
+	struct rig k;
+
+	REQUIRE(rig_up(&k, NULL));
+	one(&k, "cam", 0.5, 0.5, INT32_MAX - 1);
+	one(&k, "cam", 0.5, 0.5, INT32_MAX);
+	one(&k, "cam", 0.5, 0.5, INT32_MIN);
+	one(&k, "cam", 0.5, 0.5, INT32_MIN + 10);
+	CHECK_EQ(rejected(&k, TUIO_REJECT_STALE), 0);
+	/* Late, after the wrap and across it. */
+	one(&k, "cam", 0.9, 0.9, INT32_MIN + 5);
+	one(&k, "cam", 0.9, 0.9, INT32_MAX - 50);
+	CHECK_EQ(rejected(&k, TUIO_REJECT_STALE), 2);
+	none(&k, "cam", INT32_MIN + 9);
+	CHECK_EQ(rejected(&k, TUIO_REJECT_STALE), 3);
+	CHECK_EQ(down(&k), 1);
+	/* Unnumbered, and a restart 101 back across the wrap: taken. */
+	one(&k, "cam", 0.5, 0.5, -1);
+	CHECK_EQ(rejected(&k, TUIO_REJECT_STALE), 3);
+	one(&k, "cam", 0.5, 0.5, INT32_MAX - 90);
+	CHECK_EQ(rejected(&k, TUIO_REJECT_STALE), 3);
+	/* TUIO 2.0's frm wraps at 2^32 likewise. */
+	send_bundle(&k, v2((int)UINT32_MAX - 1, "lidar", 3, 0.5, 0.5, 0.01, 0.5), "10.0.0.2:3333");
+	send_bundle(&k, v2(2, "lidar", 3, 0.5, 0.5, 0.01, 0.5), "10.0.0.2:3333");
+	send_bundle(&k, v2((int)UINT32_MAX, "lidar", -1, 0, 0, 0, 0), "10.0.0.2:3333");
+	CHECK_EQ(rejected(&k, TUIO_REJECT_STALE), 4);
+	CHECK_EQ(down(&k), 2);
+	rig_down(&k);
+	return true;
+}
+
+/* What the log says, from fn(k) on: stderr in a file. */
+static char *logged(struct rig *k, void (*fn)(struct rig *k))
+{
+	FILE *f = tmpfile();
+	char *text = calloc(1, LOG_CAPTURE_MAX);
+	int saved;
+
+	REQUIRE(f && text);
+	fflush(stderr);
+	saved = dup(STDERR_FILENO);
+	REQUIRE(saved >= 0 && dup2(fileno(f), STDERR_FILENO) >= 0);
+	fn(k);
+	fflush(stderr);
+	dup2(saved, STDERR_FILENO);
+	close(saved);
+	rewind(f);
+	fread(text, 1, LOG_CAPTURE_MAX - 1, f);
+	fclose(f);
+	return text;
+}
+
+static int lines_with(const char *text, const char *what)
+{
+	int n = 0;
+
+	for (const char *p = text; (p = strstr(p, what)); p++)
+		n++;
+	return n;
+}
+
+/* A minute of trackers coming and going: 16 new names each second, silent
+ * the next. */
+static void churn(struct rig *k)
+{
+	for (int s = 0; s < CHURN_S; s++) {
+		for (int i = 0; i < TUIO_SOURCES_MAX_SEEN; i++) {
+			char name[32];
+
+			snprintf(name, sizeof(name), "t%d-%d", s, i);
+			none(k, name, 1);
+		}
+		k->now += NSEC_PER_SEC;
+		tuio_expire(k->t, k->now);
+	}
+}
+
+static void one_more(struct rig *k)
+{
+	none(k, "late", 1);
+}
+
+static void two_lines(struct rig *k)
+{
+	none(k, "a\nb", 1);
+}
+
+/* The lines about trackers heard and silent: a few a minute, the rest
+ * counted and said with the next minute's first. */
+static bool lines_limited(void)
+{
+	struct rig k;
+	char *text;
+
+	REQUIRE(rig_up(&k, NULL));
+	text = logged(&k, churn);
+	CHECK(lines_with(text, "tuio: tracker") <= LINES_A_MINUTE);
+	CHECK(lines_with(text, "heard") >= 1);
+	free(text);
+	k.now += MINUTE_NS;
+	text = logged(&k, one_more);
+	CHECK_EQ(lines_with(text, "tuio: tracker late from 10.0.0.1:3333 heard"), 1);
+	REQUIRE_STR_HAS(text, "more trackers heard or silent");
+	free(text);
+	/* A name with a line break in it is said on one line. */
+	text = logged(&k, two_lines);
+	CHECK_EQ(lines_with(text, "\n"), 1);
+	REQUIRE_STR_HAS(text, "tracker a?b from");
+	free(text);
+	rig_down(&k);
+	return true;
+}
+
+/* The rig's decoder on a real socket (c->listen): the fd a tracker sends
+ * from, its datagrams to *to; -1 on failure. */
+static int rig_socket(struct rig *k, const struct tuio_config *c, struct sockaddr_in *to)
+{
+	socklen_t len = sizeof(*to);
+
+	tuio_destroy(k->t);
+	k->t = NULL;
+	if (tuio_create(c, &k->t) < 0)
+		return -1;
+	tuio_set_target(k->t, k->g, W, H, MM_W, MM_H);
+	if (getsockname(tuio_get_fd(k->t), (struct sockaddr *)to, &len) < 0)
+		return -1;
+	return socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+}
+
+/* "cam"'s frame fseq with its point 1 at the middle, sent to the rig. */
+static bool sent(int fd, const struct sockaddr_in *to, int fseq)
+{
+	static const int id = 1;
+	double x = 0.5, y = 0.5;
+	lo_bundle b = cur("cam", 1, &id, &x, &y, fseq);
+	size_t n;
+	void *data = lo_bundle_serialise(b, NULL, &n);
+	bool ok = sendto(fd, data, n, 0, (const struct sockaddr *)to, sizeof(*to)) > 0;
+
+	free(data);
+	lo_bundle_free_recursive(b);
+	return ok;
+}
+
+/*
+ * A frame longer than the timeout: the tracker's next bundle waits in the
+ * socket. It is read before silence is judged, and the point stays down;
+ * a tracker that is silent indeed is lifted once.
+ */
+static bool slow_frame(void)
+{
+	struct tuio_config c = { .listen = "127.0.0.1:0", .timeout_ns = TIMEOUT_NS };
+	struct sockaddr_in sa;
+	struct rig k;
+	struct pollfd p;
+	uint64_t now;
+	int fd;
+
+	REQUIRE(rig_up(&k, NULL));
+	REQUIRE((fd = rig_socket(&k, &c, &sa)) >= 0);
+	p = (struct pollfd){ .fd = tuio_get_fd(k.t), .events = POLLIN };
+	CHECK(sent(fd, &sa, 1));
+	CHECK(poll(&p, 1, SOCKET_WAIT_MS) == 1);
+	now = clock_now_ns();
+	CHECK_EQ(tuio_dispatch(k.t, now), 1);
+	CHECK_EQ(down(&k), 1);
+	CHECK(sent(fd, &sa, 2));
+	CHECK(poll(&p, 1, SOCKET_WAIT_MS) == 1);
+	/* The loop, after a frame of twice the timeout: expire first. */
+	now += 2 * TIMEOUT_NS;
+	tuio_expire(k.t, now);
+	CHECK_EQ(down(&k), 1);
+	CHECK_EQ(gesture_take_landings(k.g, NULL, 0), 1);
+	/* Nothing more comes: lifted at the timeout after the last. */
+	tuio_expire(k.t, now + TIMEOUT_NS / 2);
+	CHECK_EQ(down(&k), 1);
+	tuio_expire(k.t, now + 2 * TIMEOUT_NS);
+	CHECK_EQ(down(&k), 0);
+	close(fd);
+	rig_down(&k);
+	return true;
+}
+
 static bool blob_and_object(void)
 {
 	struct rig k;
@@ -436,7 +725,10 @@ static bool hostile(void)
 		send_bundle(&k, b, "10.0.0.4:1");
 	}
 	CHECK_EQ(down(&k), 1);
+	/* A name that is an address is a name, not that sender. */
 	none(&k, "10.0.0.4:1", 2);
+	CHECK_EQ(down(&k), 1);
+	send_bundle(&k, cur(NULL, 0, NULL, NULL, NULL, 2), "10.0.0.4:1");
 	CHECK_EQ(down(&k), 0);
 	/* A bundle in a bundle: its frame is taken. */
 	outer = lo_bundle_new(LO_TT_IMMEDIATE);
@@ -487,6 +779,40 @@ static bool senders(void)
 	CHECK_EQ(n.rejected[TUIO_REJECT_SENDER], 1);
 	CHECK_EQ(n.frames, 0);
 	tuio_destroy(t);
+	return true;
+}
+
+/*
+ * A tracker overdue while the reading is paused with datagrams waiting: not
+ * judged silent (what came since is unread), and the loop's wake is when
+ * the reading resumes, not the expiry gone by (which would spin the loop).
+ */
+static bool paused_overdue(void)
+{
+	struct tuio_config c = { .listen = "127.0.0.1:0", .timeout_ns = 1,
+				 .read_budget_ns = 1 };
+	struct sockaddr_in sa;
+	struct rig k;
+	struct pollfd p;
+	uint64_t now, wake = 0;
+	int fd;
+
+	REQUIRE(rig_up(&k, NULL));
+	REQUIRE((fd = rig_socket(&k, &c, &sa)) >= 0);
+	for (int i = 0; i < 3; i++)
+		CHECK(sent(fd, &sa, 1 + i));
+	close(fd);
+	p = (struct pollfd){ .fd = tuio_get_fd(k.t), .events = POLLIN };
+	CHECK(poll(&p, 1, SOCKET_WAIT_MS) == 1);
+	now = clock_now_ns();
+	CHECK_EQ(tuio_dispatch(k.t, now), 1);
+	CHECK_EQ(down(&k), 1);
+	/* Within the window: paused, the other two bundles unread. */
+	tuio_expire(k.t, now + 2);
+	CHECK_EQ(down(&k), 1);
+	CHECK_EQ(tuio_wait(k.t, now + 2, &wake), -1);
+	CHECK(wake > now + 2);
+	rig_down(&k);
 	return true;
 }
 
@@ -544,6 +870,71 @@ static bool addresses(void)
 	CHECK_EQ(tuio_parse_from("10.0.0.1,fe80::1", err, sizeof(err)), 0);
 	CHECK_EQ(tuio_parse_from("10.0.0.1,", err, sizeof(err)), -EINVAL);
 	CHECK_EQ(tuio_parse_from("tracker.local", err, sizeof(err)), -EINVAL);
+	/* A multicast group, and the interface to hear it on: for a group
+	 * alone, and one on this machine. */
+	CHECK_EQ(tuio_parse_listen("239.1.2.3:3443", err, sizeof(err)), 0);
+	CHECK_EQ(tuio_parse_listen("239.1.2.3%lo:3443", err, sizeof(err)), 0);
+	CHECK_EQ(tuio_parse_listen("[ff15::1%lo]:3443", err, sizeof(err)), 0);
+	CHECK_EQ(tuio_parse_listen("239.1.2.3%no-such-if:3443", err, sizeof(err)), -EINVAL);
+	REQUIRE_STR_HAS(err, "no network interface 'no-such-if'");
+	CHECK_EQ(tuio_parse_listen("10.0.0.1%lo:3443", err, sizeof(err)), -EINVAL);
+	REQUIRE_STR_HAS(err, "multicast group only");
+	CHECK_EQ(tuio_parse_listen("239.1.2.3%:3443", err, sizeof(err)), -EINVAL);
+	CHECK_EQ(tuio_parse_from("239.1.2.3%lo", err, sizeof(err)), -EINVAL);
+	return true;
+}
+
+/* A group is joined on the interface named: IPv4 and IPv6 on loopback. */
+static bool groups(void)
+{
+	static const char *const listen[] = { "239.255.42.9%lo:0", "[ff15::429%lo]:0" };
+
+	for (size_t i = 0; i < sizeof(listen) / sizeof(listen[0]); i++) {
+		struct tuio_config c = { .listen = listen[i], .timeout_ns = TIMEOUT_NS };
+		struct tuio *t = NULL;
+
+		CHECK_EQ(tuio_create(&c, &t), 0);
+		tuio_destroy(t);
+	}
+	return true;
+}
+
+/* --tuio-corners: clockwise as the tracker sees them, not flat or a
+ * sliver for their size, near the tracker's 0..1; the run refuses what
+ * the option refuses. */
+static bool corners(void)
+{
+	static const char *const good[] = {
+		"0.1,0.05 0.9,0.08 0.95,0.92 0.04,0.9",
+		"0 0 1 0 1 1 0 1",
+		"-0.5,-0.5 1.5,-0.5 1.5,1.5 -0.5,1.5",
+		"0,0 1,0 1,0.02 0,0.02",
+	};
+	static const char *const bad[] = {
+		"0,0 0,1 1,1 1,0",                          /* anticlockwise: transposed */
+		"0.04,0.9 0.95,0.92 0.9,0.08 0.1,0.05",     /* anticlockwise */
+		"0,0 1,0 1,0.000001 0,0.000001",            /* a strip 1e-6 high */
+		"0,0 1e300,0 1e300,1e300 0,1e300",          /* far off */
+		"0,0 1,0 1,1 0,3",                          /* beyond 2 */
+		"0,0 1,1 1,0 0,1",                          /* crossed */
+		"0,0 0.5,0.001 1,0 1,1",                    /* nearly in a line */
+	};
+	struct tuio_config c = { .listen = "127.0.0.1:0", .timeout_ns = TIMEOUT_NS,
+				 .has_corners = true };
+	struct tuio *t = NULL;
+	char err[512];
+
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+		CHECK_EQ(tuio_check_corners(good[i], err, sizeof(err)), 0);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		CHECK_EQ(tuio_check_corners(bad[i], err, sizeof(err)), -EINVAL);
+		REQUIRE(strchr(err, '\n') == NULL);
+		REQUIRE_STR_HAS(err, i == 3 || i == 4 ? "within -1..2" : "clockwise");
+		/* The run: refused as the option is. */
+		REQUIRE(homography_parse_corners(bad[i], c.corners) == 0);
+		CHECK_EQ(tuio_create(&c, &t), -EINVAL);
+		CHECK(t == NULL);
+	}
 	return true;
 }
 
@@ -555,11 +946,19 @@ int main(void)
 	RUN(stale_ignored);
 	RUN(silent_lifted);
 	RUN(tuio2);
+	RUN(hover_lifts);
+	RUN(trackers_apart);
+	RUN(fseq_wraps);
+	RUN(lines_limited);
+	RUN(slow_frame);
+	RUN(paused_overdue);
 	RUN(blob_and_object);
 	RUN(calibrated);
 	RUN(hostile);
 	RUN(senders);
 	RUN(budget);
 	RUN(addresses);
+	RUN(corners);
+	RUN(groups);
 	return CHECK_EXIT();
 }

@@ -7,7 +7,9 @@
  * its point never lifted). Every --drop'th bundle is not sent, every
  * --dup'th is sent twice, every --swap'th is sent after the one behind
  * it; --stale X,Y ends with a bundle of an old fseq putting the point
- * there.
+ * there. --host sends to that address (127.0.0.1 by default); a multicast
+ * group is sent to on the loopback interface alone, with a TTL of 0, so
+ * nothing leaves the machine.
  *
  *	tuio-send [options] PORT
  */
@@ -19,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include <lo/lo.h>
@@ -29,6 +32,9 @@
 /* How far back the stale bundle's fseq is: a late bundle, not a restart. */
 #define STALE_BACK 5
 #define BLOB_SIZE 0.2
+/* IPv4's multicast groups: 224.x.x.x to 239.x.x.x. */
+#define MULTICAST4_FIRST 224
+#define MULTICAST4_LAST 239
 
 struct sender {
 	lo_address to;
@@ -142,12 +148,15 @@ int main(int argc, char **argv)
 		{ "dup", required_argument, NULL, 'u' },
 		{ "swap", required_argument, NULL, 'w' },
 		{ "stale", required_argument, NULL, 'o' },
+		{ "host", required_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct sender s = { .source = "tuio-send", .rate = DEFAULT_RATE };
 	double x0 = 0.5, y0 = 0.5, x1 = -1, y1 = -1, sx = -1, sy = -1;
 	int frames = 1, tail = DEFAULT_TAIL, c, n = 0;
 	int32_t fseq = FSEQ_START;
+	const char *host = "127.0.0.1";
+	bool group;
 
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
@@ -163,6 +172,7 @@ int main(int argc, char **argv)
 		case 'd': s.drop = atoi(optarg); break;
 		case 'u': s.dup = atoi(optarg); break;
 		case 'w': s.swap = atoi(optarg); break;
+		case 'h': host = optarg; break;
 		default: goto usage;
 		}
 	}
@@ -172,9 +182,19 @@ int main(int argc, char **argv)
 		x1 = x0;
 		y1 = y0;
 	}
-	s.to = lo_address_new("127.0.0.1", argv[optind]);
+	s.to = lo_address_new(host, argv[optind]);
 	if (!s.to)
 		goto usage;
+	/* 224.0.0.0/4 or ff00::/8 */
+	group = strchr(host, ':') ? strncasecmp(host, "ff", 2) == 0
+				  : atoi(host) >= MULTICAST4_FIRST && atoi(host) <= MULTICAST4_LAST;
+	if (group) {
+		lo_address_set_ttl(s.to, 0);
+		if (lo_address_set_iface(s.to, "lo", NULL) < 0) {
+			fprintf(stderr, "tuio-send: cannot send on the loopback interface\n");
+			return 1;
+		}
+	}
 	for (int i = 0; i < frames; i++, fseq++) {
 		double f = frames > 1 ? (double)i / (frames - 1) : 0;
 
@@ -191,6 +211,6 @@ int main(int argc, char **argv)
 usage:
 	fprintf(stderr, "usage: tuio-send [--v2] [--blob] [--source NAME] [--from X,Y] "
 		"[--to X,Y] [--frames N] [--tail N] [--rate HZ] [--drop N] [--dup N] "
-		"[--swap N] [--stale X,Y] PORT\n");
+		"[--swap N] [--stale X,Y] [--host ADDR] PORT\n");
 	return 2;
 }

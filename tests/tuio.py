@@ -14,6 +14,11 @@ land is read from the water's heights; what was refused from /metrics.
   arrival, labelled as theirs (the median said)
 - a flood of bad packets: the water not stalled under it (its frame rate
   said; bench/flood.sh measures it), every one counted, the memory kept
+- a multicast group joined on the loopback interface, heard (tuio-send
+  sends to it there with a TTL of 0: nothing leaves the machine); without
+  a route for it, one line saying so (in a network namespace of its own)
+- --tuio-corners anticlockwise, a sliver and 1e300, and --tuio's interface
+  misnamed: refused in one line by --check-config and by the run alike
 """
 
 import glob
@@ -65,12 +70,12 @@ class Tracked(httpkiosk.Kiosk):
     """A kiosk listening for trackers on a free loopback port (handed
     over by systemd-socket-activate, when activated is that port)."""
 
-    def __init__(self, rain="0", extra=(), activated=None):
+    def __init__(self, rain="0", extra=(), activated=None, listen="0"):
         self.out = tempfile.mkdtemp(prefix="rk-tuio-")
         shutil.rmtree(self.out)
         os.mkdir(self.out)
         self.activated = activated
-        own = [] if activated else ["--tuio", "0"]
+        own = [] if activated else ["--tuio", listen]
         super().__init__(extra=own + ["--tuio-timeout", str(TIMEOUT_S), "--attract", "0",
                                       "--output", self.out, "--output-heights"] + list(extra),
                          token=False, size=SIZE, rain=rain)
@@ -430,6 +435,96 @@ def flood():
         k.stop()
 
 
+# A group of the organisation-local scope (RFC 2365), heard on loopback.
+GROUP = "239.255.42.7"
+
+
+def multicast():
+    """One tracker feeds several kiosks through a multicast group: the
+    group is joined (on the interface named) and its bundles land."""
+    k = Tracked(listen="%s%%lo:0" % GROUP)
+    try:
+        c.check("the multicast group joined on lo" in k.text(), "the group joined on lo",
+                k.text()[-1000:])
+        t = threading.Thread(target=send, args=(k, "--host", GROUP, "--from", "0.3,0.6",
+                                                "--frames", "30"))
+        t.start()
+        landed(k, "a tap sent to the group", 0.3, 0.6)
+        t.join()
+    finally:
+        k.stop()
+    # A machine without a route for the group: one line, and the water
+    # goes on. A network namespace of its own, with loopback down, has none.
+    if not shutil.which("unshare"):
+        c.check(not checks.in_ci(), "unshare is there")
+        return
+    tmp = tempfile.mkdtemp(prefix="rk-tuio-")
+    log_path = os.path.join(tmp, "log")
+    try:
+        with open(log_path, "w") as log:
+            p = subprocess.Popen(["unshare", "-rn", httpkiosk.PROG, "--config", os.devnull,
+                                  "--backend", "headless", "--frames", "0", "--size", "32x24",
+                                  "--state-dir", tmp, "--tuio", GROUP + ":3333"],
+                                 stdout=log, stderr=subprocess.STDOUT)
+
+        def text():
+            with open(log_path) as f:
+                return f.read()
+        try:
+            running = waits.wait_until(lambda: "running in real time" in text() or
+                                       p.poll() is not None,
+                                       timeout=waits.scaled(WAIT_S), interval=0.05)
+            if p.poll() is not None and "unshare" in text():
+                c.check(not checks.in_ci(), "a network namespace can be made", text())
+                return
+            said = [ln for ln in text().splitlines() if "multicast" in ln]
+            c.check(len(said) == 1 and "no route" in said[0],
+                    "no route for the group: said in one line", text())
+            c.check(running and p.poll() is None, "the water goes on without the trackers",
+                    text())
+        finally:
+            p.terminate()
+            p.wait(timeout=waits.scaled(WAIT_S))
+    finally:
+        shutil.rmtree(tmp, True)
+
+
+def settings_refused():
+    """What --check-config refuses the run refuses, each in one line."""
+    tmp = tempfile.mkdtemp(prefix="rk-tuio-")
+    try:
+        for key, value, says in (
+                ("tuio-corners", "0,0 0,1 1,1 1,0", "clockwise"),        # transposed
+                ("tuio-corners", "0.9,0.1 0.1,0.1 0.1,0.9 0.9,0.9", "clockwise"),
+                ("tuio-corners", "0,0 1,0 1,0.000001 0,0.000001", "sliver"),
+                ("tuio-corners", "0,0 1e300,0 1e300,1e300 0,1e300", "within -1..2"),
+                ("tuio", GROUP + "%no-such-if:3333", "no network interface"),
+                ("tuio", "127.0.0.1%lo:3333", "multicast group only")):
+            conf = os.path.join(tmp, "k.conf")
+            with open(conf, "w") as f:
+                f.write("%s = %s\n" % (key, value))
+            r = subprocess.run([httpkiosk.PROG, "--check-config", conf], capture_output=True,
+                               text=True, timeout=waits.scaled(WAIT_S))
+            lines = r.stderr.strip().splitlines()
+            c.check(r.returncode == 1 and len(lines) == 1 and says in r.stderr,
+                    "--check-config refuses %s %s in one line" % (key, value), r.stderr)
+            r = subprocess.run([httpkiosk.PROG, "--config", os.devnull, "--backend", "headless",
+                                "--frames", "1", "--output", tmp, "--" + key, value],
+                               capture_output=True, text=True, timeout=waits.scaled(WAIT_S))
+            said = [ln for ln in r.stderr.splitlines() if key + ":" in ln]
+            c.check(r.returncode != 0 and len(said) == 1 and says in said[0],
+                    "the run refuses --%s %s in one line" % (key, value), r.stderr)
+        conf = os.path.join(tmp, "k.conf")
+        with open(conf, "w") as f:
+            f.write("tuio = %s%%lo:3333\ntuio-corners = 0.1,0.05 0.9,0.08 0.95,0.92 0.04,0.9\n"
+                    % GROUP)
+        r = subprocess.run([httpkiosk.PROG, "--check-config", conf], capture_output=True,
+                           text=True, timeout=waits.scaled(WAIT_S))
+        c.check(r.returncode == 0, "a group on lo and clockwise corners are taken", r.stderr)
+    finally:
+        shutil.rmtree(tmp, True)
+
+
 def main():
     if not have_liblo():
         print("SKIP: built without liblo (no --tuio)")
@@ -445,7 +540,8 @@ def main():
         return 77
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     for test in (tap_by_oscsend, tap_on_projectors, socket_activated, drag_with_losses,
-                 blob_and_v2, two_trackers, stale_bundle, latency, flood):
+                 blob_and_v2, two_trackers, stale_bundle, latency, multicast,
+                 settings_refused, flood):
         print("--", test.__name__)
         test()
     return c.exit()

@@ -185,18 +185,23 @@ static int run_realtime(const struct options *o, struct display *d, struct loop 
 		/* What the signals of the last wait asked for, once, between
 		 * the frames as a live run does. */
 		answer_signals(&asked, l, shots, usage, o);
-		tuio_expire(tuio, now);
 		ret = loop_frame(l, o, now, &wake);
 		if (ret < 0) {
 			log_error("a frame: %s; exiting", strerror(-ret));
 			break;
 		}
+		/* The trackers: their socket read, at this moment, before
+		 * silence is judged (a frame may have been longer than the
+		 * timeout, their bundles waiting), and after the frame has
+		 * aimed them at the water it has now. */
+		tuio_expire(tuio, clock_now_ns());
 		wake = clock_earliest(wake, health_wake(h, o->stats_interval_s));
 		if (usage)
 			wake = clock_earliest(wake, usage_next_hour_ns(usage));
 		/* The trackers' socket, unless their reading spent its time
-		 * for this frame. */
-		pfds[RT_TUIO].fd = tuio_wait(tuio, now, &wake);
+		 * for this frame: asked after the frame, which may have been
+		 * long, at this moment. */
+		pfds[RT_TUIO].fd = tuio_wait(tuio, clock_now_ns(), &wake);
 		if (again)
 			wake = now;
 		ret = rt_wait(pfds, wake);

@@ -525,18 +525,23 @@ int run_live(struct options *o, const struct options_source *src, struct display
 			screenshots_take(l.shots, l.loop, l.usage, o->state_dir, now);
 		}
 		hear_splashes(&l, now);
-		tuio_expire(l.tuio, now);
 		ret = loop_frame(l.loop, o, now, &wake);
 		if (ret < 0) {
 			live_fail(&l, "drawing a frame", ret);
 			break;
 		}
+		/* The trackers: their socket read, at this moment, before
+		 * silence is judged (a frame may have been longer than the
+		 * timeout, their bundles waiting), and after the frame has
+		 * aimed them at the water it has now. */
+		tuio_expire(l.tuio, clock_now_ns());
 		wake = clock_earliest(wake, health_wake(l.health, o->stats_interval_s));
 		wake = clock_earliest(wake, tell_the_tv(&l, now));
 		/* The trackers' socket, unless their reading spent its time
-		 * for this frame. */
+		 * for this frame: asked after the frame, which may have been
+		 * long, at this moment. */
 		if (l.tuio_source >= 0)
-			l.sources[l.tuio_source].fd = tuio_wait(l.tuio, now, &wake);
+			l.sources[l.tuio_source].fd = tuio_wait(l.tuio, clock_now_ns(), &wake);
 		/* The exhibit fell asleep or woke in this pass: another pass at
 		 * once, for the STATUS= line to say so. */
 		if (loop_kiosk(l.loop) && kiosk_dark(loop_kiosk(l.loop)) != hv.asleep)

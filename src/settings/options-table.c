@@ -1115,8 +1115,16 @@ const struct option_row options_table[] = {
 		       "loopback, for a bridge on this machine; a numeric address before it\n"
 		       ".RB ( 0.0.0.0:3333 ,\n"
 		       ".BR [::]:3333 )\n"
-		       "listens there. Each tracked point is a finger: it lands where it\n"
-		       "appears, drags a wake, and lifts when its tracker leaves it out.\n"
+		       "listens there. A multicast group\n"
+		       ".RB ( 239.1.2.3:3333 ,\n"
+		       ".BR [ff15::1]:3333 )\n"
+		       "is joined, on the interface the route to it goes by, or on the one\n"
+		       "named after a %\n"
+		       ".RB ( 239.1.2.3%eth0:3333 ,\n"
+		       ".BR [ff15::1%eth0]:3333 ):\n"
+		       "one tracker then feeds several kiosks. Each tracked point is a\n"
+		       "finger: it lands where it appears, drags a wake, and lifts when its\n"
+		       "tracker leaves it out.\n"
 		       "Coordinates are 0..1 across the screen, or across the whole wall with\n"
 		       ".BR \\-\\-layout .\n"
 		       "Refused packets are counted by reason in\n"
@@ -1147,12 +1155,15 @@ const struct option_row options_table[] = {
 		.name = "tuio-corners", .group = GROUP_TOUCH, .type = OPTION_STRING,
 		.arg = "\"X,Y X,Y X,Y X,Y\"", .def_text = "none: the tracker's 0..1 is the surface's",
 		.example = "0.1,0.05 0.9,0.08 0.95,0.92 0.04,0.9",
-		.reload = RELOAD_RESTART, FIELD(tuio_corners), .check = homography_check_corners,
+		.reload = RELOAD_RESTART, FIELD(tuio_corners), .check = tuio_check_corners,
 		.help = "the four-point calibration: where the tracker sees the surface's "
 			"corners",
 		.man = "The four-point calibration of a tracker that sees the surface in\n"
 		       "perspective: the tracker's coordinates of the surface's top left, top\n"
-		       "right, bottom right and bottom left corners, in that order.",
+		       "right, bottom right and bottom left corners, in that order: clockwise as\n"
+		       "the tracker sees them, each within -1..2. Corners anticlockwise (the\n"
+		       "surface mirrored), crossed, turned in, nearly in a line, or a sliver\n"
+		       "(less than 1/100 as wide as long) are refused.",
 	},
 	{
 		.name = "http", .group = GROUP_EXHIBIT, .type = OPTION_LISTEN, .arg = "ADDR:PORT",

@@ -3,7 +3,8 @@
 # the gesture machine. Uses base, water (the gesture) and input (stones);
 # without liblo the same API, with no trackers (tuio-none.c).
 noinst_LIBRARIES += src/tuio/librk-tuio.a
-src_tuio_librk_tuio_a_SOURCES = src/tuio/tuio.h src/tuio/tuio-addr.c src/tuio/tuio-private.h
+src_tuio_librk_tuio_a_SOURCES = src/tuio/tuio.h src/tuio/tuio-addr.c src/tuio/tuio-corners.c \
+	src/tuio/tuio-private.h
 if HAVE_LIBLO
 src_tuio_librk_tuio_a_SOURCES += \
 	src/tuio/tuio-net.c \

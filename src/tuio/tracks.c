@@ -8,7 +8,9 @@
  */
 #include "config.h"
 
+#include <inttypes.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +18,12 @@
 #include "base/log.h"
 #include "tuio/tuio-private.h"
 #include "water/gesture.h"
+
+/* FNV-1a's 64-bit offset basis and prime. */
+#define FNV_OFFSET 0xcbf29ce484222325ull
+#define FNV_PRIME 0x100000001b3ull
+/* ASCII's delete, not printed. */
+#define DEL 0x7f
 
 static const char *const reject_names[TUIO_REJECT_COUNT] = {
 	[TUIO_REJECT_SENDER] = "sender",
@@ -150,14 +158,67 @@ static void place(struct tuio *t, struct tuio_source *src, enum tuio_profile pr,
 	timed(t);
 }
 
-static struct tuio_source *source_find(struct tuio *t, const char *key)
+/*
+ * A line about the trackers, TUIO_LINES_BURST a minute: past them a host
+ * that churns through names (or a hostile one) is counted, and the count
+ * said with the first line of a later minute.
+ */
+__attribute__((format(printf, 3, 4)))
+static void say(struct tuio *t, uint64_t now_ns, const char *fmt, ...)
+{
+	char line[TUIO_KEY_LEN + TUIO_NAME_SAID + 128];
+	va_list ap;
+
+	if (t->lines == 0 || now_ns >= t->lines_at_ns + TUIO_LINES_INTERVAL_NS) {
+		t->lines_at_ns = now_ns;
+		t->lines = 0;
+	}
+	if (++t->lines > TUIO_LINES_BURST) {
+		t->lines_held++;
+		return;
+	}
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (t->lines_held)
+		log_info("%s (and %" PRIu64 " more trackers heard or silent, not said: more "
+			 "than %d a minute)", line, t->lines_held, TUIO_LINES_BURST);
+	else
+		log_info("%s", line);
+	t->lines_held = 0;
+}
+
+/* FNV-1a: names are told apart by it first, then byte for byte. */
+static uint64_t name_hash(const char *name, size_t len)
+{
+	uint64_t h = FNV_OFFSET;
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (uint8_t)name[i]) * FNV_PRIME;
+	return h;
+}
+
+static bool source_is(const struct tuio_source *s, const struct in6_addr *host,
+		      const char *name, size_t len, uint64_t hash)
+{
+	if (!s->used || memcmp(&s->host, host, sizeof(*host)) != 0)
+		return false;
+	if (!len || !s->name)
+		return !len && !s->name;
+	return s->name_len == len && s->name_hash == hash && memcmp(s->name, name, len) == 0;
+}
+
+/* The bundle's tracker: its sender's host and the name it gave. */
+static struct tuio_source *source_find(struct tuio *t)
 {
 	struct tuio_source *free_one = NULL;
+	uint64_t hash = t->name_len ? name_hash(t->name, t->name_len) : 0;
+	const char *at;
 
 	for (int i = 0; i < TUIO_SOURCES_MAX; i++) {
 		struct tuio_source *s = &t->sources[i];
 
-		if (s->used && strcmp(s->key, key) == 0)
+		if (source_is(s, &t->sender_addr, t->name, t->name_len, hash))
 			return s;
 		if (!s->used && !free_one)
 			free_one = s;
@@ -167,21 +228,61 @@ static struct tuio_source *source_find(struct tuio *t, const char *key)
 		return NULL;
 	}
 	memset(free_one, 0, sizeof(*free_one));
+	if (t->name_len) {
+		if (!(free_one->name = malloc(t->name_len))) {
+			tracks_reject(t, TUIO_REJECT_SOURCES);
+			return NULL;
+		}
+		memcpy(free_one->name, t->name, t->name_len);
+	}
 	free_one->used = true;
-	snprintf(free_one->key, sizeof(free_one->key), "%s", key);
-	log_info("tuio: tracker %s heard", free_one->key);
+	free_one->host = t->sender_addr;
+	free_one->name_len = t->name_len;
+	free_one->name_hash = hash;
+	/* The address said with its port, as the datagram came; the name
+	 * shortened for the log alone. */
+	at = tuio_sender_key(t);
+	if (t->name_len)
+		snprintf(free_one->said, sizeof(free_one->said), "%.*s%s from %s",
+			 (int)(t->name_len < TUIO_NAME_SAID ? t->name_len : TUIO_NAME_SAID),
+			 t->name, t->name_len > TUIO_NAME_SAID ? "..." : "", at);
+	else
+		snprintf(free_one->said, sizeof(free_one->said), "%s", at);
+	/* A name is the sender's bytes: the log's line stays one line. */
+	for (char *c = free_one->said; *c; c++)
+		if ((unsigned char)*c < ' ' || *c == DEL)
+			*c = '?';
+	say(t, t->now_ns, "tuio: tracker %s heard", free_one->said);
 	return free_one;
 }
 
-/* Late: older than the last frame of its profile, unless so much older
- * that the tracker started counting again. */
+static void source_free(struct tuio_source *s)
+{
+	free(s->name);
+	s->name = NULL;
+	s->used = false;
+}
+
+void tracks_free(struct tuio *t)
+{
+	for (int i = 0; i < TUIO_SOURCES_MAX; i++)
+		source_free(&t->sources[i]);
+}
+
+/*
+ * Late: older than the last frame of its profile, unless so much older
+ * that the tracker started counting again. The numbers are 32 bits that
+ * wrap (1.1's fseq signed, 2.0's frm unsigned): which is older is their
+ * difference's sign, as serial numbers are compared (RFC 1982).
+ */
 static bool stale(struct tuio_source *src, const struct tuio_frame *f)
 {
-	int64_t last = src->seq[f->profile];
+	int32_t back;
 
-	if (!f->has_seq || f->seq < 0)
+	if (!f->has_seq || (f->profile != PROFILE_PTR && f->seq == TUIO_FSEQ_NONE))
 		return false;   /* TUIO 1.1's fseq -1: a frame without a number */
-	if (src->has_seq[f->profile] && f->seq < last && last - f->seq <= TUIO_RESTART_JUMP)
+	back = (int32_t)((uint32_t)src->seq[f->profile] - (uint32_t)f->seq);
+	if (src->has_seq[f->profile] && back > 0 && back <= TUIO_RESTART_JUMP)
 		return true;
 	src->has_seq[f->profile] = true;
 	src->seq[f->profile] = f->seq;
@@ -259,9 +360,9 @@ void tracks_commit(struct tuio *t, struct tuio_frame *f)
 	if (!f->open)
 		return;
 	f->open = false;
-	if (!(src = source_find(t, t->key[0] ? t->key : tuio_sender_key(t))))
+	if (!(src = source_find(t)))
 		return;
-	src->last_ns = t->now_ns;
+	src->last_ns = t->arrival_ns;
 	if (stale(src, f)) {
 		tracks_reject(t, TUIO_REJECT_STALE);
 		return;
@@ -281,12 +382,20 @@ void tracks_commit(struct tuio *t, struct tuio_frame *f)
 		if (p->used && p->profile == f->profile && !alive(f, &a, p->id))
 			lift(t, p);
 	}
-	for (int i = 0; i < f->n_sets; i++)
-		if (alive(f, &a, f->sets[i].id))
-			place(t, src, f->profile, &f->sets[i]);
+	for (int i = 0; i < f->n_sets; i++) {
+		const struct tuio_set *s = &f->sets[i];
+		struct tuio_point *p;
+
+		if (s->hover) {
+			if ((p = point_find(src, f->profile, s->id)))
+				lift(t, p);
+		} else if (alive(f, &a, s->id)) {
+			place(t, src, f->profile, s);
+		}
+	}
 }
 
-static void source_silent(struct tuio *t, struct tuio_source *src)
+static void source_silent(struct tuio *t, struct tuio_source *src, uint64_t now_ns)
 {
 	int n = 0;
 
@@ -296,20 +405,18 @@ static void source_silent(struct tuio *t, struct tuio_source *src)
 			n++;
 		}
 	}
-	log_info("tuio: tracker %s silent for %.1f s%s", src->key, (double)t->timeout_ns / 1e9,
-		 n ? ": its points lifted" : "");
-	src->used = false;
+	say(t, now_ns, "tuio: tracker %s silent for %.1f s%s", src->said,
+	    (double)t->timeout_ns / 1e9, n ? ": its points lifted" : "");
+	source_free(src);
 }
 
-void tuio_expire(struct tuio *t, uint64_t now_ns)
+void tracks_expire(struct tuio *t, uint64_t heard_ns, uint64_t now_ns)
 {
-	if (!t)
-		return;
 	for (int i = 0; i < TUIO_SOURCES_MAX; i++) {
 		struct tuio_source *s = &t->sources[i];
 
-		if (s->used && now_ns >= s->last_ns + t->timeout_ns)
-			source_silent(t, s);
+		if (s->used && heard_ns >= s->last_ns + t->timeout_ns)
+			source_silent(t, s, now_ns);
 	}
 }
 

@@ -1,9 +1,12 @@
 /* The addresses --tuio and --tuio-from take: numeric, IPv6 in brackets
- * when a port follows, no names (a kiosk must not wait on DNS to start). */
+ * when a port follows, no names (a kiosk must not wait on DNS to start).
+ * A multicast group may name the interface to hear it on, after a '%'
+ * (239.1.2.3%eth0:3333, [ff15::1%eth0]:3333). */
 #include "config.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <net/if.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,7 +14,11 @@
 #include "tuio/tuio-private.h"
 
 #define PORT_MAX 65535
-#define ADDR_TEXT_MAX 64
+/* With an interface's name after the address. */
+#define ADDR_TEXT_MAX (INET6_ADDRSTRLEN + IF_NAMESIZE + 1)
+/* IPv4's multicast groups: 224.0.0.0/4. */
+#define MULTICAST4_MASK 0xf0
+#define MULTICAST4_NET 0xe0
 
 static int parse_port(const char *s, int *port)
 {
@@ -46,14 +53,46 @@ static int parse_host(const char *s, struct in6_addr *addr, bool *v6)
 	return 0;
 }
 
+bool tuio_addr_multicast(const struct in6_addr *a)
+{
+	/* IPv4's 224.0.0.0/4, kept v4-mapped; IPv6's ff00::/8 */
+	if (IN6_IS_ADDR_V4MAPPED(a))
+		return (a->s6_addr[12] & MULTICAST4_MASK) == MULTICAST4_NET;
+	return IN6_IS_ADDR_MULTICAST(a);
+}
+
+/* host[] "ADDR%IFNAME": the interface's index into *ifindex, host[] cut
+ * to the address; refused where none may be named. */
+static int parse_iface(char *host, unsigned *ifindex, char *err, size_t errlen)
+{
+	char *pct = strchr(host, '%');
+
+	if (ifindex)
+		*ifindex = 0;
+	if (!pct)
+		return 0;
+	*pct = '\0';
+	if (!ifindex || !pct[1])
+		return -EINVAL;
+	if (!(*ifindex = if_nametoindex(pct + 1))) {
+		snprintf(err, errlen, "no network interface '%s' on this machine (ip link "
+			 "lists them)", pct + 1);
+		return -ENODEV;
+	}
+	return 0;
+}
+
 int tuio_addr_parse(const char *text, bool want_port, struct in6_addr *addr, bool *v6, int *port,
-		    char *err, size_t errlen)
+		    unsigned *ifindex, char *err, size_t errlen)
 {
 	char host[ADDR_TEXT_MAX];
 	const char *colon, *h = text;
 	size_t n;
+	int ret;
 
 	*port = -1;
+	if (ifindex)
+		*ifindex = 0;
 	if (want_port) {
 		colon = strrchr(text, ':');
 		if (text[0] == '[') {
@@ -84,11 +123,19 @@ int tuio_addr_parse(const char *text, bool want_port, struct in6_addr *addr, boo
 		goto bad;
 	memcpy(host, h, n);
 	host[n] = '\0';
-	if (parse_host(host, addr, v6) == 0)
-		return 0;
+	if ((ret = parse_iface(host, ifindex, err, errlen)) == -ENODEV)
+		return -EINVAL;
+	if (ret == 0 && parse_host(host, addr, v6) == 0) {
+		if (!ifindex || !*ifindex || tuio_addr_multicast(addr))
+			return 0;
+		snprintf(err, errlen, "'%s': an interface (%%IFNAME) is named for a multicast "
+			 "group only (224.0.0.0/4, ff00::/8)", text);
+		return -EINVAL;
+	}
 bad:
 	snprintf(err, errlen, "'%s' is not %s", text,
-		 want_port ? "[ADDR:]PORT (a numeric address, IPv6 in brackets; port 0..65535)"
+		 want_port ? "[ADDR:]PORT (a numeric address, IPv6 in brackets, a multicast "
+			     "group's interface after %; port 0..65535)"
 			   : "a numeric IPv4 or IPv6 address");
 	return -EINVAL;
 }
@@ -96,10 +143,11 @@ bad:
 int tuio_parse_listen(const char *text, char *err, size_t errlen)
 {
 	struct in6_addr a;
+	unsigned ifindex;
 	bool v6;
 	int port;
 
-	return tuio_addr_parse(text, true, &a, &v6, &port, err, errlen);
+	return tuio_addr_parse(text, true, &a, &v6, &port, &ifindex, err, errlen);
 }
 
 int tuio_parse_from(const char *text, char *err, size_t errlen)
@@ -122,7 +170,7 @@ int tuio_parse_from(const char *text, char *err, size_t errlen)
 		}
 		memcpy(one, p, len);
 		one[len] = '\0';
-		if (tuio_addr_parse(one, false, &a, &v6, &port, err, errlen) < 0)
+		if (tuio_addr_parse(one, false, &a, &v6, &port, NULL, err, errlen) < 0)
 			return -EINVAL;
 		if (!comma)
 			return 0;

@@ -10,6 +10,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <net/if.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,8 +23,6 @@
 #include "base/util.h"
 #include "tuio/tuio-private.h"
 
-/* The largest UDP datagram, and a byte more to see one cut short. */
-#define DATAGRAM_MAX 65536
 /*
  * Reading trackers may take this much of each 60 Hz frame's time and no
  * more. A few trackers' 60 bundles a second take microseconds a frame; a
@@ -47,7 +46,7 @@ static int tuio_alloc(const struct tuio_config *c, struct tuio **out)
 	t->budget_ns = c->read_budget_ns ? c->read_budget_ns : READ_BUDGET_NS;
 	tracks_init(t, c);
 	ret = tuio_osc_create(t);
-	if (ret == 0 && !(t->buf = malloc(DATAGRAM_MAX)))
+	if (ret == 0 && !(t->buf = malloc(TUIO_DATAGRAM_MAX)))
 		ret = -ENOMEM;
 	if (ret < 0) {
 		tuio_destroy(t);
@@ -78,7 +77,8 @@ static int allow_list(struct tuio *t, const char *from)
 		int port;
 
 		snprintf(one, sizeof(one), "%.*s", (int)len, p);
-		tuio_addr_parse(one, false, &t->from[t->n_from++], &v6, &port, err, sizeof(err));
+		tuio_addr_parse(one, false, &t->from[t->n_from++], &v6, &port, NULL, err,
+				sizeof(err));
 		p = comma ? comma + 1 : NULL;
 	}
 	return 0;
@@ -94,19 +94,58 @@ static void stamp(int fd)
 	setsockopt(fd, SOL_SOCKET, SO_RXQ_OVFL, &on, sizeof(on));
 }
 
+/*
+ * A multicast group is joined, on the interface named or, with none, on
+ * the one the route to the group goes by: how one tracker feeds several
+ * kiosks. A machine without that route (no default route yet, no
+ * 224.0.0.0/4) cannot join; said in one line, with what to do.
+ */
+static int join(struct tuio *t, const char *listen, const struct in6_addr *group, bool v6,
+		unsigned ifindex)
+{
+	int ret;
+
+	if (v6) {
+		struct ipv6_mreq m = { .ipv6mr_multiaddr = *group, .ipv6mr_interface = ifindex };
+
+		ret = setsockopt(t->fd, IPPROTO_IPV6, IPV6_JOIN_GROUP, &m, sizeof(m));
+	} else {
+		struct ip_mreqn m = { .imr_ifindex = (int)ifindex };
+
+		memcpy(&m.imr_multiaddr, &group->s6_addr[12], sizeof(m.imr_multiaddr));
+		ret = setsockopt(t->fd, IPPROTO_IP, IP_ADD_MEMBERSHIP, &m, sizeof(m));
+	}
+	if (ret < 0) {
+		ret = -errno;
+		if (ret == -ENODEV && !ifindex)
+			log_error("--tuio %s: cannot join the multicast group: no route for it "
+				  "(a default route, or one for %s), or name the interface as "
+				  "GROUP%%IFNAME", listen, v6 ? "ff00::/8" : "224.0.0.0/4");
+		else
+			log_error("--tuio %s: cannot join the multicast group: %s", listen,
+				  strerror(-ret));
+		return ret;
+	}
+	t->group_ifindex = ifindex;
+	t->multicast = true;
+	return 0;
+}
+
 static int open_socket(struct tuio *t, const char *listen)
 {
 	struct sockaddr_in6 sa6 = { .sin6_family = AF_INET6 };
 	struct sockaddr_in sa4 = { .sin_family = AF_INET };
 	char err[ERR_LEN];
 	struct in6_addr a;
-	int port, ret;
-	bool v6;
+	unsigned ifindex;
+	int port, ret, on = 1;
+	bool v6, group;
 
-	if (tuio_addr_parse(listen, true, &a, &v6, &port, err, sizeof(err)) < 0) {
-		log_error("--tuio: %s", err);
+	if (tuio_addr_parse(listen, true, &a, &v6, &port, &ifindex, err, sizeof(err)) < 0) {
+		log_error("--tuio %s", err);
 		return -EINVAL;
 	}
+	group = tuio_addr_multicast(&a);
 	t->fd = socket(v6 ? AF_INET6 : AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (t->fd < 0) {
 		ret = -errno;
@@ -114,6 +153,9 @@ static int open_socket(struct tuio *t, const char *listen)
 		return ret;
 	}
 	stamp(t->fd);
+	/* Several kiosks on one machine may hear one group. */
+	if (group)
+		setsockopt(t->fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on));
 	if (v6) {
 		sa6.sin6_addr = a;
 		sa6.sin6_port = htons((uint16_t)port);
@@ -128,7 +170,7 @@ static int open_socket(struct tuio *t, const char *listen)
 		log_error("--tuio %s: cannot listen there: %s", listen, strerror(-ret));
 		return ret;
 	}
-	return 0;
+	return group ? join(t, listen, &a, v6, ifindex) : 0;
 }
 
 /* A socket handed over: made non-blocking and dated as ours is. */
@@ -150,7 +192,8 @@ static void say_port(const struct tuio *t, const char *listen)
 {
 	struct sockaddr_storage ss;
 	socklen_t len = sizeof(ss);
-	char host[INET6_ADDRSTRLEN] = "?";
+	char host[INET6_ADDRSTRLEN] = "?", iface[IF_NAMESIZE];
+	const char *on = "its route's interface";
 	int port = 0;
 
 	if (getsockname(t->fd, (struct sockaddr *)&ss, &len) < 0)
@@ -166,7 +209,10 @@ static void say_port(const struct tuio *t, const char *listen)
 		inet_ntop(AF_INET, &s->sin_addr, host, sizeof(host));
 		port = ntohs(s->sin_port);
 	}
-	log_info("tuio: listening for trackers on %s port %d (%s)%s", host, port, listen,
+	if (t->group_ifindex && if_indextoname(t->group_ifindex, iface))
+		on = iface;
+	log_info("tuio: listening for trackers on %s port %d (%s)%s%s%s", host, port, listen,
+		 t->multicast ? ", the multicast group joined on " : "", t->multicast ? on : "",
 		 t->n_from ? "" : ", from any sender");
 }
 
@@ -178,11 +224,13 @@ static int create(const struct tuio_config *c, int fd, struct tuio **out)
 	int ret;
 
 	if (c->has_corners) {
-		struct homography h;
+		char err[ERR_LEN], text[ERR_LEN];
+		const double *q = c->corners;
 
-		if (homography_from_corners(c->corners, &h) < 0) {
-			log_error("--tuio-corners: the four corners are not a quadrilateral "
-				  "(top left, top right, bottom right, bottom left, none crossed)");
+		snprintf(text, sizeof(text), "%g,%g %g,%g %g,%g %g,%g", q[0], q[1], q[2], q[3],
+			 q[4], q[5], q[6], q[7]);
+		if (tuio_corners_check(q, text, err, sizeof(err)) < 0) {
+			log_error("--tuio-corners: %s", err);
 			ret = -EINVAL;
 			goto fail_fd;
 		}
@@ -228,6 +276,7 @@ void tuio_destroy(struct tuio *t)
 		return;
 	if (t->fd >= 0)
 		close(t->fd);
+	tracks_free(t);
 	tuio_osc_destroy(t);
 	free(t->buf);
 	free(t);
@@ -238,10 +287,9 @@ int tuio_get_fd(const struct tuio *t)
 	return t ? t->fd : -1;
 }
 
-/* Whether --tuio-from lets the sender in. Its text waits until a frame
- * without a source name needs it as its key: a flood's datagrams are mostly
- * refused before that, and writing out each address was a twentieth of
- * their cost. */
+/* Whether --tuio-from lets the sender in. Its text waits until a new
+ * tracker is said in the log: a flood's datagrams are mostly refused before
+ * that, and writing out each address was a twentieth of their cost. */
 static bool sender(struct tuio *t, const struct sockaddr_storage *ss)
 {
 	struct in6_addr a = { 0 };
@@ -337,23 +385,30 @@ int tuio_dispatch(struct tuio *t, uint64_t now_ns)
 			  (int64_t)now_ns;
 	for (n = 0; t->spent_ns < t->budget_ns; n++) {
 		struct sockaddr_storage ss;
-		struct iovec iov = { t->buf, DATAGRAM_MAX };
+		struct iovec iov = { t->buf, TUIO_DATAGRAM_MAX };
 		struct msghdr m = { .msg_name = &ss, .msg_namelen = sizeof(ss), .msg_iov = &iov,
 				    .msg_iovlen = 1, .msg_control = control.buf,
 				    .msg_controllen = sizeof(control.buf) };
 		ssize_t len = recvmsg(t->fd, &m, MSG_DONTWAIT);
 		uint64_t done;
 
-		if (len < 0)
-			break;   /* EAGAIN: all read; anything else is the next pass's */
+		if (len < 0) {
+			/* All read: whatever came before now has been heard. */
+			if ((errno == EAGAIN || errno == EWOULDBLOCK) && now_ns > t->heard_until_ns)
+				t->heard_until_ns = now_ns;
+			break;   /* anything else is the next pass's */
+		}
 		t->counts.packets++;
 		overflow(t, &m);
+		/* The socket is read in order: what came before this has been. */
+		t->arrival_ns = arrival(&m, now_ns, real_minus_mono);
+		if (t->arrival_ns > t->heard_until_ns)
+			t->heard_until_ns = t->arrival_ns;
 		if (!sender(t, &ss)) {
 			tracks_reject(t, TUIO_REJECT_SENDER);
 		} else if (m.msg_flags & MSG_TRUNC) {
 			tracks_reject(t, TUIO_REJECT_MALFORMED);
 		} else {
-			t->arrival_ns = arrival(&m, now_ns, real_minus_mono);
 			t->now_ns = now_ns;
 			tuio_osc_take(t, t->buf, (size_t)len);
 		}
@@ -371,24 +426,58 @@ uint64_t tuio_paused_until(const struct tuio *t, uint64_t now_ns)
 	return t->window_ns + READ_WINDOW_NS;
 }
 
+/*
+ * Silence is measured against what has been read: the socket is read
+ * first (a frame longer than the timeout leaves the trackers' bundles
+ * waiting in it), and a tracker is silent only when everything that came
+ * for the timeout after its last bundle has been read (under a flood, the
+ * arrival of the last datagram read; the socket emptied, now).
+ */
+void tuio_expire(struct tuio *t, uint64_t now_ns)
+{
+	uint64_t heard = now_ns;
+
+	if (!t)
+		return;
+	if (t->fd >= 0) {
+		if (!tuio_paused_until(t, now_ns))
+			tuio_dispatch(t, now_ns);
+		heard = t->heard_until_ns < now_ns ? t->heard_until_ns : now_ns;
+	}
+	tracks_expire(t, heard, now_ns);
+}
+
 int tuio_wait(const struct tuio *t, uint64_t now_ns, uint64_t *wake)
 {
-	uint64_t resume = tuio_paused_until(t, now_ns);
+	uint64_t resume = tuio_paused_until(t, now_ns), expiry = tuio_next_expiry(t);
 
-	*wake = clock_earliest(clock_earliest(*wake, tuio_next_expiry(t)), resume);
+	/* Due, but what came since has not all been read (the reading spent
+	 * its time): judged when the reading resumes, not at a time past,
+	 * which would spin the loop until then under a flood. */
+	if (resume && expiry && expiry <= now_ns && expiry > t->heard_until_ns)
+		expiry = resume;
+	*wake = clock_earliest(clock_earliest(*wake, expiry), resume);
 	return resume ? -1 : tuio_get_fd(t);
 }
 
 void tuio_feed(struct tuio *t, const void *data, size_t len, const char *from,
 	       uint64_t arrival_ns, uint64_t now_ns)
 {
+	char err[ERR_LEN];
+	bool v6;
+	int port;
+
 	if (!t)
 		return;
 	t->counts.packets++;
-	if (len > DATAGRAM_MAX) {
+	if (len > TUIO_DATAGRAM_MAX) {
 		tracks_reject(t, TUIO_REJECT_MALFORMED);
 		return;
 	}
+	/* "ADDR:PORT" or "ADDR": the host keys its trackers. */
+	if (tuio_addr_parse(from, true, &t->sender_addr, &v6, &port, NULL, err, sizeof(err)) < 0 &&
+	    tuio_addr_parse(from, false, &t->sender_addr, &v6, &port, NULL, err, sizeof(err)) < 0)
+		memset(&t->sender_addr, 0, sizeof(t->sender_addr));
 	snprintf(t->sender, sizeof(t->sender), "%s", from);
 	t->sender_said = true;
 	t->arrival_ns = arrival_ns;

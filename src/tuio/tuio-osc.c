@@ -63,6 +63,17 @@ static bool number(char type, const lo_arg *a, double *out)
 	return true;
 }
 
+/* The source's name, whole: liblo has checked that it ends within the
+ * message, so within a datagram. */
+static void name(struct tuio *t, const char *text)
+{
+	size_t len = strnlen(text, TUIO_DATAGRAM_MAX - 1);
+
+	memcpy(t->name, text, len);
+	t->name[len] = '\0';
+	t->name_len = len;
+}
+
 /* The frame of profile pr, open: another profile's is committed first. */
 static struct tuio_frame *frame_of(struct tuio *t, enum tuio_profile pr)
 {
@@ -197,7 +208,7 @@ static int on_tuio1(const char *path, const char *types, lo_arg **argv, int argc
 			bad(t, TUIO_REJECT_ARGUMENTS);
 			return 0;
 		}
-		snprintf(t->key, sizeof(t->key), "%s", arg_str(argv[1]));
+		name(t, arg_str(argv[1]));
 	} else {
 		bad(t, TUIO_REJECT_ARGUMENTS);
 	}
@@ -219,7 +230,7 @@ static int on_frm(const char *path, const char *types, lo_arg **argv, int argc, 
 	}
 	tracks_commit(t, &t->frame);
 	if (argc >= 4 && types[3] == LO_STRING && arg_str(argv[3])[0])
-		snprintf(t->key, sizeof(t->key), "%s", arg_str(argv[3]));
+		name(t, arg_str(argv[3]));
 	f = frame_of(t, PROFILE_PTR);
 	f->has_seq = true;
 	/* f_id is unsigned 32 bits in TUIO 2.0. */
@@ -247,14 +258,14 @@ static int on_ptr(const char *path, const char *types, lo_arg **argv, int argc, 
 		bad(t, TUIO_REJECT_ARGUMENTS);
 		return 0;
 	}
-	/* A negative pressure is a pointer hovering: no touch. */
-	if (v[PTR_PRESS - PTR_X] < 0)
-		return 0;
+	/* A negative pressure is a pointer hovering: no touch, and one
+	 * that was down lifts (its id stays alive while it hovers). */
+	s.hover = v[PTR_PRESS - PTR_X] < 0;
 	s.id = arg_i32(argv[0]);
 	s.x = v[0];
 	s.y = v[1];
 	s.size = 2 * fabs(v[PTR_RADIUS - PTR_X]);
-	s.pressure = v[PTR_PRESS - PTR_X];
+	s.pressure = s.hover ? 0 : v[PTR_PRESS - PTR_X];
 	add_set(t, frame_of(t, PROFILE_PTR), &s);
 	return 0;
 }
@@ -293,7 +304,7 @@ static int bundle_start(lo_timetag time, void *data)
 
 	(void)time;
 	if (t->depth++ == 0)
-		t->key[0] = '\0';
+		t->name_len = 0;
 	return 0;
 }
 
@@ -303,7 +314,7 @@ static int bundle_end(void *data)
 
 	if (t->depth > 0 && --t->depth == 0) {
 		tracks_commit(t, &t->frame);
-		t->key[0] = '\0';
+		t->name_len = 0;
 	}
 	return 0;
 }
@@ -311,7 +322,7 @@ static int bundle_end(void *data)
 void tuio_osc_take(struct tuio *t, void *data, size_t len)
 {
 	t->depth = 0;
-	t->key[0] = '\0';
+	t->name_len = 0;
 	t->frame.open = false;
 	if (lo_server_dispatch_data(t->server, data, len) < 0)
 		bad(t, TUIO_REJECT_MALFORMED);
@@ -346,7 +357,8 @@ int tuio_osc_create(struct tuio *t)
 	lo_server s = nameless_server();
 
 	t->frame.alive = calloc(TUIO_ALIVE_MAX, sizeof(*t->frame.alive));
-	if (!s || !t->frame.alive) {
+	t->name = malloc(TUIO_DATAGRAM_MAX);
+	if (!s || !t->frame.alive || !t->name) {
 		if (s)
 			lo_server_free(s);
 		return -ENOMEM;
@@ -370,4 +382,5 @@ void tuio_osc_destroy(struct tuio *t)
 	if (t->server)
 		lo_server_free(t->server);
 	free(t->frame.alive);
+	free(t->name);
 }

@@ -6,9 +6,11 @@
  * where it appears, drags a wake while it moves and lifts when it leaves
  * its tracker's alive list, or when its tracker falls silent.
  *
- * The loop polls one fd (a non-blocking UDP socket) and calls
- * tuio_dispatch() when it is readable, but not while tuio_paused_until()
- * says the reading has spent its time for this frame. Built without liblo, tuio_create()
+ * The loop polls one fd (a non-blocking UDP socket, bound to an address
+ * or a multicast group it joins) and calls tuio_dispatch() when it is
+ * readable, but not while tuio_paused_until() says the reading has spent
+ * its time for this frame; after each frame it calls tuio_expire(), which
+ * reads before it judges a tracker silent. Built without liblo, tuio_create()
  * fails with -ENOTSUP and the rest do nothing.
  */
 #ifndef TUIO_H
@@ -73,6 +75,16 @@ struct tuio_config {
  */
 int tuio_parse_listen(const char *text, char *err, size_t errlen);
 int tuio_parse_from(const char *text, char *err, size_t errlen);
+/*
+ * --tuio-corners "X,Y X,Y X,Y X,Y": the tracker's coordinates of the
+ * surface's top left, top right, bottom right and bottom left, clockwise
+ * as it sees them, each within -1..2, a quadrilateral that is not flat or
+ * a sliver relative to its size. 0, or -EINVAL with why in err (text is
+ * what is said of the corners).
+ */
+int tuio_check_corners(const char *text, char *err, size_t errlen);
+int tuio_corners_check(const double corners[2 * HOMOGRAPHY_CORNERS], const char *text,
+		       char *err, size_t errlen);
 
 /* The socket bound where c->listen says. 0, -ENOTSUP without liblo, or a
  * negative errno (said in the log). */
@@ -104,11 +116,14 @@ uint64_t tuio_paused_until(const struct tuio *t, uint64_t now_ns);
  * reading paused), and *wake brought forward (clock_earliest) to the next
  * expiry or the reading's next window. */
 int tuio_wait(const struct tuio *t, uint64_t now_ns, uint64_t *wake);
-/* One datagram as if it came from sender (a numeric address), arrived at
+/* One datagram as if it came from sender ("ADDR:PORT" or "ADDR",
+ * numeric; its host keys the trackers with their names), arrived at
  * arrival_ns and read at now_ns. */
 void tuio_feed(struct tuio *t, const void *data, size_t len, const char *sender,
 	       uint64_t arrival_ns, uint64_t now_ns);
-/* The points of trackers silent for the timeout by now_ns are lifted. */
+/* The points of trackers silent for the timeout by now_ns are lifted:
+ * the socket read first (now_ns a fresh time; not while the reading is
+ * paused), and silence measured against what has been read. */
 void tuio_expire(struct tuio *t, uint64_t now_ns);
 /* When tuio_expire() has something to do next; 0: nothing. */
 uint64_t tuio_next_expiry(const struct tuio *t);
