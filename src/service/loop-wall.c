@@ -289,6 +289,7 @@ static uint8_t *pin_mask(const struct loop *l, int i, int w, int h)
 static void wall_pins_follow(struct loop *l, const struct options *o)
 {
 	const struct wall_plan *p = &l->plan;
+	uint8_t *mask[WALL_MAX_PANELS] = { NULL };
 	struct pins_key key;
 	bool pinned = false;
 
@@ -320,10 +321,13 @@ static void wall_pins_follow(struct loop *l, const struct options *o)
 	if (!l->light)
 		log_error("no memory for the projectors' blend: their overlaps are not "
 			  "softened");
+	/* every output's mask first: each one's weights count the others' */
+	for (int i = 0; i < WALL_MAX_PANELS; i++)
+		if (p->window[i].pinned && l->light)
+			mask[i] = pin_mask(l, i, p->window[i].pin_w, p->window[i].pin_h);
 	for (int i = 0; i < WALL_MAX_PANELS; i++) {
 		const struct wall_window *w = &p->window[i];
 		struct kiosk_pin *pin = &l->pins[i];
-		uint8_t *mask;
 		int made;
 
 		*pin = (struct kiosk_pin){ .light = l->light, .surface = l->pattern,
@@ -335,10 +339,9 @@ static void wall_pins_follow(struct loop *l, const struct options *o)
 			continue;
 		l->pin_weights[i] = malloc((size_t)w->pin_w * (size_t)w->pin_h *
 					   sizeof(*l->pin_weights[i]));
-		mask = pin_mask(l, i, w->pin_w, w->pin_h);
-		made = l->pin_weights[i] ? wall_blend_weights(p, i, o->blend_curve, mask,
+		made = l->pin_weights[i] ? wall_blend_weights(p, i, o->blend_curve,
+							     (const uint8_t *const *)mask,
 							     l->pin_weights[i]) : -ENOMEM;
-		free(mask);
 		if (made < 0) {
 			log_error("%s: no memory for its %dx%d weights: its overlaps are not "
 				  "softened", l->layout.panel[i].name, w->pin_w, w->pin_h);
@@ -347,6 +350,8 @@ static void wall_pins_follow(struct loop *l, const struct options *o)
 		}
 		pin->weight = l->pin_weights[i];
 	}
+	for (int i = 0; i < WALL_MAX_PANELS; i++)
+		free(mask[i]);
 }
 
 /*
