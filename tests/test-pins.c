@@ -4,11 +4,11 @@
  *
  * - a reload with a corner moved: the loop goes on drawing while the new
  *   weights are made off it; the longest pass in the meantime costs the
- *   loop's thread no more than the longest before it and one frame's
- *   period (its own CPU time, which other work on the machine does not
- *   stretch; the weights cost two 1080p outputs about half a second); both
- *   outputs show their old frames until both show the new ones, those of
- *   a run started with the new corners;
+ *   loop's thread (its own CPU time, which other work on the machine does
+ *   not stretch) less over the longest before it than half the first pass,
+ *   where the weights are made on it; both outputs show their old frames
+ *   until both show the new ones, those of a run started with the new
+ *   corners;
  * - a mask file written again in place is read again at a reload;
  * - a reload while a build runs, and the end while one runs: the last
  *   one's frames, nothing left behind (ASan runs this in distcheck).
@@ -37,10 +37,16 @@
 #define PERIOD_NS (SEC / 60)
 /* Passes before a reload, to know how long one takes. */
 #define WARM_PASSES 8
-/* What a reload may cost the loop's thread in a pass over the longest
- * before it: the kiosk's own tables for new corners are made at the swap
- * (about 20 ms for each 1080p output); the weights' half second is not. */
-#define RELOAD_MAX_NS (6 * PERIOD_NS)
+/*
+ * What a reload may cost the loop's thread in a pass over the longest
+ * before it: less than this share of the first pass, where the weights
+ * are made on it (as a reload's were: 0.2 to 0.5 s for two 1080p outputs,
+ * most of the first pass). The kiosk's own tables for the new corners are
+ * still made at the pass that takes them, about 20 ms an output; measured
+ * against the machine's own first pass, the bound holds as well under
+ * ASan as on a quiet machine.
+ */
+#define RELOAD_SHARE_OF_FIRST 0.5
 /* However loaded the machine, new weights are made by then (real time). */
 #define BUILD_BOUND_NS (120 * SEC)
 #define PICTURE_W 64
@@ -253,7 +259,7 @@ static void test_reloads(void)
 {
 	struct run r;
 	uint32_t *old, *moved, *masked;
-	uint64_t before, longest;
+	uint64_t first, before, longest, bound;
 	int meanwhile;
 
 	write_ppm(mask_file, PICTURE_W, PICTURE_H, white);
@@ -264,20 +270,22 @@ static void test_reloads(void)
 	start(&r, LAYOUT_OLD);
 	/* the first weights are made at the start, on the loop */
 	pass(&r);
+	first = r.longest_cpu_ns;
 	r.longest_cpu_ns = 0;
 	for (int i = 0; i < WARM_PASSES; i++)
 		pass(&r);
 	before = r.longest_cpu_ns;
+	bound = before + (uint64_t)(RELOAD_SHARE_OF_FIRST * (double)first);
 	CHECK_EQ(showing(&r, old, moved), 0);
 
 	/* new corners: made off the loop, swapped in at one pass */
 	reload(&r, LAYOUT_NEW);
 	until_shown(&r, old, moved, &longest, &meanwhile);
 	printf("a reload of two %dx%d projectors' corners: the longest pass %.1f ms of the "
-	       "loop's thread (%.1f ms before it), %d passes drawn with the old weights "
-	       "meanwhile\n", OUT_W, OUT_H, (double)longest / 1e6, (double)before / 1e6,
-	       meanwhile);
-	CHECK(longest <= before + RELOAD_MAX_NS);
+	       "loop's thread (%.1f ms before it, the first %.1f ms), %d passes drawn with the "
+	       "old weights meanwhile\n", OUT_W, OUT_H, (double)longest / 1e6,
+	       (double)before / 1e6, (double)first / 1e6, meanwhile);
+	CHECK(longest <= bound);
 
 	/* the mask written again in place, the same size: read again */
 	write_ppm(mask_file, PICTURE_W, PICTURE_H, half_black);
@@ -287,7 +295,7 @@ static void test_reloads(void)
 	until_shown(&r, moved, masked, &longest, &meanwhile);
 	printf("a reload with the mask written again: the longest pass %.1f ms, %d passes "
 	       "meanwhile\n", (double)longest / 1e6, meanwhile);
-	CHECK(longest <= before + RELOAD_MAX_NS);
+	CHECK(longest <= bound);
 
 	/* a reload while a build runs: the last one's weights shown */
 	reload(&r, LAYOUT_OTHER);
@@ -296,7 +304,7 @@ static void test_reloads(void)
 	write_ppm(mask_file, PICTURE_W, PICTURE_H, white);
 	reload(&r, LAYOUT_NEW);
 	until_shown(&r, masked, moved, &longest, &meanwhile);
-	CHECK(longest <= before + RELOAD_MAX_NS);
+	CHECK(longest <= bound);
 
 	/* the end while a build runs: it stops, nothing left (ASan) */
 	reload(&r, LAYOUT_OTHER);
