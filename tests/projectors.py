@@ -246,6 +246,20 @@ t.check(max(black) == 0 and set(clear) == {LEVEL}, "--mask: where the mask is bl
         "under black up to %d, under white %s" % (max(black), sorted(set(clear))[:4]))
 t.check(frames["B"].pixel(OUT_W // 2, OUT_H // 2)[1] == LEVEL, "another output's mask "
         "leaves B as it was")
+# The same mask painted 20 times the output's size (a PNG decoded small).
+BIG = 20
+row_white = b"\xff" * (3 * MASK_W * BIG)
+row_holed = b"\xff" * (3 * 20 * BIG) + b"\x00" * (3 * 20 * BIG) + \
+    b"\xff" * (3 * (MASK_W - 40) * BIG)
+big = os.path.join(tmp, "mask-big.png")
+images.write_png(big, images.Image(MASK_W * BIG, MASK_H * BIG, b"".join(
+    row_holed if 10 * BIG <= y < 30 * BIG else row_white for y in range(MASK_H * BIG))))
+frames, _ = run("masked-big", TWO, os.path.join(tmp, "grey.ppm"), ["--mask", "A=" + big])
+black = [frames["A"].pixel(x, y)[1] for y in range(60, 140) for x in range(110, 190)]
+clear = [frames["A"].pixel(x, y)[1] for y in range(170, 260) for x in range(10, 90)]
+t.check(max(black) == 0 and set(clear) == {LEVEL}, "a mask of %dx%d px for a %dx%d output: "
+        "black and white where they are" % (MASK_W * BIG, MASK_H * BIG, OUT_W, OUT_H),
+        "under black up to %d, under white %s" % (max(black), sorted(set(clear))[:4]))
 # A masked black across its side of the overlap (a pillar's shadow hidden
 # there): B lights those points alone, at the picture's light. (B's edge
 # crosses A's pixels at about x = 404; the mask is black from 430 on, its
