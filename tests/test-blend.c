@@ -146,7 +146,8 @@ static double weight_at(const struct surface *s, int k, double px, double py)
 		for (int dx = 0; dx < 2; dx++) {
 			uint16_t w = s->weight[k][(y0 + dy) * OUT_W + x0 + dx] & WARP_WEIGHT_MASK;
 
-			sum += (double)w / WARP_WEIGHT_ONE * (dx ? fx : 1 - fx) * (dy ? fy : 1 - fy);
+			sum += (double)w / WARP_WEIGHT_ONE * (dx ? fx : 1 - fx) *
+			       (dy ? fy : 1 - fy);
 		}
 	return sum;
 }
@@ -171,7 +172,8 @@ static void check_sums(const char *name, bool masked, struct surface *s)
 				int lighting = 0, lit = 0;
 				bool clear = true, hidden = false;
 
-				homography_apply(&s->plan.window[i].pin, x + 0.5, y + 0.5, &wx, &wy);
+				homography_apply(&s->plan.window[i].pin, x + 0.5, y + 0.5, &wx,
+						 &wy);
 				for (int k = 0; k < s->n && clear; k++) {
 					double px, py, u, v;
 					uint8_t level;

@@ -210,8 +210,9 @@ static uint32_t *restart_frames(const char *layout)
  * or neither. */
 static int showing(const struct run *r, const uint32_t *old, const uint32_t *new)
 {
-	bool o0 = same_frame(r->d.frame[0], old), o1 = same_frame(r->d.frame[1], old + OUT_W * OUT_H);
-	bool n0 = same_frame(r->d.frame[0], new), n1 = same_frame(r->d.frame[1], new + OUT_W * OUT_H);
+	const size_t second = (size_t)OUT_W * OUT_H;
+	bool o0 = same_frame(r->d.frame[0], old), o1 = same_frame(r->d.frame[1], old + second);
+	bool n0 = same_frame(r->d.frame[0], new), n1 = same_frame(r->d.frame[1], new + second);
 
 	if (o0 && o1)
 		return 0;

@@ -196,7 +196,8 @@ int wall_blend_rows(const struct wall_plan *plan, int i, double curve,
 	for (int y = y0; y < y1; y++) {
 		for (int x = 0; x < win->pin_w; x++) {
 			const size_t at = (size_t)y * (size_t)win->pin_w + (size_t)x;
-			double d[WALL_MAX_PANELS], m[WALL_MAX_PANELS], sum = 0, shaped = 0, mine = 0;
+			double d[WALL_MAX_PANELS], m[WALL_MAX_PANELS];
+			double sum = 0, shaped = 0, mine = 0;
 			double wx, wy;
 			int others = 0;
 			bool white = true;
