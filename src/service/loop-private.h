@@ -78,6 +78,10 @@ struct pins_set {
 	char *masks;              /* the --mask they were made for */
 	struct pins_file files[WALL_MAX_PANELS];
 	uint16_t *weight[WALL_MAX_PANELS];
+	/* weight with 0 past the surface, where that is another (else NULL:
+	 * weight is), when seen_made */
+	uint16_t *seen[WALL_MAX_PANELS];
+	bool seen_made[WALL_MAX_PANELS];
 	struct warp_light *light;
 	uint32_t *pattern;        /* --test-pattern, the plan's size; NULL: off */
 };

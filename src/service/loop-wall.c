@@ -209,6 +209,8 @@ static void pins_set_free(struct pins_set *s)
 	for (int i = 0; i < WALL_MAX_PANELS; i++) {
 		free(s->weight[i]);
 		s->weight[i] = NULL;
+		free(s->seen[i]);
+		s->seen[i] = NULL;
 	}
 	warp_light_destroy(s->light);
 	s->light = NULL;
@@ -355,6 +357,44 @@ static uint8_t *pin_mask(const char *name, const char *path, int w, int h)
 }
 
 /*
+ * Window i's weights with 0 wherever its pixel sees no point of the
+ * surface, as the kiosk would find them a pixel at a time on the frame
+ * loop (kiosk_pin's seen_weight), into *seen: NULL where that is weight
+ * itself (its pixels all see the surface). 0, or -ENOMEM (the kiosk
+ * looks).
+ */
+static int seen_make(const struct wall_plan *p, int i, const uint16_t *weight, uint16_t **out)
+{
+	const struct wall_window *w = &p->window[i];
+	const size_t n = (size_t)w->pin_w * (size_t)w->pin_h;
+	struct warp ws = { .src_w = p->width, .src_h = p->height };
+	uint16_t *seen = malloc(n * sizeof(*seen));
+	bool outside = false;
+
+	*out = NULL;
+	if (!seen)
+		return -ENOMEM;
+	memcpy(ws.m, w->pin.m, sizeof(ws.m));
+	for (int y = 0; y < w->pin_h; y++) {
+		const struct warp_row r = warp_row_terms(ws.m, y);
+		const size_t row = (size_t)y * (size_t)w->pin_w;
+
+		for (int x = 0; x < w->pin_w; x++) {
+			int32_t su, sv;
+
+			seen[row + (size_t)x] = warp_exact(&ws, &r, x, &su, &sv) ?
+						weight[row + (size_t)x] : 0;
+			outside = outside || seen[row + (size_t)x] != weight[row + (size_t)x];
+		}
+	}
+	if (outside)
+		*out = seen;
+	else
+		free(seen);
+	return 0;
+}
+
+/*
  * The build itself, on a thread of its own or on the loop's: the masks
  * read, the light's tables and the pattern made, then every pinned
  * output's weights from all the masks (each output's weight depends on
@@ -401,6 +441,9 @@ static void *pins_build_run(void *arg)
 				  "softened", b->name[i] ? b->name[i] : "?", w->pin_w, w->pin_h);
 			free(b->set.weight[i]);
 			b->set.weight[i] = NULL;
+		} else if (!atomic_load(&b->stop)) {
+			b->set.seen_made[i] = seen_make(p, i, b->set.weight[i],
+							&b->set.seen[i]) == 0;
 		}
 	}
 	for (int i = 0; i < WALL_MAX_PANELS; i++)
@@ -490,6 +533,9 @@ static void pins_take(struct loop *l, struct pins_build *b)
 			continue;
 		memcpy(pin->m, p->window[i].pin.m, sizeof(pin->m));
 		pin->weight = l->pins_set.weight[i];
+		if (l->pins_set.seen_made[i])
+			pin->seen_weight = l->pins_set.seen[i] ? l->pins_set.seen[i]
+							       : pin->weight;
 	}
 	pins_build_destroy(b);
 	if (l->k)
