@@ -55,8 +55,8 @@ static int fake_output_info(struct display *d, int idx, struct display_output_in
 		return -ENOENT;
 	memset(info, 0, sizeof(*info));
 	snprintf(info->name, sizeof(info->name), "HDMI-A-%d", idx + 1);
-	info->width = FAKE_DISPLAY_WIDTH;
-	info->height = FAKE_DISPLAY_HEIGHT;
+	info->width = f->width ? f->width : FAKE_DISPLAY_WIDTH;
+	info->height = f->width ? f->height : FAKE_DISPLAY_HEIGHT;
 	info->refresh_mhz = FAKE_DISPLAY_REFRESH_MHZ;
 	info->format = PIXEL_XRGB8888;
 	info->presented = f->presented[idx];
@@ -81,6 +81,12 @@ static int fake_acquire(struct display *d, int idx, struct render_target *t)
 		.stride = FAKE_DISPLAY_WIDTH * sizeof(uint32_t),
 		.format = PIXEL_XRGB8888,
 	};
+	if (f->width) {
+		t->pixels = f->frame[idx];
+		t->width = f->width;
+		t->height = f->height;
+		t->stride = (size_t)f->width * sizeof(uint32_t);
+	}
 	return 0;
 }
 

@@ -60,6 +60,10 @@ struct fake_display {
 	int flushes, flushes_all, flushes_split;
 	int late;               /* commits shown a vblank late */
 	uint32_t pixels[FAKE_DISPLAY_OUTPUTS][FAKE_DISPLAY_WIDTH * FAKE_DISPLAY_HEIGHT];
+	/* Outputs of another size: width x height (0: FAKE_DISPLAY_*), each
+	 * drawn into the test's frame[i] of that size instead of pixels[i]. */
+	int width, height;
+	uint32_t *frame[FAKE_DISPLAY_OUTPUTS];
 };
 
 /* Zeroed, with the ops of flip, and n_outputs there. */

@@ -159,20 +159,33 @@ Hb_inv = homography([apply(Hb, *p) for p in [(0, 0), (OUT_W, 0), (OUT_W, OUT_H),
                                              (0, OUT_H)]],
                     [(0, 0), (OUT_W, 0), (OUT_W, OUT_H), (0, OUT_H)])
 want = (LEVEL / 255.0) ** GAMMA
-inside = good = alone_bad = alone = 0
-for y in range(0, OUT_H, 2):
-    for x in range(0, OUT_W, 2):
-        bx, by = apply(Hb_inv, *apply(Ha, x + 0.5, y + 0.5))
-        a = frames["A"].pixel(x, y)[1]
-        # B lights the point: its pixel there, a pixel in from its edge
-        if 1 <= bx < OUT_W - 1 and 1 <= by < OUT_H - 1:
-            b = bilinear(frames["B"], bx - 0.5, by - 0.5)[1]
-            inside += 1
-            if abs((a / 255.0) ** GAMMA + (b / 255.0) ** GAMMA - want) <= 0.03 * want:
-                good += 1
-        elif not (-1 <= bx < OUT_W + 1 and -1 <= by < OUT_H + 1):
-            alone += 1
-            alone_bad += a != LEVEL
+
+
+def overlap_light(frames, where=lambda x, y: True):
+    """Of A's pixels (every other one) where B lights the point too, and
+    where(x, y): how many, how many of them sum to the picture's linear
+    light within 3 %, and the least sum; and of those B does not light,
+    how many, and how many differ from the picture."""
+    inside = good = alone_bad = alone = 0
+    least = float("inf")
+    for y in range(0, OUT_H, 2):
+        for x in range(0, OUT_W, 2):
+            bx, by = apply(Hb_inv, *apply(Ha, x + 0.5, y + 0.5))
+            a = frames["A"].pixel(x, y)[1]
+            # B lights the point: its pixel there, a pixel in from its edge
+            if 1 <= bx < OUT_W - 1 and 1 <= by < OUT_H - 1 and where(x, y):
+                b = bilinear(frames["B"], bx - 0.5, by - 0.5)[1]
+                inside += 1
+                light = (a / 255.0) ** GAMMA + (b / 255.0) ** GAMMA
+                least = min(least, light / want)
+                good += abs(light - want) <= 0.03 * want
+            elif not (-1 <= bx < OUT_W + 1 and -1 <= by < OUT_H + 1):
+                alone += 1
+                alone_bad += a != LEVEL
+    return inside, good, least, alone, alone_bad
+
+
+inside, good, _, alone, alone_bad = overlap_light(frames)
 t.check(inside > 1000, "the two outputs overlap", "%d points" % inside)
 t.check(good >= 0.95 * inside, "in the overlap the two outputs' linear light sums to the "
         "picture's within 3 % at 95 % of points", "%d of %d" % (good, inside))
@@ -233,6 +246,33 @@ t.check(max(black) == 0 and set(clear) == {LEVEL}, "--mask: where the mask is bl
         "under black up to %d, under white %s" % (max(black), sorted(set(clear))[:4]))
 t.check(frames["B"].pixel(OUT_W // 2, OUT_H // 2)[1] == LEVEL, "another output's mask "
         "leaves B as it was")
+# The same mask painted 20 times the output's size (a PNG decoded small).
+BIG = 20
+row_white = b"\xff" * (3 * MASK_W * BIG)
+row_holed = b"\xff" * (3 * 20 * BIG) + b"\x00" * (3 * 20 * BIG) + \
+    b"\xff" * (3 * (MASK_W - 40) * BIG)
+big = os.path.join(tmp, "mask-big.png")
+images.write_png(big, images.Image(MASK_W * BIG, MASK_H * BIG, b"".join(
+    row_holed if 10 * BIG <= y < 30 * BIG else row_white for y in range(MASK_H * BIG))))
+frames, _ = run("masked-big", TWO, os.path.join(tmp, "grey.ppm"), ["--mask", "A=" + big])
+black = [frames["A"].pixel(x, y)[1] for y in range(60, 140) for x in range(110, 190)]
+clear = [frames["A"].pixel(x, y)[1] for y in range(170, 260) for x in range(10, 90)]
+t.check(max(black) == 0 and set(clear) == {LEVEL}, "a mask of %dx%d px for a %dx%d output: "
+        "black and white where they are" % (MASK_W * BIG, MASK_H * BIG, OUT_W, OUT_H),
+        "under black up to %d, under white %s" % (max(black), sorted(set(clear))[:4]))
+# A masked black across its side of the overlap (a pillar's shadow hidden
+# there): B lights those points alone, at the picture's light. (B's edge
+# crosses A's pixels at about x = 404; the mask is black from 430 on, its
+# scaled edge soft for a pixel or two.)
+BLACK_FROM = 86
+OVER_X = BLACK_FROM * OUT_W // MASK_W + 3
+over = picture("over", MASK_W, MASK_H, lambda x, y: (0, 0, 0) if x >= BLACK_FROM else
+               (255, 255, 255))
+frames, _ = run("masked-overlap", TWO, os.path.join(tmp, "grey.ppm"), ["--mask", "A=" + over])
+inside, good, least, _, _ = overlap_light(frames, lambda x, y: x >= OVER_X)
+t.check(inside > 500 and good >= 0.95 * inside, "a mask inside the overlap: the other output "
+        "lights what it hides, their linear light summing to the picture's within 3 % at 95 % "
+        "of points", "%d of %d, the least %.2f of the picture's" % (good, inside, least))
 out = os.path.join(tmp, "badmask")
 res = subprocess.run([prog, "--config", os.path.join(tmp, "size.conf"), "--backend", "headless",
                       "--frames", "1", "--output", out, "--layout", layout_of(TWO),

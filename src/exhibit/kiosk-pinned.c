@@ -170,7 +170,9 @@ static uint16_t pixel_weight(const struct pinned *p, const struct warp *ws,
  * blend's own plane where every pixel sees the surface (most outputs),
  * else a plane of the output's own. composed is made when a row needs it.
  * Each pixel's weight is found once (a division each), into own_weight,
- * which is let go where it is not needed.
+ * which is let go where it is not needed; or read from the pin's
+ * seen_weight, made with its weights off the frame loop (a reload's new
+ * corners then cost the loop no division a pixel).
  */
 static int pinned_weights(const struct kiosk *k, struct pinned *p)
 {
@@ -178,26 +180,38 @@ static int pinned_weights(const struct kiosk *k, struct pinned *p)
 	struct warp ws = { .src_w = k->width, .src_h = k->height };
 	bool composed = false, outside = false;
 
+	/* made with the pin's weights, for this surface: read as they are */
+	const uint16_t *seen = p->pin->seen_weight && p->pin_weight && p->light &&
+			       p->pin->surface_w == k->width && p->pin->surface_h == k->height
+			       ? p->pin->seen_weight : NULL;
+
 	memcpy(ws.m, p->m, sizeof(ws.m));
 	p->plain = malloc((size_t)p->out_h);
-	p->own_weight = bigmem_alloc(n * sizeof(*p->own_weight));
-	if (!p->plain || !p->own_weight)
+	p->own_weight = seen ? NULL : bigmem_alloc(n * sizeof(*p->own_weight));
+	if (!p->plain || (!seen && !p->own_weight))
 		return -ENOMEM;
 	for (int y = 0; y < p->out_h; y++) {
 		const struct warp_row r = warp_row_terms(p->m, y);
-		uint16_t *e = p->own_weight + (size_t)y * (size_t)p->out_w;
+		const size_t row = (size_t)y * (size_t)p->out_w;
+		uint16_t *e = seen ? NULL : p->own_weight + row;
 		bool plain = true;
 
 		for (int x = 0; x < p->out_w; x++) {
-			e[x] = pixel_weight(p, &ws, &r, x, y);
-			plain = plain && weight_plain(p->light, e[x]);
-			outside = outside || e[x] == 0;
+			const uint16_t w = seen ? seen[row + (size_t)x]
+						: (e[x] = pixel_weight(p, &ws, &r, x, y));
+
+			plain = plain && weight_plain(p->light, w);
+			outside = outside || w == 0;
 		}
 		p->plain[y] = plain;
 		composed = composed || !plain;
 	}
 	if (composed && !(p->composed = bigmem_alloc(n * sizeof(*p->composed))))
 		return -ENOMEM;
+	if (seen) {
+		p->weight = composed ? seen : NULL;
+		return 0;
+	}
 	p->weight = p->own_weight;
 	if (!composed || (!outside && p->pin_weight && p->light)) {
 		/* never read, or the blend's own says the same */

@@ -89,6 +89,10 @@ struct warp_light;
 struct kiosk_pin {
 	double m[9];
 	const uint16_t *weight;         /* the output's size; NULL: 1, alone */
+	/* NULL, or weight made with 0 wherever the output's pixel sees no
+	 * point of a surface of surface_w x surface_h (warp_exact), off the
+	 * frame loop: the kiosk need not look at each pixel's point again. */
+	const uint16_t *seen_weight;
 	const struct warp_light *light; /* NULL: no weights */
 	/* Shown instead of the water: a picture the surface's size (the
 	 * test pattern, wall/pattern.h), its rows surface_w pixels apart;

@@ -64,6 +64,29 @@ struct pins_key {
 	bool pattern;
 };
 
+/* A mask file as it was read: another file, or the same one written
+ * again, is read again at a reload. */
+struct pins_file {
+	bool there;
+	unsigned long long dev, ino, size;
+	long long mtime_s, mtime_ns;
+};
+
+/* What the pinned outputs are drawn with, made together. */
+struct pins_set {
+	struct pins_key key;
+	char *masks;              /* the --mask they were made for */
+	struct pins_file files[WALL_MAX_PANELS];
+	uint16_t *weight[WALL_MAX_PANELS];
+	/* weight with 0 past the surface, where that is another (else NULL:
+	 * weight is), when seen_made */
+	uint16_t *seen[WALL_MAX_PANELS];
+	bool seen_made[WALL_MAX_PANELS];
+	struct warp_light *light;
+	uint32_t *pattern;        /* --test-pattern, the plan's size; NULL: off */
+};
+struct pins_build;
+
 struct loop {
 	struct display *d;
 	struct kiosk *k;
@@ -112,15 +135,15 @@ struct loop {
 	int n_assign;
 	struct wall_touch touch;
 	/* Its corner-pinned outputs: each one's way to the surface and its
-	 * weights for the overlaps, made for pins_plan's windows (loop-wall.c). */
+	 * weights for the overlaps, made for the plan's windows (loop-wall.c).
+	 * New ones are made off the loop (pins_build) while these are shown,
+	 * and the plan they were made for taken with them at one frame. */
 	struct kiosk_pin pins[WALL_MAX_PANELS];
-	uint16_t *pin_weights[WALL_MAX_PANELS];
-	struct pins_key pins_key;
-	char *pins_masks;         /* the --mask they were made for */
+	struct pins_set pins_set;
 	bool pins_made;
-	struct warp_light *light;
+	struct pins_build *pins_build;
+	bool pins_reread;         /* a reload: the mask files are looked at again */
 	struct wall_masks masks;  /* --mask */
-	uint32_t *pattern;        /* --test-pattern, the plan's size; NULL: off */
 };
 
 /* loop.c */
@@ -172,6 +195,7 @@ bool loop_wall_window(const struct loop *l, const struct loop_output *out,
 bool loop_output_dark(const struct loop *l, const struct loop_output *out);
 int loop_create_wall_water(struct loop *l, const struct options *o);
 int loop_wall_follow(struct loop *l, const struct options *o);
+/* The pins and a build of new ones under way (stopped, waited for) gone. */
 void loop_wall_pins_clear(struct loop *l);
 
 /* loop-touch.c */

@@ -3,9 +3,13 @@
 #include "config.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "base/bigmem.h"
 #include "base/log.h"
@@ -178,24 +182,77 @@ int loop_create_wall_water(struct loop *l, const struct options *o)
 
 /* ---- corner-pinned outputs ---- */
 
-void loop_wall_pins_clear(struct loop *l)
+/* Rows of an output's weights made between two looks at whether the
+ * build is to stop: a few milliseconds' work. */
+#define BUILD_ROWS 32
+
+/*
+ * New weights made off the loop: what they are for, copied when the
+ * build starts (the loop may change its own meanwhile), and what it
+ * made. The loop looks at done between frames, and takes the set and
+ * the plan together; stop asks the build to end early (another reload,
+ * the end), then the loop waits for it and frees what it made.
+ */
+struct pins_build {
+	pthread_t thread;
+	bool threaded;
+	atomic_bool done, stop;
+	struct wall_plan plan;
+	double curve, gamma, lift;
+	char *name[WALL_MAX_PANELS];  /* the outputs' names, for what is said */
+	char *path[WALL_MAX_PANELS];  /* their masks' files; NULL: none */
+	struct pins_set set;
+};
+
+static void pins_set_free(struct pins_set *s)
 {
 	for (int i = 0; i < WALL_MAX_PANELS; i++) {
-		free(l->pin_weights[i]);
-		l->pin_weights[i] = NULL;
+		free(s->weight[i]);
+		s->weight[i] = NULL;
+		free(s->seen[i]);
+		s->seen[i] = NULL;
 	}
-	warp_light_destroy(l->light);
-	l->light = NULL;
-	free(l->pattern);
-	l->pattern = NULL;
-	free(l->pins_masks);
-	l->pins_masks = NULL;
+	warp_light_destroy(s->light);
+	s->light = NULL;
+	free(s->pattern);
+	s->pattern = NULL;
+	free(s->masks);
+	s->masks = NULL;
+}
+
+static void pins_build_destroy(struct pins_build *b)
+{
+	if (!b)
+		return;
+	if (b->threaded) {
+		atomic_store(&b->stop, true);
+		pthread_join(b->thread, NULL);
+	}
+	for (int i = 0; i < WALL_MAX_PANELS; i++) {
+		free(b->name[i]);
+		free(b->path[i]);
+	}
+	pins_set_free(&b->set);
+	free(b);
+}
+
+void loop_wall_pins_clear(struct loop *l)
+{
+	pins_build_destroy(l->pins_build);
+	l->pins_build = NULL;
+	pins_set_free(&l->pins_set);
 	l->pins_made = false;
 }
 
+void loop_wall_reread(struct loop *l)
+{
+	l->pins_reread = true;
+}
+
 /* --mask read for the layout: an output it names that is no pinned one of
- * the layout is said (checked for its form when the options were read). */
-static void masks_read(struct loop *l, const char *text)
+ * the layout is said when say (checked for its form when the options were
+ * read). */
+static void masks_read(struct loop *l, const char *text, bool say)
 {
 	char err[ERR_LEN];
 
@@ -203,14 +260,15 @@ static void masks_read(struct loop *l, const char *text)
 	if (!text)
 		return;
 	if (wall_masks_parse(text, &l->masks, err, sizeof(err)) < 0) {
-		log_error("mask: %s", err);
+		if (say)
+			log_error("mask: %s", err);
 		memset(&l->masks, 0, sizeof(l->masks));
 		return;
 	}
 	for (int i = 0; i < l->masks.count; i++) {
 		int p = wall_layout_find(&l->layout, l->masks.mask[i].name);
 
-		if (p < 0 || !l->layout.panel[p].pinned)
+		if (say && (p < 0 || !l->layout.panel[p].pinned))
 			log_error("mask: %s is no corner-pinned output of the layout: its mask %s "
 				  "is not used", l->masks.mask[i].name, l->masks.mask[i].path);
 	}
@@ -219,6 +277,24 @@ static void masks_read(struct loop *l, const char *text)
 static bool same_text(const char *a, const char *b)
 {
 	return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+/* The mask file of each output as it is now (none: not there). */
+static void masks_look(const struct loop *l, struct pins_file files[WALL_MAX_PANELS])
+{
+	memset(files, 0, WALL_MAX_PANELS * sizeof(*files));
+	for (int i = 0; i < l->layout.count && i < WALL_MAX_PANELS; i++) {
+		const char *path = wall_masks_find(&l->masks, l->layout.panel[i].name);
+		struct stat st;
+
+		if (!path || stat(path, &st) < 0)
+			continue;
+		files[i] = (struct pins_file){ true, (unsigned long long)st.st_dev,
+					       (unsigned long long)st.st_ino,
+					       (unsigned long long)st.st_size,
+					       (long long)st.st_mtim.tv_sec,
+					       (long long)st.st_mtim.tv_nsec };
+	}
 }
 
 /* The test pattern at the plan's size, for the pinned outputs to show;
@@ -236,22 +312,28 @@ static uint32_t *pattern_make(const struct wall_plan *p)
 	return px;
 }
 
-/*
- * The mask of pinned output i at its pixels, levels 0 (black) to
- * WALL_MASK_WHITE (as it is): the picture scaled to them, each pixel's
- * luma (BT.601's weights). NULL: none, or it could not be read (said).
- */
-static uint8_t *pin_mask(const struct loop *l, int i, int w, int h)
+/* The luma of an image's pixel, BT.601's weights, rounded. */
+static uint8_t luma(uint32_t p)
 {
-	const char *name = l->layout.panel[i].name;
-	const char *path = wall_masks_find(&l->masks, name);
+	return (uint8_t)(((p >> 16 & 0xff) * LUMA_R + (p >> 8 & 0xff) * LUMA_G +
+			  (p & 0xff) * LUMA_B + LUMA_ONE / 2) / LUMA_ONE);
+}
+
+/*
+ * The mask of output name at its w x h pixels from the picture at path,
+ * levels 0 (black) to WALL_MASK_WHITE (as it is): the picture scaled to
+ * them, each pixel's luma (BT.601's weights). NULL: it could not be read
+ * (said).
+ */
+static uint8_t *pin_mask(const char *name, const char *path, int w, int h)
+{
 	struct image *img = NULL, *scaled = NULL;
 	char err[ERR_LEN];
-	uint8_t *mask = NULL;
+	uint8_t *mask;
 
-	if (!path)
-		return NULL;
-	if (image_load(path, &img, err, sizeof(err)) < 0) {
+	/* a picture far bigger than the output (a mask painted at 8K) is
+	 * box-averaged as it is decoded, never held whole */
+	if (image_load_for(path, w, h, &img, err, sizeof(err)) < 0) {
 		log_error("mask: %s: %s: %s; expected a picture (PNG, JPEG or PPM): %s is drawn "
 			  "unmasked", name, path, err, name);
 		return NULL;
@@ -265,14 +347,8 @@ static uint8_t *pin_mask(const struct loop *l, int i, int w, int h)
 			const uint32_t *row = image_const_data(scaled) +
 					      (size_t)y * (image_stride(scaled) / sizeof(uint32_t));
 
-			for (int x = 0; x < w; x++) {
-				const uint32_t p = row[x];
-
-				mask[(size_t)y * w + x] = (uint8_t)(((p >> 16 & 0xff) * LUMA_R +
-								      (p >> 8 & 0xff) * LUMA_G +
-								      (p & 0xff) * LUMA_B +
-								      LUMA_ONE / 2) / LUMA_ONE);
-			}
+			for (int x = 0; x < w; x++)
+				mask[(size_t)y * w + x] = luma(row[x]);
 		}
 	}
 	image_destroy(scaled);
@@ -281,72 +357,240 @@ static uint8_t *pin_mask(const struct loop *l, int i, int w, int h)
 }
 
 /*
- * Each pinned output's homography and weights, made again when the plan's
- * windows change (an output plugged in or out changes every overlap).
- * Without the memory for an output's weights it shows its whole picture,
- * said once, as does a wall without the light's tables.
+ * Window i's weights with 0 wherever its pixel sees no point of the
+ * surface, as the kiosk would find them a pixel at a time on the frame
+ * loop (kiosk_pin's seen_weight), into *seen: NULL where that is weight
+ * itself (its pixels all see the surface). 0, or -ENOMEM (the kiosk
+ * looks).
  */
-static void wall_pins_follow(struct loop *l, const struct options *o)
+static int seen_make(const struct wall_plan *p, int i, const uint16_t *weight, uint16_t **out)
 {
-	const struct wall_plan *p = &l->plan;
-	struct pins_key key;
+	const struct wall_window *w = &p->window[i];
+	const size_t n = (size_t)w->pin_w * (size_t)w->pin_h;
+	struct warp ws = { .src_w = p->width, .src_h = p->height };
+	uint16_t *seen = malloc(n * sizeof(*seen));
+	bool outside = false;
+
+	*out = NULL;
+	if (!seen)
+		return -ENOMEM;
+	memcpy(ws.m, w->pin.m, sizeof(ws.m));
+	for (int y = 0; y < w->pin_h; y++) {
+		const struct warp_row r = warp_row_terms(ws.m, y);
+		const size_t row = (size_t)y * (size_t)w->pin_w;
+
+		for (int x = 0; x < w->pin_w; x++) {
+			int32_t su, sv;
+
+			seen[row + (size_t)x] = warp_exact(&ws, &r, x, &su, &sv) ?
+						weight[row + (size_t)x] : 0;
+			outside = outside || seen[row + (size_t)x] != weight[row + (size_t)x];
+		}
+	}
+	if (outside)
+		*out = seen;
+	else
+		free(seen);
+	return 0;
+}
+
+/*
+ * The build itself, on a thread of its own or on the loop's: the masks
+ * read, the light's tables and the pattern made, then every pinned
+ * output's weights from all the masks (each output's weight depends on
+ * the others' masks), BUILD_ROWS at a time. Without the memory for an
+ * output's weights it shows its whole picture, said, as does a wall
+ * without the light's tables.
+ */
+static void *pins_build_run(void *arg)
+{
+	struct pins_build *b = arg;
+	const struct wall_plan *p = &b->plan;
+	uint8_t *mask[WALL_MAX_PANELS] = { NULL };
 	bool pinned = false;
 
-	memset(&key, 0, sizeof(key));
-	memcpy(key.windows, p->window, sizeof(key.windows));
-	key.gamma = o->blend_gamma;
-	key.curve = o->blend_curve;
-	key.lift_percent = o->black_lift_percent;
-	key.pattern = o->test_pattern;
-	if (l->pins_made && memcmp(&key, &l->pins_key, sizeof(key)) == 0 &&
-	    same_text(o->masks, l->pins_masks))
-		return;
-	loop_wall_pins_clear(l);
+	for (int i = 0; i < WALL_MAX_PANELS; i++) {
+		const struct wall_window *w = &p->window[i];
+
+		pinned = pinned || w->pinned;
+		if (w->pinned && b->path[i] && !atomic_load(&b->stop))
+			mask[i] = pin_mask(b->name[i], b->path[i], w->pin_w, w->pin_h);
+	}
+	if (pinned && b->set.key.pattern)
+		b->set.pattern = pattern_make(p);
+	b->set.light = warp_light_create(b->gamma, b->lift);
+	if (!b->set.light)
+		log_error("no memory for the projectors' blend: their overlaps are not "
+			  "softened");
+	for (int i = 0; i < WALL_MAX_PANELS && b->set.light; i++) {
+		const struct wall_window *w = &p->window[i];
+		int made = 0;
+
+		if (!w->pinned)
+			continue;
+		b->set.weight[i] = malloc((size_t)w->pin_w * (size_t)w->pin_h *
+					  sizeof(*b->set.weight[i]));
+		if (!b->set.weight[i])
+			made = -ENOMEM;
+		for (int y = 0; made == 0 && y < w->pin_h && !atomic_load(&b->stop);
+		     y += BUILD_ROWS)
+			made = wall_blend_rows(p, i, b->curve, (const uint8_t *const *)mask, y,
+					       y + BUILD_ROWS, b->set.weight[i]);
+		if (made < 0) {
+			log_error("%s: no memory for its %dx%d weights: its overlaps are not "
+				  "softened", b->name[i] ? b->name[i] : "?", w->pin_w, w->pin_h);
+			free(b->set.weight[i]);
+			b->set.weight[i] = NULL;
+		} else if (!atomic_load(&b->stop)) {
+			b->set.seen_made[i] = seen_make(p, i, b->set.weight[i],
+							&b->set.seen[i]) == 0;
+		}
+	}
+	for (int i = 0; i < WALL_MAX_PANELS; i++)
+		free(mask[i]);
+	atomic_store(&b->done, true);
+	return NULL;
+}
+
+/* What pinned outputs of plan p are made for, under the options o. */
+static void pins_key_of(const struct wall_plan *p, const struct options *o, struct pins_key *key)
+{
+	memset(key, 0, sizeof(*key));
+	memcpy(key->windows, p->window, sizeof(key->windows));
+	key->gamma = o->blend_gamma;
+	key->curve = o->blend_curve;
+	key->lift_percent = o->black_lift_percent;
+	key->pattern = o->test_pattern;
+}
+
+static bool pins_same(const struct pins_set *s, const struct pins_key *key, const char *masks,
+		      const struct pins_file *files)
+{
+	return memcmp(key, &s->key, sizeof(*key)) == 0 && same_text(masks, s->masks) &&
+	       (!files || memcmp(files, s->files, sizeof(s->files)) == 0);
+}
+
+/* A build of the pins for plan p begun, on a thread when threaded (on
+ * this one, done when it returns, when not or without one). NULL without
+ * the memory (said). */
+static struct pins_build *pins_build_start(struct loop *l, const struct options *o,
+					   const struct wall_plan *p, const struct pins_key *key,
+					   bool threaded)
+{
+	struct pins_build *b = calloc(1, sizeof(*b));
+	bool short_of = !b;
+
+	if (b) {
+		b->plan = *p;
+		b->curve = o->blend_curve;
+		b->gamma = o->blend_gamma;
+		b->lift = o->black_lift_percent / PERCENT;
+		b->set.key = *key;
+		atomic_init(&b->done, false);
+		atomic_init(&b->stop, false);
+		if (o->masks && !(b->set.masks = strdup(o->masks)))
+			short_of = true;
+		masks_read(l, b->set.masks, true);
+		masks_look(l, b->set.files);
+		for (int i = 0; i < l->layout.count && i < WALL_MAX_PANELS && !short_of; i++) {
+			const char *path = wall_masks_find(&l->masks, l->layout.panel[i].name);
+
+			b->name[i] = strdup(l->layout.panel[i].name);
+			b->path[i] = path ? strdup(path) : NULL;
+			short_of = !b->name[i] || (path && !b->path[i]);
+		}
+	}
+	if (short_of) {
+		log_error("no memory for the projectors' weights: the outputs are drawn as "
+			  "they were");
+		pins_build_destroy(b);
+		return NULL;
+	}
+	if (threaded && pthread_create(&b->thread, NULL, pins_build_run, b) == 0)
+		b->threaded = true;
+	else
+		pins_build_run(b);
+	return b;
+}
+
+/* The build's set in force from this frame on, with the plan it was made
+ * for (the caller takes it): every pinned output at once. */
+static void pins_take(struct loop *l, struct pins_build *b)
+{
+	const struct wall_plan *p = &b->plan;
+
+	pins_set_free(&l->pins_set);
+	l->pins_set = b->set;
+	memset(&b->set, 0, sizeof(b->set));
+	l->pins_made = true;
+	for (int i = 0; i < WALL_MAX_PANELS; i++) {
+		struct kiosk_pin *pin = &l->pins[i];
+
+		*pin = (struct kiosk_pin){ .light = l->pins_set.light,
+					   .surface = l->pins_set.pattern,
+					   .surface_w = p->width, .surface_h = p->height };
+		if (!p->window[i].pinned)
+			continue;
+		memcpy(pin->m, p->window[i].pin.m, sizeof(pin->m));
+		pin->weight = l->pins_set.weight[i];
+		if (l->pins_set.seen_made[i])
+			pin->seen_weight = l->pins_set.seen[i] ? l->pins_set.seen[i]
+							       : pin->weight;
+	}
+	pins_build_destroy(b);
 	if (l->k)
 		kiosk_pins_changed(l->k);
-	l->pins_key = key;
-	l->pins_made = true;
 	/* still water is drawn again only when asked: the outputs show the
 	 * new corners, blend or pattern at their next frame */
 	loop_redraw(l);
-	if (o->masks && !(l->pins_masks = strdup(o->masks)))
-		log_error("no memory for the masks: the outputs are drawn unmasked");
-	masks_read(l, l->pins_masks);
-	for (int i = 0; i < WALL_MAX_PANELS; i++)
-		pinned = pinned || p->window[i].pinned;
-	if (pinned && o->test_pattern)
-		l->pattern = pattern_make(p);
-	l->light = warp_light_create(o->blend_gamma, o->black_lift_percent / PERCENT);
-	if (!l->light)
-		log_error("no memory for the projectors' blend: their overlaps are not "
-			  "softened");
-	for (int i = 0; i < WALL_MAX_PANELS; i++) {
-		const struct wall_window *w = &p->window[i];
-		struct kiosk_pin *pin = &l->pins[i];
-		uint8_t *mask;
-		int made;
+}
 
-		*pin = (struct kiosk_pin){ .light = l->light, .surface = l->pattern,
-					   .surface_w = p->width, .surface_h = p->height };
-		if (!w->pinned)
-			continue;
-		memcpy(pin->m, w->pin.m, sizeof(pin->m));
-		if (!l->light)
-			continue;
-		l->pin_weights[i] = malloc((size_t)w->pin_w * (size_t)w->pin_h *
-					   sizeof(*l->pin_weights[i]));
-		mask = pin_mask(l, i, w->pin_w, w->pin_h);
-		made = l->pin_weights[i] ? wall_blend_weights(p, i, o->blend_curve, mask,
-							     l->pin_weights[i]) : -ENOMEM;
-		free(mask);
-		if (made < 0) {
-			log_error("%s: no memory for its %dx%d weights: its overlaps are not "
-				  "softened", l->layout.panel[i].name, w->pin_w, w->pin_h);
-			free(l->pin_weights[i]);
-			l->pin_weights[i] = NULL;
-		}
-		pin->weight = l->pin_weights[i];
+/*
+ * Each pinned output's homography and weights for plan p, made again when
+ * the plan's windows change (an output plugged in or out changes every
+ * overlap), the blend or the masks do, or a reload finds a mask file
+ * written again. The first ones are made at once; later ones off the
+ * loop, while the outputs show those in force and their plan: false
+ * while they are made (the caller keeps its plan), true when plan p is
+ * the one to take.
+ */
+static bool wall_pins_follow(struct loop *l, const struct options *o, const struct wall_plan *p)
+{
+	struct pins_file now[WALL_MAX_PANELS], *files = NULL;
+	struct pins_build *b = l->pins_build;
+	const struct pins_set *wanted;
+	struct pins_key key;
+
+	pins_key_of(p, o, &key);
+	if (l->pins_reread) {
+		/* as the masks' text names them now */
+		masks_read(l, o->masks, false);
+		masks_look(l, now);
+		files = now;
+		l->pins_reread = false;
 	}
+	wanted = b ? &b->set : &l->pins_set;
+	if ((b || l->pins_made) && pins_same(wanted, &key, o->masks, files)) {
+		if (!b)
+			return true;
+		if (!atomic_load(&b->done))
+			return false;
+		l->pins_build = NULL;
+		pins_take(l, b);
+		return true;
+	}
+	/* another reload while a build runs: it stops, the new one begins */
+	pins_build_destroy(b);
+	l->pins_build = NULL;
+	b = pins_build_start(l, o, p, &key, l->pins_made && l->k);
+	if (!b)
+		return !l->pins_made;
+	if (!b->threaded) {
+		pins_take(l, b);
+		return true;
+	}
+	l->pins_build = b;
+	return false;
 }
 
 /*
@@ -385,13 +629,14 @@ int loop_wall_follow(struct loop *l, const struct options *o)
 	wall_say(l, err);
 	if (ret < 0)
 		return 0;  /* no panel of the wall yet: the water waits for one */
+	/* new pins on their way: the plan in force stays until they are */
+	if (!wall_pins_follow(l, o, &plan))
+		return 0;
 	if (l->k && plan.width == l->plan.width && plan.height == l->plan.height &&
 	    plan.mm_width == l->plan.mm_width && plan.mm_height == l->plan.mm_height) {
 		l->plan = plan;
-		wall_pins_follow(l, o);
 		return 0;
 	}
 	l->plan = plan;
-	wall_pins_follow(l, o);
 	return loop_create_wall_water(l, o);
 }

@@ -86,6 +86,9 @@ void loop_redraw(struct loop *l);
  * places and corners at the next frame; anything else waits for a
  * restart, said. */
 void loop_wall_relayout(struct loop *l, const struct options *o);
+/* A reload: the mask files (--mask) looked at again at the next pass, and
+ * one written again since they were read, read again. */
+void loop_wall_reread(struct loop *l);
 
 /*
  * The exhibit sleeps and every screen is switched off, on purpose: no

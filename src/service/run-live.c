@@ -219,6 +219,7 @@ static void reload(struct live *l)
 	    l->o->screen_mm_width != next.screen_mm_width ||
 	    l->o->screen_mm_height != next.screen_mm_height)
 		loop_wall_relayout(l->loop, &next);
+	loop_wall_reread(l->loop);
 	apply_touch_settings(l, &next);
 	apply_cec_settings(l, &next);
 	options_free(l->o);

@@ -19,13 +19,20 @@
 /*
  * The weights of the plan's pinned window i, a plane of its pin_w x pin_h
  * pixels in 1/WARP_WEIGHT_ONE of linear light, WARP_WEIGHT_ALONE where no
- * other output lights the point (render/warp.h). mask: NULL, or a plane
- * of the same size, 0 (black: the pixel stays black) to WALL_MASK_WHITE
- * (as it is), its greys dimming the light. 0, or -EINVAL when window i
- * is not pinned.
+ * other output lights the point (render/warp.h). masks: NULL, or for
+ * each window j NULL or a plane of its pin_w x pin_h pixels, 0 (black: the
+ * pixel stays black) to WALL_MASK_WHITE (as it is), its greys dimming the
+ * light. The weights of all the outputs are made from the same masks: a
+ * point that one output's mask darkens is lit by the others that light
+ * it, their weights still adding up to 1 there. 0, or -EINVAL when
+ * window i is not pinned.
  */
-int wall_blend_weights(const struct wall_plan *plan, int i, double curve, const uint8_t *mask,
-		       uint16_t *weight);
+int wall_blend_weights(const struct wall_plan *plan, int i, double curve,
+		       const uint8_t *const masks[WALL_MAX_PANELS], uint16_t *weight);
+/* The same for rows y0 up to y1 of the plane only (a build in parts, that
+ * can stop between them). */
+int wall_blend_rows(const struct wall_plan *plan, int i, double curve,
+		    const uint8_t *const masks[WALL_MAX_PANELS], int y0, int y1, uint16_t *weight);
 
 /* Bourke's curve at x (0..1 across an overlap): 0.5 (2x)^p up to the
  * middle, 1 - 0.5 (2 (1 - x))^p past it; f(x) + f(1 - x) = 1. */
