@@ -432,7 +432,10 @@ int wall_plan_make(const struct wall_layout *l, const struct wall_screen *screen
 		   struct wall_memory *known, const struct wall_limits *max,
 		   struct wall_plan *out, char *err, size_t len)
 {
-	double x0 = WALL_MAX_MM, y0 = WALL_MAX_MM, x1 = 0, y1 = 0, full_w, full_h;
+	/* Projectors' corners may all be left of or above the origin: the
+	 * box starts empty, not at 0. */
+	double x0 = WALL_MAX_MM, y0 = WALL_MAX_MM, x1 = -WALL_MAX_MM, y1 = -WALL_MAX_MM;
+	double full_w, full_h;
 	int first = -1;
 
 	memset(out, 0, sizeof(*out));
@@ -548,7 +551,7 @@ int wall_plan_make(const struct wall_layout *l, const struct wall_screen *screen
 int wall_layout_drawn(const struct wall_layout *l, int width, int height, int i,
 		      struct wall_screen *s)
 {
-	double x0 = WALL_MAX_MM, y0 = WALL_MAX_MM, x1 = 0, y1 = 0;
+	double x0 = WALL_MAX_MM, y0 = WALL_MAX_MM, x1 = -WALL_MAX_MM, y1 = -WALL_MAX_MM;
 	const struct wall_panel *p = &l->panel[i];
 	int lw, lh;
 
