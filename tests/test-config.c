@@ -21,6 +21,7 @@
 #include "settings/options.h"
 #include "settings/settings.h"
 #include "wall/layout.h"
+#include "water/units.h"
 
 #define NAME "test.conf"
 #define PATH_LEN 4096
@@ -1122,6 +1123,69 @@ static void test_negative_corners(void)
 	}
 }
 
+/*
+ * A quadrilateral that is no projector's picture, however its corners
+ * turn: a sliver 0.001 mm thick was taken (its pixels over its area, a
+ * surface of 67 Mpx). Refused in one line naming the output; a picture
+ * keystoned hard, or as wide as 32:9, is not.
+ */
+static void test_sliver_corners(void)
+{
+	static const char *const slivers[] = {
+		"SLIM@[0,0;2000,1000;2000,1000.001;0,0.001]",
+		"SLIM@[0,0;2000,0;2000,50;0,50]:1920x1080px",
+		"SLIM@[0,0;2000,990;2000,1010;0,20]",
+	};
+	static const char *const pictures[] = {
+		"A@[0,0;3200,0;3200,900;0,900]",
+		"A@[500,0;1500,0;2000,1125;0,1125]",
+		"A@[0,0;2000,400;2000,600;0,1000]",
+	};
+	struct wall_layout l;
+	char err[ERR_LEN];
+
+	for (size_t i = 0; i < ARRAY_SIZE(slivers); i++) {
+		err[0] = '\0';
+		CHECK_EQ(wall_layout_parse(slivers[i], &l, err, ERR_LEN), -EINVAL);
+		CHECK(strncmp(err, "SLIM's corners", strlen("SLIM's corners")) == 0);
+		CHECK(strchr(err, '\n') == NULL);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(pictures); i++)
+		CHECK_EQ(wall_layout_parse(pictures[i], &l, err, ERR_LEN), 0);
+}
+
+/* --screen-mm of another shape than the screen's pixels: said in one line
+ * naming both shapes and what is expected; of the same shape, nothing. */
+static void test_oblong_pixels(void)
+{
+	struct water_look look;
+	struct water_units u;
+	struct options o;
+	char said[ERR_LEN];
+
+	options_defaults(&o);
+	options_water_look(&o, &look);
+	look.screen_mm_width = 10000;
+	look.screen_mm_height = 10000;
+	water_units_compute(&look, 3840, 2160, 0, 0, &u);
+	CHECK(water_units_oblong(&u, said, sizeof(said)));
+	CHECK(strstr(said, "10000x10000 is 1.00:1") != NULL);
+	CHECK(strstr(said, "3840x2160 px are 1.78:1") != NULL);
+	CHECK(strstr(said, "2.60 x 4.63 mm") != NULL);
+	CHECK(strstr(said, "10000x5625") != NULL);
+	CHECK(strchr(said, '\n') == NULL);
+	/* Within the tolerance (a tape's error): nothing. */
+	look.screen_mm_height = 5800;
+	water_units_compute(&look, 3840, 2160, 0, 0, &u);
+	CHECK(!water_units_oblong(&u, said, sizeof(said)));
+	/* A connector's size is judged where it is read (plausible()). */
+	look.screen_mm_width = 0;
+	look.screen_mm_height = 0;
+	water_units_compute(&look, 3840, 2160, 1000, 1000, &u);
+	CHECK(!water_units_oblong(&u, said, sizeof(said)));
+	options_free(&o);
+}
+
 static void test_wall_plan(void)
 {
 	char err[ERR_LEN];
@@ -1167,6 +1231,8 @@ static void test_wall_plan(void)
 
 	test_pinned_plan();
 	test_negative_corners();
+	test_sliver_corners();
+	test_oblong_pixels();
 }
 
 int main(void)
