@@ -281,7 +281,7 @@ try:
             break
     t.check(awake, "POST /sleep then /wake at once, %d times: awake" % PAIRS, got)
     for path, said in (("/next-picture", "next picture asked for"),
-                       ("/reload", "reload: ignored")):
+                       ("/reload", "reloaded the settings")):
         st, _, _ = k.curl(path, "POST", ["Authorization: Bearer " + httpkiosk.TOKEN])
         t.check(st == 202 and waits.wait_until(lambda: said in k.text(), timeout=waits.scaled(10)),
                 "POST %s with the token" % path, k.text())

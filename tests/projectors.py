@@ -87,13 +87,7 @@ def bilinear(img, u, v):
 
 def picture(name, w, h, level):
     """A w x h picture: level(x, y) -> (r, g, b) at each pixel."""
-    data = bytearray()
-    for y in range(h):
-        for x in range(w):
-            data += bytes(level(x, y))
-    path = os.path.join(tmp, name + ".ppm")
-    images.write_ppm(path, images.Image(w, h, data))
-    return path
+    return images.write_ppm_of(os.path.join(tmp, name + ".ppm"), w, h, level)
 
 
 # ---- geometry: one keystoned output ----

@@ -21,6 +21,7 @@
 #include "settings/options.h"
 #include "settings/settings.h"
 #include "wall/layout.h"
+#include "water/units.h"
 
 #define NAME "test.conf"
 #define PATH_LEN 4096
@@ -1064,6 +1065,127 @@ static void test_pinned_plan(void)
 	}
 }
 
+/*
+ * Projectors whose corners are all left of and above the layout's origin:
+ * the surface is their quadrilateral's bounding box all the same (the box
+ * began at 0, and a 2000 x 1000 mm picture at x -3000..-1000 was taken as
+ * 3000 x 2000 mm, its cells coarser), and the picture's corners land on
+ * the surface's.
+ */
+static void test_negative_corners(void)
+{
+	static const char layout[] = "A@[-3000,-2000;-1000,-2000;-1000,-1000;-3000,-1000]:"
+				     "640x320px";
+	static const double px[4][2] = { { 0, 0 }, { 640, 0 }, { 640, 320 }, { 0, 320 } };
+	const double density = sqrt(640.0 * 320 / (2000.0 * 1000));
+	struct wall_layout l;
+	struct wall_plan p;
+	struct wall_screen s;
+	char err[ERR_LEN];
+
+	CHECK_EQ(plan_wall(layout, 1, 640, 320, 0, 0, &p, err), 0);
+	CHECK_EQ(p.mm_width, 2000);
+	CHECK_EQ(p.mm_height, 1000);
+	CHECK(p.x0_mm == -3000 && p.y0_mm == -2000);
+	CHECK(fabs(p.px_per_mm_x - density) < 1e-9 && p.reduced == 1);
+	CHECK_EQ(p.width, 640);
+	CHECK_EQ(p.height, 320);
+	check_plan_fits(&p, 1);
+	for (int c = 0; c < 4; c++) {
+		double u, v;
+
+		CHECK(homography_apply(&p.window[0].pin, px[c][0], px[c][1], &u, &v));
+		CHECK(fabs(u - px[c][0]) < 1e-6 && fabs(v - px[c][1]) < 1e-6);
+	}
+	/* Beside a rectangle, drawn headless: its share of the pixels is of
+	 * the whole box, the projector's part of it too. */
+	CHECK_EQ(wall_layout_parse("P@[-2000,-1000;-1000,-1000;-1000,0;-2000,0]:320x320px "
+				   "A@0,0:1000x1000", &l, err, ERR_LEN), 0);
+	CHECK_EQ(wall_layout_drawn(&l, 900, 300, 1, &s), 0);
+	CHECK(s.width == 300 && s.height == 150);
+
+	/* A surface given keeps its rule: the rectangle from the layout's
+	 * origin, what the projector lights left of it black. */
+	CHECK_EQ(wall_layout_parse("A@[-500,0;1500,0;1500,1000;-500,1000]:640x320px", &l, err,
+				   ERR_LEN), 0);
+	l.surface_w_mm = 1000;
+	l.surface_h_mm = 1000;
+	{
+		static const struct wall_limits max = { KIOSK_VIEW_MAX_SIDE,
+							(double)KIOSK_VIEW_MAX_PIXELS };
+		struct wall_screen screens[WALL_MAX_PANELS] = { { true, 640, 320, 0, 0 } };
+		struct wall_memory known;
+
+		memset(&known, 0, sizeof(known));
+		CHECK_EQ(wall_plan_make(&l, screens, &known, &max, &p, err, ERR_LEN), 0);
+		CHECK(p.x0_mm == 0 && p.y0_mm == 0 && p.mm_width == 1000 && p.mm_height == 1000);
+		CHECK_EQ(p.width, (int)lround(1000 * density));
+	}
+}
+
+/*
+ * A quadrilateral that is no projector's picture, however its corners
+ * turn: a sliver 0.001 mm thick was taken (its pixels over its area, a
+ * surface of 67 Mpx). Refused in one line naming the output; a picture
+ * keystoned hard, or as wide as 32:9, is not.
+ */
+static void test_sliver_corners(void)
+{
+	static const char *const slivers[] = {
+		"SLIM@[0,0;2000,1000;2000,1000.001;0,0.001]",
+		"SLIM@[0,0;2000,0;2000,50;0,50]:1920x1080px",
+		"SLIM@[0,0;2000,990;2000,1010;0,20]",
+	};
+	static const char *const pictures[] = {
+		"A@[0,0;3200,0;3200,900;0,900]",
+		"A@[500,0;1500,0;2000,1125;0,1125]",
+		"A@[0,0;2000,400;2000,600;0,1000]",
+	};
+	struct wall_layout l;
+	char err[ERR_LEN];
+
+	for (size_t i = 0; i < ARRAY_SIZE(slivers); i++) {
+		err[0] = '\0';
+		CHECK_EQ(wall_layout_parse(slivers[i], &l, err, ERR_LEN), -EINVAL);
+		CHECK(strncmp(err, "SLIM's corners", strlen("SLIM's corners")) == 0);
+		CHECK(strchr(err, '\n') == NULL);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(pictures); i++)
+		CHECK_EQ(wall_layout_parse(pictures[i], &l, err, ERR_LEN), 0);
+}
+
+/* --screen-mm of another shape than the screen's pixels: said in one line
+ * naming both shapes and what is expected; of the same shape, nothing. */
+static void test_oblong_pixels(void)
+{
+	struct water_look look;
+	struct water_units u;
+	struct options o;
+	char said[ERR_LEN];
+
+	options_defaults(&o);
+	options_water_look(&o, &look);
+	look.screen_mm_width = 10000;
+	look.screen_mm_height = 10000;
+	water_units_compute(&look, 3840, 2160, 0, 0, &u);
+	CHECK(water_units_oblong(&u, said, sizeof(said)));
+	CHECK(strstr(said, "10000x10000 is 1.00:1") != NULL);
+	CHECK(strstr(said, "3840x2160 px are 1.78:1") != NULL);
+	CHECK(strstr(said, "2.60 x 4.63 mm") != NULL);
+	CHECK(strstr(said, "10000x5625") != NULL);
+	CHECK(strchr(said, '\n') == NULL);
+	/* Within the tolerance (a tape's error): nothing. */
+	look.screen_mm_height = 5800;
+	water_units_compute(&look, 3840, 2160, 0, 0, &u);
+	CHECK(!water_units_oblong(&u, said, sizeof(said)));
+	/* A connector's size is judged where it is read (plausible()). */
+	look.screen_mm_width = 0;
+	look.screen_mm_height = 0;
+	water_units_compute(&look, 3840, 2160, 1000, 1000, &u);
+	CHECK(!water_units_oblong(&u, said, sizeof(said)));
+	options_free(&o);
+}
+
 static void test_wall_plan(void)
 {
 	char err[ERR_LEN];
@@ -1108,6 +1230,9 @@ static void test_wall_plan(void)
 	CHECK(strstr(err, "B reports no size") != NULL);
 
 	test_pinned_plan();
+	test_negative_corners();
+	test_sliver_corners();
+	test_oblong_pixels();
 }
 
 int main(void)

@@ -118,6 +118,7 @@ static void units_within(const struct options *o, int width, int height, int mm_
 			 int mm_height, bool planned, bool say, struct water_units *u)
 {
 	struct water_look look;
+	char oblong[ERR_LEN];
 	int64_t asked;
 
 	options_water_look(o, &look);
@@ -128,6 +129,8 @@ static void units_within(const struct options *o, int width, int height, int mm_
 		look.sim_scale = u->scale * 2 < WATER_SCALE_MAX ? u->scale * 2 : WATER_SCALE_MAX;
 		water_units_compute(&look, width, height, mm_width, mm_height, u);
 	}
+	if (say && water_units_oblong(u, oblong, sizeof(oblong)))
+		log_warn("%s", oblong);
 	if (say && cells(u) < asked)
 		log_warn("water: %lld cells for %dx%d px is more than the %lld it may have; "
 			 "cells of %d px (%.1f mm) instead, %dx%d of them", (long long)asked, width,

@@ -7,6 +7,7 @@ src_service_librk_service_a_SOURCES = \
 	src/service/loop.c src/service/loop.h src/service/loop-private.h \
 	src/service/loop-wall.c src/service/loop-touch.c src/service/loop-photon.c \
 	src/service/run-live.c src/service/run-live.h \
+	src/service/reload.c src/service/reload.h \
 	src/service/run-headless.c src/service/run-headless.h \
 	src/service/health.c src/service/health.h \
 	src/service/screenshot.c src/service/screenshot.h \

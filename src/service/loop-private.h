@@ -143,6 +143,7 @@ struct loop {
 	bool pins_made;
 	struct pins_build *pins_build;
 	bool pins_reread;         /* a reload: the mask files are looked at again */
+	bool batch;               /* frames on a virtual clock, as fast as made (loop_set_batch) */
 	struct wall_masks masks;  /* --mask */
 };
 

@@ -81,6 +81,26 @@ static bool same_outputs(const struct wall_layout *a, const struct wall_layout *
 }
 
 /*
+ * What the wall remembers from the layout in force, forgotten for a new
+ * one, as a restart would not know it: the density, taken from the first
+ * panel's size or corners (a projector's corners moved in keep none of
+ * the old pixels a mm: a quad shrunk 4x kept a surface of 1117x436 px for
+ * its 4277x1668), and the sizes the layout gave. What connectors reported
+ * is the screens', not the settings': an unplugged panel keeps its place.
+ */
+static void forget_settings(struct wall_memory *known, const struct wall_layout *was)
+{
+	known->px_per_mm_x = 0;
+	known->px_per_mm_y = 0;
+	for (int i = 0; i < was->count; i++) {
+		if (was->panel[i].w_mm > 0) {
+			known->w_mm[i] = 0;
+			known->h_mm[i] = 0;
+		}
+	}
+}
+
+/*
  * A reload's layout: the same outputs, in the same order, take their new
  * places and corners at the next frame (the water kept while the wall's
  * size is; the old frames shown until then, never a black one). A wall
@@ -107,6 +127,7 @@ void loop_wall_relayout(struct loop *l, const struct options *o)
 		return;
 	}
 	layout_surface(&next, o);
+	forget_settings(&l->wall_known, &l->layout);
 	l->layout = next;
 	log_info("reload: layout: the outputs take their new places at the next frame");
 }
@@ -582,7 +603,7 @@ static bool wall_pins_follow(struct loop *l, const struct options *o, const stru
 	/* another reload while a build runs: it stops, the new one begins */
 	pins_build_destroy(b);
 	l->pins_build = NULL;
-	b = pins_build_start(l, o, p, &key, l->pins_made && l->k);
+	b = pins_build_start(l, o, p, &key, l->pins_made && l->k && !l->batch);
 	if (!b)
 		return !l->pins_made;
 	if (!b->threaded) {

@@ -95,6 +95,11 @@ int loop_set_heights_dir(struct loop *l, const char *dir)
 	return 0;
 }
 
+void loop_set_batch(struct loop *l, bool batch)
+{
+	l->batch = batch;
+}
+
 void loop_set_frame_tap(struct loop *l, void (*tap)(void *data, const struct render_target *t),
 			void *data)
 {

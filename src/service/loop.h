@@ -39,6 +39,12 @@ void loop_destroy(struct loop *l);
  * as heights-NNNNN.pgm (the frame's number); NULL: none. 0 or -ENOMEM. */
 int loop_set_heights_dir(struct loop *l, const char *dir);
 
+/* A batch: frames on a virtual clock, made as fast as they can be. What a
+ * live run makes off the loop while the screens go on (a reload's
+ * projector weights) is then made at once, before the next frame, so that
+ * the same settings and signals give the same frames every run. */
+void loop_set_batch(struct loop *l, bool batch);
+
 /* Touches from in go to the water through the touch output (NULL: none),
  * turned as the water is. */
 void loop_set_input(struct loop *l, struct input *in);

@@ -113,7 +113,8 @@ static int load_script(const struct options *o, struct touch_script **out)
 
 /* PNG frames: of the script asked for (taken over), else (standing in for
  * a missing display) of the built-in demo. */
-static int headless(struct options *o, struct touch_script *script)
+static int headless(struct options *o, const struct options_source *src,
+		    struct touch_script *script)
 {
 	const struct headless_config cfg = headless_config_from_options(o);
 	struct display *d = NULL;
@@ -126,7 +127,7 @@ static int headless(struct options *o, struct touch_script *script)
 		ret = demo_script(lw, lh, &script);
 	}
 	if (ret == 0)
-		ret = run_headless(o, d, script);
+		ret = run_headless(o, src, d, script);
 	else
 		touch_script_destroy(script);
 	display_destroy(d);
@@ -195,7 +196,7 @@ static int run(struct options *o, const struct options_source *src)
 			o->rain = DEMO_RAIN_PER_M2_MINUTE;
 	}
 
-	ret = headless(o, script);
+	ret = headless(o, src, script);
 	return ret < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 

@@ -15,10 +15,12 @@
 #include "base/log.h"
 #include "display/display.h"
 #include "exhibit/kiosk.h"
+#include "input/input.h"
 #include "input/touch-script.h"
 #include "service/health.h"
 #include "service/latency.h"
 #include "service/listen-fds.h"
+#include "service/reload.h"
 #include "service/loop.h"
 #include "service/run-headless.h"
 #include "service/screenshot.h"
@@ -48,18 +50,37 @@ static void note_signal(struct asked *a, int sig)
 		a->stop = sig;
 }
 
-/* SIGUSR1 writes a picture of the last frame as a live run does; SIGHUP is
- * said and changes nothing: a headless run keeps the settings it started
- * with. */
+/* The trackers' stones from the new settings, as a live run takes them. */
+static void apply_headless_settings(void *data, const struct options *was,
+				    const struct options *next)
+{
+	struct input_config c;
+
+	(void)was;
+	options_input_config(next, &c);
+	tuio_set_stones(data, &c.stones);
+}
+
+/* The settings read again, as a live run reads them (service/reload.c),
+ * so that what a reload draws can be tested headless. */
+static void reload(struct loop *l, const struct options_source *src, struct options *o,
+		   struct tuio *tuio)
+{
+	reload_settings(l, src, o, tuio ? apply_headless_settings : NULL, tuio);
+}
+
+/* SIGUSR1 writes a picture of the last frame as a live run does; SIGHUP
+ * reads the settings again, as it does too. */
 static void answer_signals(struct asked *a, struct loop *l, struct screenshots *shots,
-			   struct usage *usage, const struct options *o)
+			   struct usage *usage, const struct options_source *src, struct options *o,
+			   struct tuio *tuio)
 {
 	/* At most one a second of the machine's time, also on the virtual
 	 * clock of a batch: it is the machine's work that is spared. */
 	if (a->screenshot)
 		screenshots_take(shots, l, usage, o->state_dir, clock_now_ns());
 	if (a->reload)
-		log_info("SIGHUP: ignored; a headless run keeps the settings it started with");
+		reload(l, src, o, tuio);
 	a->screenshot = false;
 	a->reload = false;
 }
@@ -71,7 +92,7 @@ static void answer_signals(struct asked *a, struct loop *l, struct screenshots *
  * SIGINT stop the run: the number of the first, 0 when none came.
  */
 static int take_signals(const sigset_t *set, struct loop *l, struct screenshots *shots,
-			const struct options *o)
+			const struct options_source *src, struct options *o, int next_frame)
 {
 	static const struct timespec no_wait = { 0, 0 };
 	struct asked a = { 0 };
@@ -79,7 +100,13 @@ static int take_signals(const sigset_t *set, struct loop *l, struct screenshots 
 
 	while (!a.stop && (sig = sigtimedwait(set, NULL, &no_wait)) > 0)
 		note_signal(&a, sig);
-	answer_signals(&a, l, shots, NULL, o);
+	/* Which frame is the first of the new settings, for a test to
+	 * compare from. */
+	if (a.reload && !a.stop)
+		log_info("SIGHUP: reading the settings again before frame %d", next_frame);
+	else
+		a.reload = false;
+	answer_signals(&a, l, shots, NULL, src, o, NULL);
 	return a.stop;
 }
 
@@ -128,8 +155,9 @@ static struct tuio *trackers(const struct options *o, struct loop *l)
  * server), so they can be tested without a display. Frames are kept, not
  * written.
  */
-static int run_realtime(const struct options *o, struct display *d, struct loop *l,
-			struct health *h, struct screenshots *shots, const sigset_t *signals)
+static int run_realtime(const struct options_source *src, struct options *o, struct display *d,
+			struct loop *l, struct health *h, struct screenshots *shots,
+			const sigset_t *signals)
 {
 	struct pollfd pfds[RT_SOURCES] = { { .fd = -1 }, { .fd = -1 }, { .fd = -1 } };
 	struct stats *st = health_stats(h);
@@ -177,14 +205,12 @@ static int run_realtime(const struct options *o, struct display *d, struct loop 
 		health_check(h, &hv, now);
 		again = window_pass(window, &(struct window_view){ l, NULL, st, usage,
 					 hv.asleep, NULL, tuio }, now, &reload);
-		if (reload) {
-			reload = false;
-			log_info("reload: ignored; a headless run keeps the settings it started "
-				 "with");
-		}
-		/* What the signals of the last wait asked for, once, between
-		 * the frames as a live run does. */
-		answer_signals(&asked, l, shots, usage, o);
+		/* The status page's reload, and what the signals of the last
+		 * wait asked for, once, between the frames as a live run
+		 * does. */
+		asked.reload = asked.reload || reload;
+		reload = false;
+		answer_signals(&asked, l, shots, usage, src, o, tuio);
 		ret = loop_frame(l, o, now, &wake);
 		if (ret < 0) {
 			log_error("a frame: %s; exiting", strerror(-ret));
@@ -226,7 +252,8 @@ static int run_realtime(const struct options *o, struct display *d, struct loop 
 	return ret;
 }
 
-int run_headless(const struct options *o, struct display *d, struct touch_script *script)
+int run_headless(struct options *o, const struct options_source *src, struct display *d,
+		 struct touch_script *script)
 {
 	/* Said when somebody may be looking: -v, or the demo standing in
 	 * for a missing display. */
@@ -262,12 +289,14 @@ int run_headless(const struct options *o, struct display *d, struct touch_script
 			log_error("--output-heights: %s", strerror(-ret));
 	}
 	if (ret == 0 && o->frames == 0) {
-		ret = run_realtime(o, d, l, h, shots, &signals);
+		ret = run_realtime(src, o, d, l, h, shots, &signals);
 		screenshots_destroy(shots);
 		loop_destroy(l);
 		health_destroy(h);
 		return ret;
 	}
+	if (ret == 0)
+		loop_set_batch(l, true);
 	while (ret == 0 && frames < o->frames && !sig) {
 		uint64_t wake;
 
@@ -280,7 +309,7 @@ int run_headless(const struct options *o, struct display *d, struct touch_script
 			break;
 		}
 		frames++;
-		sig = take_signals(&signals, l, shots, o);
+		sig = take_signals(&signals, l, shots, src, o, frames);
 	}
 	/* Stopped as a live run is: the frames so far are whole, status 0. */
 	if (sig)

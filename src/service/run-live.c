@@ -26,6 +26,7 @@
 #include "service/listen-fds.h"
 #include "service/loop.h"
 #include "service/notify.h"
+#include "service/reload.h"
 #include "service/run-live.h"
 #include "service/screenshot.h"
 #include "service/signals.h"
@@ -41,7 +42,6 @@
 /* signalfd, timerfd, display, input, the status server, the CEC adapter, the
  * trackers: one each. */
 #define LIVE_MAX_SOURCES 7
-#define KEYS_LEN 256
 
 struct live;
 
@@ -102,24 +102,6 @@ static int live_add_source(struct live *l, int fd, int (*dispatch)(struct live *
 
 /* ---- reload ---- */
 
-/* The keys a reload found changed, by how it takes them. */
-struct changes {
-	char keys[3][KEYS_LEN];
-	int n[3];
-};
-
-static void note_change(void *data, const char *key, enum options_reload how)
-{
-	struct changes *c = data;
-	size_t len = strlen(c->keys[how]);
-
-	snprintf(c->keys[how] + len, sizeof(c->keys[how]) - len, "%s%s", c->n[how] ? ", " : "",
-		 key);
-	c->n[how]++;
-	if (how == OPTIONS_RELOAD_RESTART)
-		log_warn("reload: %s changes at the next restart", key);
-}
-
 /* The fingers that come down from now on take the new stones, and
  * touches land where the new rotation and calibration say. */
 static void apply_touch_settings(struct live *l, const struct options *next)
@@ -154,86 +136,39 @@ static bool same_text(const char *a, const char *b)
 }
 
 /* Another --cec: the adapter let go and the new one looked for. */
-static void apply_cec_settings(struct live *l, const struct options *next)
+static void apply_cec_settings(struct live *l, const struct options *was,
+			       const struct options *next)
 {
-	if (same_text(l->o->cec_device, next->cec_device))
+	if (same_text(was->cec_device, next->cec_device))
 		return;
 	cec_destroy(l->cec);
 	if (cec_create(&(struct cec_config){ next->cec_device }, &l->cec) < 0)
 		log_warn("reload: out of memory for CEC; the water goes on without it");
 }
 
+/* The touches and CEC, from the new settings, before the old go. */
+static void apply_live_settings(void *data, const struct options *was, const struct options *next)
+{
+	struct live *l = data;
+
+	apply_touch_settings(l, next);
+	apply_cec_settings(l, was, next);
+}
+
 /*
  * SIGHUP: the config file and the picture read again, the water keeps
  * running and the screen keeps showing it (the old picture until the new
  * one is ready: never a black frame). Each setting is taken as its row in
- * the option table says: live, with new water, or only at the next
- * restart (said, and the value in force kept). A broken config changes
- * nothing, nor does one whose water or pictures cannot be made (a missing
- * picture with strict): the water keeps running with the settings in force.
+ * the option table says (service/reload.c); then the usage numbers and the
+ * sound follow the settings now in force.
  */
 static void reload(struct live *l)
 {
-	struct changes c = { 0 };
-	struct kiosk *k = loop_kiosk(l->loop);
-	struct options next;
-	bool new_water;
-	int ret;
-
 	l->reload = false;
-	notify_reloading();
-	if (!l->src || options_reload(l->src, &next) < 0) {
-		log_warn("reload failed: the settings in force stay");
-		notify_status("reload failed; the settings in force stay");
+	if (reload_settings(l->loop, l->src, l->o, apply_live_settings, l) < 0)
 		return;
-	}
-	options_each_change(l->o, &next, note_change, &c);
-	if (options_keep(&next, l->o, OPTIONS_RELOAD_RESTART) < 0) {
-		log_warn("reload failed: out of memory; the settings in force stay");
-		notify_status("reload failed; the settings in force stay");
-		options_free(&next);
-		return;
-	}
-	new_water = c.n[OPTIONS_RELOAD_NEW_WATER] > 0;
-	ret = 0;
-	/* Another grid (a new screen size in mm, say) needs new water too. */
-	if (k && !new_water) {
-		ret = kiosk_reconfigure(k, &next);
-		if (ret == -ENOTSUP)
-			new_water = true;
-	}
-	/* New water is made whole before the old goes: on failure the old
-	 * one runs on, untouched. */
-	if (k && new_water)
-		ret = loop_new_water(l->loop, &next);
-	if (ret < 0) {
-		/* Half the new settings over the old water would be neither:
-		 * none are taken, as for a broken file. */
-		log_warn("reload refused: %s; the water and the settings in force stay",
-			 strerror(-ret));
-		notify_status("reload failed; the settings in force stay");
-		options_free(&next);
-		return;
-	}
-	if (!same_text(l->o->layout, next.layout) ||
-	    l->o->screen_mm_width != next.screen_mm_width ||
-	    l->o->screen_mm_height != next.screen_mm_height)
-		loop_wall_relayout(l->loop, &next);
-	loop_wall_reread(l->loop);
-	apply_touch_settings(l, &next);
-	apply_cec_settings(l, &next);
-	options_free(l->o);
-	*l->o = next;
 	apply_usage_settings(l);
 	sound_configure(l->sound, l->o);
-	loop_redraw(l->loop);
-	log_info("reloaded the settings%s%s (now: %s; new water: %s)",
-		 l->src->config_path ? " from " : "",
-		 l->src->config_path ? l->src->config_path : "",
-		 c.n[OPTIONS_RELOAD_LIVE] ? c.keys[OPTIONS_RELOAD_LIVE] : "nothing",
-		 c.n[OPTIONS_RELOAD_NEW_WATER] ? c.keys[OPTIONS_RELOAD_NEW_WATER] :
-		 new_water ? "another grid" : "no");
-	notify_status("reloaded");
 }
 
 /* ---- sources ---- */

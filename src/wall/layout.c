@@ -79,6 +79,29 @@ static double pin_area(const double pin[WALL_PIN_NUMBERS])
 	return area2 / 2;
 }
 
+/*
+ * A projector's picture is a rectangle seen askew: however keystoned, it
+ * is never a sliver. Its width across, its area over its longest side,
+ * is at least this share of that side (a 32:9 picture is 0.28; keystone
+ * that halves one side leaves a 16:9 picture 0.42). Whatever the units,
+ * unlike an absolute bound on a determinant: a quadrilateral 0.001 mm
+ * thick was taken, and its pixels over its area made a surface of 67 Mpx.
+ */
+#define PIN_THINNEST 0.05
+
+/* The longest of a quadrilateral's four sides, mm. */
+static double pin_longest_side(const double pin[WALL_PIN_NUMBERS])
+{
+	double longest = 0;
+
+	for (int i = 0; i < HOMOGRAPHY_CORNERS; i++) {
+		const double *a = pin + 2 * i, *b = pin + 2 * ((i + 1) % HOMOGRAPHY_CORNERS);
+
+		longest = fmax(longest, hypot(b[0] - a[0], b[1] - a[1]));
+	}
+	return longest;
+}
+
 /* Rectangles [x, x + w) overlap: bezels may touch, glass may not cross. */
 static bool overlap(const struct wall_panel *a, const struct wall_panel *b)
 {
@@ -93,7 +116,7 @@ static int parse_pin(char *corners, struct wall_panel *p, char *err, size_t len)
 	struct homography h;
 	char text[FIELD_MAX];
 	char *c = corners;
-	double x1 = -WALL_MAX_MM, y1 = -WALL_MAX_MM;
+	double x1 = -WALL_MAX_MM, y1 = -WALL_MAX_MM, longest;
 
 	snprintf(text, sizeof(text), "%s", corners);   /* as given, for what is said */
 
@@ -137,6 +160,14 @@ static int parse_pin(char *corners, struct wall_panel *p, char *err, size_t len)
 	if (p->w_mm < WALL_PANEL_MIN_MM || p->h_mm < WALL_PANEL_MIN_MM) {
 		snprintf(err, len, "%s's corners span less than %.0f mm one way: no picture is "
 			 "that small", p->name, WALL_PANEL_MIN_MM);
+		return -EINVAL;
+	}
+	longest = pin_longest_side(p->pin);
+	if (pin_area(p->pin) < PIN_THINNEST * longest * longest) {
+		snprintf(err, len, "%s's corners make a sliver %.3g mm across for %.0f mm "
+			 "along: expected a projector's picture, at most %.0f times as long as "
+			 "it is wide", p->name, pin_area(p->pin) / longest, longest,
+			 1 / PIN_THINNEST);
 		return -EINVAL;
 	}
 	p->pinned = true;
@@ -432,7 +463,10 @@ int wall_plan_make(const struct wall_layout *l, const struct wall_screen *screen
 		   struct wall_memory *known, const struct wall_limits *max,
 		   struct wall_plan *out, char *err, size_t len)
 {
-	double x0 = WALL_MAX_MM, y0 = WALL_MAX_MM, x1 = 0, y1 = 0, full_w, full_h;
+	/* Projectors' corners may all be left of or above the origin: the
+	 * box starts empty, not at 0. */
+	double x0 = WALL_MAX_MM, y0 = WALL_MAX_MM, x1 = -WALL_MAX_MM, y1 = -WALL_MAX_MM;
+	double full_w, full_h;
 	int first = -1;
 
 	memset(out, 0, sizeof(*out));
@@ -548,7 +582,7 @@ int wall_plan_make(const struct wall_layout *l, const struct wall_screen *screen
 int wall_layout_drawn(const struct wall_layout *l, int width, int height, int i,
 		      struct wall_screen *s)
 {
-	double x0 = WALL_MAX_MM, y0 = WALL_MAX_MM, x1 = 0, y1 = 0;
+	double x0 = WALL_MAX_MM, y0 = WALL_MAX_MM, x1 = -WALL_MAX_MM, y1 = -WALL_MAX_MM;
 	const struct wall_panel *p = &l->panel[i];
 	int lw, lh;
 

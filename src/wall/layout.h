@@ -137,7 +137,8 @@ struct wall_limits {
  * whose size is neither given nor reported is left out (said in err, 0
  * returned): known[] remembers the sizes of panels once seen, so one
  * unplugged keeps its place and the wall its size (give it zeroed,
- * WALL_MAX_PANELS long). px_per_mm, once non-zero, is kept (the plan's
+ * WALL_MAX_PANELS long; a new layout forgets what it gave, as a restart
+ * would: loop_wall_relayout()). px_per_mm, once non-zero, is kept (the plan's
  * own is less when the wall would be more than max). Every window is a
  * pixel at least. -EINVAL (err says why) when connector sizes make panels
  * overlap, -ENOENT when no panel is connected and sized.

@@ -382,6 +382,26 @@ static const char *source_name(enum screen_mm_source source)
 	}
 }
 
+bool water_units_oblong(const struct water_units *u, char *buf, size_t len)
+{
+	double across = (double)u->mm_width / u->width, down = (double)u->mm_height / u->height;
+	double ratio = across / down;
+
+	if (u->source != SCREEN_MM_OPTION ||
+	    (ratio <= SCREEN_MM_ASPECT_TOLERANCE && 1 / ratio <= SCREEN_MM_ASPECT_TOLERANCE))
+		return false;
+	snprintf(buf, len, "--screen-mm %dx%d is %.2f:1 but the screen's %dx%d px are %.2f:1: "
+		 "its pixels are %.2f x %.2f mm, and the water's rings %.2f times as %s; "
+		 "expected the screen's shape within %.0f %% (%dx%d mm, or %dx%d)",
+		 u->mm_width, u->mm_height, (double)u->mm_width / u->mm_height, u->width,
+		 u->height, (double)u->width / u->height, across, down, fmax(ratio, 1 / ratio),
+		 ratio > 1 ? "wide as tall" : "tall as wide",
+		 (SCREEN_MM_ASPECT_TOLERANCE - 1) * 100, u->mm_width,
+		 (int)lround((double)u->mm_width * u->height / u->width),
+		 (int)lround((double)u->mm_height * u->width / u->height), u->mm_height);
+	return true;
+}
+
 void water_units_describe(const struct water_units *u, char *buf, size_t len)
 {
 	if (u->model == WATER_POND) {

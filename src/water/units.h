@@ -27,6 +27,9 @@
 #define SCREEN_PX_MM_MIN 0.02   /* a pixel finer than this is not a panel's */
 #define SCREEN_PX_MM_MAX 10.0
 #define SCREEN_PIXEL_ASPECT_MAX 1.5  /* mm per pixel across vs down */
+/* A size given (--screen-mm) whose shape is not the pixels' by more than
+ * this ratio (a tape's error, a bezel) makes the pixels oblong: said. */
+#define SCREEN_MM_ASPECT_TOLERANCE 1.05
 
 /* Which water: the pond (water/pond.h: water's own dispersion and
  * viscosity, the default) or the seeds' two-buffer ripple (water/ripple.h). */
@@ -137,6 +140,14 @@ void water_units_render_params(const struct water_units *u, struct render_params
 /* One line for the log: the screen's size and where it came from ("600x340
  * mm (from the connector)"), the grid, the step rate, the heights. */
 void water_units_describe(const struct water_units *u, char *buf, size_t len);
+
+/*
+ * Whether the size given (--screen-mm) makes the pixels oblong, its shape
+ * not the pixels' within SCREEN_MM_ASPECT_TOLERANCE: then one line in buf
+ * saying both shapes and what is expected. The water is made on square
+ * cells, so on such a screen its rings are drawn as ellipses.
+ */
+bool water_units_oblong(const struct water_units *u, char *buf, size_t len);
 
 /* Millimetres on the screen to 1/RIPPLE_SUBCELL cells, and mm of height to
  * height units, clamped to what the engine takes. */

@@ -99,6 +99,16 @@ def write_ppm(path, img):
         f.write(img.data)
 
 
+def write_ppm_of(path, w, h, level):
+    """A w x h picture made of level(x, y) -> (r, g, b) at each pixel, as PPM."""
+    data = bytearray()
+    for y in range(h):
+        for x in range(w):
+            data += bytes(level(x, y))
+    write_ppm(path, Image(w, h, data))
+    return path
+
+
 def read_pgm(path):
     """(width, height, samples row by row) of a 16-bit binary PGM (P5,
     maxval 65535)."""
