@@ -20,6 +20,7 @@
 #include "service/schedule.h"
 #include "service/stats.h"
 #include "settings/options.h"
+#include "tuio/tuio.h"
 #include "wall/layout.h"
 #include "water/units.h"
 
@@ -59,8 +60,12 @@ static void output_gone(const struct loop_output *out, uint64_t now)
  * water goes (the next frame aims the touches anew). */
 void loop_drop_water(struct loop *l)
 {
+	/* Neither the touchscreens nor the trackers keep the gesture of the
+	 * water that goes: a touch or a bundle read before the next frame
+	 * aims them again would land in freed memory. */
 	if (l->input)
 		input_set_target(l->input, NULL, 0, 0, 0, 0);
+	tuio_set_target(l->tuio, NULL, 0, 0, 0, 0);
 	kiosk_destroy(l->k);
 	l->k = NULL;
 }
