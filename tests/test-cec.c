@@ -892,6 +892,13 @@ static void test_follower(void)
 	run(c, &now, now + STEP_NS, true);
 	i = find_op(&f, mark, CEC_OPCODE_REPORT_POWER_STATUS);
 	CHECK(i >= 0 && frame_is(&f.sent[i], (const uint8_t[]){ 0x40, 0x90, 0x00 }, 3));
+	/* Answered as it is read, not after the pass (and the frame it may
+	 * draw first). */
+	mark = f.n_sent;
+	push_rx(&f, &rx);
+	fake_now = now;
+	cec_dispatch(c, now);
+	CHECK(find_op(&f, mark, CEC_OPCODE_REPORT_POWER_STATUS) >= 0);
 
 	/* The TV asks who shows: us. */
 	mark = f.n_sent;
