@@ -34,11 +34,12 @@ the water shows. Loaded, the kiosk takes the output's adapter (auto skips
 the input's 0.0.0.0) and wakes the TV (Image View On, Active Source; a
 command that came before cec-follower listened, its address claimed
 first, is told again once the TV reports its old power);
-POST /sleep sends Standby and the TV goes to standby, a touch wakes it
-again, each seen in cec-follower's state and /status.json; cec-compliance
-tests the kiosk's playback device from the TV's side while the kiosk holds
-its adapter; the TV removed (cec-follower stopped, its address cleared) is
-one line, and back it is told the screens' state; vivid unloaded (the
+cec-compliance tests the kiosk's playback device from the TV's side while
+the kiosk holds its adapter (before any touch: the water flat); POST /sleep
+sends Standby and the TV goes to standby, a touch wakes it again, each seen
+in cec-follower's state and /status.json; the TV removed (cec-follower
+stopped, its address cleared) is one line, and back it is told the
+screens' state; vivid unloaded (the
 adapter gone) is one line and the water goes on.
 Last, a machine with no display device at all (a GPU driver that failed):
 READY=1 at once with "waiting for a screen", so boot goes on, the watchdog
@@ -504,6 +505,29 @@ def cec_run(vm, label):
               cec.get("logical_address") == KIOSK_LA,
               "%s: /status.json: the TV on, the adapter" % label, str(cec))
 
+    # cec-compliance from the TV's side against the kiosk's playback device,
+    # while the kiosk holds its adapter, before any touch. It waits 2 s for
+    # each answer, a bound of its own that does not grow with the guest's
+    # slowness: asked while a touch's rings spread, a loaded TCG guest
+    # drawing a frame for seconds answered late ("Unknown Opcode timed
+    # out"), and they take minutes to die away there. The water flat, there
+    # is no frame to draw, and the kiosk answers at once, as a real one does
+    # between its frames.
+    no_cpu(vm, label, "the water flat before cec-compliance,")
+    c0 = time.monotonic()
+    rc, out = vm.run("cec-compliance -d %s -r %d -s %s 2>&1" %
+                     (TV_ADAPTER, KIOSK_LA, " ".join(COMPLIANCE)), timeout=300, check=False)
+    summary = [l for l in out.splitlines() if re.search(r"Total for|FAIL|fail:|warn:", l)]
+    print("# %s: cec-compliance -r %d (rc %d, %.0f s): %s" %
+          (label, KIOSK_LA, rc, time.monotonic() - c0, " | ".join(summary[-12:])))
+    for line in out.splitlines():
+        if re.search(r": (OK|FAIL|OK \(|Not Supported|Presumed)", line):
+            print("#   " + line.strip())
+    m = re.search(r"Total for .*: (\d+), Succeeded: (\d+), Failed: (\d+), Warnings: (\d+)", out)
+    t.check(m and int(m.group(3)) == 0, "%s: cec-compliance: no test of the kiosk fails" % label,
+            out[-3000:])
+    t.check(vm.running("rk"), "%s: the kiosk runs on" % label, vm.log("rk"))
+
     # Asleep (POST /sleep, as --sleep-after and closing time): Standby.
     standbys = log_count(vm, "tv", r"Changing state to standby")
     vm.run("wget -q -O /dev/null --header 'Authorization: Bearer %s' --post-data '' "
@@ -529,28 +553,6 @@ def cec_run(vm, label):
     for line in vm.log("tv").splitlines():
         if re.search(r"Changing state|Active source|Stream Path", line, re.I):
             print("#   " + line.strip())
-
-    # cec-compliance from the TV's side against the kiosk's playback device,
-    # while the kiosk holds its adapter. It waits 2 s for each answer, a
-    # bound of its own that does not grow with the guest's slowness: asked
-    # while the touch's rings still spread, a loaded TCG guest drawing a
-    # frame for seconds answered late ("Unknown Opcode timed out"). With the
-    # water flat again there is no frame to draw, and the kiosk answers at
-    # once, as a real one does between its frames.
-    no_cpu(vm, label, "the water flat again before cec-compliance,")
-    c0 = time.monotonic()
-    rc, out = vm.run("cec-compliance -d %s -r %d -s %s 2>&1" %
-                     (TV_ADAPTER, KIOSK_LA, " ".join(COMPLIANCE)), timeout=300, check=False)
-    summary = [l for l in out.splitlines() if re.search(r"Total for|FAIL|fail:|warn:", l)]
-    print("# %s: cec-compliance -r %d (rc %d, %.0f s): %s" %
-          (label, KIOSK_LA, rc, time.monotonic() - c0, " | ".join(summary[-12:])))
-    for line in out.splitlines():
-        if re.search(r": (OK|FAIL|OK \(|Not Supported|Presumed)", line):
-            print("#   " + line.strip())
-    m = re.search(r"Total for .*: (\d+), Succeeded: (\d+), Failed: (\d+), Warnings: (\d+)", out)
-    t.check(m and int(m.group(3)) == 0, "%s: cec-compliance: no test of the kiosk fails" % label,
-            out[-3000:])
-    t.check(vm.running("rk"), "%s: the kiosk runs on" % label, vm.log("rk"))
 
     # The TV goes (cec-follower stopped, its address cleared), the screens
     # sleep meanwhile: one line; it comes back in standby-... and is told.
