@@ -2,7 +2,8 @@
  * HDMI-CEC without an adapter: the messages' bytes against the spec's
  * tables, and the state machine with its glue played against a fake
  * adapter on a virtual clock -- what is sent at start, sleep and wake, how
- * often the TV is asked its power, a TV that does not answer, a busy bus,
+ * often the TV is asked its power, a TV that does not answer, a command
+ * the TV acknowledged and lost, a busy bus,
  * no physical address, an adapter unplugged and back, none at all, a
  * DEVICE that is no adapter, auto's choice, the follower's answers and the
  * counts; the physical address found in hand-built EDIDs, and given to an
@@ -66,6 +67,11 @@ struct fake {
 	enum fake_tv tv;
 	bool busy;
 	bool lose_results;            /* results never come */
+	/* The TV's CEC controller acknowledges, its software does not listen
+	 * yet: commands lost, questions answered Feature Abort (as the kernel
+	 * answers for a TV whose follower has not started). */
+	bool deaf;
+	bool stubborn;                /* takes no command, says its power */
 	/* set_pa(): how often, the last address given; refused (-EIO)
 	 * while pa_refusals lasts, each refusal at its time */
 	int pa_sets;
@@ -170,6 +176,9 @@ static void bus_answer(struct fake *f, const struct cec_frame *m, uint32_t seq)
 		rx.result = CEC_RESULT_BUSY;
 	} else if (to_tv && f->tv == TV_GONE) {
 		rx.result = CEC_RESULT_NACK;
+	} else if (to_tv && f->deaf) {
+		if (cec_frame_opcode(m) == CEC_OPCODE_GIVE_DEVICE_POWER_STATUS)
+			rx.result = CEC_RESULT_ABORTED;
 	} else if (cec_frame_opcode(m) == CEC_OPCODE_GIVE_DEVICE_POWER_STATUS) {
 		if (f->tv == TV_SILENT) {
 			rx.result = CEC_RESULT_TIMEOUT;
@@ -179,8 +188,8 @@ static void bus_answer(struct fake *f, const struct cec_frame *m, uint32_t seq)
 						    CEC_POWER_STANDBY);
 			rx.has_reply = true;
 		}
-	} else if (f->tv == TV_SILENT) {
-		/* takes commands, says nothing of its power */
+	} else if (f->tv == TV_SILENT || f->stubborn) {
+		/* takes commands, says nothing of its power; or acts on none */
 	} else if (to_tv && cec_frame_opcode(m) == CEC_OPCODE_STANDBY) {
 		f->tv = TV_STANDBY;
 	} else if (to_tv && cec_frame_opcode(m) == CEC_OPCODE_IMAGE_VIEW_ON) {
@@ -471,6 +480,7 @@ static void test_follow_report(void)
 	struct capture cap;
 	uint64_t now = T0;
 	struct cec_rx rx = { 0 };
+	int mark;
 
 	fake_init(&f);
 	f.tv = TV_ON;
@@ -484,6 +494,11 @@ static void test_follow_report(void)
 				    CEC_POWER_STANDBY);
 	push_rx(&f, &rx);
 	run(c, &now, now + STEP_NS, true);
+	CHECK_EQ(tv_of(c), CEC_TV_STANDBY);
+	/* Its viewer's choice stands: the TV is not woken again. */
+	mark = f.n_sent;
+	run(c, &now, now + SEC(300), true);
+	CHECK_EQ(count_op(&f, mark, CEC_OPCODE_IMAGE_VIEW_ON), 0);
 	CHECK_EQ(tv_of(c), CEC_TV_STANDBY);
 	/* A report from another device is not the TV's. */
 	cec_msg_report_power_status(&rx.frame, 5, CEC_ADDR_BROADCAST, CEC_POWER_ON);
@@ -538,6 +553,69 @@ static void test_tv_absent(void)
 	log = log_end(&cap);
 	CHECK_EQ(count_matches(log, "the TV does not answer"), 1);
 	CHECK_EQ(count_matches(log, "the TV is on"), 1);
+}
+
+/* A command the TV acknowledged and lost (its software not up yet) is told
+ * again once the TV reports the old power CEC_TAKE_S after it; said once. */
+static void test_command_lost(void)
+{
+	struct fake f;
+	struct cec *c;
+	struct capture cap;
+	uint64_t now = T0;
+	int mark;
+	const char *log;
+
+	fake_init(&f);
+	f.deaf = true;
+	log_begin(&cap);
+	cec_create_ops(&(struct cec_config){ NULL }, &fake_ops, &f, &c);
+	run(c, &now, T0 + SEC(3), true);
+	CHECK_EQ(count_op(&f, 0, CEC_OPCODE_IMAGE_VIEW_ON), 1);
+	/* Its software up: in standby still, it answers the polls. */
+	f.deaf = false;
+	run(c, &now, now + SEC(CEC_POLL_S + CEC_TAKE_S + CEC_RETRY_MIN_S), true);
+	CHECK_EQ(f.tv, TV_ON);
+	CHECK_EQ(tv_of(c), CEC_TV_ON);
+	CHECK_EQ(count_op(&f, 0, CEC_OPCODE_IMAGE_VIEW_ON), 2);
+	/* Taken: nothing more, however long. */
+	mark = f.n_sent;
+	run(c, &now, now + SEC(300), true);
+	CHECK_EQ(count_op(&f, mark, CEC_OPCODE_IMAGE_VIEW_ON), 0);
+
+	/* Standby lost the same way. */
+	f.deaf = true;
+	mark = f.n_sent;
+	run(c, &now, now + SEC(3), false);
+	f.deaf = false;
+	run(c, &now, now + SEC(CEC_POLL_S + CEC_TAKE_S + CEC_RETRY_MIN_S), false);
+	CHECK_EQ(f.tv, TV_STANDBY);
+	CHECK_EQ(tv_of(c), CEC_TV_STANDBY);
+	CHECK_EQ(count_op(&f, mark, CEC_OPCODE_STANDBY), 2);
+	cec_destroy(c);
+	log = log_end(&cap);
+	CHECK_EQ(count_matches(log, "the TV still says standby 16 s after it was asked to show "
+				    "the kiosk; asking it again"), 1);
+	CHECK_EQ(count_matches(log, "the TV still says on 16 s after it was asked to go to "
+				    "standby"), 1);
+	CHECK_EQ(count_matches(log, "asked the TV to show the kiosk"), 1);
+	CHECK_EQ(count_matches(log, "asked the TV to go to standby"), 1);
+
+	/* A TV that takes no command at all, and says so: told again ever
+	 * further apart, at most a minute after the fast polls that follow
+	 * each try (11 times in 10 minutes), and said once. */
+	fake_init(&f);
+	f.stubborn = true;
+	now = T0;
+	log_begin(&cap);
+	cec_create_ops(&(struct cec_config){ NULL }, &fake_ops, &f, &c);
+	run(c, &now, T0 + SEC(600), true);
+	CHECK(count_op(&f, 0, CEC_OPCODE_IMAGE_VIEW_ON) >= 4);
+	CHECK(count_op(&f, 0, CEC_OPCODE_IMAGE_VIEW_ON) <= 16);
+	CHECK_EQ(tv_of(c), CEC_TV_STANDBY);
+	cec_destroy(c);
+	log = log_end(&cap);
+	CHECK_EQ(count_matches(log, "the TV still says standby"), 1);
 }
 
 /* A busy bus: one line, backoff, one line when messages go again. */
@@ -814,6 +892,13 @@ static void test_follower(void)
 	run(c, &now, now + STEP_NS, true);
 	i = find_op(&f, mark, CEC_OPCODE_REPORT_POWER_STATUS);
 	CHECK(i >= 0 && frame_is(&f.sent[i], (const uint8_t[]){ 0x40, 0x90, 0x00 }, 3));
+	/* Answered as it is read, not after the pass (and the frame it may
+	 * draw first). */
+	mark = f.n_sent;
+	push_rx(&f, &rx);
+	fake_now = now;
+	cec_dispatch(c, now);
+	CHECK(find_op(&f, mark, CEC_OPCODE_REPORT_POWER_STATUS) >= 0);
 
 	/* The TV asks who shows: us. */
 	mark = f.n_sent;
@@ -1254,6 +1339,7 @@ int main(void)
 	RUN(test_poll_interval);
 	RUN(test_follow_report);
 	RUN(test_tv_absent);
+	RUN(test_command_lost);
 	RUN(test_bus_busy);
 	RUN(test_no_pa);
 	RUN(test_unplug);

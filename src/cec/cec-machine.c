@@ -31,6 +31,11 @@ struct cec_machine {
 	bool told;            /* the TV was told want_on (every command went through) */
 	uint64_t retry_at;    /* when to tell it again, while !told */
 	unsigned retry_s;     /* the next wait after a failure */
+	/* Whether the TV took what it was told: from take_by on, a report of
+	 * the old power means it did not (0: nothing to check). */
+	uint64_t take_by;
+	unsigned retell_s;    /* the next wait before telling it again */
+	bool untaken_said;
 
 	struct item queue[CEC_QUEUE_MAX];
 	int n_queue;
@@ -62,6 +67,7 @@ int cec_machine_create(struct cec_machine **out)
 		return -ENOMEM;
 	m->want_on = true;
 	m->retry_s = CEC_RETRY_MIN_S;
+	m->retell_s = CEC_RETRY_MIN_S;
 	return 0;
 }
 
@@ -109,6 +115,46 @@ static enum cec_tv tv_of_power(enum cec_power p)
 static bool transitional(enum cec_tv tv)
 {
 	return tv == CEC_TV_TO_ON || tv == CEC_TV_TO_STANDBY;
+}
+
+/* A new command, or none to check: its taking is checked afresh. */
+static void take_reset(struct cec_machine *m)
+{
+	m->take_by = 0;
+	m->retell_s = CEC_RETRY_MIN_S;
+	m->untaken_said = false;
+}
+
+/*
+ * The TV's power as reported, against the command it was told: the state
+ * asked for, or its way there, is the command taken; the old state still
+ * CEC_TAKE_S after is a command acknowledged and lost (a TV whose CEC
+ * controller answered before its software listened), told again. Other
+ * states (in transition the other way, silent) say nothing yet.
+ */
+static void check_taken(struct cec_machine *m, uint64_t now)
+{
+	enum cec_tv want = m->want_on ? CEC_TV_ON : CEC_TV_STANDBY;
+	enum cec_tv toward = m->want_on ? CEC_TV_TO_ON : CEC_TV_TO_STANDBY;
+	enum cec_tv old = m->want_on ? CEC_TV_STANDBY : CEC_TV_ON;
+
+	if (!m->take_by || !m->told)
+		return;
+	if (m->tv == want || m->tv == toward) {
+		take_reset(m);
+		return;
+	}
+	if (m->tv != old || now < m->take_by)
+		return;
+	if (!m->untaken_said)
+		log_warn("cec: the TV still says %s %d s after it was asked to %s; asking it "
+			 "again now and then", cec_tv_name(m->tv), CEC_TAKE_S,
+			 m->want_on ? "show the kiosk" : "go to standby");
+	m->untaken_said = true;
+	m->take_by = 0;
+	m->told = false;
+	m->retry_at = after_s(now, m->retell_s);
+	m->retell_s = m->retell_s * 2 > CEC_RETRY_MAX_S ? CEC_RETRY_MAX_S : m->retell_s * 2;
 }
 
 /* Soon and a few times more: a change is on its way. */
@@ -197,6 +243,7 @@ void cec_machine_link(struct cec_machine *m, uint64_t now, enum cec_link link, u
 	m->bus_busy = false;
 	m->tv = CEC_TV_UNKNOWN;
 	m->fast_polls = 0;
+	take_reset(m);
 	if (link != CEC_LINK_READY) {
 		m->poll_at = 0;
 		return;
@@ -217,6 +264,7 @@ void cec_machine_want(struct cec_machine *m, uint64_t now, bool on)
 	m->told = false;
 	m->retry_at = now;
 	m->retry_s = CEC_RETRY_MIN_S;
+	take_reset(m);
 	drop_commands(m);
 }
 
@@ -266,14 +314,17 @@ void cec_machine_received(struct cec_machine *m, uint64_t now, const struct cec_
 		/* The TV's own, broadcast as it changes (CEC 2.0), or late. */
 		if (from == CEC_ADDR_TV && cec_msg_power_status(f, &power) == 0) {
 			set_tv(m, now, tv_of_power(power));
+			check_taken(m, now);
 			if (transitional(m->tv))
 				poll_soon(m, now);
 		}
 		return;
 	case CEC_OPCODE_STANDBY:
-		/* The TV's remote put the system to standby. */
+		/* The TV's remote put the system to standby: its viewer's
+		 * choice, not a command lost. */
 		if (from == CEC_ADDR_TV) {
 			m->active = false;
+			take_reset(m);
 			poll_soon(m, now);
 		}
 		return;
@@ -336,14 +387,18 @@ static void command_done(struct cec_machine *m, uint64_t now, const struct item 
 		m->active = false;
 	if (commands_queued(m))
 		return;
-	/* The whole of it went: the next failure starts from the shortest wait. */
+	/* The whole of it went: the next failure starts from the shortest wait.
+	 * Told again after a command not taken, it says nothing more. */
 	m->retry_s = CEC_RETRY_MIN_S;
+	m->take_by = after_s(now, CEC_TAKE_S);
+	poll_soon(m, now);
+	if (m->untaken_said)
+		return;
 	if (m->want_on)
 		log_info("cec: asked the TV to show the kiosk (Image View On, Active Source %s)",
 			 cec_pa_text(m->pa, pa));
 	else
 		log_info("cec: asked the TV to go to standby");
-	poll_soon(m, now);
 }
 
 static void poll_done(struct cec_machine *m, uint64_t now, enum cec_result r,
@@ -353,9 +408,10 @@ static void poll_done(struct cec_machine *m, uint64_t now, enum cec_result r,
 
 	switch (r) {
 	case CEC_RESULT_OK:
-		if (reply && cec_msg_power_status(reply, &power) == 0)
+		if (reply && cec_msg_power_status(reply, &power) == 0) {
 			set_tv(m, now, tv_of_power(power));
-		else
+			check_taken(m, now);
+		} else
 			set_tv(m, now, CEC_TV_SILENT);
 		break;
 	case CEC_RESULT_NACK:

@@ -13,6 +13,12 @@
  *   - a command the TV did not take (NACK, the bus busy, a timeout) is
  *     tried again, CEC_RETRY_MIN_S after, doubling up to CEC_RETRY_MAX_S,
  *     until it goes through or the screens change again;
+ *   - a command the TV acknowledged but did not act on (it still reports
+ *     the old power CEC_TAKE_S after: its own software was not up yet, as
+ *     in a TV just plugged in at the wall, whose CEC controller acknowledges
+ *     before the rest listens) is told again, spaced out as the retries,
+ *     until the TV reports the state asked for or its way there, its own
+ *     remote puts it to standby, or the screens change;
  *   - the TV's power: Give Device Power Status every CEC_POLL_S, every
  *     CEC_POLL_FAST_S for a while after a command or while the TV says it
  *     is in transition; a Report Power Status the TV sends by itself is
@@ -48,6 +54,14 @@
 /* A command not taken: again after 2 s, 4, 8 ... at most a minute apart. */
 #define CEC_RETRY_MIN_S 2
 #define CEC_RETRY_MAX_S 60
+/*
+ * How long a TV may go on reporting its old power after a command it took:
+ * cec-follower's TV reports the old state for up to 2 s (whole seconds of
+ * time(), 1 s and more) and is in transition from then on; real TVs say
+ * "in transition" within seconds too. The last of the fast polls comes
+ * after it, so a command not taken is told again without waiting CEC_POLL_S.
+ */
+#define CEC_TAKE_S (CEC_POLL_FAST_S * CEC_FAST_POLLS)
 /* A message whose result never came (the kernel's own timeout for a reply
  * is 1 s): counted as timed out. */
 #define CEC_FLIGHT_S 5

@@ -374,6 +374,31 @@ static void look_auto(struct cec *c, uint64_t now)
 	look_later(c, now);
 }
 
+static void send_due(struct cec *c, uint64_t now)
+{
+	struct cec_frame f;
+	int reply, ret;
+
+	/* Each message leaves the queue or sets a later time: bounded. */
+	for (int i = 0; c->h >= 0 && !c->flying && i <= CEC_QUEUE_MAX + 2; i++) {
+		if (!cec_machine_next(c->m, now, &f, &reply))
+			return;
+		ret = c->ops->transmit(c->ctx, c->h, &f, reply, &c->seq);
+		if (ret == 0) {
+			c->flying = true;
+			continue;
+		}
+		if (ret == -ENODEV) {
+			gone(c, now);
+			return;
+		}
+		/* -ENONET (addresses lost), -EBUSY (the kernel's queue full)... */
+		cec_machine_result(c->m, now, CEC_RESULT_BUSY, NULL);
+		if (ret == -ENONET)
+			follow_state(c, now);
+	}
+}
+
 void cec_dispatch(struct cec *c, uint64_t now)
 {
 	struct cec_rx rx;
@@ -409,31 +434,9 @@ void cec_dispatch(struct cec *c, uint64_t now)
 			cec_machine_result(c->m, now, rx.result, rx.has_reply ? &rx.frame : NULL);
 		}
 	}
-}
-
-static void send_due(struct cec *c, uint64_t now)
-{
-	struct cec_frame f;
-	int reply, ret;
-
-	/* Each message leaves the queue or sets a later time: bounded. */
-	for (int i = 0; c->h >= 0 && !c->flying && i <= CEC_QUEUE_MAX + 2; i++) {
-		if (!cec_machine_next(c->m, now, &f, &reply))
-			return;
-		ret = c->ops->transmit(c->ctx, c->h, &f, reply, &c->seq);
-		if (ret == 0) {
-			c->flying = true;
-			continue;
-		}
-		if (ret == -ENODEV) {
-			gone(c, now);
-			return;
-		}
-		/* -ENONET (addresses lost), -EBUSY (the kernel's queue full)... */
-		cec_machine_result(c->m, now, CEC_RESULT_BUSY, NULL);
-		if (ret == -ENONET)
-			follow_state(c, now);
-	}
+	/* An answer (a power status, Feature Abort) goes now, not after the
+	 * frame the next pass may draw first: the asker waits 1 s at most. */
+	send_due(c, now);
 }
 
 uint64_t cec_pass(struct cec *c, uint64_t now, bool on, const struct cec_screen *shown)

@@ -31,12 +31,15 @@ vivid (the V4L2 test driver) gives an HDMI output's CEC adapter, the
 kiosk's, wired to an HDMI input's, the TV's, where cec-follower plays a TV
 with power states. Before vivid is loaded there is no adapter: one line,
 the water shows. Loaded, the kiosk takes the output's adapter (auto skips
-the input's 0.0.0.0) and wakes the TV (Image View On, Active Source);
-POST /sleep sends Standby and the TV goes to standby, a touch wakes it
-again, each seen in cec-follower's state and /status.json; cec-compliance
-tests the kiosk's playback device from the TV's side while the kiosk holds
-its adapter; the TV removed (cec-follower stopped, its address cleared) is
-one line, and back it is told the screens' state; vivid unloaded (the
+the input's 0.0.0.0) and wakes the TV (Image View On, Active Source; a
+command that came before cec-follower listened, its address claimed
+first, is told again once the TV reports its old power);
+cec-compliance tests the kiosk's playback device from the TV's side while
+the kiosk holds its adapter (before any touch: the water flat); POST /sleep
+sends Standby and the TV goes to standby, a touch wakes it again, each seen
+in cec-follower's state and /status.json; the TV removed (cec-follower
+stopped, its address cleared) is one line, and back it is told the
+screens' state; vivid unloaded (the
 adapter gone) is one line and the water goes on.
 Last, a machine with no display device at all (a GPU driver that failed):
 READY=1 at once with "waiting for a screen", so boot goes on, the watchdog
@@ -419,8 +422,48 @@ def wait_tv(vm, port, want):
 
 
 def tv_start(vm, standby):
+    """cec-follower as the TV: its address claimed first (it will not start
+    without one), so until it runs the kernel acknowledges the kiosk's
+    messages to the TV and answers Feature Abort, as a TV whose software is
+    not up yet: a command then is lost, and the kiosk must tell it again
+    (cec-machine.h). -m: its log shows each message it got."""
     vm.run("cec-ctl -d%s --tv -o TV -s >/dev/null" % TV_ADAPTER)
-    vm.start("tv", "cec-follower", "-d", TV_ADAPTER, "-s", *(["--standby"] if standby else []))
+    vm.start("tv", "cec-follower", "-d", TV_ADAPTER, "-s", "-m",
+             *(["--standby"] if standby else []))
+
+
+# How many lines of cec-follower's log a failed check shows.
+TV_LOG_LINES = 80
+
+
+def cec_statuses(vm, port):
+    """What the TV and the kiosk said, for a failed CEC check: cec-follower's
+    log (the messages it got, its states), the kiosk's CEC lines and
+    /status.json's cec object, each as the guest has it now."""
+    tv = vm.log("tv").splitlines()
+    cec = [line for line in vm.log("rk").splitlines() if "cec:" in line]
+    # Its CEC lines, and the last stats line's counts (one every STATS_S).
+    rk = [line for line in cec if "stats:" not in line] + \
+        [line for line in cec if "stats:" in line][-1:]
+    return ("--- cec-follower (the TV, %s), its last %d lines:\n%s\n"
+            "--- the kiosk's CEC lines:\n%s\n"
+            "--- /status.json's cec: %s" %
+            ("running" if vm.running("tv") else "not running", TV_LOG_LINES,
+             "\n".join(tv[-TV_LOG_LINES:]), "\n".join(rk),
+             json.dumps(status_json(vm, port).get("cec"), sort_keys=True)))
+
+
+def cec_check(vm, port, ok, what, detail=""):
+    """t.check, and on a failure the statuses as well (cec_statuses)."""
+    if not ok:
+        detail = "%s\n%s" % (detail, cec_statuses(vm, port))
+    return t.check(ok, what, detail)
+
+
+def log_count(vm, name, regex):
+    """How many times regex matches the named program's log now: what a
+    wait for one more is counted from."""
+    return len(re.findall(regex, vm.log(name), re.M))
 
 
 def cec_run(vm, label):
@@ -455,37 +498,22 @@ def cec_run(vm, label):
             re.search(r"cec: %s is playback device %d at 1\.0\.0\.0" % (KIOSK_ADAPTER, KIOSK_LA),
                       log),
             "%s: the output's adapter taken (not the input's), the TV woken" % label, log)
-    tvlog, ok = vm.wait_log("tv", r"Changing state to on")
-    t.check(ok, "%s: cec-follower's TV went on" % label, tvlog)
+    _, ok = vm.wait_log("tv", r"Changing state to on")
+    cec_check(vm, port, ok, "%s: cec-follower's TV went on" % label)
     ok, cec = wait_tv(vm, port, ("turning on", "on"))
-    t.check(ok and cec.get("adapter") == KIOSK_ADAPTER and cec.get("logical_address") ==
-            KIOSK_LA, "%s: /status.json: the TV on, the adapter" % label, str(cec))
-
-    # Asleep (POST /sleep, as --sleep-after and closing time): Standby.
-    vm.run("wget -q -O /dev/null --header 'Authorization: Bearer %s' --post-data '' "
-           "http://127.0.0.1:%d/sleep" % (TOKEN, port))
-    log, ok = vm.wait_log("rk", r"cec: asked the TV to go to standby")
-    t.check(ok, "%s: asleep, Standby sent" % label, log)
-    tvlog, ok = vm.wait_log("tv", r"Changing state to standby")
-    t.check(ok, "%s: cec-follower's TV went to standby" % label, tvlog)
-    ok, cec = wait_tv(vm, port, "standby")
-    t.check(ok, "%s: /status.json: the TV in standby" % label, str(cec))
-
-    # A touch: Image View On, Active Source, the TV on.
-    touch(vm, 320, 200)
-    log, ok = vm.wait_log("rk", r"cec: asked the TV to show the kiosk", count=2)
-    t.check(ok, "%s: a touch: Image View On, Active Source" % label, log)
-    tvlog, ok = vm.wait_log("tv", r"Changing state to on", count=2)
-    t.check(ok, "%s: cec-follower's TV on again" % label, tvlog)
-    ok, cec = wait_tv(vm, port, ("turning on", "on"))
-    t.check(ok, "%s: /status.json: the TV on again" % label, str(cec))
-    print("# %s: the TV's messages as cec-follower saw them:" % label)
-    for line in vm.log("tv").splitlines():
-        if re.search(r"Changing state|Active source|Stream Path", line, re.I):
-            print("#   " + line.strip())
+    cec_check(vm, port, ok and cec.get("adapter") == KIOSK_ADAPTER and
+              cec.get("logical_address") == KIOSK_LA,
+              "%s: /status.json: the TV on, the adapter" % label, str(cec))
 
     # cec-compliance from the TV's side against the kiosk's playback device,
-    # while the kiosk holds its adapter.
+    # while the kiosk holds its adapter, before any touch. It waits 2 s for
+    # each answer, a bound of its own that does not grow with the guest's
+    # slowness: asked while a touch's rings spread, a loaded TCG guest
+    # drawing a frame for seconds answered late ("Unknown Opcode timed
+    # out"), and they take minutes to die away there. The water flat, there
+    # is no frame to draw, and the kiosk answers at once, as a real one does
+    # between its frames.
+    no_cpu(vm, label, "the water flat before cec-compliance,")
     c0 = time.monotonic()
     rc, out = vm.run("cec-compliance -d %s -r %d -s %s 2>&1" %
                      (TV_ADAPTER, KIOSK_LA, " ".join(COMPLIANCE)), timeout=300, check=False)
@@ -500,24 +528,50 @@ def cec_run(vm, label):
             out[-3000:])
     t.check(vm.running("rk"), "%s: the kiosk runs on" % label, vm.log("rk"))
 
+    # Asleep (POST /sleep, as --sleep-after and closing time): Standby.
+    standbys = log_count(vm, "tv", r"Changing state to standby")
+    vm.run("wget -q -O /dev/null --header 'Authorization: Bearer %s' --post-data '' "
+           "http://127.0.0.1:%d/sleep" % (TOKEN, port))
+    _, ok = vm.wait_log("rk", r"cec: asked the TV to go to standby")
+    cec_check(vm, port, ok, "%s: asleep, Standby sent" % label)
+    _, ok = vm.wait_log("tv", r"Changing state to standby", count=standbys + 1)
+    cec_check(vm, port, ok, "%s: cec-follower's TV went to standby" % label)
+    ok, cec = wait_tv(vm, port, "standby")
+    cec_check(vm, port, ok, "%s: /status.json: the TV in standby" % label, str(cec))
+
+    # A touch: Image View On, Active Source, the TV on.
+    asked = log_count(vm, "rk", r"cec: asked the TV to show the kiosk")
+    ons = log_count(vm, "tv", r"Changing state to on")
+    touch(vm, 320, 200)
+    _, ok = vm.wait_log("rk", r"cec: asked the TV to show the kiosk", count=asked + 1)
+    cec_check(vm, port, ok, "%s: a touch: Image View On, Active Source" % label)
+    _, ok = vm.wait_log("tv", r"Changing state to on", count=ons + 1)
+    cec_check(vm, port, ok, "%s: cec-follower's TV on again" % label)
+    ok, cec = wait_tv(vm, port, ("turning on", "on"))
+    cec_check(vm, port, ok, "%s: /status.json: the TV on again" % label, str(cec))
+    print("# %s: the TV's messages as cec-follower saw them:" % label)
+    for line in vm.log("tv").splitlines():
+        if re.search(r"Changing state|Active source|Stream Path", line, re.I):
+            print("#   " + line.strip())
+
     # The TV goes (cec-follower stopped, its address cleared), the screens
     # sleep meanwhile: one line; it comes back in standby-... and is told.
     vm.stop("tv", "TERM", 10)
     vm.run("cec-ctl -d%s --clear >/dev/null" % TV_ADAPTER)
     vm.run("wget -q -O /dev/null --header 'Authorization: Bearer %s' --post-data '' "
            "http://127.0.0.1:%d/sleep" % (TOKEN, port))
-    log, ok = vm.wait_log("rk", r"cec: the TV does not answer \(NACK\)")
-    t.check(ok, "%s: the TV gone: said" % label, log)
+    _, ok = vm.wait_log("rk", r"cec: the TV does not answer \(NACK\)")
+    cec_check(vm, port, ok, "%s: the TV gone: said" % label)
     ok, cec = wait_tv(vm, port, "not answering")
-    t.check(ok and cec.get("refused", 0) >= 1, "%s: /status.json: not answering, refused counted"
-            % label, str(cec))
+    cec_check(vm, port, ok and cec.get("refused", 0) >= 1,
+              "%s: /status.json: not answering, refused counted" % label, str(cec))
     tv_start(vm, standby=False)
     log, ok = vm.wait_log("rk", r"cec: asked the TV to go to standby", count=2,
                           timeout=60 + rkvm.WAIT_TIMEOUT)
-    t.check(ok and log.count("the TV does not answer") == 1,
-            "%s: the TV back is told Standby; its absence said once" % label, log)
-    tvlog, ok = vm.wait_log("tv", r"Changing state to standby")
-    t.check(ok, "%s: and it goes to standby" % label, tvlog)
+    cec_check(vm, port, ok and log.count("the TV does not answer") == 1,
+              "%s: the TV back is told Standby; its absence said once" % label)
+    _, ok = vm.wait_log("tv", r"Changing state to standby")
+    cec_check(vm, port, ok, "%s: and it goes to standby" % label)
 
     # The adapter unplugged (vivid's device unbound: the kernel unregisters
     # its adapters; rmmod would wait for the kiosk's fd): one line, the
