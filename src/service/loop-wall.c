@@ -9,7 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "base/bigmem.h"
 #include "base/log.h"
@@ -289,6 +292,11 @@ void loop_wall_reread(struct loop *l)
 	l->pins_reread = true;
 }
 
+bool loop_wall_pending(const struct loop *l)
+{
+	return l->pins_build != NULL;
+}
+
 /* --mask read for the layout: an output it names that is no pinned one of
  * the layout is said when say (checked for its form when the options were
  * read). */
@@ -492,6 +500,21 @@ static void *pins_build_run(void *arg)
 	return NULL;
 }
 
+/*
+ * The build's thread, below the frame loop and the render's workers: on a
+ * machine with no core to spare it took half the loop's (two 1080p
+ * outputs' passes went from 12 to 24 ms while it ran); at this niceness
+ * the loop keeps nine tenths. Not said when refused: the build runs as
+ * it did.
+ */
+#define BUILD_NICE 10
+
+static void *pins_build_thread(void *arg)
+{
+	(void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), BUILD_NICE);
+	return pins_build_run(arg);
+}
+
 /* What pinned outputs of plan p are made for, under the options o. */
 static void pins_key_of(const struct wall_plan *p, const struct options *o, struct pins_key *key)
 {
@@ -546,7 +569,7 @@ static struct pins_build *pins_build_start(struct loop *l, const struct options 
 		pins_build_destroy(b);
 		return NULL;
 	}
-	if (threaded && pthread_create(&b->thread, NULL, pins_build_run, b) == 0)
+	if (threaded && pthread_create(&b->thread, NULL, pins_build_thread, b) == 0)
 		b->threaded = true;
 	else
 		pins_build_run(b);
