@@ -461,11 +461,11 @@ static int pinned_picture(struct kiosk *k, struct pinned *p)
 
 /*
  * A step of making pin's output at w x h before it is shown: its tables
- * (and its weights looked at), PREPARE_ROWS of its picture or of its
- * memory for composed rows first written, or its grid and heights, on this
- * thread. The picture made over several calls is the show's when the
- * first rows were made: if the show changed meanwhile, the frame redraws
- * it, as it redraws every output's then.
+ * (and its weights looked at), PREPARE_ROWS of its picture (on the
+ * render's workers) or of its memory for composed rows first written, or
+ * its grid and heights. The picture made over several calls is the
+ * show's when the first rows were made: if the show changed meanwhile,
+ * the frame redraws it, as it redraws every output's then.
  */
 int kiosk_pin_prepare(struct kiosk *k, const struct kiosk_pin *pin, int w, int h)
 {
@@ -475,6 +475,7 @@ int kiosk_pin_prepare(struct kiosk *k, const struct kiosk_pin *pin, int w, int h
 		.format = PIXEL_XRGB8888,
 	};
 	const uint32_t *src;
+	struct band_job j;
 	struct pinned *p;
 	size_t stride;
 	int ret, y1;
@@ -527,7 +528,10 @@ int kiosk_pin_prepare(struct kiosk *k, const struct kiosk_pin *pin, int w, int h
 	memcpy(ws.m, p->m, sizeof(ws.m));
 	rows.pixels = p->picture;
 	y1 = p->prepared_rows + PREPARE_ROWS < h ? p->prepared_rows + PREPARE_ROWS : h;
-	ret = warp_rows(&ws, &rows, p->prepared_rows, y1);
+	/* on the render's workers, as the frame's picture is */
+	j = (struct band_job){ .k = k, .target = &rows, .warp = ws, .y0 = p->prepared_rows,
+			       .y1 = y1, .bands = kiosk_bands_for(k, y1 - p->prepared_rows) };
+	ret = kiosk_draw_bands(k, &j, picture_band);
 	if (ret < 0)
 		return ret;
 	k->pinned_rows += (uint64_t)(y1 - p->prepared_rows);
