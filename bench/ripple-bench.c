@@ -18,12 +18,14 @@
 #include "base/clock.h"
 #include "base/homography.h"
 #include "base/parse.h"
+#include "display/headless.h"
 #include "exhibit/kiosk.h"
 #include "median.h"
 #include "seed.h"
 #include "render/pixel.h"
 #include "render/render.h"
 #include "render/simd.h"
+#include "service/loop.h"
 #include "service/schedule.h"
 #include "settings/options.h"
 #include "sound/sound.h"
@@ -68,7 +70,7 @@
 #define SOUND_BENCH_CHUNK 240
 #define SOUND_DRAG_MM_S 300.0
 
-enum mode { MODE_KIOSK, MODE_SEED_O2, MODE_SEED_NATIVE, MODE_FLOOR, MODE_SOUND };
+enum mode { MODE_KIOSK, MODE_SEED_O2, MODE_SEED_NATIVE, MODE_FLOOR, MODE_SOUND, MODE_RELOAD };
 enum { VBLANKS_OFF, VBLANKS_LATE, VBLANKS_AT_ONCE };
 
 /* A wall of up to this many panels (the loop's outputs at the most). */
@@ -147,6 +149,7 @@ static void usage(FILE *f)
 "                    [--screen-mm WxH] [--refresh HZ] [--sim-scale auto|S]\n"
 "                    [--steps-per-second auto|N] [--model pond|classic] [--idle] [--floor]\n"
 "                    [--wall N] [--sound] [--caustics on|off] [--vblanks auto|off]\n"
+"                    [--reload]\n"
 "Times the kiosk's per-frame work (rain, the steps due in one frame at --refresh\n"
 "Hz, one render) into memory and prints impl= threads= size= frames= step_ms=\n"
 "render_ms= frame_ms= fps= (medians). Without --sim-scale or --steps-per-second\n"
@@ -160,6 +163,13 @@ static void usage(FILE *f)
 "  --floor         memcpy as many bytes as a frame must move: two height planes and\n"
 "                  the picture read, a plane and the output written (14 bytes a pixel\n"
 "                  at xrgb8888, about 30 MB at 1920x1080) -- the memory floor\n"
+"  --reload        a reload of two 1080p projectors' corners instead: --frames\n"
+"                  passes of the frame loop (every output drawn, the water raining)\n"
+"                  before it, the reload, its passes until the new weights are\n"
+"                  shown, --frames after; before_ms= and reload_ms= are the loop's\n"
+"                  longest pass before it and from it on, against frame_ms= at\n"
+"                  --refresh (*_cpu_ms=: the loop thread's CPU time, which a\n"
+"                  loaded machine does not stretch); passes= the reload's until shown\n"
 "  --sound         the water's sound instead: --frames seconds of 20 drops a second\n"
 "                  and a swish, synthesized; core_percent= is the share of one core\n"
 "  --caustics on|off  the light through the water (the kiosk's --caustics, on by\n"
@@ -213,6 +223,7 @@ static int parse_args(struct bench *b, int argc, char **argv)
 		{ "wall", required_argument, NULL, 'W' },
 		{ "keystone", required_argument, NULL, 'K' },
 		{ "sound", no_argument, NULL, 'A' },
+		{ "reload", no_argument, NULL, 'L' },
 		{ "vblanks", required_argument, NULL, 'V' },
 		{ "drag", required_argument, NULL, 'D' },
 		{ "start", no_argument, NULL, 'T' },
@@ -304,6 +315,9 @@ static int parse_args(struct bench *b, int argc, char **argv)
 			break;
 		case 'A':
 			b->mode = MODE_SOUND;
+			break;
+		case 'L':
+			b->mode = MODE_RELOAD;
 			break;
 		case 'V':
 			if (strcmp(optarg, "auto") && strcmp(optarg, "off"))
@@ -507,6 +521,110 @@ static uint64_t thread_cpu_ns(void)
 
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
+}
+
+/* --reload: two 1080p projectors overlapping by 300 mm, B's left edge
+ * moved in by 60 mm (the surface's size stays), as tests/test-pins has
+ * them. */
+#define RELOAD_OUT_W 1920
+#define RELOAD_OUT_H 1080
+#define RELOAD_A "HDMI-A-1@[0,0;2000,0;2000,1125;0,1125]:1920x1080px "
+#define RELOAD_OLD RELOAD_A "HDMI-A-2@[1700,0;3700,0;3700,1125;1700,1125]:1920x1080px"
+#define RELOAD_NEW RELOAD_A "HDMI-A-2@[1640,0;3700,0;3700,1125;1640,1125]:1920x1080px"
+/* However loaded the machine, the new weights are shown by then. */
+#define RELOAD_BOUND_NS (120 * NSEC_PER_SEC)
+
+static int reload_options(const struct bench *b, const char *layout, struct options *o)
+{
+	options_defaults(o);
+	o->threads = b->threads;
+	o->layout = strdup(layout);
+	return o->layout ? 0 : -ENOMEM;
+}
+
+/* The loop's longest pass: in real time, and in its thread's CPU time
+ * (which the neighbours' load on a shared machine does not stretch). */
+struct longest {
+	uint64_t real, cpu;
+};
+
+/* A pass of the loop at the virtual *now, every output drawn, kept in
+ * *longest. */
+static int reload_pass(struct loop *l, const struct options *o, uint64_t *now,
+		       uint64_t period, struct longest *longest)
+{
+	uint64_t wake, t = clock_now_ns(), cpu = thread_cpu_ns();
+	int ret;
+
+	loop_redraw(l);
+	ret = loop_tick(l, o, *now, &wake);
+	t = clock_now_ns() - t;
+	cpu = thread_cpu_ns() - cpu;
+	longest->real = t > longest->real ? t : longest->real;
+	longest->cpu = cpu > longest->cpu ? cpu : longest->cpu;
+	*now += period;
+	return ret;
+}
+
+static int run_reload(const struct bench *b)
+{
+	struct headless_config cfg = {
+		.n_outputs = 2, .refresh_hz = b->refresh_hz, .format = b->format,
+		.output_dir = ".",
+		.outputs = { { "HDMI-A-1", RELOAD_OUT_W, RELOAD_OUT_H, 0, 0 },
+			     { "HDMI-A-2", RELOAD_OUT_W, RELOAD_OUT_H, 0, 0 } },
+	};
+	const uint64_t period = NSEC_PER_SEC / (uint64_t)b->refresh_hz;
+	struct longest before = { 0, 0 }, during = { 0, 0 };
+	uint64_t now = period, bound;
+	struct options o, next;
+	struct display *d = NULL;
+	struct loop *l = NULL;
+	int ret, passes = 0;
+
+	memset(&next, 0, sizeof(next));
+	ret = reload_options(b, RELOAD_OLD, &o);
+	if (ret == 0)
+		ret = display_headless_create(&cfg, &d);
+	if (ret == 0)
+		ret = loop_create(d, NULL, NULL, false, &l);
+	/* the first pass makes the water and the first weights */
+	if (ret == 0)
+		ret = reload_pass(l, &o, &now, period, &before);
+	before = (struct longest){ 0, 0 };
+	for (int i = 0; ret == 0 && i < b->frames; i++)
+		ret = reload_pass(l, &o, &now, period, &before);
+	if (ret == 0)
+		ret = reload_options(b, RELOAD_NEW, &next);
+	if (ret < 0)
+		goto out;
+	loop_wall_relayout(l, &next);
+	loop_wall_reread(l);
+	options_free(&o);
+	o = next;
+	memset(&next, 0, sizeof(next));
+	bound = clock_now_ns() + RELOAD_BOUND_NS;
+	while (ret == 0 && (passes == 0 || loop_wall_pending(l)) && clock_now_ns() < bound) {
+		ret = reload_pass(l, &o, &now, period, &during);
+		passes++;
+	}
+	if (ret == 0 && loop_wall_pending(l))
+		ret = -ETIMEDOUT;
+	for (int i = 0; ret == 0 && i < b->frames; i++)
+		ret = reload_pass(l, &o, &now, period, &during);
+	if (ret == 0)
+		/* reload_cpu_ms= last: bench/run.sh keeps the best run by it */
+		printf("reload threads=%d outputs=2x%dx%d passes=%d frame_ms=%.1f before_ms=%.1f "
+		       "reload_ms=%.1f before_cpu_ms=%.1f reload_cpu_ms=%.1f\n", b->threads,
+		       RELOAD_OUT_W, RELOAD_OUT_H, passes, 1e3 / b->refresh_hz,
+		       (double)before.real / 1e6, (double)during.real / 1e6,
+		       (double)before.cpu / 1e6, (double)during.cpu / 1e6);
+out:
+	loop_destroy(l);
+	display_destroy(d);
+	options_free(&o);
+	options_free(&next);
+	return ret;
 }
 
 /* The sound thread's work for --frames seconds of sound: the CPU it takes
@@ -942,6 +1060,9 @@ int main(int argc, char **argv)
 		break;
 	case MODE_SOUND:
 		ret = run_sound(&b);
+		break;
+	case MODE_RELOAD:
+		ret = run_reload(&b);
 		break;
 	case MODE_SEED_O2:
 	case MODE_SEED_NATIVE:

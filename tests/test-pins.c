@@ -3,12 +3,15 @@
  * played through the frame loop over the tests' stand-in display:
  *
  * - a reload with a corner moved: the loop goes on drawing while the new
- *   weights are made off it; the longest pass in the meantime costs the
- *   loop's thread (its own CPU time, which other work on the machine does
- *   not stretch) less over the longest before it than half the first pass,
- *   where the weights are made on it; both outputs show their old frames
- *   until both show the new ones, those of a run started with the new
- *   corners;
+ *   weights are made off it, and the kiosk makes each output ready for
+ *   them a step a pass; the pass that shows them makes no row of an
+ *   output's pixels (a picture warped, weights looked at: counted by the
+ *   kiosk), no pass makes more than one output's rows at once (what that
+ *   costs in time is printed; ripple-bench --reload judges it); both
+ *   outputs show their old frames until both show the new ones, those of
+ *   a run started with the new corners;
+ * - over still water, the loop run only when it asks: it asks again within
+ *   a frame while the new weights are on their way, and they are shown;
  * - a mask file written again in place is read again at a reload;
  * - a reload while a build runs, and the end while one runs: the last
  *   one's frames, nothing left behind (ASan runs this in distcheck).
@@ -27,7 +30,9 @@
 #include "check.h"
 #include "display/display.h"
 #include "fake-display.h"
+#include "exhibit/kiosk.h"
 #include "service/loop.h"
+#include "service/loop-private.h"
 #include "settings/options.h"
 
 #define SEC 1000000000ull
@@ -38,15 +43,10 @@
 /* Passes before a reload, to know how long one takes. */
 #define WARM_PASSES 8
 /*
- * What a reload may cost the loop's thread in a pass over the longest
- * before it: less than this share of the first pass, where the weights
- * are made on it (as a reload's were: 0.2 to 0.5 s for two 1080p outputs,
- * most of the first pass). The kiosk's own tables for the new corners are
- * still made at the pass that takes them, about 20 ms an output; measured
- * against the machine's own first pass, the bound holds as well under
- * ASan as on a quiet machine.
+ * What a reload's passes cost the loop's thread is printed, not judged:
+ * speed is the benchmark's (ripple-bench --reload, bench/run.sh). The
+ * rows counted are the proof that holds on any machine.
  */
-#define RELOAD_SHARE_OF_FIRST 0.5
 /* However loaded the machine, new weights are made by then (real time). */
 #define BUILD_BOUND_NS (120 * SEC)
 #define PICTURE_W 64
@@ -66,6 +66,8 @@ struct run {
 	struct loop *l;
 	uint64_t now;
 	uint64_t longest_cpu_ns;  /* the loop's thread, in a pass */
+	uint64_t rows;            /* rows of the outputs' pixels made in the last pass */
+	uint64_t wake;            /* when the last pass asked to be run again (0: never) */
 	int passes;
 };
 
@@ -159,20 +161,29 @@ static void finish(struct run *r)
 		free(r->d.frame[i]);
 }
 
-/* One pass of the loop, as run-live.c's, every output drawn (the water is
- * still): the loop's thread's CPU time in it kept. */
-static void pass(struct run *r)
+/* One pass of the loop, as run-live.c's, every output drawn when redraw
+ * (the water is still): the loop's thread's CPU time in it kept. */
+static void pass_at(struct run *r, bool redraw)
 {
-	uint64_t wake, cpu;
+	uint64_t cpu;
 
-	loop_redraw(r->l);
+	if (redraw)
+		loop_redraw(r->l);
+	r->rows = r->l->k ? kiosk_pinned_rows(r->l->k) : 0;
 	cpu = thread_cpu_ns();
-	CHECK_EQ(loop_tick(r->l, &r->o, r->now, &wake), 0);
+	CHECK_EQ(loop_tick(r->l, &r->o, r->now, &r->wake), 0);
 	cpu = thread_cpu_ns() - cpu;
+	CHECK(r->l->k != NULL);
+	r->rows = kiosk_pinned_rows(r->l->k) - r->rows;
 	if (cpu > r->longest_cpu_ns)
 		r->longest_cpu_ns = cpu;
 	r->passes++;
 	r->now += PERIOD_NS;
+}
+
+static void pass(struct run *r)
+{
+	pass_at(r, true);
 }
 
 static bool same_frame(const uint32_t *a, const uint32_t *b)
@@ -234,18 +245,21 @@ static void reload(struct run *r, const char *layout)
 /*
  * Passes until both outputs show want (never a mix of old and want on the
  * way), within BUILD_BOUND_NS of real time: the loop's longest pass in
- * the meantime, and how many passes drew the old frames meanwhile.
+ * the meantime, and how many passes drew the old frames meanwhile. The
+ * pass that shows want makes no row of an output's pixels, none makes
+ * more than one output's.
  */
 static void until_shown(struct run *r, const uint32_t *old, const uint32_t *want,
 			uint64_t *longest, int *meanwhile)
 {
-	uint64_t bound = real_ns() + BUILD_BOUND_NS;
+	uint64_t bound = real_ns() + BUILD_BOUND_NS, most = 0;
 	int now = 0;
 
 	r->longest_cpu_ns = 0;
 	*meanwhile = 0;
 	while (real_ns() < bound) {
 		pass(r);
+		most = r->rows > most ? r->rows : most;
 		now = showing(r, old, want);
 		CHECK(now >= 0);
 		if (now != 0)
@@ -253,14 +267,45 @@ static void until_shown(struct run *r, const uint32_t *old, const uint32_t *want
 		++*meanwhile;
 	}
 	CHECK_EQ(now, 1);
+	printf("rows of the outputs' pixels made: %llu at the pass that showed the new "
+	       "weights, at most %llu in a pass\n", (unsigned long long)r->rows,
+	       (unsigned long long)most);
+	CHECK_EQ(r->rows, 0);
+	CHECK(most <= OUT_H);
 	*longest = r->longest_cpu_ns;
+}
+
+/*
+ * Passes at the times the loop asks for, none forced, until both outputs
+ * show want: while a reload's weights are on their way the loop asks to
+ * be run again within a frame, still water or not.
+ */
+static void until_shown_still(struct run *r, const uint32_t *old, const uint32_t *want)
+{
+	uint64_t bound = real_ns() + BUILD_BOUND_NS;
+	int now = 0;
+
+	while (real_ns() < bound) {
+		pass_at(r, false);
+		now = showing(r, old, want);
+		CHECK(now >= 0);
+		if (now != 0)
+			break;
+		CHECK(loop_wall_pending(r->l));
+		/* asked again within a frame: pass_at() moved now a frame on,
+		 * the next pass runs then */
+		CHECK(r->wake != 0 && r->wake <= r->now);
+		if (r->wake == 0)
+			return;
+	}
+	CHECK_EQ(now, 1);
 }
 
 static void test_reloads(void)
 {
 	struct run r;
 	uint32_t *old, *moved, *masked;
-	uint64_t first, before, longest, bound;
+	uint64_t first, before, longest;
 	int meanwhile;
 
 	write_ppm(mask_file, PICTURE_W, PICTURE_H, white);
@@ -276,7 +321,6 @@ static void test_reloads(void)
 	for (int i = 0; i < WARM_PASSES; i++)
 		pass(&r);
 	before = r.longest_cpu_ns;
-	bound = before + (uint64_t)(RELOAD_SHARE_OF_FIRST * (double)first);
 	CHECK_EQ(showing(&r, old, moved), 0);
 
 	/* new corners: made off the loop, swapped in at one pass */
@@ -286,17 +330,20 @@ static void test_reloads(void)
 	       "loop's thread (%.1f ms before it, the first %.1f ms), %d passes drawn with the "
 	       "old weights meanwhile\n", OUT_W, OUT_H, (double)longest / 1e6,
 	       (double)before / 1e6, (double)first / 1e6, meanwhile);
-	CHECK(longest <= bound);
+
+	/* over still water, as run-live.c runs the loop: only when it asks
+	 * (the wake it gives), no pass forced; the new weights still come */
+	reload(&r, LAYOUT_OLD);
+	until_shown_still(&r, moved, old);
 
 	/* the mask written again in place, the same size: read again */
 	write_ppm(mask_file, PICTURE_W, PICTURE_H, half_black);
 	masked = restart_frames(LAYOUT_NEW);
 	CHECK(!same_frame(masked, moved));
 	reload(&r, LAYOUT_NEW);
-	until_shown(&r, moved, masked, &longest, &meanwhile);
+	until_shown(&r, old, masked, &longest, &meanwhile);
 	printf("a reload with the mask written again: the longest pass %.1f ms, %d passes "
 	       "meanwhile\n", (double)longest / 1e6, meanwhile);
-	CHECK(longest <= bound);
 
 	/* a reload while a build runs: the last one's weights shown */
 	reload(&r, LAYOUT_OTHER);
@@ -305,7 +352,6 @@ static void test_reloads(void)
 	write_ppm(mask_file, PICTURE_W, PICTURE_H, white);
 	reload(&r, LAYOUT_NEW);
 	until_shown(&r, masked, moved, &longest, &meanwhile);
-	CHECK(longest <= bound);
 
 	/* the end while a build runs: it stops, nothing left (ASan) */
 	reload(&r, LAYOUT_OTHER);

@@ -98,6 +98,14 @@ struct pinned {
 	bool picture_made;
 	uint64_t picture_generation;
 	const uint32_t *picture_src;
+	/* kiosk_pin_prepare(): rows of the picture made so far, for the
+	 * show's state and picture when it began; rows of composed first
+	 * written; the grid and heights made */
+	int prepared_rows;
+	int touched_rows;
+	bool heights_prepared;
+	uint64_t prepare_generation;
+	const uint32_t *prepare_src;
 	/* each pixel's weight (WARP_WEIGHT_*; 0 past the surface): the
 	 * blend's, or own_weight; rows drawn as they are (plain[y]), or
 	 * through composed */
@@ -138,9 +146,21 @@ void kiosk_pinned_clear(struct kiosk *k)
 	}
 }
 
-void kiosk_pins_changed(struct kiosk *k)
+void kiosk_pins_forget(struct kiosk *k, const struct kiosk_pin *pins, int n)
 {
-	kiosk_pinned_clear(k);
+	for (int i = 0; i < KIOSK_MAX_VIEWS; i++) {
+		const struct pinned *p = k->pinned[i];
+
+		if (p && p->pin >= pins && p->pin < pins + n) {
+			pinned_destroy(k->pinned[i]);
+			k->pinned[i] = NULL;
+		}
+	}
+}
+
+uint64_t kiosk_pinned_rows(const struct kiosk *k)
+{
+	return k->pinned_rows;
 }
 
 /* Whether a pixel of weight e is shown as drawn. */
@@ -174,7 +194,7 @@ static uint16_t pixel_weight(const struct pinned *p, const struct warp *ws,
  * seen_weight, made with its weights off the frame loop (a reload's new
  * corners then cost the loop no division a pixel).
  */
-static int pinned_weights(const struct kiosk *k, struct pinned *p)
+static int pinned_weights(struct kiosk *k, struct pinned *p)
 {
 	const size_t n = (size_t)p->out_w * (size_t)p->out_h;
 	struct warp ws = { .src_w = k->width, .src_h = k->height };
@@ -190,6 +210,7 @@ static int pinned_weights(const struct kiosk *k, struct pinned *p)
 	p->own_weight = seen ? NULL : bigmem_alloc(n * sizeof(*p->own_weight));
 	if (!p->plain || (!seen && !p->own_weight))
 		return -ENOMEM;
+	k->pinned_rows += (uint64_t)p->out_h;
 	for (int y = 0; y < p->out_h; y++) {
 		const struct warp_row r = warp_row_terms(p->m, y);
 		const size_t row = (size_t)y * (size_t)p->out_w;
@@ -286,10 +307,10 @@ static int pinned_init(struct kiosk *k, struct pinned *p, int levels)
 	return pinned_weights(k, p);
 }
 
-/* The pinned output win->pin at target's size: found, or made (the least
- * recently used one replaced). */
-static int pinned_get(struct kiosk *k, const struct kiosk_pin *pin, int w, int h,
-		      struct pinned **out)
+/* The pinned output pin at w x h: found, or made when make (the least
+ * recently used one replaced; else *out NULL). */
+static int pinned_find(struct kiosk *k, const struct kiosk_pin *pin, int w, int h, bool make,
+		       struct pinned **out)
 {
 	const int water_w = kiosk_water_width(k), water_h = kiosk_water_height(k);
 	const int levels = kiosk_view_levels(k);
@@ -316,6 +337,10 @@ static int pinned_get(struct kiosk *k, const struct kiosk_pin *pin, int w, int h
 		/* an empty slot, else the least recently used */
 		if (!slot || (*slot && (!p || p->used < (*slot)->used)))
 			slot = &k->pinned[i];
+	}
+	if (!make) {
+		*out = NULL;
+		return 0;
 	}
 	pinned_destroy(*slot);
 	*slot = NULL;
@@ -422,11 +447,101 @@ static int pinned_picture(struct kiosk *k, struct pinned *p)
 		.src_w = k->width, .src_h = k->height,
 	};
 	memcpy(j.warp.m, p->m, sizeof(j.warp.m));
+	k->pinned_rows += (uint64_t)p->out_h;
 	ret = kiosk_draw_rows(k, &j, p->out_h, picture_band);
 	p->picture_made = ret == 0;
 	p->picture_generation = k->extra_generation;
 	p->picture_src = src;
 	return ret;
+}
+
+/* Rows kiosk_pin_prepare() makes at a call: a ninth of a 1080p output's,
+ * 2 to 3 ms of one thread (a quarter took 5 to 6 ms a frame). */
+#define PREPARE_ROWS 120
+
+/*
+ * A step of making pin's output at w x h before it is shown: its tables
+ * (and its weights looked at), PREPARE_ROWS of its picture (on the
+ * render's workers) or of its memory for composed rows first written, or
+ * its grid and heights. The picture made over several calls is the
+ * show's when the first rows were made: if the show changed meanwhile,
+ * the frame redraws it, as it redraws every output's then.
+ */
+int kiosk_pin_prepare(struct kiosk *k, const struct kiosk_pin *pin, int w, int h)
+{
+	struct warp ws = { .src_w = k->width, .src_h = k->height };
+	struct render_target rows = {
+		.width = w, .height = h, .stride = (size_t)w * sizeof(uint32_t),
+		.format = PIXEL_XRGB8888,
+	};
+	const uint32_t *src;
+	struct band_job j;
+	struct pinned *p;
+	size_t stride;
+	int ret, y1;
+
+	/* black, or the test pattern sampled as it is: nothing to make */
+	if (k->dark || (pin->surface && pin->surface_w == k->width && pin->surface_h == k->height))
+		return 0;
+	ret = pinned_find(k, pin, w, h, false, &p);
+	if (ret == 0 && !p) {
+		/* made in a free slot, never in place of one shown (more
+		 * projectors than that: the frame makes the others) */
+		for (int i = 0; i < KIOSK_MAX_VIEWS; i++)
+			if (!k->pinned[i])
+				return pinned_find(k, pin, w, h, true, &p) < 0 ? 0 : 1;
+		return 0;
+	}
+	if (ret < 0)
+		return 0;  /* the frame draws what is not made, as always */
+	if (p->picture_made) {
+		if (p->composed && p->touched_rows < h) {
+			/* its pages had first been written at the frame that
+			 * showed it: 2 MB ones, at times 30 ms of the kernel's
+			 * for two 1080p outputs; a row is written before it
+			 * is read */
+			y1 = p->touched_rows + PREPARE_ROWS < h ? p->touched_rows + PREPARE_ROWS : h;
+			memset(p->composed + (size_t)p->touched_rows * (size_t)w, 0,
+			       (size_t)(y1 - p->touched_rows) * (size_t)w * sizeof(*p->composed));
+			p->touched_rows = y1;
+			return 1;
+		}
+		if (p->direct || p->heights_prepared)
+			return 0;
+		/* the water on its grid and the 2x passes' heights (each
+		 * frame's work while the water moves; once for still water) */
+		p->heights_prepared = true;
+		ret = pinned_grid(k, p);
+		if (ret == 0)
+			ret = kiosk_view_heights(k, &p->view);
+		return ret < 0 ? ret : 1;
+	}
+	src = kiosk_surface_picture(k, &stride);
+	if (!src)
+		return -ENOMEM;
+	if (p->prepared_rows == 0) {
+		p->prepare_generation = k->extra_generation;
+		p->prepare_src = src;
+	}
+	ws.src = src;
+	ws.src_pitch = stride / sizeof(*src);
+	memcpy(ws.m, p->m, sizeof(ws.m));
+	rows.pixels = p->picture;
+	y1 = p->prepared_rows + PREPARE_ROWS < h ? p->prepared_rows + PREPARE_ROWS : h;
+	/* on the render's workers, as the frame's picture is */
+	j = (struct band_job){ .k = k, .target = &rows, .warp = ws, .y0 = p->prepared_rows,
+			       .y1 = y1, .bands = kiosk_bands_for(k, y1 - p->prepared_rows) };
+	ret = kiosk_draw_bands(k, &j, picture_band);
+	if (ret < 0)
+		return ret;
+	k->pinned_rows += (uint64_t)(y1 - p->prepared_rows);
+	p->prepared_rows = y1;
+	if (y1 == h) {
+		p->picture_made = true;
+		p->picture_generation = p->prepare_generation;
+		p->picture_src = p->prepare_src;
+	}
+	return 1;
 }
 
 /* Rows y0 <= y < y1 of composed weighed into the target. */
@@ -574,7 +689,7 @@ int kiosk_render_pinned_view(struct kiosk *k, const struct render_target *target
 	struct pinned *p;
 	int ret;
 
-	ret = pinned_get(k, win->pin, target->width, target->height, &p);
+	ret = pinned_find(k, win->pin, target->width, target->height, true, &p);
 	if (ret < 0)
 		return ret;
 	ret = p->direct ? 0 : pinned_grid(k, p);

@@ -211,6 +211,7 @@ struct kiosk {
 	 * (kiosk-pinned.c), the least recently used one replaced. */
 	struct pinned *pinned[KIOSK_MAX_VIEWS];
 	uint64_t pinned_clock;
+	uint64_t pinned_rows;      /* kiosk_pinned_rows() */
 	bool clock_started;
 	uint64_t t0;
 	uint64_t steps_done;       /* since t0, counting skipped ones */

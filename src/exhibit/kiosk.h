@@ -102,10 +102,21 @@ struct kiosk_pin {
 };
 int kiosk_render_window(struct kiosk *k, const struct render_target *target,
 			const struct kiosk_window *win);
-/* The pins given to kiosk_render_window() were made again (their corners,
- * weights or light may be new at the same addresses): what was made for
- * them is made again at their next frame. */
-void kiosk_pins_changed(struct kiosk *k);
+/* The pins pins[0..n) are let go: what was made for them is too (pins
+ * made again at the same addresses are made for again at their next
+ * frame). */
+void kiosk_pins_forget(struct kiosk *k, const struct kiosk_pin *pins, int n);
+/*
+ * Pin's output at w x h made ready before it is first shown, a step at a
+ * call (a reload's new corners and weights, taken at a frame when made:
+ * that frame then makes nothing): 1, a step was made (call again at a
+ * later frame); 0, ready, or nothing the kiosk makes ahead (the frame
+ * makes it); a negative errno.
+ */
+int kiosk_pin_prepare(struct kiosk *k, const struct kiosk_pin *pin, int w, int h);
+/* Rows of pinned outputs' pixels made so far (a picture warped to their
+ * pixels, their weights looked at): each is work a pixel. */
+uint64_t kiosk_pinned_rows(const struct kiosk *k);
 /* Black, as a panel outside the wall (or asleep) shows. */
 void kiosk_render_black(const struct render_target *target);
 

@@ -137,8 +137,11 @@ struct loop {
 	/* Its corner-pinned outputs: each one's way to the surface and its
 	 * weights for the overlaps, made for the plan's windows (loop-wall.c).
 	 * New ones are made off the loop (pins_build) while these are shown,
-	 * and the plan they were made for taken with them at one frame. */
-	struct kiosk_pin pins[WALL_MAX_PANELS];
+	 * made ready in the kiosk a step a frame in the other set of pins
+	 * (kiosk_pin_prepare()), and taken with the plan they were made for
+	 * at one frame: pins[pins_shown] are shown. */
+	struct kiosk_pin pins[2][WALL_MAX_PANELS];
+	int pins_shown;
 	struct pins_set pins_set;
 	bool pins_made;
 	struct pins_build *pins_build;

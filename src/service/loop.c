@@ -529,6 +529,11 @@ int loop_frame(struct loop *l, const struct options *o, uint64_t now, uint64_t *
 	loop_committed(l, now);
 	*wake = clock_earliest(*wake, kiosk_next_wake_ns(l->k));
 	*wake = clock_earliest(*wake, loop_script_next_ns(l));
+	/* A reload's projector weights on their way (made off the loop, then
+	 * made ready a step a frame): looked at each frame, also over still
+	 * water, which would otherwise wait for a touch to show them. */
+	if (loop_wall_pending(l))
+		*wake = clock_earliest(*wake, now + loop_period_ns(&l->outputs[0].info));
 	return 0;
 }
 
