@@ -91,18 +91,21 @@ struct display_ops {
 	/* 0 or -ENOENT. */
 	int (*output_info)(struct display *d, int idx, struct display_output_info *info);
 	/* The buffer to render the next frame of output idx into.
-	 * -EBUSY while the previous frame is still being presented. */
+	 * -EBUSY while the previous frame is still being presented;
+	 * -ENODEV when its device went away since the outputs were last
+	 * looked at (the output is gone at the next look). */
 	int (*acquire)(struct display *d, int idx, struct render_target *target);
 	/* Show what was rendered into the acquired buffer; frame counts from 0.
 	 * A backend with flush() only stages it there: the screen changes at
-	 * the flush. */
+	 * the flush. A device found gone here is no error: the frame is
+	 * dropped and the outputs are gone at the next look (0). */
 	int (*present)(struct display *d, int idx, uint64_t frame);
 	/*
 	 * Optional (NULL: present() shows each frame itself). Show every frame
 	 * staged since the last flush at once, so that the screens of one pass
 	 * change together (one atomic commit, the same vblank where the
 	 * hardware allows). Called after each pass's presents; 0 or a
-	 * negative errno.
+	 * negative errno (a device found gone: 0, as for present()).
 	 */
 	int (*flush)(struct display *d);
 	/*

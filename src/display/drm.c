@@ -135,6 +135,28 @@ static void drm_close(struct drm_display *dd, bool gone)
 	drm_device_close(dev);
 }
 
+/*
+ * A call on the device that says it is gone (unbound from its driver,
+ * unplugged) before the kernel's remove uevent has been read: the device
+ * closed as that uevent would close it, and another looked for, so that a
+ * frame in flight at the moment it went is no reason to exit. 0 then;
+ * any other ret as it is.
+ */
+static int device_gone(struct drm_display *dd, int ret)
+{
+	const struct itimerspec soon = { .it_value = { 0, 1 } };
+
+	if (ret != -ENODEV || !dd->dev)
+		return ret;
+	log_warn("display device %s went away", dd->dev->path);
+	drm_close(dd, true);
+	/* the uevent path looks for another device at once: the retry
+	 * timer's next dispatch does here */
+	if (timerfd_settime(dd->retry_fd, 0, &soon, NULL) < 0)
+		log_warn("timerfd_settime for the display device: %s", strerror(errno));
+	return 0;
+}
+
 /* ---- VT switching ---- */
 
 static void vt_release(void *data)
@@ -277,7 +299,7 @@ static int drm_dispatch(struct display *d)
 		switch (events[i].data.u32) {
 		case SOURCE_DRM:
 			if (dd->dev) {
-				ret = drm_handle_events(dd);
+				ret = device_gone(dd, drm_handle_events(dd));
 				if (ret < 0)
 					return ret;
 			}
@@ -300,7 +322,7 @@ static int drm_dispatch(struct display *d)
 		}
 	}
 
-	if (act.lost) {
+	if (act.lost && dd->dev) {
 		log_warn("display device %s went away", dd->dev->path);
 		drm_close(dd, true);
 		act.probe = true;
@@ -405,6 +427,8 @@ static int drm_acquire(struct display *d, int idx, struct render_target *target)
 	struct drm_output *out;
 	int ret;
 
+	if (!dd->dev)
+		return -ENODEV;  /* gone since the loop looked (device_gone()) */
 	if (idx < 0 || idx >= drm_output_count(d))
 		return -ENOENT;
 	out = dd->outputs[idx];
@@ -412,9 +436,9 @@ static int drm_acquire(struct display *d, int idx, struct render_target *target)
 	 * picture) has not read the flip's event yet: a flip that completed
 	 * meanwhile is no stuck display. */
 	if (out->flip_pending && flip_late(dd, out) && events_waiting(dd)) {
-		ret = drm_handle_events(dd);
-		if (ret < 0)
-			return ret;
+		ret = device_gone(dd, drm_handle_events(dd));
+		if (ret < 0 || !dd->dev)
+			return ret < 0 ? ret : -ENODEV;
 	}
 	if (out->staged)
 		return -EBUSY;
@@ -462,7 +486,7 @@ static int drm_present(struct display *d, int idx, uint64_t frame)
 			log_error("%s: cannot set mode %ux%u on %s: %s", dd->dev->path,
 				  out->mode.hdisplay, out->mode.vdisplay, out->name,
 				  strerror(errno));
-			return ret;
+			return device_gone(dd, ret);
 		}
 		/* No hardware cursor over a touch screen. */
 		drmModeSetCursor(fd, out->crtc_id, 0, 0, 0);
@@ -477,7 +501,7 @@ static int drm_present(struct display *d, int idx, uint64_t frame)
 			ret = -errno;
 			log_error("%s: page flip on %s failed: %s", dd->dev->path, out->name,
 				  strerror(errno));
-			return ret;
+			return device_gone(dd, ret);
 		}
 		out->flip_pending = true;
 		out->flip_sent_ns = clock_now_ns();
@@ -495,7 +519,7 @@ static int drm_flush(struct display *d)
 	/* Legacy: each present() flipped its own. */
 	if (!dd->dev || !dd->dev->atomic || !vt_active(dd->vt))
 		return 0;
-	return drm_atomic_flush(dd);
+	return device_gone(dd, drm_atomic_flush(dd));
 }
 
 static int drm_set_power(struct display *d, bool on)

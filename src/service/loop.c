@@ -435,6 +435,10 @@ static uint64_t frames(struct loop *l, uint64_t now, int *err)
 				if (l->stats)
 					stats_missed_flip(l->stats);
 				when = now + period;
+			} else if (ret == -ENODEV) {
+				/* its device went away this pass: the next
+				 * pass's look at the outputs drops it */
+				continue;
 			} else if (ret < 0 || (drawn && (ret = draw(l, i, &t)) < 0)) {
 				*err = ret;
 				return 0;
