@@ -170,19 +170,28 @@ def landed(k, what, x, y):
 def tap_by_oscsend():
     k = Tracked()
     try:
+        # Times are taken from before the send: the point cannot lift
+        # before the datagram's arrival plus the timeout, however late this
+        # test looks (on a busy machine the water may be seen moving after
+        # the timeout has already passed).
+        sent = time.monotonic()
         r = subprocess.run(["oscsend", "127.0.0.1", str(k.tuio_port), "/tuio/2Dcur",
                             "sifffff", "set", "1", "0.25", "0.5", "0", "0", "0"],
                            capture_output=True, text=True)
         c.check(r.returncode == 0, "oscsend sent", r.stderr)
         landed(k, "oscsend's tap", 0.25, 0.5)
-        c.check(k.metric("ripple_kiosk_tuio_points") == 1, "its point is down")
+        points = k.metric("ripple_kiosk_tuio_points")
+        since = time.monotonic() - sent
+        # Down, or (looked at only after the timeout) already lifted: the
+        # log line below says it had points when it lifted them.
+        c.check(points == 1 or (points == 0 and since >= TIMEOUT_S),
+                "its point is down", "%s points %.2f s after the send" % (points, since))
         # oscsend says nothing more: its point lifts after the timeout.
-        t0 = time.monotonic()
         lifted = waits.wait_until(lambda: k.metric("ripple_kiosk_tuio_points") == 0,
                                   timeout=waits.scaled(WAIT_S), interval=0.05)
-        took = time.monotonic() - t0
+        took = time.monotonic() - sent
         c.check(lifted, "a silent tracker's point is lifted")
-        c.check(took >= TIMEOUT_S * 0.5, "not before its timeout (%.2f s)" % took)
+        c.check(took >= TIMEOUT_S, "not before its timeout (%.2f s after the send)" % took)
         c.check("silent for 1.0 s: its points lifted" in k.text(), "said in the log")
     finally:
         k.stop()

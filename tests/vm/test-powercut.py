@@ -199,9 +199,12 @@ def read_guest_file(vm, serial, path):
     must not pass for a torn file."""
     why = "no reply"
     for _ in range(READ_TRIES):
-        rc, out = console(vm, serial, "if test -e %s; then echo here; sha256sum < %s; "
-                                      "base64 -w0 < %s; echo; else echo absent; fi"
-                                      % (path, path, path))
+        # One open of the file: the kiosk replaces it (rename) while it
+        # runs, and a digest and a copy read through two opens may be of
+        # two versions.
+        rc, out = console(vm, serial, "if test -e %s; then echo here; b=$(base64 -w0 < %s); "
+                                      "echo \"$b\" | base64 -d | sha256sum; echo \"$b\"; "
+                                      "else echo absent; fi" % (path, path))
         lines = out.split("\n")
         if lines[:1] == ["absent"]:
             return ""
