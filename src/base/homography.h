@@ -34,6 +34,13 @@ int homography_to_corners(const double corners[2 * HOMOGRAPHY_CORNERS], struct h
  * corners at whole numbers) instead of 0..1 across it. */
 int homography_picture_to_corners(const double corners[2 * HOMOGRAPHY_CORNERS], int width,
 				  int height, struct homography *h);
+/*
+ * Least squares over n >= 4 pairs: the homography taking each from[i] (x, y)
+ * closest to to[i] (the direct linear transform, normalised as Hartley
+ * does). With four pairs it is exact. 0, or -EINVAL when the points are
+ * degenerate (three of four in a line, all in a line, not finite).
+ */
+int homography_fit(const double *from, const double *to, int n, struct homography *h);
 /* The identity: the sensor's coordinates are the surface's. */
 void homography_identity(struct homography *h);
 /* (x, y) of the sensor to the surface's 0..1; false: the point is on the
