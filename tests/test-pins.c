@@ -14,7 +14,10 @@
  *   a frame while the new weights are on their way, and they are shown;
  * - a mask file written again in place is read again at a reload;
  * - a reload while a build runs, and the end while one runs: the last
- *   one's frames, nothing left behind (ASan runs this in distcheck).
+ *   one's frames, nothing left behind (ASan runs this in distcheck);
+ * - a reload whose corners reach past the surface's edge, which needs
+ *   water of another size: made off the loop with the weights, none made
+ *   on the loop's thread (counted), those of a run started so shown.
  */
 #include "config.h"
 
@@ -59,6 +62,8 @@
 #define LAYOUT_OLD LAYOUT_A "HDMI-A-2@[1700,0;3700,0;3700,1125;1700,1125]:1920x1080px"
 #define LAYOUT_NEW LAYOUT_A "HDMI-A-2@[1640,0;3700,0;3700,1125;1640,1125]:1920x1080px"
 #define LAYOUT_OTHER LAYOUT_A "HDMI-A-2@[1600,20;3700,0;3700,1125;1600,1105]:1920x1080px"
+/* B's right edge 200 mm further out: the surface is wider, new water. */
+#define LAYOUT_WIDE LAYOUT_A "HDMI-A-2@[1700,0;3900,0;3900,1125;1700,1125]:1920x1080px"
 
 struct run {
 	struct fake_display d;
@@ -165,16 +170,19 @@ static void finish(struct run *r)
  * (the water is still): the loop's thread's CPU time in it kept. */
 static void pass_at(struct run *r, bool redraw)
 {
+	const struct kiosk *k = r->l->k;
 	uint64_t cpu;
 
 	if (redraw)
 		loop_redraw(r->l);
-	r->rows = r->l->k ? kiosk_pinned_rows(r->l->k) : 0;
+	r->rows = k ? kiosk_pinned_rows(k) : 0;
 	cpu = thread_cpu_ns();
 	CHECK_EQ(loop_tick(r->l, &r->o, r->now, &r->wake), 0);
 	cpu = thread_cpu_ns() - cpu;
 	CHECK(r->l->k != NULL);
-	r->rows = kiosk_pinned_rows(r->l->k) - r->rows;
+	/* new water's rows are counted by it from where it was made: here
+	 * the waters made on the loop's thread are (wall_waters_made) */
+	r->rows = r->l->k == k ? kiosk_pinned_rows(r->l->k) - r->rows : 0;
 	if (cpu > r->longest_cpu_ns)
 		r->longest_cpu_ns = cpu;
 	r->passes++;
@@ -362,6 +370,60 @@ static void test_reloads(void)
 	free(masked);
 }
 
+/*
+ * A reload that makes the surface wider: its water made off the loop with
+ * the weights, and both taken at one pass; the loop's thread makes no
+ * water (it made it at that pass, 0.2 s for these two projectors, before
+ * the water was made with the build). Back to the old corners over still
+ * water, as run-live.c runs the loop.
+ */
+static void test_resize(void)
+{
+	const struct kiosk *before_k;
+	uint32_t *old, *wide;
+	uint64_t before, longest, waters;
+	int meanwhile;
+	struct run r;
+
+	write_ppm(mask_file, PICTURE_W, PICTURE_H, white);
+	old = restart_frames(LAYOUT_OLD);
+	wide = restart_frames(LAYOUT_WIDE);
+	CHECK(!same_frame(old, wide));
+
+	start(&r, LAYOUT_OLD);
+	pass(&r);
+	waters = r.l->wall_waters_made;
+	CHECK_EQ(waters, 1);
+	CHECK(r.l->plan.mm_width == 3700);
+	r.longest_cpu_ns = 0;
+	for (int i = 0; i < WARM_PASSES; i++)
+		pass(&r);
+	before = r.longest_cpu_ns;
+	before_k = r.l->k;
+
+	reload(&r, LAYOUT_WIDE);
+	until_shown(&r, old, wide, &longest, &meanwhile);
+	CHECK(r.l->k != before_k);
+	CHECK(r.l->plan.mm_width == 3900);
+	printf("a reload that widens the surface: waters made on the loop's thread %llu, the "
+	       "longest pass %.1f ms (%.1f ms before it), %d passes with the old meanwhile\n",
+	       (unsigned long long)(r.l->wall_waters_made - waters), (double)longest / 1e6,
+	       (double)before / 1e6, meanwhile);
+	CHECK_EQ(r.l->wall_waters_made, waters);
+
+	reload(&r, LAYOUT_OLD);
+	until_shown_still(&r, wide, old);
+	CHECK_EQ(r.l->wall_waters_made, waters);
+	CHECK(r.l->plan.mm_width == 3700);
+
+	/* the end while water is made: it stops, nothing left (ASan) */
+	reload(&r, LAYOUT_WIDE);
+	pass(&r);
+	finish(&r);
+	free(old);
+	free(wide);
+}
+
 int main(void)
 {
 	CHECK(check_tmpdir(dir, sizeof(dir), "rk-pins") != NULL);
@@ -370,6 +432,7 @@ int main(void)
 	snprintf(masks, sizeof(masks), "HDMI-A-1=%s", mask_file);
 	write_ppm(picture, PICTURE_W, PICTURE_H, gradient);
 	RUN(test_reloads);
+	RUN(test_resize);
 	unlink(picture);
 	unlink(mask_file);
 	rmdir(dir);

@@ -146,6 +146,9 @@ struct loop {
 	bool pins_made;
 	struct pins_build *pins_build;
 	bool pins_reread;         /* a reload: the mask files are looked at again */
+	/* waters of the wall made on the loop's thread (a reload's of another
+	 * size is made with its pins, off it: tests/test-pins counts) */
+	uint64_t wall_waters_made;
 	bool batch;               /* frames on a virtual clock, as fast as made (loop_set_batch) */
 	struct wall_masks masks;  /* --mask */
 };
