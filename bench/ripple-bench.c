@@ -96,6 +96,7 @@ struct bench {
 	int drag_mm_s;                      /* --drag: a finger dragged at this speed; 0: none */
 	bool start;                         /* --start: the time to the first frame */
 	int keystone;                       /* --keystone: % the top corners come in; 0: none */
+	bool wider;                         /* --reload --wider: the surface grows */
 };
 
 static double max_ms(const uint64_t *v, int n)
@@ -149,7 +150,7 @@ static void usage(FILE *f)
 "                    [--screen-mm WxH] [--refresh HZ] [--sim-scale auto|S]\n"
 "                    [--steps-per-second auto|N] [--model pond|classic] [--idle] [--floor]\n"
 "                    [--wall N] [--sound] [--caustics on|off] [--vblanks auto|off]\n"
-"                    [--reload]\n"
+"                    [--reload [--wider]]\n"
 "Times the kiosk's per-frame work (rain, the steps due in one frame at --refresh\n"
 "Hz, one render) into memory and prints impl= threads= size= frames= step_ms=\n"
 "render_ms= frame_ms= fps= (medians). Without --sim-scale or --steps-per-second\n"
@@ -170,6 +171,8 @@ static void usage(FILE *f)
 "                  longest pass before it and from it on, against frame_ms= at\n"
 "                  --refresh (*_cpu_ms=: the loop thread's CPU time, which a\n"
 "                  loaded machine does not stretch); passes= the reload's until shown\n"
+"  --wider         with --reload: B's right edge moved 200 mm out instead, the\n"
+"                  surface wider, new water made with the weights; surface=wider\n"
 "  --sound         the water's sound instead: --frames seconds of 20 drops a second\n"
 "                  and a swish, synthesized; core_percent= is the share of one core\n"
 "  --caustics on|off  the light through the water (the kiosk's --caustics, on by\n"
@@ -224,6 +227,7 @@ static int parse_args(struct bench *b, int argc, char **argv)
 		{ "keystone", required_argument, NULL, 'K' },
 		{ "sound", no_argument, NULL, 'A' },
 		{ "reload", no_argument, NULL, 'L' },
+		{ "wider", no_argument, NULL, 'G' },
 		{ "vblanks", required_argument, NULL, 'V' },
 		{ "drag", required_argument, NULL, 'D' },
 		{ "start", no_argument, NULL, 'T' },
@@ -319,6 +323,9 @@ static int parse_args(struct bench *b, int argc, char **argv)
 		case 'L':
 			b->mode = MODE_RELOAD;
 			break;
+		case 'G':
+			b->wider = true;
+			break;
 		case 'V':
 			if (strcmp(optarg, "auto") && strcmp(optarg, "off"))
 				goto bad;
@@ -366,6 +373,10 @@ static int parse_args(struct bench *b, int argc, char **argv)
 		/* 1 mm a pixel */
 		b->mm_width = b->width;
 		b->mm_height = b->height;
+	}
+	if (b->wider && b->mode != MODE_RELOAD) {
+		fprintf(stderr, "ripple-bench: --wider is a kind of --reload; expected --reload\n");
+		return -EINVAL;
 	}
 	return 0;
 bad:
@@ -531,6 +542,8 @@ static uint64_t thread_cpu_ns(void)
 #define RELOAD_A "HDMI-A-1@[0,0;2000,0;2000,1125;0,1125]:1920x1080px "
 #define RELOAD_OLD RELOAD_A "HDMI-A-2@[1700,0;3700,0;3700,1125;1700,1125]:1920x1080px"
 #define RELOAD_NEW RELOAD_A "HDMI-A-2@[1640,0;3700,0;3700,1125;1640,1125]:1920x1080px"
+/* --wider: B's right edge 200 mm out, the surface 3900 mm wide: new water. */
+#define RELOAD_WIDER RELOAD_A "HDMI-A-2@[1700,0;3900,0;3900,1125;1700,1125]:1920x1080px"
 /* However loaded the machine, the new weights are shown by then. */
 #define RELOAD_BOUND_NS (120 * NSEC_PER_SEC)
 
@@ -595,7 +608,7 @@ static int run_reload(const struct bench *b)
 	for (int i = 0; ret == 0 && i < b->frames; i++)
 		ret = reload_pass(l, &o, &now, period, &before);
 	if (ret == 0)
-		ret = reload_options(b, RELOAD_NEW, &next);
+		ret = reload_options(b, b->wider ? RELOAD_WIDER : RELOAD_NEW, &next);
 	if (ret < 0)
 		goto out;
 	loop_wall_relayout(l, &next);
@@ -614,9 +627,10 @@ static int run_reload(const struct bench *b)
 		ret = reload_pass(l, &o, &now, period, &during);
 	if (ret == 0)
 		/* reload_cpu_ms= last: bench/run.sh keeps the best run by it */
-		printf("reload threads=%d outputs=2x%dx%d passes=%d frame_ms=%.1f before_ms=%.1f "
-		       "reload_ms=%.1f before_cpu_ms=%.1f reload_cpu_ms=%.1f\n", b->threads,
-		       RELOAD_OUT_W, RELOAD_OUT_H, passes, 1e3 / b->refresh_hz,
+		printf("reload threads=%d outputs=2x%dx%d surface=%s passes=%d frame_ms=%.1f "
+		       "before_ms=%.1f reload_ms=%.1f before_cpu_ms=%.1f reload_cpu_ms=%.1f\n",
+		       b->threads, RELOAD_OUT_W, RELOAD_OUT_H, b->wider ? "wider" : "same", passes,
+		       1e3 / b->refresh_hz,
 		       (double)before.real / 1e6, (double)during.real / 1e6,
 		       (double)before.cpu / 1e6, (double)during.cpu / 1e6);
 out:

@@ -172,9 +172,11 @@ done
 tag=""
 # A reload of two 1080p projectors' corners (--reload): the loop's longest
 # pass around it, one thread drawing and two; each the best of REPEATS by
-# the loop thread's CPU time.
+# the loop thread's CPU time. Then corners that widen the surface, which
+# need new water (--wider).
 for t in 1 2; do
 	run --reload --frames 60 --threads $t
+	run --reload --wider --frames 60 --threads $t
 done
 # The frame schedule (touch to photon): the defaults' frames against a 60 Hz
 # display's vblanks on the real clock, started as late as they can be
@@ -349,9 +351,10 @@ function field(line, key,   re) {
 function verdict(ok) { return ok ? "met" : "MISSED" }
 # the water misses at most one frame: no pass of a reload longer than two
 /^reload / {
-	printf "# reload of two 1080p projectors, %s thread(s): the longest pass of the loop %s ms " \
-	    "of its thread (%s before it; real time %s and %s), a frame %s ms (target <= 2 " \
-	    "frames: %s)\n", field($0, "threads"), field($0, "reload_cpu_ms"),
+	printf "# reload of two 1080p projectors, surface %s, %s thread(s): the longest pass of " \
+	    "the loop %s ms of its thread (%s before it; real time %s and %s), a frame %s ms " \
+	    "(target <= 2 frames: %s)\n", field($0, "surface"), field($0, "threads"),
+	    field($0, "reload_cpu_ms"),
 	    field($0, "before_cpu_ms"), field($0, "reload_ms"), field($0, "before_ms"),
 	    field($0, "frame_ms"), verdict(field($0, "reload_cpu_ms") + 0 <=
 	    2 * field($0, "frame_ms"))
