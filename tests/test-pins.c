@@ -17,7 +17,9 @@
  *   one's frames, nothing left behind (ASan runs this in distcheck);
  * - a reload whose corners reach past the surface's edge, which needs
  *   water of another size: made off the loop with the weights, none made
- *   on the loop's thread (counted), those of a run started so shown.
+ *   on the loop's thread (counted), those of a run started so shown; a
+ *   reload of the picture while it is made: that water takes it too; of
+ *   the water's seed: it is made again at the frame that takes it.
  */
 #include "config.h"
 
@@ -78,6 +80,7 @@ struct run {
 
 static char dir[CHECK_DIR_MAX];
 static char picture[CHECK_DIR_MAX + 32], mask_file[CHECK_DIR_MAX + 32];
+static char stripes[CHECK_DIR_MAX + 32];  /* another picture */
 static char masks[CHECK_DIR_MAX + 64];   /* --mask: A's */
 
 static uint64_t thread_cpu_ns(void)
@@ -122,6 +125,12 @@ static int white(int x, int y)
 	return LEVEL_MAX;
 }
 
+static int striped(int x, int y)
+{
+	(void)y;
+	return (x / 4) % 2 ? LEVEL_MAX : 30;
+}
+
 /* Black over the left half: the same size of file as white's. */
 static int half_black(int x, int y)
 {
@@ -143,7 +152,8 @@ static void options_for(struct options *o, const char *layout)
 	CHECK(o->background && o->layout && o->masks);
 }
 
-static void start(struct run *r, const char *layout)
+/* A run started with the options o (taken). */
+static void start_with(struct run *r, struct options *o)
 {
 	memset(r, 0, sizeof(*r));
 	fake_display_init(&r->d, FAKE_FLIP_AT_PRESENT, 2);
@@ -153,9 +163,18 @@ static void start(struct run *r, const char *layout)
 		r->d.frame[i] = calloc((size_t)OUT_W * OUT_H, sizeof(uint32_t));
 		CHECK(r->d.frame[i] != NULL);
 	}
-	options_for(&r->o, layout);
+	r->o = *o;
+	memset(o, 0, sizeof(*o));
 	CHECK_EQ(loop_create(&r->d.base, NULL, NULL, false, &r->l), 0);
 	r->now = START_NS;
+}
+
+static void start(struct run *r, const char *layout)
+{
+	struct options o;
+
+	options_for(&o, layout);
+	start_with(r, &o);
 }
 
 static void finish(struct run *r)
@@ -211,18 +230,27 @@ static uint32_t *frames_of(const struct run *r)
 	return f;
 }
 
-/* What a run started with layout shows (the mask file as it is now). */
-static uint32_t *restart_frames(const char *layout)
+/* What a run started with options o (taken) shows. */
+static uint32_t *restart_frames_with(struct options *o)
 {
 	struct run r;
 	uint32_t *f;
 
-	start(&r, layout);
+	start_with(&r, o);
 	pass(&r);
 	pass(&r);
 	f = frames_of(&r);
 	finish(&r);
 	return f;
+}
+
+/* What a run started with layout shows (the mask file as it is now). */
+static uint32_t *restart_frames(const char *layout)
+{
+	struct options o;
+
+	options_for(&o, layout);
+	return restart_frames_with(&o);
 }
 
 /* Which of old and new both outputs show: 0 old, 1 new, -1 either mixed
@@ -424,16 +452,106 @@ static void test_resize(void)
 	free(wide);
 }
 
+/* Passes until both outputs show want, within BUILD_BOUND_NS. */
+static void until_frames(struct run *r, const uint32_t *want)
+{
+	const size_t second = (size_t)OUT_W * OUT_H;
+	uint64_t bound = real_ns() + BUILD_BOUND_NS;
+	bool shown = false;
+
+	while (!shown && real_ns() < bound) {
+		pass(r);
+		shown = same_frame(r->d.frame[0], want) && same_frame(r->d.frame[1], want + second);
+	}
+	CHECK(shown);
+}
+
+/* The options of layout with the other picture, and seed when not 0. */
+static void striped_options(struct options *o, const char *layout, uint64_t seed)
+{
+	options_for(o, layout);
+	free((char *)o->background);
+	o->background = strdup(stripes);
+	CHECK(o->background != NULL);
+	if (seed)
+		o->seed = seed;
+}
+
+/*
+ * Reloads of other settings while a wider surface's water is made off the
+ * loop, taken as reload.c takes them (the water shown given them, or new
+ * water for it): the frame that takes the wider water shows them too. The
+ * build has begun at the pass after the corners' reload and is taken at a
+ * later one: the settings always come between.
+ */
+static void test_resize_reloaded(void)
+{
+	struct options o, next;
+	uint32_t *wide, *seeded;
+	uint64_t waters;
+	struct run r;
+
+	write_ppm(mask_file, PICTURE_W, PICTURE_H, white);
+	striped_options(&o, LAYOUT_WIDE, 0);
+	wide = restart_frames_with(&o);
+	striped_options(&o, LAYOUT_WIDE, 7);
+	seeded = restart_frames_with(&o);
+
+	start(&r, LAYOUT_OLD);
+	pass(&r);
+	pass(&r);
+	waters = r.l->wall_waters_made;
+
+	/* the picture: taken by the water shown, and by the one made */
+	reload(&r, LAYOUT_WIDE);
+	pass(&r);
+	striped_options(&next, LAYOUT_WIDE, 0);
+	CHECK_EQ(kiosk_reconfigure(r.l->k, &next), 0);
+	options_free(&r.o);
+	r.o = next;
+	until_frames(&r, wide);
+	CHECK(!loop_wall_pending(r.l));
+	CHECK_EQ(r.l->wall_waters_made, waters);
+
+	/* back, then the seed (new water) while the wider water is made:
+	 * the water shown made again at the reload, as reload.c does, and
+	 * the wider one at the frame that takes the weights */
+	striped_options(&next, LAYOUT_OLD, 0);
+	loop_wall_relayout(r.l, &next);
+	loop_wall_reread(r.l);
+	options_free(&r.o);
+	r.o = next;
+	for (uint64_t bound = real_ns() + BUILD_BOUND_NS;
+	     (loop_wall_pending(r.l) || r.l->plan.mm_width != 3700) && real_ns() < bound;)
+		pass(&r);
+	CHECK(!loop_wall_pending(r.l));
+	reload(&r, LAYOUT_WIDE);
+	pass(&r);
+	striped_options(&next, LAYOUT_WIDE, 7);
+	CHECK_EQ(loop_new_water(r.l, &next), 0);
+	options_free(&r.o);
+	r.o = next;
+	until_frames(&r, seeded);
+	CHECK_EQ(r.l->wall_waters_made, waters + 2);
+	finish(&r);
+	free(wide);
+	free(seeded);
+}
+
 int main(void)
 {
 	CHECK(check_tmpdir(dir, sizeof(dir), "rk-pins") != NULL);
 	snprintf(picture, sizeof(picture), "%s/picture.ppm", dir);
 	snprintf(mask_file, sizeof(mask_file), "%s/a.ppm", dir);
 	snprintf(masks, sizeof(masks), "HDMI-A-1=%s", mask_file);
+	snprintf(stripes, sizeof(stripes), "%s/stripes.ppm", dir);
 	write_ppm(picture, PICTURE_W, PICTURE_H, gradient);
+	write_ppm(stripes, PICTURE_W, PICTURE_H, striped);
 	RUN(test_reloads);
 	RUN(test_resize);
+	RUN(test_resize_reloaded);
 	unlink(picture);
+	unlink(stripes);
 	unlink(mask_file);
 	rmdir(dir);
 	return CHECK_EXIT();

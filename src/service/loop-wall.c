@@ -730,6 +730,30 @@ static void pins_take(struct loop *l, struct pins_build *b)
 	loop_redraw(l);
 }
 
+static void count_new_water(void *data, const char *key, enum options_reload how)
+{
+	(void)key;
+	*(int *)data += how == OPTIONS_RELOAD_NEW_WATER;
+}
+
+/*
+ * The build's water given the settings a reload took while it was made
+ * (o), as the water shown was: a setting that needs other water (or
+ * settings it could not take) leave it to be made at this frame, as the
+ * options are now.
+ */
+static void water_follow(struct pins_build *b, const struct options *o)
+{
+	int new_water = 0;
+
+	if (!b->k || options_each_change(&b->o, o, count_new_water, &new_water) == 0)
+		return;
+	if (new_water == 0 && kiosk_reconfigure(b->k, o) == 0)
+		return;
+	kiosk_destroy(b->k);
+	b->k = NULL;
+}
+
 /*
  * Each pinned output's homography and weights for plan p, made again when
  * the plan's windows change (an output plugged in or out changes every
@@ -760,12 +784,7 @@ static bool wall_pins_follow(struct loop *l, const struct options *o, const stru
 			return true;
 		if (!atomic_load(&b->done) || !pins_ready(l, b))
 			return false;
-		if (b->k && options_each_change(&b->o, o, NULL, NULL) > 0) {
-			/* a reload meanwhile changed what the water is made
-			 * of: made at this frame, as the options are now */
-			kiosk_destroy(b->k);
-			b->k = NULL;
-		}
+		water_follow(b, o);
 		l->pins_build = NULL;
 		pins_take(l, b);
 		return true;
