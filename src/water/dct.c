@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -37,11 +38,14 @@
  * buffers are on huge pages (DCT_HUGE_MIN). A layout never changes a
  * number: the same plans run on the same values.
  *
- * FFTW's planner is not thread-safe: dct2d_create() and dct2d_destroy()
- * must not run beside any other FFTW planning (the pond makes its dct2d in
- * the main thread). A dct2d has its own work buffers: one transform at a
- * time each, from any thread, though the inverse's bands of one pass may
- * run at once (dct2d_inverse_band()).
+ * FFTW's planner is not thread-safe (the FFTW manual, "Thread safety": of
+ * its calls only the execute ones are): dct2d_create() and dct2d_destroy()
+ * make and destroy their plans under planner_lock, the one FFTW planning
+ * of the program, so that water may be made on any thread (a reload's
+ * water of another size is made off the frame loop, which may make or let
+ * go of its own meanwhile). A dct2d has its own work buffers: one
+ * transform at a time each, from any thread, though the inverse's bands
+ * of one pass may run at once (dct2d_inverse_band()).
  *
  * The inverse in bands: each pass is cut into chunks of DCT_CHUNK pairs
  * (row pairs, then column pairs), the last chunk taking the rest as well,
@@ -248,6 +252,31 @@ static fftwf_plan plan_cols_inverse(struct dct2d *d, int first, int pairs)
 				   1, d->h, FFTW_BACKWARD, DCT_PLAN_FLAGS);
 }
 
+/* FFTW's planner's state is the whole process's and gets no pointer of
+ * ours, so its lock can only be a global: the water's only mutable one. */
+static pthread_mutex_t planner_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* d's plans, made once for its life on its own buffers (planning may
+ * write to them), so every call runs the same plans: 0, or -ENOMEM (those
+ * made are let go by dct2d_destroy()). Under planner_lock. */
+static int plan_all(struct dct2d *d)
+{
+	int nw = d->w, nh = d->h;
+
+	if (chunks_init(&d->rows_inverse, d->row_pairs, d, plan_rows_inverse) < 0)
+		return -ENOMEM;
+	d->rows_forward = fftwf_plan_many_dft(1, &nw, d->row_pairs, d->in, NULL, 1, d->w,
+					      d->out, NULL, 1, d->w, FFTW_FORWARD, DCT_PLAN_FLAGS);
+	/* The column batches write each column pair's DFT in a row of its
+	 * own: on a wall's 960x540 the inverse took a fifth less time than
+	 * with them written down the columns again (on 480x270, 5 % less). */
+	if (chunks_init(&d->cols_inverse, d->col_pairs, d, plan_cols_inverse) < 0)
+		return -ENOMEM;
+	d->cols_forward = fftwf_plan_many_dft(1, &nh, d->col_pairs, d->in, NULL, d->col_pairs, 1,
+					      d->out, NULL, 1, d->h, FFTW_FORWARD, DCT_PLAN_FLAGS);
+	return d->rows_forward && d->cols_forward ? 0 : -ENOMEM;
+}
+
 /* A buffer of bytes (> 0) placed as DCT_ALIGN says; free with free(). */
 static void *buffer_alloc(size_t bytes)
 {
@@ -267,7 +296,7 @@ struct dct2d *dct2d_create(int w, int h)
 {
 	struct dct2d *d;
 	size_t n;
-	int nw = w, nh = h;
+	int ret;
 
 	if (w < 1 || h < 1 || w > DCT_SIDE_MAX || h > DCT_SIDE_MAX) {
 		errno = EINVAL;
@@ -290,20 +319,10 @@ struct dct2d *dct2d_create(int w, int h)
 	if (!d->in || !d->out || !d->mid || !d->zero_row || axis_init(&d->x, w) < 0 ||
 	    axis_init(&d->y, h) < 0)
 		goto fail;
-	/* Planned once for the dct2d's life, on its own buffers (planning may
-	 * write to them), so every call runs the same plans. */
-	if (chunks_init(&d->rows_inverse, d->row_pairs, d, plan_rows_inverse) < 0)
-		goto fail;
-	d->rows_forward = fftwf_plan_many_dft(1, &nw, d->row_pairs, d->in, NULL, 1, w,
-					      d->out, NULL, 1, w, FFTW_FORWARD, DCT_PLAN_FLAGS);
-	/* The column batches write each column pair's DFT in a row of its
-	 * own: on a wall's 960x540 the inverse took a fifth less time than
-	 * with them written down the columns again (on 480x270, 5 % less). */
-	if (chunks_init(&d->cols_inverse, d->col_pairs, d, plan_cols_inverse) < 0)
-		goto fail;
-	d->cols_forward = fftwf_plan_many_dft(1, &nh, d->col_pairs, d->in, NULL, d->col_pairs, 1,
-					      d->out, NULL, 1, h, FFTW_FORWARD, DCT_PLAN_FLAGS);
-	if (!d->rows_forward || !d->cols_forward)
+	pthread_mutex_lock(&planner_lock);
+	ret = plan_all(d);
+	pthread_mutex_unlock(&planner_lock);
+	if (ret < 0)
 		goto fail;
 	return d;
 
@@ -318,12 +337,14 @@ void dct2d_destroy(struct dct2d *d)
 {
 	if (!d)
 		return;
+	pthread_mutex_lock(&planner_lock);
 	chunks_fini(&d->rows_inverse);
 	chunks_fini(&d->cols_inverse);
 	if (d->rows_forward)
 		fftwf_destroy_plan(d->rows_forward);
 	if (d->cols_forward)
 		fftwf_destroy_plan(d->cols_forward);
+	pthread_mutex_unlock(&planner_lock);
 	free(d->in);
 	free(d->out);
 	free(d->mid);
