@@ -88,6 +88,12 @@ struct fake {
 	uint32_t seq;
 	int sfmt_errno, reqbufs_errno, streamon_errno;
 	int mapped;
+	uint32_t clock;          /* the buffers' timestamp flag */
+	/* A device that lists no sizes (S_FMT gives its first mode's), or
+	 * one range of them and of rates (modes[0]'s format). */
+	bool no_sizes;
+	struct v4l2_frmsize_stepwise steps;
+	struct v4l2_frmival_stepwise rates;
 };
 
 static struct fake_mode *fake_find(struct fake *f, uint32_t fourcc, int w, int h)
@@ -188,6 +194,16 @@ static int fake_ioctl_format(struct fake *f, unsigned long req, void *arg)
 		struct v4l2_frmsizeenum *s = arg;
 		unsigned n = 0;
 
+		if (f->no_sizes)
+			return fail(EINVAL);
+		if (f->steps.max_width) {
+			if (s->index)
+				return fail(EINVAL);
+			s->type = V4L2_FRMSIZE_TYPE_STEPWISE;
+			s->stepwise = f->steps;
+			return 0;
+		}
+
 		for (int i = 0; i < f->nmodes; i++)
 			if (f->modes[i].fourcc == s->pixel_format && n++ == s->index) {
 				s->type = V4L2_FRMSIZE_TYPE_DISCRETE;
@@ -200,6 +216,14 @@ static int fake_ioctl_format(struct fake *f, unsigned long req, void *arg)
 	case VIDIOC_ENUM_FRAMEINTERVALS: {
 		struct v4l2_frmivalenum *v = arg;
 		struct fake_mode *m = fake_find(f, v->pixel_format, (int)v->width, (int)v->height);
+
+		if (f->steps.max_width) {
+			if (v->index)
+				return fail(EINVAL);
+			v->type = V4L2_FRMIVAL_TYPE_CONTINUOUS;
+			v->stepwise = f->rates;
+			return 0;
+		}
 
 		if (!m || v->index >= FAKE_RATES || !m->fps[v->index])
 			return fail(EINVAL);
@@ -220,8 +244,12 @@ static int fake_ioctl_format(struct fake *f, unsigned long req, void *arg)
 		f->fourcc = m->fourcc;
 		f->w = m->w;
 		f->h = m->h;
-		f->bytesperline = fake_row(m->fourcc, m->w);
-		f->sizeimage = f->bytesperline ? f->bytesperline * (size_t)m->h : FAKE_MJPEG_BUF;
+		if (f->steps.max_width) {
+			f->w = (int)x->fmt.pix.width;
+			f->h = (int)x->fmt.pix.height;
+		}
+		f->bytesperline = fake_row(m->fourcc, f->w);
+		f->sizeimage = f->bytesperline ? f->bytesperline * (size_t)f->h : FAKE_MJPEG_BUF;
 		f->tpf = (struct v4l2_fract){ 1, m->fps[0] };
 	}
 	/* fall through - S_FMT answers as G_FMT */
@@ -239,6 +267,8 @@ static int fake_ioctl_format(struct fake *f, unsigned long req, void *arg)
 		struct v4l2_streamparm *p = arg;
 		struct fake_mode *m = fake_find(f, f->fourcc, f->w, f->h);
 
+		if (f->steps.max_width)
+			f->tpf = p->parm.capture.timeperframe;
 		for (int i = 0; m && i < FAKE_RATES; i++)
 			if (m->fps[i] && p->parm.capture.timeperframe.numerator *
 			    m->fps[i] == p->parm.capture.timeperframe.denominator)
@@ -341,7 +371,7 @@ static int fake_ioctl_stream(struct fake *f, unsigned long req, void *arg)
 		x->queued = false;
 		b->bytesused = x->bytesused;
 		b->length = (unsigned)x->len;
-		b->flags = x->flags | V4L2_BUF_FLAG_TIMESTAMP_MONOTONIC;
+		b->flags = x->flags | f->clock;
 		b->sequence = x->sequence;
 		b->timestamp.tv_sec = (time_t)(t / NSEC_PER_SEC);
 		b->timestamp.tv_usec = (suseconds_t)(t % NSEC_PER_SEC / 1000);
@@ -451,6 +481,7 @@ static void fake_init(struct fake *f)
 	f->path = "/dev/video0";
 	f->caps = V4L2_CAP_VIDEO_CAPTURE | V4L2_CAP_STREAMING;
 	f->fd = -1;
+	f->clock = V4L2_BUF_FLAG_TIMESTAMP_MONOTONIC;
 	f->ctrls[f->nctrls++] = (struct fake_ctrl){ V4L2_CID_EXPOSURE_AUTO, V4L2_EXPOSURE_APERTURE_PRIORITY, true };
 	f->ctrls[f->nctrls++] = (struct fake_ctrl){ V4L2_CID_EXPOSURE_AUTO_PRIORITY, 1, true };
 	f->ctrls[f->nctrls++] = (struct fake_ctrl){ V4L2_CID_AUTOGAIN, 1, true };
@@ -575,6 +606,43 @@ static bool test_default_mode(void)
 	/* 424 does not fit 320: shrunk by 2, 212x120. */
 	CHECK_EQ(s->vision_w, 212);
 	CHECK_EQ(s->vision_h, 120);
+	camera_source_destroy(s);
+	return true;
+}
+
+/* Sizes and rates as ranges (UVC's and vivid's other way), or not listed. */
+static bool test_ranges(void)
+{
+	struct fake f;
+	struct camera_source *s;
+	char err[512];
+
+	fake_init(&f);
+	fake_mode(&f, V4L2_PIX_FMT_GREY, 1920, 1080, 30, 0);
+	f.steps = (struct v4l2_frmsize_stepwise){ 160, 1920, 16, 120, 1080, 8 };
+	f.rates = (struct v4l2_frmival_stepwise){ { 1, 90 }, { 1, 5 }, { 1, 1 } };
+	REQUIRE_EQ(open_fake(&f, (struct camera_mode){ 0 }, &s, err, sizeof(err)), 0);
+	CHECK_EQ(s->mode.width, W);
+	CHECK_EQ(s->mode.height, H);
+	CHECK_EQ((int)s->mode.fps, 90);
+	camera_source_destroy(s);
+	REQUIRE_EQ(open_fake(&f, (struct camera_mode){ 800, 600, 25 }, &s, err, sizeof(err)), 0);
+	CHECK_EQ(s->mode.width, 800);
+	CHECK_EQ((int)(s->mode.fps + 0.5), 25);
+	CHECK_EQ(s->vision_w, 266);   /* 800 / 3 */
+	CHECK_EQ(s->vision_h, 200);
+	camera_source_destroy(s);
+
+	/* No sizes listed: what S_FMT gives, read back with G_FMT. */
+	fake_init(&f);
+	fake_mode(&f, V4L2_PIX_FMT_YUYV, 1280, 720, 60, 0);
+	f.no_sizes = true;
+	REQUIRE_EQ(open_fake(&f, (struct camera_mode){ 0 }, &s, err, sizeof(err)), 0);
+	CHECK_EQ(s->mode.width, 1280);
+	CHECK_EQ(s->mode.height, 720);
+	CHECK_EQ((int)s->mode.fps, 60);
+	CHECK_EQ(s->vision_w, 320);
+	CHECK_EQ(s->vision_h, 180);
 	camera_source_destroy(s);
 	return true;
 }
@@ -835,6 +903,23 @@ static bool test_newest_and_drops(void)
 	CHECK_EQ(n.errors, 2);
 	CHECK_EQ(n.frames, 3);
 	CHECK_EQ(fake_queued(&f), 4);
+
+	/* Timestamps of another clock: the time of the read, said once. */
+	f.clock = V4L2_BUF_FLAG_TIMESTAMP_UNKNOWN;
+	{
+		struct capture cap;
+		const char *log;
+
+		capture_begin(&cap, STDERR_FILENO);
+		for (uint64_t t = 7; t <= 8; t++) {
+			REQUIRE(fake_deliver(&f, raw, len, 0));
+			REQUIRE_EQ(s->ops->read(s, t, &fr), 1);
+			CHECK_EQ(fr.t_ns, t);
+		}
+		log = capture_end(&cap);
+		CHECK_EQ(count_matches(log, "timestamps are not the monotonic clock's"), 1);
+		CHECK_EQ(count_lines(log), 1);
+	}
 
 	/* Unplugged mid-stream. */
 	REQUIRE(fake_deliver(&f, raw, len, 0));
@@ -1276,6 +1361,7 @@ int main(void)
 	RUN(test_only_mjpeg);
 	RUN(test_default_mode);
 	RUN(test_asked_mode);
+	RUN(test_ranges);
 	RUN(test_open_faults);
 	RUN(test_controls);
 	RUN(test_raw_formats);

@@ -677,10 +677,12 @@ static int v4l2_read(struct camera_source *base, uint64_t now_ns, struct camera_
 		r = xioctl(&s->io, s->fd, VIDIOC_DQBUF, &b);
 		if (r == -EAGAIN)
 			break;
-		if (r < 0)
-			return gone(r);
-		if (b.index >= s->nbufs)
-			return -EIO;
+		if (r < 0 || b.index >= s->nbufs) {
+			/* The newest so far goes back, or the driver runs short. */
+			if (have)
+				requeue(s, &newest);
+			return r < 0 ? gone(r) : -EIO;
+		}
 		count_sequence(s, b.sequence);
 		if (b.flags & V4L2_BUF_FLAG_ERROR) {
 			s->counts.errors++;
