@@ -13,7 +13,9 @@
  * the newest and gives the rest straight back; the newest is turned to
  * grey at the vision's size and given back too. A gone device (ENODEV,
  * or EIO: videobuf2 fails every call so once its queue is in error, as
- * drivers put it when unplugged) is -ENODEV; the caller says it.
+ * drivers put it when unplugged) is -ENODEV; the caller says it. POLLERR
+ * on the fd is for read() to judge: videobuf2 also gives it for a queue
+ * that is merely not streaming yet, and there DQBUF tells the two apart.
  */
 #include "config.h"
 
