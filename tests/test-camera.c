@@ -644,6 +644,10 @@ static bool test_ranges(void)
 	CHECK_EQ(s->vision_w, 320);
 	CHECK_EQ(s->vision_h, 180);
 	camera_source_destroy(s);
+	/* A size asked that it then does not give: refused. */
+	REQUIRE_EQ(open_fake(&f, (struct camera_mode){ W, H, 0 }, &s, err, sizeof(err)), -EINVAL);
+	REQUIRE_STR_HAS(err, "gave 1280x720 where 640x480 was asked");
+	CHECK_EQ(f.fd, -1);
 	return true;
 }
 
@@ -768,37 +772,45 @@ static bool test_controls(void)
 
 /* ---- raw frames ---- */
 
-/* A picture with every value and no two neighbours alike. */
+/* A picture of hashed values over the whole range: every remainder of a
+ * block's sum comes up, so rounding is checked, and the extremes (the
+ * 16-bit formats' cap at 255). */
 static unsigned pattern(int x, int y, unsigned range)
 {
-	return (unsigned)(x * 7 + y * 13 + (x * y) % 5) * (range / 256 * 3 + 1) % range;
+	unsigned h = (unsigned)x * 73856093u ^ (unsigned)y * 19349663u;
+
+	h ^= h >> 13;
+	h *= 0x5bd1e995u;
+	h ^= h >> 15;
+	return h % range;
 }
 
-/* The expected grey: the rounded mean of the 2x2 block, in 8 bits. */
-static uint8_t expect_grey(int vx, int vy, unsigned range, unsigned shift)
+/* The expected grey: the rounded mean of the k x k block, in 8 bits. */
+static uint8_t expect_grey(int vx, int vy, int k, unsigned range, unsigned shift)
 {
-	unsigned sum = 0, n = 4u << shift, v;
+	unsigned sum = 0, n = (unsigned)(k * k) << shift, v;
 
-	for (int j = 0; j < 2; j++)
-		for (int i = 0; i < 2; i++)
-			sum += pattern(2 * vx + i, 2 * vy + j, range);
+	for (int j = 0; j < k; j++)
+		for (int i = 0; i < k; i++)
+			sum += pattern(k * vx + i, k * vy + j, range);
 	v = (sum + n / 2) / n;
 	return (uint8_t)(v > 255 ? 255 : v);
 }
 
-static bool check_raw(uint32_t fourcc, unsigned range, unsigned shift)
+/* A w x h frame, which the source shrinks by k to 320 wide or less. */
+static bool check_raw(uint32_t fourcc, unsigned range, unsigned shift, int w, int h, int k)
 {
 	struct fake f;
 	struct camera_source *s;
 	struct camera_frame fr;
 	char err[512];
-	size_t stride = fake_row(fourcc, W);
-	uint8_t *raw = calloc(stride, H);
+	size_t stride = fake_row(fourcc, w);
+	uint8_t *raw = calloc(stride, (size_t)h);
 	int bad = 0;
 
 	REQUIRE(raw);
-	for (int y = 0; y < H; y++)
-		for (int x = 0; x < W; x++) {
+	for (int y = 0; y < h; y++)
+		for (int x = 0; x < w; x++) {
 			unsigned v = pattern(x, y, range);
 			uint8_t *p = raw + (size_t)y * stride;
 
@@ -822,16 +834,16 @@ static bool check_raw(uint32_t fourcc, unsigned range, unsigned shift)
 			}
 		}
 	fake_init(&f);
-	fake_mode(&f, fourcc, W, H, 30, 0);
+	fake_mode(&f, fourcc, w, h, 30, 0);
 	REQUIRE_EQ(open_fake(&f, (struct camera_mode){ 0 }, &s, err, sizeof(err)), 0);
 	REQUIRE_EQ(f.fourcc, fourcc);
-	REQUIRE(fake_deliver(&f, raw, stride * H, 0));
+	REQUIRE(fake_deliver(&f, raw, stride * (size_t)h, 0));
 	REQUIRE_EQ(s->ops->read(s, clock_now_ns(), &fr), 1);
-	REQUIRE_EQ(fr.width, VW);
-	REQUIRE_EQ(fr.height, VH);
-	for (int y = 0; y < VH; y++)
-		for (int x = 0; x < VW; x++)
-			bad += fr.grey[y * VW + x] != expect_grey(x, y, range, shift);
+	REQUIRE_EQ(fr.width, w / k);
+	REQUIRE_EQ(fr.height, h / k);
+	for (int y = 0; y < h / k; y++)
+		for (int x = 0; x < w / k; x++)
+			bad += fr.grey[y * (w / k) + x] != expect_grey(x, y, k, range, shift);
 	CHECK_EQ(bad, 0);
 	camera_source_destroy(s);
 	free(raw);
@@ -840,11 +852,18 @@ static bool check_raw(uint32_t fourcc, unsigned range, unsigned shift)
 
 static bool test_raw_formats(void)
 {
-	CHECK(check_raw(V4L2_PIX_FMT_GREY, 256, 0));
-	CHECK(check_raw(V4L2_PIX_FMT_Y16, 65536, 8));
-	CHECK(check_raw(V4L2_PIX_FMT_Y10, 1024, 2));
-	CHECK(check_raw(V4L2_PIX_FMT_YUYV, 256, 0));
-	CHECK(check_raw(V4L2_PIX_FMT_UYVY, 256, 0));
+	/* 640x480 by 2 (the default), 960x720 by 3, 320x240 as it is. */
+	const int sizes[][3] = { { W, H, 2 }, { 960, 720, 3 }, { VW, VH, 1 } };
+
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		int w = sizes[i][0], h = sizes[i][1], k = sizes[i][2];
+
+		CHECK(check_raw(V4L2_PIX_FMT_GREY, 256, 0, w, h, k));
+		CHECK(check_raw(V4L2_PIX_FMT_Y16, 65536, 8, w, h, k));
+		CHECK(check_raw(V4L2_PIX_FMT_Y10, 1024, 2, w, h, k));
+		CHECK(check_raw(V4L2_PIX_FMT_YUYV, 256, 0, w, h, k));
+		CHECK(check_raw(V4L2_PIX_FMT_UYVY, 256, 0, w, h, k));
+	}
 	return true;
 }
 

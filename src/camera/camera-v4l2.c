@@ -347,7 +347,8 @@ static int open_node(struct v4l2_source *s, const char *path, struct v4l2_capabi
 		r = -errno;
 		if (r == -ENOENT)
 			snprintf(err, errlen, "camera %s: not there (expected a V4L2 capture "
-				 "device: /dev/videoN, a /dev/v4l/by-id/ link, or auto)", path);
+				 "device: /dev/videoN, a /dev/v4l/by-id/ link or auto; or a folder "
+				 "of frames)", path);
 		else if (r == -EBUSY)
 			snprintf(err, errlen, "camera %s: busy, another program has it", path);
 		else
@@ -798,9 +799,20 @@ int camera_v4l2_open(const struct camera_source_config *c, struct camera_source 
 	r = set_format(s, &m, err, errlen);
 	if (r < 0)
 		goto fail;
+	if ((c->mode.width > 0 && s->width != c->mode.width) ||
+	    (c->mode.height > 0 && s->height != c->mode.height)) {
+		snprintf(err, errlen, "camera %s: gave %dx%d where %dx%d was asked", s->base.name,
+			 s->width, s->height, c->mode.width, c->mode.height);
+		r = -EINVAL;
+		goto fail;
+	}
 	s->base.mode.width = s->width;
 	s->base.mode.height = s->height;
 	s->base.mode.fps = set_rate(s, &m);
+	if (c->mode.fps > 0 && s->base.mode.fps > 0 &&
+	    fabs(s->base.mode.fps - c->mode.fps) > FPS_TOLERANCE * c->mode.fps)
+		log_warn("camera %s: runs at %.4g frames a second where %.4g was asked",
+			 s->base.name, s->base.mode.fps, c->mode.fps);
 	s->factor = camera_source_fit(&s->base, c->max_w, c->max_h);
 	s->grey = malloc((size_t)s->base.vision_w * s->base.vision_h);
 	if (!s->grey) {
