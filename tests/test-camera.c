@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -367,6 +368,12 @@ static int fake_ioctl_stream(struct fake *f, unsigned long req, void *arg)
 			return fail(EAGAIN);
 		b->index = (unsigned)f->done[0];
 		memmove(f->done, f->done + 1, (size_t)--f->ndone * sizeof(f->done[0]));
+		if (!f->ndone) {
+			/* All taken: the fd no longer readable, as a driver's poll. */
+			eventfd_t n;
+
+			eventfd_read(f->fd, &n);
+		}
 		x = &f->bufs[b->index];
 		x->queued = false;
 		b->bytesused = x->bytesused;
@@ -869,6 +876,13 @@ static bool test_raw_formats(void)
 
 /* ---- the queue ---- */
 
+static bool readable(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	return poll(&p, 1, 0) == 1 && (p.revents & POLLIN);
+}
+
 static bool test_newest_and_drops(void)
 {
 	struct fake f;
@@ -889,7 +903,9 @@ static bool test_newest_and_drops(void)
 		memset(raw, i * 10, len);
 		REQUIRE(fake_deliver(&f, raw, len, 0));
 	}
+	REQUIRE(readable(s->ops->get_fd(s)));
 	REQUIRE_EQ(s->ops->read(s, clock_now_ns(), &fr), 1);
+	CHECK(!readable(s->ops->get_fd(s)));   /* drained */
 	CHECK_EQ(fr.grey[0], 30);
 	CHECK_EQ(fr.grey[VW * VH - 1], 30);
 	CHECK_EQ(fr.sequence, 2);
