@@ -981,8 +981,8 @@ static uint8_t smooth(int x, int y)
 }
 
 /* A YCbCr JPEG of the picture, 4:2:2 as UVC cameras send, with the
- * standard Huffman tables. */
-static bool encode_jpeg(uint8_t **out, unsigned long *len)
+ * standard Huffman tables or (own_tables) tables made for it. */
+static bool encode_jpeg(uint8_t **out, unsigned long *len, bool own_tables)
 {
 	struct jpeg_compress_struct c;
 	struct jpeg_error_mgr e;
@@ -999,6 +999,7 @@ static bool encode_jpeg(uint8_t **out, unsigned long *len)
 	c.in_color_space = JCS_RGB;
 	jpeg_set_defaults(&c);
 	jpeg_set_quality(&c, 90, TRUE);
+	c.optimize_coding = own_tables ? TRUE : FALSE;   /* Huffman tables of its own */
 	c.comp_info[0].h_samp_factor = 2;
 	c.comp_info[0].v_samp_factor = 1;
 	jpeg_start_compress(&c, TRUE);
@@ -1040,15 +1041,16 @@ static bool test_mjpeg(void)
 	struct camera_source_counts n;
 	struct camera_frame fr;
 	char err[512];
-	uint8_t *jpg, *bare, *first;
-	unsigned long len;
+	uint8_t *jpg, *bare, *first, *own;
+	unsigned long len, own_len;
 	size_t bare_len;
 	int worst = 0;
 	long total = 0;
 	struct capture cap;
 	const char *log;
 
-	REQUIRE(encode_jpeg(&jpg, &len));
+	REQUIRE(encode_jpeg(&jpg, &len, false));
+	REQUIRE(encode_jpeg(&own, &own_len, true));
 	bare = malloc(len);
 	first = malloc(VW * VH);
 	REQUIRE(bare && first);
@@ -1080,7 +1082,14 @@ static bool test_mjpeg(void)
 	CHECK(worst <= 12);   /* at the disc's edge: ringing of a step of 80 */
 	memcpy(first, fr.grey, VW * VH);
 
-	/* Without its Huffman tables: the same picture, exactly. */
+	/* Without its Huffman tables: the same picture, exactly; also after a
+	 * frame that brought tables of its own (the decoder keeps them). */
+	REQUIRE(fake_deliver(&f, bare, bare_len, 0));
+	REQUIRE_EQ(s->ops->read(s, clock_now_ns(), &fr), 1);
+	CHECK(memcmp(first, fr.grey, VW * VH) == 0);
+	REQUIRE(fake_deliver(&f, own, own_len, 0));
+	REQUIRE_EQ(s->ops->read(s, clock_now_ns(), &fr), 1);
+	CHECK(memcmp(first, fr.grey, VW * VH) == 0);
 	REQUIRE(fake_deliver(&f, bare, bare_len, 0));
 	REQUIRE_EQ(s->ops->read(s, clock_now_ns(), &fr), 1);
 	CHECK(memcmp(first, fr.grey, VW * VH) == 0);
@@ -1098,7 +1107,7 @@ static bool test_mjpeg(void)
 	CHECK_EQ(count_lines(log), 1);
 	s->ops->get_counts(s, &n);
 	CHECK_EQ(n.errors, 2);
-	CHECK_EQ(n.frames, 2);
+	CHECK_EQ(n.frames, 4);
 	CHECK_EQ(fake_queued(&f), 4);
 	/* And the next good one decodes. */
 	REQUIRE(fake_deliver(&f, jpg, len, 0));
@@ -1106,6 +1115,7 @@ static bool test_mjpeg(void)
 	CHECK(memcmp(first, fr.grey, VW * VH) == 0);
 	camera_source_destroy(s);
 	free(jpg);
+	free(own);
 	free(bare);
 	free(first);
 	return true;
