@@ -714,6 +714,18 @@ static bool test_open_faults(void)
 		camera_source_destroy(s);
 	}
 
+	/* Through the kernel's own calls: not there; a node that is no
+	 * V4L2 device at all. */
+	{
+		struct camera_source_config c = { .device = "/nonexistent/video9" };
+
+		REQUIRE_EQ(camera_source_open(&c, &s, err, sizeof(err)), -ENOENT);
+		REQUIRE_STR_HAS(err, "camera /nonexistent/video9: not there");
+		c.device = "/dev/null";
+		REQUIRE_EQ(camera_source_open(&c, &s, err, sizeof(err)), -ENOTTY);
+		REQUIRE_STR_HAS(err, "camera /dev/null: not a V4L2 capture device");
+	}
+
 	/* An output device. */
 	fake_init(&f);
 	fake_mode(&f, V4L2_PIX_FMT_GREY, W, H, 30, 0);
