@@ -374,8 +374,23 @@ def refused(tmp):
             "and the water still runs", r.stderr)
 
 
+def back_and_forth(k):
+    """The foot walking from A to B and back, again and again."""
+    k -= EMPTY_FRAMES
+    if k < 0:
+        return None
+    t = (k % (4 * FPS)) / (2 * FPS)
+    t = t if t <= 1 else 2 - t
+    return (A[0] + (B[0] - A[0]) * t, A[1] + (B[1] - A[1]) * t)
+
+
 def main():
     global EMPTY_CONF
+    # docs/make-pictures.sh: "camera.py --recording DIR" writes the live
+    # run's recording there, and nothing else.
+    if len(sys.argv) == 3 and sys.argv[1] == "--recording":
+        write_recording(sys.argv[2], back_and_forth, EMPTY_FRAMES + LIVE_S * FPS, Floor())
+        return 0
     tmp = tempfile.mkdtemp(prefix="rk-camera-")
     EMPTY_CONF = os.path.join(tmp, "empty.conf")
     open(EMPTY_CONF, "w").close()
@@ -387,17 +402,8 @@ def main():
         same_frames(tmp, rec, first)
         record_round_trip(tmp, rec, first)
         # Live: the foot walking back and forth for a while, at 30 frames a second.
-        live_frames = EMPTY_FRAMES + LIVE_S * FPS
-
-        def back_and_forth(k):
-            k -= EMPTY_FRAMES
-            if k < 0:
-                return None
-            t = (k % (4 * FPS)) / (2 * FPS)
-            t = t if t <= 1 else 2 - t
-            return (A[0] + (B[0] - A[0]) * t, A[1] + (B[1] - A[1]) * t)
         rec_live = os.path.join(tmp, "rec-live")
-        write_recording(rec_live, back_and_forth, live_frames, floor)
+        write_recording(rec_live, back_and_forth, EMPTY_FRAMES + LIVE_S * FPS, floor)
         live(tmp, rec_live)
         refused(tmp)
     finally:
