@@ -135,7 +135,7 @@ void vision_destroy(struct vision *v)
 
 void vision_set_calibration(struct vision *v, const struct homography *to_surface)
 {
-	if (homography_ok(to_surface))
+	if (to_surface && homography_ok(to_surface))
 		v->c.to_surface = *to_surface;
 }
 
