@@ -36,7 +36,7 @@
 #define SHADOW_RATIO 0.65
 #define SHADOW_DX 15.0
 #define SHADOW_DY 8.0
-#define PATCH_LEVEL 8.0
+#define PATCH_LEVEL 7.5
 #define PATCH_SIDE 40
 #define GAUSS_N 65536
 #define NS_PER_S 1000000000ull
@@ -577,7 +577,7 @@ static void sensor_noise(void)
 		vision_get_counts(r.v, &c);
 		most = c.blobs > most ? c.blobs : most;
 	}
-	printf("a stain %.0f grey levels bright, %d pixels square: at most %d blobs\n",
+	printf("a stain %.1f grey levels bright, %d pixels square: at most %d blobs\n",
 	       PATCH_LEVEL, PATCH_SIDE, most);
 	CHECK_EQ(most, 0);
 	CHECK_EQ(c.relearns, 0);
@@ -663,7 +663,7 @@ static void shadows(void)
 		run_for(&r, LEARN_S);
 		/* the shadow a step beside the foot, apart from it */
 		s.feet[0] = (struct foot){ .on = true, .dark = dark, .shadow = true, .x = 60,
-					   .y = 100, .shadow_dx = 20 };
+					   .y = 100, .shadow_dx = 30 };
 		for (int k = 0; k < 120; k++) {
 			int n;
 
