@@ -499,7 +499,6 @@ static bool merge_part(void)
 	struct vision_track t[VISION_MAX_TRACKS];
 	uint32_t before[2], max_id = 0;
 	bool lifted[64] = { false }, alive[64] = { false };
-	int new_ids = 0;
 
 	scene_init(&s, 2);
 	if (!run_start(&r, &s, 60, 30))
@@ -534,17 +533,12 @@ static bool merge_part(void)
 				if (lifted[id] && !alive[id])
 					CHECK_FAILED_("id %u reused", id);
 				lifted[id] = false;
-				if (id > max_id) {
-					max_id = id;
-					new_ids += phase == 2 && all[i].confirmed;
-				}
+				max_id = id > max_id ? id : max_id;
 			}
 			for (int i = 0; i < 64; i++)
 				alive[i] = false;
 			for (int i = 0; i < n; i++)
 				alive[all[i].id] = true;
-			/* a new id counted once confirmed: one that shows up
-			 * unconfirmed and later confirms is found below */
 		}
 	}
 	{
@@ -557,7 +551,6 @@ static bool merge_part(void)
 		CHECK(fresh <= 1);
 		CHECK(max_id <= before[0] + 2 && max_id <= before[1] + 2);
 	}
-	(void)new_ids;
 	vision_destroy(r.v);
 	return true;
 }
