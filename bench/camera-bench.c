@@ -18,6 +18,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,8 +74,9 @@ static uint32_t next_rand(uint32_t *s)
 	return *s;
 }
 
-/* Frame k of w x h: the floor, its noise, two feet walking across it. */
-static void make_frame(uint8_t *px, int w, int h, int k, uint32_t *seed)
+/* Frame k of w x h: the floor, its noise, two feet walking across it
+ * (with_feet false: nobody). */
+static void make_frame(uint8_t *px, int w, int h, int k, bool with_feet, uint32_t *seed)
 {
 	double t = (double)k / MADE_FRAMES;
 	double feet[2][2] = { { w * (0.2 + 0.6 * t), h * 0.35 },
@@ -87,7 +89,7 @@ static void make_frame(uint8_t *px, int w, int h, int k, uint32_t *seed)
 			double v = (FLOOR_LEVEL + FLOOR_TEXTURE * sin(x * 0.21) * cos(y * 0.17)) *
 				   (1 - VIGNETTE * r2);
 
-			for (int f = 0; f < 2; f++) {
+			for (int f = 0; with_feet && f < 2; f++) {
 				double dx = (x - feet[f][0]) / rx, dy = (y - feet[f][1]) / ry;
 
 				if (dx * dx + dy * dy < 1)
@@ -117,7 +119,7 @@ int bench_camera_vision(int frames)
 	if (!raw || !grey || !t_conv || !t_frame)
 		goto out;
 	for (int k = 0; k < MADE_FRAMES; k++)
-		make_frame(raw + (size_t)k * CAM_W * CAM_H, CAM_W, CAM_H, k, &seed);
+		make_frame(raw + (size_t)k * CAM_W * CAM_H, CAM_W, CAM_H, k, true, &seed);
 	ret = vision_create(&c, &v);
 	for (int f = -WARMUP_FRAMES; ret == 0 && f < frames; f++) {
 		const uint8_t *src = raw + (size_t)((f + MADE_FRAMES * 4) % MADE_FRAMES) * CAM_W * CAM_H;
@@ -174,7 +176,7 @@ static int camera_up(struct bench_camera *b)
 	return ret;
 }
 
-int bench_camera_start(struct kiosk *k, int w, int h, double mm_w, double mm_h,
+int bench_camera_start(struct kiosk *k, int w, int h, double mm_w, double mm_h, bool feet,
 		       struct bench_camera **out)
 {
 	const int vw = CAM_W / SHRINK, vh = CAM_H / SHRINK;
@@ -200,7 +202,7 @@ int bench_camera_start(struct kiosk *k, int w, int h, double mm_w, double mm_h,
 		char path[128];
 		FILE *f;
 
-		make_frame(px, vw, vh, i, &seed);
+		make_frame(px, vw, vh, i, feet, &seed);
 		snprintf(path, sizeof(path), "%s/%06d.pgm", b->dir, i);
 		f = fopen(path, "wb");
 		if (!f || fprintf(f, "P5\n%d %d\n255\n", vw, vh) < 0 ||

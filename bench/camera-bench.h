@@ -3,6 +3,7 @@
 #ifndef BENCH_CAMERA_BENCH_H
 #define BENCH_CAMERA_BENCH_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "camera/camera.h"
@@ -14,10 +15,11 @@ struct bench_camera;
  * one core; prints its line. 0 or a negative errno. */
 int bench_camera_vision(int frames);
 
-/* --camera floor: a recording replayed through a camera with its vision
- * thread, its tracks onto k's water (w x h logical pixels, mm_w x mm_h)
- * each frame at now (bench_camera_frame()). 0 or a negative errno. */
-int bench_camera_start(struct kiosk *k, int w, int h, double mm_w, double mm_h,
+/* --camera floor|empty: a recording (two feet walking; feet false: the
+ * floor alone) replayed through a camera with its vision thread, its
+ * tracks onto k's water (w x h logical pixels, mm_w x mm_h) each frame at
+ * now (bench_camera_frame()). 0 or a negative errno. */
+int bench_camera_start(struct kiosk *k, int w, int h, double mm_w, double mm_h, bool feet,
 		       struct bench_camera **out);
 void bench_camera_frame(struct bench_camera *b, uint64_t now);
 /* Its counts into out (may be NULL), then gone; accepts NULL. */

@@ -76,6 +76,8 @@ enum mode {
 	MODE_CAMERA_VISION,
 };
 enum { VBLANKS_OFF, VBLANKS_LATE, VBLANKS_AT_ONCE };
+/* --camera floor: two feet walking in its view; empty: nobody. */
+enum { CAMERA_BENCH_OFF, CAMERA_BENCH_FEET, CAMERA_BENCH_EMPTY };
 
 /* A wall of up to this many panels (the loop's outputs at the most). */
 #define BENCH_MAX_PANELS 8
@@ -100,7 +102,7 @@ struct bench {
 	int drag_mm_s;                      /* --drag: a finger dragged at this speed; 0: none */
 	bool start;                         /* --start: the time to the first frame */
 	int keystone;                       /* --keystone: % the top corners come in; 0: none */
-	bool camera;                        /* --camera floor: a camera running beside */
+	int camera;                         /* --camera floor|empty: a camera running beside */
 };
 
 static double max_ms(const uint64_t *v, int n)
@@ -154,7 +156,7 @@ static void usage(FILE *f)
 "                    [--screen-mm WxH] [--refresh HZ] [--sim-scale auto|S]\n"
 "                    [--steps-per-second auto|N] [--model pond|classic] [--idle] [--floor]\n"
 "                    [--wall N] [--sound] [--caustics on|off] [--vblanks auto|off]\n"
-"                    [--reload] [--camera vision|floor]\n"
+"                    [--reload] [--camera vision|floor|empty]\n"
 "Times the kiosk's per-frame work (rain, the steps due in one frame at --refresh\n"
 "Hz, one render) into memory and prints impl= threads= size= frames= step_ms=\n"
 "render_ms= frame_ms= fps= (medians). Without --sim-scale or --steps-per-second\n"
@@ -180,8 +182,10 @@ static void usage(FILE *f)
 "                  core (its CPU time): convert_ms= vision_ms= frame_ms= (medians)\n"
 "  --camera floor  the water as measured, with a camera running beside it: a\n"
 "                  recording replayed at 60 fps through its vision thread, its\n"
-"                  tracks on the water before each frame's steps; the line adds\n"
-"                  camera=on and the camera's frames seen and dropped\n"
+"                  tracks on the water before each frame's steps (two feet walking:\n"
+"                  their stones and wakes too); the line adds camera=feet and the\n"
+"                  camera's frames seen and dropped\n"
+"  --camera empty  the same with nobody in the camera's view: its own cost\n"
 "  --sound         the water's sound instead: --frames seconds of 20 drops a second\n"
 "                  and a swish, synthesized; core_percent= is the share of one core\n"
 "  --caustics on|off  the light through the water (the kiosk's --caustics, on by\n"
@@ -333,7 +337,9 @@ static int parse_args(struct bench *b, int argc, char **argv)
 			if (strcmp(optarg, "vision") == 0)
 				b->mode = MODE_CAMERA_VISION;
 			else if (strcmp(optarg, "floor") == 0)
-				b->camera = true;
+				b->camera = CAMERA_BENCH_FEET;
+			else if (strcmp(optarg, "empty") == 0)
+				b->camera = CAMERA_BENCH_EMPTY;
 			else
 				goto bad;
 			break;
@@ -467,7 +473,8 @@ static void print_line(const struct bench *b, const char *impl, int threads,
 	if (b->vblanks == VBLANKS_LATE)
 		printf(" wake_late_p50_ms=%.3f wake_late_p99_ms=%.3f", t->wake_p50, t->wake_p99);
 	if (b->camera)
-		printf(" camera=on camera_frames=%llu camera_dropped=%llu",
+		printf(" camera=%s camera_frames=%llu camera_dropped=%llu",
+		       b->camera == CAMERA_BENCH_FEET ? "feet" : "empty",
 		       (unsigned long long)t->camera_frames, (unsigned long long)t->camera_dropped);
 	printf("\n");
 }
@@ -983,7 +990,8 @@ static int run_kiosk(const struct bench *b, uint64_t *t_step, uint64_t *t_render
 	/* --camera floor: its frames on the frames' clock, from the first. */
 	if (ret == 0 && b->camera)
 		ret = bench_camera_start(k, b->width * b->panels, b->height,
-					 kiosk_units(k)->mm_width, kiosk_units(k)->mm_height, &cam);
+					 kiosk_units(k)->mm_width, kiosk_units(k)->mm_height,
+					 b->camera == CAMERA_BENCH_FEET, &cam);
 	if (ret < 0) {
 		free(t.pixels);
 		kiosk_destroy(k);
