@@ -17,6 +17,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -158,7 +159,7 @@ out:
 }
 
 struct bench_camera {
-	char dir[64];
+	char dir[PATH_MAX];
 	struct camera_config cfg;
 	struct camera *cam;
 	struct kiosk *k;
@@ -182,6 +183,7 @@ int bench_camera_start(struct kiosk *k, int w, int h, double mm_w, double mm_h, 
 	const int vw = CAM_W / SHRINK, vh = CAM_H / SHRINK;
 	struct bench_camera *b = calloc(1, sizeof(*b));
 	uint8_t *px = malloc((size_t)vw * vh);
+	const char *tmp;
 	uint32_t seed = 1;
 	int ret = 0;
 
@@ -191,7 +193,9 @@ int bench_camera_start(struct kiosk *k, int w, int h, double mm_w, double mm_h, 
 		free(px);
 		return -ENOMEM;
 	}
-	snprintf(b->dir, sizeof(b->dir), "/tmp/ripple-bench-camera-XXXXXX");
+	tmp = getenv("TMPDIR");
+	snprintf(b->dir, sizeof(b->dir), "%s/ripple-bench-camera-XXXXXX",
+		 tmp && *tmp ? tmp : "/tmp");
 	if (!mkdtemp(b->dir)) {
 		ret = -errno;
 		free(b);
@@ -199,7 +203,7 @@ int bench_camera_start(struct kiosk *k, int w, int h, double mm_w, double mm_h, 
 		return ret;
 	}
 	for (int i = 0; ret == 0 && i < MADE_FRAMES; i++) {
-		char path[128];
+		char path[PATH_MAX + 16];
 		FILE *f;
 
 		make_frame(px, vw, vh, i, feet, &seed);
@@ -249,7 +253,7 @@ void bench_camera_frame(struct bench_camera *b, uint64_t now)
 
 void bench_camera_stop(struct bench_camera *b, struct camera_counts *out)
 {
-	char path[128];
+	char path[PATH_MAX + 16];
 
 	if (!b)
 		return;
