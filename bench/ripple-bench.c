@@ -18,6 +18,7 @@
 #include "base/clock.h"
 #include "base/homography.h"
 #include "base/parse.h"
+#include "camera-bench.h"
 #include "display/headless.h"
 #include "exhibit/kiosk.h"
 #include "median.h"
@@ -70,8 +71,13 @@
 #define SOUND_BENCH_CHUNK 240
 #define SOUND_DRAG_MM_S 300.0
 
-enum mode { MODE_KIOSK, MODE_SEED_O2, MODE_SEED_NATIVE, MODE_FLOOR, MODE_SOUND, MODE_RELOAD };
+enum mode {
+	MODE_KIOSK, MODE_SEED_O2, MODE_SEED_NATIVE, MODE_FLOOR, MODE_SOUND, MODE_RELOAD,
+	MODE_CAMERA_VISION,
+};
 enum { VBLANKS_OFF, VBLANKS_LATE, VBLANKS_AT_ONCE };
+/* --camera floor: two feet walking in its view; empty: nobody. */
+enum { CAMERA_BENCH_OFF, CAMERA_BENCH_FEET, CAMERA_BENCH_EMPTY };
 
 /* A wall of up to this many panels (the loop's outputs at the most). */
 #define BENCH_MAX_PANELS 8
@@ -97,6 +103,7 @@ struct bench {
 	bool start;                         /* --start: the time to the first frame */
 	int keystone;                       /* --keystone: % the top corners come in; 0: none */
 	bool wider;                         /* --reload --wider: the surface grows */
+	int camera;                         /* --camera floor|empty: a camera running beside */
 };
 
 static double max_ms(const uint64_t *v, int n)
@@ -150,7 +157,7 @@ static void usage(FILE *f)
 "                    [--screen-mm WxH] [--refresh HZ] [--sim-scale auto|S]\n"
 "                    [--steps-per-second auto|N] [--model pond|classic] [--idle] [--floor]\n"
 "                    [--wall N] [--sound] [--caustics on|off] [--vblanks auto|off]\n"
-"                    [--reload [--wider]]\n"
+"                    [--reload [--wider]] [--camera vision|floor|empty]\n"
 "Times the kiosk's per-frame work (rain, the steps due in one frame at --refresh\n"
 "Hz, one render) into memory and prints impl= threads= size= frames= step_ms=\n"
 "render_ms= frame_ms= fps= (medians). Without --sim-scale or --steps-per-second\n"
@@ -173,6 +180,15 @@ static void usage(FILE *f)
 "                  loaded machine does not stretch); passes= the reload's until shown\n"
 "  --wider         with --reload: B's right edge moved 200 mm out instead, the\n"
 "                  surface wider, new water made with the weights; surface=wider\n"
+"  --camera vision  the floor's camera instead: --frames frames of a 640x480 GREY\n"
+"                  camera at 60 fps shrunk to 320x240 and seen by the vision, on one\n"
+"                  core (its CPU time): convert_ms= vision_ms= frame_ms= (medians)\n"
+"  --camera floor  the water as measured, with a camera running beside it: a\n"
+"                  recording replayed at 60 fps through its vision thread, its\n"
+"                  tracks on the water before each frame's steps (two feet walking:\n"
+"                  their stones and wakes too); the line adds camera=feet and the\n"
+"                  camera's frames seen and dropped\n"
+"  --camera empty  the same with nobody in the camera's view: its own cost\n"
 "  --sound         the water's sound instead: --frames seconds of 20 drops a second\n"
 "                  and a swish, synthesized; core_percent= is the share of one core\n"
 "  --caustics on|off  the light through the water (the kiosk's --caustics, on by\n"
@@ -231,6 +247,7 @@ static int parse_args(struct bench *b, int argc, char **argv)
 		{ "vblanks", required_argument, NULL, 'V' },
 		{ "drag", required_argument, NULL, 'D' },
 		{ "start", no_argument, NULL, 'T' },
+		{ "camera", required_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -320,6 +337,16 @@ static int parse_args(struct bench *b, int argc, char **argv)
 		case 'A':
 			b->mode = MODE_SOUND;
 			break;
+		case 'c':
+			if (strcmp(optarg, "vision") == 0)
+				b->mode = MODE_CAMERA_VISION;
+			else if (strcmp(optarg, "floor") == 0)
+				b->camera = CAMERA_BENCH_FEET;
+			else if (strcmp(optarg, "empty") == 0)
+				b->camera = CAMERA_BENCH_EMPTY;
+			else
+				goto bad;
+			break;
 		case 'L':
 			b->mode = MODE_RELOAD;
 			break;
@@ -408,6 +435,8 @@ struct times {
 	/* how late the sleep until a frame's planned start woke (p50, p99,
 	 * ms): the other half of what the margin is for */
 	double wake_p50, wake_p99;
+	/* --camera floor: the camera's frames seen, and dropped by it */
+	uint64_t camera_frames, camera_dropped;
 };
 
 static void print_line(const struct bench *b, const char *impl, int threads,
@@ -454,6 +483,10 @@ static void print_line(const struct bench *b, const char *impl, int threads,
 		       t->backed_off);
 	if (b->vblanks == VBLANKS_LATE)
 		printf(" wake_late_p50_ms=%.3f wake_late_p99_ms=%.3f", t->wake_p50, t->wake_p99);
+	if (b->camera)
+		printf(" camera=%s camera_frames=%llu camera_dropped=%llu",
+		       b->camera == CAMERA_BENCH_FEET ? "feet" : "empty",
+		       (unsigned long long)t->camera_frames, (unsigned long long)t->camera_dropped);
 	printf("\n");
 }
 
@@ -874,6 +907,8 @@ static int run_kiosk(const struct bench *b, uint64_t *t_step, uint64_t *t_render
 	struct options o;
 	struct kiosk *k = NULL;
 	struct kiosk_pin pins[BENCH_MAX_PANELS];
+	struct bench_camera *cam = NULL;
+	struct camera_counts cc;
 	struct render_target t;
 	struct times times;
 	int pw, ph, ret;
@@ -966,6 +1001,11 @@ static int run_kiosk(const struct bench *b, uint64_t *t_step, uint64_t *t_render
 	struct vblank_clock vc;
 
 	ret = vblank_clock_init(&vc, b, period);
+	/* --camera floor: its frames on the frames' clock, from the first. */
+	if (ret == 0 && b->camera)
+		ret = bench_camera_start(k, b->width * b->panels, b->height,
+					 kiosk_units(k)->mm_width, kiosk_units(k)->mm_height,
+					 b->camera == CAMERA_BENCH_FEET, &cam);
 	if (ret < 0) {
 		free(t.pixels);
 		kiosk_destroy(k);
@@ -984,6 +1024,9 @@ static int run_kiosk(const struct bench *b, uint64_t *t_step, uint64_t *t_render
 			swipe(k, b->width, b->height);
 		if (b->drag_mm_s > 0)
 			drag(k, b, (int64_t)f + (int64_t)PREFILL_S * b->refresh_hz);
+		/* The camera's tracks before the steps, as the loop puts them. */
+		if (cam)
+			bench_camera_frame(cam, clock);
 		kiosk_advance(k, clock);
 		t1 = clock_now_ns();
 		/* --idle: as the live loop, draw only what changed */
@@ -1022,6 +1065,12 @@ static int run_kiosk(const struct bench *b, uint64_t *t_step, uint64_t *t_render
 		/* What was measured, in the look's terms (stderr: run.sh reads stdout). */
 		water_units_describe(kiosk_units(k), units, sizeof(units));
 		fprintf(stderr, "ripple-bench: %s\n", units);
+	}
+	memset(&times, 0, sizeof(times));
+	if (cam) {
+		bench_camera_stop(cam, &cc);
+		times.camera_frames = cc.frames;
+		times.camera_dropped = cc.dropped;
 	}
 	/* before the medians sort it */
 	times.worst = max_ms(t_frame, b->frames);
@@ -1077,6 +1126,9 @@ int main(int argc, char **argv)
 		break;
 	case MODE_RELOAD:
 		ret = run_reload(&b);
+		break;
+	case MODE_CAMERA_VISION:
+		ret = bench_camera_vision(b.frames);
 		break;
 	case MODE_SEED_O2:
 	case MODE_SEED_NATIVE:

@@ -170,6 +170,21 @@ for p in "1920x1080 $panel|1" "1920x1080 --screen-mm 4000x2250|1" \
 	pair "--size ${p%|*} --frames $frames --threads ${p#*|}" "" "--keystone 10"
 done
 tag=""
+# The floor's own camera: the vision's cost a frame of a 640x480 GREY camera
+# at 60 fps, shrunk to 320x240, on one core (target <= 1.0 ms); the 4 m floor
+# at 1080p on one and two threads without a camera and with one running
+# beside it (a recording at 60 fps through the vision's thread) seeing
+# nobody (target: within 5 %), and seeing two feet walk (their stones and
+# wakes on the water too).
+run --camera vision --frames 600
+tag="camera "
+for threads in 1 2; do
+	pair "--size 1920x1080 --screen-mm 4000x2250 --frames $frames --threads $threads" "" \
+		"--camera empty"
+	run --size 1920x1080 --screen-mm 4000x2250 --frames "$frames" --threads "$threads" \
+		--camera floor
+done
+tag=""
 # A reload of two 1080p projectors' corners (--reload): the loop's longest
 # pass around it, one thread drawing and two; each the best of REPEATS by
 # the loop thread's CPU time. Then corners that widen the surface, which
@@ -409,4 +424,34 @@ END {
 		    verdict(pinned[key] + 0 <= 1.2 * rect[key]),
 		    key ~ /x2 / ? sprintf("; two projectors %.0f fps (target >= 60: %s)",
 		    1000 / pinned[key], verdict(pinned[key] + 0 <= 1000 / 60)) : ""
+}' "$out"
+# The camera's targets, from its lines: the vision a frame, and the 4 m
+# floor's frame rate with a camera running against without.
+awk '
+function field(line, key) {
+	if (!match(line, key "=[0-9.]+"))
+		return 0
+	return substr(line, RSTART + length(key) + 1, RLENGTH - length(key) - 1) + 0
+}
+/impl=camera-vision/ { vision = field($0, "frame_ms") }
+/^camera / {
+	t = field($0, "threads")
+	if ($0 ~ /camera=empty/)
+		empty[t] = field($0, "frame_ms")
+	else if ($0 ~ /camera=feet/)
+		feet[t] = field($0, "frame_ms")
+	else
+		off[t] = field($0, "frame_ms")
+}
+END {
+	if (vision)
+		printf "# the camera: the vision %.3f ms a 640x480 GREY frame (target <= 1.0: %s)\n",
+		    vision, vision <= 1.0 ? "met" : "MISSED"
+	for (t in off)
+		if (empty[t] && feet[t])
+			printf "# the 4 m floor at 1080p on %d thread(s): %.1f fps without a camera, " \
+			    "%.1f with one seeing nobody: %+.1f %% (target within 5: %s); %.1f " \
+			    "with two feet walking\n", t, 1000 / off[t], 1000 / empty[t],
+			    100 * (off[t] / empty[t] - 1), empty[t] <= 1.05 * off[t] ? "met" : "MISSED",
+			    1000 / feet[t]
 }' "$out"
