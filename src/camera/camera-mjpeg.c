@@ -8,8 +8,9 @@
  * Motion-JPEG format (the AVI1 convention UVC follows) takes the standard
  * tables of ITU-T T.81 Annex K.3 as given. They are copied in from
  * libjpeg's own copy, the tables jpeg_set_defaults() gives a compressor,
- * wherever a frame left a slot empty, so such frames decode with any
- * libjpeg. A corrupt frame ends in the error manager's longjmp, or leaves
+ * wherever a frame left a slot empty. Recent libjpeg-turbo's decoder does
+ * the same by itself; other libjpegs stop at "Huffman table 0x00 was not
+ * defined", so it is done here, and such frames decode with any. A corrupt frame ends in the error manager's longjmp, or leaves
  * a warning (premature end, bad data), and is refused as a whole.
  */
 #include "config.h"
