@@ -7,7 +7,10 @@ camera at a known keystone would see of the markers the schedule shows:
   within a camera pixel, and a run after it, without --camera-corners,
   takes it;
 - the output frames show black, then each marker's dot where the schedule
-  puts it on the surface, then the water again;
+  puts it on the surface, then the water again, as it would be without the
+  camera (the dots it sees drop no stones);
+- through a keystoned projector (--layout with corners), each dot where the
+  projector's homography (solved here) puts its surface point;
 - a recording where one marker never shows: that marker named in one line,
   the old calibration kept byte for byte.
 
@@ -15,6 +18,7 @@ The schedule (src/camera/camera-calibrate.h): from the run's start, a dark
 phase and then one phase a marker, PHASE_S each, over a 3x3 grid inset by
 a tenth; its frame taken SETTLE_S into each phase."""
 
+import math
 import os
 import random
 import re
@@ -25,7 +29,7 @@ import tempfile
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 from lib import checks, images  # noqa: E402  (tests/lib)
-from lib.geometry import apply, homography  # noqa: E402
+from lib.geometry import apply, area, homography  # noqa: E402
 
 prog = os.path.join(os.environ.get("top_builddir", "."), "src", "ripple-kiosk")
 t = checks.Checks()
@@ -57,7 +61,12 @@ KNOWN = [(0.12, 0.10), (0.86, 0.16), (0.93, 0.90), (0.05, 0.82)]
 TOLERANCE = 0.5 / CAM_W
 # The dot seen in an output frame within this many pixels of its point.
 DOT_PX = 0.5
-FLAT = ["--rain", "0", "--attract", "0", "--drift", "0", "--screen-mm", FLOOR_MM]
+FLAT = ["--rain", "0", "--attract", "0", "--drift", "0"]
+SCREEN = ["--size", "%dx%d" % (OUT_W, OUT_H), "--screen-mm", FLOOR_MM]
+# A projector at a keystone over the 4 x 2.25 m floor (its corners in mm).
+KEYSTONE = [(0, 120), (4000, 0), (3850, 2250), (150, 2100)]
+# Its dots within this many pixels of where its homography puts them.
+PINNED_PX = 1.0
 
 
 def record(folder, missing=None):
@@ -90,13 +99,13 @@ def record(folder, missing=None):
             f.write(b"P5\n%d %d\n255\n" % (CAM_W, CAM_H) + bytes(px))
 
 
-def run(name, folder, state, extra=()):
+def run(name, folder, state, extra=SCREEN):
     out = os.path.join(tmp, name)
     conf = out + ".conf"
     open(conf, "w").close()
-    argv = [prog, "--config", conf, "--backend", "headless", "--size", "%dx%d" % (OUT_W, OUT_H),
-            "--frames", str(FRAMES), "--every", str(EVERY), "--output", out, "--verbose",
-            "--state-dir", state, "--camera", folder] + FLAT + list(extra)
+    argv = [prog, "--config", conf, "--backend", "headless", "--frames", str(FRAMES),
+            "--every", str(EVERY), "--output", out, "--verbose", "--state-dir", state] + \
+        (["--camera", folder] if folder else []) + FLAT + list(extra)
     res = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                          universal_newlines=True, timeout=600)
     return res, out
@@ -123,8 +132,21 @@ def dot_centre(img):
     return (sx / s, sy / s, s) if s else (-1, -1, 0)
 
 
-def frame(out, f):
-    return images.read_png(os.path.join(out, "frame-%05d.png" % f))
+def frame(out, f, name=None):
+    return images.read_png(os.path.join(out, "frame-%05d%s.png" % (f, "-" + name if name else "")))
+
+
+def dots_at(out, where, name=None):
+    """Each marker's dot in the middle of its phase against where(u, v)
+    puts it: the worst distance, and whether every one was lit."""
+    worst, lit = 0.0, True
+    for i, (u, v) in enumerate(GRID):
+        f = int(((i + 1) * PHASE_S + PHASE_S / 2) * HZ)
+        cx, cy, s = dot_centre(frame(out, f, name))
+        ex, ey = where(u, v)
+        lit = lit and s > 0
+        worst = max(worst, math.hypot(cx - ex, cy - ey))
+    return worst, lit
 
 
 try:
@@ -132,7 +154,7 @@ try:
     record(good)
     state = os.path.join(tmp, "state")
     os.makedirs(state)
-    res, out = run("calibrate", good, state, ["--camera-calibrate"])
+    res, out = run("calibrate", good, state, SCREEN + ["--camera-calibrate"])
     saved = os.path.join(state, "camera-corners")
     t.check(res.returncode == 0 and "camera calibration: done" in res.stdout,
             "--camera-calibrate on the recording: done", res.stdout)
@@ -148,17 +170,34 @@ try:
     # the middle of its phase, the water after.
     img = frame(out, EVERY)
     t.check(dot_centre(img)[2] == 0, "frame %d (the dark phase): black" % EVERY)
-    worst = 0.0
-    for i, (u, v) in enumerate(GRID):
-        f = int(((i + 1) * PHASE_S + PHASE_S / 2) * HZ)
-        cx, cy, s = dot_centre(frame(out, f))
-        d = max(abs(cx - u * OUT_W), abs(cy - v * OUT_H))
-        worst = max(worst, d)
-        t.check(s > 0 and d < DOT_PX, "frame %d: marker %d's dot at %.1f,%.1f, asked %.1f,%.1f"
-                % (f, i + 1, cx, cy, u * OUT_W, v * OUT_H))
-    last = frame(out, (FRAMES - 1) // EVERY * EVERY)
-    t.check(dot_centre(last)[2] > 0 and images.mean_abs_diff(last, img) > 10,
-            "the last frame shows the water again")
+    worst, lit = dots_at(out, lambda u, v: (u * OUT_W, v * OUT_H))
+    t.check(lit and worst < DOT_PX, "each marker's dot at its surface point, in the middle of "
+            "its phase, within %g px: worst %.2f" % (DOT_PX, worst))
+    last_f = (FRAMES - 1) // EVERY * EVERY
+    last = frame(out, last_f)
+    _, plain = run("plain", None, os.path.join(tmp, "state"))
+    t.check(last.data == frame(plain, last_f).data,
+            "frame %d: the water again, as without the camera (its dots dropped no stones)"
+            % last_f)
+
+    # Through a keystoned projector: its homography solved here, the surface
+    # its corners' bounding box at its pixels' density over their area.
+    pstate = os.path.join(tmp, "pstate")
+    os.makedirs(pstate)
+    layout = "P@[%s]:%dx%dpx" % (";".join("%g,%g" % p for p in KEYSTONE), OUT_W, OUT_H)
+    res, pout = run("pinned", good, pstate, ["--layout", layout, "--camera-calibrate"])
+    m = re.search(r"wall: (\d+)x(\d+) px", res.stdout)
+    t.check(res.returncode == 0 and m and "camera calibration: done" in res.stdout,
+            "--camera-calibrate through a keystoned projector: done", res.stdout)
+    if m:
+        sw, sh = int(m.group(1)), int(m.group(2))
+        d = math.sqrt(OUT_W * OUT_H / area(KEYSTONE))
+        x0, y0 = min(x for x, _ in KEYSTONE), min(y for _, y in KEYSTONE)
+        to_out = homography([((x - x0) * d, (y - y0) * d) for x, y in KEYSTONE],
+                            [(0, 0), (OUT_W, 0), (OUT_W, OUT_H), (0, OUT_H)])
+        worst, lit = dots_at(pout, lambda u, v: apply(to_out, u * sw, v * sh), "P")
+        t.check(lit and worst < PINNED_PX, "each dot where the projector's homography puts "
+                "its surface point, within %g px: worst %.2f" % (PINNED_PX, worst))
 
     # The next start, without --camera-corners, takes the saved calibration.
     res, _ = run("again", good, state)
@@ -170,7 +209,7 @@ try:
     record(lacking, missing=2)
     with open(saved, "rb") as f:
         before = f.read()
-    res, _ = run("lacking", lacking, state, ["--camera-calibrate"])
+    res, _ = run("lacking", lacking, state, SCREEN + ["--camera-calibrate"])
     said = "camera calibration: marker 3 of 9 (the top right, 0.90,0.10): not seen by the camera"
     t.check(res.returncode == 0 and said in res.stdout, "a marker not seen is named", res.stdout)
     with open(saved, "rb") as f:

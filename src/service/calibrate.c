@@ -23,6 +23,12 @@
  * k/FPS), where the same recording gives the same calibration.
  */
 
+/* The camera's touches are held this long after the last marker: its
+ * frames show the dot a settle time more, and its track lasts until
+ * unseen for VISION_LIFT_S. */
+#define HOLD_AFTER_NS ((uint64_t)CAMERA_CALIB_SETTLE_MS * 1000000u + \
+		       (uint64_t)(VISION_LIFT_S * 1e9) * 2)
+
 /* The corners' points on the surface, in --camera-corners' order. */
 static const double unit_square[2 * HOMOGRAPHY_CORNERS] = { 0, 0, 1, 0, 1, 1, 0, 1 };
 
@@ -31,6 +37,7 @@ struct calibrate {
 	bool asked;
 	const char *why;
 	struct camera_calib *run;    /* under way; NULL: none */
+	uint64_t hold_until;         /* the camera's touches held until then; 0: not */
 };
 
 struct calibrate *calibrate_create(const struct options *o, const char *state_dir,
@@ -93,10 +100,11 @@ void calibrate_load(struct calibrate *c, const struct options *o, struct camera 
 }
 
 /* The water shown again, wherever the markers were. */
-static void end_run(struct calibrate *c, struct kiosk *k)
+static void end_run(struct calibrate *c, struct kiosk *k, uint64_t now)
 {
 	if (k)
 		kiosk_show_marker(k, NULL);
+	c->hold_until = now + HOLD_AFTER_NS;
 	camera_calib_destroy(c->run);
 	c->run = NULL;
 }
@@ -165,8 +173,12 @@ uint64_t calibrate_pass(struct calibrate *c, struct kiosk *k, struct camera *cam
 		return 0;  /* no water yet: asked for, it begins when there is */
 	if (!c->run && c->asked)
 		begin_run(c, k, cam, now);
+	if (!c->run && c->hold_until && now >= c->hold_until) {
+		camera_hold_touches(cam, false);
+		c->hold_until = 0;
+	}
 	if (!c->run)
-		return 0;
+		return c->hold_until;
 	/* the frame the phase waits for, if the camera has one */
 	if (camera_calib_wants(c->run, &after)) {
 		uint8_t *grey = NULL;
@@ -180,10 +192,12 @@ uint64_t calibrate_pass(struct calibrate *c, struct kiosk *k, struct camera *cam
 	s = camera_calib_tick(c->run, now, &show);
 	if (s != CAMERA_CALIB_RUNNING) {
 		conclude(c, cam, s);
-		end_run(c, k);
-		return 0;
+		end_run(c, k, now);
+		return c->hold_until;
 	}
-	/* Shown on whichever water there is now (a reload may make it anew). */
+	/* Shown on whichever water there is now (a reload may make it anew);
+	 * the dots are no feet. */
+	camera_hold_touches(cam, true);
 	kiosk_show_marker(k, &(struct kiosk_marker){ .dark = show.dark, .u = show.u,
 						     .v = show.v,
 						     .diameter_mm = show.diameter_mm });
