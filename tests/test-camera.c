@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -367,6 +368,12 @@ static int fake_ioctl_stream(struct fake *f, unsigned long req, void *arg)
 			return fail(EAGAIN);
 		b->index = (unsigned)f->done[0];
 		memmove(f->done, f->done + 1, (size_t)--f->ndone * sizeof(f->done[0]));
+		if (!f->ndone) {
+			/* All taken: the fd no longer readable, as a driver's poll. */
+			eventfd_t n;
+
+			eventfd_read(f->fd, &n);
+		}
 		x = &f->bufs[b->index];
 		x->queued = false;
 		b->bytesused = x->bytesused;
@@ -707,6 +714,18 @@ static bool test_open_faults(void)
 		camera_source_destroy(s);
 	}
 
+	/* Through the kernel's own calls: not there; a node that is no
+	 * V4L2 device at all. */
+	{
+		struct camera_source_config c = { .device = "/nonexistent/video9" };
+
+		REQUIRE_EQ(camera_source_open(&c, &s, err, sizeof(err)), -ENOENT);
+		REQUIRE_STR_HAS(err, "camera /nonexistent/video9: not there");
+		c.device = "/dev/null";
+		REQUIRE_EQ(camera_source_open(&c, &s, err, sizeof(err)), -ENOTTY);
+		REQUIRE_STR_HAS(err, "camera /dev/null: not a V4L2 capture device");
+	}
+
 	/* An output device. */
 	fake_init(&f);
 	fake_mode(&f, V4L2_PIX_FMT_GREY, W, H, 30, 0);
@@ -869,6 +888,13 @@ static bool test_raw_formats(void)
 
 /* ---- the queue ---- */
 
+static bool readable(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	return poll(&p, 1, 0) == 1 && (p.revents & POLLIN);
+}
+
 static bool test_newest_and_drops(void)
 {
 	struct fake f;
@@ -889,7 +915,9 @@ static bool test_newest_and_drops(void)
 		memset(raw, i * 10, len);
 		REQUIRE(fake_deliver(&f, raw, len, 0));
 	}
+	REQUIRE(readable(s->ops->get_fd(s)));
 	REQUIRE_EQ(s->ops->read(s, clock_now_ns(), &fr), 1);
+	CHECK(!readable(s->ops->get_fd(s)));   /* drained */
 	CHECK_EQ(fr.grey[0], 30);
 	CHECK_EQ(fr.grey[VW * VH - 1], 30);
 	CHECK_EQ(fr.sequence, 2);
@@ -965,8 +993,8 @@ static uint8_t smooth(int x, int y)
 }
 
 /* A YCbCr JPEG of the picture, 4:2:2 as UVC cameras send, with the
- * standard Huffman tables. */
-static bool encode_jpeg(uint8_t **out, unsigned long *len)
+ * standard Huffman tables or (own_tables) tables made for it. */
+static bool encode_jpeg(uint8_t **out, unsigned long *len, bool own_tables)
 {
 	struct jpeg_compress_struct c;
 	struct jpeg_error_mgr e;
@@ -983,6 +1011,7 @@ static bool encode_jpeg(uint8_t **out, unsigned long *len)
 	c.in_color_space = JCS_RGB;
 	jpeg_set_defaults(&c);
 	jpeg_set_quality(&c, 90, TRUE);
+	c.optimize_coding = own_tables ? TRUE : FALSE;   /* Huffman tables of its own */
 	c.comp_info[0].h_samp_factor = 2;
 	c.comp_info[0].v_samp_factor = 1;
 	jpeg_start_compress(&c, TRUE);
@@ -1024,15 +1053,16 @@ static bool test_mjpeg(void)
 	struct camera_source_counts n;
 	struct camera_frame fr;
 	char err[512];
-	uint8_t *jpg, *bare, *first;
-	unsigned long len;
+	uint8_t *jpg, *bare, *first, *own;
+	unsigned long len, own_len;
 	size_t bare_len;
 	int worst = 0;
 	long total = 0;
 	struct capture cap;
 	const char *log;
 
-	REQUIRE(encode_jpeg(&jpg, &len));
+	REQUIRE(encode_jpeg(&jpg, &len, false));
+	REQUIRE(encode_jpeg(&own, &own_len, true));
 	bare = malloc(len);
 	first = malloc(VW * VH);
 	REQUIRE(bare && first);
@@ -1064,7 +1094,14 @@ static bool test_mjpeg(void)
 	CHECK(worst <= 12);   /* at the disc's edge: ringing of a step of 80 */
 	memcpy(first, fr.grey, VW * VH);
 
-	/* Without its Huffman tables: the same picture, exactly. */
+	/* Without its Huffman tables: the same picture, exactly; also after a
+	 * frame that brought tables of its own (the decoder keeps them). */
+	REQUIRE(fake_deliver(&f, bare, bare_len, 0));
+	REQUIRE_EQ(s->ops->read(s, clock_now_ns(), &fr), 1);
+	CHECK(memcmp(first, fr.grey, VW * VH) == 0);
+	REQUIRE(fake_deliver(&f, own, own_len, 0));
+	REQUIRE_EQ(s->ops->read(s, clock_now_ns(), &fr), 1);
+	CHECK(memcmp(first, fr.grey, VW * VH) == 0);
 	REQUIRE(fake_deliver(&f, bare, bare_len, 0));
 	REQUIRE_EQ(s->ops->read(s, clock_now_ns(), &fr), 1);
 	CHECK(memcmp(first, fr.grey, VW * VH) == 0);
@@ -1082,7 +1119,7 @@ static bool test_mjpeg(void)
 	CHECK_EQ(count_lines(log), 1);
 	s->ops->get_counts(s, &n);
 	CHECK_EQ(n.errors, 2);
-	CHECK_EQ(n.frames, 2);
+	CHECK_EQ(n.frames, 4);
 	CHECK_EQ(fake_queued(&f), 4);
 	/* And the next good one decodes. */
 	REQUIRE(fake_deliver(&f, jpg, len, 0));
@@ -1090,6 +1127,7 @@ static bool test_mjpeg(void)
 	CHECK(memcmp(first, fr.grey, VW * VH) == 0);
 	camera_source_destroy(s);
 	free(jpg);
+	free(own);
 	free(bare);
 	free(first);
 	return true;

@@ -351,6 +351,9 @@ static int open_node(struct v4l2_source *s, const char *path, struct v4l2_capabi
 				 "of frames)", path);
 		else if (r == -EBUSY)
 			snprintf(err, errlen, "camera %s: busy, another program has it", path);
+		else if (r == -EACCES)
+			snprintf(err, errlen, "camera %s: permission denied (expected read and "
+				 "write access, as the video group has)", path);
 		else
 			snprintf(err, errlen, "camera %s: cannot open it: %s", path, strerror(-r));
 		return r;
