@@ -69,6 +69,11 @@ void calibrate_ask(struct calibrate *c, const char *why)
 {
 	if (!c)
 		return;
+	/* asked again while it runs: that one goes on, and none after it */
+	if (c->run) {
+		log_info("camera calibration (%s): one is under way", why);
+		return;
+	}
 	c->asked = true;
 	c->why = why;
 }
