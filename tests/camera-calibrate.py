@@ -204,6 +204,18 @@ try:
     t.check(res.returncode == 0 and "camera: calibrated as saved in " + saved in res.stdout,
             "a run after it takes the saved calibration", res.stdout)
 
+    # A saved file that is no calibration: said in one line, not used, and
+    # the water goes on.
+    bad_state = os.path.join(tmp, "bad")
+    os.makedirs(bad_state)
+    with open(os.path.join(bad_state, "camera-corners"), "w") as f:
+        f.write("0,0 1,0 0,0 0,1\n")
+    res, _ = run("bad", good, bad_state)
+    t.check(res.returncode == 0 and "camera: the saved calibration: '%s/camera-corners' is not "
+            "the four corners of a quadrilateral" % bad_state in res.stdout and
+            "calibrated as saved" not in res.stdout,
+            "a saved file that is no quadrilateral: said, not used", res.stdout)
+
     # One marker never shows: named, the old calibration kept.
     lacking = os.path.join(tmp, "lacking")
     record(lacking, missing=2)

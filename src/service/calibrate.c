@@ -94,11 +94,12 @@ void calibrate_load(struct calibrate *c, const struct options *o, struct camera 
 	ret = camera_calib_load(c->state_dir, corners, err, sizeof(err));
 	if (ret == -ENOENT)
 		return;
-	if (ret == 0)
-		ret = camera_set_points(cam, HOMOGRAPHY_CORNERS, corners, unit_square);
+	if (ret == 0 && (ret = camera_set_points(cam, HOMOGRAPHY_CORNERS, corners,
+						 unit_square)) < 0)
+		snprintf(err, sizeof(err), "the camera refused its corners (%s)", strerror(-ret));
 	if (ret < 0) {
 		log_warn("camera: the saved calibration: %s; the camera's picture is taken as "
-			 "the surface", ret == -EINVAL ? err : strerror(-ret));
+			 "the surface", err);
 		return;
 	}
 	log_info("camera: calibrated as saved in %s/%s", c->state_dir, CAMERA_CALIB_FILE);
