@@ -168,6 +168,11 @@ static void test_schedule(void)
 	CHECK(show.dark && show.marker == -1);
 	CHECK(camera_calib_wants(c, &after));
 	CHECK_EQ(after, NS + (uint64_t)CAMERA_CALIB_SETTLE_MS * 1000000);
+	/* the settle time to wake for; past it, waiting for the camera, the
+	 * time it is given (never a time gone by: the loop would spin) */
+	CHECK_EQ(camera_calib_next_ns(c, NS), after);
+	CHECK(camera_calib_next_ns(c, after) >
+	      NS + (uint64_t)(CAMERA_CALIB_PHASE_MS + CAMERA_CALIB_WAIT_MS) * 1000000);
 	/* a frame from before the settle time is not taken */
 	CHECK_EQ(camera_calib_feed(c, grey, CAM_W, CAM_H, CAM_W, after), 0);
 	CHECK(camera_calib_wants(c, &after));

@@ -158,12 +158,17 @@ bool camera_calib_wants(const struct camera_calib *c, uint64_t *after_ns)
 	return true;
 }
 
-uint64_t camera_calib_next_ns(const struct camera_calib *c)
+uint64_t camera_calib_next_ns(const struct camera_calib *c, uint64_t now_ns)
 {
+	const uint64_t settled = c->phase_ns + ms_to_ns(CAMERA_CALIB_SETTLE_MS);
+
 	if (c->state != CAMERA_CALIB_RUNNING)
 		return 0;
+	/* settled and waiting for the camera: its frame wakes the loop, or
+	 * the time it is given runs out */
 	if (!c->got)
-		return c->phase_ns + ms_to_ns(CAMERA_CALIB_SETTLE_MS);
+		return settled > now_ns ? settled
+		       : c->phase_ns + ms_to_ns(CAMERA_CALIB_PHASE_MS + CAMERA_CALIB_WAIT_MS) + 1;
 	return c->phase_ns + ms_to_ns(CAMERA_CALIB_PHASE_MS);
 }
 

@@ -76,8 +76,11 @@ bool camera_calib_wants(const struct camera_calib *c, uint64_t *after_ns);
  * FAILED: a frame of another size, no memory). */
 int camera_calib_feed(struct camera_calib *c, const uint8_t *grey, int width, int height,
 		      size_t stride, uint64_t t_ns);
-/* When the next tick may change something (0: none due). */
-uint64_t camera_calib_next_ns(const struct camera_calib *c);
+/* After now_ns, when the next tick may change something by the clock
+ * alone (0: nothing will): the phase's settle time, its end, or, while
+ * the frame is awaited, when the camera's time runs out (its frame wakes
+ * the caller before, as the camera's own fd does). */
+uint64_t camera_calib_next_ns(const struct camera_calib *c, uint64_t now_ns);
 
 /* The markers' points on the surface, 0..1: u, v of marker i at 2i. */
 int camera_calib_points(double *uv, int max);

@@ -184,7 +184,7 @@ uint64_t calibrate_pass(struct calibrate *c, struct kiosk *k, struct camera *cam
 		c->hold_until = 0;
 	}
 	if (!c->run)
-		return c->hold_until;
+		return c->hold_until > now ? c->hold_until : 0;
 	/* the frame the phase waits for, if the camera has one */
 	if (camera_calib_wants(c->run, &after)) {
 		uint8_t *grey = NULL;
@@ -207,5 +207,5 @@ uint64_t calibrate_pass(struct calibrate *c, struct kiosk *k, struct camera *cam
 	kiosk_show_marker(k, &(struct kiosk_marker){ .dark = show.dark, .u = show.u,
 						     .v = show.v,
 						     .diameter_mm = show.diameter_mm });
-	return camera_calib_next_ns(c->run);
+	return camera_calib_next_ns(c->run, now);
 }
