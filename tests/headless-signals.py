@@ -14,6 +14,8 @@ service: its stats line, and its frames through a storm of signals.
   - However many SIGUSR1 come, a picture is taken at most once a second
     (each is a PNG encoded and synced: one a pass held a 720p loop at
     15 fps under 20 signals a second), and that is said once.
+  - SIGUSR2 asks for the camera's calibration, taken by the frame loop:
+    without --camera, said in one line, and the water goes on.
 
 The binary: $RIPPLE_KIOSK, else $top_builddir/src/ripple-kiosk."""
 
@@ -116,6 +118,13 @@ if p.poll() is None and first:
             "%d pictures" % wrote)
     t.check(log().count("SIGUSR1: a picture at most once a second") == 1,
             "the pictures not taken are said once", log()[-2000:])
+
+if p.poll() is None:
+    p.send_signal(signal.SIGUSR2)
+    said = "camera calibration (SIGUSR2): there is no camera (--camera); the water goes on"
+    t.check(waits.wait_until(lambda: said in log() or p.poll() is not None,
+                             waits.scaled(STOP_S), 0.1) and p.poll() is None,
+            "SIGUSR2 without a camera: said, and the water goes on", log()[-2000:])
 
 if p.poll() is None:
     p.send_signal(signal.SIGTERM)

@@ -106,8 +106,9 @@ static void test_last_call_wins(void)
 	post(h, "/sleep");
 	post(h, "/next-picture");
 	post(h, "/wake");
+	post(h, "/calibrate");
 	post(h, "/sleep");
-	CHECK_EQ(http_take(h), HTTP_RAIN | HTTP_NEXT_PICTURE | HTTP_SLEEP);
+	CHECK_EQ(http_take(h), HTTP_RAIN | HTTP_NEXT_PICTURE | HTTP_CALIBRATE | HTTP_SLEEP);
 
 	/* Taken between them: each in its pass, in order. */
 	post(h, "/sleep");

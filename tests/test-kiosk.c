@@ -428,6 +428,109 @@ static void test_windows(void)
 	kiosk_destroy(k);
 }
 
+/* ---- the camera's calibration markers ---- */
+
+/* A floor of 1 mm pixels: the marker's mm are its pixels. */
+#define MARK_W 400
+#define MARK_H 300
+
+/* The intensity-weighted centre of the picture's blue channel. */
+static void centroid(const uint32_t *px, int w, int h, double *cx, double *cy, double *sum)
+{
+	double sx = 0, sy = 0, s = 0;
+
+	for (int y = 0; y < h; y++)
+		for (int x = 0; x < w; x++) {
+			double v = px[(size_t)y * (size_t)w + (size_t)x] & 0xff;
+
+			sx += v * (x + 0.5);
+			sy += v * (y + 0.5);
+			s += v;
+		}
+	*cx = s > 0 ? sx / s : -1;
+	*cy = s > 0 ? sy / s : -1;
+	*sum = s;
+}
+
+/*
+ * kiosk_show_marker(): instead of the water, a Gaussian dot at its point of
+ * the surface, as wide as asked at half its height, on a screen, through a
+ * turned window and through a corner pin; black when dark; the water again
+ * after.
+ */
+static void test_marker(void)
+{
+	static uint32_t whole[MARK_W * MARK_H], water[MARK_W * MARK_H];
+	static uint32_t turned[MARK_W * MARK_H], pinned[MARK_W / 2 * MARK_H / 2];
+	const struct kiosk_window portrait = { 0, 0, MARK_W, MARK_H, 90, NULL };
+	struct render_target tw = { whole, MARK_W, MARK_H, MARK_W * 4, PIXEL_XRGB8888 };
+	struct render_target tt = { turned, MARK_H, MARK_W, MARK_H * 4, PIXEL_XRGB8888 };
+	struct render_target tp = { pinned, MARK_W / 2, MARK_H / 2, MARK_W / 2 * 4,
+				    PIXEL_XRGB8888 };
+	/* the output's pixels to the surface's: half the size, whole */
+	struct kiosk_pin pin = { .m = { 2, 0, 0, 0, 2, 0, 0, 0, 1 } };
+	const struct kiosk_window pinned_win = { 0, 0, MARK_W, MARK_H, 0, &pin };
+	struct kiosk_marker m = { .u = 0.25, .v = 0.75, .diameter_mm = 40 };
+	struct options o;
+	struct kiosk *k;
+	uint64_t gen;
+	double cx, cy, sum;
+	bool same = true;
+
+	base_options(&o);
+	CHECK_EQ(kiosk_create(&o, 0, MARK_W, MARK_H, MARK_W, MARK_H, &k), 0);
+	kiosk_advance(k, SEC);
+	CHECK_EQ(kiosk_render(k, &tw), 0);
+	memcpy(water, whole, sizeof(water));
+	gen = kiosk_generation(k);
+
+	kiosk_show_marker(k, &m);
+	CHECK(kiosk_generation(k) != gen);
+	CHECK_EQ(kiosk_render(k, &tw), 0);
+	centroid(whole, MARK_W, MARK_H, &cx, &cy, &sum);
+	printf("marker: centre %.3f,%.3f (asked %.1f,%.1f)\n", cx, cy, 0.25 * MARK_W,
+	       0.75 * MARK_H);
+	CHECK(fabs(cx - 0.25 * MARK_W) < 0.05 && fabs(cy - 0.75 * MARK_H) < 0.05);
+	/* its peak white, half of it 20 mm from the centre, nothing far off */
+	CHECK_EQ(whole[225 * MARK_W + 100] & 0xff, 255);
+	{
+		int half = whole[225 * MARK_W + 120] & 0xff;
+
+		CHECK(half >= 115 && half <= 140);
+	}
+	CHECK_EQ(whole[225 * MARK_W + 160] & 0xffffff, 0);
+	CHECK_EQ(whole[10 * MARK_W + 10], 0xff000000u);
+
+	/* turned 90 clockwise: logical (x, y) at physical (H-1-y, x) */
+	CHECK_EQ(kiosk_render_window(k, &tt, &portrait), 0);
+	for (int y = 0; y < MARK_H && same; y++)
+		for (int x = 0; x < MARK_W && same; x++)
+			same = turned[(size_t)x * MARK_H + (MARK_H - 1 - y)] ==
+			       whole[(size_t)y * MARK_W + (size_t)x];
+	CHECK(same);
+
+	/* through a corner pin: at the output's pixels its homography takes
+	 * to the dot's point */
+	CHECK_EQ(kiosk_render_window(k, &tp, &pinned_win), 0);
+	centroid(pinned, MARK_W / 2, MARK_H / 2, &cx, &cy, &sum);
+	printf("marker pinned: centre %.3f,%.3f (asked %.1f,%.1f)\n", cx, cy, 0.25 * MARK_W / 2,
+	       0.75 * MARK_H / 2);
+	CHECK(fabs(cx - 0.25 * MARK_W / 2) < 0.5 && fabs(cy - 0.75 * MARK_H / 2) < 0.5);
+
+	/* dark: black everywhere */
+	m.dark = true;
+	kiosk_show_marker(k, &m);
+	CHECK_EQ(kiosk_render(k, &tw), 0);
+	centroid(whole, MARK_W, MARK_H, &cx, &cy, &sum);
+	CHECK(sum == 0);
+
+	/* the water again */
+	kiosk_show_marker(k, NULL);
+	CHECK_EQ(kiosk_render(k, &tw), 0);
+	CHECK(memcmp(whole, water, sizeof(water)) == 0);
+	kiosk_destroy(k);
+}
+
 /* ---- stuck touches ---- */
 
 /* A screen of 1 mm pixels: jitter and moves in mm are plain pixels. */
@@ -1025,6 +1128,7 @@ int main(void)
 	RUN(test_closed_without_attract);
 	RUN(test_reconfigure);
 	RUN(test_windows);
+	RUN(test_marker);
 	RUN(test_stuck_touch);
 	RUN(test_stuck_touch_never);
 	RUN(test_gesture_held_until);

@@ -80,6 +80,7 @@ struct camera {
 	struct input_stones stones;
 	struct camera_touch touches[VISION_MAX_TRACKS];
 	int n_touches;
+	bool held;                       /* camera_hold_touches(): none land */
 	uint64_t applied_gen;
 	struct input_touch_time times[INPUT_TOUCH_TIMES];
 	int n_times;

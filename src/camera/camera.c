@@ -429,7 +429,19 @@ static void take_result(struct camera *cam, uint64_t now)
 			 "while nobody is on the floor (an IR-pass filter and IR lamps keep it "
 			 "out)", cam->src ? cam->src->name : cam->device);
 	}
-	camera_touches_apply(cam, &r);
+	if (cam->held)
+		camera_touches_lift(cam);
+	else
+		camera_touches_apply(cam, &r);
+}
+
+void camera_hold_touches(struct camera *cam, bool hold)
+{
+	if (!cam || hold == cam->held)
+		return;
+	cam->held = hold;
+	if (hold)
+		camera_touches_lift(cam);
 }
 
 int camera_create(const struct camera_config *c, struct camera **out)

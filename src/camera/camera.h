@@ -127,6 +127,9 @@ void camera_set_stones(struct camera *cam, const struct input_stones *s);
 /* A reload's --camera-absorb and --camera-min-size: the vision made anew
  * with them (its background learnt again), the device kept open. */
 void camera_set_vision(struct camera *cam, double absorb_s, double min_size_mm);
+/* Held (a calibration's markers, which the camera sees as feet): its
+ * touches lifted and none landing until let go. Accepts NULL. */
+void camera_hold_touches(struct camera *cam, bool hold);
 /* A new calibration (a reload, or a finished --camera-calibrate). */
 int camera_set_points(struct camera *cam, int n, const double *camera_xy,
 		      const double *surface_uv);

@@ -22,6 +22,7 @@ src_camera_libcamera_a_SOURCES = \
 	src/camera/camera.c \
 	src/camera/camera-touches.c \
 	src/camera/camera-picture.c \
-	src/camera/camera-options.c
+	src/camera/camera-options.c \
+	src/camera/camera-calibrate.c src/camera/camera-calibrate.h
 src_camera_libcamera_a_CFLAGS = $(AM_CFLAGS) $(JPEG_CFLAGS)
 CAMERA_LIBS = src/camera/libcamera.a $(JPEG_LIBS)

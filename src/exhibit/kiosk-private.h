@@ -207,6 +207,15 @@ struct kiosk {
 	bool surface_made;
 	uint64_t surface_generation;  /* kiosk_generation() it was drawn at */
 
+	/* The camera's calibration marker shown instead of the water
+	 * (kiosk-marker.c): the surface's picture of it, made when it
+	 * changes. */
+	bool marker_on;
+	struct kiosk_marker marker;
+	uint32_t *marker_px;
+	size_t marker_len;         /* bytes */
+	bool marker_made;
+
 	/* The corner-pinned outputs' own views, grids and pictures
 	 * (kiosk-pinned.c), the least recently used one replaced. */
 	struct pinned *pinned[KIOSK_MAX_VIEWS];
@@ -372,6 +381,14 @@ void kiosk_view_light(struct kiosk *k, struct view *v, const struct kiosk_window
  * negative errno (the output black). */
 int kiosk_render_pinned(struct kiosk *k, const struct render_target *target,
 			const struct kiosk_window *win);
+
+/* ---- kiosk-marker.c ---- */
+
+/* The calibration marker drawn into target in win's place (kiosk_show_marker). */
+int kiosk_render_marker(struct kiosk *k, const struct render_target *target,
+			const struct kiosk_window *win);
+/* Its picture freed. */
+void kiosk_marker_clear(struct kiosk *k);
 
 /* ---- kiosk-pinned.c ---- */
 

@@ -206,6 +206,8 @@ int kiosk_draw_window(struct kiosk *k, const struct render_target *target,
 	}
 	if (win->w < 1 || win->h < 1)
 		return -EINVAL;
+	if (k->marker_on)
+		return kiosk_render_marker(k, target, win);
 	if (win->pin)
 		return kiosk_render_pinned(k, target, win);
 	ret = view_for_window(k, target, win, snap, &j);

@@ -239,6 +239,7 @@ void kiosk_destroy(struct kiosk *k)
 	image_destroy(k->source);
 	kiosk_scaled_clear(k);
 	kiosk_surface_clear(k);
+	kiosk_marker_clear(k);
 	kiosk_pinned_clear(k);
 	free(k);
 }

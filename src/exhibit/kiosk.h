@@ -117,6 +117,20 @@ int kiosk_pin_prepare(struct kiosk *k, const struct kiosk_pin *pin, int w, int h
 /* Rows of pinned outputs' pixels made so far (a picture warped to their
  * pixels, their weights looked at): each is work a pixel. */
 uint64_t kiosk_pinned_rows(const struct kiosk *k);
+/*
+ * The camera's calibration (--camera-calibrate): every output shows,
+ * instead of the water, black (dark) or a dot at u, v of the surface
+ * (0..1), a Gaussian diameter_mm across at half its height on the floor,
+ * through its window and its corner pin as the water would be, so that it
+ * lands on the same point of the floor whatever the projectors' keystone.
+ * NULL: the water again. The water goes on stepping underneath.
+ */
+struct kiosk_marker {
+	bool dark;
+	double u, v;
+	double diameter_mm;
+};
+void kiosk_show_marker(struct kiosk *k, const struct kiosk_marker *m);
 /* Black, as a panel outside the wall (or asleep) shows. */
 void kiosk_render_black(const struct render_target *target);
 

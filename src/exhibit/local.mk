@@ -10,6 +10,7 @@ src_exhibit_librk_exhibit_a_SOURCES = \
 	src/exhibit/kiosk-view.c \
 	src/exhibit/kiosk-light.c \
 	src/exhibit/kiosk-surface.c \
+	src/exhibit/kiosk-marker.c \
 	src/exhibit/kiosk-show.c \
 	src/exhibit/drift.c src/exhibit/drift.h
 EXHIBIT_LIBS = src/exhibit/librk-exhibit.a

@@ -541,6 +541,7 @@ static const struct route routes[] = {
 	{ "/camera.png", 0 }, { "/usage.csv", 0 }, { "/touches.png", 0 },
 	{ "/reload", HTTP_RELOAD }, { "/next-picture", HTTP_NEXT_PICTURE },
 	{ "/sleep", HTTP_SLEEP }, { "/wake", HTTP_WAKE }, { "/rain", HTTP_RAIN },
+	{ "/calibrate", HTTP_CALIBRATE },
 };
 
 static void refuse(struct http *h, struct http_reply *r, enum http_refusal why, int status,

@@ -3,7 +3,8 @@
  * (--http ADDR:PORT, or a socket systemd hands over), on a thread of its
  * own. Anyone who can reach it reads the status page, /metrics,
  * /status.json, /screen.png, /usage.csv and /touches.png; with the token
- * (--http-token-file) POST /reload, /next-picture, /sleep, /wake and /rain
+ * (--http-token-file) POST /reload, /next-picture, /sleep, /wake, /rain and
+ * /calibrate
  * ask the frame loop to act. The frame loop never waits for it: it
  * publishes a copy of its facts under a short lock, and a copy of a frame
  * only when a client asked for one; the PNG is made on the server's side.
@@ -104,6 +105,7 @@ enum http_command {
 	HTTP_SLEEP = 1u << 2,
 	HTTP_WAKE = 1u << 3,
 	HTTP_RAIN = 1u << 4,
+	HTTP_CALIBRATE = 1u << 5,   /* the camera calibrated by markers */
 };
 
 /*

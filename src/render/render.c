@@ -115,12 +115,8 @@ void render_physical_size(int rotation, int width, int height, int *pw, int *ph)
 	}
 }
 
-/*
- * Where logical pixel (0, y) lands in the physical buffer and how far one
- * step in x moves, both in bytes. Turning clockwise by 90 puts logical
- * (x, y) at physical (H-1-y, x).
- */
-static void row_layout(const struct render_target *dst, int rotation, int width, int height,
+/* Turning clockwise by 90 puts logical (x, y) at physical (H-1-y, x). */
+void render_row_layout(const struct render_target *dst, int rotation, int width, int height,
 		       int y, ptrdiff_t *start, ptrdiff_t *step)
 {
 	const ptrdiff_t bpp = pixel_format_bpp(dst->format);
@@ -173,7 +169,7 @@ static bool render_row_at(struct render_row *row, const struct render_plane *hp,
 	row->up2 = y2 > 0 ? mid2 - h_pitch : NULL;
 	row->mid2 = mid2;
 	row->down2 = y2 < height - 1 ? mid2 + h_pitch : NULL;
-	row_layout(dst, p->rotation, width, height, y, &start, &step);
+	render_row_layout(dst, p->rotation, width, height, y, &start, &step);
 	row->out = (uint8_t *)dst->pixels + start;
 	row->step = step;
 	row->gain = p->gain ? p->gain + (ptrdiff_t)((y >> 1) - p->gain_y0) * (ptrdiff_t)p->gain_pitch

@@ -87,5 +87,9 @@ int render_rows_window(const struct render_params *p, const struct render_plane 
 
 /* 0 and the physical size a logical width x height takes under rotation. */
 void render_physical_size(int rotation, int width, int height, int *pw, int *ph);
+/* Where logical pixel (0, y) of a width x height picture lands in dst,
+ * turned by rotation, and how far one step in x moves, both in bytes. */
+void render_row_layout(const struct render_target *dst, int rotation, int width, int height,
+		       int y, ptrdiff_t *start, ptrdiff_t *step);
 
 #endif

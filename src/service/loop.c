@@ -14,6 +14,7 @@
 #include "input/input.h"
 #include "input/touch-script.h"
 #include "render/render.h"
+#include "service/calibrate.h"
 #include "service/heights.h"
 #include "service/latency.h"
 #include "service/loop-private.h"
@@ -122,6 +123,11 @@ void loop_set_tuio(struct loop *l, struct tuio *t)
 void loop_set_camera(struct loop *l, struct camera *c)
 {
 	l->camera = c;
+}
+
+void loop_set_calibrate(struct loop *l, struct calibrate *c)
+{
+	l->calibrate = c;
 }
 
 void loop_set_input(struct loop *l, struct input *in)
@@ -504,7 +510,7 @@ int loop_follow_outputs(struct loop *l, const struct options *o, uint64_t now)
 
 int loop_frame(struct loop *l, const struct options *o, uint64_t now, uint64_t *wake)
 {
-	uint64_t start;
+	uint64_t start, calibrate_wake;
 	int ret;
 
 	l->pass_now = now;
@@ -529,6 +535,9 @@ int loop_frame(struct loop *l, const struct options *o, uint64_t now, uint64_t *
 	 * tracks the vision has finished (a batch: the camera frames due by
 	 * the frame's time, processed now). */
 	camera_apply(l->camera, now);
+	/* --camera-calibrate: with the camera's frames up to now, the marker
+	 * this frame shows instead of the water. */
+	calibrate_wake = calibrate_pass(l->calibrate, l->k, l->camera, now);
 	/* Touches read before a step are in that step. */
 	loop_play_script(l, o, now, start);
 	l->step_ns = l->outputs[0].info.record_every ? start : loop_pass_clock(l);
@@ -544,6 +553,7 @@ int loop_frame(struct loop *l, const struct options *o, uint64_t now, uint64_t *
 	loop_committed(l, now);
 	*wake = clock_earliest(*wake, kiosk_next_wake_ns(l->k));
 	*wake = clock_earliest(*wake, loop_script_next_ns(l));
+	*wake = clock_earliest(*wake, calibrate_wake);
 	/* A reload's projector weights on their way (made off the loop, then
 	 * made ready a step a frame): looked at each frame, also over still
 	 * water, which would otherwise wait for a touch to show them. */

@@ -56,6 +56,11 @@ void loop_set_tuio(struct loop *l, struct tuio *t);
  * are put on it each frame before the steps (camera_apply()); NULL: none. */
 struct camera;
 void loop_set_camera(struct loop *l, struct camera *c);
+/* The camera's calibration (service/calibrate.h), run each frame after
+ * the camera's frames are in: its markers drawn instead of the water;
+ * NULL: none. */
+struct calibrate;
+void loop_set_calibrate(struct loop *l, struct calibrate *c);
 /* After each frame drawn for the first output: tap(data, the frame) (NULL: none). */
 void loop_set_frame_tap(struct loop *l, void (*tap)(void *data, const struct render_target *t),
 			void *data);

@@ -18,6 +18,7 @@
 #include "exhibit/kiosk.h"
 #include "input/input.h"
 #include "input/touch-script.h"
+#include "service/calibrate.h"
 #include "service/health.h"
 #include "service/latency.h"
 #include "service/listen-fds.h"
@@ -38,6 +39,7 @@
 struct asked {
 	bool screenshot;           /* SIGUSR1 */
 	bool reload;               /* SIGHUP */
+	bool calibrate;            /* SIGUSR2: the camera's markers */
 	int stop;                  /* SIGTERM or SIGINT, the first; 0: none */
 };
 
@@ -47,6 +49,8 @@ static void note_signal(struct asked *a, int sig)
 		a->screenshot = true;
 	else if (sig == SIGHUP)
 		a->reload = true;
+	else if (sig == SIGUSR2)
+		a->calibrate = true;
 	else if (!a->stop)
 		a->stop = sig;
 }
@@ -55,6 +59,7 @@ static void note_signal(struct asked *a, int sig)
 struct feeds {
 	struct tuio *tuio;
 	struct camera *camera;
+	struct calibrate *calibrate;   /* its markers (service/calibrate.h) */
 };
 
 /* The trackers' and the camera's stones, its calibration and tuning, from
@@ -101,8 +106,11 @@ static void answer_signals(struct asked *a, struct loop *l, struct screenshots *
 		screenshots_take(shots, l, usage, o->state_dir, clock_now_ns());
 	if (a->reload)
 		reload(l, src, o, f);
+	if (a->calibrate)
+		calibrate_ask(f ? f->calibrate : NULL, "SIGUSR2");
 	a->screenshot = false;
 	a->reload = false;
+	a->calibrate = false;
 }
 
 /*
@@ -129,6 +137,19 @@ static int take_signals(const sigset_t *set, struct loop *l, struct screenshots 
 		a.reload = false;
 	answer_signals(&a, l, shots, NULL, src, o, f);
 	return a.stop;
+}
+
+/* The camera's calibration, as a live run keeps it: the saved one taken,
+ * --camera-calibrate begun at the first frame (service/calibrate.h). */
+static struct calibrate *calibration(const struct options *o, struct loop *l,
+				     struct camera *cam)
+{
+	char buf[PATH_MAX];
+	struct calibrate *c = calibrate_create(o, state_dir_resolve(o->state_dir, buf,
+								    sizeof(buf)), cam);
+
+	loop_set_calibrate(l, c);
+	return c;
 }
 
 /* A real-time run's sources: the signals, the status server, the trackers. */
@@ -215,7 +236,8 @@ static int run_realtime(const struct options_source *src, struct options *o, str
 	if (window_create(o, dir, &window) < 0)
 		log_warn("no status page; the water goes on without it");
 	tuio = trackers(o, l);
-	feeds = (struct feeds){ tuio, camera(o, l, false) };
+	feeds = (struct feeds){ tuio, camera(o, l, false), NULL };
+	feeds.calibrate = calibration(o, l, feeds.camera);
 	ret = 0;
 	pfds[RT_SIGNALS].fd = signalfd(-1, signals, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (ret == 0 && pfds[RT_SIGNALS].fd < 0) {
@@ -245,7 +267,8 @@ static int run_realtime(const struct options_source *src, struct options *o, str
 		hv.asleep = loop_kiosk(l) && kiosk_dark(loop_kiosk(l));
 		health_check(h, &hv, now);
 		again = window_pass(window, &(struct window_view){ l, NULL, st, usage,
-					 hv.asleep, NULL, tuio, feeds.camera }, now, &reload);
+					 hv.asleep, NULL, tuio, feeds.camera,
+					 feeds.calibrate }, now, &reload);
 		/* The status page's reload, and what the signals of the last
 		 * wait asked for, once, between the frames as a live run
 		 * does. */
@@ -291,6 +314,8 @@ static int run_realtime(const struct options_source *src, struct options *o, str
 	usage_destroy(usage);
 	loop_set_tuio(l, NULL);
 	tuio_destroy(tuio);
+	loop_set_calibrate(l, NULL);
+	calibrate_destroy(feeds.calibrate);
 	loop_set_camera(l, NULL);
 	camera_destroy(feeds.camera);
 	if (pfds[RT_SIGNALS].fd >= 0)
@@ -307,7 +332,7 @@ int run_headless(struct options *o, const struct options_source *src, struct dis
 	struct screenshots *shots = NULL;
 	struct loop *l = NULL;
 	struct health *h = NULL;
-	struct feeds feeds = { NULL, NULL };
+	struct feeds feeds = { NULL, NULL, NULL };
 	sigset_t signals;
 	int frames = 0, sig = 0;
 	int ret;
@@ -345,6 +370,7 @@ int run_headless(struct options *o, const struct options_source *src, struct dis
 	if (ret == 0) {
 		loop_set_batch(l, true);
 		feeds.camera = camera(o, l, true);
+		feeds.calibrate = calibration(o, l, feeds.camera);
 	}
 	while (ret == 0 && frames < o->frames && !sig) {
 		uint64_t wake;
@@ -376,8 +402,11 @@ int run_headless(struct options *o, const struct options_source *src, struct dis
 	if (ret == 0 && o->verbose)
 		latency_say_run(loop_latency(l), "on the virtual clock");
 	screenshots_destroy(shots);
-	if (l)
+	if (l) {
+		loop_set_calibrate(l, NULL);
 		loop_set_camera(l, NULL);
+	}
+	calibrate_destroy(feeds.calibrate);
 	camera_destroy(feeds.camera);
 	loop_destroy(l);
 	health_destroy(h);

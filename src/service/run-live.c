@@ -23,6 +23,7 @@
 #include "exhibit/kiosk.h"
 #include "input/input.h"
 #include "input/touch-script.h"
+#include "service/calibrate.h"
 #include "service/health.h"
 #include "service/latency.h"
 #include "service/listen-fds.h"
@@ -69,6 +70,7 @@ struct live {
 	int cec_source;            /* its entry in sources[], -1: none */
 	int tuio_source;           /* the trackers' entry, -1: none */
 	struct camera *camera;     /* NULL: --camera off, or refused (said) */
+	struct calibrate *calibrate;  /* its markers; NULL: no memory for it */
 	int camera_source;         /* its entry, -1: none */
 	int uevent_fd;             /* video4linux's uevents for the camera, -1: none */
 
@@ -178,6 +180,7 @@ static void apply_camera_settings(struct live *l, const struct options *was,
 		if (l->camera_source >= 0)
 			l->sources[l->camera_source].fd = -1;
 		(void)setup_camera(l, next);
+		calibrate_load(l->calibrate, next, l->camera);
 		return;
 	}
 	if (!l->camera)
@@ -228,6 +231,10 @@ static int on_signal(struct live *l)
 		}
 		if (si.ssi_signo == SIGHUP) {
 			l->reload = true;
+			continue;
+		}
+		if (si.ssi_signo == SIGUSR2) {
+			calibrate_ask(l->calibrate, "SIGUSR2");
 			continue;
 		}
 		log_info("%s: giving the screen back", strsignal((int)si.ssi_signo));
@@ -514,7 +521,13 @@ static int live_setup(struct live *l, struct touch_script *script)
 		loop_set_input(l->loop, l->input);
 	}
 	setup_trackers(l);
-	return setup_camera(l, l->o);
+	ret = setup_camera(l, l->o);
+	/* The saved calibration taken, --camera-calibrate begun at the first
+	 * frame; without the memory for it the camera keeps its own. */
+	l->calibrate = calibrate_create(l->o, state_dir_resolve(l->o->state_dir, dir,
+								  sizeof(dir)), l->camera);
+	loop_set_calibrate(l->loop, l->calibrate);
+	return ret;
 }
 
 int run_live(struct options *o, const struct options_source *src, struct display *d,
@@ -553,7 +566,8 @@ int run_live(struct options *o, const struct options_source *src, struct display
 		hv.cec = l.cec;
 		health_check(l.health, &hv, now);
 		again = window_pass(l.window, &(struct window_view){ l.loop, l.input,
-				    health_stats(l.health), l.usage, hv.asleep, l.cec, l.tuio, l.camera },
+				    health_stats(l.health), l.usage, hv.asleep, l.cec, l.tuio, l.camera,
+				    l.calibrate },
 				    now,
 				    &l.reload);
 		if (l.screenshot) {
@@ -617,6 +631,7 @@ int run_live(struct options *o, const struct options_source *src, struct display
 	loop_destroy(l.loop);
 	input_destroy(l.input);
 	tuio_destroy(l.tuio);
+	calibrate_destroy(l.calibrate);
 	camera_destroy(l.camera);
 	if (l.uevent_fd >= 0)
 		close(l.uevent_fd);

@@ -12,5 +12,6 @@ int signals_block(sigset_t *set)
 	sigaddset(set, SIGINT);
 	sigaddset(set, SIGHUP);
 	sigaddset(set, SIGUSR1);
+	sigaddset(set, SIGUSR2);
 	return -pthread_sigmask(SIG_BLOCK, set, NULL);
 }

@@ -21,6 +21,7 @@
 #include "http/http.h"
 #include "input/input.h"
 #include "render/render.h"
+#include "service/calibrate.h"
 #include "service/latency.h"
 #include "service/listen-fds.h"
 #include "service/loop.h"
@@ -309,6 +310,11 @@ bool window_pass(struct window *w, const struct window_view *v, uint64_t now, bo
 	if (!w)
 		return false;
 	asked = http_take(w->http);
+	if (asked & HTTP_CALIBRATE) {
+		log_info("http: camera calibration asked for");
+		calibrate_ask(v->calibrate, "the status page");
+		again = true;
+	}
 	if (asked & HTTP_RELOAD) {
 		log_info("http: reload asked for");
 		*reload = true;

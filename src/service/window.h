@@ -9,6 +9,7 @@
 
 #include <stdint.h>
 
+struct calibrate;
 struct camera;
 struct cec;
 struct input;
@@ -39,6 +40,8 @@ struct window_view {
 	const struct cec *cec;      /* NULL: --cec off */
 	const struct tuio *tuio;    /* NULL: --tuio off */
 	struct camera *camera;      /* NULL: --camera off */
+	/* POST /calibrate asks it (service/calibrate.h); NULL: no camera */
+	struct calibrate *calibrate;
 };
 
 /*

@@ -15,6 +15,7 @@
 #include "base/homography.h"
 #include "base/log.h"
 #include "base/util.h"
+#include "camera/camera-calibrate.h"
 #include "camera/camera.h"
 #include "input/input.h"
 #include "render/render.h"
@@ -1271,6 +1272,28 @@ const struct option_row options_table[] = {
 		       STR(CAMERA_POINTS_MAX) " in all, fitted by least squares.",
 	},
 	{
+		.name = "camera-calibrate", .group = GROUP_TOUCH, .type = OPTION_FLAG,
+		.def = "no", .example = "yes",
+		.reload = RELOAD_RESTART, FIELD(camera_calibrate),
+		.help = "at the start, the projectors show markers for the camera to find, and its "
+			"calibration is saved in the state directory (also SIGUSR2, POST /calibrate)",
+		.man = "At the start the outputs show, instead of the water, the floor dark and\n"
+		       "then a bright dot " STR(CAMERA_CALIB_DOT_MM) " mm across at nine points of the\n"
+		       "surface in turn (" STR(CAMERA_CALIB_PHASE_MS) " ms each, about five seconds in\n"
+		       "all); the camera finds each, the homography is fitted and checked, and\n"
+		       "the surface\\(aqs corners as the camera sees them are written to\n"
+		       ".I camera-corners\n"
+		       "in the state directory, which later starts take when no\n"
+		       ".B \\-\\-camera\\-corners\n"
+		       "is given. A marker not found is named in one line and the calibration\n"
+		       "in force stays.\n"
+		       ".B SIGUSR2\n"
+		       "and the status page\\(aqs\n"
+		       ".B POST /calibrate\n"
+		       "do the same while it runs. A camera behind an IR-pass filter does not see\n"
+		       "the markers: calibrate it with the filter off, or by hand.",
+	},
+	{
 		.name = "camera-mains", .group = GROUP_TOUCH, .type = OPTION_CHOICE,
 		.choices = mains, .def = STR(OPTIONS_DEFAULT_CAMERA_MAINS_HZ), .example = "60",
 		.reload = RELOAD_LIVE, FIELD(camera_mains_hz),
@@ -1337,10 +1360,13 @@ const struct option_row options_table[] = {
 		       ".BR \"POST /reload\" ,\n"
 		       ".BR /next-picture ,\n"
 		       ".BR /sleep ,\n"
-		       ".B /wake\n"
-		       "and\n"
+		       ".BR /wake ,\n"
 		       ".B /rain\n"
-		       "act when they carry\n"
+		       "and\n"
+		       ".B /calibrate\n"
+		       "(the camera's, as\n"
+		       ".B --camera-calibrate\n"
+		       "does) act when they carry\n"
 		       ".BR \"Authorization: Bearer \" \\fITOKEN\\fR\n"
 		       "(the scheme in any case), compared in constant time; without it they are\n"
 		       "refused.\n"

@@ -308,6 +308,7 @@ struct options {
 	const char *camera_record;    /* --camera-record DIR; NULL: none */
 	const char *camera_corners;   /* --camera-corners; NULL: the picture is the surface */
 	int camera_mains_hz;          /* 50 or 60 */
+	bool camera_calibrate;        /* --camera-calibrate: at the start */
 	/* ---- end the exhibit ---- */
 
 	bool verbose;
