@@ -427,7 +427,9 @@ def unplugged(vm, port, cap, out_node):
     the last handle on it closes, without a uevent: a handle on the output
     node held meanwhile keeps it gone while the unplugged kiosk is looked
     at; let go, the kiosk takes the camera again by itself."""
-    vm.start("hold", "sh", "-c", "exec 3<>%s; exec sleep 100000" % out_node)
+    vm.start("hold", "sh", "-c", "exec 3<>%s && echo held && exec sleep 100000" % out_node)
+    log, ok = vm.wait_log("hold", r"^held")
+    t.check(ok, "a handle held on vivid's output", log)
     reading = len(re.findall(READING, vm.log("rk"), re.M))
     lines_before = len(vm.log("rk").splitlines())
     rc, out = ctl(vm, cap, "-c disconnect=1")
