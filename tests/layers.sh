@@ -20,7 +20,7 @@ src="${top_srcdir:-.}/src"
 bench="${top_srcdir:-.}/bench"
 build="${top_builddir:-.}"
 NM="${NM:-nm}"
-LAYERS="base render water image display wall input tuio settings exhibit sound cec http service"
+LAYERS="base render water image display wall input tuio vision camera settings exhibit sound cec http service"
 fail=0
 
 rank() {

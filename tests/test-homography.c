@@ -138,6 +138,65 @@ static void onto(void)
 	CHECK(fabs(u - 0.5) < 1e-12 && v == 1);
 }
 
+/* The least squares fit: four pairs exactly as the corners give, twenty
+ * noisy ones near the homography that made them, degenerate sets refused. */
+static void fitted(void)
+{
+	static const double unit[8] = { 0, 0, 1, 0, 1, 1, 0, 1 };
+	/* The noise: uniform in +-NOISE (a marker found within a pixel of
+	 * 640), its error on the surface within FIT_TOL (a few times it,
+	 * averaged down over twenty). */
+	const double NOISE = 1.0 / 640, FIT_TOL = 2.0 / 640;
+	struct homography h, want;
+	double from[40], to[40], u, v, worst = 0;
+	unsigned seed = 12345;
+
+	CHECK_EQ(homography_from_corners(floor_seen, &want), 0);
+	CHECK_EQ(homography_fit(floor_seen, unit, 4, &h), 0);
+	for (int i = 0; i < 9; i++)
+		CHECK(fabs(h.m[i] - want.m[i]) < 1e-9);
+	/* twenty points over the floor, seen with noise */
+	for (int i = 0; i < 20; i++) {
+		double a = (i % 5) / 4.0, b = (i / 5) / 3.0;
+		struct homography to_floor;
+
+		CHECK_EQ(homography_to_corners(floor_seen, &to_floor), 0);
+		CHECK(homography_apply(&to_floor, a, b, &from[2 * i], &from[2 * i + 1]));
+		for (int k = 0; k < 2; k++) {
+			seed = seed * 1103515245u + 12345u;
+			from[2 * i + k] += NOISE * (2.0 * ((seed >> 8) & 0xffff) / 0xffff - 1);
+		}
+		to[2 * i] = a;
+		to[2 * i + 1] = b;
+	}
+	CHECK_EQ(homography_fit(from, to, 20, &h), 0);
+	for (int i = 0; i <= 10; i++) {
+		for (int j = 0; j <= 10; j++) {
+			double x = floor_seen[0] + (floor_seen[2] - floor_seen[0]) * i / 10.0;
+			double y = floor_seen[1] + (floor_seen[7] - floor_seen[1]) * j / 10.0;
+			double wu, wv;
+
+			CHECK(homography_apply(&h, x, y, &u, &v));
+			CHECK(homography_apply(&want, x, y, &wu, &wv));
+			worst = fmax(worst, hypot(u - wu, v - wv));
+		}
+	}
+	printf("fit of 20 noisy points: worst error %.5f (bound %.5f)\n", worst, FIT_TOL);
+	CHECK(worst < FIT_TOL);
+	/* degenerate: too few, all in a line, three of four in a line, not finite */
+	{
+		double line[8] = { 0, 0, 1, 1, 2, 2, 3, 3 };
+		double three[8] = { 0, 0, 1, 0, 2, 0, 0, 1 };
+		double nan4[8] = { 0, 0, 1, 0, 1, 1, NAN, 1 };
+
+		CHECK_EQ(homography_fit(floor_seen, unit, 3, &h), -EINVAL);
+		CHECK_EQ(homography_fit(line, unit, 4, &h), -EINVAL);
+		CHECK_EQ(homography_fit(unit, line, 4, &h), -EINVAL);
+		CHECK_EQ(homography_fit(three, unit, 4, &h), -EINVAL);
+		CHECK_EQ(homography_fit(nan4, unit, 4, &h), -EINVAL);
+	}
+}
+
 int main(void)
 {
 	RUN(corners_to_corners);
@@ -146,5 +205,6 @@ int main(void)
 	RUN(refused);
 	RUN(checked);
 	RUN(onto);
+	RUN(fitted);
 	return CHECK_EXIT();
 }

@@ -354,7 +354,7 @@ static void test_stop_answers_waiters(void)
 	CHECK_EQ(pthread_create(&thread, NULL, wait_screen, &w), 0);
 	/* The request asks for a frame under the lock, which it gives up only
 	 * to wait: once asked, http_stop_waits() finds it waiting. */
-	while (!atomic_load(&h->frame_wanted) && !atomic_load(&w.done))
+	while (!atomic_load(&h->screen.wanted) && !atomic_load(&w.done))
 		nanosleep(&tick, NULL);
 	http_stop_waits(h);
 	clock_gettime(CLOCK_REALTIME, &until);
@@ -364,7 +364,7 @@ static void test_stop_answers_waiters(void)
 	if (!answered) {
 		/* Still waiting: the test has failed; a frame (of none) ends it. */
 		pthread_mutex_lock(&h->lock);
-		h->frame_serial++;
+		h->screen.frame_serial++;
 		pthread_cond_broadcast(&h->frame_came);
 		pthread_mutex_unlock(&h->lock);
 		pthread_join(thread, NULL);

@@ -180,3 +180,152 @@ int homography_check_corners(const char *text, char *err, size_t errlen)
 	}
 	return 0;
 }
+
+/*
+ * homography_fit: the normalised direct linear transform (Hartley and
+ * Zisserman, "Multiple View Geometry", 2nd ed., algorithm 4.2). Each set of
+ * points is moved to its centroid and scaled to a mean distance of sqrt(2)
+ * from it, so that the equations' coefficients are of one size; each pair
+ * gives two rows of A h = 0, and h is the unit vector that minimises |A h|:
+ * the eigenvector of A'A with the smallest eigenvalue (A's smallest
+ * singular vector), found by Jacobi rotations (Golub and Van Loan, 8.5).
+ * Degenerate points leave more than one such vector: a second eigenvalue
+ * near the smallest.
+ */
+#define FIT_N 9
+/* Jacobi sweeps: a 9 x 9 converges in well under ten. */
+#define FIT_SWEEPS 50
+/* The second smallest eigenvalue against the largest: below, the points
+ * fix no single homography. */
+#define FIT_RANK_EPS 1e-10
+
+/* t: the similarity taking points p (n of them) to centroid 0, mean distance sqrt 2. */
+static int fit_normalise(const double *p, int n, double t[3])
+{
+	double cx = 0, cy = 0, d = 0;
+
+	for (int i = 0; i < n; i++) {
+		if (!isfinite(p[2 * i]) || !isfinite(p[2 * i + 1]))
+			return -EINVAL;
+		cx += p[2 * i];
+		cy += p[2 * i + 1];
+	}
+	cx /= n;
+	cy /= n;
+	for (int i = 0; i < n; i++)
+		d += hypot(p[2 * i] - cx, p[2 * i + 1] - cy);
+	d /= n;
+	if (!(d > DEGENERATE))
+		return -EINVAL;
+	t[0] = sqrt(2.0) / d;   /* x' = s (x - cx) */
+	t[1] = cx;
+	t[2] = cy;
+	return 0;
+}
+
+/* The eigenvalues of the symmetric a (destroyed) into e, their vectors the
+ * columns of v. */
+static void fit_jacobi(double a[FIT_N][FIT_N], double e[FIT_N], double v[FIT_N][FIT_N])
+{
+	for (int i = 0; i < FIT_N; i++)
+		for (int j = 0; j < FIT_N; j++)
+			v[i][j] = i == j;
+	for (int sweep = 0; sweep < FIT_SWEEPS; sweep++) {
+		double off = 0;
+
+		for (int p = 0; p < FIT_N; p++)
+			for (int q = p + 1; q < FIT_N; q++)
+				off += a[p][q] * a[p][q];
+		if (off < 1e-30)
+			break;
+		for (int p = 0; p < FIT_N; p++) {
+			for (int q = p + 1; q < FIT_N; q++) {
+				double theta, t, c, s;
+
+				if (a[p][q] == 0)
+					continue;
+				theta = (a[q][q] - a[p][p]) / (2 * a[p][q]);
+				t = (theta >= 0 ? 1 : -1) / (fabs(theta) + sqrt(theta * theta + 1));
+				c = 1 / sqrt(t * t + 1);
+				s = t * c;
+				for (int k = 0; k < FIT_N; k++) {
+					double akp = a[k][p], akq = a[k][q];
+
+					a[k][p] = c * akp - s * akq;
+					a[k][q] = s * akp + c * akq;
+				}
+				for (int k = 0; k < FIT_N; k++) {
+					double apk = a[p][k], aqk = a[q][k];
+
+					a[p][k] = c * apk - s * aqk;
+					a[q][k] = s * apk + c * aqk;
+				}
+				for (int k = 0; k < FIT_N; k++) {
+					double vkp = v[k][p], vkq = v[k][q];
+
+					v[k][p] = c * vkp - s * vkq;
+					v[k][q] = s * vkp + c * vkq;
+				}
+			}
+		}
+	}
+	for (int i = 0; i < FIT_N; i++)
+		e[i] = a[i][i];
+}
+
+int homography_fit(const double *from, const double *to, int n, struct homography *h)
+{
+	double tf[3], tt[3], ata[FIT_N][FIT_N] = { { 0 } }, e[FIT_N], vec[FIT_N][FIT_N];
+	double hn[FIT_N], m[FIT_N], emax = 0;
+	int lo = 0, second = -1;
+
+	if (n < HOMOGRAPHY_CORNERS || fit_normalise(from, n, tf) < 0 ||
+	    fit_normalise(to, n, tt) < 0)
+		return -EINVAL;
+	for (int i = 0; i < n; i++) {
+		double x = tf[0] * (from[2 * i] - tf[1]), y = tf[0] * (from[2 * i + 1] - tf[2]);
+		double u = tt[0] * (to[2 * i] - tt[1]), w = tt[0] * (to[2 * i + 1] - tt[2]);
+		/* u = (h0 x + h1 y + h2) / (h6 x + h7 y + h8), and w so */
+		double r1[FIT_N] = { x, y, 1, 0, 0, 0, -u * x, -u * y, -u };
+		double r2[FIT_N] = { 0, 0, 0, x, y, 1, -w * x, -w * y, -w };
+
+		for (int a = 0; a < FIT_N; a++)
+			for (int b = 0; b < FIT_N; b++)
+				ata[a][b] += r1[a] * r1[b] + r2[a] * r2[b];
+	}
+	fit_jacobi(ata, e, vec);
+	for (int i = 0; i < FIT_N; i++) {
+		emax = fmax(emax, fabs(e[i]));
+		if (e[i] < e[lo])
+			lo = i;
+	}
+	for (int i = 0; i < FIT_N; i++)
+		if (i != lo && (second < 0 || e[i] < e[second]))
+			second = i;
+	if (!(e[second] > FIT_RANK_EPS * emax))
+		return -EINVAL;
+	for (int i = 0; i < FIT_N; i++)
+		hn[i] = vec[i][lo];
+	/* Undo the normalisations: H = Tt^-1 Hn Tf, Tf = [s 0 -s cx; 0 s -s cy; 0 0 1]. */
+	{
+		double s = tf[0], cx = tf[1], cy = tf[2], st = tt[0], ux = tt[1], uy = tt[2];
+		double a[FIT_N];   /* Hn Tf */
+
+		for (int r = 0; r < 3; r++) {
+			a[3 * r] = hn[3 * r] * s;
+			a[3 * r + 1] = hn[3 * r + 1] * s;
+			a[3 * r + 2] = hn[3 * r + 2] - s * (hn[3 * r] * cx + hn[3 * r + 1] * cy);
+		}
+		/* Tt^-1 = [1/st 0 ux; 0 1/st uy; 0 0 1] */
+		for (int c = 0; c < 3; c++) {
+			m[c] = a[c] / st + ux * a[6 + c];
+			m[3 + c] = a[3 + c] / st + uy * a[6 + c];
+			m[6 + c] = a[6 + c];
+		}
+	}
+	if (!(fabs(m[8]) > DEGENERATE * (fabs(m[6]) + fabs(m[7]) + 1)))
+		return -EINVAL;
+	for (int i = 0; i < FIT_N; i++)
+		h->m[i] = m[i] / m[8];
+	return 0;
+}

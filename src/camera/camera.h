@@ -79,8 +79,27 @@ struct camera_counts {
 	char source[128];            /* what it is reading */
 };
 
+/*
+ * The options' values (camera-options.c): 0, or -EINVAL with what was
+ * wrong and what was expected in err. --camera-mode "WxH@FPS" (or "WxH");
+ * --camera-scale "WxH" within the vision's largest; --camera-corners
+ * "X,Y X,Y X,Y X,Y [X,Y=U,V ...]": the surface's corners as the camera
+ * sees them (0..1 of its picture; clockwise, checked as --tuio-corners),
+ * and more points, camera = surface, into camera_xy and surface_uv (at
+ * most CAMERA_POINTS_MAX; *n of them). The checks are the options' own.
+ */
+int camera_parse_mode(const char *text, struct camera_mode *m, char *err, size_t errlen);
+int camera_check_mode(const char *text, char *err, size_t errlen);
+int camera_parse_scale(const char *text, int *w, int *h, char *err, size_t errlen);
+int camera_check_scale(const char *text, char *err, size_t errlen);
+int camera_parse_points(const char *text, int *n, double *camera_xy, double *surface_uv,
+			char *err, size_t errlen);
+int camera_check_points(const char *text, char *err, size_t errlen);
+
 int camera_create(const struct camera_config *c, struct camera **out);
-void camera_destroy(struct camera *cam);   /* accepts NULL; lifts nothing */
+/* Accepts NULL. Its touches are lifted from the water it is aimed at
+ * (none once camera_set_target() took it off a water that went). */
+void camera_destroy(struct camera *cam);
 
 /* The fd to poll (readable: camera_dispatch), -1 while there is none. */
 int camera_get_fd(const struct camera *cam);
@@ -99,6 +118,9 @@ void camera_uevent(struct camera *cam, const struct uevent *ev);
 void camera_set_target(struct camera *cam, struct gesture *g, int screen_w, int screen_h,
 		       double mm_w, double mm_h);
 void camera_set_stones(struct camera *cam, const struct input_stones *s);
+/* A reload's --camera-absorb and --camera-min-size: the vision made anew
+ * with them (its background learnt again), the device kept open. */
+void camera_set_vision(struct camera *cam, double absorb_s, double min_size_mm);
 /* A new calibration (a reload, or a finished --camera-calibrate). */
 int camera_set_points(struct camera *cam, int n, const double *camera_xy,
 		      const double *surface_uv);

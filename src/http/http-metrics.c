@@ -159,16 +159,59 @@ static void tuio_metrics(struct buf *b, const struct http_facts *f)
 			   (unsigned long long)c->rejected[i]);
 }
 
+/* A plain number with its help and type, ripple_kiosk_ + prefix + name. */
+struct metric {
+	const char *name, *type, *help;
+	double value;
+};
+
+static void metrics_out(struct buf *b, const char *prefix, const struct metric *m, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		buf_printf(b, "# HELP ripple_kiosk_%s%s %s\n# TYPE ripple_kiosk_%s%s %s\n"
+			   "ripple_kiosk_%s%s %.15g\n", prefix, m[i].name, m[i].help, prefix,
+			   m[i].name, m[i].type, prefix, m[i].name, m[i].value);
+}
+
+/* The camera (--camera): its frames, what the vision sees, its state as a
+ * labelled gauge (1 for the state it is in). Nothing without --camera. */
+static void camera_metrics(struct buf *b, const struct http_facts *f)
+{
+	const struct camera_counts *c = &f->camera_counts;
+	const struct metric metrics[] = {
+		{ "fps", "gauge", "Camera frames taken a second, lately.", c->fps },
+		{ "frames_total", "counter", "Camera frames taken.", (double)c->frames },
+		{ "dropped_total", "counter", "Camera frames dropped for a newer one, or lost.",
+		  (double)c->dropped },
+		{ "errors_total", "counter", "Camera frames flagged as errors, or undecodable.",
+		  (double)c->errors },
+		{ "blobs", "gauge", "Blobs the camera saw in its last frame.", c->blobs },
+		{ "tracks", "gauge", "The camera's confirmed tracks: its touches.", c->tracks },
+		{ "foreground_ratio", "gauge", "The share of the camera's last frame seen as "
+		  "people.", c->foreground },
+		{ "relearns_total", "counter", "Sudden changes of light the camera learnt the "
+		  "floor again after.", (double)c->relearns },
+		{ "floods_total", "counter", "Times the camera saw motion everywhere.",
+		  (double)c->floods },
+	};
+
+	if (!f->camera)
+		return;
+	metrics_out(b, "camera_", metrics, ARRAY_SIZE(metrics));
+	buf_printf(b, "# HELP ripple_kiosk_camera_state The camera's state: 1 for the one it "
+		   "is in.\n# TYPE ripple_kiosk_camera_state gauge\n");
+	for (int s = CAMERA_OFF; s <= CAMERA_ENDED; s++)
+		buf_printf(b, "ripple_kiosk_camera_state{state=\"%s\"} %d\n",
+			   camera_state_name((enum camera_state)s), c->state == (enum camera_state)s);
+}
+
 void http_metrics_write(struct buf *b, const struct http_facts *f, double uptime_s,
 			const uint64_t refused[HTTP_REFUSALS])
 {
 	buf_printf(b, "# HELP ripple_kiosk_build_info The version running.\n"
 		   "# TYPE ripple_kiosk_build_info gauge\n"
 		   "ripple_kiosk_build_info{version=\"%s\"} 1\n", PACKAGE_VERSION);
-	const struct metric {
-		const char *name, *type, *help;
-		double value;
-	} metrics[] = {
+	const struct metric metrics[] = {
 		{ "uptime_seconds", "gauge", "Seconds since the kiosk started.", uptime_s },
 		{ "frames_total", "counter", "Frames drawn.", (double)f->frames },
 		{ "missed_flips_total", "counter", "Frames not shown in time.",
@@ -181,13 +224,11 @@ void http_metrics_write(struct buf *b, const struct http_facts *f, double uptime
 		{ "screens", "gauge", "Screens connected.", f->n_screens },
 		{ "touch_devices", "gauge", "Touch devices in use.", f->touch_devices },
 	};
-	for (size_t i = 0; i < ARRAY_SIZE(metrics); i++)
-		buf_printf(b, "# HELP ripple_kiosk_%s %s\n# TYPE ripple_kiosk_%s %s\n"
-			   "ripple_kiosk_%s %.15g\n", metrics[i].name, metrics[i].help,
-			   metrics[i].name, metrics[i].type, metrics[i].name, metrics[i].value);
+	metrics_out(b, "", metrics, ARRAY_SIZE(metrics));
 	latency_metrics(b, f);
 	cec_metrics(b, &f->cec);
 	tuio_metrics(b, f);
+	camera_metrics(b, f);
 	buf_printf(b, "# HELP ripple_kiosk_http_refused_total Requests and connections the "
 		   "status server refused, by why.\n"
 		   "# TYPE ripple_kiosk_http_refused_total counter\n");

@@ -126,6 +126,54 @@ static void chart(struct http *h, struct buf *b)
 	buf_printf(b, "</svg>\n<p>Most in an hour: %u.</p>\n", top);
 }
 
+/* What each of the camera's states means, for the technician. */
+static const char *camera_words(enum camera_state s)
+{
+	switch (s) {
+	case CAMERA_STARTING:
+		return "starting: learning the empty floor";
+	case CAMERA_RUNNING:
+		return "running: feet and hands are touches";
+	case CAMERA_RELEARNING:
+		return "relearning: the light changed at once; no new touches for a moment";
+	case CAMERA_FLOODED:
+		return "flooded: motion everywhere; its touches capped";
+	case CAMERA_STALLED:
+		return "stalled: no frame for a while; opening it again";
+	case CAMERA_UNPLUGGED:
+		return "unplugged: waiting for it to come back";
+	case CAMERA_BUSY:
+		return "busy: another program has it; trying again";
+	case CAMERA_ENDED:
+		return "ended: its recording played to the end";
+	case CAMERA_OFF:
+	default:
+		return "off";
+	}
+}
+
+/* The camera's section: its picture, state and counts. */
+static void camera_section(struct buf *b, const struct http_facts *f)
+{
+	const struct camera_counts *c = &f->camera_counts;
+
+	if (!f->camera)
+		return;
+	buf_printf(b, "<h2>Camera</h2>\n<p><img id=\"camera\" src=\"/camera.png\" "
+		   "alt=\"what the camera sees: people tinted, tracks ringed, the surface "
+		   "outlined\" width=\"640\"></p>\n<table>\n<tr><th>State</th><td>%s</td></tr>\n"
+		   "<tr><th>Reading</th><td>", camera_words(c->state));
+	buf_escaped(b, c->source, false);
+	buf_printf(b, "</td></tr>\n<tr><th>Frame rate</th><td>%.1f fps</td></tr>\n"
+		   "<tr><th>Frames</th><td>%llu (dropped: %llu, errors: %llu)</td></tr>\n"
+		   "<tr><th>Blobs, tracks</th><td>%d, %d</td></tr>\n"
+		   "<tr><th>Seen as people</th><td>%.1f %%</td></tr>\n"
+		   "<tr><th>Relearnt, flooded</th><td>%llu, %llu times</td></tr>\n</table>\n",
+		   c->fps, (unsigned long long)c->frames, (unsigned long long)c->dropped,
+		   (unsigned long long)c->errors, c->blobs, c->tracks, 100 * c->foreground,
+		   (unsigned long long)c->relearns, (unsigned long long)c->floods);
+}
+
 void http_page(struct http *h, struct http_reply *r)
 {
 	struct http_facts f;
@@ -179,8 +227,10 @@ void http_page(struct http *h, struct http_reply *r)
 	buf_printf(&b, "<tr><th>Most fingers at once</th><td>%d</td></tr>\n", f.peak_fingers);
 	buf_printf(&b, "<tr><th>Up</th><td>");
 	uptime_text(&b, up);
-	buf_printf(&b, "</td></tr>\n<tr><th>Version</th><td>%s</td></tr>\n</table>\n"
-		   "<h2>Touches per hour, last %d days</h2>\n", PACKAGE_VERSION, HTTP_CHART_DAYS);
+	buf_printf(&b, "</td></tr>\n<tr><th>Version</th><td>%s</td></tr>\n</table>\n",
+		   PACKAGE_VERSION);
+	camera_section(&b, &f);
+	buf_printf(&b, "<h2>Touches per hour, last %d days</h2>\n", HTTP_CHART_DAYS);
 	chart(h, &b);
 	buf_printf(&b, "<h2>Where fingers landed</h2>\n"
 		   "<p><img src=\"/touches.png\" alt=\"the map of touches (written hourly)\" "

@@ -74,6 +74,21 @@ struct chart_key {
 	time_t hour;
 };
 
+/* A picture a client waits for, copied by the loop when wanted and encoded
+ * as a PNG on the server's thread: the screen, the camera's view. */
+struct http_shot {
+	atomic_bool wanted;        /* the next one the loop has is copied */
+	atomic_bool asked;         /* and one is to be made: for the loop, once */
+	/* under the server's lock: */
+	uint32_t *frame;           /* the last one asked for, XRGB8888, packed */
+	size_t frame_cap;
+	int frame_w, frame_h;
+	uint64_t frame_ns, frame_serial;
+	uint8_t *png;              /* and as a PNG */
+	size_t png_len;
+	uint64_t png_ns;
+};
+
 struct http {
 	char *state_dir;
 	char *token;               /* NULL: no control */
@@ -87,11 +102,9 @@ struct http {
 	atomic_bool serving;       /* started: libmicrohttpd's messages are counted, not said */
 
 	_Atomic unsigned commands;
-	atomic_bool frame_wanted;  /* the next frame drawn is copied */
-	atomic_bool frame_asked;   /* and one is to be drawn: for the loop, once */
 	_Atomic uint64_t refused[HTTP_REFUSALS];
 
-	pthread_mutex_t encoding;  /* one /screen.png made at a time */
+	pthread_mutex_t encoding;  /* one /screen.png or /camera.png made at a time */
 	pthread_mutex_t chart_lock;  /* the chart's copy: made by one client at a time */
 	bool chart_made;
 	struct chart_key chart_key;
@@ -104,13 +117,8 @@ struct http {
 	bool have_facts;
 	double fps;
 	uint64_t fps_ns, fps_frames;
-	uint32_t *frame;           /* the last frame asked for, XRGB8888, packed */
-	size_t frame_cap;
-	int frame_w, frame_h;
-	uint64_t frame_ns, frame_serial;
-	uint8_t *png;              /* and as a PNG */
-	size_t png_len;
-	uint64_t png_ns;
+	struct http_shot screen;   /* /screen.png */
+	struct http_shot camera;   /* /camera.png */
 	struct rate_client rate[HTTP_RATE_CLIENTS];
 	struct rate_bucket rate_strangers;  /* addresses with no place of their own */
 	struct rate_bucket rate_server;     /* every address's pictures together */

@@ -257,36 +257,53 @@ void http_publish(struct http *h, const struct http_facts *f)
 
 bool http_frame_asked(struct http *h)
 {
-	return atomic_exchange(&h->frame_asked, false);
+	return atomic_exchange(&h->screen.asked, false);
+}
+
+bool http_camera_asked(struct http *h)
+{
+	return atomic_exchange(&h->camera.asked, false);
+}
+
+static void offer(struct http *h, struct http_shot *s, const uint32_t *pixels, int width,
+		  int height, size_t stride)
+{
+	size_t row = (size_t)width * sizeof(uint32_t), need = row * (size_t)height;
+
+	if (!atomic_load(&s->wanted) || width <= 0 || height <= 0)
+		return;
+	pthread_mutex_lock(&h->lock);
+	if (need > s->frame_cap) {
+		uint32_t *more = realloc(s->frame, need);
+
+		if (!more)
+			goto out;
+		s->frame = more;
+		s->frame_cap = need;
+	}
+	for (int y = 0; y < height; y++)
+		memcpy((uint8_t *)s->frame + (size_t)y * row,
+		       (const uint8_t *)pixels + (size_t)y * stride, row);
+	s->frame_w = width;
+	s->frame_h = height;
+	s->frame_ns = clock_now_ns();
+	s->frame_serial++;
+	atomic_store(&s->wanted, false);
+	pthread_cond_broadcast(&h->frame_came);
+out:
+	pthread_mutex_unlock(&h->lock);
 }
 
 void http_offer_frame(struct http *h, const uint32_t *pixels, int width, int height,
 		      size_t stride)
 {
-	size_t row = (size_t)width * sizeof(uint32_t), need = row * (size_t)height;
+	offer(h, &h->screen, pixels, width, height, stride);
+}
 
-	if (!atomic_load(&h->frame_wanted) || width <= 0 || height <= 0)
-		return;
-	pthread_mutex_lock(&h->lock);
-	if (need > h->frame_cap) {
-		uint32_t *more = realloc(h->frame, need);
-
-		if (!more)
-			goto out;
-		h->frame = more;
-		h->frame_cap = need;
-	}
-	for (int y = 0; y < height; y++)
-		memcpy((uint8_t *)h->frame + (size_t)y * row,
-		       (const uint8_t *)pixels + (size_t)y * stride, row);
-	h->frame_w = width;
-	h->frame_h = height;
-	h->frame_ns = clock_now_ns();
-	h->frame_serial++;
-	atomic_store(&h->frame_wanted, false);
-	pthread_cond_broadcast(&h->frame_came);
-out:
-	pthread_mutex_unlock(&h->lock);
+void http_offer_camera(struct http *h, const uint32_t *pixels, int width, int height,
+		       size_t stride)
+{
+	offer(h, &h->camera, pixels, width, height, stride);
 }
 
 /* ---- the pages ---- */
@@ -340,9 +357,11 @@ static void reply_state_file(struct http *h, const char *name, const char *type,
 	r->len = (size_t)st.st_size;
 }
 
-/* The newest frame as a PNG: the one encoded already when fresh, else
- * the loop's next frame, asked for and waited for (bounded). */
-static void reply_screen_now(struct http *h, struct http_reply *r)
+/* The newest picture as a PNG: the one encoded already when fresh, else
+ * the loop's next one, asked for and waited for (bounded). none: what is
+ * said when none came. */
+static void reply_shot_now(struct http *h, struct http_shot *s, const char *none,
+			   struct http_reply *r)
 {
 	struct timespec until;
 	uint64_t serial, now = clock_now_ns();
@@ -351,38 +370,37 @@ static void reply_screen_now(struct http *h, struct http_reply *r)
 	bool stopping;
 
 	pthread_mutex_lock(&h->lock);
-	if (h->png && now - h->png_ns < FRAME_FRESH_NS) {
-		r->body = malloc(h->png_len);
+	if (s->png && now - s->png_ns < FRAME_FRESH_NS) {
+		r->body = malloc(s->png_len);
 		if (r->body) {
-			memcpy(r->body, h->png, h->png_len);
-			r->len = h->png_len;
+			memcpy(r->body, s->png, s->png_len);
+			r->len = s->png_len;
 		}
 		pthread_mutex_unlock(&h->lock);
 		goto done;
 	}
-	serial = h->frame_serial;
-	atomic_store(&h->frame_wanted, true);
-	atomic_store(&h->frame_asked, true);
+	serial = s->frame_serial;
+	atomic_store(&s->wanted, true);
+	atomic_store(&s->asked, true);
 	wake_loop(h);
 	http_deadline(&until, h->frame_wait_ms);
-	while (h->frame_serial == serial && !h->stopping && ret == 0)
+	while (s->frame_serial == serial && !h->stopping && ret == 0)
 		ret = pthread_cond_timedwait(&h->frame_came, &h->lock, &until);
 	/* None came (the screens sleep, or the kiosk stops): the loop stops
 	 * copying for us. */
-	if (h->frame_serial == serial)
-		atomic_store(&h->frame_wanted, false);
-	if (h->frame_serial != serial) {
-		w = h->frame_w;
-		ht = h->frame_h;
+	if (s->frame_serial == serial)
+		atomic_store(&s->wanted, false);
+	if (s->frame_serial != serial) {
+		w = s->frame_w;
+		ht = s->frame_h;
 		copy = malloc((size_t)w * (size_t)ht * sizeof(uint32_t));
 		if (copy)
-			memcpy(copy, h->frame, (size_t)w * (size_t)ht * sizeof(uint32_t));
+			memcpy(copy, s->frame, (size_t)w * (size_t)ht * sizeof(uint32_t));
 	}
 	stopping = h->stopping;
 	pthread_mutex_unlock(&h->lock);
 	if (!copy) {
-		reply_plain(r, HTTP_STATUS_UNAVAILABLE, stopping ? "the kiosk is stopping" :
-			    "no frame to show (no screen, or asleep)");
+		reply_plain(r, HTTP_STATUS_UNAVAILABLE, stopping ? "the kiosk is stopping" : none);
 		return;
 	}
 	/* Encoded here, on the server's thread, never the frame loop's. */
@@ -394,12 +412,12 @@ static void reply_screen_now(struct http *h, struct http_reply *r)
 		return;
 	}
 	pthread_mutex_lock(&h->lock);
-	free(h->png);
-	h->png = malloc(r->len);
-	if (h->png)
-		memcpy(h->png, r->body, r->len);
-	h->png_len = h->png ? r->len : 0;
-	h->png_ns = clock_now_ns();
+	free(s->png);
+	s->png = malloc(r->len);
+	if (s->png)
+		memcpy(s->png, r->body, r->len);
+	s->png_len = s->png ? r->len : 0;
+	s->png_ns = clock_now_ns();
 	pthread_mutex_unlock(&h->lock);
 done:
 	if (!r->body) {
@@ -412,10 +430,11 @@ done:
 
 /* One at a time: the clients who asked at once get the one frame copied
  * and encoded for the first (fresh then), not one copy each. */
-static void reply_screen(struct http *h, struct http_reply *r)
+static void reply_shot(struct http *h, struct http_shot *s, const char *none,
+		       struct http_reply *r)
 {
 	pthread_mutex_lock(&h->encoding);
-	reply_screen_now(h, r);
+	reply_shot_now(h, s, none, r);
 	pthread_mutex_unlock(&h->encoding);
 }
 
@@ -483,6 +502,21 @@ static void reply_json(struct http *h, struct http_reply *r)
 	} else {
 		buf_printf(&b, "null");
 	}
+	buf_printf(&b, ",\"camera\":");
+	if (f.camera) {
+		const struct camera_counts *c = &f.camera_counts;
+
+		buf_printf(&b, "{\"state\":\"%s\",\"source\":\"", camera_state_name(c->state));
+		buf_escaped(&b, c->source, true);
+		buf_printf(&b, "\",\"fps\":%.1f,\"frames\":%llu,\"dropped\":%llu,\"errors\":%llu,"
+			   "\"blobs\":%d,\"tracks\":%d,\"foreground_ratio\":%.4f,\"relearns\":%llu,"
+			   "\"floods\":%llu}", c->fps, (unsigned long long)c->frames,
+			   (unsigned long long)c->dropped, (unsigned long long)c->errors, c->blobs,
+			   c->tracks, c->foreground, (unsigned long long)c->relearns,
+			   (unsigned long long)c->floods);
+	} else {
+		buf_printf(&b, "null");
+	}
 	buf_printf(&b, ",\"touch_to_photon\":{\"count\":%llu,\"sum_s\":%.6f,\"p50_ms\":%.2f,"
 		   "\"p99_ms\":%.2f,\"max_ms\":%.2f,\"missed_vblanks\":%llu,\"stages\":{",
 		   (unsigned long long)f.latency[0].count, f.latency[0].sum_s, f.latency[0].p50_ms,
@@ -504,7 +538,7 @@ struct route {
 
 static const struct route routes[] = {
 	{ "/", 0 }, { "/metrics", 0 }, { "/status.json", 0 }, { "/screen.png", 0 },
-	{ "/usage.csv", 0 }, { "/touches.png", 0 },
+	{ "/camera.png", 0 }, { "/usage.csv", 0 }, { "/touches.png", 0 },
 	{ "/reload", HTTP_RELOAD }, { "/next-picture", HTTP_NEXT_PICTURE },
 	{ "/sleep", HTTP_SLEEP }, { "/wake", HTTP_WAKE }, { "/rain", HTTP_RAIN },
 };
@@ -579,8 +613,11 @@ void http_handle(struct http *h, const char *method, const char *url, const char
 		refuse(h, r, no.why, HTTP_STATUS_TOO_MANY, no.why == HTTP_REFUSED_RATE ?
 		       "too many pictures; wait" : "too many pictures from all clients; wait");
 		r->retry_after_s = no.retry_s;
+	} else if (strcmp(url, "/camera.png") == 0) {
+		reply_shot(h, &h->camera, "no camera picture to show (no --camera, or no frame "
+			   "seen yet)", r);
 	} else {
-		reply_screen(h, r);
+		reply_shot(h, &h->screen, "no frame to show (no screen, or asleep)", r);
 	}
 }
 
@@ -643,8 +680,10 @@ void http_detached_destroy(struct http *h)
 		free(h->token);
 	}
 	free(h->state_dir);
-	free(h->frame);
-	free(h->png);
+	free(h->screen.frame);
+	free(h->screen.png);
+	free(h->camera.frame);
+	free(h->camera.png);
 	pthread_cond_destroy(&h->frame_came);
 	pthread_mutex_destroy(&h->lock);
 	pthread_mutex_destroy(&h->encoding);

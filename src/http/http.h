@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "camera/camera.h"
 #include "tuio/tuio.h"
 
 /* The chart on the status page: touches in each hour of the last 7 days. */
@@ -28,7 +29,7 @@
  * them, for the whole way and each of its stages. */
 #define HTTP_LATENCY_BUCKETS 40
 #define HTTP_LATENCY_STAGES 6
-#define HTTP_LATENCY_SOURCES 2
+#define HTTP_LATENCY_SOURCES 3
 
 struct http;
 
@@ -91,6 +92,8 @@ struct http_facts {
 	struct http_cec cec;
 	bool tuio;                 /* trackers listened for (--tuio) */
 	struct tuio_counts tuio_counts;
+	bool camera;               /* the kiosk's own camera (--camera) */
+	struct camera_counts camera_counts;
 };
 
 /* What a client with the token asked for, as bits. Of HTTP_SLEEP and
@@ -127,6 +130,11 @@ bool http_frame_asked(struct http *h);
  * else nothing is done. */
 void http_offer_frame(struct http *h, const uint32_t *pixels, int width, int height,
 		      size_t stride);
+/* The same for /camera.png: a client waits for the camera's picture
+ * (camera_picture()), which the loop offers when asked. */
+bool http_camera_asked(struct http *h);
+void http_offer_camera(struct http *h, const uint32_t *pixels, int width, int height,
+		       size_t stride);
 
 /* ---- for the fuzzer and the tests: the request handling without sockets ---- */
 

@@ -13,6 +13,7 @@
 const char *const latency_source_names[LATENCY_SOURCES] = {
 	[LATENCY_TOUCHSCREEN] = "touchscreen",
 	[LATENCY_TRACKER] = "tuio",
+	[LATENCY_CAMERA] = "camera",
 };
 
 const char *const latency_stage_names[LATENCY_STAGES] = {

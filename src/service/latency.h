@@ -33,6 +33,7 @@ extern const char *const latency_stage_names[LATENCY_STAGES];
 enum latency_source {
 	LATENCY_TOUCHSCREEN,  /* evdev: from the event's kernel time */
 	LATENCY_TRACKER,      /* TUIO: from the datagram's arrival (the socket's timestamp) */
+	LATENCY_CAMERA,       /* --camera: from the frame's capture (the V4L2 buffer's timestamp) */
 	LATENCY_SOURCES
 };
 

@@ -9,6 +9,7 @@
 
 #include "base/clock.h"
 #include "base/log.h"
+#include "camera/camera.h"
 #include "exhibit/kiosk.h"
 #include "input/input.h"
 #include "service/latency.h"
@@ -42,6 +43,9 @@ void loop_take_input_touches(struct loop *l)
 	n = tuio_take_touch_times(l->tuio, t, INPUT_TOUCH_TIMES);
 	for (int i = 0; i < n; i++)
 		loop_touch_pending(l, t[i].event_ns, t[i].read_ns, LATENCY_TRACKER);
+	n = camera_take_touch_times(l->camera, t, INPUT_TOUCH_TIMES);
+	for (int i = 0; i < n; i++)
+		loop_touch_pending(l, t[i].event_ns, t[i].read_ns, LATENCY_CAMERA);
 }
 
 /* The touch output's frame takes the touches the steps took (a frame of

@@ -103,6 +103,7 @@ struct loop {
 
 	struct input *input;
 	struct tuio *tuio;        /* trackers (--tuio), NULL: none */
+	struct camera *camera;    /* the kiosk's own camera (--camera), NULL: none */
 	int screen_w, screen_h;   /* the logical size touches are given in */
 	int rotation;             /* the water's, as given or as the panel says */
 	int touch_output;         /* index in outputs, -1: none */

@@ -6,6 +6,7 @@
 
 #include "base/clock.h"
 #include "base/log.h"
+#include "camera/camera.h"
 #include "exhibit/kiosk.h"
 #include "input/input.h"
 #include "input/touch-script.h"
@@ -82,28 +83,27 @@ static void wall_touch_follow(struct loop *l, const struct options *o)
 			log_warn("touch map: %s: too many devices", l->assign[i].device);
 }
 
-/* Trackers see the whole screen (a wall's whole wall), however the
- * touchscreens are mapped. */
-static void tuio_follow(struct loop *l)
+/* Trackers and the camera see the whole screen (a wall's whole wall),
+ * however the touchscreens are mapped: its gesture, logical pixels and mm
+ * (no gesture, and zeros, without water). */
+static void trackers_follow(struct loop *l)
 {
-	const struct water_units *u;
+	const struct water_units *u = l->k ? kiosk_units(l->k) : NULL;
+	struct gesture *g = l->k ? kiosk_gesture(l->k) : NULL;
+	int w = u ? l->screen_w : 0, h = u ? l->screen_h : 0;
+	double mm_w = u ? u->mm_width : 0, mm_h = u ? u->mm_height : 0;
 
-	if (!l->tuio)
-		return;
-	if (!l->k) {
-		tuio_set_target(l->tuio, NULL, 0, 0, 0, 0);
-		return;
-	}
-	u = kiosk_units(l->k);
-	tuio_set_target(l->tuio, kiosk_gesture(l->k), l->screen_w, l->screen_h, u->mm_width,
-			u->mm_height);
+	if (l->tuio)
+		tuio_set_target(l->tuio, g, w, h, mm_w, mm_h);
+	if (l->camera)
+		camera_set_target(l->camera, g, w, h, mm_w, mm_h);
 }
 
 void loop_touch_follow(struct loop *l, const struct options *o)
 {
 	int idx = l->n_outputs > 0 ? 0 : -1;
 
-	tuio_follow(l);
+	trackers_follow(l);
 	if (!l->input)
 		return;
 	if (l->wall) {

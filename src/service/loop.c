@@ -9,6 +9,7 @@
 #include "base/clock.h"
 #include "base/log.h"
 #include "base/util.h"
+#include "camera/camera.h"
 #include "exhibit/kiosk.h"
 #include "input/input.h"
 #include "input/touch-script.h"
@@ -66,6 +67,7 @@ void loop_drop_water(struct loop *l)
 	if (l->input)
 		input_set_target(l->input, NULL, 0, 0, 0, 0);
 	tuio_set_target(l->tuio, NULL, 0, 0, 0, 0);
+	camera_set_target(l->camera, NULL, 0, 0, 0, 0);
 	kiosk_destroy(l->k);
 	l->k = NULL;
 }
@@ -115,6 +117,11 @@ void loop_set_frame_tap(struct loop *l, void (*tap)(void *data, const struct ren
 void loop_set_tuio(struct loop *l, struct tuio *t)
 {
 	l->tuio = t;
+}
+
+void loop_set_camera(struct loop *l, struct camera *c)
+{
+	l->camera = c;
 }
 
 void loop_set_input(struct loop *l, struct input *in)
@@ -518,6 +525,10 @@ int loop_frame(struct loop *l, const struct options *o, uint64_t now, uint64_t *
 	/* On a recorder's virtual clock the frame at now started its lead
 	 * before; a script's moments up to then are in it. */
 	start = l->outputs[0].info.record_every ? loop_recorder_start(l, &l->outputs[0], now) : now;
+	/* Touches read before a step are in that step: the camera's
+	 * tracks the vision has finished (a batch: the camera frames due by
+	 * the frame's time, processed now). */
+	camera_apply(l->camera, now);
 	/* Touches read before a step are in that step. */
 	loop_play_script(l, o, now, start);
 	l->step_ns = l->outputs[0].info.record_every ? start : loop_pass_clock(l);

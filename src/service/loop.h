@@ -52,6 +52,10 @@ void loop_set_input(struct loop *l, struct input *in);
  * (a wall's whole wall); NULL: none. */
 struct tuio;
 void loop_set_tuio(struct loop *l, struct tuio *t);
+/* The camera's tracks go to the water too, across its whole screen, and
+ * are put on it each frame before the steps (camera_apply()); NULL: none. */
+struct camera;
+void loop_set_camera(struct loop *l, struct camera *c);
 /* After each frame drawn for the first output: tap(data, the frame) (NULL: none). */
 void loop_set_frame_tap(struct loop *l, void (*tap)(void *data, const struct render_target *t),
 			void *data);

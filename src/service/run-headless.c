@@ -13,6 +13,7 @@
 
 #include "base/clock.h"
 #include "base/log.h"
+#include "camera/camera.h"
 #include "display/display.h"
 #include "exhibit/kiosk.h"
 #include "input/input.h"
@@ -50,37 +51,56 @@ static void note_signal(struct asked *a, int sig)
 		a->stop = sig;
 }
 
-/* The trackers' stones from the new settings, as a live run takes them. */
+/* What a headless run takes touches from. */
+struct feeds {
+	struct tuio *tuio;
+	struct camera *camera;
+};
+
+/* The trackers' and the camera's stones, its calibration and tuning, from
+ * the new settings, as a live run takes them (another camera is a live
+ * run's alone: a headless one keeps its own). */
 static void apply_headless_settings(void *data, const struct options *was,
 				    const struct options *next)
 {
+	struct feeds *f = data;
+	struct camera_config cc;
 	struct input_config c;
 
-	(void)was;
 	options_input_config(next, &c);
-	tuio_set_stones(data, &c.stones);
+	tuio_set_stones(f->tuio, &c.stones);
+	if (!f->camera)
+		return;
+	options_camera_config(next, true, &cc);
+	camera_set_stones(f->camera, &cc.stones);
+	if ((was->camera_corners != next->camera_corners &&
+	     (!was->camera_corners || !next->camera_corners ||
+	      strcmp(was->camera_corners, next->camera_corners) != 0)) &&
+	    camera_set_points(f->camera, cc.n_points, cc.camera_xy, cc.surface_uv) < 0)
+		log_warn("reload: --camera-corners fix no calibration; the camera keeps its own");
+	camera_set_vision(f->camera, cc.absorb_s, cc.min_size_mm);
 }
 
 /* The settings read again, as a live run reads them (service/reload.c),
  * so that what a reload draws can be tested headless. */
 static void reload(struct loop *l, const struct options_source *src, struct options *o,
-		   struct tuio *tuio)
+		   struct feeds *f)
 {
-	reload_settings(l, src, o, tuio ? apply_headless_settings : NULL, tuio);
+	reload_settings(l, src, o, f && (f->tuio || f->camera) ? apply_headless_settings : NULL, f);
 }
 
 /* SIGUSR1 writes a picture of the last frame as a live run does; SIGHUP
  * reads the settings again, as it does too. */
 static void answer_signals(struct asked *a, struct loop *l, struct screenshots *shots,
 			   struct usage *usage, const struct options_source *src, struct options *o,
-			   struct tuio *tuio)
+			   struct feeds *f)
 {
 	/* At most one a second of the machine's time, also on the virtual
 	 * clock of a batch: it is the machine's work that is spared. */
 	if (a->screenshot)
 		screenshots_take(shots, l, usage, o->state_dir, clock_now_ns());
 	if (a->reload)
-		reload(l, src, o, tuio);
+		reload(l, src, o, f);
 	a->screenshot = false;
 	a->reload = false;
 }
@@ -92,7 +112,8 @@ static void answer_signals(struct asked *a, struct loop *l, struct screenshots *
  * SIGINT stop the run: the number of the first, 0 when none came.
  */
 static int take_signals(const sigset_t *set, struct loop *l, struct screenshots *shots,
-			const struct options_source *src, struct options *o, int next_frame)
+			const struct options_source *src, struct options *o, struct feeds *f,
+			int next_frame)
 {
 	static const struct timespec no_wait = { 0, 0 };
 	struct asked a = { 0 };
@@ -106,12 +127,12 @@ static int take_signals(const sigset_t *set, struct loop *l, struct screenshots 
 		log_info("SIGHUP: reading the settings again before frame %d", next_frame);
 	else
 		a.reload = false;
-	answer_signals(&a, l, shots, NULL, src, o, NULL);
+	answer_signals(&a, l, shots, NULL, src, o, f);
 	return a.stop;
 }
 
 /* A real-time run's sources: the signals, the status server, the trackers. */
-enum { RT_SIGNALS, RT_WINDOW, RT_TUIO, RT_SOURCES };
+enum { RT_SIGNALS, RT_WINDOW, RT_TUIO, RT_CAMERA, RT_SOURCES };
 
 /* Until a signal or the window has something, or until wake (0: no limit). */
 static int rt_wait(struct pollfd *pfds, uint64_t wake)
@@ -147,6 +168,23 @@ static struct tuio *trackers(const struct options *o, struct loop *l)
 	return t;
 }
 
+/* --camera: its tracks on the water, as a live run takes them (a batch:
+ * its frames at k/FPS, processed as the loop's virtual clock reaches
+ * them); NULL: none (off, or said why not). */
+static struct camera *camera(const struct options *o, struct loop *l, bool batch)
+{
+	struct camera_config c;
+	struct camera *cam = NULL;
+
+	if (!o->camera)
+		return NULL;
+	options_camera_config(o, batch, &c);
+	if (camera_create(&c, &cam) < 0)
+		log_warn("no camera; the water goes on without it");
+	loop_set_camera(l, cam);
+	return cam;
+}
+
 /*
  * --frames 0: a screen without glass. Frames at --refresh on the monotonic
  * clock as a live run makes them (idle when the water is still), until
@@ -159,9 +197,10 @@ static int run_realtime(const struct options_source *src, struct options *o, str
 			struct loop *l, struct health *h, struct screenshots *shots,
 			const sigset_t *signals)
 {
-	struct pollfd pfds[RT_SOURCES] = { { .fd = -1 }, { .fd = -1 }, { .fd = -1 } };
+	struct pollfd pfds[RT_SOURCES] = { { .fd = -1 }, { .fd = -1 }, { .fd = -1 }, { .fd = -1 } };
 	struct stats *st = health_stats(h);
 	struct tuio *tuio = NULL;
+	struct feeds feeds;
 	struct usage *usage = NULL;
 	struct window *window = NULL;
 	struct asked asked = { 0 };
@@ -176,6 +215,7 @@ static int run_realtime(const struct options_source *src, struct options *o, str
 	if (window_create(o, dir, &window) < 0)
 		log_warn("no status page; the water goes on without it");
 	tuio = trackers(o, l);
+	feeds = (struct feeds){ tuio, camera(o, l, false) };
 	ret = 0;
 	pfds[RT_SIGNALS].fd = signalfd(-1, signals, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (ret == 0 && pfds[RT_SIGNALS].fd < 0) {
@@ -185,6 +225,7 @@ static int run_realtime(const struct options_source *src, struct options *o, str
 	pfds[RT_SIGNALS].events = POLLIN;
 	pfds[RT_WINDOW] = (struct pollfd){ .fd = window_fd(window), .events = POLLIN };
 	pfds[RT_TUIO] = (struct pollfd){ .fd = tuio_get_fd(tuio), .events = POLLIN };
+	pfds[RT_CAMERA] = (struct pollfd){ .fd = camera_get_fd(feeds.camera), .events = POLLIN };
 	if (ret == 0)
 		log_info("running in real time at %d Hz until SIGTERM", o->refresh_hz);
 	while (ret == 0 && !asked.stop) {
@@ -204,13 +245,13 @@ static int run_realtime(const struct options_source *src, struct options *o, str
 		hv.asleep = loop_kiosk(l) && kiosk_dark(loop_kiosk(l));
 		health_check(h, &hv, now);
 		again = window_pass(window, &(struct window_view){ l, NULL, st, usage,
-					 hv.asleep, NULL, tuio }, now, &reload);
+					 hv.asleep, NULL, tuio, feeds.camera }, now, &reload);
 		/* The status page's reload, and what the signals of the last
 		 * wait asked for, once, between the frames as a live run
 		 * does. */
 		asked.reload = asked.reload || reload;
 		reload = false;
-		answer_signals(&asked, l, shots, usage, src, o, tuio);
+		answer_signals(&asked, l, shots, usage, src, o, &feeds);
 		ret = loop_frame(l, o, now, &wake);
 		if (ret < 0) {
 			log_error("a frame: %s; exiting", strerror(-ret));
@@ -228,6 +269,7 @@ static int run_realtime(const struct options_source *src, struct options *o, str
 		 * for this frame: asked after the frame, which may have been
 		 * long, at this moment. */
 		pfds[RT_TUIO].fd = tuio_wait(tuio, clock_now_ns(), &wake);
+		pfds[RT_CAMERA].fd = camera_wait(feeds.camera, clock_now_ns(), &wake);
 		if (again)
 			wake = now;
 		ret = rt_wait(pfds, wake);
@@ -236,6 +278,8 @@ static int run_realtime(const struct options_source *src, struct options *o, str
 			note_signal(&asked, (int)si.ssi_signo);
 		if (ret == 0 && (pfds[RT_TUIO].revents & POLLIN))
 			tuio_dispatch(tuio, clock_now_ns());
+		if (ret == 0 && pfds[RT_CAMERA].revents)
+			camera_dispatch(feeds.camera, clock_now_ns());
 	}
 	if (asked.stop)
 		log_info("%s: stopping", strsignal(asked.stop));
@@ -247,6 +291,8 @@ static int run_realtime(const struct options_source *src, struct options *o, str
 	usage_destroy(usage);
 	loop_set_tuio(l, NULL);
 	tuio_destroy(tuio);
+	loop_set_camera(l, NULL);
+	camera_destroy(feeds.camera);
 	if (pfds[RT_SIGNALS].fd >= 0)
 		close(pfds[RT_SIGNALS].fd);
 	return ret;
@@ -261,6 +307,7 @@ int run_headless(struct options *o, const struct options_source *src, struct dis
 	struct screenshots *shots = NULL;
 	struct loop *l = NULL;
 	struct health *h = NULL;
+	struct feeds feeds = { NULL, NULL };
 	sigset_t signals;
 	int frames = 0, sig = 0;
 	int ret;
@@ -295,8 +342,10 @@ int run_headless(struct options *o, const struct options_source *src, struct dis
 		health_destroy(h);
 		return ret;
 	}
-	if (ret == 0)
+	if (ret == 0) {
 		loop_set_batch(l, true);
+		feeds.camera = camera(o, l, true);
+	}
 	while (ret == 0 && frames < o->frames && !sig) {
 		uint64_t wake;
 
@@ -309,7 +358,7 @@ int run_headless(struct options *o, const struct options_source *src, struct dis
 			break;
 		}
 		frames++;
-		sig = take_signals(&signals, l, shots, src, o, frames);
+		sig = take_signals(&signals, l, shots, src, o, &feeds, frames);
 	}
 	/* Stopped as a live run is: the frames so far are whole, status 0. */
 	if (sig)
@@ -327,6 +376,9 @@ int run_headless(struct options *o, const struct options_source *src, struct dis
 	if (ret == 0 && o->verbose)
 		latency_say_run(loop_latency(l), "on the virtual clock");
 	screenshots_destroy(shots);
+	if (l)
+		loop_set_camera(l, NULL);
+	camera_destroy(feeds.camera);
 	loop_destroy(l);
 	health_destroy(h);
 	return ret;

@@ -15,7 +15,9 @@
 
 #include "base/clock.h"
 #include "base/log.h"
+#include "base/uevent.h"
 #include "base/util.h"
+#include "camera/camera.h"
 #include "cec/cec.h"
 #include "display/display.h"
 #include "exhibit/kiosk.h"
@@ -40,8 +42,8 @@
 #include "water/splashes.h"
 
 /* signalfd, timerfd, display, input, the status server, the CEC adapter, the
- * trackers: one each. */
-#define LIVE_MAX_SOURCES 7
+ * trackers, the camera and its uevents: one each. */
+#define LIVE_MAX_SOURCES 9
 
 struct live;
 
@@ -66,6 +68,9 @@ struct live {
 	struct cec *cec;           /* NULL: --cec off, or no memory for it */
 	int cec_source;            /* its entry in sources[], -1: none */
 	int tuio_source;           /* the trackers' entry, -1: none */
+	struct camera *camera;     /* NULL: --camera off, or refused (said) */
+	int camera_source;         /* its entry, -1: none */
+	int uevent_fd;             /* video4linux's uevents for the camera, -1: none */
 
 	struct live_source sources[LIVE_MAX_SOURCES];
 	int n_sources;
@@ -110,6 +115,7 @@ static void apply_touch_settings(struct live *l, const struct options *next)
 
 	options_input_config(next, &c);
 	tuio_set_stones(l->tuio, &c.stones);
+	camera_set_stones(l->camera, &c.stones);
 	if (!l->input)
 		return;
 	/* Turned as the water is (new water for a new --rotate came first). */
@@ -146,13 +152,51 @@ static void apply_cec_settings(struct live *l, const struct options *was,
 		log_warn("reload: out of memory for CEC; the water goes on without it");
 }
 
-/* The touches and CEC, from the new settings, before the old go. */
+static int setup_camera(struct live *l, const struct options *o);
+
+/* What the camera is opened with: another of them is another camera. */
+static bool same_camera(const struct options *a, const struct options *b)
+{
+	return same_text(a->camera, b->camera) && same_text(a->camera_mode, b->camera_mode) &&
+	       same_text(a->camera_scale, b->camera_scale) &&
+	       same_text(a->camera_masks, b->camera_masks) &&
+	       same_text(a->camera_record, b->camera_record) &&
+	       a->camera_mains_hz == b->camera_mains_hz;
+}
+
+/* Another camera opened (its touches lifted first), or the same one
+ * calibrated and tuned anew. */
+static void apply_camera_settings(struct live *l, const struct options *was,
+				  const struct options *next)
+{
+	struct camera_config c;
+
+	if (!same_camera(was, next)) {
+		loop_set_camera(l->loop, NULL);
+		camera_destroy(l->camera);
+		l->camera = NULL;
+		if (l->camera_source >= 0)
+			l->sources[l->camera_source].fd = -1;
+		(void)setup_camera(l, next);
+		return;
+	}
+	if (!l->camera)
+		return;
+	options_camera_config(next, false, &c);
+	if (!same_text(was->camera_corners, next->camera_corners) &&
+	    camera_set_points(l->camera, c.n_points, c.camera_xy, c.surface_uv) < 0)
+		log_warn("reload: --camera-corners fix no calibration; the camera keeps its own");
+	camera_set_vision(l->camera, c.absorb_s, c.min_size_mm);
+}
+
+/* The touches, CEC and the camera, from the new settings, before the old go. */
 static void apply_live_settings(void *data, const struct options *was, const struct options *next)
 {
 	struct live *l = data;
 
 	apply_touch_settings(l, next);
 	apply_cec_settings(l, was, next);
+	apply_camera_settings(l, was, next);
 }
 
 /*
@@ -234,6 +278,31 @@ static int on_input(struct live *l)
 static int on_tuio(struct live *l)
 {
 	tuio_dispatch(l->tuio, clock_now_ns());
+	return 0;
+}
+
+/* A frame from the camera, or the vision done with one: the next pass
+ * puts its tracks on the water. */
+static int on_camera(struct live *l)
+{
+	camera_dispatch(l->camera, clock_now_ns());
+	return 0;
+}
+
+static void camera_hotplug(const struct uevent *ev, void *data)
+{
+	struct live *l = data;
+
+	camera_uevent(l->camera, ev);
+}
+
+/* A camera plugged in (video4linux's add): one waited for is taken. */
+static int on_uevent(struct live *l)
+{
+	if (uevent_read(l->uevent_fd, camera_hotplug, l) == -ENOBUFS)
+		camera_uevent(l->camera, &(struct uevent){ .action = "add",
+							   .subsystem = "video4linux",
+							   .major = -1, .minor = -1 });
 	return 0;
 }
 
@@ -350,6 +419,34 @@ static int setup_trackers(struct live *l)
 	return 0;
 }
 
+/* --camera: without it (refused, said) the water still shows. Its fd is
+ * taken from camera_wait() each pass; its uevents, for a camera plugged
+ * in, from a socket of its own. */
+static int setup_camera(struct live *l, const struct options *o)
+{
+	struct camera_config c;
+
+	if (!o->camera)
+		return 0;
+	options_camera_config(o, false, &c);
+	if (camera_create(&c, &l->camera) < 0) {
+		log_warn("no camera; the water goes on without it");
+		return 0;
+	}
+	loop_set_camera(l->loop, l->camera);
+	if (l->camera_source < 0) {
+		l->camera_source = l->n_sources;
+		if (live_add_source(l, camera_get_fd(l->camera), on_camera) < 0)
+			l->camera_source = -1;
+	}
+	if (l->uevent_fd < 0 && (l->uevent_fd = uevent_open()) >= 0 &&
+	    live_add_source(l, l->uevent_fd, on_uevent) < 0) {
+		close(l->uevent_fd);
+		l->uevent_fd = -1;
+	}
+	return 0;
+}
+
 static int live_setup(struct live *l, struct touch_script *script)
 {
 	struct input_config ic;
@@ -416,14 +513,16 @@ static int live_setup(struct live *l, struct touch_script *script)
 		live_add_source(l, input_get_fd(l->input), on_input);
 		loop_set_input(l->loop, l->input);
 	}
-	return setup_trackers(l);
+	setup_trackers(l);
+	return setup_camera(l, l->o);
 }
 
 int run_live(struct options *o, const struct options_source *src, struct display *d,
 	     struct touch_script *script)
 {
 	struct live l = { .o = o, .src = src, .d = d, .signal_fd = -1, .timer_fd = -1,
-			  .cec_source = -1, .tuio_source = -1 };
+			  .cec_source = -1, .tuio_source = -1, .camera_source = -1,
+			  .uevent_fd = -1 };
 	int ret;
 
 	ret = live_setup(&l, script);
@@ -454,7 +553,8 @@ int run_live(struct options *o, const struct options_source *src, struct display
 		hv.cec = l.cec;
 		health_check(l.health, &hv, now);
 		again = window_pass(l.window, &(struct window_view){ l.loop, l.input,
-				    health_stats(l.health), l.usage, hv.asleep, l.cec, l.tuio }, now,
+				    health_stats(l.health), l.usage, hv.asleep, l.cec, l.tuio, l.camera },
+				    now,
 				    &l.reload);
 		if (l.screenshot) {
 			l.screenshot = false;
@@ -478,6 +578,10 @@ int run_live(struct options *o, const struct options_source *src, struct display
 		 * long, at this moment. */
 		if (l.tuio_source >= 0)
 			l.sources[l.tuio_source].fd = tuio_wait(l.tuio, clock_now_ns(), &wake);
+		/* The camera: its frames and the vision's results, and when a
+		 * recording's next frame, a retry or a stall is due. */
+		if (l.camera_source >= 0)
+			l.sources[l.camera_source].fd = camera_wait(l.camera, clock_now_ns(), &wake);
 		/* The exhibit fell asleep or woke in this pass: another pass at
 		 * once, for the STATUS= line to say so. */
 		if (loop_kiosk(l.loop) && kiosk_dark(loop_kiosk(l.loop)) != hv.asleep)
@@ -513,6 +617,9 @@ int run_live(struct options *o, const struct options_source *src, struct display
 	loop_destroy(l.loop);
 	input_destroy(l.input);
 	tuio_destroy(l.tuio);
+	camera_destroy(l.camera);
+	if (l.uevent_fd >= 0)
+		close(l.uevent_fd);
 	health_destroy(l.health);
 	if (l.timer_fd >= 0)
 		close(l.timer_fd);

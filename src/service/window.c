@@ -14,6 +14,7 @@
 
 #include "base/clock.h"
 #include "base/log.h"
+#include "camera/camera.h"
 #include "cec/cec.h"
 #include "display/display.h"
 #include "exhibit/kiosk.h"
@@ -32,6 +33,8 @@
 
 /* The socket ripple-kiosk-http.socket hands over (FileDescriptorName=). */
 #define WINDOW_FD_NAME "http"
+/* /camera.png: the vision's 320x240 shown at 640x480. */
+#define CAMERA_PICTURE_SCALE 2
 /* The chart reads no more of usage.csv than its end, however big the file
  * has grown or been made: it is kept in date order, and the last week's
  * rows take about 8 KiB (the rest is room for rows a clock set ahead
@@ -258,12 +261,30 @@ static void gather(const struct window_view *v, struct http_facts *f)
 		f->touch_devices = input_device_count(v->input);
 	f->tuio = v->tuio != NULL;
 	tuio_get_counts(v->tuio, &f->tuio_counts);
+	f->camera = v->camera != NULL;
+	camera_get_counts(v->camera, &f->camera_counts);
 	latency_totals(v->loop ? loop_latency(v->loop) : NULL, &lat);
 	for (int s = 0; s < LATENCY_STAGES; s++)
 		gather_latency(&lat.stage[s], latency_stage_names[s], &f->latency[s]);
 	for (int s = 0; s < LATENCY_SOURCES; s++)
 		gather_latency(&lat.source[s], latency_source_names[s], &f->latency_source[s]);
 	f->missed_vblanks = lat.missed_vblanks;
+}
+
+/* /camera.png asked for: the camera's picture made (a copy, under its
+ * lock: the vision's thread goes on), offered to the server, which
+ * encodes it on its thread. None yet: the client is told so. */
+static void offer_camera(struct window *w, struct camera *cam)
+{
+	uint32_t *px;
+	int width, height;
+
+	if (!http_camera_asked(w->http) || !cam)
+		return;
+	if (camera_picture(cam, CAMERA_PICTURE_SCALE, &px, &width, &height) < 0)
+		return;
+	http_offer_camera(w->http, px, width, height, (size_t)width * sizeof(*px));
+	free(px);
 }
 
 /* Of sleep and wake, http_take() gives the one asked for last alone. */
@@ -308,6 +329,7 @@ bool window_pass(struct window *w, const struct window_view *v, uint64_t now, bo
 			again = true;
 		}
 	}
+	offer_camera(w, v->camera);
 	gather(v, &f);
 	http_publish(w->http, &f);
 	return again;

@@ -9,6 +9,7 @@
 
 #include <stdint.h>
 
+struct camera;
 struct cec;
 struct input;
 struct loop;
@@ -37,6 +38,7 @@ struct window_view {
 	bool asleep;
 	const struct cec *cec;      /* NULL: --cec off */
 	const struct tuio *tuio;    /* NULL: --tuio off */
+	struct camera *camera;      /* NULL: --camera off */
 };
 
 /*

@@ -15,6 +15,7 @@
 #include "base/homography.h"
 #include "base/log.h"
 #include "base/util.h"
+#include "camera/camera.h"
 #include "input/input.h"
 #include "render/render.h"
 #include "render/workers.h"
@@ -71,6 +72,7 @@ static const struct option_choice fits[] = {
 	{ "stretch", IMAGE_FIT_STRETCH }, { NULL, 0 },
 };
 static const struct option_choice on_off[] = { { "on", true }, { "off", false }, { NULL, 0 } };
+static const struct option_choice mains[] = { { "50", 50 }, { "60", 60 }, { NULL, 0 } };
 static const struct option_choice waters[] = {
 	{ "pond", WATER_POND }, { "classic", WATER_CLASSIC }, { NULL, 0 },
 };
@@ -1164,6 +1166,117 @@ const struct option_row options_table[] = {
 		       "the tracker sees them, each within -1..2. Corners anticlockwise (the\n"
 		       "surface mirrored), crossed, turned in, nearly in a line, or a sliver\n"
 		       "(less than 1/100 as wide as long) are refused.",
+	},
+	{
+		.name = "camera", .group = GROUP_TOUCH, .type = OPTION_STRING,
+		.arg = "DEVICE|DIR|auto", .def_text = "none", .example = "auto",
+		.reload = RELOAD_LIVE, FIELD(camera),
+		.help = "see feet and hands with the kiosk's own camera (V4L2), or replay a "
+			"folder of its frames",
+		.man = "See feet and hands with the kiosk's own camera: a V4L2 capture device\n"
+		       ".RB ( /dev/video0 ,\n"
+		       "a\n"
+		       ".B /dev/v4l/by\\-id/\n"
+		       "link), or\n"
+		       ".B auto\n"
+		       "for the first that captures. Each foot or hand it sees on the floor is a\n"
+		       "finger: it lands as a stone sized by its size on the floor, drags a wake\n"
+		       "and lifts when it leaves. The camera must not see the projection: an IR\n"
+		       "camera with 850 nm lamps and an IR-pass filter, or a depth camera. A\n"
+		       "camera unplugged, stalled or busy is said in one line and taken again\n"
+		       "when it comes back; the water goes on. A folder of numbered PGM, PNG or\n"
+		       "JPEG frames (as\n"
+		       ".B \\-\\-camera\\-record\n"
+		       "writes) is replayed at\n"
+		       ".BR \\-\\-camera\\-mode 's\n"
+		       "rate, in real time, or frame by frame with\n"
+		       ".BR \\-\\-frames .\n"
+		       "A reload that names another takes it.",
+	},
+	{
+		.name = "camera-mode", .group = GROUP_TOUCH, .type = OPTION_STRING,
+		.arg = "WxH@FPS", .def_text = "the camera's highest rate at 640x480, or the nearest "
+		"size below", .example = "640x480@60",
+		.reload = RELOAD_LIVE, FIELD(camera_mode), .check = camera_check_mode,
+		.help = "the camera's size and frame rate (a recording's rate)",
+		.man = "The camera's picture size and frame rate; one it does not offer is\n"
+		       "refused in one line naming those it does. A recording's frames are\n"
+		       "replayed at this rate (30 a second when not given).",
+	},
+	{
+		.name = "camera-scale", .group = GROUP_TOUCH, .type = OPTION_STRING,
+		.arg = "WxH", .def = OPTIONS_DEFAULT_CAMERA_SCALE, .example = "160x120",
+		.reload = RELOAD_LIVE, FIELD(camera_scale), .check = camera_check_scale,
+		.help = "the largest picture the vision looks at (the camera's shrunk to fit)",
+		.man = "The largest picture the vision looks at, at most " STR(VISION_MAX_W) "x"
+		       STR(VISION_MAX_H) ": the\n"
+		       "camera's is shrunk by a whole factor to fit. Finer costs time and sees\n"
+		       "nothing more of a foot.",
+	},
+	{
+		.name = "camera-absorb", .group = GROUP_TOUCH, .type = OPTION_NUMBER,
+		.arg = "SECONDS", .min = OPTIONS_MIN_CAMERA_ABSORB_S,
+		.max = OPTIONS_MAX_CAMERA_ABSORB_S, .unit = "seconds",
+		.def = STR(OPTIONS_DEFAULT_CAMERA_ABSORB_S), .example = "60",
+		.reload = RELOAD_LIVE, FIELD(camera_absorb_s),
+		.help = "what stands still this long becomes floor (a bag left on it)",
+		.man = "What stands still on the floor this long becomes floor: a bag left\n"
+		       "there stops being a foot. A reload learns the floor again.",
+	},
+	{
+		.name = "camera-min-size", .group = GROUP_TOUCH, .type = OPTION_NUMBER,
+		.arg = "MM", .min = OPTIONS_MIN_CAMERA_MIN_SIZE_MM,
+		.max = OPTIONS_MAX_CAMERA_MIN_SIZE_MM, .unit = "mm",
+		.def = STR(OPTIONS_DEFAULT_CAMERA_MIN_SIZE_MM), .example = "100",
+		.reload = RELOAD_LIVE, FIELD(camera_min_size_mm),
+		.help = "what the camera sees smaller than this across, on the floor, is noise",
+		.man = "What the camera sees smaller than this across, on the floor, is noise,\n"
+		       "not a foot or a hand.",
+	},
+	{
+		.name = "camera-masks", .group = GROUP_TOUCH, .type = OPTION_STRING,
+		.arg = "DIR", .def_text = "none", .example = "/var/tmp/masks",
+		.reload = RELOAD_LIVE, FIELD(camera_masks),
+		.help = "write what the camera saw as people, each frame a PGM, for tuning",
+		.man = "Write each frame's foreground (0 floor, 255 people) as a PGM of the\n"
+		       "vision's size into this folder, named as the frame it was seen in, for\n"
+		       "tuning on a recording.",
+	},
+	{
+		.name = "camera-record", .group = GROUP_TOUCH, .type = OPTION_STRING,
+		.arg = "DIR", .def_text = "none", .example = "/var/tmp/camera",
+		.reload = RELOAD_LIVE, FIELD(camera_record),
+		.help = "keep what the camera sees, each frame a PGM, to replay with --camera DIR",
+		.man = "Keep what the camera sees, at the vision's size, as numbered PGM frames\n"
+		       "in this folder: replayed later with\n"
+		       ".B \\-\\-camera\n"
+		       "DIR, to tune on what the camera saw last night. A full disk stops the\n"
+		       "recording, said in one line; the rest goes on.",
+	},
+	{
+		.name = "camera-corners", .group = GROUP_TOUCH, .type = OPTION_STRING,
+		.arg = "\"X,Y X,Y X,Y X,Y [X,Y=U,V ...]\"",
+		.def_text = "none: the camera's picture is the surface",
+		.example = "0.1,0.05 0.9,0.08 0.95,0.92 0.04,0.9",
+		.reload = RELOAD_LIVE, FIELD(camera_corners), .check = camera_check_points,
+		.help = "the calibration: where the camera sees the surface's corners (0..1 of its "
+			"picture), and more points",
+		.man = "The calibration by hand: where the camera sees the surface's top left,\n"
+		       "top right, bottom right and bottom left corners, 0..1 across its picture,\n"
+		       "clockwise as it sees them (checked as\n"
+		       ".BR \\-\\-tuio\\-corners ),\n"
+		       "and more points\n"
+		       ".B X,Y=U,V\n"
+		       "where the camera sees the surface's point U,V (0..1 across it), up to\n"
+		       STR(CAMERA_POINTS_MAX) " in all, fitted by least squares.",
+	},
+	{
+		.name = "camera-mains", .group = GROUP_TOUCH, .type = OPTION_CHOICE,
+		.choices = mains, .def = STR(OPTIONS_DEFAULT_CAMERA_MAINS_HZ), .example = "60",
+		.reload = RELOAD_LIVE, FIELD(camera_mains_hz),
+		.help = "the mains' frequency, in Hz, for the camera's anti-flicker",
+		.man = "The mains' frequency in Hz, for the camera's anti-flicker: lamps on\n"
+		       "the mains flicker at twice it.",
 	},
 	{
 		.name = "http", .group = GROUP_EXHIBIT, .type = OPTION_LISTEN, .arg = "ADDR:PORT",

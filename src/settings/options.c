@@ -9,6 +9,7 @@
 #include "base/homography.h"
 #include "base/log.h"
 #include "base/util.h"
+#include "camera/camera.h"
 #include "input/input.h"
 #include "tuio/tuio.h"
 #include "settings/options-private.h"
@@ -109,6 +110,35 @@ void options_tuio_config(const struct options *o, struct tuio_config *c)
 	c->timeout_ns = (uint64_t)(o->tuio_timeout_s * 1e9);
 	c->has_corners = o->tuio_corners &&
 			 homography_parse_corners(o->tuio_corners, c->corners) == 0;
+	c->stones = ic.stones;
+}
+
+void options_camera_config(const struct options *o, bool batch, struct camera_config *c)
+{
+	struct input_config ic;
+	char err[ERR_LEN];
+
+	options_input_config(o, &ic);
+	memset(c, 0, sizeof(*c));
+	c->device = o->camera;
+	/* Each checked as the options were read: a bad one is not here. */
+	if (o->camera_mode)
+		(void)camera_parse_mode(o->camera_mode, &c->mode, err, sizeof(err));
+	if (!o->camera_scale ||
+	    camera_parse_scale(o->camera_scale, &c->scale_w, &c->scale_h, err, sizeof(err)) < 0) {
+		c->scale_w = VISION_MAX_W;
+		c->scale_h = VISION_MAX_H;
+	}
+	c->absorb_s = o->camera_absorb_s;
+	c->min_size_mm = o->camera_min_size_mm;
+	c->mains_hz = o->camera_mains_hz;
+	c->masks_dir = o->camera_masks;
+	c->record_dir = o->camera_record;
+	if (o->camera_corners &&
+	    camera_parse_points(o->camera_corners, &c->n_points, c->camera_xy, c->surface_uv, err,
+				sizeof(err)) < 0)
+		c->n_points = 0;
+	c->batch = batch;
 	c->stones = ic.stones;
 }
 

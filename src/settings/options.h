@@ -179,6 +179,17 @@ enum rotation {
 #define OPTIONS_DEFAULT_TUIO_TIMEOUT_S 1
 #define OPTIONS_MIN_TUIO_TIMEOUT_S 0.05
 #define OPTIONS_MAX_TUIO_TIMEOUT_S 60
+/* The camera (--camera): what stands still this long is floor; blobs
+ * smaller than this across are noise (a foot is 100 mm or more across);
+ * the vision's size; the mains' frequency for its anti-flicker. */
+#define OPTIONS_DEFAULT_CAMERA_ABSORB_S 30
+#define OPTIONS_MIN_CAMERA_ABSORB_S 1
+#define OPTIONS_MAX_CAMERA_ABSORB_S 3600
+#define OPTIONS_DEFAULT_CAMERA_MIN_SIZE_MM 60
+#define OPTIONS_MIN_CAMERA_MIN_SIZE_MM 5
+#define OPTIONS_MAX_CAMERA_MIN_SIZE_MM 2000
+#define OPTIONS_DEFAULT_CAMERA_SCALE "320x240"
+#define OPTIONS_DEFAULT_CAMERA_MAINS_HZ 50
 
 /* A contact that has not moved for this long is stuck, not a visitor. */
 #define OPTIONS_DEFAULT_STUCK_TOUCH_S 30
@@ -288,6 +299,15 @@ struct options {
 	const char *tuio_from;        /* --tuio-from ADDR[,ADDR...]; NULL: any sender */
 	double tuio_timeout_s;
 	const char *tuio_corners;     /* --tuio-corners: the four-point calibration; NULL: none */
+	const char *camera;           /* --camera DEVICE|DIR|auto; NULL: none */
+	const char *camera_mode;      /* --camera-mode WxH@FPS; NULL: the device's best */
+	const char *camera_scale;     /* --camera-scale WxH: the vision's size at most */
+	double camera_absorb_s;
+	double camera_min_size_mm;
+	const char *camera_masks;     /* --camera-masks DIR; NULL: none */
+	const char *camera_record;    /* --camera-record DIR; NULL: none */
+	const char *camera_corners;   /* --camera-corners; NULL: the picture is the surface */
+	int camera_mains_hz;          /* 50 or 60 */
 	/* ---- end the exhibit ---- */
 
 	bool verbose;
@@ -336,6 +356,10 @@ void options_input_config(const struct options *o, struct input_config *c);
  * point into o. */
 struct tuio_config;
 void options_tuio_config(const struct options *o, struct tuio_config *c);
+/* The camera's (--camera...), as the camera takes them; the strings
+ * point into o. batch: a run of --frames. */
+struct camera_config;
+void options_camera_config(const struct options *o, bool batch, struct camera_config *c);
 
 /*
  * The config file's view of the option table (config-file.c, tests): every

@@ -56,14 +56,6 @@ void tracks_init(struct tuio *t, const struct tuio_config *c)
 		homography_identity(&t->calibration);   /* refused by tuio_create already */
 }
 
-static int gslot_alloc(const struct tuio *t)
-{
-	for (int i = GESTURE_MAX_SLOTS - 1; i >= 0; i--)
-		if (!gesture_slot_down(t->gesture, i))
-			return i;
-	return -1;   /* more fingers than the water takes: this one is ignored */
-}
-
 static void timed(struct tuio *t)
 {
 	if (t->n_times < INPUT_TOUCH_TIMES)
@@ -143,7 +135,7 @@ static void place(struct tuio *t, struct tuio_source *src, enum tuio_profile pr,
 	if (!t->gesture || t->screen_w < 1)
 		return;
 	if (p->gslot < 0) {
-		if ((p->gslot = gslot_alloc(t)) < 0)
+		if ((p->gslot = gesture_slot_from_top(t->gesture)) < 0)
 			return;
 		stone(t, s, &radius, &weight);
 		gesture_down(t->gesture, p->gslot, x, y, radius, weight);

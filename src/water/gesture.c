@@ -470,6 +470,14 @@ bool gesture_slot_down(const struct gesture *g, int slot)
 	return slot >= 0 && slot < GESTURE_MAX_SLOTS && g->slots[slot].down;
 }
 
+int gesture_slot_from_top(const struct gesture *g)
+{
+	for (int i = GESTURE_MAX_SLOTS - 1; i >= 0; i--)
+		if (!g->slots[i].down)
+			return i;
+	return -1;
+}
+
 int gesture_active(const struct gesture *g)
 {
 	int n = 0;

@@ -99,6 +99,13 @@ void gesture_date_landing(struct gesture *g, int slot, uint64_t ns);
 void gesture_land(struct gesture *g, uint64_t now_ns);
 bool gesture_pending(const struct gesture *g);
 bool gesture_slot_down(const struct gesture *g, int slot);
+/*
+ * A free slot for a tracker's point (TUIO, the camera): the highest with
+ * no finger down, so that trackers take the slots from the top down and
+ * the touchscreens theirs from the bottom up, and two trackers never take
+ * the same one. -1: every slot is down (the point is ignored).
+ */
+int gesture_slot_from_top(const struct gesture *g);
 int gesture_active(const struct gesture *g);
 
 /*
