@@ -1,0 +1,186 @@
+/*
+ * The background: each pixel's mean and noise, and the frame's gain.
+ *
+ * The mean follows the floor where nothing is seen with a time constant of
+ * BG_TAU_S; the noise is each pixel's own mean absolute deviation from it
+ * (for Gaussian noise 0.80 sigma), so a noisy corner of a cheap sensor, a
+ * compressed stream's blocks or a vignetted dark edge each get their own
+ * threshold. A lamp's flicker and a slow ramp of daylight change every
+ * pixel by one factor: the frame's gain against the model, estimated from
+ * the pixels that were background in the last frame and taken out before
+ * differencing (a global illumination factor, as in Horprasert, Harwood and
+ * Davis, "A statistical approach for real-time robust background
+ * subtraction and shadow detection", ICCV Frame-Rate Workshop 1999).
+ *
+ * What stands still: a pixel changed for absorb_s without a break is taken
+ * into the background quickly (ABSORB_TAU_S), so a foot or a bag left on
+ * the floor is absorbed after about absorb_s whatever its contrast (an
+ * exponential rate alone would take ln(contrast / threshold) times longer
+ * for a brighter one).
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vision/vision-private.h"
+
+/* The floor's mean follows the light where nothing is seen. */
+#define BG_TAU_S 2.0
+/* The noise's estimate, slower: it sets the thresholds. */
+#define NOISE_TAU_S 4.0
+/* A relearn, and a pixel absorbed: the model takes the new picture. */
+#define FAST_TAU_S 0.1
+/* A pixel's deviation counts into its noise up to this many times the
+ * noise, plus NOISE_CAP_ADD grey levels: a passing foot does not inflate it. */
+#define NOISE_CAP_TIMES 4
+#define NOISE_CAP_ADD (4 << VIS_Q16)
+/* The first noise before any is measured, grey levels of mean deviation. */
+#define NOISE_INIT (2 << VIS_Q16)
+/* The gain from every GAIN_STEP_X-th pixel of every GAIN_STEP_Y-th row. */
+#define GAIN_STEP_X 4
+#define GAIN_STEP_Y 2
+/* Clipped pixels say nothing of the light. */
+#define GAIN_CLIP_LO 4
+#define GAIN_CLIP_HI 250
+/* The gain is held within a factor of this either way. */
+#define GAIN_MAX 4
+
+/* A rate for this frame's dt from a time constant, in 0.16 */
+static int32_t rate_q16(double dt, double tau)
+{
+	double a = 1.0 - exp(-dt / tau);
+
+	return (int32_t)lround(fmin(fmax(a, 0.0), 1.0) * VIS_ONE_Q16);
+}
+
+static int ratio_q(int64_t num, int64_t den)
+{
+	int64_t g;
+
+	if (den <= 0)
+		return VIS_GAIN_ONE;
+	g = (num << VIS_GAIN_Q) / den;
+	if (g > GAIN_MAX * VIS_GAIN_ONE)
+		g = GAIN_MAX * VIS_GAIN_ONE;
+	if (g < VIS_GAIN_ONE / GAIN_MAX)
+		g = VIS_GAIN_ONE / GAIN_MAX;
+	return (int)g;
+}
+
+void vis_gain(struct vision *v, const uint8_t *grey, size_t stride)
+{
+	int64_t si = 0, sb = 0, sp = 0;
+
+	for (int y = 0; y < v->h; y += GAIN_STEP_Y) {
+		const uint8_t *g = grey + (size_t)y * stride;
+		const uint8_t *m = v->mask + (size_t)y * v->w, *c = v->cls + (size_t)y * v->w;
+		const uint8_t *p = v->prev + (size_t)y * v->w;
+		const int32_t *b = v->mean + (size_t)y * v->w;
+
+		for (int x = 0; x < v->w; x += GAIN_STEP_X) {
+			if (m[x] || (c[x] & VIS_SHADOW) || g[x] < GAIN_CLIP_LO ||
+			    g[x] > GAIN_CLIP_HI || p[x] > GAIN_CLIP_HI)
+				continue;
+			si += g[x];
+			sb += b[x] >> 8;   /* 8.8 */
+			sp += p[x];
+		}
+	}
+	v->gain = ratio_q(si << 8, sb);
+	v->frame_gain = ratio_q(si, sp);
+}
+
+void vis_learn(struct vision *v, const uint8_t *grey, size_t stride)
+{
+	uint64_t k = v->learnt++;
+
+	for (int y = 0; y < v->h; y++) {
+		const uint8_t *g = grey + (size_t)y * stride;
+		int32_t *mean = v->mean + (size_t)y * v->w, *noise = v->noise + (size_t)y * v->w;
+
+		for (int x = 0; x < v->w; x++) {
+			int32_t t = (int32_t)g[x] << VIS_Q16;
+
+			if (k == 0) {
+				mean[x] = t;
+				noise[x] = NOISE_INIT;
+				continue;
+			}
+			/* the running means of the first frames: 1/(k+1) each */
+			{
+				int64_t e = ((int64_t)mean[x] * v->gain) >> VIS_GAIN_Q;
+				int64_t ad = llabs(t - e);
+
+				noise[x] += (int32_t)((ad - noise[x]) / (int64_t)k);
+				mean[x] += (int32_t)((t - (int64_t)mean[x]) / (int64_t)(k + 1));
+			}
+		}
+	}
+}
+
+void vis_learnt(struct vision *v)
+{
+	int64_t sum = 0;
+
+	for (int i = 0; i < v->n; i++)
+		sum += v->noise[i] >> 8;
+	v->sensor_q8 = (int32_t)(sum / v->n);
+}
+
+void vis_update(struct vision *v, const uint8_t *grey, size_t stride, double dt, bool relearn)
+{
+	int32_t a_bg = rate_q16(dt, BG_TAU_S), a_n = rate_q16(dt, NOISE_TAU_S);
+	int32_t a_fast = rate_q16(dt, FAST_TAU_S);
+	double steps = dt / v->c.absorb_s * VIS_STILL_FULL;
+	int inc = steps < 1 ? 1 : steps > VIS_STILL_FULL ? VIS_STILL_FULL : (int)lround(steps);
+	int gain = v->gain;
+
+	for (int y = 0; y < v->h; y++) {
+		const uint8_t *g = grey + (size_t)y * stride;
+		size_t row = (size_t)y * v->w;
+		int32_t *mean = v->mean + row, *noise = v->noise + row;
+		uint16_t *still = v->still + row;
+		const uint8_t *m = v->mask + row, *c = v->cls + row;
+
+		if (relearn) {
+			for (int x = 0; x < v->w; x++) {
+				int32_t t = (int32_t)g[x] << VIS_Q16;
+
+				mean[x] += (int32_t)(((int64_t)(t - mean[x]) * a_fast) >> VIS_Q16);
+				still[x] = 0;
+			}
+			continue;
+		}
+		for (int x = 0; x < v->w; x++) {
+			int32_t t = (int32_t)g[x] << VIS_Q16;
+
+			if (m[x] | (c[x] & VIS_SHADOW)) {
+				int s = still[x] + inc;
+
+				if (s >= VIS_STILL_FULL) {
+					s = VIS_STILL_FULL;
+					mean[x] += (int32_t)(((int64_t)(t - mean[x]) * a_fast) >> VIS_Q16);
+				}
+				still[x] = (uint16_t)s;
+			} else {
+				int64_t e = ((int64_t)mean[x] * gain) >> VIS_GAIN_Q;
+				int64_t ad = llabs(t - e);
+				int64_t cap = (int64_t)noise[x] * NOISE_CAP_TIMES + NOISE_CAP_ADD;
+
+				if (ad > cap)
+					ad = cap;
+				noise[x] += (int32_t)(((ad - noise[x]) * a_n) >> VIS_Q16);
+				mean[x] += (int32_t)(((int64_t)(t - mean[x]) * a_bg) >> VIS_Q16);
+				still[x] = 0;
+			}
+		}
+	}
+}
+
+void vis_keep_frame(struct vision *v, const uint8_t *grey, size_t stride)
+{
+	for (int y = 0; y < v->h; y++)
+		memcpy(v->prev + (size_t)y * v->w, grey + (size_t)y * stride, (size_t)v->w);
+}

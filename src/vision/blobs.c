@@ -1,0 +1,195 @@
+/*
+ * Connected components of the cleaned mask (8-connected), by runs: each
+ * row's runs of foreground joined to the runs of the row above they touch,
+ * in a union-find (path halving; the lower index the root, so the result
+ * does not depend on the order of joins). Hysteresis falls out of it: a
+ * component is foreground only when one of its pixels passed the high
+ * threshold. The work is the frame's pixels and runs, whatever the number
+ * of components; the blobs kept are capped at VISION_MAX_BLOBS (the
+ * largest), and more is a flood.
+ */
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "vision/vision-private.h"
+
+/* A blob a little off the calibrated surface still touches its edge (the
+ * camera sees past the corners), in the surface's widths. */
+#define SURFACE_MARGIN 0.05
+#define PI 3.14159265358979323846
+
+static int32_t root_of(int32_t *parent, int32_t i)
+{
+	while (parent[i] != i) {
+		parent[i] = parent[parent[i]];
+		i = parent[i];
+	}
+	return i;
+}
+
+static void join(int32_t *parent, int32_t a, int32_t b)
+{
+	a = root_of(parent, a);
+	b = root_of(parent, b);
+	if (a < b)
+		parent[b] = a;
+	else if (b < a)
+		parent[a] = b;
+}
+
+bool vis_floor_point(const struct vision *v, double x, double y, double *u, double *vv,
+		     double *mm2_per_px)
+{
+	const struct homography *h = &v->c.to_surface;
+	double px = (x + 0.5) / v->w, py = (y + 0.5) / v->h, u0, v0, ux, vx, uy, vy;
+	double mw = v->c.surface_mm_w, mh = v->c.surface_mm_h;
+
+	*mm2_per_px = -1;
+	if (!homography_apply(h, px, py, &u0, &v0) ||
+	    !homography_apply(h, px + 1.0 / v->w, py, &ux, &vx) ||
+	    !homography_apply(h, px, py + 1.0 / v->h, &uy, &vy))
+		return false;
+	/* a pixel's area on the floor: the cross product of its two sides in mm */
+	*mm2_per_px = fabs((ux - u0) * mw * (vy - v0) * mh - (vx - v0) * mh * (uy - u0) * mw);
+	return homography_onto(h, px, py, SURFACE_MARGIN, u, vv);
+}
+
+/* The runs of the mask, each row's joined to the last row's it touches. */
+static void label(struct vision *v)
+{
+	int prev_start = 0, prev_end = 0;
+
+	v->nruns = 0;
+	for (int y = 0; y < v->h; y++) {
+		const uint8_t *m = v->mask + (size_t)y * v->w, *c = v->cls + (size_t)y * v->w;
+		int start = v->nruns, x = 0, p = prev_start;
+
+		while (x < v->w) {
+			struct vis_run *r;
+			uint8_t seed = 0;
+
+			/* skip background eight pixels at a time */
+			while (x + 8 <= v->w) {
+				uint64_t word;
+
+				memcpy(&word, m + x, sizeof(word));
+				if (word)
+					break;
+				x += 8;
+			}
+			while (x < v->w && !m[x])
+				x++;
+			if (x == v->w)
+				break;
+			r = &v->runs[v->nruns];
+			r->y = (int16_t)y;
+			r->x0 = (int16_t)x;
+			while (x < v->w && m[x])
+				seed |= c[x++];
+			r->x1 = (int16_t)(x - 1);
+			r->seed = (seed & VIS_HI) != 0;
+			v->parent[v->nruns] = v->nruns;
+			/* 8-connected: the runs above from x0 - 1 to x1 + 1 */
+			while (p < prev_end && v->runs[p].x1 < r->x0 - 1)
+				p++;
+			for (int q = p; q < prev_end && v->runs[q].x0 <= r->x1 + 1; q++)
+				join(v->parent, v->nruns, q);
+			v->nruns++;
+		}
+		prev_start = start;
+		prev_end = v->nruns;
+	}
+}
+
+/* A component as a blob, or false: too small on the floor, or off it. */
+static bool as_blob(const struct vision *v, const struct vis_comp *c, struct vision_blob *b,
+		    bool *in_mask)
+{
+	double mm2;
+	bool on;
+
+	b->x = (double)c->sx / c->area;
+	b->y = (double)c->sy / c->area;
+	b->area = c->area;
+	b->x0 = c->x0;
+	b->y0 = c->y0;
+	b->x1 = c->x1;
+	b->y1 = c->y1;
+	on = vis_floor_point(v, b->x, b->y, &b->u, &b->v, &mm2);
+	if (mm2 < 0) {
+		*in_mask = false;
+		return false;
+	}
+	/* across: the diameter of a disc of its area on the floor */
+	b->size_mm = 2 * sqrt(c->area * mm2 / PI);
+	*in_mask = b->size_mm >= v->c.min_size_mm;
+	return on && *in_mask;
+}
+
+/* Into the capped list: appended, or over the smallest kept when larger. */
+static void keep_blob(struct vision *v, const struct vision_blob *b)
+{
+	int small = 0;
+
+	if (v->nblobs < VISION_MAX_BLOBS) {
+		v->blobs[v->nblobs++] = *b;
+		return;
+	}
+	v->overflow = true;
+	for (int i = 1; i < v->nblobs; i++)
+		if (v->blobs[i].area < v->blobs[small].area)
+			small = i;
+	if (b->area > v->blobs[small].area)
+		v->blobs[small] = *b;
+}
+
+void vis_blobs(struct vision *v)
+{
+	label(v);
+	v->nblobs = 0;
+	v->overflow = false;
+	v->fg_pixels = 0;
+	for (int i = 0; i < v->nruns; i++) {
+		struct vis_comp *c = &v->comps[i];
+
+		v->parent[i] = root_of(v->parent, i);
+		*c = (struct vis_comp){ .x0 = v->w, .y0 = v->h, .x1 = -1, .y1 = -1 };
+	}
+	for (int i = 0; i < v->nruns; i++) {
+		const struct vis_run *r = &v->runs[i];
+		struct vis_comp *c = &v->comps[v->parent[i]];
+		int len = r->x1 - r->x0 + 1;
+
+		c->area += len;
+		c->sx += (int64_t)(r->x0 + r->x1) * len / 2;
+		c->sy += (int64_t)r->y * len;
+		c->seed |= r->seed;
+		c->x0 = r->x0 < c->x0 ? r->x0 : c->x0;
+		c->x1 = r->x1 > c->x1 ? r->x1 : c->x1;
+		c->y0 = r->y < c->y0 ? r->y : c->y0;
+		c->y1 = r->y > c->y1 ? r->y : c->y1;
+	}
+	for (int i = 0; i < v->nruns; i++) {
+		struct vis_comp *c = &v->comps[i];
+		struct vision_blob b;
+		bool in_mask;
+
+		if (v->parent[i] != i || !c->seed)
+			continue;
+		if (as_blob(v, c, &b, &in_mask))
+			keep_blob(v, &b);
+		c->keep = in_mask;
+	}
+	/* the foreground: the kept components' pixels */
+	memset(v->mask, 0, (size_t)v->n);
+	for (int i = 0; i < v->nruns; i++) {
+		const struct vis_run *r = &v->runs[i];
+
+		if (!v->comps[v->parent[i]].keep)
+			continue;
+		memset(v->mask + (size_t)r->y * v->w + r->x0, 255, (size_t)(r->x1 - r->x0 + 1));
+		v->fg_pixels += r->x1 - r->x0 + 1;
+	}
+}

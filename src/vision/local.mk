@@ -1,0 +1,13 @@
+# vision: people on a floor in a camera's grey frames -- the background and
+# the frame's gain, the foreground with its shadows and hysteresis, the
+# components, the tracks, the calibration's markers. Pure code (no device,
+# no threads); uses only base.
+noinst_LIBRARIES += src/vision/librk-vision.a
+src_vision_librk_vision_a_SOURCES = src/vision/vision.h src/vision/vision-private.h \
+	src/vision/vision.c \
+	src/vision/background.c \
+	src/vision/foreground.c \
+	src/vision/blobs.c \
+	src/vision/tracks.c \
+	src/vision/marker.c
+VISION_LIBS = src/vision/librk-vision.a
