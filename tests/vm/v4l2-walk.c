@@ -22,7 +22,8 @@
  *                     is printed when it is there
  *   size R            its radius, R of the picture's width (default 0.06)
  *   hide              no blob
- *   status            "ok status N frames, M lost, blob at X Y|hidden"
+ *   status            "ok status N frames, E errors, M lost, blob at X Y" (or
+ *                     "blob hidden"): E buffers came back flagged as errors
  *   quit              stop streaming and exit (so does the end of stdin)
  * Commands are one a line or several separated by ';', each answered on
  * standard output with "ok ..." or "error ...".
@@ -88,6 +89,7 @@ struct walk {
 	uint8_t *floors;            /* NOISE_FRAMES pictures of the floor */
 	int floors_w, floors_h;
 	uint64_t frames, lost;
+	uint64_t errors;            /* buffers given back flagged V4L2_BUF_FLAG_ERROR */
 	/* The blob, in fractions of the picture. */
 	bool shown;
 	double x, y, radius;
@@ -385,6 +387,10 @@ static int refill(struct walk *wk)
 			return ret;
 		if (b.index >= wk->n_bufs)
 			return -EINVAL;
+		/* vivid's inject_v4l2_buf_flag_error flags the next buffer
+		 * either of its streams completes, this one's too. */
+		if (b.flags & V4L2_BUF_FLAG_ERROR)
+			wk->errors++;
 		ret = queue(wk, b.index);
 		if (ret < 0)
 			return ret;
@@ -439,13 +445,13 @@ static bool command(struct walk *wk, char *cmd)
 		wk->walking = false;
 		printf("ok hide\n");
 	} else if (!strcmp(verb, "status") && !a) {
+		printf("ok status %llu frames, %llu errors, %llu lost, ",
+		       (unsigned long long)wk->frames, (unsigned long long)wk->errors,
+		       (unsigned long long)wk->lost);
 		if (wk->shown)
-			printf("ok status %llu frames, %llu lost, blob at %.4f %.4f\n",
-			       (unsigned long long)wk->frames, (unsigned long long)wk->lost,
-			       wk->x, wk->y);
+			printf("blob at %.4f %.4f\n", wk->x, wk->y);
 		else
-			printf("ok status %llu frames, %llu lost, blob hidden\n",
-			       (unsigned long long)wk->frames, (unsigned long long)wk->lost);
+			printf("blob hidden\n");
 	} else if (!strcmp(verb, "quit")) {
 		printf("ok quit\n");
 		fflush(stdout);
