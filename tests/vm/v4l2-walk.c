@@ -22,6 +22,10 @@
  *                     is printed when it is there
  *   size R            its radius, R of the picture's width (default 0.06)
  *   hide              no blob
+ *   pause             the buffers the driver gives back are kept, none
+ *                     queued: the output starves (vivid's capture shows
+ *                     its own pattern then, and an error flag injected is
+ *                     the capture's alone); resume queues them again
  *   status            "ok status N frames, E errors, M lost, blob at X Y" (or
  *                     "blob hidden"): E buffers came back flagged as errors
  *   quit              stop streaming and exit (so does the end of stdin)
@@ -90,6 +94,8 @@ struct walk {
 	int floors_w, floors_h;
 	uint64_t frames, lost;
 	uint64_t errors;            /* buffers given back flagged V4L2_BUF_FLAG_ERROR */
+	bool paused;                /* buffers given back are held, not queued */
+	uint32_t held;              /* which (a bit each) */
 	/* The blob, in fractions of the picture. */
 	bool shown;
 	double x, y, radius;
@@ -220,6 +226,7 @@ static void close_device(struct walk *wk)
 			munmap(wk->bufs[i].data, wk->bufs[i].length);
 	memset(wk->bufs, 0, sizeof(wk->bufs));
 	wk->n_bufs = 0;
+	wk->held = 0;
 	close(wk->fd);
 	wk->fd = -1;
 	wk->streaming = false;
@@ -391,6 +398,10 @@ static int refill(struct walk *wk)
 		 * either of its streams completes, this one's too. */
 		if (b.flags & V4L2_BUF_FLAG_ERROR)
 			wk->errors++;
+		if (wk->paused) {
+			wk->held |= 1u << b.index;
+			continue;
+		}
 		ret = queue(wk, b.index);
 		if (ret < 0)
 			return ret;
@@ -444,6 +455,21 @@ static bool command(struct walk *wk, char *cmd)
 		wk->shown = false;
 		wk->walking = false;
 		printf("ok hide\n");
+	} else if (!strcmp(verb, "pause") && !a) {
+		wk->paused = true;
+		printf("ok pause\n");
+	} else if (!strcmp(verb, "resume") && !a) {
+		int ret = 0;
+
+		wk->paused = false;
+		for (unsigned i = 0; i < wk->n_bufs && ret == 0; i++)
+			if (wk->held & (1u << i))
+				ret = queue(wk, i);
+		wk->held = 0;
+		if (ret < 0)
+			printf("error resume: VIDIOC_QBUF: %s\n", strerror(-ret));
+		else
+			printf("ok resume\n");
 	} else if (!strcmp(verb, "status") && !a) {
 		printf("ok status %llu frames, %llu errors, %llu lost, ",
 		       (unsigned long long)wk->frames, (unsigned long long)wk->errors,
@@ -457,8 +483,8 @@ static bool command(struct walk *wk, char *cmd)
 		fflush(stdout);
 		return false;
 	} else {
-		printf("error %s: expected show X Y, walk X Y SECONDS, size R, hide, status "
-		       "or quit (X, Y, R in 0..1 of the picture)\n", verb);
+		printf("error %s: expected show X Y, walk X Y SECONDS, size R, hide, pause, "
+		       "resume, status or quit (X, Y, R in 0..1 of the picture)\n", verb);
 	}
 	fflush(stdout);
 	return true;
