@@ -18,6 +18,7 @@
 #include "base/clock.h"
 #include "base/homography.h"
 #include "base/parse.h"
+#include "camera-bench.h"
 #include "display/headless.h"
 #include "exhibit/kiosk.h"
 #include "median.h"
@@ -70,7 +71,10 @@
 #define SOUND_BENCH_CHUNK 240
 #define SOUND_DRAG_MM_S 300.0
 
-enum mode { MODE_KIOSK, MODE_SEED_O2, MODE_SEED_NATIVE, MODE_FLOOR, MODE_SOUND, MODE_RELOAD };
+enum mode {
+	MODE_KIOSK, MODE_SEED_O2, MODE_SEED_NATIVE, MODE_FLOOR, MODE_SOUND, MODE_RELOAD,
+	MODE_CAMERA_VISION,
+};
 enum { VBLANKS_OFF, VBLANKS_LATE, VBLANKS_AT_ONCE };
 
 /* A wall of up to this many panels (the loop's outputs at the most). */
@@ -96,6 +100,7 @@ struct bench {
 	int drag_mm_s;                      /* --drag: a finger dragged at this speed; 0: none */
 	bool start;                         /* --start: the time to the first frame */
 	int keystone;                       /* --keystone: % the top corners come in; 0: none */
+	bool camera;                        /* --camera floor: a camera running beside */
 };
 
 static double max_ms(const uint64_t *v, int n)
@@ -149,7 +154,7 @@ static void usage(FILE *f)
 "                    [--screen-mm WxH] [--refresh HZ] [--sim-scale auto|S]\n"
 "                    [--steps-per-second auto|N] [--model pond|classic] [--idle] [--floor]\n"
 "                    [--wall N] [--sound] [--caustics on|off] [--vblanks auto|off]\n"
-"                    [--reload]\n"
+"                    [--reload] [--camera vision|floor]\n"
 "Times the kiosk's per-frame work (rain, the steps due in one frame at --refresh\n"
 "Hz, one render) into memory and prints impl= threads= size= frames= step_ms=\n"
 "render_ms= frame_ms= fps= (medians). Without --sim-scale or --steps-per-second\n"
@@ -170,6 +175,13 @@ static void usage(FILE *f)
 "                  longest pass before it and from it on, against frame_ms= at\n"
 "                  --refresh (*_cpu_ms=: the loop thread's CPU time, which a\n"
 "                  loaded machine does not stretch); passes= the reload's until shown\n"
+"  --camera vision  the floor's camera instead: --frames frames of a 640x480 GREY\n"
+"                  camera at 60 fps shrunk to 320x240 and seen by the vision, on one\n"
+"                  core (its CPU time): convert_ms= vision_ms= frame_ms= (medians)\n"
+"  --camera floor  the water as measured, with a camera running beside it: a\n"
+"                  recording replayed at 60 fps through its vision thread, its\n"
+"                  tracks on the water before each frame's steps; the line adds\n"
+"                  camera=on and the camera's frames seen and dropped\n"
 "  --sound         the water's sound instead: --frames seconds of 20 drops a second\n"
 "                  and a swish, synthesized; core_percent= is the share of one core\n"
 "  --caustics on|off  the light through the water (the kiosk's --caustics, on by\n"
@@ -227,6 +239,7 @@ static int parse_args(struct bench *b, int argc, char **argv)
 		{ "vblanks", required_argument, NULL, 'V' },
 		{ "drag", required_argument, NULL, 'D' },
 		{ "start", no_argument, NULL, 'T' },
+		{ "camera", required_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -316,6 +329,14 @@ static int parse_args(struct bench *b, int argc, char **argv)
 		case 'A':
 			b->mode = MODE_SOUND;
 			break;
+		case 'c':
+			if (strcmp(optarg, "vision") == 0)
+				b->mode = MODE_CAMERA_VISION;
+			else if (strcmp(optarg, "floor") == 0)
+				b->camera = true;
+			else
+				goto bad;
+			break;
 		case 'L':
 			b->mode = MODE_RELOAD;
 			break;
@@ -397,6 +418,8 @@ struct times {
 	/* how late the sleep until a frame's planned start woke (p50, p99,
 	 * ms): the other half of what the margin is for */
 	double wake_p50, wake_p99;
+	/* --camera floor: the camera's frames seen, and dropped by it */
+	uint64_t camera_frames, camera_dropped;
 };
 
 static void print_line(const struct bench *b, const char *impl, int threads,
@@ -443,6 +466,9 @@ static void print_line(const struct bench *b, const char *impl, int threads,
 		       t->backed_off);
 	if (b->vblanks == VBLANKS_LATE)
 		printf(" wake_late_p50_ms=%.3f wake_late_p99_ms=%.3f", t->wake_p50, t->wake_p99);
+	if (b->camera)
+		printf(" camera=on camera_frames=%llu camera_dropped=%llu",
+		       (unsigned long long)t->camera_frames, (unsigned long long)t->camera_dropped);
 	printf("\n");
 }
 
@@ -860,6 +886,8 @@ static int run_kiosk(const struct bench *b, uint64_t *t_step, uint64_t *t_render
 	struct options o;
 	struct kiosk *k = NULL;
 	struct kiosk_pin pins[BENCH_MAX_PANELS];
+	struct bench_camera *cam = NULL;
+	struct camera_counts cc;
 	struct render_target t;
 	struct times times;
 	int pw, ph, ret;
@@ -952,6 +980,10 @@ static int run_kiosk(const struct bench *b, uint64_t *t_step, uint64_t *t_render
 	struct vblank_clock vc;
 
 	ret = vblank_clock_init(&vc, b, period);
+	/* --camera floor: its frames on the frames' clock, from the first. */
+	if (ret == 0 && b->camera)
+		ret = bench_camera_start(k, b->width * b->panels, b->height,
+					 kiosk_units(k)->mm_width, kiosk_units(k)->mm_height, &cam);
 	if (ret < 0) {
 		free(t.pixels);
 		kiosk_destroy(k);
@@ -970,6 +1002,9 @@ static int run_kiosk(const struct bench *b, uint64_t *t_step, uint64_t *t_render
 			swipe(k, b->width, b->height);
 		if (b->drag_mm_s > 0)
 			drag(k, b, (int64_t)f + (int64_t)PREFILL_S * b->refresh_hz);
+		/* The camera's tracks before the steps, as the loop puts them. */
+		if (cam)
+			bench_camera_frame(cam, clock);
 		kiosk_advance(k, clock);
 		t1 = clock_now_ns();
 		/* --idle: as the live loop, draw only what changed */
@@ -1008,6 +1043,12 @@ static int run_kiosk(const struct bench *b, uint64_t *t_step, uint64_t *t_render
 		/* What was measured, in the look's terms (stderr: run.sh reads stdout). */
 		water_units_describe(kiosk_units(k), units, sizeof(units));
 		fprintf(stderr, "ripple-bench: %s\n", units);
+	}
+	memset(&times, 0, sizeof(times));
+	if (cam) {
+		bench_camera_stop(cam, &cc);
+		times.camera_frames = cc.frames;
+		times.camera_dropped = cc.dropped;
 	}
 	/* before the medians sort it */
 	times.worst = max_ms(t_frame, b->frames);
@@ -1063,6 +1104,9 @@ int main(int argc, char **argv)
 		break;
 	case MODE_RELOAD:
 		ret = run_reload(&b);
+		break;
+	case MODE_CAMERA_VISION:
+		ret = bench_camera_vision(b.frames);
 		break;
 	case MODE_SEED_O2:
 	case MODE_SEED_NATIVE:

@@ -32,6 +32,9 @@
 #                       built-in pool and rain, a tap in the overlap 0.75 s
 #                       before: above, what each is sent (warped, soft-edged);
 #                       below, the floor as their light adds up on it
+#   docs/camera.png     the floor's own camera: /camera.png (a recording of a
+#                       foot walking, as an IR camera sees it) beside the water
+#                       it drives at 640x480 on a floor of 2000 x 1500 mm
 # Run from the source tree after a build: docs/make-pictures.sh [BUILD_DIR]
 set -eu
 src=$(cd "$(dirname "$0")/.." && pwd)
@@ -203,5 +206,53 @@ else
 	echo "no photograph (apt-get download python3-skimage failed; set PHOTO=):" \
 		"docs/caustics-photo.png kept" >&2
 fi
+# The floor's own camera: a recording as an IR camera sees a foot walking
+# to and fro (tests/camera.py's), replayed live; once the foot is a track,
+# /camera.png and /screen.png asked for at once and put side by side.
+python3 "$src/tests/camera.py" --recording "$tmp/camera"
+"$prog" --config "$tmp/empty.conf" --backend headless --frames 0 --size 640x480 \
+	--screen-mm 2000x1500 --attract 0 --rain 0 --http 127.0.0.1:0 --camera "$tmp/camera" \
+	--camera-corners "0.08,0.12 0.93,0.06 0.96,0.92 0.04,0.86" >"$tmp/camera.log" 2>&1 &
+kiosk=$!
+python3 - "$src/tests" "$tmp/camera.log" "$src/docs/camera.png.tmp" <<'EOF'
+import re, subprocess, sys, time
+sys.path.insert(0, sys.argv[1])
+from lib import images
+log, out = sys.argv[2], sys.argv[3]
+
+
+def get(base, path):
+    return subprocess.run(["curl", "-s", "--max-time", "20", base + path],
+                          capture_output=True).stdout
+
+
+base = None
+for _ in range(600):
+    m = re.search(r"status page on .*, port (\d+)", open(log).read())
+    if m:
+        base = "http://127.0.0.1:%s" % m.group(1)
+        if re.search(r"^ripple_kiosk_camera_tracks [1-9]", get(base, "/metrics").decode(),
+                     re.M):
+            break
+    time.sleep(0.1)
+else:
+    sys.exit("no camera track in the live run:\n" + open(log).read())
+cam = images.decode_png(get(base, "/camera.png"))
+scr = images.decode_png(get(base, "/screen.png"))
+gap = 16
+h = max(cam.height, scr.height)
+
+
+def row(img, y):
+    n = img.width * 3
+    return img.data[y * n:(y + 1) * n] if y < img.height else b"\0" * n
+
+
+images.write_png(out, images.Image(cam.width + gap + scr.width, h, b"".join(
+    row(cam, y) + b"\xff" * gap * 3 + row(scr, y) for y in range(h))))
+EOF
+kill "$kiosk"
+wait "$kiosk" || true
+mv "$src/docs/camera.png.tmp" "$src/docs/camera.png"
 echo "wrote docs/ripple.png, docs/ripple-55.png, docs/wall.png, docs/projectors.png," \
-	"the pond's four pictures and the light's three"
+	"docs/camera.png, the pond's four pictures and the light's three"

@@ -5,12 +5,19 @@
  * taken from the top down and never one a tracker or a touchscreen holds;
  * each change is timed from its frame's capture; a fault lifts them all.
  * And the options' values: --camera-mode, --camera-scale, --camera-corners.
+ * Then the whole camera on a recording written here (a batch: the foot
+ * down once confirmed, lifted when the recording ends), and on a device
+ * that is not there (unplugged, said once, looked for again at a uevent).
  */
 #include "config.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include "base/clock.h"
 #include "base/util.h"
 #include "camera/camera-private.h"
 #include "check.h"
@@ -232,6 +239,149 @@ static void options(void)
 	CHECK(strstr(err, "fixes no calibration") != NULL);
 }
 
+/* A recording: a floor with a little texture and noise, a bright foot on it
+ * from frame FOOT_FROM to the last. */
+#define REC_W 320
+#define REC_H 240
+#define REC_FRAMES 90
+#define FOOT_FROM 45
+#define REC_FPS 30
+#define LOG_MAX (1 << 16)
+
+static bool write_recording(const char *dir)
+{
+	static uint8_t px[REC_W * REC_H];
+	uint32_t seed = 1;
+
+	for (int k = 0; k < REC_FRAMES; k++) {
+		char path[CHECK_DIR_MAX + 32];
+		FILE *f;
+
+		for (int y = 0; y < REC_H; y++)
+			for (int x = 0; x < REC_W; x++) {
+				double dx = (x - 100) / 16.0, dy = (y - 120) / 11.0;
+				int v = 90 + ((x / 8 + y / 8) % 3) * 6;
+
+				seed = seed * 1103515245u + 12345u;
+				v += (int)((seed >> 16) % 5) - 2;
+				if (k >= FOOT_FROM && dx * dx + dy * dy < 1)
+					v = 200;
+				px[y * REC_W + x] = (uint8_t)v;
+			}
+		snprintf(path, sizeof(path), "%s/%06d.pgm", dir, k);
+		f = fopen(path, "wb");
+		if (!f)
+			return false;
+		fprintf(f, "P5\n%d %d\n255\n", REC_W, REC_H);
+		fwrite(px, 1, sizeof(px), f);
+		if (fclose(f) != 0)
+			return false;
+	}
+	return true;
+}
+
+static void remove_recording(const char *dir)
+{
+	char path[CHECK_DIR_MAX + 32];
+
+	for (int k = 0; k < REC_FRAMES; k++) {
+		snprintf(path, sizeof(path), "%s/%06d.pgm", dir, k);
+		unlink(path);
+	}
+	rmdir(dir);
+}
+
+/* A batch on a recording: the foot lands once confirmed, stays while seen,
+ * and is lifted when the recording ends. */
+static void recording_ends(void)
+{
+	char dir[CHECK_DIR_MAX];
+	struct camera_config c = { .scale_w = REC_W, .scale_h = REC_H, .absorb_s = 30,
+				   .min_size_mm = 60, .mains_hz = 50, .batch = true,
+				   .stones = { 2, 20, 1, 4 } };
+	struct camera_counts n;
+	struct camera *cam = NULL;
+	struct rig k;
+	bool landed = false;
+	uint64_t t;
+
+	if (!rig_up(&k))
+		return;
+	free(k.cam);
+	k.cam = NULL;
+	CHECK(check_tmpdir(dir, sizeof(dir), "camera-glue") != NULL);
+	CHECK(write_recording(dir));
+	c.device = dir;
+	c.mode.fps = REC_FPS;
+	CHECK_EQ(camera_create(&c, &cam), 0);
+	if (!cam) {
+		remove_recording(dir);
+		rig_down(&k);
+		return;
+	}
+	camera_set_target(cam, k.g, W, H, MM_W, MM_H);
+	/* The display's frames at 60 Hz on the batch's clock. */
+	for (t = 0; t < (uint64_t)(REC_FRAMES + 10) * NSEC_PER_SEC / REC_FPS; t += FRAME_NS / 2) {
+		camera_apply(cam, t);
+		landed = landed || gesture_active(k.g) == 1;
+		camera_get_counts(cam, &n);
+		if (n.state == CAMERA_ENDED)
+			break;
+	}
+	camera_get_counts(cam, &n);
+	CHECK(landed);
+	CHECK_EQ(n.state, CAMERA_ENDED);
+	CHECK_EQ(n.frames, REC_FRAMES);
+	CHECK_EQ(gesture_active(k.g), 0);
+	camera_destroy(cam);
+	remove_recording(dir);
+	rig_down(&k);
+}
+
+/* No such device: the camera waits for it (unplugged), said once; a
+ * video4linux uevent looks again at once, quietly. */
+static void missing_device(void)
+{
+	struct camera_config c = { .device = "/dev/video-not-here", .scale_w = REC_W,
+				   .scale_h = REC_H, .absorb_s = 30, .min_size_mm = 60,
+				   .mains_hz = 50 };
+	struct uevent add = { .action = "add", .subsystem = "video4linux", .major = -1,
+			      .minor = -1 };
+	char *text = calloc(1, LOG_MAX);
+	FILE *f = tmpfile();
+	struct camera_counts n;
+	struct camera *cam = NULL;
+	int saved, lines = 0;
+
+	CHECK(text && f);
+	if (!text || !f)
+		goto out;
+	fflush(stderr);
+	saved = dup(STDERR_FILENO);
+	CHECK(saved >= 0 && dup2(fileno(f), STDERR_FILENO) >= 0);
+	CHECK_EQ(camera_create(&c, &cam), 0);
+	camera_get_counts(cam, &n);
+	CHECK_EQ(n.state, CAMERA_UNPLUGGED);
+	CHECK(camera_get_fd(cam) >= 0);
+	camera_uevent(cam, &add);
+	camera_apply(cam, clock_now_ns());
+	camera_get_counts(cam, &n);
+	CHECK_EQ(n.state, CAMERA_UNPLUGGED);
+	fflush(stderr);
+	dup2(saved, STDERR_FILENO);
+	close(saved);
+	rewind(f);
+	fread(text, 1, LOG_MAX - 1, f);
+	for (const char *p = text; (p = strstr(p, "/dev/video-not-here")); p++)
+		lines++;
+	CHECK_EQ(lines, 1);
+	camera_destroy(cam);
+out:
+	if (f)
+		fclose(f);
+	free(text);
+}
+
 int main(void)
 {
 	RUN(down_move_up);
@@ -239,5 +389,7 @@ int main(void)
 	RUN(off_and_faults);
 	RUN(crowd);
 	RUN(options);
+	RUN(recording_ends);
+	RUN(missing_device);
 	return CHECK_EXIT();
 }

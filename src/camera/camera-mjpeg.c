@@ -8,8 +8,12 @@
  * Motion-JPEG format (the AVI1 convention UVC follows) takes the standard
  * tables of ITU-T T.81 Annex K.3 as given. They are copied in from
  * libjpeg's own copy, the tables jpeg_set_defaults() gives a compressor,
- * wherever a frame left a slot empty, so such frames decode with any
- * libjpeg. A corrupt frame ends in the error manager's longjmp, or leaves
+ * put in every slot before each frame's header is read: a frame's own DHT
+ * replaces them, and a frame without one is decoded with the standard
+ * tables, never with those an earlier frame brought (a decoder object
+ * keeps its tables from frame to frame). Recent libjpeg-turbo fills only
+ * empty slots by itself and other libjpegs stop at "Huffman table 0x00
+ * was not defined", so it is done here. A corrupt frame ends in the error manager's longjmp, or leaves
  * a warning (premature end, bad data), and is refused as a whole.
  */
 #include "config.h"
@@ -116,20 +120,18 @@ void camera_mjpeg_destroy(struct camera_mjpeg *m)
 	free(m);
 }
 
-/* The slots a frame left empty get the standard tables. */
-static void mjpeg_fill_tables(struct camera_mjpeg *m)
+/* Every slot the standard tables, for a frame's DHT to replace. */
+static void mjpeg_std_slots(struct camera_mjpeg *m)
 {
 	j_common_ptr c = (j_common_ptr)&m->d;
 
 	for (int i = 0; i < HUFF_SLOTS; i++) {
-		if (!m->d.dc_huff_tbl_ptrs[i]) {
+		if (!m->d.dc_huff_tbl_ptrs[i])
 			m->d.dc_huff_tbl_ptrs[i] = jpeg_alloc_huff_table(c);
-			*m->d.dc_huff_tbl_ptrs[i] = m->std_dc[i];
-		}
-		if (!m->d.ac_huff_tbl_ptrs[i]) {
+		if (!m->d.ac_huff_tbl_ptrs[i])
 			m->d.ac_huff_tbl_ptrs[i] = jpeg_alloc_huff_table(c);
-			*m->d.ac_huff_tbl_ptrs[i] = m->std_ac[i];
-		}
+		*m->d.dc_huff_tbl_ptrs[i] = m->std_dc[i];
+		*m->d.ac_huff_tbl_ptrs[i] = m->std_ac[i];
 	}
 }
 
@@ -167,6 +169,7 @@ static int mjpeg_run(struct camera_mjpeg *m, const struct mjpeg_job *j)
 		return -EBADMSG;
 	}
 	m->err.mgr.num_warnings = 0;
+	mjpeg_std_slots(m);
 	jpeg_mem_src(&m->d, j->data, (unsigned long)j->len);
 	jpeg_read_header(&m->d, TRUE);
 	if ((int)m->d.image_width != j->width || (int)m->d.image_height != j->height) {
@@ -175,7 +178,6 @@ static int mjpeg_run(struct camera_mjpeg *m, const struct mjpeg_job *j)
 		jpeg_abort_decompress(&m->d);
 		return -EBADMSG;
 	}
-	mjpeg_fill_tables(m);
 	m->d.out_color_space = JCS_GRAYSCALE;
 	m->d.scale_num = JPEG_SCALE_DENOM / j->reduction;
 	m->d.scale_denom = JPEG_SCALE_DENOM;

@@ -151,8 +151,13 @@ int camera_parse_points(const char *text, int *n, double *camera_xy, double *sur
 		return -EINVAL;
 	}
 	/* The corners as a tracker's are checked: a mirrored or crossed view. */
-	if (bare && (ret = tuio_corners_check(corners, text, err, errlen)) < 0)
-		return ret;
+	if (bare && tuio_corners_check(corners, text, err, errlen) < 0) {
+		snprintf(err, errlen, "'%s' is not the surface as the camera sees it: expected its "
+			 "top left, top right, bottom right and bottom left corners in turn, "
+			 "clockwise (y down), none crossed, turned in or in a line, not a sliver, "
+			 "each within -1..2 of its picture", text);
+		return -EINVAL;
+	}
 	if (total < HOMOGRAPHY_CORNERS || homography_fit(camera_xy, surface_uv, total, &h) < 0) {
 		snprintf(err, errlen, "'%s' fixes no calibration: expected at least four points, "
 			 "no three of four in a line", text);

@@ -22,8 +22,8 @@
 #define RING_TENTATIVE 0xffe020u
 #define OUTLINE 0x20e0ffu
 /* A ring's radius in the picture's pixels, at the least. */
-#define RING_MIN_PX 6.0
-/* The digits: 3 x 5 pixels each, drawn at the picture's scale. */
+#define RING_MIN_PX 10.0
+/* The digits: 3 x 5 pixels each, drawn at twice the picture's scale. */
 #define DIGIT_W 3
 #define DIGIT_H 5
 /* Points along each of the outline's edges (its perspective curves none,
@@ -142,7 +142,7 @@ int camera_picture(struct camera *cam, int scale, uint32_t **out, int *w, int *h
 		double r = RING_MIN_PX * scale;
 
 		ring(&c, cx, cy, r, rgb);
-		number(&c, (int)lround(cx + r + 2), (int)lround(cy - r), t->id, scale, rgb);
+		number(&c, (int)lround(cx + r + 3), (int)lround(cy - r), t->id, 2 * scale, rgb);
 	}
 	pthread_mutex_unlock(&cam->mu);
 	*out = c.px;

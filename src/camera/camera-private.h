@@ -69,6 +69,7 @@ struct camera {
 	uint64_t last_frame_ns;          /* the loop's time of the last frame read */
 	uint64_t opened_ns;
 	bool said_projection;
+	bool said_stall;                 /* a stall said: the next ones quiet until a frame comes */
 	int efd, epfd;                   /* the thread's wake-up, and what the loop polls */
 	struct camera_source_counts src_counts;   /* of sources closed before this one */
 

@@ -2,6 +2,8 @@
  * a V4L2 capture device. */
 #include "config.h"
 
+#include <errno.h>
+#include <stdio.h>
 #include <sys/stat.h>
 
 #include "camera/camera-source-private.h"
@@ -11,6 +13,12 @@ int camera_source_open(const struct camera_source_config *c, struct camera_sourc
 {
 	struct stat st;
 
+	*out = NULL;
+	if (!c->device || !c->device[0]) {
+		snprintf(err, errlen, "camera: none named (expected a V4L2 capture device, auto, "
+			 "or a folder of frames)");
+		return -ENOENT;
+	}
 	if (stat(c->device, &st) == 0 && S_ISDIR(st.st_mode))
 		return camera_replay_open(c, out, err, errlen);
 	return camera_v4l2_open(c, out, err, errlen);

@@ -13,7 +13,9 @@
  * the newest and gives the rest straight back; the newest is turned to
  * grey at the vision's size and given back too. A gone device (ENODEV,
  * or EIO: videobuf2 fails every call so once its queue is in error, as
- * drivers put it when unplugged) is -ENODEV; the caller says it.
+ * drivers put it when unplugged) is -ENODEV; the caller says it. POLLERR
+ * on the fd is for read() to judge: videobuf2 also gives it for a queue
+ * that is merely not streaming yet, and there DQBUF tells the two apart.
  */
 #include "config.h"
 
@@ -345,9 +347,13 @@ static int open_node(struct v4l2_source *s, const char *path, struct v4l2_capabi
 		r = -errno;
 		if (r == -ENOENT)
 			snprintf(err, errlen, "camera %s: not there (expected a V4L2 capture "
-				 "device: /dev/videoN, a /dev/v4l/by-id/ link, or auto)", path);
+				 "device: /dev/videoN, a /dev/v4l/by-id/ link or auto; or a folder "
+				 "of frames)", path);
 		else if (r == -EBUSY)
 			snprintf(err, errlen, "camera %s: busy, another program has it", path);
+		else if (r == -EACCES)
+			snprintf(err, errlen, "camera %s: permission denied (expected read and "
+				 "write access, as the video group has)", path);
 		else
 			snprintf(err, errlen, "camera %s: cannot open it: %s", path, strerror(-r));
 		return r;
@@ -677,10 +683,12 @@ static int v4l2_read(struct camera_source *base, uint64_t now_ns, struct camera_
 		r = xioctl(&s->io, s->fd, VIDIOC_DQBUF, &b);
 		if (r == -EAGAIN)
 			break;
-		if (r < 0)
-			return gone(r);
-		if (b.index >= s->nbufs)
-			return -EIO;
+		if (r < 0 || b.index >= s->nbufs) {
+			/* The newest so far goes back, or the driver runs short. */
+			if (have)
+				requeue(s, &newest);
+			return r < 0 ? gone(r) : -EIO;
+		}
 		count_sequence(s, b.sequence);
 		if (b.flags & V4L2_BUF_FLAG_ERROR) {
 			s->counts.errors++;
@@ -794,9 +802,20 @@ int camera_v4l2_open(const struct camera_source_config *c, struct camera_source 
 	r = set_format(s, &m, err, errlen);
 	if (r < 0)
 		goto fail;
+	if ((c->mode.width > 0 && s->width != c->mode.width) ||
+	    (c->mode.height > 0 && s->height != c->mode.height)) {
+		snprintf(err, errlen, "camera %s: gave %dx%d where %dx%d was asked", s->base.name,
+			 s->width, s->height, c->mode.width, c->mode.height);
+		r = -EINVAL;
+		goto fail;
+	}
 	s->base.mode.width = s->width;
 	s->base.mode.height = s->height;
 	s->base.mode.fps = set_rate(s, &m);
+	if (c->mode.fps > 0 && s->base.mode.fps > 0 &&
+	    fabs(s->base.mode.fps - c->mode.fps) > FPS_TOLERANCE * c->mode.fps)
+		log_warn("camera %s: runs at %.4g frames a second where %.4g was asked",
+			 s->base.name, s->base.mode.fps, c->mode.fps);
 	s->factor = camera_source_fit(&s->base, c->max_w, c->max_h);
 	s->grey = malloc((size_t)s->base.vision_w * s->base.vision_h);
 	if (!s->grey) {

@@ -293,8 +293,13 @@ static int open_source(struct camera *cam, uint64_t now, bool first)
 /* The camera lost: its touches lifted, looked for again later. */
 static void lost(struct camera *cam, enum camera_state st, uint64_t now, const char *why)
 {
-	log_warn("camera: %s %s; its touches lifted%s", cam->src ? cam->src->name : cam->device,
-		 why, st == CAMERA_ENDED ? "" : ", looking for it again");
+	/* A camera that stalls again at once after its reopening is said
+	 * once, not every 2 s: again when a frame has come in between. */
+	if (st != CAMERA_STALLED || !cam->said_stall)
+		log_warn("camera: %s %s; its touches lifted%s",
+			 cam->src ? cam->src->name : cam->device, why,
+			 st == CAMERA_ENDED ? "" : ", looking for it again");
+	cam->said_stall = cam->said_stall || st == CAMERA_STALLED;
 	close_source(cam);
 	camera_touches_lift(cam);
 	set_state(cam, st);
@@ -304,6 +309,7 @@ static void lost(struct camera *cam, enum camera_state st, uint64_t now, const c
 static void count_frame(struct camera *cam, uint64_t now)
 {
 	cam->last_frame_ns = now;
+	cam->said_stall = false;
 	cam->fps_t[cam->fps_at] = now;
 	cam->fps_at = (cam->fps_at + 1) % (int)ARRAY_SIZE(cam->fps_t);
 	if (cam->fps_n < (int)ARRAY_SIZE(cam->fps_t))

@@ -77,7 +77,8 @@ static void latency_metrics(struct buf *b, const struct http_facts *f)
 			    HTTP_LATENCY_STAGES - 1);
 	labelled_histograms(b, "ripple_kiosk_touch_to_photon_source_seconds",
 			    "by where the touch came from: a touchscreen (from its evdev time), a "
-			    "tracker over TUIO (from its datagram's arrival)", "source",
+			    "tracker over TUIO (from its datagram's arrival), the camera (from its "
+			    "frame's capture)", "source",
 			    f->latency_source, HTTP_LATENCY_SOURCES);
 	buf_printf(b, "# HELP ripple_kiosk_missed_vblanks_total Vblanks frames came late by.\n"
 		   "# TYPE ripple_kiosk_missed_vblanks_total counter\n"

@@ -36,6 +36,9 @@
  * noise, plus NOISE_CAP_ADD grey levels: a passing foot does not inflate it. */
 #define NOISE_CAP_TIMES 4
 #define NOISE_CAP_ADD (4 << VIS_Q16)
+#define RATE_MAX 0.5
+/* The largest difference, 16.16 */
+#define GREY_MAX (255 << VIS_Q16)
 /* The first noise before any is measured, grey levels of mean deviation. */
 #define NOISE_INIT (2 << VIS_Q16)
 /* The gain from every GAIN_STEP_X-th pixel of every GAIN_STEP_Y-th row. */
@@ -47,12 +50,13 @@
 /* The gain is held within a factor of this either way. */
 #define GAIN_MAX 4
 
-/* A rate for this frame's dt from a time constant, in 0.16 */
+/* A rate for this frame's dt from a time constant, in 0.16, at most
+ * RATE_MAX (a frame after a long gap moves the model half way). */
 static int32_t rate_q16(double dt, double tau)
 {
 	double a = 1.0 - exp(-dt / tau);
 
-	return (int32_t)lround(fmin(fmax(a, 0.0), 1.0) * VIS_ONE_Q16);
+	return (int32_t)lround(fmin(fmax(a, 0.0), RATE_MAX) * VIS_ONE_Q16);
 }
 
 static int ratio_q(int64_t num, int64_t den)
@@ -129,53 +133,66 @@ void vis_learnt(struct vision *v)
 	v->sensor_q8 = (int32_t)(sum / v->n);
 }
 
+/* mean moved by a share a (0.16, at most RATE_MAX) of its way to t, in
+ * 32 bits: the difference in 16.8 times a stays below 2^31. */
+static inline int32_t toward(int32_t mean, int32_t t, int32_t a)
+{
+	return mean + (((t - mean) >> 8) * a >> 8);
+}
+
+/* One row of the model: restrict, the rows do not overlap. */
+static void update_row(const uint8_t *restrict g, const uint8_t *restrict m,
+		       const uint8_t *restrict c, int32_t *restrict mean, int32_t *restrict noise,
+		       uint16_t *restrict still, int w, const int32_t a[3], int gain, int inc)
+{
+	for (int x = 0; x < w; x++) {
+		int32_t t = (int32_t)g[x] << VIS_Q16;
+
+		if (m[x] | (c[x] & VIS_SHADOW)) {
+			int s = still[x] + inc;
+
+			if (s >= VIS_STILL_FULL) {
+				s = VIS_STILL_FULL;
+				mean[x] = toward(mean[x], t, a[2]);
+			}
+			still[x] = (uint16_t)s;
+		} else {
+			/* the background at this light: 10.10 times 2.10 fits 31 bits */
+			int32_t e = ((mean[x] >> 6) * gain) >> 4;
+			int32_t ad = t > e ? t - e : e - t;
+			int32_t cap = noise[x] * NOISE_CAP_TIMES + NOISE_CAP_ADD;
+
+			ad = ad > cap ? cap : ad;
+			ad = ad > GREY_MAX ? GREY_MAX : ad;
+			noise[x] = toward(noise[x], ad, a[1]);
+			mean[x] = toward(mean[x], t, a[0]);
+			still[x] = 0;
+		}
+	}
+}
+
 void vis_update(struct vision *v, const uint8_t *grey, size_t stride, double dt, bool relearn)
 {
-	int32_t a_bg = rate_q16(dt, BG_TAU_S), a_n = rate_q16(dt, NOISE_TAU_S);
-	int32_t a_fast = rate_q16(dt, FAST_TAU_S);
+	/* the floor's, the noise's and the fast rate */
+	const int32_t a[3] = { rate_q16(dt, BG_TAU_S), rate_q16(dt, NOISE_TAU_S),
+			       rate_q16(dt, FAST_TAU_S) };
 	double steps = dt / v->c.absorb_s * VIS_STILL_FULL;
 	int inc = steps < 1 ? 1 : steps > VIS_STILL_FULL ? VIS_STILL_FULL : (int)lround(steps);
-	int gain = v->gain;
+	const int w = v->w;
 
 	for (int y = 0; y < v->h; y++) {
 		const uint8_t *g = grey + (size_t)y * stride;
-		size_t row = (size_t)y * v->w;
-		int32_t *mean = v->mean + row, *noise = v->noise + row;
-		uint16_t *still = v->still + row;
-		const uint8_t *m = v->mask + row, *c = v->cls + row;
+		size_t row = (size_t)y * w;
+		int32_t *mean = v->mean + row;
 
 		if (relearn) {
-			for (int x = 0; x < v->w; x++) {
-				int32_t t = (int32_t)g[x] << VIS_Q16;
-
-				mean[x] += (int32_t)(((int64_t)(t - mean[x]) * a_fast) >> VIS_Q16);
-				still[x] = 0;
-			}
+			for (int x = 0; x < w; x++)
+				mean[x] = toward(mean[x], (int32_t)g[x] << VIS_Q16, a[2]);
+			memset(v->still + row, 0, sizeof(*v->still) * (size_t)w);
 			continue;
 		}
-		for (int x = 0; x < v->w; x++) {
-			int32_t t = (int32_t)g[x] << VIS_Q16;
-
-			if (m[x] | (c[x] & VIS_SHADOW)) {
-				int s = still[x] + inc;
-
-				if (s >= VIS_STILL_FULL) {
-					s = VIS_STILL_FULL;
-					mean[x] += (int32_t)(((int64_t)(t - mean[x]) * a_fast) >> VIS_Q16);
-				}
-				still[x] = (uint16_t)s;
-			} else {
-				int64_t e = ((int64_t)mean[x] * gain) >> VIS_GAIN_Q;
-				int64_t ad = llabs(t - e);
-				int64_t cap = (int64_t)noise[x] * NOISE_CAP_TIMES + NOISE_CAP_ADD;
-
-				if (ad > cap)
-					ad = cap;
-				noise[x] += (int32_t)(((ad - noise[x]) * a_n) >> VIS_Q16);
-				mean[x] += (int32_t)(((int64_t)(t - mean[x]) * a_bg) >> VIS_Q16);
-				still[x] = 0;
-			}
-		}
+		update_row(g, v->mask + row, v->cls + row, mean, v->noise + row, v->still + row, w,
+			   a, v->gain, inc);
 	}
 }
 

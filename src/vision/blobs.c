@@ -3,9 +3,9 @@
  * row's runs of foreground joined to the runs of the row above they touch,
  * in a union-find (path halving; the lower index the root, so the result
  * does not depend on the order of joins). Hysteresis falls out of it: a
- * component is foreground only when one of its pixels passed the high
- * threshold. The work is the frame's pixels and runs, whatever the number
- * of components; the blobs kept are capped at VISION_MAX_BLOBS (the
+ * component is foreground only when it holds a 2 x 2 block of pixels beyond
+ * the high threshold. The work is the frame's pixels and runs, whatever the
+ * number of components; the blobs kept are capped at VISION_MAX_BLOBS (the
  * largest), and more is a flood.
  */
 #include "config.h"
@@ -64,6 +64,7 @@ static void label(struct vision *v)
 	v->nruns = 0;
 	for (int y = 0; y < v->h; y++) {
 		const uint8_t *m = v->mask + (size_t)y * v->w, *c = v->cls + (size_t)y * v->w;
+		const uint8_t *up = y > 0 ? c - v->w : c;
 		int start = v->nruns, x = 0, p = prev_start;
 
 		while (x < v->w) {
@@ -86,8 +87,11 @@ static void label(struct vision *v)
 			r = &v->runs[v->nruns];
 			r->y = (int16_t)y;
 			r->x0 = (int16_t)x;
-			while (x < v->w && m[x])
-				seed |= c[x++];
+			/* a seed: a 2 x 2 block beyond the high threshold (one
+			 * pixel alone is the noise's, a few a hundred) */
+			for (; x < v->w && m[x]; x++)
+				if (y > 0 && x + 1 < v->w)
+					seed |= c[x] & c[x + 1] & up[x] & up[x + 1];
 			r->x1 = (int16_t)(x - 1);
 			r->seed = (seed & VIS_HI) != 0;
 			v->parent[v->nruns] = v->nruns;

@@ -59,7 +59,7 @@ static inline int32_t noise_q8(const struct vision *v, size_t i)
 /* The background at this frame's light, 8.8 */
 static inline int32_t expected_q8(const struct vision *v, size_t i)
 {
-	return (int32_t)(((int64_t)(v->mean[i] >> 6) * v->gain) >> 12);
+	return ((v->mean[i] >> 6) * v->gain) >> 12;
 }
 
 /*
@@ -101,72 +101,125 @@ static bool shadow_texture(const struct vision *v, const uint8_t *grey, size_t s
 	return true;
 }
 
-void vis_classify(struct vision *v, const uint8_t *grey, size_t stride, struct vis_shares *s)
+/* Darker than the background beyond the low threshold: a shadow's candidate. */
+#define DARKER 8u
+
+/* One row's pixels against their thresholds, without branches (the
+ * compiler's vectors; restrict: the rows do not overlap). */
+static void classify_row(const uint8_t *restrict g, const uint8_t *restrict p,
+			 const int32_t *restrict mean, const int32_t *restrict noise,
+			 uint8_t *restrict c, int w, int32_t gain, int32_t fg, int32_t ch,
+			 int counts[3])
 {
-	int fg = v->frame_gain;
-	int32_t ch = (int32_t)(((int64_t)v->sensor_q8 * K_CHANGE) >> 4);
 	int hi_n = 0, changed = 0, jumped = 0;
+
+	for (int x = 0; x < w; x++) {
+		int32_t n = noise[x] >> 8;
+		int32_t lo, hi, in = (int32_t)g[x] << 8;
+		/* the background at this light, 8.8: 10.10 times 2.10 fits 31 bits */
+		int32_t d = in - (((mean[x] >> 6) * gain) >> 12), ad = d < 0 ? -d : d;
+		int32_t dp = in - (((int32_t)p[x] * fg) >> 2);
+
+		n = n < NOISE_MIN_Q8 ? NOISE_MIN_Q8 : n;
+		lo = (n * K_LO) >> 4;
+		hi = (n * K_HI) >> 4;
+		lo = lo < LO_MIN << 8 ? LO_MIN << 8 : lo;
+		hi = hi < HI_MIN << 8 ? HI_MIN << 8 : hi;
+		dp = dp < 0 ? -dp : dp;
+		changed += dp > ch;
+		jumped += (dp > hi) & (dp > JUMP_MIN << 8);
+		hi_n += ad > hi;
+		c[x] = (uint8_t)((ad > lo) * VIS_LO | (ad > hi) * VIS_HI |
+				 ((ad > lo) & (d < 0)) * DARKER);
+	}
+	counts[0] += hi_n;
+	counts[1] += changed;
+	counts[2] += jumped;
+}
+
+void vis_classify(struct vision *v, const uint8_t *grey, size_t stride, bool shadows,
+		  struct vis_shares *s)
+{
+	const int w = v->w;
+	int32_t ch = (int32_t)(((int64_t)v->sensor_q8 * K_CHANGE) >> 4);
+	int counts[3] = { 0, 0, 0 };
 
 	if (ch < CHANGE_MIN << 8)
 		ch = CHANGE_MIN << 8;
 	for (int y = 0; y < v->h; y++) {
-		const uint8_t *g = grey + (size_t)y * stride, *p = v->prev + (size_t)y * v->w;
-		size_t row = (size_t)y * v->w;
-		uint8_t *c = v->cls + row;
+		size_t row = (size_t)y * w;
+
+		classify_row(grey + (size_t)y * stride, v->prev + row, v->mean + row,
+			     v->noise + row, v->cls + row, w, v->gain, v->frame_gain, ch, counts);
+	}
+	/* the darker ones: shadows (not while flooded: every pixel is one,
+	 * and a flood's cost stays a frame's) */
+	for (int y = 0; y < v->h; y++) {
+		uint8_t *c = v->cls + (size_t)y * v->w;
 
 		for (int x = 0; x < v->w; x++) {
-			size_t i = row + x;
-			int32_t n = noise_q8(v, i);
-			int32_t lo = (n * K_LO) >> 4, hi = (n * K_HI) >> 4;
-			int32_t in = (int32_t)g[x] << 8;
-			int32_t d = in - expected_q8(v, i), ad = d < 0 ? -d : d;
-			int32_t dp = in - (((int32_t)p[x] * fg) >> 2);
-			uint8_t k = 0;
+			size_t i;
+			int32_t in, e;
 
-			if (lo < LO_MIN << 8)
-				lo = LO_MIN << 8;
-			if (hi < HI_MIN << 8)
-				hi = HI_MIN << 8;
-			dp = dp < 0 ? -dp : dp;
-			changed += dp > ch;
-			jumped += dp > hi && dp > JUMP_MIN << 8;
-			if (ad > lo) {
-				k = ad > hi ? VIS_LO | VIS_HI : VIS_LO;
-				if (d < 0) {
-					int32_t e = in - d;   /* the expected, > in */
-
-					/* in / e within the shadow's ratios, in 0.8 */
-					if ((int64_t)in * 256 >= (int64_t)e * SHADOW_LO &&
-					    (int64_t)in * 256 <= (int64_t)e * SHADOW_HI &&
-					    shadow_texture(v, grey, stride, x, y))
-						k = VIS_SHADOW;
-				}
+			if (!(c[x] & DARKER))
+				continue;
+			c[x] &= (uint8_t)~DARKER;
+			if (!shadows)
+				continue;
+			i = (size_t)y * v->w + x;
+			in = (int32_t)grey[(size_t)y * stride + x] << 8;
+			e = expected_q8(v, i);
+			/* in / e within the shadow's ratios, in 0.8 */
+			if ((int64_t)in * 256 >= (int64_t)e * SHADOW_LO &&
+			    (int64_t)in * 256 <= (int64_t)e * SHADOW_HI &&
+			    shadow_texture(v, grey, stride, x, y)) {
+				counts[0] -= (c[x] & VIS_HI) != 0;
+				c[x] = VIS_SHADOW;
 			}
-			hi_n += (k & VIS_HI) != 0;
-			c[x] = k;
 		}
 	}
-	s->hi = hi_n;
-	s->changed = changed;
-	s->jumped = jumped;
+	s->hi = counts[0];
+	s->changed = counts[1];
+	s->jumped = counts[2];
 }
 
-/* 3 x 3 erosion (min) or dilation (max) of src into dst, the edge repeated
- * outwards; separable: a row pass into t, a column pass into dst. */
-static void morph(const uint8_t *src, uint8_t *dst, uint8_t *t, int w, int h, bool dilate)
+/* Eight mask bytes (0 or 1) at p, and stored. */
+static inline uint64_t load8(const uint8_t *p)
+{
+	uint64_t w;
+
+	memcpy(&w, p, sizeof(w));
+	return w;
+}
+
+static inline void store8(uint8_t *p, uint64_t w)
+{
+	memcpy(p, &w, sizeof(w));
+}
+
+/* 3 x 3 erosion (and) or dilation (or) of src into dst, the edge repeated
+ * outwards; separable: a row pass into t, a column pass into dst, eight
+ * pixels a word where the row has them. */
+static void morph(const uint8_t *restrict src, uint8_t *restrict dst, uint8_t *restrict t, int w,
+		  int h, bool dilate)
 {
 	for (int y = 0; y < h; y++) {
 		const uint8_t *s = src + (size_t)y * w;
 		uint8_t *o = t + (size_t)y * w;
+		int x = 1;
 
 		if (dilate) {
 			o[0] = s[0] | s[1];
-			for (int x = 1; x < w - 1; x++)
+			for (; x + 9 <= w; x += 8)
+				store8(o + x, load8(s + x - 1) | load8(s + x) | load8(s + x + 1));
+			for (; x < w - 1; x++)
 				o[x] = s[x - 1] | s[x] | s[x + 1];
 			o[w - 1] = s[w - 2] | s[w - 1];
 		} else {
 			o[0] = s[0] & s[1];
-			for (int x = 1; x < w - 1; x++)
+			for (; x + 9 <= w; x += 8)
+				store8(o + x, load8(s + x - 1) & load8(s + x) & load8(s + x + 1));
+			for (; x < w - 1; x++)
 				o[x] = s[x - 1] & s[x] & s[x + 1];
 			o[w - 1] = s[w - 2] & s[w - 1];
 		}
@@ -175,13 +228,19 @@ static void morph(const uint8_t *src, uint8_t *dst, uint8_t *t, int w, int h, bo
 		const uint8_t *a = t + (size_t)(y > 0 ? y - 1 : 0) * w, *b = t + (size_t)y * w;
 		const uint8_t *c = t + (size_t)(y < h - 1 ? y + 1 : h - 1) * w;
 		uint8_t *o = dst + (size_t)y * w;
+		int x = 0;
 
-		if (dilate)
-			for (int x = 0; x < w; x++)
+		if (dilate) {
+			for (; x + 8 <= w; x += 8)
+				store8(o + x, load8(a + x) | load8(b + x) | load8(c + x));
+			for (; x < w; x++)
 				o[x] = a[x] | b[x] | c[x];
-		else
-			for (int x = 0; x < w; x++)
+		} else {
+			for (; x + 8 <= w; x += 8)
+				store8(o + x, load8(a + x) & load8(b + x) & load8(c + x));
+			for (; x < w; x++)
 				o[x] = a[x] & b[x] & c[x];
+		}
 	}
 }
 

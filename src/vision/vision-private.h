@@ -16,6 +16,7 @@
 #define VIS_LO 1u        /* beyond the low threshold: may grow a region */
 #define VIS_HI 2u        /* beyond the high one: seeds a region */
 #define VIS_SHADOW 4u    /* darker by a ratio, the floor's texture kept */
+/* 8u: foreground.c's own */
 
 /* Fixed point: the model's grey levels in 16.16, the frame's difference in 8.8. */
 #define VIS_Q16 16
@@ -102,7 +103,9 @@ void vis_update(struct vision *v, const uint8_t *grey, size_t stride, double dt,
 void vis_keep_frame(struct vision *v, const uint8_t *grey, size_t stride);
 
 /* foreground.c */
-void vis_classify(struct vision *v, const uint8_t *grey, size_t stride, struct vis_shares *s);
+/* shadows: told apart (not while flooded) */
+void vis_classify(struct vision *v, const uint8_t *grey, size_t stride, bool shadows,
+		  struct vis_shares *s);
 void vis_clean(struct vision *v);
 
 /* blobs.c */

@@ -135,7 +135,7 @@ void vision_destroy(struct vision *v)
 
 void vision_set_calibration(struct vision *v, const struct homography *to_surface)
 {
-	if (homography_ok(to_surface))
+	if (to_surface && homography_ok(to_surface))
 		v->c.to_surface = *to_surface;
 }
 
@@ -217,7 +217,7 @@ int vision_process(struct vision *v, const uint8_t *grey, size_t stride, uint64_
 	} else {
 		enum vision_state st;
 
-		vis_classify(v, grey, stride, &s);
+		vis_classify(v, grey, stride, v->counts.state != VISION_FLOODED, &s);
 		vis_clean(v);
 		vis_blobs(v);
 		judge(v, &s, dt, t_ns);
