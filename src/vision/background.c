@@ -37,6 +37,11 @@
 #define NOISE_CAP_TIMES 4
 #define NOISE_CAP_ADD (4 << VIS_Q16)
 #define RATE_MAX 0.5
+/* The end of the first model: a pixel this many times the sensor's mean
+ * deviation (5 sigma), and at least LEARNT_FAR_MIN grey levels, from its
+ * mean is taken as the last frame has it. */
+#define LEARNT_FAR 4
+#define LEARNT_FAR_MIN 12
 /* The largest difference, 16.16 */
 #define GREY_MAX (255 << VIS_Q16)
 /* The first noise before any is measured, grey levels of mean deviation. */
@@ -124,13 +129,34 @@ void vis_learn(struct vision *v, const uint8_t *grey, size_t stride)
 	}
 }
 
-void vis_learnt(struct vision *v)
+void vis_learnt(struct vision *v, const uint8_t *grey, size_t stride)
 {
 	int64_t sum = 0;
+	int32_t far;
 
 	for (int i = 0; i < v->n; i++)
 		sum += v->noise[i] >> 8;
 	v->sensor_q8 = (int32_t)(sum / v->n);
+	/* Someone who crossed the floor while it was learnt is in the mean
+	 * (a share of their contrast) and the noise: where the last frame
+	 * is far from the mean, it is the floor as it is now. Someone who
+	 * stands there is in both alike, and absorbed in absorb_s. */
+	far = v->sensor_q8 * LEARNT_FAR;
+	if (far < LEARNT_FAR_MIN << 8)
+		far = LEARNT_FAR_MIN << 8;
+	for (int y = 0; y < v->h; y++) {
+		const uint8_t *g = grey + (size_t)y * stride;
+		int32_t *mean = v->mean + (size_t)y * v->w, *noise = v->noise + (size_t)y * v->w;
+
+		for (int x = 0; x < v->w; x++) {
+			int32_t d = ((int32_t)g[x] << 8) - (((mean[x] >> 6) * v->gain) >> 12);
+
+			if (d > far || d < -far) {
+				mean[x] = (int32_t)g[x] << VIS_Q16;
+				noise[x] = v->sensor_q8 << 8;
+			}
+		}
+	}
 }
 
 /* mean moved by a share a (0.16, at most RATE_MAX) of its way to t, in

@@ -19,6 +19,10 @@
  * camera sees past the corners), in the surface's widths. */
 #define SURFACE_MARGIN 0.05
 #define PI 3.14159265358979323846
+/* Blobs closer than this on the floor are one: a foot or a body cut in two
+ * by a stripe of its texture that matched the floor, or that passed for a
+ * shadow (two people stand further apart). */
+#define MERGE_GAP_MM 50.0
 
 static int32_t root_of(int32_t *parent, int32_t i)
 {
@@ -149,6 +153,66 @@ static void keep_blob(struct vision *v, const struct vision_blob *b)
 		v->blobs[small] = *b;
 }
 
+/* The gap between two blobs' boxes, in pixels (0 when they overlap). */
+static double box_gap(const struct vision_blob *a, const struct vision_blob *b)
+{
+	int dx = (a->x0 > b->x0 ? a->x0 : b->x0) - (a->x1 < b->x1 ? a->x1 : b->x1) - 1;
+	int dy = (a->y0 > b->y0 ? a->y0 : b->y0) - (a->y1 < b->y1 ? a->y1 : b->y1) - 1;
+
+	return hypot(dx > 0 ? dx : 0, dy > 0 ? dy : 0);
+}
+
+/* a and b as one blob into a: their pixels together, seen anew on the
+ * floor; the floor's mm a pixel there into scale. */
+static void merge_into(const struct vision *v, struct vision_blob *a, const struct vision_blob *b,
+		       double *scale)
+{
+	int area = a->area + b->area;
+	double mm2;
+
+	a->x = (a->x * a->area + b->x * b->area) / area;
+	a->y = (a->y * a->area + b->y * b->area) / area;
+	a->area = area;
+	a->x0 = a->x0 < b->x0 ? a->x0 : b->x0;
+	a->y0 = a->y0 < b->y0 ? a->y0 : b->y0;
+	a->x1 = a->x1 > b->x1 ? a->x1 : b->x1;
+	a->y1 = a->y1 > b->y1 ? a->y1 : b->y1;
+	vis_floor_point(v, a->x, a->y, &a->u, &a->v, &mm2);
+	if (mm2 >= 0) {
+		a->size_mm = 2 * sqrt(area * mm2 / PI);
+		*scale = sqrt(mm2);
+	}
+}
+
+/* Blobs within MERGE_GAP_MM of each other joined (the gap between their
+ * boxes at the mean of their scales), until none are: not in a flood, and
+ * at most VISION_MAX_BLOBS^2 pairs a join. */
+static void merge_near(struct vision *v)
+{
+	double scale[VISION_MAX_BLOBS];
+
+	if (v->overflow)
+		return;
+	for (int i = 0; i < v->nblobs; i++) {
+		double u, vv, mm2;
+
+		vis_floor_point(v, v->blobs[i].x, v->blobs[i].y, &u, &vv, &mm2);
+		scale[i] = mm2 > 0 ? sqrt(mm2) : 0;
+	}
+	for (int i = 0; i < v->nblobs; i++) {
+		for (int j = i + 1; j < v->nblobs; j++) {
+			if (box_gap(&v->blobs[i], &v->blobs[j]) * (scale[i] + scale[j]) / 2 >
+			    MERGE_GAP_MM)
+				continue;
+			merge_into(v, &v->blobs[i], &v->blobs[j], &scale[i]);
+			v->nblobs--;
+			v->blobs[j] = v->blobs[v->nblobs];
+			scale[j] = scale[v->nblobs];
+			j = i;   /* i grew: against all the others again */
+		}
+	}
+}
+
 void vis_blobs(struct vision *v)
 {
 	label(v);
@@ -186,6 +250,7 @@ void vis_blobs(struct vision *v)
 			keep_blob(v, &b);
 		c->keep = in_mask;
 	}
+	merge_near(v);
 	/* the foreground: the kept components' pixels */
 	memset(v->mask, 0, (size_t)v->n);
 	for (int i = 0; i < v->nruns; i++) {

@@ -4,8 +4,9 @@
  * brightest pixel standing DETECT_K sigma out of it, the spot around it
  * (connected pixels beyond REGION_K sigma), and its centre weighted by how
  * far each pixel is above that level (a symmetric dot's centre, to a small
- * share of a pixel). Another pixel as bright as a quarter of the peak
- * outside the spot is a second spot: which one was the marker is unknown.
+ * share of a pixel). Another pixel outside the spot as bright as half the
+ * peak, and standing out of the noise as the peak must, is a second spot:
+ * which one was the marker is unknown.
  */
 #include "config.h"
 
@@ -16,6 +17,9 @@
 #include "vision/vision.h"
 
 #define DETECT_K 10.0
+/* A second spot: as bright as this share of the first, and standing out
+ * as the first must. */
+#define SECOND 0.5
 #define REGION_K 4.0
 /* Grey levels the spot stands out at least, whatever the noise. */
 #define DETECT_MIN 10
@@ -103,8 +107,8 @@ int vision_find_marker(const uint8_t *dark, const uint8_t *lit, int width, int h
 	for (int j = 0; j < height; j++)
 		for (int i = 0; i < width; i++)
 			if (!in[j * width + i] &&
-			    diff_at(dark, lit, stride, i, j) - median > (peak - median) / 4.0 &&
-			    diff_at(dark, lit, stride, i, j) > level)
+			    diff_at(dark, lit, stride, i, j) - median > (peak - median) * SECOND &&
+			    diff_at(dark, lit, stride, i, j) - median > DETECT_K * sigma)
 				goto out;
 	if (sw <= 0)
 		goto out;

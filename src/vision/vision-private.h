@@ -97,8 +97,9 @@ struct vision {
 /* background.c */
 void vis_gain(struct vision *v, const uint8_t *grey, size_t stride);
 void vis_learn(struct vision *v, const uint8_t *grey, size_t stride);
-/* The sensor's noise over the frame when the first model is done. */
-void vis_learnt(struct vision *v);
+/* The first model done: the sensor's noise over the frame, and the
+ * pixels a passer-by left in it as the last frame has them. */
+void vis_learnt(struct vision *v, const uint8_t *grey, size_t stride);
 void vis_update(struct vision *v, const uint8_t *grey, size_t stride, double dt, bool relearn);
 void vis_keep_frame(struct vision *v, const uint8_t *grey, size_t stride);
 

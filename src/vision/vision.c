@@ -211,7 +211,7 @@ int vision_process(struct vision *v, const uint8_t *grey, size_t stride, uint64_
 		v->fg_pixels = 0;
 		if (v->learnt >= LEARN_FRAMES &&
 		    (double)(t_ns - v->state_ns) / NS_PER_S >= LEARN_S) {
-			vis_learnt(v);
+			vis_learnt(v, grey, stride);
 			enter(v, VISION_RUNNING, t_ns);
 		}
 	} else {
