@@ -467,6 +467,7 @@ def unplugged(vm, port, cap, out_node):
     t.check(ok, "a handle held on vivid's output", log)
     reading = len(re.findall(READING, vm.log("rk"), re.M))
     lines_before = len(vm.log("rk").splitlines())
+    touches = metrics(vm, port).get("ripple_kiosk_touches_total", 0)
     rc, out = ctl(vm, cap, "-c disconnect=1")
     log, ok = vm.wait_log("rk", r"camera: .*its touches lifted")
     said = [l for l in log.splitlines()[lines_before:] if "camera" in l]
@@ -474,8 +475,14 @@ def unplugged(vm, port, cap, out_node):
         rc, out, "\n".join(said)))
     ok, state = wait_state(vm, port, "unplugged")
     t.check(ok, "disconnect: the state unplugged", "state %s" % state)
-    tracks = camera_value(metrics(vm, port), "tracks")
-    t.check(tracks == 0, "disconnect: the camera's tracks lifted", "tracks %s" % tracks)
+    m = metrics(vm, port)
+    tracks = camera_value(m, "tracks")
+    t.check(tracks == 0, "disconnect: the camera's tracks lifted (/metrics)", "tracks %s" % tracks)
+    # A frame the vision had before the unplug, finished after it, lands
+    # nothing again.
+    now = m.get("ripple_kiosk_touches_total", 0)
+    t.check(now == touches, "disconnect: no touch lands after the lift",
+            "touches %s, were %s" % (now, touches))
     water_goes_on(vm, port, "unplugged")
     # Nobody on the floor when it comes back: it learns the floor again.
     vm.send("walk", "hide")
