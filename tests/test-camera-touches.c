@@ -20,6 +20,7 @@
 #include "base/clock.h"
 #include "base/util.h"
 #include "camera/camera-private.h"
+#include "capture.h"
 #include "check.h"
 #include "water/gesture.h"
 #include "water/ripple.h"
@@ -246,7 +247,6 @@ static void options(void)
 #define REC_FRAMES 90
 #define FOOT_FROM 45
 #define REC_FPS 30
-#define LOG_MAX (1 << 16)
 
 static bool write_recording(const char *dir)
 {
@@ -347,18 +347,12 @@ static void missing_device(void)
 				   .mains_hz = 50 };
 	struct uevent add = { .action = "add", .subsystem = "video4linux", .major = -1,
 			      .minor = -1 };
-	char *text = calloc(1, LOG_MAX);
-	FILE *f = tmpfile();
 	struct camera_counts n;
 	struct camera *cam = NULL;
-	int saved, lines = 0;
+	struct capture cap;
+	const char *text;
 
-	CHECK(text && f);
-	if (!text || !f)
-		goto out;
-	fflush(stderr);
-	saved = dup(STDERR_FILENO);
-	CHECK(saved >= 0 && dup2(fileno(f), STDERR_FILENO) >= 0);
+	capture_begin(&cap, STDERR_FILENO);
 	CHECK_EQ(camera_create(&c, &cam), 0);
 	camera_get_counts(cam, &n);
 	CHECK_EQ(n.state, CAMERA_UNPLUGGED);
@@ -367,19 +361,10 @@ static void missing_device(void)
 	camera_apply(cam, clock_now_ns());
 	camera_get_counts(cam, &n);
 	CHECK_EQ(n.state, CAMERA_UNPLUGGED);
-	fflush(stderr);
-	dup2(saved, STDERR_FILENO);
-	close(saved);
-	rewind(f);
-	fread(text, 1, LOG_MAX - 1, f);
-	for (const char *p = text; (p = strstr(p, "/dev/video-not-here")); p++)
-		lines++;
-	CHECK_EQ(lines, 1);
+	text = capture_end(&cap);
+	fputs(text, stdout);
+	CHECK_EQ(count_matches(text, "/dev/video-not-here"), 1);
 	camera_destroy(cam);
-out:
-	if (f)
-		fclose(f);
-	free(text);
 }
 
 int main(void)

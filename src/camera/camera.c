@@ -229,12 +229,13 @@ static int open_source(struct camera *cam, uint64_t now, bool first)
 		.max_h = cam->cfg.scale_h,
 		.mains_hz = cam->cfg.mains_hz,
 		.batch = cam->cfg.batch,
+		.io = cam->cfg.io,
 	};
 	char err[ERR_LEN] = "";
 	struct camera_source *s;
 	int ret;
 
-	ret = camera_source_open(&sc, &s, err, sizeof(err));
+	ret = (cam->cfg.open ? cam->cfg.open : camera_source_open)(&sc, &s, err, sizeof(err));
 	cam->retry_ns = 0;
 	/* A folder is there or not: only a device is waited for. */
 	if (!cam->is_folder &&

@@ -67,6 +67,12 @@ struct camera_config {
 	double surface_uv[2 * CAMERA_POINTS_MAX];
 	bool batch;                  /* --frames: camera frame k at k/FPS, processed at once */
 	struct input_stones stones;
+	/* What opens the source: NULL, camera_source_open(); a stand-in
+	 * source in tests (its faults on demand), given io as the source's
+	 * config (NULL: the kernel's calls). */
+	int (*open)(const struct camera_source_config *c, struct camera_source **out, char *err,
+		    size_t errlen);
+	const struct camera_v4l2_io *io;
 };
 
 struct camera_counts {
