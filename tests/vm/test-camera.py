@@ -26,7 +26,8 @@ left first and clockwise, in the camera's picture):
     inject_v4l2_buf_flag_error: error buffers counted (vivid flags the
     next buffer of either stream: v4l2-walk counts the output's);
   - vivid's disconnect control (as a USB camera pulled out) with the
-    visitor standing: one line, the camera's tracks lifted, the state
+    visitor standing: one line, the camera's tracks lifted and no touch
+    landing after (a frame the vision had before is not put on), the state
     "unplugged" (a handle held on vivid keeps it gone), the water goes on
     (a QMP tablet tap ripples it, the frame counter grows); let go, the
     kiosk takes it again by itself;
