@@ -402,6 +402,7 @@ static enum camera_state state_of(enum vision_state v)
 static void take_result(struct camera *cam, uint64_t now)
 {
 	struct camera_result r;
+	enum camera_state st;
 	bool fresh;
 
 	(void)now;
@@ -413,21 +414,23 @@ static void take_result(struct camera *cam, uint64_t now)
 	if (!fresh)
 		return;
 	cam->applied_gen = r.gen;
-	if (cam->src) {
-		enum camera_state st = state_of(r.counts.state);
-
-		if (st != cam->state && (st == CAMERA_FLOODED || st == CAMERA_RELEARNING))
-			log_info("camera: %s", st == CAMERA_FLOODED
-				 ? "flooded: motion everywhere; its blobs and touches capped"
-				 : "the light changed at once: learning the floor again, no new "
-				   "touches until then");
-		set_state(cam, st);
-	}
+	/* A frame the vision had before the camera was lost, finished after:
+	 * its touches went with the camera, and none lands until a camera is
+	 * read again. */
+	if (!cam->src)
+		return;
+	st = state_of(r.counts.state);
+	if (st != cam->state && (st == CAMERA_FLOODED || st == CAMERA_RELEARNING))
+		log_info("camera: %s", st == CAMERA_FLOODED
+			 ? "flooded: motion everywhere; its blobs and touches capped"
+			 : "the light changed at once: learning the floor again, no new "
+			   "touches until then");
+	set_state(cam, st);
 	if (r.counts.sees_projection && !cam->said_projection) {
 		cam->said_projection = true;
 		log_warn("camera: %s sees the projection: its picture changes with the water "
 			 "while nobody is on the floor (an IR-pass filter and IR lamps keep it "
-			 "out)", cam->src ? cam->src->name : cam->device);
+			 "out)", cam->src->name);
 	}
 	if (cam->held)
 		camera_touches_lift(cam);
@@ -738,9 +741,12 @@ void camera_get_counts(const struct camera *cam, struct camera_counts *out)
 	out->dropped = cam->src_counts.dropped + sc.dropped + cam->dropped;
 	out->relearns = cam->result.counts.relearns;
 	out->floods = cam->result.counts.floods;
-	out->blobs = cam->result.counts.blobs;
-	out->tracks = cam->result.counts.tracks;
-	out->foreground = cam->result.counts.foreground;
+	/* What the last frame showed, while a camera is read: none without. */
+	if (cam->src) {
+		out->blobs = cam->result.counts.blobs;
+		out->tracks = cam->result.counts.tracks;
+		out->foreground = cam->result.counts.foreground;
+	}
 	pthread_mutex_unlock(&c->mu);
 	/* Frames a second over the last CAMERA_FPS_WINDOW_NS of them read. */
 	if (cam->fps_n > 1 && cam->src) {

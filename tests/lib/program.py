@@ -2,11 +2,23 @@
 on the host, the CPU time a process took, a port for its status server."""
 
 import os
+import re
 import socket
 import subprocess
+import sys
 
 from lib.checks import TestError
 from lib.images import read_png
+
+
+def require_built_with(define, what):
+    """Exit 77 (skipped, also under CI: a build may leave a feature out)
+    unless $top_builddir/config.h defines define to 1; what names the
+    feature in the line said."""
+    with open(os.path.join(os.environ.get("top_builddir", "."), "config.h")) as f:
+        if not re.search(r"^#define %s 1" % re.escape(define), f.read(), re.M):
+            print("SKIP: built without %s" % what)
+            sys.exit(77)
 
 
 def headless_run(prog, out, script, args):

@@ -41,7 +41,8 @@ from lib.images import (MAX_FRACTION, MAX_MEAN, MOVED, NEAR, PICTURE_THRESHOLD, 
                         diff_fraction,
                         is_not_black, mean_abs_diff, mean_color, nonblack_fraction, read_image,
                         read_png, read_ppm, region_changed, region_diff, write_png, write_ppm)
-from lib.program import free_port, headless_frame, headless_run  # noqa: E402,F401
+from lib.program import (free_port, headless_frame, headless_run,  # noqa: E402,F401
+                         require_built_with)
 from lib.waits import (WAIT_TIMEOUT, Deadline, host_slowness, scaled,  # noqa: E402,F401
                        timeout_mul, wait_until)
 

@@ -19,11 +19,7 @@ sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import rkvm  # noqa: E402
 
-builddir = os.environ.get("top_builddir", ".")
-with open(os.path.join(builddir, "config.h")) as f:
-    if not re.search(r"^#define HAVE_MICROHTTPD 1", f.read(), re.M):
-        print("SKIP: built without libmicrohttpd")
-        sys.exit(77)
+rkvm.require_built_with("HAVE_MICROHTTPD", "libmicrohttpd")
 rkvm.require_tools("qemu-system-x86_64", "busybox")
 prog = rkvm.ripple_kiosk()
 
