@@ -3,6 +3,8 @@
 # components, the tracks, the calibration's markers. Pure code (no device,
 # no threads); uses only base.
 noinst_LIBRARIES += src/vision/librk-vision.a
+# RK_VISION_CFLAGS: configure.ac says why.
+src_vision_librk_vision_a_CFLAGS = $(AM_CFLAGS) $(RK_VISION_CFLAGS)
 src_vision_librk_vision_a_SOURCES = src/vision/vision.h src/vision/vision-private.h \
 	src/vision/vision.c \
 	src/vision/background.c \
