@@ -73,7 +73,8 @@ static void frame(struct rig *k, int n, const struct vision_track *t)
 	k->res.t_ns = k->res.gen * FRAME_NS;
 	k->res.read_ns = k->res.t_ns + FRAME_NS / 4;
 	k->res.n_tracks = n;
-	memcpy(k->res.tracks, t, (size_t)n * sizeof(*t));
+	if (n > 0)
+		memcpy(k->res.tracks, t, (size_t)n * sizeof(*t));
 	camera_touches_apply(k->cam, &k->res);
 }
 
