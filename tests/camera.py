@@ -372,6 +372,22 @@ def refused(tmp):
     c.check(len(said) == 1, "an empty folder is said in one line", r.stderr)
     c.check(r.returncode == 0 and len(glob.glob(os.path.join(out, "frame-*.png"))) == 4,
             "and the water still runs", r.stderr)
+    # Frames too small for the vision (4x3): refused in one line naming the
+    # size expected, not as the vision's bare "Invalid argument".
+    tiny = os.path.join(tmp, "tiny")
+    os.mkdir(tiny)
+    for i in range(2):
+        with open(os.path.join(tiny, "%06d.pgm" % i), "wb") as f:
+            f.write(b"P5\n4 3\n255\n" + bytes(range(12)))
+    out = os.path.join(tmp, "o-tiny")
+    os.mkdir(out)
+    r = run(["--frames", "4", "--output", out, "--camera", tiny])
+    said = [ln for ln in r.stderr.splitlines() if "error" in ln and tiny in ln]
+    c.check(len(said) == 1 and "expected at least 8x8" in said[0] and
+            "Invalid argument" not in r.stderr,
+            "frames too small for the vision are said in one line", r.stderr)
+    c.check(r.returncode == 0 and len(glob.glob(os.path.join(out, "frame-*.png"))) == 4,
+            "and the water still runs", r.stderr)
 
 
 def back_and_forth(k):

@@ -32,7 +32,7 @@
 #define FRAME_FILE_MAX ((size_t)4096 * 4096 * 2 + 4096)
 #define PGM_MAXVAL_8BIT 255u
 #define PGM_MAXVAL_MAX 65535u
-#define WHY_SIZE 200
+#define WHY_SIZE CAMERA_WHY_SIZE
 #define DIR_SIZE 4096
 
 struct replay_frame {
@@ -261,6 +261,14 @@ static int load_picture(const char *data, size_t len, uint8_t **out, int *w, int
 	return 0;
 }
 
+int camera_frame_decode(const char *data, size_t len, uint8_t **out, int *w, int *h,
+			char why[CAMERA_WHY_SIZE])
+{
+	if (len >= 2 && data[0] == 'P' && data[1] == '5')
+		return load_pgm(data, len, out, w, h, why);
+	return load_picture(data, len, out, w, h, why);
+}
+
 /* Frame i, whole, as 8-bit grey in a new buffer. */
 static int load_frame(struct replay_source *s, size_t i, uint8_t **out, int *w, int *h,
 		      char *why)
@@ -273,10 +281,7 @@ static int load_frame(struct replay_source *s, size_t i, uint8_t **out, int *w, 
 	r = file_read_all(path, FRAME_FILE_MAX, &data, &len, why, WHY_SIZE);
 	if (r < 0)
 		return r;
-	if (len >= 2 && data[0] == 'P' && data[1] == '5')
-		r = load_pgm(data, len, out, w, h, why);
-	else
-		r = load_picture(data, len, out, w, h, why);
+	r = camera_frame_decode(data, len, out, w, h, why);
 	free(data);
 	return r;
 }

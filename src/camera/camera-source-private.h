@@ -63,6 +63,16 @@ static inline uint8_t camera_luma(uint32_t xrgb)
 	return (uint8_t)((77 * r + 150 * g + 29 * b + 128) >> 8);
 }
 
+/* What is wrong with a recording's frame, said in a line. */
+#define CAMERA_WHY_SIZE 200
+/*
+ * A recording's frame file's bytes (a binary PGM, 8 or 16 bits, or a PNG or
+ * JPEG by its magic) to 8-bit grey in a new buffer of *w x *h: 0, or
+ * -EBADMSG / -ENOMEM with why.
+ */
+int camera_frame_decode(const char *data, size_t len, uint8_t **out, int *w, int *h,
+			char why[CAMERA_WHY_SIZE]);
+
 int camera_v4l2_open(const struct camera_source_config *c, struct camera_source **out,
 		     char *err, size_t errlen);
 int camera_replay_open(const struct camera_source_config *c, struct camera_source **out,

@@ -11,7 +11,9 @@
 int camera_source_open(const struct camera_source_config *c, struct camera_source **out,
 		       char *err, size_t errlen)
 {
+	struct camera_source *s;
 	struct stat st;
+	int ret;
 
 	*out = NULL;
 	if (!c->device || !c->device[0]) {
@@ -20,8 +22,25 @@ int camera_source_open(const struct camera_source_config *c, struct camera_sourc
 		return -ENOENT;
 	}
 	if (stat(c->device, &st) == 0 && S_ISDIR(st.st_mode))
-		return camera_replay_open(c, out, err, errlen);
-	return camera_v4l2_open(c, out, err, errlen);
+		ret = camera_replay_open(c, out, err, errlen);
+	else
+		ret = camera_v4l2_open(c, out, err, errlen);
+	if (ret < 0)
+		return ret;
+	s = *out;
+	/* A picture the vision cannot clean (its 3 x 3 opening) sees nobody:
+	 * said here, where the frames' size is known, not as the vision's
+	 * bare refusal. */
+	if (s->vision_w < VISION_MIN_SIDE || s->vision_h < VISION_MIN_SIDE) {
+		snprintf(err, errlen, "camera %s: its %dx%d frames are seen at %dx%d, too small "
+			 "to see anyone (expected at least %dx%d after the shrink to "
+			 "--camera-scale)", s->name, s->mode.width, s->mode.height, s->vision_w,
+			 s->vision_h, VISION_MIN_SIDE, VISION_MIN_SIDE);
+		camera_source_destroy(s);
+		*out = NULL;
+		return -EINVAL;
+	}
+	return 0;
 }
 
 int camera_source_fit(struct camera_source *s, int max_w, int max_h)

@@ -236,6 +236,9 @@ static int open_source(struct camera *cam, uint64_t now, bool first)
 
 	ret = (cam->cfg.open ? cam->cfg.open : camera_source_open)(&sc, &s, err, sizeof(err));
 	cam->retry_ns = 0;
+	/* The sources name themselves ("camera NAME: ..."); a bare errno too. */
+	if (ret < 0 && !err[0])
+		snprintf(err, sizeof(err), "camera %s: %s", cam->device, strerror(-ret));
 	/* A folder is there or not: only a device is waited for. */
 	if (!cam->is_folder &&
 	    (ret == -ENOENT || ret == -ENODEV || ret == -EBUSY || (!first && ret < 0))) {
@@ -243,7 +246,7 @@ static int open_source(struct camera *cam, uint64_t now, bool first)
 
 		/* Said once as it starts to wait, not at each retry. */
 		if (cam->state != st || first)
-			log_warn("camera: %s; %s", err[0] ? err : strerror(-ret),
+			log_warn("%s; %s", err,
 				 ret == -EBUSY ? "trying again every few seconds"
 					       : "waiting for it to be plugged in");
 		set_state(cam, st);
@@ -251,7 +254,7 @@ static int open_source(struct camera *cam, uint64_t now, bool first)
 		return 0;
 	}
 	if (ret < 0) {
-		log_error("camera: %s", err[0] ? err : strerror(-ret));
+		log_error("%s", err);
 		return ret;
 	}
 	if (s->vision_w < 1 || s->vision_h < 1 || s->vision_w > VISION_MAX_W ||

@@ -42,7 +42,7 @@
 #define DT_MIN_S 1e-4
 #define DT_MAX_S 1.0
 /* The smallest frame worth a vision. */
-#define MIN_SIDE 8
+#define MIN_SIDE VISION_MIN_SIDE
 /* The largest absorb_s, an hour: longer is never. */
 #define ABSORB_MAX_S 3600.0
 #define NS_PER_S 1e9

@@ -33,6 +33,8 @@
 /* The vision's largest frame: finer costs time and sees nothing more of a foot. */
 #define VISION_MAX_W 320
 #define VISION_MAX_H 240
+/* The smallest frame it takes: smaller has no room for its 3 x 3 cleaning. */
+#define VISION_MIN_SIDE 8
 /* Blobs kept in a frame; more is a flood. */
 #define VISION_MAX_BLOBS 64
 /* Tracks kept at once (a crowd on a floor). */
