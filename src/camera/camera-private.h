@@ -82,8 +82,7 @@ struct camera {
 	int n_touches;
 	bool held;                       /* camera_hold_touches(): none land */
 	uint64_t applied_gen;
-	struct input_touch_time times[INPUT_TOUCH_TIMES];
-	int n_times;
+	struct input_touch_times times;
 	uint64_t fps_t[64];              /* the loop's times of the last frames read */
 	int fps_n, fps_at;
 

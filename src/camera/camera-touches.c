@@ -17,8 +17,7 @@
 
 static void timed(struct camera *cam, const struct camera_result *r)
 {
-	if (cam->n_times < INPUT_TOUCH_TIMES)
-		cam->times[cam->n_times++] = (struct input_touch_time){ r->t_ns, r->read_ns };
+	input_touch_times_note(&cam->times, r->t_ns, r->read_ns);
 }
 
 /* The track's floor point on the water's logical pixels; false: off the

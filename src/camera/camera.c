@@ -714,14 +714,7 @@ int camera_set_points(struct camera *cam, int n, const double *camera_xy,
 
 int camera_take_touch_times(struct camera *cam, struct input_touch_time *out, int n)
 {
-	int k;
-
-	if (!cam)
-		return 0;
-	k = cam->n_times < n ? cam->n_times : n;
-	memcpy(out, cam->times, (size_t)k * sizeof(*out));
-	cam->n_times = 0;
-	return k;
+	return cam ? input_touch_times_take(&cam->times, out, n) : 0;
 }
 
 void camera_get_counts(const struct camera *cam, struct camera_counts *out)

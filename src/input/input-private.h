@@ -106,8 +106,7 @@ struct input {
 
 	struct ratelimit drop_limit;
 	uint64_t read_ns;          /* when the events being delivered were read */
-	struct input_touch_time times[INPUT_TOUCH_TIMES];
-	int n_times;
+	struct input_touch_times times;
 };
 
 /* ---- devices.c ---- */

@@ -195,11 +195,7 @@ int input_device_count(const struct input *in)
 
 int input_take_touch_times(struct input *in, struct input_touch_time *out, int n)
 {
-	int got = n < in->n_times ? n : in->n_times;
-
-	memcpy(out, in->times, (size_t)got * sizeof(*out));
-	in->n_times = 0;
-	return got;
+	return input_touch_times_take(&in->times, out, n);
 }
 
 void input_set_observer(struct input *in, void (*fn)(void *data, const struct input_touch *t),

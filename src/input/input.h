@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "input/touch-map.h"
+#include "input/touch-times.h"
 
 struct gesture;
 struct input;
@@ -128,13 +129,9 @@ int input_device_count(const struct input *in);
  * Touch to photon: the touches that changed the water (a landing, a move
  * that lays water) since the last call, oldest first, at most n: each
  * event's own time (CLOCK_MONOTONIC ns, the kernel's) and when the kiosk
- * read it. Up to INPUT_TOUCH_TIMES are kept between calls, the oldest
- * (they waited longest); more in a flood are not timed. Returns how many.
+ * read it, as input_touch_times_take() (input/touch-times.h) gives them.
+ * Returns how many.
  */
-#define INPUT_TOUCH_TIMES 64
-struct input_touch_time {
-	uint64_t event_ns, read_ns;
-};
 int input_take_touch_times(struct input *in, struct input_touch_time *out, int n);
 
 

@@ -7,6 +7,7 @@ src_input_librk_input_a_SOURCES = \
 	src/input/touch-map.c src/input/touch-map.h \
 	src/input/touch-script.c src/input/touch-script.h \
 	src/input/stones.c \
+	src/input/touch-times.c src/input/touch-times.h \
 	src/input/input.h
 src_input_librk_input_a_CFLAGS = $(AM_CFLAGS) $(EVDEV_CFLAGS)
 if HAVE_TOUCH

@@ -122,8 +122,7 @@ static bool deliverable(const struct input *in, const struct device *d)
 /* A touch that changed the water, for its time to the screen. */
 static void touch_timed(struct input *in, uint64_t t)
 {
-	if (in->n_times < INPUT_TOUCH_TIMES)
-		in->times[in->n_times++] = (struct input_touch_time){ t, in->read_ns };
+	input_touch_times_note(&in->times, t, in->read_ns);
 }
 
 void touch_down(struct input *in, struct device *d, struct contact *c, uint64_t t)

@@ -58,8 +58,7 @@ void tracks_init(struct tuio *t, const struct tuio_config *c)
 
 static void timed(struct tuio *t)
 {
-	if (t->n_times < INPUT_TOUCH_TIMES)
-		t->times[t->n_times++] = (struct input_touch_time){ t->arrival_ns, t->now_ns };
+	input_touch_times_note(&t->times, t->arrival_ns, t->now_ns);
 }
 
 static void lift(struct tuio *t, struct tuio_point *p)
@@ -451,14 +450,7 @@ void tuio_set_stones(struct tuio *t, const struct input_stones *s)
 
 int tuio_take_touch_times(struct tuio *t, struct input_touch_time *out, int n)
 {
-	int k;
-
-	if (!t)
-		return 0;
-	k = t->n_times < n ? t->n_times : n;
-	memcpy(out, t->times, (size_t)k * sizeof(*out));
-	t->n_times = 0;
-	return k;
+	return t ? input_touch_times_take(&t->times, out, n) : 0;
 }
 
 void tuio_get_counts(const struct tuio *t, struct tuio_counts *out)

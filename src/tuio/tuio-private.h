@@ -142,8 +142,7 @@ struct tuio {
 	struct gesture *gesture;
 	int screen_w, screen_h;
 	double mm_w, mm_h;
-	struct input_touch_time times[INPUT_TOUCH_TIMES];
-	int n_times;
+	struct input_touch_times times;
 
 	uint64_t lines_at_ns;                  /* the minute's first line */
 	int lines;                             /* said in that minute */
