@@ -3,17 +3,21 @@
  * whose faults come on demand: a camera unplugged (its touches lifted,
  * said once, taken again at a video4linux uevent), one that stalls (said
  * once however often it stalls again before a frame, opened again), one
- * that another program has (busy, tried again after a few seconds), and
- * frames the vision had no time for (counted dropped).
+ * that another program has (busy, tried again after a few seconds),
+ * frames the vision had no time for (counted dropped), and a frame the
+ * vision finishes after the camera was opened again (its tracks the old
+ * stream's: none lands).
  */
 #include "config.h"
 
 #include <errno.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/clock.h"
@@ -136,11 +140,61 @@ static int si_open(const struct camera_source_config *c, struct camera_source **
 	return 0;
 }
 
+/* The vision's thread held as it takes a frame (the camera's test hook),
+ * until the test lets it go. */
+struct hold {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	bool on;                 /* the next frame taken is held */
+	bool holding;            /* the thread is held now */
+};
+
+static void hold_taken(void *data)
+{
+	struct hold *h = data;
+
+	pthread_mutex_lock(&h->mu);
+	if (h->on) {
+		h->holding = true;
+		pthread_cond_broadcast(&h->cv);
+		while (h->on)
+			pthread_cond_wait(&h->cv, &h->mu);
+		h->holding = false;
+	}
+	pthread_mutex_unlock(&h->mu);
+}
+
+static void hold_set(struct hold *h, bool on)
+{
+	pthread_mutex_lock(&h->mu);
+	h->on = on;
+	pthread_cond_broadcast(&h->cv);
+	pthread_mutex_unlock(&h->mu);
+}
+
+/* True once the thread is held, false if it is not within RESULT_WAIT_MS. */
+static bool hold_reached(struct hold *h)
+{
+	struct timespec until;
+	bool held;
+	int ret = 0;
+
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += RESULT_WAIT_MS / 1000;
+	pthread_mutex_lock(&h->mu);
+	while (!h->holding && ret == 0)
+		ret = pthread_cond_timedwait(&h->cv, &h->mu, &until);
+	held = h->holding;
+	pthread_mutex_unlock(&h->mu);
+	return held;
+}
+
 struct rig {
 	struct ripple *r;
 	struct gesture *g;
 	struct stand_in si;
 	struct camera_v4l2_io io;
+	struct hold hold;
 	struct camera *cam;
 };
 
@@ -148,11 +202,15 @@ static bool rig_up(struct rig *k)
 {
 	struct camera_config c = { .device = "/dev/video-stand-in", .scale_w = VW, .scale_h = VH,
 				   .absorb_s = 30, .min_size_mm = 60, .mains_hz = 50,
-				   .stones = { 2, 20, 1, 4 }, .open = si_open };
+				   .stones = { 2, 20, 1, 4 }, .open = si_open,
+				   .taken = hold_taken };
 
 	memset(k, 0, sizeof(*k));
 	k->io.data = &k->si;
 	c.io = &k->io;
+	pthread_mutex_init(&k->hold.mu, NULL);
+	pthread_cond_init(&k->hold.cv, NULL);
+	c.taken_data = &k->hold;
 	k->r = ripple_create(SCREEN_W, SCREEN_H);
 	REQUIRE(k->r);
 	k->g = gesture_create(ripple_water(k->r));
@@ -164,9 +222,12 @@ static bool rig_up(struct rig *k)
 
 static void rig_down(struct rig *k)
 {
+	hold_set(&k->hold, false);   /* a check failed with the thread held */
 	camera_destroy(k->cam);
 	gesture_destroy(k->g);
 	ripple_destroy(k->r);
+	pthread_mutex_destroy(&k->hold.mu);
+	pthread_cond_destroy(&k->hold.cv);
 }
 
 static enum camera_state state(struct rig *k)
@@ -297,6 +358,53 @@ static void faults(void)
 	rig_down(&k);
 }
 
+static void reopened_under_vision(struct rig *k)
+{
+	struct pollfd p = { .fd = camera_get_fd(k->cam), .events = POLLIN };
+	struct input_touch_time t[INPUT_TOUCH_TIMES];
+
+	CHECK(foot_down(k));
+	(void)camera_take_touch_times(k->cam, t, INPUT_TOUCH_TIMES);
+	/* The next frame of the foot, held in the vision's hands. */
+	hold_set(&k->hold, true);
+	eventfd_write(k->si.fd, 1);
+	camera_dispatch(k->cam, clock_now_ns());
+	CHECK(hold_reached(&k->hold));
+	/* Meanwhile the camera stalls and is opened again: the foot lifted. */
+	camera_apply(k->cam, clock_now_ns() + PAST_STALL_NS);
+	CHECK_EQ(k->si.opens, 2);
+	CHECK(k->si.is_open);
+	CHECK_EQ(gesture_active(k->g), 0);
+	/* The held frame's result, after the reopening: not on the water. */
+	hold_set(&k->hold, false);
+	CHECK_EQ(poll(&p, 1, RESULT_WAIT_MS), 1);
+	camera_dispatch(k->cam, clock_now_ns());
+	camera_apply(k->cam, clock_now_ns());
+	CHECK_EQ(gesture_active(k->g), 0);
+	CHECK_EQ(camera_take_touch_times(k->cam, t, INPUT_TOUCH_TIMES), 0);
+	/* The new stream's frames put the foot down again. */
+	for (int i = 0; i < FOOT_FRAMES && gesture_active(k->g) == 0; i++)
+		CHECK(frame(k));
+	CHECK_EQ(gesture_active(k->g), 1);
+}
+
+/* A frame read before a reopening and finished by the vision after it:
+ * dropped, said at debug level. The debug lines are set on before the
+ * vision's thread starts (it reads the environment as it logs). */
+static void stale(void)
+{
+	const char *text;
+	struct rig k;
+
+	setenv("RIPPLE_KIOSK_DEBUG", "1", 1);
+	if (rig_up(&k)) {
+		text = logged(reopened_under_vision, &k);
+		CHECK_EQ(count_matches(text, "read before the camera was opened again"), 1);
+		rig_down(&k);
+	}
+	unsetenv("RIPPLE_KIOSK_DEBUG");
+}
+
 /* Frames faster than the vision: the waiting one replaced, counted. */
 static void dropped(void)
 {
@@ -321,5 +429,6 @@ int main(void)
 {
 	RUN(faults);
 	RUN(dropped);
+	RUN(stale);
 	return CHECK_EXIT();
 }

@@ -41,6 +41,7 @@ struct camera_touch {
 /* What the vision made of one frame. */
 struct camera_result {
 	uint64_t gen;                    /* counts results: a new one to apply */
+	uint64_t opened;                 /* the source's opening its frame was read in */
 	uint64_t t_ns, read_ns;          /* the frame's capture, and when it was read */
 	struct vision_track tracks[VISION_MAX_TRACKS];
 	int n_tracks;
@@ -68,6 +69,11 @@ struct camera {
 	uint64_t retry_ns;               /* when to open it again (0: not to) */
 	uint64_t last_frame_ns;          /* the loop's time of the last frame read */
 	uint64_t opened_ns;
+	/* Counts the source's openings: a frame carries the one it was read
+	 * in through the vision, and a result of an earlier one is dropped
+	 * (an old stream's tracks). */
+	uint64_t opened;
+	uint64_t stale;                  /* results dropped so */
 	bool said_projection;
 	bool said_stall;                 /* a stall said: the next ones quiet until a frame comes */
 	int efd, epfd;                   /* the thread's wake-up, and what the loop polls */
@@ -100,7 +106,7 @@ struct camera {
 	uint8_t *box;
 	bool box_full;
 	int box_w, box_h;
-	uint64_t box_t_ns, box_read_ns, box_seq;
+	uint64_t box_t_ns, box_read_ns, box_seq, box_opened;
 	uint64_t dropped;                /* replaced in the mailbox */
 	struct camera_result result;
 	struct camera_view view;

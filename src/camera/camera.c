@@ -11,6 +11,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,34 +82,35 @@ static void vision_run(struct camera *cam, const uint8_t *grey, int w, int h, ui
 	}
 }
 
-static void publish(struct camera *cam, const uint8_t *grey, int w, int h, uint64_t t_ns,
-		    uint64_t read_ns)
+/* A frame as it was posted to the mailbox (or read, in a batch). */
+struct posted {
+	int w, h;
+	uint64_t t_ns, read_ns, seq, opened;
+};
+
+static void publish(struct camera *cam, const uint8_t *grey, const struct posted *p)
 {
 	struct camera_result *r = &cam->result;
 	struct camera_view *pv = &cam->view;
+	size_t n = (size_t)p->w * (size_t)p->h;
 
 	if (!cam->vision)
 		return;
 	r->gen++;
-	r->t_ns = t_ns;
-	r->read_ns = read_ns;
+	r->opened = p->opened;
+	r->t_ns = p->t_ns;
+	r->read_ns = p->read_ns;
 	r->n_tracks = vision_tracks(cam->vision, r->tracks, VISION_MAX_TRACKS);
 	vision_get_counts(cam->vision, &r->counts);
-	memcpy(pv->grey, grey, (size_t)w * (size_t)h);
-	memcpy(pv->fg, vision_foreground(cam->vision), (size_t)w * (size_t)h);
-	pv->w = w;
-	pv->h = h;
-	pv->t_ns = t_ns;
+	memcpy(pv->grey, grey, n);
+	memcpy(pv->fg, vision_foreground(cam->vision), n);
+	pv->w = p->w;
+	pv->h = p->h;
+	pv->t_ns = p->t_ns;
 	pv->have = true;
 	memcpy(pv->tracks, r->tracks, sizeof(pv->tracks));
 	pv->n_tracks = r->n_tracks;
 }
-
-/* The frame in the mailbox as it was posted. */
-struct posted {
-	int w, h;
-	uint64_t t_ns, read_ns, seq;
-};
 
 /* The vision's settings as they are now: made anew (a new size, surface
  * or tuning: the background learnt again), or only calibrated anew.
@@ -161,19 +163,21 @@ static void *vision_thread(void *data)
 		cam->work = frame;
 		cam->box_full = false;
 		p = (struct posted){ cam->box_w, cam->box_h, cam->box_t_ns, cam->box_read_ns,
-				     cam->box_seq };
+				     cam->box_seq, cam->box_opened };
 		vc = cam->vcfg;
 		remake = cam->remake_gen;
 		calib = cam->calib_gen;
 		pthread_mutex_unlock(&cam->mu);
 
+		if (cam->cfg.taken)
+			cam->cfg.taken(cam->cfg.taken_data);
 		if (vc.width != p.w || vc.height != p.h)
 			goto next;   /* posted before a reopen at another size */
 		vision_catch_up(cam, &vc, remake, calib);
 		vision_run(cam, frame, p.w, p.h, p.t_ns, p.seq);
 
 		pthread_mutex_lock(&cam->mu);
-		publish(cam, frame, p.w, p.h, p.t_ns, p.read_ns);
+		publish(cam, frame, &p);
 		pthread_mutex_unlock(&cam->mu);
 		/* The loop looks at the result at once (its poll wakes). */
 		(void)eventfd_write(cam->efd, 1);
@@ -285,6 +289,7 @@ static int open_source(struct camera *cam, uint64_t now, bool first)
 	}
 	cam->box_full = false;
 	pthread_mutex_unlock(&cam->mu);
+	cam->opened++;
 	log_info("camera: reading %s, %dx%d at %.4g fps, seen at %dx%d", s->name, s->mode.width,
 		 s->mode.height, s->mode.fps, s->vision_w, s->vision_h);
 	set_state(cam, CAMERA_STARTING);
@@ -333,6 +338,7 @@ static void post(struct camera *cam, const struct camera_frame *f, uint64_t now)
 	cam->box_t_ns = f->t_ns;
 	cam->box_read_ns = now;
 	cam->box_seq = f->sequence;
+	cam->box_opened = cam->opened;
 	cam->box_w = f->width;
 	cam->box_h = f->height;
 	cam->box_full = true;
@@ -343,11 +349,13 @@ static void post(struct camera *cam, const struct camera_frame *f, uint64_t now)
 /* A batch's frame, processed now on the loop's thread. */
 static void process_now(struct camera *cam, const struct camera_frame *f, uint64_t now)
 {
+	struct posted p = { f->width, f->height, f->t_ns, now, f->sequence, cam->opened };
+
 	if (f->width != cam->vcfg.width || f->height != cam->vcfg.height)
 		return;
 	vision_catch_up(cam, &cam->vcfg, cam->remake_gen, cam->calib_gen);
 	vision_run(cam, f->grey, f->width, f->height, f->t_ns, f->sequence);
-	publish(cam, f->grey, f->width, f->height, f->t_ns, now);
+	publish(cam, f->grey, &p);
 }
 
 static void take_result(struct camera *cam, uint64_t now);
@@ -422,6 +430,15 @@ static void take_result(struct camera *cam, uint64_t now)
 	 * read again. */
 	if (!cam->src)
 		return;
+	/* One read before the camera was opened again (unplugged and back, a
+	 * stall's reopening), finished after: the old stream's tracks, whose
+	 * touches were lifted with it. */
+	if (r.opened != cam->opened) {
+		cam->stale++;
+		log_debug("camera: a result of a frame read before the camera was opened again "
+			  "dropped (%" PRIu64 " so far)", cam->stale);
+		return;
+	}
 	st = state_of(r.counts.state);
 	if (st != cam->state && (st == CAMERA_FLOODED || st == CAMERA_RELEARNING))
 		log_info("camera: %s", st == CAMERA_FLOODED

@@ -73,6 +73,11 @@ struct camera_config {
 	int (*open)(const struct camera_source_config *c, struct camera_source **out, char *err,
 		    size_t errlen);
 	const struct camera_v4l2_io *io;
+	/* Tests only: called on the vision's thread with each frame it takes
+	 * from the mailbox, before the vision sees it (a test holds the
+	 * thread there across a reopening); NULL: none. */
+	void (*taken)(void *data);
+	void *taken_data;
 };
 
 struct camera_counts {
