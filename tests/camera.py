@@ -116,28 +116,11 @@ class Floor:
         return bytes(buf)
 
 
-def write_pgm8(path, w, h, data):
-    with open(path, "wb") as f:
-        f.write(b"P5\n%d %d\n255\n" % (w, h) + data)
-
-
-def read_pgm8(path):
-    """(width, height, bytes) of an 8-bit binary PGM, as the kiosk writes
-    its masks and recordings."""
-    with open(path, "rb") as f:
-        data = f.read()
-    m = re.match(rb"P5\s+(\d+)\s+(\d+)\s+255\s", data)
-    if not m:
-        raise ValueError("%s: not an 8-bit P5 PGM" % path)
-    w, h = int(m.group(1)), int(m.group(2))
-    return w, h, data[m.end():m.end() + w * h]
-
-
 def write_recording(folder, path, n, floor):
     """n frames of the foot along path(k) (None: off the floor)."""
     os.makedirs(folder, exist_ok=True)
     for k in range(n):
-        write_pgm8(os.path.join(folder, "%06d.pgm" % k), W, H, floor.frame(k, path(k)))
+        images.write_pgm8(os.path.join(folder, "%06d.pgm" % k), W, H, floor.frame(k, path(k)))
 
 
 # The walk: on at A after the empty floor, standing a moment (confirmed
@@ -240,14 +223,14 @@ def rings_where_the_foot_is(tmp, rec):
             "%d masks, first %s" % (len(names), names[:3]))
     k = EMPTY_FRAMES + STAND // 2
     if os.path.exists(os.path.join(masks, "%06d.pgm" % k)):
-        mw, mh, m = read_pgm8(os.path.join(masks, "%06d.pgm" % k))
+        mw, mh, m = images.read_pgm8(os.path.join(masks, "%06d.pgm" % k))
         inside = sum(1 for y in range(int(A[1]) - 5, int(A[1]) + 6)
                      for x in range(int(A[0]) - 8, int(A[0]) + 9) if m[y * mw + x] == 255)
         outside = sum(1 for v in m if v == 255) - inside
         c.check((mw, mh) == (W, H) and inside > 150,
                 "the mask has the foot (%d of 187 pixels at its middle)" % inside)
         c.check(outside < W * H // 50, "and little else (%d pixels elsewhere)" % outside)
-        empty = read_pgm8(os.path.join(masks, "%06d.pgm" % (EMPTY_FRAMES - 1)))[2]
+        empty = images.read_pgm8(os.path.join(masks, "%06d.pgm" % (EMPTY_FRAMES - 1)))[2]
         c.check(sum(1 for v in empty if v == 255) < W * H // 100,
                 "the empty floor's mask is empty")
     return out
@@ -275,8 +258,8 @@ def record_round_trip(tmp, rec, first):
     r = batch(rec, out, ["--camera-record", kept])
     c.check(r.returncode == 0, "a run with --camera-record", r.stderr[-2000:])
     names = sorted(os.listdir(kept)) if os.path.isdir(kept) else []
-    same = all(read_pgm8(os.path.join(kept, n))[2] == read_pgm8(os.path.join(rec, n))[2]
-               for n in names)
+    same = all(images.read_pgm8(os.path.join(kept, n))[2] ==
+               images.read_pgm8(os.path.join(rec, n))[2] for n in names)
     c.check(len(names) == BATCH_FRAMES and same,
             "--camera-record keeps each frame the vision saw, named as it came",
             "%d kept" % len(names))

@@ -48,6 +48,8 @@ struct foot {
 	bool on, dark, shadow;
 	double x, y;
 	double shadow_dx;   /* the shadow's offset beyond SHADOW_DX */
+	double a, b;        /* its semi-axes, pixels: FOOT_A and FOOT_B when 0 */
+	double hole_a, hole_b;   /* the floor seen through it, in its middle */
 };
 
 struct scene {
@@ -183,16 +185,21 @@ static void render(struct scene *s, uint8_t *out)
 	for (int f = 0; f < MAX_FEET; f++) {
 		const struct foot *ft = &s->feet[f];
 
+		double a = ft->a > 0 ? ft->a : FOOT_A, b = ft->b > 0 ? ft->b : FOOT_B;
+
 		if (!ft->on)
 			continue;
-		for (int y = (int)(ft->y - 10); y <= (int)(ft->y + 10); y++)
-			for (int x = (int)(ft->x - 16); x <= (int)(ft->x + 16); x++) {
+		for (int y = (int)(ft->y - b - 4); y <= (int)(ft->y + b + 4); y++)
+			for (int x = (int)(ft->x - a - 3); x <= (int)(ft->x + a + 3); x++) {
 				double c, level;
-				int tx = (int)lround(x - ft->x) + 32, ty = (int)lround(y - ft->y) + 32;
+				int tx = ((int)lround(x - ft->x) + 32) & 63;
+				int ty = ((int)lround(y - ft->y) + 32) & 63;
 
 				if (x < 0 || y < 0 || x >= W || y >= H)
 					continue;
-				c = cover(x, y, ft->x, ft->y, FOOT_A, FOOT_B, 1.5);
+				c = cover(x, y, ft->x, ft->y, a, b, 1.5);
+				if (ft->hole_a > 0)
+					c *= 1 - cover(x, y, ft->x, ft->y, ft->hole_a, ft->hole_b, 1.5);
 				level = ((ft->dark ? DARK_FOOT : BRIGHT_FOOT) +
 					 s->foot_tex[ty * 64 + tx] * (ft->dark ? 0.6 : 1)) *
 					vignette(x, y);
@@ -718,6 +725,55 @@ static void shadows(void)
 	}
 }
 
+/*
+ * A foot with the floor's grey in its middle (a shoe's sole, a shirt from
+ * above) is seen whole: its hole filled. Floor enclosed by a ring much
+ * wider than a body (visitors holding hands around it) stays floor.
+ */
+static void holes(void)
+{
+	/* about 10.5 mm a pixel: a hole of 16 x 10 px, 170 x 105 mm; a ring
+	 * of 45 x 30 px around floor of 36 x 22 px, 380 x 230 mm across */
+	const struct { double a, b, hole_a, hole_b; bool filled; } cases[] = {
+		{ 16, 11, 8, 5, true },
+		{ 45, 30, 36, 22, false },
+	};
+
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		static struct scene s;
+		struct run r;
+		struct vision_track t[VISION_MAX_TRACKS];
+		int hole = 0, seen = 0;
+
+		scene_init(&s, 11 + (uint32_t)k);
+		if (!run_start(&r, &s, 60, 30))
+			return;
+		run_for(&r, LEARN_S);
+		s.feet[0] = (struct foot){ .on = true, .x = 160, .y = 120,
+					   .a = cases[k].a, .b = cases[k].b,
+					   .hole_a = cases[k].hole_a, .hole_b = cases[k].hole_b };
+		CHECK(until_confirmed(&r, VISION_CONFIRM_FRAMES + 3, t) > 0);
+		/* the hole's pixels away from its rim */
+		for (int y = 0; y < H; y++)
+			for (int x = 0; x < W; x++) {
+				if (cover(x, y, 160, 120, cases[k].hole_a - 2, cases[k].hole_b - 2,
+					  1) < 1)
+					continue;
+				hole++;
+				seen += vision_foreground(r.v)[y * W + x] == 255;
+			}
+		printf("a hole of %.0f x %.0f px in %.0f x %.0f: %d of its %d pixels seen\n",
+		       2 * cases[k].hole_a, 2 * cases[k].hole_b, 2 * cases[k].a, 2 * cases[k].b,
+		       seen, hole);
+		CHECK(hole > 0);
+		if (cases[k].filled)
+			CHECK_EQ(seen, hole);
+		else
+			CHECK(seen < hole / 20);
+		vision_destroy(r.v);
+	}
+}
+
 /* Every pixel random for 2 s: blobs capped, flooded, quiet after. */
 static void flood(void)
 {
@@ -861,6 +917,7 @@ int main(void)
 	RUN(sensor_noise);
 	RUN(lights);
 	RUN(shadows);
+	RUN(holes);
 	RUN(flood);
 	RUN(projection);
 	RUN(marker);

@@ -3,6 +3,7 @@
 tests judge a screendump by. Python 3 standard library only."""
 
 import operator
+import re
 import struct
 import zlib
 
@@ -124,6 +125,27 @@ def read_pgm(path):
     return w, h, struct.unpack(">%dH" % (w * h), data[start:start + 2 * w * h])
 
 
+def write_pgm8(path, w, h, data):
+    """An 8-bit binary PGM of w x h bytes, row by row."""
+    with open(path, "wb") as f:
+        f.write(b"P5\n%d %d\n255\n" % (w, h) + bytes(data))
+
+
+def read_pgm8(path):
+    """(width, height, bytes) of an 8-bit binary PGM, as the kiosk writes
+    its masks and recordings."""
+    with open(path, "rb") as f:
+        data = f.read()
+    m = re.match(rb"P5\s+(\d+)\s+(\d+)\s+255\s", data)
+    if not m:
+        raise ValueError("%s: not an 8-bit P5 PGM" % path)
+    w, h = int(m.group(1)), int(m.group(2))
+    if len(data) < m.end() + w * h:
+        raise ValueError("%s: %d bytes of samples, expected %d for %dx%d"
+                         % (path, len(data) - m.end(), w * h, w, h))
+    return w, h, data[m.end():m.end() + w * h]
+
+
 def write_pgm(path, w, h, samples):
     """A 16-bit binary PGM of w x h samples (0..65535), row by row."""
     with open(path, "wb") as f:
@@ -185,18 +207,57 @@ def png_size(data, name="PNG"):
 
 
 def decode_png(data, name="PNG"):
-    """An 8-bit, non-interlaced grey/RGB/RGBA PNG (its bytes) as an RGB
-    Image (alpha dropped); name is what errors call it."""
-    idat, ihdr = [], None
+    """An 8-bit, non-interlaced grey/RGB/RGBA/palette PNG (its bytes) as an
+    RGB Image (alpha dropped); name is what errors call it."""
+    w, h, channels, out, palette = _png_samples(data, name)
+    if palette is not None:
+        rgb = bytearray(w * h * 3)
+        for c in range(3):
+            rgb[c::3] = out.translate(bytes(palette[c::3]).ljust(256, b"\0"))
+        return Image(w, h, bytes(rgb))
+    if channels == 3:
+        rgb = bytes(out)
+    else:
+        rgb = bytearray(w * h * 3)
+        if channels >= 3:
+            for c in range(3):
+                rgb[c::3] = out[c::channels]
+        else:
+            for c in range(3):
+                rgb[c::3] = out[0::channels]
+        rgb = bytes(rgb)
+    return Image(w, h, rgb)
+
+
+def decode_png_grey(data, name="PNG"):
+    """(width, height, bytes) of an 8-bit grey or palette PNG's first
+    channel (a palette's red): label pictures such as ground-truth masks,
+    without the cost of RGB."""
+    w, h, channels, out, palette = _png_samples(data, name)
+    if palette is not None:
+        return w, h, bytes(out.translate(bytes(palette[0::3]).ljust(256, b"\0")))
+    return w, h, bytes(out[0::channels])
+
+
+def _png_samples(data, name):
+    """(width, height, channels, unfiltered samples, palette or None) of an
+    8-bit non-interlaced PNG's bytes."""
+    idat, ihdr, palette = [], None, None
     for ctype, body in png_chunks(data, name):
         if ctype == b"IHDR":
             ihdr = struct.unpack(">IIBBBBB", body)
+        elif ctype == b"PLTE":
+            palette = body
         elif ctype == b"IDAT":
             idat.append(body)
     if ihdr is None:
         raise ValueError("%s: no IHDR" % name)
     w, h, depth, ctype, _comp, _filt, interlace = ihdr
-    channels = {0: 1, 2: 3, 4: 2, 6: 4}.get(ctype)
+    channels = {0: 1, 2: 3, 3: 1, 4: 2, 6: 4}.get(ctype)
+    if ctype == 3 and palette is None:
+        raise ValueError("%s: a palette PNG without its palette" % name)
+    if ctype != 3:
+        palette = None
     if depth != 8 or channels is None or interlace:
         raise ValueError("%s: unsupported PNG (depth %d, colour type %d, interlace %d)"
                          % (name, depth, ctype, interlace))
@@ -228,18 +289,7 @@ def decode_png(data, name="PNG"):
             raise ValueError("%s: bad PNG filter %d" % (name, ftype))
         out[y * stride:(y + 1) * stride] = line
         prev = line
-    if channels == 3:
-        rgb = bytes(out)
-    else:
-        rgb = bytearray(w * h * 3)
-        if channels >= 3:
-            for c in range(3):
-                rgb[c::3] = out[c::channels]
-        else:
-            for c in range(3):
-                rgb[c::3] = out[0::channels]
-        rgb = bytes(rgb)
-    return Image(w, h, rgb)
+    return w, h, channels, out, palette
 
 
 def read_png(path):
