@@ -135,6 +135,9 @@ const struct option_row *options_row_find(const char *name);
  */
 int options_parse_one(struct options *o, const struct option_row *row, const char *arg,
 		      const char *where);
+/* The same, the line in err ("name: ...") instead of the log. */
+int options_parse_quiet(struct options *o, const struct option_row *row, const char *arg,
+			char *err, size_t errlen);
 /* Frees a string field (never a default of the table) and sets it NULL. */
 void options_free_string(const char **s);
 /* An owned copy of src in *dst, or src itself when it is a default of the
