@@ -60,6 +60,7 @@ static int has_arg(const struct option_row *row)
 	case OPTION_FLAG:
 	case OPTION_HELP:
 	case OPTION_VERSION:
+	case OPTION_PRINT_FITTED:
 		return no_argument;
 	case OPTION_CHECK_CONFIG:
 		return optional_argument;

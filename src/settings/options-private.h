@@ -43,6 +43,7 @@ enum option_type {
 	OPTION_CONFIG,        /* --config FILE, an owned copy */
 	OPTION_CHECK_CONFIG,  /* --check-config [FILE]: main() checks and exits */
 	OPTION_GIVE_BACK,     /* --give-back-console TTY: main() does it alone */
+	OPTION_PRINT_FITTED,  /* --print-fitted: main() prints the fitted file and exits */
 	OPTION_HELP,
 	OPTION_VERSION,
 };

@@ -332,6 +332,10 @@ static int parse_from(struct options *o, const struct option_row *row, const cha
 		*(bool *)field(o, row) = on;
 		return 0;
 	}
+	if (row->type == OPTION_PRINT_FITTED) {
+		o->print_fitted = true;
+		return 0;
+	}
 	if (!arg)
 		return bad(f, "needs a value");
 
@@ -396,6 +400,7 @@ static int parse_from(struct options *o, const struct option_row *row, const cha
 	case OPTION_CHECK_CONFIG:
 		/* main() checks and exits before any run. */
 		return 0;
+	case OPTION_PRINT_FITTED:
 	case OPTION_GIVE_BACK:
 		/* main() does it alone; with anything else it is a mistake. */
 		return bad(f, "--give-back-console TTY takes no other option");

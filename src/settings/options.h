@@ -312,6 +312,7 @@ struct options {
 	/* ---- end the exhibit ---- */
 
 	bool verbose;
+	bool print_fitted;            /* --print-fitted: print the fitted file, run nothing */
 };
 
 enum options_result {

@@ -112,7 +112,8 @@ static enum options_result fitted_and_args(struct options *o, const struct optio
 		return OPTIONS_ERROR;
 	}
 	r = options_parse_args(o, src->argc, src->argv);
-	if (r != OPTIONS_RUN || src->skip_config)
+	/* --print-fitted reads the file itself, and says what is wrong once. */
+	if (r != OPTIONS_RUN || src->skip_config || o->print_fitted)
 		goto out;
 	file = fit_path(settings_state_dir(o->state_dir, dir, sizeof(dir)), path, sizeof(path));
 	if (!file || fit_create(&fit) < 0)
@@ -159,6 +160,41 @@ int options_with_fit(const struct options_source *src, const struct fit *fit,
 	}
 	*out = o;
 	return 0;
+}
+
+int settings_print_fitted(const struct options *o)
+{
+	char dir[PATH_MAX], path[PATH_MAX], err[ERR_LEN * 2];
+	struct fit *fit = NULL;
+	const char *file;
+	char *text = NULL;
+	int ret;
+
+	file = fit_path(settings_state_dir(o->state_dir, dir, sizeof(dir)), path, sizeof(path));
+	if (!file) {
+		log_error("%s: the state directory's name is too long", dir);
+		return -ENAMETOOLONG;
+	}
+	ret = fit_create(&fit);
+	if (ret == 0)
+		ret = fit_load(fit, file, err, sizeof(err));
+	if (ret == -ENOENT) {
+		ret = 0;
+		goto out;
+	}
+	if (ret == 0 && !(text = fit_format(fit))) {
+		snprintf(err, sizeof(err), "%s: out of memory", file);
+		ret = -ENOMEM;
+	}
+	if (ret < 0) {
+		log_error("%s", err);
+		goto out;
+	}
+	fputs(text, stdout);
+out:
+	free(text);
+	fit_destroy(fit);
+	return ret;
 }
 
 /* file_failed: the config file could not be used (said already). */

@@ -76,9 +76,19 @@ int options_with_fit(const struct options_source *src, const struct fit *fit,
 const char *settings_state_dir(const char *configured, char *buf, size_t len);
 
 /*
+ * --print-fitted: the fitted file in o's state directory on stdout as
+ * config lines (nothing when there is none). 0, or a negative errno and
+ * one line naming the file (and its line and key).
+ */
+int settings_print_fitted(const struct options *o);
+
+/*
  * --check-config: reads the file at path and every picture, directory and
  * script it names; says every error as "FILE:LINE: key: ..." on stderr,
- * or "FILE: ok" on stdout. 0, or -EINVAL when something is wrong.
+ * or "FILE: ok" on stdout; then the fitted file of the state directory
+ * the file names: "FITTED: overrides KEY, ..." on stdout, or its error
+ * as "FITTED:LINE: key: ..." on stderr. 0, or -EINVAL when something is
+ * wrong.
  */
 int settings_check_config(const char *path);
 
