@@ -45,6 +45,13 @@
  * wrote after them). */
 #define CHART_TAIL_BYTES (256u << 10)
 
+_Static_assert((int)HTTP_CALIBRATION_IDLE == (int)CALIBRATE_IDLE &&
+	       (int)HTTP_CALIBRATION_RUNNING == (int)CALIBRATE_RUNNING &&
+	       (int)HTTP_CALIBRATION_DONE == (int)CALIBRATE_DONE &&
+	       (int)HTTP_CALIBRATION_FAILED == (int)CALIBRATE_FAILED,
+	       "the fitting page's calibration states are the calibration's");
+_Static_assert(sizeof(((struct calibrate_view *)0)->corners) ==
+	       sizeof(((struct http_fit_facts *)0)->calibration_corners), "four corners");
 _Static_assert(HTTP_LATENCY_SOURCES == LATENCY_SOURCES, "the server's sources are the loop's");
 _Static_assert(HTTP_LATENCY_BUCKETS == LATENCY_BUCKETS && HTTP_LATENCY_STAGES == LATENCY_STAGES,
 	       "the status server's latency histograms are the loop's");
@@ -258,6 +265,7 @@ static void gather_fit(const struct window_view *v, struct http_fit_facts *ff)
 {
 	const struct options *o = v->o;
 	struct wall_layout l = { 0 };
+	struct calibrate_view cal;
 	char err[ERR_LEN];
 
 	if (!o)
@@ -274,6 +282,11 @@ static void gather_fit(const struct window_view *v, struct http_fit_facts *ff)
 	ff->screen_mm_width = o->screen_mm_width;
 	ff->screen_mm_height = o->screen_mm_height;
 	ff->pattern = o->test_pattern;
+	calibrate_get_view(v->calibrate, &cal);
+	ff->calibration = (enum http_calibration)cal.state;
+	snprintf(ff->calibration_message, sizeof(ff->calibration_message), "%s", cal.message);
+	ff->calibration_has_corners = cal.has_corners;
+	memcpy(ff->calibration_corners, cal.corners, sizeof(ff->calibration_corners));
 	if (o->layout && wall_layout_parse(o->layout, &l, err, sizeof(err)) < 0)
 		l.count = 0;
 	for (int i = 0; v->loop && i < loop_output_count(v->loop) && i < HTTP_MAX_SCREENS; i++) {
@@ -422,12 +435,12 @@ void window_reloaded(struct window *w)
 		http_fit_reloaded(w->http);
 }
 
-void window_pattern(struct window *w, struct options *o, struct loop *loop, uint64_t now)
+uint64_t window_pattern(struct window *w, struct options *o, struct loop *loop, uint64_t now)
 {
 	bool want = w && http_fit_pattern(w->http, now);
 
 	if (!w)
-		return;
+		return 0;
 	/* A reload while the page is open took the settings' value back. */
 	if (want && w->pattern_forced && !o->test_pattern) {
 		w->pattern_configured = false;
@@ -435,7 +448,7 @@ void window_pattern(struct window *w, struct options *o, struct loop *loop, uint
 		loop_redraw(loop);
 	}
 	if (want == w->pattern_forced)
-		return;
+		return want ? http_fit_pattern_until(w->http) : 0;
 	if (want) {
 		w->pattern_configured = o->test_pattern;
 		o->test_pattern = true;
@@ -445,4 +458,5 @@ void window_pattern(struct window *w, struct options *o, struct loop *loop, uint
 	w->pattern_forced = want;
 	log_info("http: the test pattern %s for the fitting page", want ? "on" : "off");
 	loop_redraw(loop);
+	return want ? http_fit_pattern_until(w->http) : 0;
 }
