@@ -330,8 +330,9 @@ static void fit_write(struct http *h, struct buf *b)
 	}
 	buf_printf(b, ",\"saved\":%s,", v.saved ? "true" : "false");
 	fitted_json(h, &v, "fitted_file", "fitted_exists", b);
-	buf_printf(b, ",\"pattern\":%s,\"limits\":{\"max_mm\":%.10g}}\n",
-		   f->fit.pattern ? "true" : "false", WALL_MAX_MM);
+	buf_printf(b, ",\"pattern\":%s,\"limits\":{\"max_mm\":%.10g},\"applied\":%llu}\n",
+		   f->fit.pattern ? "true" : "false", WALL_MAX_MM,
+		   (unsigned long long)f->fit.applied);
 	free(f);
 }
 
@@ -669,6 +670,11 @@ void http_fit_act(struct http *h, const char *path, const char *query, struct ht
 		refuse_fit(h, r, HTTP_STATUS_UNPROCESSABLE, err);
 		return;
 	}
+	/* The next /screen.png is a frame drawn with it, not one kept from
+	 * before. */
+	pthread_mutex_lock(&h->lock);
+	h->screen.png_ns = 0;
+	pthread_mutex_unlock(&h->lock);
 	http_ask(h, HTTP_FIT);
 	http_fit_json(h, r);
 }

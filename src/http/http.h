@@ -102,6 +102,7 @@ struct http_fit_facts {
 	bool calibration_has_corners;
 	double calibration_corners[HTTP_CORNER_NUMBERS];  /* 0..1 of the camera's picture */
 	bool pattern;              /* the pinned outputs show the test pattern */
+	uint64_t applied;          /* the page's drafts the loop took */
 };
 
 /* What the frame loop knows, published as a whole. */
