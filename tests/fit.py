@@ -11,8 +11,11 @@ real-time headless kiosk whose config file pins one projector, P1, to a
   - a crossed corner and one past 100 m are refused (422) with the
     option's own words, counted in /metrics, the corners kept; without the
     token (401) or with control off (403) nothing moves;
-  - revert; save, SIGKILL, start again: the same corners, the fitted file
-    written whole; --print-fitted and --check-config name it;
+  - /fit and /fit.js are the source tree's files; the soft edge set and
+    refused; the pattern off at POST /fit/bye;
+  - revert; save; SIGHUP reads the fitted file into the draft; SIGKILL,
+    start again: the same corners, the fitted file written whole;
+    --print-fitted and --check-config name it;
   - a broken fitted file: one line, and water;
   - a flood of 1000 moves a second for 3 s from two keep-alive clients:
     the frame counter keeps its rate (fps during at least half of fps
@@ -187,6 +190,27 @@ _, after = metre_line(None, want)
 t.check(max(abs(a - b) for a, b in zip(before, after)) > 4 * TOLERANCE_PX,
         "the move shifts the metre line by more than the tolerance", (before, after))
 
+# ---- the page and its script, compiled in; the soft edge; the pattern off ----
+for path, kind, src in (("/fit", "text/html; charset=utf-8", "fit.html"),
+                        ("/fit.js", "text/javascript; charset=utf-8", "fit.js")):
+    status, body, head = k.curl(path)
+    with open(os.path.join(httpkiosk.srcdir, "src", "http", src), "rb") as f:
+        t.check(status == 200 and body == f.read() and
+                ("Content-Type: " + kind).lower() in head.lower(),
+                "GET %s: src/http/%s byte for byte, as %s" % (path, src, kind), head)
+status, body = k.post("/fit/blend?gamma=2.4&curve=3&black-lift=0.5")
+t.check(status == 200 and body["blend"] == {"curve": 3, "gamma": 2.4, "black_lift": 0.5},
+        "POST /fit/blend: the soft edge's three values", body)
+status, body = k.post("/fit/blend?gamma=9&curve=1")
+t.check(status == 422 and body["error"].startswith("blend-gamma: ") and
+        k.json("/fit.json")["blend"]["curve"] == 3,
+        "a gamma out of range: 422 in the option's words, nothing of it taken", body)
+status, body = k.post("/fit/bye")
+t.check(status == 200 and waits.wait_until(lambda: not k.json("/fit.json")["pattern"],
+                                           timeout=waits.scaled(10), interval=0.1),
+        "POST /fit/bye: the test pattern off", body)
+k.post("/fit/hello")
+
 # ---- refused: the kiosk's words, the corners kept ----
 refused = refused_fit(k)
 status, body = move(k, 2, 0, 1500)
@@ -221,6 +245,18 @@ t.check(not [n for n in os.listdir(k.state) if n.startswith(".fitted")],
 status, page, _ = k.curl("/")
 t.check(b'href="/fit"' in page and b"overrides the configuration's layout" in page,
         "the status page links to /fit and says the fitted file overrides layout")
+# SIGHUP: the fitted file read again, the draft the file's (another corner
+# written by hand here).
+hand = text.replace("1700,200", "1720,210")
+with open(fitted, "w") as f:
+    f.write(hand)
+k.proc.send_signal(signal.SIGHUP)
+t.check(waits.wait_until(lambda: same(k.corners(), with_corner(CORNERS, 2, (1720, 210))) and
+                         same(k.corners("/fit.json"), with_corner(CORNERS, 2, (1720, 210))),
+                         timeout=waits.scaled(10), interval=0.1),
+        "SIGHUP: the fitted file's corners in force and in the draft", k.corners("/fit.json"))
+with open(fitted, "w") as f:
+    f.write(text)
 k.proc.send_signal(signal.SIGKILL)
 k.proc.wait()
 k.log.close()

@@ -137,7 +137,7 @@ static void view_of(struct http *h, const struct http_fit_facts *ff, struct fit_
 	memset(v, 0, sizeof(*v));
 	seen_text(ff, seen, sizeof(seen));
 	pthread_mutex_lock(&h->fit_lock);
-	if (strcmp(seen, h->fit_seen) != 0) {
+	if (ff->known && strcmp(seen, h->fit_seen) != 0) {
 		memcpy(h->fit_seen, seen, sizeof(seen));
 		h->fit_generation++;
 	}
