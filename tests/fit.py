@@ -94,8 +94,11 @@ class FitKiosk(httpkiosk.Kiosk):
             return status, body.decode(errors="replace")
 
     def corners(self, source="/status.json"):
-        d = self.json(source)
-        return [tuple(c) for c in d["outputs"][0]["corners_mm"]] if d else None
+        """P1's corners, once the loop has published its outputs."""
+        def one():
+            d = self.json(source)
+            return d and d["outputs"] and [tuple(c) for c in d["outputs"][0]["corners_mm"]]
+        return waits.wait_until(one, timeout=waits.scaled(10), interval=0.05) or None
 
     def screen(self):
         def one():

@@ -136,6 +136,11 @@ void loop_wall_relayout(struct loop *l, const struct options *o)
 	log_debug("layout: the outputs take their new places at the next frame");
 }
 
+bool loop_wall_settled(const struct loop *l)
+{
+	return !l->pins_build;
+}
+
 /* The panel's window on the wall, when it shows one. */
 bool loop_wall_window(const struct loop *l, const struct loop_output *out,
 			struct kiosk_window *win)

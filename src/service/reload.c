@@ -66,8 +66,13 @@ static int take(struct loop *loop, const char *from, struct options *o, struct o
 	}
 	new_water = c.n[OPTIONS_RELOAD_NEW_WATER] > 0;
 	ret = 0;
-	/* Another grid (a new screen size in mm, say) needs new water too. */
-	if (k && !new_water) {
+	/* Another grid (a new screen size in mm, say) needs new water too.
+	 * A fit's keys are live ones the exhibit does not hold (the wall's
+	 * corners and soft edges are read at each frame, the camera's and the
+	 * touch's corners taken by apply): it is not made again for them,
+	 * which costs a picture's reopening and new worker threads (255-335
+	 * ms a time here, more than a page's drag can wait). */
+	if (k && !new_water && !fit) {
 		ret = kiosk_reconfigure(k, next);
 		if (ret == -ENOTSUP)
 			new_water = true;

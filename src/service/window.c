@@ -375,8 +375,9 @@ static void offer_camera(struct window *w, struct camera *cam)
  * A page's moves come as fast as a laptop sends them (a thousand a second
  * from a script): the draft is taken whole once a frame has been drawn
  * since the last one was (the last move wins), so the water pays one
- * apply a frame at most. Without frames (the screens asleep) it is taken
- * after FIT_WAIT_NS all the same.
+ * apply a frame at most, and the pins of one draft are made whole (on
+ * their thread) before the next is taken. Without frames (the screens
+ * asleep) it is taken after FIT_WAIT_NS all the same.
  */
 #define FIT_WAIT_NS (NSEC_PER_SEC / 20)
 static void take_fit(struct window *w, const struct window_view *v, unsigned asked,
@@ -389,6 +390,11 @@ static void take_fit(struct window *w, const struct window_view *v, unsigned ask
 	w->fit_waiting = w->fit_waiting || (asked & HTTP_FIT);
 	if (!w->fit_waiting || (w->fit_ns && frames == w->fit_frames &&
 				now - w->fit_ns < FIT_WAIT_NS))
+		return;
+	/* The last draft's pins still being made: the next one would drop
+	 * them and begin again, and a drag would show nothing until it
+	 * stops. Taken once they are shown. */
+	if (v->loop && !loop_wall_settled(v->loop))
 		return;
 	w->fit_waiting = false;
 	w->fit_taken = http_take_fit(w->http, w->fit);
