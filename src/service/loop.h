@@ -104,6 +104,9 @@ void loop_wall_relayout(struct loop *l, const struct options *o);
 /* A reload: the mask files (--mask) looked at again at the next pass, and
  * one written again since they were read, read again. */
 void loop_wall_reread(struct loop *l);
+/* No pinned outputs' pins are being made for new corners or soft edges:
+ * a fitting page's next draft can be taken without dropping that build. */
+bool loop_wall_settled(const struct loop *l);
 /* Whether a wall's projectors have new weights on their way (a reload's,
  * made off the loop, then made ready a step a frame), not yet shown. */
 bool loop_wall_pending(const struct loop *l);

@@ -14,6 +14,7 @@
 
 #include "base/clock.h"
 #include "base/log.h"
+#include "base/util.h"
 #include "camera/camera.h"
 #include "cec/cec.h"
 #include "display/display.h"
@@ -29,8 +30,10 @@
 #include "service/usage-rows.h"
 #include "service/usage.h"
 #include "service/window.h"
+#include "settings/fit.h"
 #include "settings/options.h"
 #include "tuio/tuio.h"
+#include "wall/layout.h"
 
 /* The socket ripple-kiosk-http.socket hands over (FileDescriptorName=). */
 #define WINDOW_FD_NAME "http"
@@ -42,12 +45,27 @@
  * wrote after them). */
 #define CHART_TAIL_BYTES (256u << 10)
 
+_Static_assert((int)HTTP_CALIBRATION_IDLE == (int)CALIBRATE_IDLE &&
+	       (int)HTTP_CALIBRATION_RUNNING == (int)CALIBRATE_RUNNING &&
+	       (int)HTTP_CALIBRATION_DONE == (int)CALIBRATE_DONE &&
+	       (int)HTTP_CALIBRATION_FAILED == (int)CALIBRATE_FAILED,
+	       "the fitting page's calibration states are the calibration's");
+_Static_assert(sizeof(((struct calibrate_view *)0)->corners) ==
+	       sizeof(((struct http_fit_facts *)0)->calibration_corners), "four corners");
 _Static_assert(HTTP_LATENCY_SOURCES == LATENCY_SOURCES, "the server's sources are the loop's");
 _Static_assert(HTTP_LATENCY_BUCKETS == LATENCY_BUCKETS && HTTP_LATENCY_STAGES == LATENCY_STAGES,
 	       "the status server's latency histograms are the loop's");
 
 struct window {
 	struct http *http;
+	struct fit *fit;           /* the page's draft, taken by the last pass */
+	bool fit_taken;
+	bool fit_waiting;          /* a draft came; taken once a frame was drawn */
+	uint64_t fit_frames;       /* the frames drawn when the last one was taken */
+	uint64_t fit_ns;           /* and when */
+	uint64_t fits_applied;
+	bool pattern_forced;       /* the test pattern on for a page */
+	bool pattern_configured;   /* what the settings said before */
 };
 
 /* The hour of local time that holds t, as usage.csv's rows start. */
@@ -153,10 +171,12 @@ static int chart(const char *state_dir, time_t now, uint32_t *hourly)
 
 int window_create(const struct options *o, const char *state_dir, struct window **out)
 {
+	char fitted[PATH_MAX];
 	struct http_config c = { .listen = o->http,
 				 .listen_fd = listen_fd_named(WINDOW_FD_NAME, SOCK_STREAM, true),
 				 .token_file = o->http_token_file, .state_dir = state_dir,
-				 .chart = chart };
+				 .chart = chart,
+				 .fitted_path = fit_path(state_dir, fitted, sizeof(fitted)) };
 	struct window *w;
 	int ret;
 
@@ -168,10 +188,13 @@ int window_create(const struct options *o, const char *state_dir, struct window 
 		c.listen = NULL;
 	}
 	w = calloc(1, sizeof(*w));
-	if (!w)
+	if (!w || fit_create(&w->fit) < 0) {
+		free(w);
 		return -ENOMEM;
+	}
 	ret = http_create(&c, &w->http);
 	if (ret < 0) {
+		fit_destroy(w->fit);
 		free(w);
 		return ret;
 	}
@@ -184,6 +207,7 @@ void window_destroy(struct window *w)
 	if (!w)
 		return;
 	http_destroy(w->http);
+	fit_destroy(w->fit);
 	free(w);
 }
 
@@ -232,6 +256,64 @@ static void gather_latency(const struct latency_hist *h, const char *name,
 	o->max_ms = latency_quantile_ms(h, 1);
 }
 
+/* A panel's rectangle as four corners, clockwise from the top left. */
+static void rectangle(double x, double y, double w, double h, double *c)
+{
+	double r[HTTP_CORNER_NUMBERS] = { x, y, x + w, y, x + w, y + h, x, y + h };
+
+	memcpy(c, r, sizeof(r));
+}
+
+/* The fit in force (settings/fit.h), and each output's corners in mm. */
+static void gather_fit(const struct window_view *v, struct http_fit_facts *ff)
+{
+	const struct options *o = v->o;
+	struct wall_layout l = { 0 };
+	struct calibrate_view cal;
+	char err[ERR_LEN];
+
+	if (!o)
+		return;
+	ff->known = true;
+	snprintf(ff->layout, sizeof(ff->layout), "%s", o->layout ? o->layout : "");
+	ff->blend_curve = o->blend_curve;
+	ff->blend_gamma = o->blend_gamma;
+	ff->black_lift = o->black_lift_percent;
+	snprintf(ff->camera_corners, sizeof(ff->camera_corners), "%s",
+		 o->camera_corners ? o->camera_corners : "");
+	snprintf(ff->touch_corners, sizeof(ff->touch_corners), "%s",
+		 o->touch_corners ? o->touch_corners : "");
+	ff->screen_mm_width = o->screen_mm_width;
+	ff->screen_mm_height = o->screen_mm_height;
+	ff->pattern = o->test_pattern;
+	calibrate_get_view(v->calibrate, &cal);
+	ff->calibration = (enum http_calibration)cal.state;
+	snprintf(ff->calibration_message, sizeof(ff->calibration_message), "%s", cal.message);
+	ff->calibration_has_corners = cal.has_corners;
+	memcpy(ff->calibration_corners, cal.corners, sizeof(ff->calibration_corners));
+	if (o->layout && wall_layout_parse(o->layout, &l, err, sizeof(err)) < 0)
+		l.count = 0;
+	for (int i = 0; v->loop && i < loop_output_count(v->loop) && i < HTTP_MAX_SCREENS; i++) {
+		const struct display_output_info *info = loop_output(v->loop, i);
+		struct http_output *out = &ff->outputs[ff->n_outputs++];
+		int p = wall_layout_find(&l, info->name);
+
+		snprintf(out->name, sizeof(out->name), "%s", info->name);
+		out->px_width = info->width;
+		out->px_height = info->height;
+		if (p >= 0 && l.panel[p].pinned) {
+			out->pinned = true;
+			memcpy(out->corners_mm, l.panel[p].pin, sizeof(out->corners_mm));
+		} else if (p >= 0) {
+			rectangle(l.panel[p].x_mm, l.panel[p].y_mm, l.panel[p].w_mm, l.panel[p].h_mm,
+				  out->corners_mm);
+		} else {
+			/* A screen without a layout shows the whole surface. */
+			rectangle(0, 0, o->screen_mm_width, o->screen_mm_height, out->corners_mm);
+		}
+	}
+}
+
 static void gather(const struct window_view *v, struct http_facts *f)
 {
 	struct kiosk *k = v->loop ? loop_kiosk(v->loop) : NULL;
@@ -270,6 +352,7 @@ static void gather(const struct window_view *v, struct http_facts *f)
 	for (int s = 0; s < LATENCY_SOURCES; s++)
 		gather_latency(&lat.source[s], latency_source_names[s], &f->latency_source[s]);
 	f->missed_vblanks = lat.missed_vblanks;
+	gather_fit(v, &f->fit);
 }
 
 /* /camera.png asked for: the camera's picture made (a copy, under its
@@ -286,6 +369,40 @@ static void offer_camera(struct window *w, struct camera *cam)
 		return;
 	http_offer_camera(w->http, px, width, height, (size_t)width * sizeof(*px));
 	free(px);
+}
+
+/*
+ * A page's moves come as fast as a laptop sends them (a thousand a second
+ * from a script): the draft is taken whole once a frame has been drawn
+ * since the last one was (the last move wins), so the water pays one
+ * apply a frame at most, and the pins of one draft are made whole (on
+ * their thread) before the next is taken. Without frames (the screens
+ * asleep) it is taken after FIT_WAIT_NS all the same.
+ */
+#define FIT_WAIT_NS (NSEC_PER_SEC / 20)
+static void take_fit(struct window *w, const struct window_view *v, unsigned asked,
+		     uint64_t now)
+{
+	uint64_t frames = 0, missed;
+
+	if (v->stats)
+		stats_totals(v->stats, &frames, &missed);
+	w->fit_waiting = w->fit_waiting || (asked & HTTP_FIT);
+	if (!w->fit_waiting || (w->fit_ns && frames == w->fit_frames &&
+				now - w->fit_ns < FIT_WAIT_NS))
+		return;
+	/* The last draft's pins still being made: the next one would drop
+	 * them and begin again, and a drag would show nothing until it
+	 * stops. Taken once they are shown. */
+	if (v->loop && !loop_wall_settled(v->loop))
+		return;
+	w->fit_waiting = false;
+	w->fit_taken = http_take_fit(w->http, w->fit);
+	if (!w->fit_taken)
+		return;
+	w->fit_frames = frames;
+	w->fit_ns = now;
+	w->fits_applied++;
 }
 
 /* Of sleep and wake, http_take() gives the one asked for last alone. */
@@ -315,6 +432,7 @@ bool window_pass(struct window *w, const struct window_view *v, uint64_t now, bo
 		calibrate_ask(v->calibrate, "the status page");
 		again = true;
 	}
+	take_fit(w, v, asked, now);
 	if (asked & HTTP_RELOAD) {
 		log_info("http: reload asked for");
 		*reload = true;
@@ -337,6 +455,57 @@ bool window_pass(struct window *w, const struct window_view *v, uint64_t now, bo
 	}
 	offer_camera(w, v->camera);
 	gather(v, &f);
+	f.fit.applied = w->fits_applied;
 	http_publish(w->http, &f);
 	return again;
+}
+
+const struct fit *window_take_fit(struct window *w)
+{
+	if (!w || !w->fit_taken)
+		return NULL;
+	w->fit_taken = false;
+	return w->fit;
+}
+
+void window_reloaded(struct window *w)
+{
+	if (w)
+		http_fit_reloaded(w->http);
+}
+
+static uint64_t pattern(struct window *w, struct options *o, struct loop *loop, uint64_t now)
+{
+	bool want = w && http_fit_pattern(w->http, now);
+
+	if (!w)
+		return 0;
+	/* A reload while the page is open took the settings' value back. */
+	if (want && w->pattern_forced && !o->test_pattern) {
+		w->pattern_configured = false;
+		o->test_pattern = true;
+		loop_redraw(loop);
+	}
+	if (want == w->pattern_forced)
+		return want ? http_fit_pattern_until(w->http) : 0;
+	if (want) {
+		w->pattern_configured = o->test_pattern;
+		o->test_pattern = true;
+	} else {
+		o->test_pattern = w->pattern_configured;
+	}
+	w->pattern_forced = want;
+	log_info("http: the test pattern %s for the fitting page", want ? "on" : "off");
+	loop_redraw(loop);
+	return want ? http_fit_pattern_until(w->http) : 0;
+}
+
+uint64_t window_pattern(struct window *w, struct options *o, struct loop *loop, uint64_t now)
+{
+	uint64_t wake = pattern(w, o, loop, now);
+
+	/* A draft waiting for a frame: taken then, or after FIT_WAIT_NS. */
+	if (w && w->fit_waiting)
+		wake = clock_earliest(wake, w->fit_ns ? w->fit_ns + FIT_WAIT_NS : now);
+	return wake;
 }
