@@ -20,7 +20,10 @@
 #include "input/input.h"
 
 /* The marks' place: this share of the picture in from each corner. */
-#define TOUCH_MARKS_INSET 0.1
+#define TOUCH_MARKS_INSET_PERCENT 10
+#define TOUCH_MARKS_INSET (TOUCH_MARKS_INSET_PERCENT / 100.0)
+/* A mark's ring on the floor, in mm: a fingertip's aim across a room. */
+#define TOUCH_MARKS_RING_MM 60
 /* A finger's position: the mean of its samples over this long from down
  * (the rest of the press is a finger rolling as it lifts). */
 #define TOUCH_MARKS_SAMPLE_MS 300
