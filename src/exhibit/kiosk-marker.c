@@ -51,7 +51,10 @@ void kiosk_show_marker(struct kiosk *k, const struct kiosk_marker *m)
 {
 	const bool on = m != NULL;
 
-	if (on == k->marker_on && (!on || memcmp(m, &k->marker, sizeof(*m)) == 0))
+	/* field by field: a compound literal's padding is any bytes */
+	if (on == k->marker_on &&
+	    (!on || (m->dark == k->marker.dark && m->u == k->marker.u && m->v == k->marker.v &&
+		     m->diameter_mm == k->marker.diameter_mm && m->number == k->marker.number)))
 		return;
 	k->marker_on = on;
 	if (on)
