@@ -90,10 +90,23 @@ static void apply_headless_settings(void *data, const struct options *was,
 
 /* The settings read again, as a live run reads them (service/reload.c),
  * so that what a reload draws can be tested headless. */
-static void reload(struct loop *l, const struct options_source *src, struct options *o,
-		   struct feeds *f)
+static int reload(struct loop *l, const struct options_source *src, struct options *o,
+		  struct feeds *f)
 {
-	reload_settings(l, src, o, f && (f->tuio || f->camera) ? apply_headless_settings : NULL, f);
+	return reload_settings(l, src, o, f && (f->tuio || f->camera) ? apply_headless_settings :
+			       NULL, f);
+}
+
+/* The fitting page's draft taken, as a live run takes it, and its pattern. */
+static uint64_t take_fit(struct window *w, struct loop *l, const struct options_source *src,
+			 struct options *o, struct feeds *f, uint64_t now)
+{
+	const struct fit *fit = window_take_fit(w);
+
+	if (fit)
+		reload_fit(l, src, o, fit, f->tuio || f->camera ? apply_headless_settings : NULL,
+			   f);
+	return window_pattern(w, o, l, now);
 }
 
 /* SIGUSR1 writes a picture of the last frame as a live run does; SIGHUP
@@ -107,7 +120,7 @@ static void answer_signals(struct asked *a, struct loop *l, struct screenshots *
 	if (a->screenshot)
 		screenshots_take(shots, l, usage, o->state_dir, clock_now_ns());
 	if (a->reload)
-		reload(l, src, o, f);
+		(void)reload(l, src, o, f);
 	if (a->calibrate)
 		calibrate_ask(f ? f->calibrate : NULL, "SIGUSR2");
 	a->screenshot = false;
@@ -258,6 +271,7 @@ static int run_realtime(const struct options_source *src, struct options *o, str
 		uint64_t now = clock_now_ns(), wake;
 		struct health_view hv = { .d = d, .loop = l, .threads = o->threads,
 					  .stats_interval_s = o->stats_interval_s };
+		uint64_t pattern_off;
 		bool again;
 
 		ret = loop_follow_outputs(l, o, now);
@@ -271,13 +285,18 @@ static int run_realtime(const struct options_source *src, struct options *o, str
 		health_check(h, &hv, now);
 		again = window_pass(window, &(struct window_view){ l, NULL, st, usage,
 					 hv.asleep, NULL, tuio, feeds.camera,
-					 feeds.calibrate }, now, &reload);
+					 feeds.calibrate, o }, now, &reload);
+		pattern_off = take_fit(window, l, src, o, &feeds, now);
 		/* The status page's reload, and what the signals of the last
 		 * wait asked for, once, between the frames as a live run
 		 * does. */
 		asked.reload = asked.reload || reload;
-		reload = false;
+		reload = asked.reload;
 		answer_signals(&asked, l, shots, usage, src, o, &feeds);
+		/* The page's draft is the fitted file's again. */
+		if (reload)
+			window_reloaded(window);
+		reload = false;
 		ret = loop_frame(l, o, now, &wake);
 		if (ret < 0) {
 			log_error("a frame: %s; exiting", strerror(-ret));
@@ -289,6 +308,7 @@ static int run_realtime(const struct options_source *src, struct options *o, str
 		 * aimed them at the water it has now. */
 		tuio_expire(tuio, clock_now_ns());
 		wake = clock_earliest(wake, health_wake(h, o->stats_interval_s));
+		wake = clock_earliest(wake, pattern_off);
 		if (usage)
 			wake = clock_earliest(wake, usage_next_hour_ns(usage));
 		/* The trackers' socket, unless their reading spent its time

@@ -216,8 +216,20 @@ static void reload(struct live *l)
 	l->reload = false;
 	if (reload_settings(l->loop, l->src, l->o, apply_live_settings, l) < 0)
 		return;
+	window_reloaded(l->window);
 	apply_usage_settings(l);
 	sound_configure(l->sound, l->o);
+}
+
+/* The fitting page's draft, taken as a reload's settings are (at most
+ * once a pass, however many moves came), and its test pattern. */
+static uint64_t take_fit(struct live *l, uint64_t now)
+{
+	const struct fit *fit = window_take_fit(l->window);
+
+	if (fit && reload_fit(l->loop, l->src, l->o, fit, apply_live_settings, l) == 0)
+		apply_usage_settings(l);
+	return window_pattern(l->window, l->o, l->loop, now);
 }
 
 /* ---- sources ---- */
@@ -547,6 +559,7 @@ int run_live(struct options *o, const struct options_source *src, struct display
 	while (ret == 0 && !l.quit) {
 		uint64_t now = clock_now_ns(), wake;
 		struct health_view hv = { .d = d, .loop = l.loop, .input = l.input };
+		uint64_t pattern_off;
 		bool again;
 
 		ret = loop_follow_outputs(l.loop, o, now);
@@ -572,9 +585,10 @@ int run_live(struct options *o, const struct options_source *src, struct display
 		health_check(l.health, &hv, now);
 		again = window_pass(l.window, &(struct window_view){ l.loop, l.input,
 				    health_stats(l.health), l.usage, hv.asleep, l.cec, l.tuio, l.camera,
-				    l.calibrate },
+				    l.calibrate, o },
 				    now,
 				    &l.reload);
+		pattern_off = take_fit(&l, now);
 		if (l.screenshot) {
 			l.screenshot = false;
 			screenshots_take(l.shots, l.loop, l.usage, o->state_dir, now);
@@ -592,6 +606,8 @@ int run_live(struct options *o, const struct options_source *src, struct display
 		tuio_expire(l.tuio, clock_now_ns());
 		wake = clock_earliest(wake, health_wake(l.health, o->stats_interval_s));
 		wake = clock_earliest(wake, tell_the_tv(&l, now));
+		/* A fitting page's pattern goes off when its laptop went away. */
+		wake = clock_earliest(wake, pattern_off);
 		/* The trackers' socket, unless their reading spent its time
 		 * for this frame: asked after the frame, which may have been
 		 * long, at this moment. */

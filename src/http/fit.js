@@ -1,0 +1,2 @@
+// The fitting page's script: a placeholder until the page is written.
+'use strict';
