@@ -21,16 +21,16 @@
  * (input_set_raw()) instead of the water.
  */
 
-enum marks_phase { MARKS_IDLE, MARKS_MARK, MARKS_DONE, MARKS_FAILED };
-
 struct marks {
 	bool asked;
 	const char *why;
 	struct touch_marks *run;     /* under way; NULL: none */
 	struct input *in;            /* the input its hook is set on */
-	enum marks_phase phase;
+	enum marks_state phase;
 	int mark;
 	char said[ERR_LEN];
+	bool result_new;             /* found, not yet taken for the page's draft */
+	char result[ERR_LEN / 4];    /* as --touch-corners takes them */
 };
 
 struct marks *marks_create(const struct options *o)
@@ -124,7 +124,7 @@ static void conclude(struct marks *m, enum touch_marks_state s)
 {
 	double corners[2 * HOMOGRAPHY_CORNERS];
 	/* eight numbers of "%.4f" and their separators */
-	char text[ERR_LEN / 4];
+	char text[sizeof(m->result)];
 
 	if (s == TOUCH_MARKS_FAILED) {
 		say_failed(m, "%s", touch_marks_error(m->run));
@@ -137,6 +137,8 @@ static void conclude(struct marks *m, enum touch_marks_state s)
 	}
 	m->phase = MARKS_DONE;
 	snprintf(m->said, sizeof(m->said), "touch-corners = %s", text);
+	memcpy(m->result, text, sizeof(m->result));
+	m->result_new = true;
 	/* in force until a reload reads the configuration again: the line to
 	 * keep it there */
 	log_info("touch marks (%s): done; in force now, and for the configuration file: "
@@ -165,7 +167,7 @@ uint64_t marks_pass(struct marks *m, struct kiosk *k, struct input *in, bool wal
 	if (s != TOUCH_MARKS_RUNNING) {
 		conclude(m, s);
 		end_run(m, k);
-		return 0;
+		return now;  /* another pass: the status page hears of it */
 	}
 	if (mark != m->mark)
 		log_info("touch marks: mark %d taken; now mark %d", m->mark, mark);
@@ -177,11 +179,19 @@ uint64_t marks_pass(struct marks *m, struct kiosk *k, struct input *in, bool wal
 	return touch_marks_next_ns(m->run);
 }
 
-const char *marks_state(const struct marks *m, int *mark, char *message, size_t len)
+void marks_get_view(const struct marks *m, struct marks_view *v)
 {
-	static const char *const names[] = { "idle", "mark", "done", "failed" };
+	v->state = m ? m->phase : MARKS_IDLE;
+	v->mark = m ? m->mark : 0;
+	snprintf(v->message, sizeof(v->message), "%.*s", (int)sizeof(v->message) - 1,
+		 m ? m->said : "");
+}
 
-	*mark = m ? m->mark : 0;
-	snprintf(message, len, "%s", m ? m->said : "");
-	return names[m ? m->phase : MARKS_IDLE];
+bool marks_take_result(struct marks *m, char *corners, size_t len)
+{
+	if (!m || !m->result_new)
+		return false;
+	m->result_new = false;
+	snprintf(corners, len, "%s", m->result);
+	return true;
 }

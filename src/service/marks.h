@@ -38,8 +38,19 @@ bool marks_running(const struct marks *m);
 uint64_t marks_pass(struct marks *m, struct kiosk *k, struct input *in, bool wall,
 		    bool camera_calibrating, uint64_t now);
 
-/* For the status page: "idle", "mark", "done" or "failed", the mark
+/* For the fitting page (/fit.json's touch.marks): the state, the mark
  * shown (1..4) and the last line said (may be empty). */
-const char *marks_state(const struct marks *m, int *mark, char *message, size_t len);
+enum marks_state { MARKS_IDLE, MARKS_MARK, MARKS_DONE, MARKS_FAILED };
+#define MARKS_MESSAGE_LEN 256
+struct marks_view {
+	enum marks_state state;
+	int mark;
+	char message[MARKS_MESSAGE_LEN];
+};
+/* Accepts NULL (idle). */
+void marks_get_view(const struct marks *m, struct marks_view *v);
+/* The corners found since the last call, as --touch-corners' text (for
+ * the fitting page's draft): true once for each result. */
+bool marks_take_result(struct marks *m, char *corners, size_t len);
 
 #endif

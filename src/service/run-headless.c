@@ -285,7 +285,7 @@ static int run_realtime(const struct options_source *src, struct options *o, str
 		health_check(h, &hv, now);
 		again = window_pass(window, &(struct window_view){ l, NULL, st, usage,
 					 hv.asleep, NULL, tuio, feeds.camera,
-					 feeds.calibrate, o }, now, &reload);
+					 feeds.calibrate, o, feeds.marks }, now, &reload);
 		pattern_off = take_fit(window, l, src, o, &feeds, now);
 		/* The status page's reload, and what the signals of the last
 		 * wait asked for, once, between the frames as a live run

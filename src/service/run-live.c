@@ -585,7 +585,7 @@ int run_live(struct options *o, const struct options_source *src, struct display
 		health_check(l.health, &hv, now);
 		again = window_pass(l.window, &(struct window_view){ l.loop, l.input,
 				    health_stats(l.health), l.usage, hv.asleep, l.cec, l.tuio, l.camera,
-				    l.calibrate, o },
+				    l.calibrate, o, l.marks },
 				    now,
 				    &l.reload);
 		pattern_off = take_fit(&l, now);
