@@ -283,7 +283,10 @@ try:
     for path, said in (("/next-picture", "next picture asked for"),
                        ("/reload", "reloaded the settings"),
                        # taken by the loop, which has no camera to calibrate
-                       ("/calibrate", "camera calibration (the status page): there is no camera")):
+                       ("/calibrate", "camera calibration (the status page): there is no camera"),
+                       # the headless run has no touch input: refused in one line
+                       ("/fit/touch-marks",
+                        "touch marks (the fitting page): there is no touch input")):
         st, _, _ = k.curl(path, "POST", ["Authorization: Bearer " + httpkiosk.TOKEN])
         t.check(st == 202 and waits.wait_until(lambda: said in k.text(), timeout=waits.scaled(10)),
                 "POST %s with the token" % path, k.text())

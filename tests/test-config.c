@@ -325,7 +325,7 @@ static void test_flags(void)
 		snprintf(text, sizeof(text), "%s =", key);
 		check_bad(text, NAME ":1: ", key);
 	}
-	CHECK_EQ(flags, 8);
+	CHECK_EQ(flags, 9);
 	/* The on/off choice takes the same words (caustics = yes was refused). */
 	for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
 		struct options o;

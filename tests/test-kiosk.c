@@ -531,6 +531,58 @@ static void test_marker(void)
 	kiosk_destroy(k);
 }
 
+/* White pixels in the box x0..x1, y0..y1 of a MARK_W-wide picture. */
+static int whites(const uint32_t *px, int x0, int x1, int y0, int y1)
+{
+	int n = 0;
+
+	for (int y = y0; y <= y1; y++)
+		for (int x = x0; x <= x1; x++)
+			n += px[(size_t)y * MARK_W + (size_t)x] == 0xffffffffu;
+	return n;
+}
+
+/*
+ * A touch mark (--touch-marks): a cross in a ring as wide as asked, round
+ * in mm, its number beside it toward the picture's middle (to the left of
+ * a mark on the right half, to the right of one on the left), the rest
+ * black.
+ */
+static void test_touch_mark(void)
+{
+	static uint32_t whole[MARK_W * MARK_H];
+	struct render_target tw = { whole, MARK_W, MARK_H, MARK_W * 4, PIXEL_XRGB8888 };
+	/* centre 300, 75; ring 30 mm round it, lines 5 mm wide; the number
+	 * 36 mm high, 15 mm past the ring */
+	struct kiosk_marker m = { .u = 0.75, .v = 0.25, .diameter_mm = 60, .number = 2 };
+	struct options o;
+	struct kiosk *k;
+
+	base_options(&o);
+	CHECK_EQ(kiosk_create(&o, 0, MARK_W, MARK_H, MARK_W, MARK_H, &k), 0);
+	kiosk_show_marker(k, &m);
+	CHECK_EQ(kiosk_render(k, &tw), 0);
+	CHECK_EQ(whole[75 * MARK_W + 300], 0xffffffffu);          /* the cross */
+	CHECK_EQ(whole[75 * MARK_W + 300 + 20], 0xffffffffu);     /* its arm */
+	CHECK_EQ(whole[96 * MARK_W + 321], 0xffffffffu);          /* the ring at 45 degrees */
+	CHECK_EQ(whole[(75 + 29) * MARK_W + 300], 0xffffffffu);   /* and below */
+	CHECK_EQ(whole[85 * MARK_W + 310], 0xff000000u);          /* inside, off the cross */
+	CHECK_EQ(whole[75 * MARK_W + 340], 0xff000000u);          /* outside */
+	CHECK_EQ(whole[75 * MARK_W + 262], 0xff000000u);          /* between ring and number */
+	CHECK(whites(whole, 229, 256, 56, 94) > 40);              /* the number, to the left */
+	CHECK_EQ(whites(whole, 345, 372, 56, 94), 0);             /* none to the right */
+	CHECK_EQ(whites(whole, 0, MARK_W - 1, 150, MARK_H - 1), 0);
+	/* mark 1 on the left half: its number to the right */
+	m.u = 0.25;
+	m.number = 1;
+	kiosk_show_marker(k, &m);
+	CHECK_EQ(kiosk_render(k, &tw), 0);
+	CHECK_EQ(whole[75 * MARK_W + 100], 0xffffffffu);
+	CHECK(whites(whole, 145, 172, 56, 94) > 20);
+	CHECK_EQ(whites(whole, 29, 56, 56, 94), 0);
+	kiosk_destroy(k);
+}
+
 /* ---- stuck touches ---- */
 
 /* A screen of 1 mm pixels: jitter and moves in mm are plain pixels. */
@@ -1129,6 +1181,7 @@ int main(void)
 	RUN(test_reconfigure);
 	RUN(test_windows);
 	RUN(test_marker);
+	RUN(test_touch_mark);
 	RUN(test_stuck_touch);
 	RUN(test_stuck_touch_never);
 	RUN(test_gesture_held_until);

@@ -11,6 +11,7 @@
 #include "exhibit/kiosk-private.h"
 #include "render/pixel.h"
 #include "render/render.h"
+#include "wall/pattern.h"
 
 /*
  * The camera's calibration markers (kiosk_show_marker()): the surface
@@ -31,6 +32,12 @@
 #define DOT_SIGMAS 4.0
 #define WHITE 255.0
 #define BLACK_PX 0xff000000u
+#define WHITE_PX 0xffffffffu
+/* A touch mark's parts against its ring's diameter: the lines' width, the
+ * number's height and its gap from the ring. */
+#define MARK_LINE_SHARE (1.0 / 12)
+#define MARK_DIGIT_SHARE 0.6
+#define MARK_GAP_SHARE 0.25
 
 void kiosk_marker_clear(struct kiosk *k)
 {
@@ -44,7 +51,10 @@ void kiosk_show_marker(struct kiosk *k, const struct kiosk_marker *m)
 {
 	const bool on = m != NULL;
 
-	if (on == k->marker_on && (!on || memcmp(m, &k->marker, sizeof(*m)) == 0))
+	/* field by field: a compound literal's padding is any bytes */
+	if (on == k->marker_on &&
+	    (!on || (m->dark == k->marker.dark && m->u == k->marker.u && m->v == k->marker.v &&
+		     m->diameter_mm == k->marker.diameter_mm && m->number == k->marker.number)))
 		return;
 	k->marker_on = on;
 	if (on)
@@ -54,6 +64,53 @@ void kiosk_show_marker(struct kiosk *k, const struct kiosk_marker *m)
 	k->marker_made = false;
 	/* every output draws again, the marker or the water */
 	k->extra_generation++;
+}
+
+/* The surface's pixels within rx, ry pixels of (cx, cy): box = x0, x1, y0, y1. */
+static void marker_box(const struct kiosk *k, double cx, double cy, double rx, double ry,
+		       int box[4])
+{
+	box[0] = (int)fmax(0, floor(cx - rx));
+	box[1] = (int)fmin(k->width - 1, ceil(cx + rx));
+	box[2] = (int)fmax(0, floor(cy - ry));
+	box[3] = (int)fmin(k->height - 1, ceil(cy + ry));
+}
+
+/* Whether the point dx, dy mm from a touch mark's centre is lit: the ring,
+ * the cross in it, the number beside it (side: +1 to the right, -1 left). */
+static bool mark_lit(const struct kiosk_marker *m, double dx, double dy, int side)
+{
+	const double r = m->diameter_mm / 2, half = m->diameter_mm * MARK_LINE_SHARE / 2;
+	const double cell = m->diameter_mm * MARK_DIGIT_SHARE / WALL_GLYPH_H;
+	const double gx = side > 0 ? r + m->diameter_mm * MARK_GAP_SHARE
+				   : -r - m->diameter_mm * MARK_GAP_SHARE - WALL_GLYPH_W * cell;
+	const double gy = -WALL_GLYPH_H * cell / 2;
+
+	if (fabs(hypot(dx, dy) - r) <= half)
+		return true;
+	if ((fabs(dx) <= half && fabs(dy) <= r) || (fabs(dy) <= half && fabs(dx) <= r))
+		return true;
+	return wall_pattern_glyph(m->number, (int)floor((dx - gx) / cell),
+				  (int)floor((dy - gy) / cell));
+}
+
+/* A touch mark on the black surface, round on the floor whatever the
+ * pixels' shape. */
+static void mark_draw(struct kiosk *k, const struct kiosk_marker *m)
+{
+	const double ppx = k->width / (double)k->units.mm_width;   /* pixels a mm */
+	const double ppy = k->height / (double)k->units.mm_height;
+	/* the number toward the picture's middle, so a corner's is on it */
+	const int side = m->u < 0.5 ? 1 : -1;
+	const double reach = m->diameter_mm * (1 + MARK_GAP_SHARE + MARK_DIGIT_SHARE);
+	const double cx = m->u * k->width, cy = m->v * k->height;
+	int b[4];
+
+	marker_box(k, cx, cy, reach * ppx, reach * ppy, b);
+	for (int y = b[2]; y <= b[3]; y++)
+		for (int x = b[0]; x <= b[1]; x++)
+			if (mark_lit(m, (x + 0.5 - cx) / ppx, (y + 0.5 - cy) / ppy, side))
+				k->marker_px[(size_t)y * (size_t)k->width + (size_t)x] = WHITE_PX;
 }
 
 /* The surface's picture, k->width x k->height: black, and the dot. */
@@ -76,18 +133,18 @@ static int marker_draw(struct kiosk *k)
 	}
 	for (size_t i = 0; i < (size_t)k->width * (size_t)k->height; i++)
 		k->marker_px[i] = BLACK_PX;
-	if (!m->dark && k->units.mm_width > 0 && k->units.mm_height > 0) {
+	if (m->number > 0 && k->units.mm_width > 0 && k->units.mm_height > 0) {
+		mark_draw(k, m);
+	} else if (!m->dark && k->units.mm_width > 0 && k->units.mm_height > 0) {
 		const double sigma_mm = m->diameter_mm / FWHM_PER_SIGMA;
 		const double sx = sigma_mm * k->width / k->units.mm_width;
 		const double sy = sigma_mm * k->height / k->units.mm_height;
 		const double cx = m->u * k->width, cy = m->v * k->height;
-		const int x0 = (int)fmax(0, floor(cx - DOT_SIGMAS * sx));
-		const int x1 = (int)fmin(k->width - 1, ceil(cx + DOT_SIGMAS * sx));
-		const int y0 = (int)fmax(0, floor(cy - DOT_SIGMAS * sy));
-		const int y1 = (int)fmin(k->height - 1, ceil(cy + DOT_SIGMAS * sy));
+		int b[4];
 
-		for (int y = y0; y <= y1; y++)
-			for (int x = x0; x <= x1; x++) {
+		marker_box(k, cx, cy, DOT_SIGMAS * sx, DOT_SIGMAS * sy, b);
+		for (int y = b[2]; y <= b[3]; y++)
+			for (int x = b[0]; x <= b[1]; x++) {
 				/* at the pixel's centre */
 				const double dx = (x + 0.5 - cx) / sx, dy = (y + 0.5 - cy) / sy;
 				const uint32_t g = (uint32_t)lround(WHITE *

@@ -118,7 +118,8 @@ int kiosk_pin_prepare(struct kiosk *k, const struct kiosk_pin *pin, int w, int h
  * pixels, their weights looked at): each is work a pixel. */
 uint64_t kiosk_pinned_rows(const struct kiosk *k);
 /*
- * The camera's calibration (--camera-calibrate): every output shows,
+ * The camera's calibration (--camera-calibrate) and the touch marks
+ * (--touch-marks): every output shows,
  * instead of the water, black (dark) or a dot at u, v of the surface
  * (0..1), a Gaussian diameter_mm across at half its height on the floor,
  * through its window and its corner pin as the water would be, so that it
@@ -129,6 +130,10 @@ struct kiosk_marker {
 	bool dark;
 	double u, v;
 	double diameter_mm;
+	/* 1..4: a touch mark (--touch-marks) instead of the dot: a cross in a
+	 * ring diameter_mm across at u, v, the number beside it toward the
+	 * picture's middle, white on black */
+	int number;
 };
 void kiosk_show_marker(struct kiosk *k, const struct kiosk_marker *m);
 /* Black, as a panel outside the wall (or asleep) shows. */

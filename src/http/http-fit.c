@@ -20,6 +20,12 @@
 #define QUERY_VALUE_LEN 64
 #define CORNERS 4
 
+static const char *const marks_names[] = {
+	[HTTP_MARKS_IDLE] = "idle",
+	[HTTP_MARKS_MARK] = "mark",
+	[HTTP_MARKS_DONE] = "done",
+	[HTTP_MARKS_FAILED] = "failed",
+};
 static const char *const calibration_names[] = {
 	[HTTP_CALIBRATION_IDLE] = "idle",
 	[HTTP_CALIBRATION_RUNNING] = "running",
@@ -124,9 +130,9 @@ static double number_of(const struct fit *d, int k, double in_force)
 /* The loop's fit as one text: when it changes, the generation does. */
 static void seen_text(const struct http_fit_facts *ff, char *out, size_t len)
 {
-	snprintf(out, len, "%s|%.10g|%.10g|%.10g|%s|%s|%d|%d", ff->layout, ff->blend_curve,
+	snprintf(out, len, "%s|%.10g|%.10g|%.10g|%s|%s|%d|%d|%d|%d", ff->layout, ff->blend_curve,
 		 ff->blend_gamma, ff->black_lift, ff->camera_corners, ff->touch_corners,
-		 (int)ff->calibration, ff->pattern);
+		 (int)ff->calibration, ff->pattern, (int)ff->marks, ff->marks_mark);
 }
 
 static void view_of(struct http *h, const struct http_fit_facts *ff, struct fit_view *v)
@@ -324,7 +330,10 @@ static void fit_write(struct http *h, struct buf *b)
 	if (*v.touch || f->touch_devices > 0) {
 		buf_printf(b, "{\"corners\":");
 		points_json(b, v.touch);
-		buf_printf(b, ",\"marks\":{\"state\":\"idle\",\"mark\":0,\"message\":\"\"}}");
+		buf_printf(b, ",\"marks\":{\"state\":\"%s\",\"mark\":%d,\"message\":\"",
+			   marks_names[f->fit.marks], f->fit.marks_mark);
+		buf_escaped(b, f->fit.marks_message, true);
+		buf_printf(b, "\"}}");
 	} else {
 		buf_printf(b, "null");
 	}
@@ -581,6 +590,25 @@ static int save(struct http *h, char *err, size_t len)
 		pthread_mutex_unlock(&h->fit_lock);
 	}
 	fit_destroy(copy);
+	return ret;
+}
+
+int http_fit_propose(struct http *h, const char *key, const char *value, char *err,
+		     size_t len)
+{
+	int ret;
+
+	if (!h->draft)
+		return -ENOTSUP;
+	pthread_mutex_lock(&h->fit_lock);
+	ret = fit_set(h->draft, key, value, err, len);
+	if (ret == 0) {
+		h->fit_generation++;
+		h->fit_pending = true;
+	}
+	pthread_mutex_unlock(&h->fit_lock);
+	if (ret == 0)
+		http_ask(h, HTTP_FIT);
 	return ret;
 }
 

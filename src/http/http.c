@@ -552,7 +552,7 @@ static const struct route routes[] = {
 	{ "/fit", 0 }, { "/fit.js", 0 }, { "/fit.json", 0 },
 	{ "/fit/corner", HTTP_FIT }, { "/fit/blend", HTTP_FIT }, { "/fit/camera-corner", HTTP_FIT },
 	{ "/fit/revert", HTTP_FIT }, { "/fit/save", HTTP_FIT }, { "/fit/hello", HTTP_FIT },
-	{ "/fit/bye", HTTP_FIT },
+	{ "/fit/bye", HTTP_FIT }, { "/fit/touch-marks", HTTP_TOUCH_MARKS },
 };
 
 /* The page's actions take their values in the query ("/fit/corner?..."):

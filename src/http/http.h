@@ -88,6 +88,13 @@ enum http_calibration {
 	HTTP_CALIBRATION_DONE,
 	HTTP_CALIBRATION_FAILED,
 };
+/* The touch marks (POST /fit/touch-marks), as last seen. */
+enum http_marks {
+	HTTP_MARKS_IDLE,
+	HTTP_MARKS_MARK,           /* a mark shown, waiting for its touch */
+	HTTP_MARKS_DONE,
+	HTTP_MARKS_FAILED,
+};
 struct http_fit_facts {
 	bool known;                /* published by a loop with settings */
 	char layout[HTTP_FIT_TEXT];  /* "" without one */
@@ -101,6 +108,9 @@ struct http_fit_facts {
 	char calibration_message[HTTP_MESSAGE_LEN];
 	bool calibration_has_corners;
 	double calibration_corners[HTTP_CORNER_NUMBERS];  /* 0..1 of the camera's picture */
+	enum http_marks marks;
+	int marks_mark;            /* the mark shown, 1..4 */
+	char marks_message[HTTP_MESSAGE_LEN];
 	bool pattern;              /* the pinned outputs show the test pattern */
 	uint64_t applied;          /* the page's drafts the loop took */
 };
@@ -146,6 +156,7 @@ enum http_command {
 	HTTP_RAIN = 1u << 4,
 	HTTP_CALIBRATE = 1u << 5,   /* the camera calibrated by markers */
 	HTTP_FIT = 1u << 6,         /* the page's draft to take (http_take_fit) */
+	HTTP_TOUCH_MARKS = 1u << 7, /* --touch-corners by touching four marks */
 };
 
 /* The test pattern stays on this long after a page's last POST /fit/hello
@@ -172,6 +183,12 @@ struct fit;
 /* The page's draft, when one came since the last call: copied into out
  * (the whole fit to apply, over the config file). true when taken. */
 bool http_take_fit(struct http *h, struct fit *out);
+/* A fitted key's value found by the kiosk itself (the touch marks'
+ * touch-corners) into the draft, as a page's move would be: 0, -ENOTSUP
+ * without fitting (no state directory), or -EINVAL with the option's own
+ * words in err. */
+int http_fit_propose(struct http *h, const char *key, const char *value, char *err,
+		     size_t len);
 /* The settings were read again (SIGHUP): the draft is the fitted file's. */
 void http_fit_reloaded(struct http *h);
 /* A page is open at now (POST /fit/hello within HTTP_FIT_PATTERN_S). */

@@ -41,8 +41,11 @@ struct contact {
 	int tid;           /* tracking id; single-touch devices use 0 */
 	int x, y;          /* device units; screen pixels for the mouse */
 	int pressure, major;
-	int gslot;         /* the gesture slot, -1: none (not delivered) */
+	int gslot;         /* the gesture slot, -1: none (not delivered),
+			    * GSLOT_RAW: followed by the raw hook */
 };
+
+#define GSLOT_RAW (-2)
 
 struct device {
 	int id;
@@ -93,6 +96,8 @@ struct input {
 
 	void (*observer)(void *data, const struct input_touch *t);
 	void *observer_data;
+	input_raw_fn raw;          /* the contacts' raw positions, else NULL */
+	void *raw_data;
 
 	/* A wall: every device's panel, and those of devices of their own. */
 	bool has_panel;

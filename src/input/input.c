@@ -184,6 +184,31 @@ int input_set_device_panel(struct input *in, const char *device, const struct in
 	return 0;
 }
 
+int input_set_corners(struct input *in, const double *corners)
+{
+	struct touch_transform t = in->transform;
+
+	t.has_corners = corners != NULL;
+	if (corners && homography_from_corners(corners, &t.corners) < 0)
+		return -EINVAL;
+	input_set_transform(in, &t);
+	return 0;
+}
+
+void input_set_raw(struct input *in, input_raw_fn fn, void *data)
+{
+	/* The fingers the water has are lifted there (no stone), and a
+	 * contact followed before is not: it drops nothing until lifted. */
+	for (int i = 0; fn && i < INPUT_MAX_DEVICES; i++) {
+		struct device *d = in->devices[i];
+
+		for (int s = 0; d && s < d->n_slots; s++)
+			touch_end(in, d, &d->cur[s], true);
+	}
+	in->raw = fn;
+	in->raw_data = data;
+}
+
 int input_device_count(const struct input *in)
 {
 	int n = 0;

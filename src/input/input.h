@@ -123,7 +123,37 @@ void input_set_panel(struct input *in, const struct input_panel *p);
  */
 int input_set_device_panel(struct input *in, const char *device, const struct input_panel *p);
 
+enum input_action { INPUT_DOWN, INPUT_MOVE, INPUT_UP, INPUT_CANCEL };
+
 int input_device_count(const struct input *in);
+
+/*
+ * The four-point calibration in force from the next event on, as a
+ * reload's --touch-corners would set it: corners as --touch-corners takes
+ * them (8 numbers), NULL: none. 0, or -EINVAL when they are no
+ * quadrilateral (the old calibration stays).
+ */
+int input_set_corners(struct input *in, const double *corners);
+
+/*
+ * Taking raw positions (--touch-marks): while a hook is set, the touch
+ * devices' contacts go to it instead of the water (none drops a stone;
+ * those down when it is set are ended in the water), each where the
+ * device reports it on its own 0..1 after its axis ranges, before any
+ * --touch-corners, matrix or inversion. At a contact's DOWN the hook
+ * says whether it follows it: only a followed contact's MOVEs and its UP
+ * (or CANCEL: its device gone) come after, and its MOVEs only while the
+ * hook says so. NULL: the water again (fingers still down from then on
+ * drop nothing until lifted).
+ */
+struct input_raw {
+	enum input_action action;
+	int device;
+	double x, y;           /* on the device's 0..1 (DOWN, MOVE) */
+	uint64_t t;            /* the event's time, CLOCK_MONOTONIC ns */
+};
+typedef bool (*input_raw_fn)(void *data, const struct input_raw *r);
+void input_set_raw(struct input *in, input_raw_fn fn, void *data);
 
 /*
  * Touch to photon: the touches that changed the water (a landing, a move
@@ -136,8 +166,6 @@ int input_take_touch_times(struct input *in, struct input_touch_time *out, int n
 
 
 /* ---- seams for tests (and debug logs) ---- */
-
-enum input_action { INPUT_DOWN, INPUT_MOVE, INPUT_UP, INPUT_CANCEL };
 
 struct input_touch {
 	enum input_action action;

@@ -5,6 +5,7 @@
 noinst_LIBRARIES += src/input/librk-input.a
 src_input_librk_input_a_SOURCES = \
 	src/input/touch-map.c src/input/touch-map.h \
+	src/input/touch-marks.c src/input/touch-marks.h \
 	src/input/touch-script.c src/input/touch-script.h \
 	src/input/stones.c \
 	src/input/touch-times.c src/input/touch-times.h \

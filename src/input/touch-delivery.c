@@ -125,12 +125,34 @@ static void touch_timed(struct input *in, uint64_t t)
 	input_touch_times_note(&in->times, t, in->read_ns);
 }
 
+/* To the raw hook instead of the water (input_set_raw()): true, it was
+ * (the contact then followed or not as the hook says). */
+static bool raw_hand(struct input *in, struct device *d, struct contact *c,
+		     enum input_action action, uint64_t t)
+{
+	struct input_raw r = { action, d->id, 0, 0, t };
+	bool follow;
+
+	if (!in->raw || d->kind == INPUT_REL_MOUSE)
+		return false;
+	if (!d->map_ok) {
+		c->gslot = -1;
+		return true;
+	}
+	touch_map_device(&d->map, c->x, c->y, &r.x, &r.y);
+	follow = in->raw(in->raw_data, &r);
+	c->gslot = follow && action != INPUT_UP && action != INPUT_CANCEL ? GSLOT_RAW : -1;
+	return true;
+}
+
 void touch_down(struct input *in, struct device *d, struct contact *c, uint64_t t)
 {
 	double radius, weight;
 	int x, y;
 
 	c->gslot = -1;
+	if (raw_hand(in, d, c, INPUT_DOWN, t))
+		return;
 	/* Off the calibrated picture (a touch frame's border round a
 	 * projection) drops no stone; the finger is not followed. */
 	if (!deliverable(in, d) || !to_screen(d, c, &x, &y)) {
@@ -154,6 +176,8 @@ void touch_move(struct input *in, struct device *d, struct contact *c, uint64_t 
 {
 	int x, y;
 
+	if (c->gslot == GSLOT_RAW && raw_hand(in, d, c, INPUT_MOVE, t))
+		return;
 	if (c->gslot < 0)
 		return;
 	to_screen(d, c, &x, &y);
@@ -164,6 +188,11 @@ void touch_move(struct input *in, struct device *d, struct contact *c, uint64_t 
 
 void touch_end(struct input *in, struct device *d, struct contact *c, bool cancel)
 {
+	if (c->gslot == GSLOT_RAW) {
+		if (!raw_hand(in, d, c, cancel ? INPUT_CANCEL : INPUT_UP, 0))
+			c->gslot = -1;
+		return;
+	}
 	if (c->gslot < 0)
 		return;
 	/* gesture_up drops no stone: the same for a lift and a cancel. */

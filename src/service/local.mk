@@ -18,6 +18,7 @@ src_service_librk_service_a_SOURCES = \
 	src/service/schedule.c src/service/schedule.h \
 	src/service/state-dir.c src/service/state-dir.h \
 	src/service/calibrate.c src/service/calibrate.h \
+	src/service/marks.c src/service/marks.h \
 	src/service/usage.c src/service/usage.h \
 	src/service/usage-rows.c src/service/usage-rows.h src/service/csv-digits.h \
 	src/service/heatmap.c src/service/heatmap.h \

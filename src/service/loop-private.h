@@ -105,6 +105,7 @@ struct loop {
 	struct tuio *tuio;        /* trackers (--tuio), NULL: none */
 	struct camera *camera;    /* the kiosk's own camera (--camera), NULL: none */
 	struct calibrate *calibrate;  /* its markers shown instead of the water, NULL: none */
+	struct marks *marks;      /* the touch marks, likewise; NULL: none */
 	int screen_w, screen_h;   /* the logical size touches are given in */
 	int rotation;             /* the water's, as given or as the panel says */
 	int touch_output;         /* index in outputs, -1: none */

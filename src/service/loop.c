@@ -16,6 +16,7 @@
 #include "render/render.h"
 #include "service/calibrate.h"
 #include "service/heights.h"
+#include "service/marks.h"
 #include "service/latency.h"
 #include "service/loop-private.h"
 #include "service/loop.h"
@@ -128,6 +129,11 @@ void loop_set_camera(struct loop *l, struct camera *c)
 void loop_set_calibrate(struct loop *l, struct calibrate *c)
 {
 	l->calibrate = c;
+}
+
+void loop_set_marks(struct loop *l, struct marks *m)
+{
+	l->marks = m;
 }
 
 void loop_set_input(struct loop *l, struct input *in)
@@ -510,7 +516,7 @@ int loop_follow_outputs(struct loop *l, const struct options *o, uint64_t now)
 
 int loop_frame(struct loop *l, const struct options *o, uint64_t now, uint64_t *wake)
 {
-	uint64_t start, calibrate_wake;
+	uint64_t start, calibrate_wake, marks_wake;
 	int ret;
 
 	l->pass_now = now;
@@ -538,6 +544,10 @@ int loop_frame(struct loop *l, const struct options *o, uint64_t now, uint64_t *
 	/* --camera-calibrate: with the camera's frames up to now, the marker
 	 * this frame shows instead of the water. */
 	calibrate_wake = calibrate_pass(l->calibrate, l->k, l->camera, now);
+	/* --touch-marks: the touches just read are the marks' (none reached
+	 * the water), and the mark this frame shows. */
+	marks_wake = marks_pass(l->marks, l->k, l->input, l->wall,
+				calibrate_running(l->calibrate), now);
 	/* Touches read before a step are in that step. */
 	loop_play_script(l, o, now, start);
 	l->step_ns = l->outputs[0].info.record_every ? start : loop_pass_clock(l);
@@ -554,6 +564,7 @@ int loop_frame(struct loop *l, const struct options *o, uint64_t now, uint64_t *
 	*wake = clock_earliest(*wake, kiosk_next_wake_ns(l->k));
 	*wake = clock_earliest(*wake, loop_script_next_ns(l));
 	*wake = clock_earliest(*wake, calibrate_wake);
+	*wake = clock_earliest(*wake, marks_wake);
 	/* A reload's projector weights on their way (made off the loop, then
 	 * made ready a step a frame): looked at each frame, also over still
 	 * water, which would otherwise wait for a touch to show them. */

@@ -61,6 +61,10 @@ void loop_set_camera(struct loop *l, struct camera *c);
  * NULL: none. */
 struct calibrate;
 void loop_set_calibrate(struct loop *l, struct calibrate *c);
+/* The touch marks (service/marks.h), run each frame after the input is
+ * read: their marks drawn instead of the water; NULL: none. */
+struct marks;
+void loop_set_marks(struct loop *l, struct marks *m);
 /* After each frame drawn for the first output: tap(data, the frame) (NULL: none). */
 void loop_set_frame_tap(struct loop *l, void (*tap)(void *data, const struct render_target *t),
 			void *data);

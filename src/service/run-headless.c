@@ -24,6 +24,7 @@
 #include "service/listen-fds.h"
 #include "service/reload.h"
 #include "service/loop.h"
+#include "service/marks.h"
 #include "service/run-headless.h"
 #include "service/screenshot.h"
 #include "service/signals.h"
@@ -60,6 +61,7 @@ struct feeds {
 	struct tuio *tuio;
 	struct camera *camera;
 	struct calibrate *calibrate;   /* its markers (service/calibrate.h) */
+	struct marks *marks;           /* --touch-marks: without a touch input, said */
 };
 
 /* The trackers' and the camera's stones, its calibration and tuning, from
@@ -249,8 +251,9 @@ static int run_realtime(const struct options_source *src, struct options *o, str
 	if (window_create(o, dir, &window) < 0)
 		log_warn("no status page; the water goes on without it");
 	tuio = trackers(o, l);
-	feeds = (struct feeds){ tuio, camera(o, l, false), NULL };
+	feeds = (struct feeds){ tuio, camera(o, l, false), NULL, marks_create(o) };
 	feeds.calibrate = calibration(o, l, feeds.camera);
+	loop_set_marks(l, feeds.marks);
 	ret = 0;
 	pfds[RT_SIGNALS].fd = signalfd(-1, signals, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (ret == 0 && pfds[RT_SIGNALS].fd < 0) {
@@ -282,7 +285,7 @@ static int run_realtime(const struct options_source *src, struct options *o, str
 		health_check(h, &hv, now);
 		again = window_pass(window, &(struct window_view){ l, NULL, st, usage,
 					 hv.asleep, NULL, tuio, feeds.camera,
-					 feeds.calibrate, o }, now, &reload);
+					 feeds.calibrate, o, feeds.marks }, now, &reload);
 		pattern_off = take_fit(window, l, src, o, &feeds, now);
 		/* The status page's reload, and what the signals of the last
 		 * wait asked for, once, between the frames as a live run
@@ -336,6 +339,8 @@ static int run_realtime(const struct options_source *src, struct options *o, str
 	tuio_destroy(tuio);
 	loop_set_calibrate(l, NULL);
 	calibrate_destroy(feeds.calibrate);
+	loop_set_marks(l, NULL);
+	marks_destroy(feeds.marks);
 	loop_set_camera(l, NULL);
 	camera_destroy(feeds.camera);
 	if (pfds[RT_SIGNALS].fd >= 0)
@@ -352,7 +357,7 @@ int run_headless(struct options *o, const struct options_source *src, struct dis
 	struct screenshots *shots = NULL;
 	struct loop *l = NULL;
 	struct health *h = NULL;
-	struct feeds feeds = { NULL, NULL, NULL };
+	struct feeds feeds = { NULL, NULL, NULL, NULL };
 	sigset_t signals;
 	int frames = 0, sig = 0;
 	int ret;
@@ -391,6 +396,8 @@ int run_headless(struct options *o, const struct options_source *src, struct dis
 		loop_set_batch(l, true);
 		feeds.camera = camera(o, l, true);
 		feeds.calibrate = calibration(o, l, feeds.camera);
+		feeds.marks = marks_create(o);
+		loop_set_marks(l, feeds.marks);
 	}
 	while (ret == 0 && frames < o->frames && !sig) {
 		uint64_t wake;
@@ -424,9 +431,11 @@ int run_headless(struct options *o, const struct options_source *src, struct dis
 	screenshots_destroy(shots);
 	if (l) {
 		loop_set_calibrate(l, NULL);
+		loop_set_marks(l, NULL);
 		loop_set_camera(l, NULL);
 	}
 	calibrate_destroy(feeds.calibrate);
+	marks_destroy(feeds.marks);
 	camera_destroy(feeds.camera);
 	loop_destroy(l);
 	health_destroy(h);

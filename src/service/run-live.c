@@ -28,6 +28,7 @@
 #include "service/latency.h"
 #include "service/listen-fds.h"
 #include "service/loop.h"
+#include "service/marks.h"
 #include "service/notify.h"
 #include "service/reload.h"
 #include "service/run-live.h"
@@ -71,6 +72,7 @@ struct live {
 	int tuio_source;           /* the trackers' entry, -1: none */
 	struct camera *camera;     /* NULL: --camera off, or refused (said) */
 	struct calibrate *calibrate;  /* its markers; NULL: no memory for it */
+	struct marks *marks;       /* the touch marks; NULL: no memory for them */
 	int camera_source;         /* its entry, -1: none */
 	int uevent_fd;             /* video4linux's uevents for the camera, -1: none */
 
@@ -539,6 +541,9 @@ static int live_setup(struct live *l, struct touch_script *script)
 	l->calibrate = calibrate_create(l->o, state_dir_resolve(l->o->state_dir, dir,
 								  sizeof(dir)), l->camera);
 	loop_set_calibrate(l->loop, l->calibrate);
+	/* --touch-marks begun at the first frame */
+	l->marks = marks_create(l->o);
+	loop_set_marks(l->loop, l->marks);
 	return ret;
 }
 
@@ -580,7 +585,7 @@ int run_live(struct options *o, const struct options_source *src, struct display
 		health_check(l.health, &hv, now);
 		again = window_pass(l.window, &(struct window_view){ l.loop, l.input,
 				    health_stats(l.health), l.usage, hv.asleep, l.cec, l.tuio, l.camera,
-				    l.calibrate, o },
+				    l.calibrate, o, l.marks },
 				    now,
 				    &l.reload);
 		pattern_off = take_fit(&l, now);
@@ -645,6 +650,7 @@ int run_live(struct options *o, const struct options_source *src, struct display
 	sound_destroy(l.sound);
 	/* The water and its threads first: they hold the input's target. */
 	loop_destroy(l.loop);
+	marks_destroy(l.marks);   /* its hook on the input let go */
 	input_destroy(l.input);
 	tuio_destroy(l.tuio);
 	calibrate_destroy(l.calibrate);

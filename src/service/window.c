@@ -26,6 +26,7 @@
 #include "service/latency.h"
 #include "service/listen-fds.h"
 #include "service/loop.h"
+#include "service/marks.h"
 #include "service/stats.h"
 #include "service/usage-rows.h"
 #include "service/usage.h"
@@ -50,6 +51,10 @@ _Static_assert((int)HTTP_CALIBRATION_IDLE == (int)CALIBRATE_IDLE &&
 	       (int)HTTP_CALIBRATION_DONE == (int)CALIBRATE_DONE &&
 	       (int)HTTP_CALIBRATION_FAILED == (int)CALIBRATE_FAILED,
 	       "the fitting page's calibration states are the calibration's");
+_Static_assert((int)HTTP_MARKS_IDLE == (int)MARKS_IDLE && (int)HTTP_MARKS_MARK == (int)MARKS_MARK &&
+	       (int)HTTP_MARKS_DONE == (int)MARKS_DONE &&
+	       (int)HTTP_MARKS_FAILED == (int)MARKS_FAILED,
+	       "the fitting page's touch marks' states are the marks'");
 _Static_assert(sizeof(((struct calibrate_view *)0)->corners) ==
 	       sizeof(((struct http_fit_facts *)0)->calibration_corners), "four corners");
 _Static_assert(HTTP_LATENCY_SOURCES == LATENCY_SOURCES, "the server's sources are the loop's");
@@ -270,6 +275,7 @@ static void gather_fit(const struct window_view *v, struct http_fit_facts *ff)
 	const struct options *o = v->o;
 	struct wall_layout l = { 0 };
 	struct calibrate_view cal;
+	struct marks_view marks;
 	char err[ERR_LEN];
 
 	if (!o)
@@ -291,6 +297,10 @@ static void gather_fit(const struct window_view *v, struct http_fit_facts *ff)
 	snprintf(ff->calibration_message, sizeof(ff->calibration_message), "%s", cal.message);
 	ff->calibration_has_corners = cal.has_corners;
 	memcpy(ff->calibration_corners, cal.corners, sizeof(ff->calibration_corners));
+	marks_get_view(v->marks, &marks);
+	ff->marks = (enum http_marks)marks.state;
+	ff->marks_mark = marks.mark;
+	snprintf(ff->marks_message, sizeof(ff->marks_message), "%s", marks.message);
 	if (o->layout && wall_layout_parse(o->layout, &l, err, sizeof(err)) < 0)
 		l.count = 0;
 	for (int i = 0; v->loop && i < loop_output_count(v->loop) && i < HTTP_MAX_SCREENS; i++) {
@@ -421,6 +431,7 @@ bool window_pass(struct window *w, const struct window_view *v, uint64_t now, bo
 {
 	struct kiosk *k = v->loop ? loop_kiosk(v->loop) : NULL;
 	struct http_facts f;
+	char text[HTTP_CORNERS_TEXT], err[ERR_LEN];
 	unsigned asked;
 	bool again = false;
 
@@ -432,6 +443,16 @@ bool window_pass(struct window *w, const struct window_view *v, uint64_t now, bo
 		calibrate_ask(v->calibrate, "the status page");
 		again = true;
 	}
+	if (asked & HTTP_TOUCH_MARKS) {
+		log_info("http: touch marks asked for");
+		marks_ask(v->marks, "the fitting page");
+		again = true;
+	}
+	/* The marks' corners go into the page's draft, as a move would: the
+	 * page shows them, and saves them. */
+	if (marks_take_result(v->marks, text, sizeof(text)) &&
+	    http_fit_propose(w->http, "touch-corners", text, err, sizeof(err)) == -EINVAL)
+		log_warn("http: the touch marks' corners are not a fit: %s", err);
 	take_fit(w, v, asked, now);
 	if (asked & HTTP_RELOAD) {
 		log_info("http: reload asked for");

@@ -44,6 +44,8 @@ struct window_view {
 	/* POST /calibrate asks it (service/calibrate.h); NULL: no camera */
 	struct calibrate *calibrate;
 	const struct options *o;    /* the settings in force: the fit /fit.json shows */
+	/* POST /fit/touch-marks asks it (service/marks.h); NULL: none */
+	struct marks *marks;
 };
 
 /*

@@ -18,6 +18,7 @@
 #include "camera/camera-calibrate.h"
 #include "camera/camera.h"
 #include "input/input.h"
+#include "input/touch-marks.h"
 #include "render/render.h"
 #include "render/workers.h"
 #include "settings/options-private.h"
@@ -819,6 +820,25 @@ const struct option_row options_table[] = {
 		       "takes the place of\n"
 		       "the inversions and the calibration matrix (the option's and udev's).\n"
 		       "A touch more than 5 % of the picture beyond its edge drops no stone.",
+	},
+	{
+		.name = "touch-marks", .group = GROUP_TOUCH, .type = OPTION_FLAG,
+		.def = "no", .example = "yes",
+		.reload = RELOAD_RESTART, FIELD(touch_marks),
+		.help = "at the start, touch four marks shown in turn to set --touch-corners "
+			"(also POST /fit/touch-marks)",
+		.man = "At the start the outputs show, instead of the water, a cross in a ring\n"
+		       "(" STR(TOUCH_MARKS_RING_MM) " mm across) numbered 1 to 4, in turn " STR(TOUCH_MARKS_INSET_PERCENT) " %\n"
+		       "in from the picture\\(aqs top left, top right, bottom right and bottom\n"
+		       "left corners; touch each. The first finger down is taken (the mean of its\n"
+		       "first " STR(TOUCH_MARKS_SAMPLE_MS) " ms, on the device\\(aqs own 0..1 before any calibration),\n"
+		       "the next mark shows at its lift, and touches drop no stones meanwhile.\n"
+		       "After the fourth, the picture\\(aqs corners on the device are in force as\n"
+		       ".B \\-\\-touch\\-corners\n"
+		       "(as a reload would set them) and logged as the configuration line that\n"
+		       "keeps them. A mark touched twice, one touched far from where the others\n"
+		       "put it, or one not touched within " STR(TOUCH_MARKS_TIMEOUT_S) " s is named in one line, and the\n"
+		       "calibration in force stays. Not on a water wall.",
 	},
 	{
 		.name = "touch-radius", .group = GROUP_TOUCH, .type = OPTION_BOUNDS,

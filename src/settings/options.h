@@ -271,6 +271,7 @@ struct options {
 	bool has_calibration;         /* else the udev property, else identity */
 	double calibration[6];        /* libinput's a b c d e f */
 	const char *touch_corners;    /* --touch-corners: the four-point calibration; NULL: none */
+	bool touch_marks;             /* --touch-marks: touch-corners by four marks, at the start */
 	/* Contact size and pressure scale a stone within these (mm); 0:
 	 * derived from stone_radius_mm/stone_weight_mm. */
 	double touch_radius_min, touch_radius_max;

@@ -35,14 +35,22 @@ static const uint32_t colours[WALL_MAX_PANELS] = {
 };
 
 /* The corners' numbers, 1 to 4, five by seven (a row a byte, bit 4 the left). */
-#define GLYPH_W 5
-#define GLYPH_H 7
+#define GLYPH_W WALL_GLYPH_W
+#define GLYPH_H WALL_GLYPH_H
 static const uint8_t digits[HOMOGRAPHY_CORNERS][GLYPH_H] = {
 	{ 0x04, 0x0c, 0x04, 0x04, 0x04, 0x04, 0x0e },  /* 1 */
 	{ 0x0e, 0x11, 0x01, 0x02, 0x04, 0x08, 0x1f },  /* 2 */
 	{ 0x1f, 0x02, 0x04, 0x02, 0x01, 0x11, 0x0e },  /* 3 */
 	{ 0x02, 0x06, 0x0a, 0x12, 0x1f, 0x02, 0x02 },  /* 4 */
 };
+
+bool wall_pattern_glyph(int d, int col, int row)
+{
+	if (d < 1 || d > HOMOGRAPHY_CORNERS || col < 0 || col >= GLYPH_W || row < 0 ||
+	    row >= GLYPH_H)
+		return false;
+	return digits[d - 1][row] & (1 << (GLYPH_W - 1 - col));
+}
 
 struct canvas {
 	uint32_t *px;
@@ -79,7 +87,7 @@ static void digit(const struct canvas *c, int d, double x, double y, double scal
 
 	for (int r = 0; r < GLYPH_H; r++)
 		for (int col = 0; col < GLYPH_W; col++)
-			if (digits[d - 1][r] & (1 << (GLYPH_W - 1 - col)))
+			if (wall_pattern_glyph(d, col, r))
 				for (int v = 0; v < s; v++)
 					for (int u = 0; u < s; u++)
 						dot(c, x0 + col * s + u, y0 + r * s + v, 0,

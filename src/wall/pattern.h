@@ -6,6 +6,7 @@
 #ifndef WALL_PATTERN_H
 #define WALL_PATTERN_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "wall/layout.h"
@@ -23,5 +24,12 @@
  * ground lighter.
  */
 void wall_pattern_draw(const struct wall_plan *plan, uint32_t *pixels, int pitch);
+
+/* The corners' numbers 1 to 4 as the pattern draws them (also the touch
+ * marks'), WALL_GLYPH_W x WALL_GLYPH_H: whether digit d's pixel at col,
+ * row is lit. */
+#define WALL_GLYPH_W 5
+#define WALL_GLYPH_H 7
+bool wall_pattern_glyph(int d, int col, int row);
 
 #endif

@@ -26,6 +26,16 @@ One boot, bochs-display (1280x800), ripple-kiosk with its default options:
         new range and its splash changes clearly more of the screen. (The
         panel reports contact size, a fingertip's: the smallest of the
         range; no pressure: the default stone's weight.)
+    (e) --touch-marks: the panel reports the picture askew (its corners at
+        MARKED_CORNERS of its own 0..1, a known homography); the kiosk shows
+        the four marks in turn (white on black at 10 % in from each corner,
+        the screendump's pixel there), each touched where that homography
+        puts it; no touch drops a stone meanwhile (no "touch down" line);
+        the corners it finds are MARKED_CORNERS within the panel's
+        quantisation; then a touch lands where the picture says (the water
+        moves there, not where the panel's 0..1 alone would put it). Run
+        again, mark 2 touched where mark 1 was: refused naming it, one line,
+        and a touch then lands as without corners.
 
 The binary: $RIPPLE_KIOSK, else $top_builddir/src/ripple-kiosk; the helpers
 from $top_builddir (make check builds them). Skips (77) without
@@ -257,6 +267,126 @@ def debug_lines(vm):
     return "\n".join(re.findall(TOUCH_DOWN + "|" + RELOADED, vm.log("rk"), re.M))
 
 
+# (e) Where the panel reports the picture's corners (its own 0..1): a
+# frame larger than the picture and askew; each picture point is 270 px
+# and more from where the panel's 0..1 alone would put it.
+MARKED_CORNERS = [(0.30, 0.25), (0.75, 0.20), (0.70, 0.80), (0.25, 0.75)]
+MARKS = [(0.1, 0.1), (0.9, 0.1), (0.9, 0.9), (0.1, 0.9)]   # on the picture
+MARKED_TOUCH = (1100, 650)   # a picture point touched after the marks
+# The panel's units are 1/3777 and 1/2049 of it: the corners, extrapolated
+# from marks 80 % of the picture apart, within a few of them.
+CORNER_TOL = 0.003
+WHITE = 200
+MARK_TAKEN = r"touch marks: mark (\d) taken; now mark (\d)"
+MARKS_DONE = r"touch marks \(--touch-marks\): done; .*touch-corners = (.*)$"
+
+
+def square_to_quad(q):
+    """The unit square onto the quadrilateral q (Heckbert's closed form,
+    "Fundamentals of Texture Mapping and Image Warping", 1989, 2.2.3)."""
+    (x0, y0), (x1, y1), (x2, y2), (x3, y3) = q
+    dx1, dx2, dx3 = x1 - x2, x3 - x2, x0 - x1 + x2 - x3
+    dy1, dy2, dy3 = y1 - y2, y3 - y2, y0 - y1 + y2 - y3
+    det = dx1 * dy2 - dx2 * dy1
+    g = (dx3 * dy2 - dx2 * dy3) / det
+    h = (dx1 * dy3 - dx3 * dy1) / det
+    a, b, c = x1 - x0 + g * x1, x3 - x0 + h * x3, x0
+    d, e, f = y1 - y0 + g * y1, y3 - y0 + h * y3, y0
+
+    def onto(u, v):
+        w = g * u + h * v + 1
+        return ((a * u + b * v + c) / w, (d * u + e * v + f) / w)
+    return onto
+
+
+def panel_at(dev):
+    """The panel's 0..1 -> its units (the centre of unit n is (n + 0.5) /
+    (max + 1), as the kiosk reads them)."""
+    return (round(dev[0] * (PANEL_MAX[0] + 1) - 0.5), round(dev[1] * (PANEL_MAX[1] + 1) - 0.5))
+
+
+def mark_px(i):
+    return (int(MARKS[i][0] * SCREEN[0]), int(MARKS[i][1] * SCREEN[1]))
+
+
+def mark_shown(img, i):
+    """Mark i's cross lit, the picture's middle and the other marks dark."""
+    lit = lambda pt: min(img.pixel(*pt)) >= WHITE  # noqa: E731
+    return lit(mark_px(i)) and not lit(CENTRE) and \
+        not any(lit(mark_px(j)) for j in range(4) if j != i)
+
+
+def tap_at(pan, dev, contact=7):
+    return pan.do("down %d %d %d" % ((contact,) + panel_at(dev)), "sync", "sleep 100",
+                  "up %d" % contact, "sync")
+
+
+def touch_marks(vm):
+    pan = Panel(vm)
+    pan.start()
+    onto = square_to_quad(MARKED_CORNERS)
+    vm.start("rk", "env", "RIPPLE_KIOSK_DEBUG=1", "ripple-kiosk", "--touch-marks",
+             "--water", "classic", "--wave-speed", "1", "--fade", "1", "--attract", "0")
+    # (its first picture is the mark on black: no wait_picture())
+    wait_log(vm, PANEL_FOUND, 1)
+    for i in range(4):
+        img, shown = vm.wait_screen(lambda img: mark_shown(img, i), "e-mark%d" % (i + 1),
+                                    FIRST_FRAME_S)
+        t.check(shown, "touch marks: mark %d shows at %s, alone, on black" % (i + 1, MARKS[i]),
+                vm.log("rk"))
+        tap_at(pan, onto(*MARKS[i]))
+        if i < 3:
+            t.check(wait_log(vm, MARK_TAKEN, i + 1),
+                    "touch marks: mark %d taken, mark %d next" % (i + 1, i + 2), vm.log("rk"))
+    log, done = vm.wait_log("rk", MARKS_DONE)
+    m = re.search(MARKS_DONE, log, re.M)
+    got = []
+    if m:
+        nums = [float(v) for v in re.split(r"[ ,]", m.group(1).strip())]
+        got = list(zip(nums[0::2], nums[1::2]))
+    print("# touch marks: corners found %s (the panel's %s)" % (got, MARKED_CORNERS), flush=True)
+    t.check(done and len(got) == 4 and
+            all(abs(a - b) <= CORNER_TOL for g, c in zip(got, MARKED_CORNERS)
+                for a, b in zip(g, c)),
+            "touch marks: the corners found are the panel's (within %.3f)" % CORNER_TOL,
+            "found %s, expected %s\n%s" % (got, MARKED_CORNERS, log))
+    t.check(not re.search(TOUCH_DOWN, log, re.M),
+            "touch marks: no touch dropped a stone while marking", log)
+    # The water again, and a touch lands where the picture says.
+    before, _ = vm.wait_screen(lambda img: not any(mark_shown(img, i) for i in range(4)),
+                               "e-water")
+    before, _ = settle(vm, "e-before")
+    dev = onto(MARKED_TOUCH[0] / SCREEN[0], MARKED_TOUCH[1] / SCREEN[1])
+    naive = (round(dev[0] * SCREEN[0]), round(dev[1] * SCREEN[1]))
+    tap_at(pan, dev)
+    after = wait_change(vm, before, [MARKED_TOUCH], "e-after")
+    near_checks(before, after, [("the picture's point touched", MARKED_TOUCH)], "marked")
+    far_checks(before, after, [naive], "marked (where the panel's 0..1 alone puts it)")
+    vm.stop("rk", "TERM", 10)
+
+    # Mark 2 touched where mark 1 was: refused, named, the water again.
+    vm.start("rk", "ripple-kiosk", "--touch-marks", "--water", "classic", "--wave-speed",
+             "1", "--fade", "1", "--attract", "0")
+    wait_log(vm, PANEL_FOUND, 1)
+    vm.wait_screen(lambda img: mark_shown(img, 0), "e2-mark1")
+    tap_at(pan, onto(*MARKS[0]))
+    wait_log(vm, MARK_TAKEN, 1)
+    tap_at(pan, onto(*MARKS[0]))
+    log, said = vm.wait_log("rk", r"touch marks.*mark 2 was touched where mark 1 was.*$")
+    lines = re.findall(r"touch marks \(--touch-marks\): .*old touch corners stay$", log, re.M)
+    t.check(said and len(lines) == 1, "touch marks: mark 2 touched where mark 1 was is "
+            "refused in one line naming it", log)
+    before, _ = vm.wait_screen(lambda img: not any(mark_shown(img, i) for i in range(4)),
+                               "e2-water")
+    before, _ = settle(vm, "e2-before")
+    tap_at(pan, (MARKED_TOUCH[0] / SCREEN[0], MARKED_TOUCH[1] / SCREEN[1]))
+    after = wait_change(vm, before, [MARKED_TOUCH], "e2-after")
+    near_checks(before, after, [("the touch, no corners in force", MARKED_TOUCH)],
+                "refused marks")
+    pan.do("quit")
+    vm.stop("rk", "TERM", 10)
+
+
 def stone_reload(vm):
     """(d): a reloaded touch-radius reaches the next finger."""
     pan = Panel(vm)
@@ -406,6 +536,11 @@ with rkvm.boot(devices=["bochs-display"],
     ts = time.monotonic()
     stone_reload(vm)
     print("# (d): %.1f s" % (time.monotonic() - ts), flush=True)
+
+    # ---- (e) --touch-marks ----
+    ts = time.monotonic()
+    touch_marks(vm)
+    print("# (e): %.1f s" % (time.monotonic() - ts), flush=True)
     vm.poweroff()
 
 print("# total: %.1f s" % (time.monotonic() - t0), flush=True)
