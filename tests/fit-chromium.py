@@ -254,13 +254,16 @@ try:
     # A corner dragged across another: refused in the kiosk's words.
     before = k.b_corners()
     frame_before = shows(k, before)
-    page.mouse_drag(page.centre(handle(1)), client_xy(page, CROSS_TO))
-    said = waits.wait_until(lambda: text(page, "message"))
     status, body, _ = k.curl("/fit/corner?output=B&corner=1&x=%g&y=%g" % CROSS_TO, "POST",
                              headers=["Authorization: Bearer " + httpkiosk.TOKEN])
     words = json.loads(body).get("error") if status == 422 else None
     t.check(status == 422 and words, "the kiosk refuses the crossed corner (422)",
             "%d %r" % (status, body))
+    t.check(not text(page, "message"), "the page says nothing wrong before the drag",
+            text(page, "message"))
+    page.mouse_drag(page.centre(handle(1)), client_xy(page, CROSS_TO))
+    waits.wait_until(lambda: text(page, "message") == words)
+    said = text(page, "message")
     t.check(said == words, "the page says the kiosk's own words: " + str(said), words)
     t.check(same(k.b_corners(), before), "/fit.json keeps the old corner", k.b_corners())
     back = client_xy(page, before[0])
