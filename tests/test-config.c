@@ -173,6 +173,7 @@ static void test_table(void)
 		bool cmdline_type = row->type == OPTION_CONFIG ||
 				    row->type == OPTION_CHECK_CONFIG ||
 				    row->type == OPTION_GIVE_BACK || row->type == OPTION_HELP ||
+				    row->type == OPTION_PRINT_FITTED ||
 				    row->type == OPTION_VERSION;
 		bool ok = row->name && row->help && row->help[0] && row->man && row->man[0] &&
 			  row->group < GROUP_COUNT && row->cmdline == cmdline_type &&

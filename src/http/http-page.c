@@ -229,6 +229,7 @@ void http_page(struct http *h, struct http_reply *r)
 	uptime_text(&b, up);
 	buf_printf(&b, "</td></tr>\n<tr><th>Version</th><td>%s</td></tr>\n</table>\n",
 		   PACKAGE_VERSION);
+	http_fit_status(h, &b);
 	camera_section(&b, &f);
 	buf_printf(&b, "<h2>Touches per hour, last %d days</h2>\n", HTTP_CHART_DAYS);
 	chart(h, &b);

@@ -27,6 +27,8 @@
 #define HTTP_STATUS_UNAUTHORIZED 401
 #define HTTP_STATUS_FORBIDDEN 403
 #define HTTP_STATUS_NOT_FOUND 404
+#define HTTP_STATUS_UNPROCESSABLE 422
+#define HTTP_STATUS_SERVER_ERROR 500
 #define HTTP_STATUS_METHOD 405
 #define HTTP_STATUS_TOO_LARGE 413
 #define HTTP_STATUS_TOO_MANY 429
@@ -44,6 +46,7 @@ enum http_refusal {
 	HTTP_REFUSED_CONNECTIONS,  /* too many at once */
 	HTTP_REFUSED_TIMEOUT,      /* a client that dawdled */
 	HTTP_REFUSED_PROTOCOL,     /* not HTTP, headers too big: libmicrohttpd's own */
+	HTTP_REFUSED_FIT,          /* a fit the settings refuse, or a move without its values */
 	HTTP_REFUSALS
 };
 
@@ -122,6 +125,16 @@ struct http {
 	struct rate_client rate[HTTP_RATE_CLIENTS];
 	struct rate_bucket rate_strangers;  /* addresses with no place of their own */
 	struct rate_bucket rate_server;     /* every address's pictures together */
+	/* The page's fit (http-fit.c), under fit_lock: */
+	pthread_mutex_t fit_lock;
+	char *fitted_path;         /* NULL: no fitting */
+	struct fit *draft;         /* the fit in force and the moves not yet taken */
+	struct fit *saved;         /* the fitted file's */
+	bool saved_exists;
+	bool fit_pending;          /* the draft changed since the loop took it */
+	uint64_t fit_generation;
+	char fit_seen[HTTP_FIT_TEXT * 2];  /* the loop's fit last seen: a change bumps it */
+	_Atomic uint64_t pattern_until_ns;
 };
 
 struct buf {
@@ -161,6 +174,23 @@ void http_page(struct http *h, struct http_reply *r);
  * true, and one taken from each; false, nothing taken, and why in *no (may
  * be NULL). */
 bool http_rate_ok(struct http *h, const char *client, uint64_t now, struct rate_refusal *no);
+
+/* The page's routes (http-fit.c): GET /fit, /fit.js, /fit.json; the
+ * POSTs of /fit/... with the token checked already, query the URL's part
+ * after '?' (NULL: none). */
+void http_fit_page(struct http *h, const char *path, struct http_reply *r);
+void http_fit_json(struct http *h, struct http_reply *r);
+void http_fit_act(struct http *h, const char *path, const char *query, struct http_reply *r);
+int http_fit_create(struct http *h, const char *fitted_path);
+void http_fit_destroy(struct http *h);
+/* For the loop's next pass (http.c). */
+void http_ask(struct http *h, unsigned command);
+/* The status page's line about the fitted file. */
+void http_fit_status(struct http *h, struct buf *b);
+/* status.json's "outputs" and "fitted" members, with a leading comma. */
+void http_fit_status_json(struct http *h, const struct http_facts *f, struct buf *b);
+/* A JSON or text reply of b's bytes (b's failure: 503). */
+void http_reply_buf(struct http_reply *r, int status, const char *type, struct buf *b);
 
 /* Everything but the sockets (the fuzzer's and the server's own start). */
 int http_detached_create(const struct http_config *c, struct http **out);

@@ -41,6 +41,7 @@ static const char *const refusal_names[HTTP_REFUSALS] = {
 	[HTTP_REFUSED_CONNECTIONS] = "connections",
 	[HTTP_REFUSED_TIMEOUT] = "timeout",
 	[HTTP_REFUSED_PROTOCOL] = "protocol",
+	[HTTP_REFUSED_FIT] = "fit",
 };
 
 const char *http_refusal_name(enum http_refusal r)
@@ -209,7 +210,7 @@ static void wake_loop(struct http *h)
 
 /* For the loop's next pass. Sleep and wake replace each other, so the one
  * asked for last wins however the passes fall between the calls. */
-static void ask(struct http *h, unsigned command)
+void http_ask(struct http *h, unsigned command)
 {
 	const unsigned power = HTTP_SLEEP | HTTP_WAKE;
 	unsigned keep = (command & power) ? ~power : ~0u;
@@ -308,7 +309,7 @@ void http_offer_camera(struct http *h, const uint32_t *pixels, int width, int he
 
 /* ---- the pages ---- */
 
-static void reply_text(struct http_reply *r, int status, const char *type, struct buf *b)
+void http_reply_buf(struct http_reply *r, int status, const char *type, struct buf *b)
 {
 	if (b->failed) {
 		free(b->data);
@@ -328,7 +329,7 @@ void reply_plain(struct http_reply *r, int status, const char *msg)
 
 	buf_init(&b);
 	buf_printf(&b, "%s\n", msg);
-	reply_text(r, status, HTTP_TEXT, &b);
+	http_reply_buf(r, status, HTTP_TEXT, &b);
 }
 
 /* A file the kiosk wrote in its state directory, by its fixed name:
@@ -463,7 +464,7 @@ static void reply_metrics(struct http *h, struct http_reply *r)
 		refused[i] = atomic_load(&h->refused[i]);
 	buf_init(&b);
 	http_metrics_write(&b, &f, up, refused);
-	reply_text(r, HTTP_STATUS_OK, "text/plain; version=0.0.4; charset=utf-8", &b);
+	http_reply_buf(r, HTTP_STATUS_OK, "text/plain; version=0.0.4; charset=utf-8", &b);
 }
 
 static void reply_json(struct http *h, struct http_reply *r)
@@ -525,8 +526,10 @@ static void reply_json(struct http *h, struct http_reply *r)
 		buf_printf(&b, "%s\"%s\":{\"p50_ms\":%.2f,\"p99_ms\":%.2f,\"max_ms\":%.2f}",
 			   s > 1 ? "," : "", f.latency[s].stage ? f.latency[s].stage : "",
 			   f.latency[s].p50_ms, f.latency[s].p99_ms, f.latency[s].max_ms);
-	buf_printf(&b, "}}}\n");
-	reply_text(r, HTTP_STATUS_OK, "application/json", &b);
+	buf_printf(&b, "}}");
+	http_fit_status_json(h, &f, &b);
+	buf_printf(&b, "}\n");
+	http_reply_buf(r, HTTP_STATUS_OK, "application/json", &b);
 }
 
 /* ---- routing ---- */
@@ -542,7 +545,16 @@ static const struct route routes[] = {
 	{ "/reload", HTTP_RELOAD }, { "/next-picture", HTTP_NEXT_PICTURE },
 	{ "/sleep", HTTP_SLEEP }, { "/wake", HTTP_WAKE }, { "/rain", HTTP_RAIN },
 	{ "/calibrate", HTTP_CALIBRATE },
+	{ "/fit", 0 }, { "/fit.js", 0 }, { "/fit.json", 0 },
+	{ "/fit/corner", HTTP_FIT }, { "/fit/blend", HTTP_FIT }, { "/fit/camera-corner", HTTP_FIT },
+	{ "/fit/revert", HTTP_FIT }, { "/fit/save", HTTP_FIT }, { "/fit/hello", HTTP_FIT },
+	{ "/fit/bye", HTTP_FIT },
 };
+
+/* The page's actions take their values in the query ("/fit/corner?..."):
+ * the path before it is routed, and the query kept for them alone. */
+#define FIT_ACTIONS "/fit/"
+#define PATH_LEN 64
 
 static void refuse(struct http *h, struct http_reply *r, enum http_refusal why, int status,
 		   const char *msg)
@@ -555,14 +567,22 @@ void http_handle(struct http *h, const char *method, const char *url, const char
 		 const char *client, size_t body_len, struct http_reply *r)
 {
 	const struct route *route = NULL;
+	const char *query = NULL, *path = url;
+	char cut[PATH_LEN];
 	struct rate_refusal no;
 	bool get, head;
 
 	*r = (struct http_reply){ .fd = -1 };
-	/* The path exactly as routed: a query, %-escapes, "..", NUL or a long
-	 * name is simply not one of them. */
+	if (strncmp(url, FIT_ACTIONS, strlen(FIT_ACTIONS)) == 0 && (query = strchr(url, '?')) &&
+	    (size_t)(query - url) < sizeof(cut)) {
+		snprintf(cut, sizeof(cut), "%.*s", (int)(query - url), url);
+		path = cut;
+		query++;
+	}
+	/* The path exactly as routed: a query (but the page's actions'),
+	 * %-escapes, "..", NUL or a long name is simply not one of them. */
 	for (size_t i = 0; i < ARRAY_SIZE(routes); i++)
-		if (strcmp(url, routes[i].path) == 0)
+		if (strcmp(path, routes[i].path) == 0 && (!query || routes[i].command == HTTP_FIT))
 			route = &routes[i];
 	get = strcmp(method, "GET") == 0;
 	head = strcmp(method, "HEAD") == 0;
@@ -595,7 +615,11 @@ void http_handle(struct http *h, const char *method, const char *url, const char
 			       "Authorization: Bearer TOKEN expected");
 			return;
 		}
-		ask(h, route->command);
+		if (route->command == HTTP_FIT) {
+			http_fit_act(h, path, query, r);
+			return;
+		}
+		http_ask(h, route->command);
 		r->commands = route->command;
 		reply_plain(r, HTTP_STATUS_ACCEPTED, "asked");
 		return;
@@ -606,6 +630,10 @@ void http_handle(struct http *h, const char *method, const char *url, const char
 		reply_metrics(h, r);
 	} else if (strcmp(url, "/status.json") == 0) {
 		reply_json(h, r);
+	} else if (strcmp(url, "/fit.json") == 0) {
+		http_fit_json(h, r);
+	} else if (strcmp(url, "/fit") == 0 || strcmp(url, "/fit.js") == 0) {
+		http_fit_page(h, url, r);
 	} else if (strcmp(url, "/usage.csv") == 0) {
 		reply_state_file(h, "usage.csv", "text/csv; charset=utf-8", r);
 	} else if (strcmp(url, "/touches.png") == 0) {
@@ -638,10 +666,12 @@ int http_detached_create(const struct http_config *c, struct http **out)
 	pthread_mutex_init(&h->lock, NULL);
 	pthread_mutex_init(&h->encoding, NULL);
 	pthread_mutex_init(&h->chart_lock, NULL);
+	pthread_mutex_init(&h->fit_lock, NULL);
 	ret = http_cond_init(&h->frame_came);
 	if (ret < 0) {
 		log_error("http: cannot make a condition variable: %s", strerror(-ret));
 		pthread_mutex_destroy(&h->chart_lock);
+		pthread_mutex_destroy(&h->fit_lock);
 		pthread_mutex_destroy(&h->encoding);
 		pthread_mutex_destroy(&h->lock);
 		free(h);
@@ -651,6 +681,9 @@ int http_detached_create(const struct http_config *c, struct http **out)
 	if (c->state_dir && !(h->state_dir = strdup(c->state_dir)))
 		goto fail;
 	h->chart = c->chart;
+	ret = http_fit_create(h, c->fitted_path);
+	if (ret < 0)
+		goto fail;
 	if (c->token_file) {
 		ret = read_token(c->token_file, &h->token, &h->token_len);
 		if (ret < 0)
@@ -681,6 +714,7 @@ void http_detached_destroy(struct http *h)
 		free(h->token);
 	}
 	free(h->state_dir);
+	http_fit_destroy(h);
 	free(h->screen.frame);
 	free(h->screen.png);
 	free(h->camera.frame);
@@ -689,5 +723,6 @@ void http_detached_destroy(struct http *h)
 	pthread_mutex_destroy(&h->lock);
 	pthread_mutex_destroy(&h->encoding);
 	pthread_mutex_destroy(&h->chart_lock);
+	pthread_mutex_destroy(&h->fit_lock);
 	free(h);
 }

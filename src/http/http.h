@@ -43,6 +43,7 @@ struct http_config {
 	 * first, the last ending at the hour that holds now: read on the
 	 * server's thread (NULL: no chart). 0 or a negative errno. */
 	int (*chart)(const char *state_dir, time_t now, uint32_t *hourly);
+	const char *fitted_path;   /* STATE_DIR/fitted.conf; NULL: no fitting */
 };
 
 struct http_screen {
@@ -65,6 +66,42 @@ struct http_cec {
 	bool tv_known;             /* tv is a power state the TV said */
 	bool tv_on;                /* on, or turning on */
 	uint64_t sent, refused, timed_out;
+};
+
+/* The fit in force (settings/fit.h), as the loop has it; /fit.json and
+ * the page's moves start from it. */
+#define HTTP_FIT_TEXT 2048
+#define HTTP_CORNERS_TEXT 256
+#define HTTP_MESSAGE_LEN 256
+/* Each corner a point: top left, top right, bottom right, bottom left. */
+#define HTTP_CORNER_NUMBERS 8
+struct http_output {
+	char name[HTTP_NAME_LEN];
+	bool pinned;               /* a projector's corners, else a panel's rectangle */
+	int px_width, px_height;   /* its pixels; 0: not known */
+	double corners_mm[HTTP_CORNER_NUMBERS];
+};
+/* The camera's automatic calibration (POST /calibrate), as last seen. */
+enum http_calibration {
+	HTTP_CALIBRATION_IDLE,
+	HTTP_CALIBRATION_RUNNING,
+	HTTP_CALIBRATION_DONE,
+	HTTP_CALIBRATION_FAILED,
+};
+struct http_fit_facts {
+	bool known;                /* published by a loop with settings */
+	char layout[HTTP_FIT_TEXT];  /* "" without one */
+	double blend_curve, blend_gamma, black_lift;
+	char camera_corners[HTTP_CORNERS_TEXT];  /* "" without */
+	char touch_corners[HTTP_CORNERS_TEXT];   /* "" without */
+	int screen_mm_width, screen_mm_height;   /* --screen-mm; 0: none */
+	int n_outputs;
+	struct http_output outputs[HTTP_MAX_SCREENS];
+	enum http_calibration calibration;
+	char calibration_message[HTTP_MESSAGE_LEN];
+	bool calibration_has_corners;
+	double calibration_corners[HTTP_CORNER_NUMBERS];  /* 0..1 of the camera's picture */
+	bool pattern;              /* the pinned outputs show the test pattern */
 };
 
 /* What the frame loop knows, published as a whole. */
@@ -95,6 +132,7 @@ struct http_facts {
 	struct tuio_counts tuio_counts;
 	bool camera;               /* the kiosk's own camera (--camera) */
 	struct camera_counts camera_counts;
+	struct http_fit_facts fit;
 };
 
 /* What a client with the token asked for, as bits. Of HTTP_SLEEP and
@@ -106,7 +144,13 @@ enum http_command {
 	HTTP_WAKE = 1u << 3,
 	HTTP_RAIN = 1u << 4,
 	HTTP_CALIBRATE = 1u << 5,   /* the camera calibrated by markers */
+	HTTP_FIT = 1u << 6,         /* the page's draft to take (http_take_fit) */
 };
+
+/* The test pattern stays on this long after a page's last POST /fit/hello
+ * (it sends one every 2 s while shown): a laptop that went away leaves
+ * the water on the floor again. */
+#define HTTP_FIT_PATTERN_S 10
 
 /*
  * Starts the server (c copied). 0, -ENOTSUP when built without
@@ -122,6 +166,15 @@ int http_fd(const struct http *h);
 /* The commands asked for since the last call (bits of enum http_command;
  * never both HTTP_SLEEP and HTTP_WAKE). */
 unsigned http_take(struct http *h);
+
+struct fit;
+/* The page's draft, when one came since the last call: copied into out
+ * (the whole fit to apply, over the config file). true when taken. */
+bool http_take_fit(struct http *h, struct fit *out);
+/* The settings were read again (SIGHUP): the draft is the fitted file's. */
+void http_fit_reloaded(struct http *h);
+/* A page is open at now (POST /fit/hello within HTTP_FIT_PATTERN_S). */
+bool http_fit_pattern(struct http *h, uint64_t now_ns);
 
 /* The facts now, copied under a short lock. */
 void http_publish(struct http *h, const struct http_facts *f);

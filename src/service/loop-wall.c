@@ -132,7 +132,8 @@ void loop_wall_relayout(struct loop *l, const struct options *o)
 	layout_surface(&next, o);
 	forget_settings(&l->wall_known, &l->layout);
 	l->layout = next;
-	log_info("reload: layout: the outputs take their new places at the next frame");
+	/* Said by the reload's own line; a page's fit comes a frame at a time. */
+	log_debug("layout: the outputs take their new places at the next frame");
 }
 
 /* The panel's window on the wall, when it shows one. */

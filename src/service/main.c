@@ -240,7 +240,10 @@ int main(int argc, char **argv)
 	case OPTIONS_ERROR:
 		break;
 	case OPTIONS_RUN:
-		status = run(&o, &src);
+		if (o.print_fitted)
+			status = settings_print_fitted(&o) < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+		else
+			status = run(&o, &src);
 		break;
 	}
 	options_free(&o);

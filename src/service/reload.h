@@ -4,6 +4,7 @@
 #ifndef SERVICE_RELOAD_H
 #define SERVICE_RELOAD_H
 
+struct fit;
 struct loop;
 struct options;
 struct options_source;
@@ -23,5 +24,14 @@ typedef void reload_apply_fn(void *data, const struct options *was, const struct
  */
 int reload_settings(struct loop *loop, const struct options_source *src, struct options *o,
 		    reload_apply_fn *apply, void *data);
+
+/*
+ * The fitting page's fit taken as a reload takes settings, with no file
+ * read: the config file as the last load read it, fit over it, the
+ * command line over both (settings.h: options_with_fit()), live at the
+ * next frame. Said only when refused. 0 or a negative errno, *o as it was.
+ */
+int reload_fit(struct loop *loop, const struct options_source *src, struct options *o,
+	       const struct fit *fit, reload_apply_fn *apply, void *data);
 
 #endif

@@ -88,10 +88,23 @@ static void apply_headless_settings(void *data, const struct options *was,
 
 /* The settings read again, as a live run reads them (service/reload.c),
  * so that what a reload draws can be tested headless. */
-static void reload(struct loop *l, const struct options_source *src, struct options *o,
-		   struct feeds *f)
+static int reload(struct loop *l, const struct options_source *src, struct options *o,
+		  struct feeds *f)
 {
-	reload_settings(l, src, o, f && (f->tuio || f->camera) ? apply_headless_settings : NULL, f);
+	return reload_settings(l, src, o, f && (f->tuio || f->camera) ? apply_headless_settings :
+			       NULL, f);
+}
+
+/* The fitting page's draft taken, as a live run takes it, and its pattern. */
+static void take_fit(struct window *w, struct loop *l, const struct options_source *src,
+		     struct options *o, struct feeds *f, uint64_t now)
+{
+	const struct fit *fit = window_take_fit(w);
+
+	if (fit)
+		reload_fit(l, src, o, fit, f->tuio || f->camera ? apply_headless_settings : NULL,
+			   f);
+	window_pattern(w, o, l, now);
 }
 
 /* SIGUSR1 writes a picture of the last frame as a live run does; SIGHUP
@@ -105,7 +118,7 @@ static void answer_signals(struct asked *a, struct loop *l, struct screenshots *
 	if (a->screenshot)
 		screenshots_take(shots, l, usage, o->state_dir, clock_now_ns());
 	if (a->reload)
-		reload(l, src, o, f);
+		(void)reload(l, src, o, f);
 	if (a->calibrate)
 		calibrate_ask(f ? f->calibrate : NULL, "SIGUSR2");
 	a->screenshot = false;
@@ -268,13 +281,18 @@ static int run_realtime(const struct options_source *src, struct options *o, str
 		health_check(h, &hv, now);
 		again = window_pass(window, &(struct window_view){ l, NULL, st, usage,
 					 hv.asleep, NULL, tuio, feeds.camera,
-					 feeds.calibrate }, now, &reload);
+					 feeds.calibrate, o }, now, &reload);
+		take_fit(window, l, src, o, &feeds, now);
 		/* The status page's reload, and what the signals of the last
 		 * wait asked for, once, between the frames as a live run
 		 * does. */
 		asked.reload = asked.reload || reload;
-		reload = false;
+		reload = asked.reload;
 		answer_signals(&asked, l, shots, usage, src, o, &feeds);
+		/* The page's draft is the fitted file's again. */
+		if (reload)
+			window_reloaded(window);
+		reload = false;
 		ret = loop_frame(l, o, now, &wake);
 		if (ret < 0) {
 			log_error("a frame: %s; exiting", strerror(-ret));

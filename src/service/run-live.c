@@ -214,8 +214,20 @@ static void reload(struct live *l)
 	l->reload = false;
 	if (reload_settings(l->loop, l->src, l->o, apply_live_settings, l) < 0)
 		return;
+	window_reloaded(l->window);
 	apply_usage_settings(l);
 	sound_configure(l->sound, l->o);
+}
+
+/* The fitting page's draft, taken as a reload's settings are (at most
+ * once a pass, however many moves came), and its test pattern. */
+static void take_fit(struct live *l, uint64_t now)
+{
+	const struct fit *fit = window_take_fit(l->window);
+
+	if (fit && reload_fit(l->loop, l->src, l->o, fit, apply_live_settings, l) == 0)
+		apply_usage_settings(l);
+	window_pattern(l->window, l->o, l->loop, now);
 }
 
 /* ---- sources ---- */
@@ -567,9 +579,10 @@ int run_live(struct options *o, const struct options_source *src, struct display
 		health_check(l.health, &hv, now);
 		again = window_pass(l.window, &(struct window_view){ l.loop, l.input,
 				    health_stats(l.health), l.usage, hv.asleep, l.cec, l.tuio, l.camera,
-				    l.calibrate },
+				    l.calibrate, o },
 				    now,
 				    &l.reload);
+		take_fit(&l, now);
 		if (l.screenshot) {
 			l.screenshot = false;
 			screenshots_take(l.shots, l.loop, l.usage, o->state_dir, now);

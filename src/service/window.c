@@ -14,6 +14,7 @@
 
 #include "base/clock.h"
 #include "base/log.h"
+#include "base/util.h"
 #include "camera/camera.h"
 #include "cec/cec.h"
 #include "display/display.h"
@@ -29,8 +30,10 @@
 #include "service/usage-rows.h"
 #include "service/usage.h"
 #include "service/window.h"
+#include "settings/fit.h"
 #include "settings/options.h"
 #include "tuio/tuio.h"
+#include "wall/layout.h"
 
 /* The socket ripple-kiosk-http.socket hands over (FileDescriptorName=). */
 #define WINDOW_FD_NAME "http"
@@ -48,6 +51,10 @@ _Static_assert(HTTP_LATENCY_BUCKETS == LATENCY_BUCKETS && HTTP_LATENCY_STAGES ==
 
 struct window {
 	struct http *http;
+	struct fit *fit;           /* the page's draft, taken by the last pass */
+	bool fit_taken;
+	bool pattern_forced;       /* the test pattern on for a page */
+	bool pattern_configured;   /* what the settings said before */
 };
 
 /* The hour of local time that holds t, as usage.csv's rows start. */
@@ -153,10 +160,12 @@ static int chart(const char *state_dir, time_t now, uint32_t *hourly)
 
 int window_create(const struct options *o, const char *state_dir, struct window **out)
 {
+	char fitted[PATH_MAX];
 	struct http_config c = { .listen = o->http,
 				 .listen_fd = listen_fd_named(WINDOW_FD_NAME, SOCK_STREAM, true),
 				 .token_file = o->http_token_file, .state_dir = state_dir,
-				 .chart = chart };
+				 .chart = chart,
+				 .fitted_path = fit_path(state_dir, fitted, sizeof(fitted)) };
 	struct window *w;
 	int ret;
 
@@ -168,10 +177,13 @@ int window_create(const struct options *o, const char *state_dir, struct window 
 		c.listen = NULL;
 	}
 	w = calloc(1, sizeof(*w));
-	if (!w)
+	if (!w || fit_create(&w->fit) < 0) {
+		free(w);
 		return -ENOMEM;
+	}
 	ret = http_create(&c, &w->http);
 	if (ret < 0) {
+		fit_destroy(w->fit);
 		free(w);
 		return ret;
 	}
@@ -184,6 +196,7 @@ void window_destroy(struct window *w)
 	if (!w)
 		return;
 	http_destroy(w->http);
+	fit_destroy(w->fit);
 	free(w);
 }
 
@@ -232,6 +245,58 @@ static void gather_latency(const struct latency_hist *h, const char *name,
 	o->max_ms = latency_quantile_ms(h, 1);
 }
 
+/* A panel's rectangle as four corners, clockwise from the top left. */
+static void rectangle(double x, double y, double w, double h, double *c)
+{
+	double r[HTTP_CORNER_NUMBERS] = { x, y, x + w, y, x + w, y + h, x, y + h };
+
+	memcpy(c, r, sizeof(r));
+}
+
+/* The fit in force (settings/fit.h), and each output's corners in mm. */
+static void gather_fit(const struct window_view *v, struct http_fit_facts *ff)
+{
+	const struct options *o = v->o;
+	struct wall_layout l = { 0 };
+	char err[ERR_LEN];
+
+	if (!o)
+		return;
+	ff->known = true;
+	snprintf(ff->layout, sizeof(ff->layout), "%s", o->layout ? o->layout : "");
+	ff->blend_curve = o->blend_curve;
+	ff->blend_gamma = o->blend_gamma;
+	ff->black_lift = o->black_lift_percent;
+	snprintf(ff->camera_corners, sizeof(ff->camera_corners), "%s",
+		 o->camera_corners ? o->camera_corners : "");
+	snprintf(ff->touch_corners, sizeof(ff->touch_corners), "%s",
+		 o->touch_corners ? o->touch_corners : "");
+	ff->screen_mm_width = o->screen_mm_width;
+	ff->screen_mm_height = o->screen_mm_height;
+	ff->pattern = o->test_pattern;
+	if (o->layout && wall_layout_parse(o->layout, &l, err, sizeof(err)) < 0)
+		l.count = 0;
+	for (int i = 0; v->loop && i < loop_output_count(v->loop) && i < HTTP_MAX_SCREENS; i++) {
+		const struct display_output_info *info = loop_output(v->loop, i);
+		struct http_output *out = &ff->outputs[ff->n_outputs++];
+		int p = wall_layout_find(&l, info->name);
+
+		snprintf(out->name, sizeof(out->name), "%s", info->name);
+		out->px_width = info->width;
+		out->px_height = info->height;
+		if (p >= 0 && l.panel[p].pinned) {
+			out->pinned = true;
+			memcpy(out->corners_mm, l.panel[p].pin, sizeof(out->corners_mm));
+		} else if (p >= 0) {
+			rectangle(l.panel[p].x_mm, l.panel[p].y_mm, l.panel[p].w_mm, l.panel[p].h_mm,
+				  out->corners_mm);
+		} else {
+			/* A screen without a layout shows the whole surface. */
+			rectangle(0, 0, o->screen_mm_width, o->screen_mm_height, out->corners_mm);
+		}
+	}
+}
+
 static void gather(const struct window_view *v, struct http_facts *f)
 {
 	struct kiosk *k = v->loop ? loop_kiosk(v->loop) : NULL;
@@ -270,6 +335,7 @@ static void gather(const struct window_view *v, struct http_facts *f)
 	for (int s = 0; s < LATENCY_SOURCES; s++)
 		gather_latency(&lat.source[s], latency_source_names[s], &f->latency_source[s]);
 	f->missed_vblanks = lat.missed_vblanks;
+	gather_fit(v, &f->fit);
 }
 
 /* /camera.png asked for: the camera's picture made (a copy, under its
@@ -315,6 +381,7 @@ bool window_pass(struct window *w, const struct window_view *v, uint64_t now, bo
 		calibrate_ask(v->calibrate, "the status page");
 		again = true;
 	}
+	w->fit_taken = (asked & HTTP_FIT) && http_take_fit(w->http, w->fit);
 	if (asked & HTTP_RELOAD) {
 		log_info("http: reload asked for");
 		*reload = true;
@@ -339,4 +406,43 @@ bool window_pass(struct window *w, const struct window_view *v, uint64_t now, bo
 	gather(v, &f);
 	http_publish(w->http, &f);
 	return again;
+}
+
+const struct fit *window_take_fit(struct window *w)
+{
+	if (!w || !w->fit_taken)
+		return NULL;
+	w->fit_taken = false;
+	return w->fit;
+}
+
+void window_reloaded(struct window *w)
+{
+	if (w)
+		http_fit_reloaded(w->http);
+}
+
+void window_pattern(struct window *w, struct options *o, struct loop *loop, uint64_t now)
+{
+	bool want = w && http_fit_pattern(w->http, now);
+
+	if (!w)
+		return;
+	/* A reload while the page is open took the settings' value back. */
+	if (want && w->pattern_forced && !o->test_pattern) {
+		w->pattern_configured = false;
+		o->test_pattern = true;
+		loop_redraw(loop);
+	}
+	if (want == w->pattern_forced)
+		return;
+	if (want) {
+		w->pattern_configured = o->test_pattern;
+		o->test_pattern = true;
+	} else {
+		o->test_pattern = w->pattern_configured;
+	}
+	w->pattern_forced = want;
+	log_info("http: the test pattern %s for the fitting page", want ? "on" : "off");
+	loop_redraw(loop);
 }

@@ -12,6 +12,7 @@
 struct calibrate;
 struct camera;
 struct cec;
+struct fit;
 struct input;
 struct loop;
 struct options;
@@ -42,6 +43,7 @@ struct window_view {
 	struct camera *camera;      /* NULL: --camera off */
 	/* POST /calibrate asks it (service/calibrate.h); NULL: no camera */
 	struct calibrate *calibrate;
+	const struct options *o;    /* the settings in force: the fit /fit.json shows */
 };
 
 /*
@@ -51,5 +53,16 @@ struct window_view {
  * the loop should pass again at once. Accepts a NULL w.
  */
 bool window_pass(struct window *w, const struct window_view *v, uint64_t now, bool *reload);
+
+/* The fitting page's draft the last pass took (the whole fit, to apply
+ * over the config file: reload_fit()), once; NULL when none came. */
+const struct fit *window_take_fit(struct window *w);
+/* The settings were read again (SIGHUP, POST /reload): the page's draft
+ * is the fitted file's again. Accepts NULL. */
+void window_reloaded(struct window *w);
+/* The test pattern on while a fitting page is open (HTTP_FIT_PATTERN_S
+ * after its last hello), back to what o said when it closes; the loop
+ * draws again at a change. Accepts a NULL w. */
+void window_pattern(struct window *w, struct options *o, struct loop *loop, uint64_t now);
 
 #endif

@@ -1,6 +1,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 #include "image/playlist.h"
 #include "input/touch-script.h"
 #include "settings/config-file.h"
+#include "settings/fit.h"
 #include "settings/options.h"
 #include "settings/settings.h"
 
@@ -193,6 +195,34 @@ static struct named named(const char *file, const unsigned *first_line, const ch
 	return (struct named){ file, k >= 0 ? first_line[k] : 0, key, errors };
 }
 
+/* The fitted file the state directory o names: which keys it overrides,
+ * or what is wrong with it (one line, counted in *errors). */
+static void check_fitted(const struct options *o, int *errors)
+{
+	char dir[PATH_MAX], path[PATH_MAX], err[ERR_LEN * 2], keys[ERR_LEN];
+	struct fit *fit = NULL;
+	const char *file;
+	int ret;
+
+	file = fit_path(settings_state_dir(o->state_dir, dir, sizeof(dir)), path, sizeof(path));
+	if (!file || fit_create(&fit) < 0) {
+		log_error("%s: cannot look for the fitted file", dir);
+		(*errors)++;
+		return;
+	}
+	ret = fit_load(fit, file, err, sizeof(err));
+	/* None: nothing said, as before there was fitting. */
+	if (ret == -ENOENT) {
+	} else if (ret < 0) {
+		log_error("%s; the kiosk runs without it", err);
+		(*errors)++;
+	} else {
+		fit_keys(fit, keys, sizeof(keys));
+		printf("%s: ok, fitted: overrides %s\n", file, *keys ? keys : "nothing");
+	}
+	fit_destroy(fit);
+}
+
 int settings_check_config(const char *path)
 {
 	unsigned *first_line = calloc((size_t)options_key_count(), sizeof(*first_line));
@@ -239,9 +269,10 @@ int settings_check_config(const char *path)
 			      "headless");
 #endif
 	}
-	options_free(&o);
-	free(first_line);
 	if (errors == 0)
 		printf("%s: ok\n", path);
+	check_fitted(&o, &errors);
+	options_free(&o);
+	free(first_line);
 	return errors ? -EINVAL : 0;
 }

@@ -14,5 +14,6 @@ src_settings_librk_settings_a_SOURCES = \
 	src/settings/options-doc.c \
 	src/settings/config-file.c src/settings/config-file.h \
 	src/settings/check.c \
-	src/settings/settings.c src/settings/settings.h
+	src/settings/settings.c src/settings/settings.h \
+	src/settings/fit.c src/settings/fit.h
 SETTINGS_LIBS = src/settings/librk-settings.a

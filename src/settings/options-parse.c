@@ -60,6 +60,7 @@ static int has_arg(const struct option_row *row)
 	case OPTION_FLAG:
 	case OPTION_HELP:
 	case OPTION_VERSION:
+	case OPTION_PRINT_FITTED:
 		return no_argument;
 	case OPTION_CHECK_CONFIG:
 		return optional_argument;
@@ -271,6 +272,69 @@ int options_set_key(struct options *o, int key, const char *value, const char *w
 	return options_parse_one(o, row, value, where);
 }
 
+int options_set_key_quiet(struct options *o, int key, const char *value, char *err, size_t len)
+{
+	const struct option_row *row = key_option(key);
+
+	if (!row) {
+		snprintf(err, len, "not a setting this program knows");
+		return -ENOENT;
+	}
+	return options_parse_quiet(o, row, value, err, len);
+}
+
+/* A row's field: a string copied (the other's may be freed), else its bytes. */
+static int copy_field(const struct option_row *row, struct options *dst,
+		      const struct options *src)
+{
+	char *d = (char *)dst + row->offset;
+	const char *s = (const char *)src + row->offset;
+
+	if (options_row_is_string(row)) {
+		const char **field = (const char **)(void *)d;
+		const char *copy;
+
+		if (options_copy_string(&copy, *(const char *const *)(const void *)s) < 0)
+			return -ENOMEM;
+		options_free_string(field);
+		*field = copy;
+	} else {
+		memcpy(d, s, row->size);
+	}
+	return 0;
+}
+
+int options_copy_key(struct options *dst, const struct options *src, int key)
+{
+	const struct option_row *row = key_option(key);
+
+	return row && row->size ? copy_field(row, dst, src) : -ENOENT;
+}
+
+/* %.10g: a millimetre's or a gamma's decimals kept, read back the same
+ * to far below what an eye or a tape tells apart. */
+int options_format_key(const struct options *o, int key, char *buf, size_t len)
+{
+	const struct option_row *row = key_option(key);
+	const char *f = row ? (const char *)o + row->offset : NULL;
+	int n;
+
+	if (!row || !row->size)
+		return -ENOENT;
+	if (options_row_is_string(row)) {
+		const char *text = *(const char *const *)(const void *)f;
+
+		if (!text)
+			return -ENOENT;
+		n = snprintf(buf, len, "%s", text);
+	} else if (row->type == OPTION_NUMBER) {
+		n = snprintf(buf, len, "%.10g", *(const double *)(const void *)f);
+	} else {
+		return -ENOTSUP;
+	}
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
 enum options_reload options_key_reload(int key)
 {
 	const struct option_row *row = key_option(key);
@@ -322,22 +386,11 @@ int options_keep(struct options *next, const struct options *in_force, enum opti
 {
 	for (size_t r = 0; r < options_table_len; r++) {
 		const struct option_row *row = &options_table[r];
-		char *dst = (char *)next + row->offset;
-		const char *src = (const char *)in_force + row->offset;
 
 		if (!compared(row) || row->reload != how || !row_differs(row, next, in_force))
 			continue;
-		if (options_row_is_string(row)) {
-			const char **field = (const char **)(void *)dst;
-			const char *copy;
-
-			if (options_copy_string(&copy, *(const char *const *)(const void *)src) < 0)
-				return -ENOMEM;
-			options_free_string(field);
-			*field = copy;
-		} else {
-			memcpy(dst, src, row->size);
-		}
+		if (copy_field(row, next, in_force) < 0)
+			return -ENOMEM;
 	}
 	return 0;
 }

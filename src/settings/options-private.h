@@ -43,6 +43,7 @@ enum option_type {
 	OPTION_CONFIG,        /* --config FILE, an owned copy */
 	OPTION_CHECK_CONFIG,  /* --check-config [FILE]: main() checks and exits */
 	OPTION_GIVE_BACK,     /* --give-back-console TTY: main() does it alone */
+	OPTION_PRINT_FITTED,  /* --print-fitted: main() prints the fitted file and exits */
 	OPTION_HELP,
 	OPTION_VERSION,
 };
@@ -135,6 +136,9 @@ const struct option_row *options_row_find(const char *name);
  */
 int options_parse_one(struct options *o, const struct option_row *row, const char *arg,
 		      const char *where);
+/* The same, the line in err ("name: ...") instead of the log. */
+int options_parse_quiet(struct options *o, const struct option_row *row, const char *arg,
+			char *err, size_t errlen);
 /* Frees a string field (never a default of the table) and sets it NULL. */
 void options_free_string(const char **s);
 /* An owned copy of src in *dst, or src itself when it is a default of the

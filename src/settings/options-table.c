@@ -913,6 +913,34 @@ const struct option_row options_table[] = {
 		       "do.",
 	},
 	{
+		.name = "print-fitted", .cmdline = true, .group = GROUP_EXHIBIT,
+		.type = OPTION_PRINT_FITTED, .reload = RELOAD_RESTART,
+		.help = "print the fitted settings (the state directory's fitted.conf, saved from "
+			"the fitting page) as config lines, then exit",
+		.man = "Print the settings fitted on the status server's fitting page\n"
+		       "(\\fB/fit\\fR) and saved in the state directory's\n"
+		       ".I fitted.conf\n"
+		       "as configuration lines, to copy into a fleet's configuration, then\n"
+		       "exit: nothing and status 0 when there is none, one line and status 1\n"
+		       "when it cannot be read.\n"
+		       "The fitted file is read after the configuration file and before the\n"
+		       "command line, at the start and at every reload; it holds only the keys\n"
+		       "fitted (a projector's corners in\n"
+		       ".BR --layout ,\n"
+		       "the soft edge's\n"
+		       ".BR --blend-curve ,\n"
+		       ".B --blend-gamma\n"
+		       "and\n"
+		       ".BR --black-lift ,\n"
+		       ".B --camera-corners\n"
+		       "and\n"
+		       ".BR --touch-corners ),\n"
+		       "so a later change to any other key of the configuration still takes\n"
+		       "effect.\n"
+		       ".B --check-config\n"
+		       "names it and the keys it overrides.",
+	},
+	{
 		.name = "give-back-console", .cmdline = true, .group = GROUP_EXHIBIT,
 		.type = OPTION_GIVE_BACK, .arg = "TTY", .reload = RELOAD_RESTART,
 		.help = "that VT back to the text console (KD_TEXT, VT_AUTO, cleared), then exit: "

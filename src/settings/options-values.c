@@ -34,6 +34,8 @@
 struct origin {
 	const char *name;     /* the long option */
 	const char *where;    /* "FILE:LINE"; NULL: the command line */
+	char *err;            /* non-NULL: the line goes here ("name: ..."), not to the log */
+	size_t errlen;
 };
 
 /* Logs one line about the value; returns -EINVAL. */
@@ -46,7 +48,9 @@ static int bad(const struct origin *from, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	if (from->where)
+	if (from->err)
+		snprintf(from->err, from->errlen, "%s: %s", from->name, msg);
+	else if (from->where)
 		log_error("%s: %s: %s", from->where, from->name, msg);
 	else
 		log_error("--%s: %s", from->name, msg);
@@ -317,17 +321,19 @@ static int listen_address(const struct origin *from, const char *arg, struct opt
 	return set_string(from, &o->http, arg);
 }
 
-int options_parse_one(struct options *o, const struct option_row *row, const char *arg,
-		      const char *where)
+static int parse_from(struct options *o, const struct option_row *row, const char *arg,
+		      const struct origin *f)
 {
-	const struct origin from = { row->name, where };
-	const struct origin *f = &from;
 	bool on = true;
 
 	if (row->type == OPTION_FLAG) {
 		if (arg && parse_flag(arg, &on) < 0)
 			return bad(f, "'%s' is not " SWITCH_WORDS, arg);
 		*(bool *)field(o, row) = on;
+		return 0;
+	}
+	if (row->type == OPTION_PRINT_FITTED) {
+		o->print_fitted = true;
 		return 0;
 	}
 	if (!arg)
@@ -394,6 +400,7 @@ int options_parse_one(struct options *o, const struct option_row *row, const cha
 	case OPTION_CHECK_CONFIG:
 		/* main() checks and exits before any run. */
 		return 0;
+	case OPTION_PRINT_FITTED:
 	case OPTION_GIVE_BACK:
 		/* main() does it alone; with anything else it is a mistake. */
 		return bad(f, "--give-back-console TTY takes no other option");
@@ -403,4 +410,16 @@ int options_parse_one(struct options *o, const struct option_row *row, const cha
 		break;
 	}
 	return bad(f, "not a setting this program knows");
+}
+
+int options_parse_one(struct options *o, const struct option_row *row, const char *arg,
+		      const char *where)
+{
+	return parse_from(o, row, arg, &(struct origin){ row->name, where, NULL, 0 });
+}
+
+int options_parse_quiet(struct options *o, const struct option_row *row, const char *arg,
+			char *err, size_t errlen)
+{
+	return parse_from(o, row, arg, &(struct origin){ row->name, NULL, err, errlen });
 }

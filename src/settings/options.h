@@ -312,6 +312,7 @@ struct options {
 	/* ---- end the exhibit ---- */
 
 	bool verbose;
+	bool print_fitted;            /* --print-fitted: print the fitted file, run nothing */
 };
 
 enum options_result {
@@ -380,6 +381,14 @@ bool options_cmdline_only(const char *name);
  */
 int options_set_key(struct options *o, int key, const char *value, const char *where);
 
+/* The same, the one line ("key: ...") in err instead of the log. */
+int options_set_key_quiet(struct options *o, int key, const char *value, char *err, size_t len);
+/* The key's field from src into dst (a string copied). 0, -ENOENT, -ENOMEM. */
+int options_copy_key(struct options *dst, const struct options *src, int key);
+/* The key's value as the config file takes it, into buf: a string's
+ * text, a number's digits. 0; -ENOENT for a string not set, -ENOTSUP for
+ * another type, -ENAMETOOLONG when buf is short. */
+int options_format_key(const struct options *o, int key, char *buf, size_t len);
 /* How a reload (SIGHUP) takes each setting. */
 enum options_reload {
 	OPTIONS_RELOAD_LIVE,       /* the running water, rain and touches take it */

@@ -6,6 +6,7 @@
 #define SETTINGS_SETTINGS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "settings/options.h"
 
@@ -20,6 +21,10 @@ struct options_source {
 	bool config_required;     /* --config given: the file must exist */
 	bool skip_config;         /* --help or --version: do not read it */
 	bool check_config;        /* --check-config: check config_path, run nothing */
+	/* The defaults and the config file as last read, before the fitted
+	 * file and the command line: a fit taken live starts from them, with
+	 * no file read (options_with_fit). Owned; NULL until a load. */
+	struct options *base;
 };
 
 /*
@@ -53,10 +58,37 @@ enum options_result options_start(struct options *o, const struct options_source
  */
 int options_reload(const struct options_source *src, struct options *out);
 
+struct fit;
+/*
+ * The settings with fit in place of the fitted file: src->base (what the
+ * last load read), fit over it, the command line over both, into *out
+ * (free it with options_free). 0, -ENOENT before any load, -ENOMEM, or
+ * -EINVAL (said).
+ */
+int options_with_fit(const struct options_source *src, const struct fit *fit,
+		     struct options *out);
+/*
+ * Where the kiosk keeps what it writes: --state-dir when given, else the
+ * first of $STATE_DIRECTORY (systemd's StateDirectory=; it may list
+ * several, colon-separated), else OPTIONS_DEFAULT_STATE_DIR. Returns
+ * configured, buf or the default.
+ */
+const char *settings_state_dir(const char *configured, char *buf, size_t len);
+
+/*
+ * --print-fitted: the fitted file in o's state directory on stdout as
+ * config lines (nothing when there is none). 0, or a negative errno and
+ * one line naming the file (and its line and key).
+ */
+int settings_print_fitted(const struct options *o);
+
 /*
  * --check-config: reads the file at path and every picture, directory and
  * script it names; says every error as "FILE:LINE: key: ..." on stderr,
- * or "FILE: ok" on stdout. 0, or -EINVAL when something is wrong.
+ * or "FILE: ok" on stdout; then the fitted file of the state directory
+ * the file names: "FITTED: overrides KEY, ..." on stdout, or its error
+ * as "FITTED:LINE: key: ..." on stderr. 0, or -EINVAL when something is
+ * wrong.
  */
 int settings_check_config(const char *path);
 

@@ -619,3 +619,41 @@ int wall_layout_drawn(const struct wall_layout *l, int width, int height, int i,
 		    &s->mm_height);
 	return 0;
 }
+
+/* %.10g: what was parsed reads back the same (tenths of a micrometre). */
+int wall_layout_format(const struct wall_layout *l, char *buf, size_t len)
+{
+	size_t at = 0;
+	int n = 0;
+
+	if (len)
+		buf[0] = '\0';
+	for (int i = 0; i < l->count; i++) {
+		const struct wall_panel *p = &l->panel[i];
+
+		n = snprintf(buf + at, len - at, "%s%s@", i ? " " : "", p->name);
+		if (n < 0 || (size_t)n >= len - at)
+			return -ENAMETOOLONG;
+		at += (size_t)n;
+		if (p->pinned) {
+			n = snprintf(buf + at, len - at, "[%.10g,%.10g;%.10g,%.10g;%.10g,%.10g;"
+				     "%.10g,%.10g]", p->pin[0], p->pin[1], p->pin[2], p->pin[3],
+				     p->pin[4], p->pin[5], p->pin[6], p->pin[7]);
+			if (n >= 0 && (size_t)n < len - at && p->px_width)
+				n += snprintf(buf + at + n, len - at - (size_t)n, ":%dx%dpx",
+					      p->px_width, p->px_height);
+		} else {
+			n = snprintf(buf + at, len - at, "%.10g,%.10g", p->x_mm, p->y_mm);
+			if (n >= 0 && (size_t)n < len - at && p->w_mm > 0)
+				n += snprintf(buf + at + n, len - at - (size_t)n, ":%.10gx%.10g",
+					      p->w_mm, p->h_mm);
+			if (n >= 0 && (size_t)n < len - at && p->rotation)
+				n += snprintf(buf + at + n, len - at - (size_t)n, "/%d",
+					      p->rotation);
+		}
+		if (n < 0 || (size_t)n >= len - at)
+			return -ENAMETOOLONG;
+		at += (size_t)n;
+	}
+	return 0;
+}

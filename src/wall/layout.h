@@ -64,6 +64,12 @@ bool wall_layout_pinned(const struct wall_layout *l);
 int wall_layout_parse(const char *s, struct wall_layout *out, char *err, size_t len);
 
 /*
+ * l as the text wall_layout_parse() takes, into buf (a fit's corners
+ * moved, then written back). 0 or -ENAMETOOLONG.
+ */
+int wall_layout_format(const struct wall_layout *l, char *buf, size_t len);
+
+/*
  * Masks (--mask "NAME=FILE ..."): a picture per output, in its own pixels
  * (scaled to them), whose black keeps the output black there (a pillar, a
  * stage's edge, a carpet) and whose greys dim it. FILE may not hold a
