@@ -26,6 +26,7 @@
 #include "base/clock.h"
 #include "check.h"
 #include "http/http-private.h"
+#include "settings/fit.h"
 
 #define TOKEN "test-token-0123456789abcdef"
 #define CLIENT "192.0.2.7"
@@ -48,22 +49,11 @@
 static char dir[CHECK_DIR_MAX];
 static char token_path[PATH_MAX];
 
+static struct http *fit_server(const char *fitted);
+
 static struct http *server(void)
 {
-	struct http *h = NULL;
-	FILE *f;
-
-	f = fopen(token_path, "w");
-	if (!f)
-		abort();
-	fputs(TOKEN "\n", f);
-	fclose(f);
-	CHECK_EQ(http_detached_create(&(struct http_config){ .listen_fd = -1,
-							     .token_file = token_path,
-							     .state_dir = dir }, &h), 0);
-	if (!h)
-		abort();
-	return h;
+	return fit_server(NULL);
 }
 
 /* One request: its status, and its Allow header in allow (may be NULL). */
@@ -378,6 +368,92 @@ static void test_stop_answers_waiters(void)
 	http_detached_destroy(h);
 }
 
+/* An http with the token, and a fitted file there (NULL: no fitting). */
+static struct http *fit_server(const char *fitted)
+{
+	struct http *h = NULL;
+	FILE *f = fopen(token_path, "w");
+
+	if (!f)
+		abort();
+	fputs(TOKEN "\n", f);
+	fclose(f);
+	CHECK_EQ(http_detached_create(&(struct http_config){ .listen_fd = -1,
+							     .token_file = token_path,
+							     .state_dir = dir,
+							     .fitted_path = fitted }, &h), 0);
+	if (!h)
+		abort();
+	return h;
+}
+
+/* The page's actions without sockets: their queries, refusals, the draft
+ * taken once, the camera's corners from its calibration. */
+static void test_fit_actions(void)
+{
+	char fitted[PATH_MAX], nowhere[PATH_MAX];
+	struct http_facts f = { 0 };
+	struct fit *taken;
+	struct http *h;
+	char *json;
+
+	snprintf(fitted, sizeof(fitted), "%s/fitted.conf", dir);
+	snprintf(nowhere, sizeof(nowhere), "%s/none/fitted.conf", dir);
+	h = fit_server(fitted);
+	CHECK_EQ(fit_create(&taken), 0);
+	f.camera = true;
+	f.fit.known = true;
+	snprintf(f.fit.layout, sizeof(f.fit.layout), "P1@[0,0;1000,0;1000,750;0,750]:64x48px");
+	f.fit.calibration = HTTP_CALIBRATION_DONE;
+	f.fit.calibration_has_corners = true;
+	memcpy(f.fit.calibration_corners, (double[]){ 0.1, 0.1, 0.9, 0.1, 0.9, 0.9, 0.1, 0.9 },
+	       sizeof(f.fit.calibration_corners));
+	http_publish(h, &f);
+	json = get_body(h, "/fit.json");
+	CHECK(json && strstr(json, "\"camera\":{\"corners\":[[0.1,0.1],[0.9,0.1],[0.9,0.9],"
+			     "[0.1,0.9]],\"picture\":\"/camera.png\",\"calibration\":"
+			     "{\"state\":\"done\""));
+	free(json);
+	CHECK(!http_take_fit(h, taken));
+	CHECK_EQ(post(h, "/fit/camera-corner?corner=3&x=0.8&y=0.85"), HTTP_STATUS_OK);
+	json = get_body(h, "/fit.json");
+	CHECK(json && strstr(json, "\"corners\":[[0.1,0.1],[0.9,0.1],[0.8,0.85],[0.1,0.9]]"));
+	free(json);
+	CHECK(http_take_fit(h, taken) && fit_has(taken, FIT_CAMERA_CORNERS));
+	CHECK(!http_take_fit(h, taken));
+	/* %-escapes and '+' decoded; each refusal counted. */
+	CHECK_EQ(post(h, "/fit/corner?output=P%31&corner=1&x=10&y=1%30"), HTTP_STATUS_OK);
+	CHECK(http_take_fit(h, taken) && fit_has(taken, FIT_LAYOUT));
+	CHECK_EQ(post(h, "/fit/corner?corner=1&x=10&y=10"), HTTP_STATUS_BAD_REQUEST);
+	CHECK_EQ(post(h, "/fit/corner?output=P1&corner=1&x=ten&y=10"), 422);
+	CHECK_EQ(post(h, "/fit/corner?output=P1&corner=1.5&x=1&y=10"), 422);
+	CHECK_EQ(post(h, "/fit/corner?output=P2&corner=1&x=1&y=10"), 422);
+	CHECK_EQ(post(h, "/fit/corner?output=P1&corner=1&x=1e300&y=10"), 422);
+	CHECK_EQ(post(h, "/fit/camera-corner?corner=1&x=0.9&y=0.9"), 422);
+	CHECK_EQ(post(h, "/fit/blend"), 422);
+	CHECK_EQ(post(h, "/fit/blend?curve=nan"), 422);
+	CHECK_EQ((long long)atomic_load(&h->refused[HTTP_REFUSED_FIT]), 8);
+	CHECK(!http_take_fit(h, taken));
+	/* Only the actions take a query; without the token, nothing. */
+	CHECK_EQ(ask(h, "GET", "/fit.json?x=1", NULL, NULL), HTTP_STATUS_NOT_FOUND);
+	CHECK_EQ(ask(h, "POST", "/reload?x=1", "Bearer " TOKEN, NULL), HTTP_STATUS_NOT_FOUND);
+	CHECK_EQ(ask(h, "POST", "/fit/nonsense?x=1", "Bearer " TOKEN, NULL), HTTP_STATUS_NOT_FOUND);
+	CHECK_EQ(ask(h, "POST", "/fit/corner?output=P1&corner=1&x=5&y=5", NULL, NULL),
+		 HTTP_STATUS_UNAUTHORIZED);
+	CHECK_EQ(ask(h, "GET", "/fit/corner?output=P1&corner=1&x=5&y=5", NULL, NULL),
+		 HTTP_STATUS_METHOD);
+	CHECK(!http_take_fit(h, taken));
+	CHECK_EQ(post(h, "/fit/save"), HTTP_STATUS_OK);
+	CHECK(access(fitted, R_OK) == 0);
+	unlink(fitted);
+	http_detached_destroy(h);
+	/* Saved where it cannot be: 500 and the file's words. */
+	h = fit_server(nowhere);
+	CHECK_EQ(post(h, "/fit/save"), 500);
+	http_detached_destroy(h);
+	fit_destroy(taken);
+}
+
 int main(void)
 {
 	if (!check_tmpdir(dir, sizeof(dir), "test-http")) {
@@ -393,6 +469,7 @@ int main(void)
 	RUN(test_methods_and_scheme);
 	RUN(test_stop_answers_waiters);
 	RUN(test_cec_facts);
+	RUN(test_fit_actions);
 	unlink(token_path);
 	rmdir(dir);
 	return CHECK_EXIT();

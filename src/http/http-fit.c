@@ -88,6 +88,11 @@ bool http_fit_pattern(struct http *h, uint64_t now_ns)
 	return now_ns < atomic_load(&h->pattern_until_ns);
 }
 
+uint64_t http_fit_pattern_until(struct http *h)
+{
+	return atomic_load(&h->pattern_until_ns);
+}
+
 /* ---- the fit as the page sees it ---- */
 
 /* What /fit.json shows, taken under the lock: the draft's values where it
@@ -132,7 +137,7 @@ static void view_of(struct http *h, const struct http_fit_facts *ff, struct fit_
 	memset(v, 0, sizeof(*v));
 	seen_text(ff, seen, sizeof(seen));
 	pthread_mutex_lock(&h->fit_lock);
-	if (strcmp(seen, h->fit_seen) != 0) {
+	if (ff->known && strcmp(seen, h->fit_seen) != 0) {
 		memcpy(h->fit_seen, seen, sizeof(seen));
 		h->fit_generation++;
 	}
@@ -257,8 +262,12 @@ static void camera_json(struct buf *b, const struct http_facts *f, const struct 
 		buf_printf(b, "\"camera\":null");
 		return;
 	}
+	/* No camera-corners: the automatic calibration's, when it has one. */
 	buf_printf(b, "\"camera\":{\"corners\":");
-	points_json(b, v->camera);
+	if (!*v->camera && ff->calibration_has_corners)
+		corners_json(b, ff->calibration_corners);
+	else
+		points_json(b, v->camera);
 	buf_printf(b, ",\"picture\":\"/camera.png\",\"calibration\":{\"state\":\"%s\","
 		   "\"message\":\"", calibration_names[ff->calibration]);
 	buf_escaped(b, ff->calibration_message, true);
@@ -321,8 +330,9 @@ static void fit_write(struct http *h, struct buf *b)
 	}
 	buf_printf(b, ",\"saved\":%s,", v.saved ? "true" : "false");
 	fitted_json(h, &v, "fitted_file", "fitted_exists", b);
-	buf_printf(b, ",\"pattern\":%s,\"limits\":{\"max_mm\":%.10g}}\n",
-		   f->fit.pattern ? "true" : "false", WALL_MAX_MM);
+	buf_printf(b, ",\"pattern\":%s,\"limits\":{\"max_mm\":%.10g},\"applied\":%llu}\n",
+		   f->fit.pattern ? "true" : "false", WALL_MAX_MM,
+		   (unsigned long long)f->fit.applied);
 	free(f);
 }
 
@@ -502,11 +512,17 @@ static int move_corner(struct http *h, const char *layout, const char *output, i
 	return fit_set(h->draft, "layout", text, err, len);
 }
 
-static int move_camera_corner(struct http *h, const char *corners, int corner, double u,
-			      double v, char *err, size_t len)
+/* From the corners in force: camera-corners, else the automatic
+ * calibration's, else the whole picture. */
+static int move_camera_corner(struct http *h, const struct http_fit_facts *ff,
+			      const char *corners, int corner, double u, double v, char *err,
+			      size_t len)
 {
 	double c[HTTP_CORNER_NUMBERS] = { 0, 0, 1, 0, 1, 1, 0, 1 };
 	char text[HTTP_CORNERS_TEXT];
+
+	if (!*corners && ff->calibration_has_corners)
+		memcpy(c, ff->calibration_corners, sizeof(c));
 
 	if (*corners && homography_parse_corners(corners, c) < 0) {
 		snprintf(err, len, "camera-corners: '%.200s' is not four corners; set them in the "
@@ -634,7 +650,8 @@ void http_fit_act(struct http *h, const char *path, const char *query, struct ht
 		pthread_mutex_lock(&h->fit_lock);
 		if (camera) {
 			text_of(h->draft, FIT_CAMERA_CORNERS, f->fit.camera_corners, text, sizeof(text));
-			ret = move_camera_corner(h, text, (int)corner, x, y, err, sizeof(err));
+			ret = move_camera_corner(h, &f->fit, text, (int)corner, x, y, err,
+						 sizeof(err));
 		} else {
 			text_of(h->draft, FIT_LAYOUT, f->fit.layout, text, sizeof(text));
 			ret = move_corner(h, text, output, (int)corner, x, y, err, sizeof(err));
@@ -661,6 +678,11 @@ void http_fit_act(struct http *h, const char *path, const char *query, struct ht
 		refuse_fit(h, r, HTTP_STATUS_UNPROCESSABLE, err);
 		return;
 	}
+	/* The next /screen.png is a frame drawn with it, not one kept from
+	 * before. */
+	pthread_mutex_lock(&h->lock);
+	h->screen.png_ns = 0;
+	pthread_mutex_unlock(&h->lock);
 	http_ask(h, HTTP_FIT);
 	http_fit_json(h, r);
 }

@@ -218,7 +218,11 @@ void http_ask(struct http *h, unsigned command)
 
 	while (!atomic_compare_exchange_weak(&h->commands, &old, (old & keep) | command))
 		;
-	wake_loop(h);
+	/* Asked already and not yet taken: the loop's eventfd is readable
+	 * (http_take() reads it before it takes the bits), so a flood of
+	 * moves wakes it once a pass, not once a move. */
+	if ((old & command) != command)
+		wake_loop(h);
 }
 
 int http_fd(const struct http *h)

@@ -102,6 +102,7 @@ struct http_fit_facts {
 	bool calibration_has_corners;
 	double calibration_corners[HTTP_CORNER_NUMBERS];  /* 0..1 of the camera's picture */
 	bool pattern;              /* the pinned outputs show the test pattern */
+	uint64_t applied;          /* the page's drafts the loop took */
 };
 
 /* What the frame loop knows, published as a whole. */
@@ -175,6 +176,8 @@ bool http_take_fit(struct http *h, struct fit *out);
 void http_fit_reloaded(struct http *h);
 /* A page is open at now (POST /fit/hello within HTTP_FIT_PATTERN_S). */
 bool http_fit_pattern(struct http *h, uint64_t now_ns);
+/* When it goes off unless a page says hello again (0: off). */
+uint64_t http_fit_pattern_until(struct http *h);
 
 /* The facts now, copied under a short lock. */
 void http_publish(struct http *h, const struct http_facts *f);

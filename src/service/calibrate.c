@@ -1,6 +1,8 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,7 +40,35 @@ struct calibrate {
 	const char *why;
 	struct camera_calib *run;    /* under way; NULL: none */
 	uint64_t hold_until;         /* the camera's touches held until then; 0: not */
+	struct calibrate_view view;  /* what the fitting page shows of it */
 };
+
+/* The last run's end (or the saved calibration's), for the fitting page:
+ * said in the log too, by the caller. */
+__attribute__((format(printf, 3, 4)))
+static void seen(struct calibrate *c, enum calibrate_state state, const char *fmt, ...)
+{
+	va_list ap;
+
+	c->view.state = state;
+	va_start(ap, fmt);
+	vsnprintf(c->view.message, sizeof(c->view.message), fmt, ap);
+	va_end(ap);
+}
+
+static void seen_corners(struct calibrate *c, const double *corners)
+{
+	memcpy(c->view.corners, corners, sizeof(c->view.corners));
+	c->view.has_corners = true;
+}
+
+void calibrate_get_view(const struct calibrate *c, struct calibrate_view *v)
+{
+	if (c)
+		*v = c->view;
+	else
+		memset(v, 0, sizeof(*v));
+}
 
 struct calibrate *calibrate_create(const struct options *o, const char *state_dir,
 				   struct camera *cam)
@@ -102,6 +132,7 @@ void calibrate_load(struct calibrate *c, const struct options *o, struct camera 
 			 "the surface", err);
 		return;
 	}
+	seen_corners(c, corners);
 	log_info("camera: calibrated as saved in %s/%s", c->state_dir, CAMERA_CALIB_FILE);
 }
 
@@ -124,14 +155,19 @@ static void begin_run(struct calibrate *c, struct kiosk *k, struct camera *cam, 
 	if (!cam) {
 		log_error("camera calibration (%s): there is no camera (--camera); the water "
 			  "goes on", c->why);
+		seen(c, CALIBRATE_FAILED, "there is no camera (--camera)");
 		return;
 	}
 	ret = camera_calib_create(u->mm_width, u->mm_height, now, &c->run);
 	if (ret < 0) {
 		log_error("camera calibration (%s): %s; the old calibration stays", c->why,
 			  ret == -EINVAL ? "the surface's size in mm is not known" : strerror(-ret));
+		seen(c, CALIBRATE_FAILED, "%s; the old calibration stays",
+		     ret == -EINVAL ? "the surface's size in mm is not known" : strerror(-ret));
 		return;
 	}
+	seen(c, CALIBRATE_RUNNING, "%d markers, %d ms each", CAMERA_CALIB_MARKERS,
+	     CAMERA_CALIB_PHASE_MS);
 	/* A sleeping exhibit shows nothing: it is woken, as a touch would. */
 	kiosk_call(k, KIOSK_WAKE, now);
 	log_info("camera calibration (%s): %d markers, %d ms each, on a %dx%d mm surface",
@@ -149,20 +185,27 @@ static void conclude(struct calibrate *c, struct camera *cam, enum camera_calib_
 	if (s == CAMERA_CALIB_FAILED) {
 		log_error("camera calibration: %s; the old calibration stays",
 			  camera_calib_error(c->run));
+		seen(c, CALIBRATE_FAILED, "%s; the old calibration stays",
+		     camera_calib_error(c->run));
 		return;
 	}
 	camera_calib_result(c->run, corners, &worst);
 	ret = camera_calib_save(c->state_dir, corners, err, sizeof(err));
 	if (ret < 0) {
 		log_error("camera calibration: %s; the old calibration stays", err);
+		seen(c, CALIBRATE_FAILED, "%s; the old calibration stays", err);
 		return;
 	}
 	ret = camera_set_points(cam, HOMOGRAPHY_CORNERS, corners, unit_square);
 	if (ret < 0) {
 		log_error("camera calibration: the camera refused the new corners (%s)",
 			  strerror(-ret));
+		seen(c, CALIBRATE_FAILED, "the camera refused the new corners (%s)",
+		     strerror(-ret));
 		return;
 	}
+	seen(c, CALIBRATE_DONE, "every marker within %.1f mm of the fit", worst);
+	seen_corners(c, corners);
 	log_info("camera calibration: done, every marker within %.1f mm of the fit; corners "
 		 "%.4f,%.4f %.4f,%.4f %.4f,%.4f %.4f,%.4f saved in %s/%s", worst, corners[0],
 		 corners[1], corners[2], corners[3], corners[4], corners[5], corners[6],

@@ -45,6 +45,22 @@ void calibrate_load(struct calibrate *c, const struct options *o, struct camera 
  * Accepts a NULL c.
  */
 uint64_t calibrate_pass(struct calibrate *c, struct kiosk *k, struct camera *cam, uint64_t now);
+/* What the fitting page shows of it (/fit.json's camera.calibration). */
+enum calibrate_state {
+	CALIBRATE_IDLE,
+	CALIBRATE_RUNNING,
+	CALIBRATE_DONE,
+	CALIBRATE_FAILED,
+};
+#define CALIBRATE_MESSAGE_LEN 256
+struct calibrate_view {
+	enum calibrate_state state;
+	char message[CALIBRATE_MESSAGE_LEN];
+	bool has_corners;            /* the calibration in force: saved, or just found */
+	double corners[8];           /* 0..1 of the camera's picture, clockwise from top left */
+};
+/* Accepts NULL (idle, none). */
+void calibrate_get_view(const struct calibrate *c, struct calibrate_view *v);
 /* A calibration under way (its markers shown). */
 bool calibrate_running(const struct calibrate *c);
 

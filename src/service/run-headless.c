@@ -96,15 +96,15 @@ static int reload(struct loop *l, const struct options_source *src, struct optio
 }
 
 /* The fitting page's draft taken, as a live run takes it, and its pattern. */
-static void take_fit(struct window *w, struct loop *l, const struct options_source *src,
-		     struct options *o, struct feeds *f, uint64_t now)
+static uint64_t take_fit(struct window *w, struct loop *l, const struct options_source *src,
+			 struct options *o, struct feeds *f, uint64_t now)
 {
 	const struct fit *fit = window_take_fit(w);
 
 	if (fit)
 		reload_fit(l, src, o, fit, f->tuio || f->camera ? apply_headless_settings : NULL,
 			   f);
-	window_pattern(w, o, l, now);
+	return window_pattern(w, o, l, now);
 }
 
 /* SIGUSR1 writes a picture of the last frame as a live run does; SIGHUP
@@ -268,6 +268,7 @@ static int run_realtime(const struct options_source *src, struct options *o, str
 		uint64_t now = clock_now_ns(), wake;
 		struct health_view hv = { .d = d, .loop = l, .threads = o->threads,
 					  .stats_interval_s = o->stats_interval_s };
+		uint64_t pattern_off;
 		bool again;
 
 		ret = loop_follow_outputs(l, o, now);
@@ -282,7 +283,7 @@ static int run_realtime(const struct options_source *src, struct options *o, str
 		again = window_pass(window, &(struct window_view){ l, NULL, st, usage,
 					 hv.asleep, NULL, tuio, feeds.camera,
 					 feeds.calibrate, o }, now, &reload);
-		take_fit(window, l, src, o, &feeds, now);
+		pattern_off = take_fit(window, l, src, o, &feeds, now);
 		/* The status page's reload, and what the signals of the last
 		 * wait asked for, once, between the frames as a live run
 		 * does. */
@@ -304,6 +305,7 @@ static int run_realtime(const struct options_source *src, struct options *o, str
 		 * aimed them at the water it has now. */
 		tuio_expire(tuio, clock_now_ns());
 		wake = clock_earliest(wake, health_wake(h, o->stats_interval_s));
+		wake = clock_earliest(wake, pattern_off);
 		if (usage)
 			wake = clock_earliest(wake, usage_next_hour_ns(usage));
 		/* The trackers' socket, unless their reading spent its time

@@ -221,13 +221,13 @@ static void reload(struct live *l)
 
 /* The fitting page's draft, taken as a reload's settings are (at most
  * once a pass, however many moves came), and its test pattern. */
-static void take_fit(struct live *l, uint64_t now)
+static uint64_t take_fit(struct live *l, uint64_t now)
 {
 	const struct fit *fit = window_take_fit(l->window);
 
 	if (fit && reload_fit(l->loop, l->src, l->o, fit, apply_live_settings, l) == 0)
 		apply_usage_settings(l);
-	window_pattern(l->window, l->o, l->loop, now);
+	return window_pattern(l->window, l->o, l->loop, now);
 }
 
 /* ---- sources ---- */
@@ -554,6 +554,7 @@ int run_live(struct options *o, const struct options_source *src, struct display
 	while (ret == 0 && !l.quit) {
 		uint64_t now = clock_now_ns(), wake;
 		struct health_view hv = { .d = d, .loop = l.loop, .input = l.input };
+		uint64_t pattern_off;
 		bool again;
 
 		ret = loop_follow_outputs(l.loop, o, now);
@@ -582,7 +583,7 @@ int run_live(struct options *o, const struct options_source *src, struct display
 				    l.calibrate, o },
 				    now,
 				    &l.reload);
-		take_fit(&l, now);
+		pattern_off = take_fit(&l, now);
 		if (l.screenshot) {
 			l.screenshot = false;
 			screenshots_take(l.shots, l.loop, l.usage, o->state_dir, now);
@@ -600,6 +601,8 @@ int run_live(struct options *o, const struct options_source *src, struct display
 		tuio_expire(l.tuio, clock_now_ns());
 		wake = clock_earliest(wake, health_wake(l.health, o->stats_interval_s));
 		wake = clock_earliest(wake, tell_the_tv(&l, now));
+		/* A fitting page's pattern goes off when its laptop went away. */
+		wake = clock_earliest(wake, pattern_off);
 		/* The trackers' socket, unless their reading spent its time
 		 * for this frame: asked after the frame, which may have been
 		 * long, at this moment. */

@@ -45,6 +45,13 @@
  * wrote after them). */
 #define CHART_TAIL_BYTES (256u << 10)
 
+_Static_assert((int)HTTP_CALIBRATION_IDLE == (int)CALIBRATE_IDLE &&
+	       (int)HTTP_CALIBRATION_RUNNING == (int)CALIBRATE_RUNNING &&
+	       (int)HTTP_CALIBRATION_DONE == (int)CALIBRATE_DONE &&
+	       (int)HTTP_CALIBRATION_FAILED == (int)CALIBRATE_FAILED,
+	       "the fitting page's calibration states are the calibration's");
+_Static_assert(sizeof(((struct calibrate_view *)0)->corners) ==
+	       sizeof(((struct http_fit_facts *)0)->calibration_corners), "four corners");
 _Static_assert(HTTP_LATENCY_SOURCES == LATENCY_SOURCES, "the server's sources are the loop's");
 _Static_assert(HTTP_LATENCY_BUCKETS == LATENCY_BUCKETS && HTTP_LATENCY_STAGES == LATENCY_STAGES,
 	       "the status server's latency histograms are the loop's");
@@ -53,6 +60,10 @@ struct window {
 	struct http *http;
 	struct fit *fit;           /* the page's draft, taken by the last pass */
 	bool fit_taken;
+	bool fit_waiting;          /* a draft came; taken once a frame was drawn */
+	uint64_t fit_frames;       /* the frames drawn when the last one was taken */
+	uint64_t fit_ns;           /* and when */
+	uint64_t fits_applied;
 	bool pattern_forced;       /* the test pattern on for a page */
 	bool pattern_configured;   /* what the settings said before */
 };
@@ -258,6 +269,7 @@ static void gather_fit(const struct window_view *v, struct http_fit_facts *ff)
 {
 	const struct options *o = v->o;
 	struct wall_layout l = { 0 };
+	struct calibrate_view cal;
 	char err[ERR_LEN];
 
 	if (!o)
@@ -274,6 +286,11 @@ static void gather_fit(const struct window_view *v, struct http_fit_facts *ff)
 	ff->screen_mm_width = o->screen_mm_width;
 	ff->screen_mm_height = o->screen_mm_height;
 	ff->pattern = o->test_pattern;
+	calibrate_get_view(v->calibrate, &cal);
+	ff->calibration = (enum http_calibration)cal.state;
+	snprintf(ff->calibration_message, sizeof(ff->calibration_message), "%s", cal.message);
+	ff->calibration_has_corners = cal.has_corners;
+	memcpy(ff->calibration_corners, cal.corners, sizeof(ff->calibration_corners));
 	if (o->layout && wall_layout_parse(o->layout, &l, err, sizeof(err)) < 0)
 		l.count = 0;
 	for (int i = 0; v->loop && i < loop_output_count(v->loop) && i < HTTP_MAX_SCREENS; i++) {
@@ -354,6 +371,34 @@ static void offer_camera(struct window *w, struct camera *cam)
 	free(px);
 }
 
+/*
+ * A page's moves come as fast as a laptop sends them (a thousand a second
+ * from a script): the draft is taken whole once a frame has been drawn
+ * since the last one was (the last move wins), so the water pays one
+ * apply a frame at most. Without frames (the screens asleep) it is taken
+ * after FIT_WAIT_NS all the same.
+ */
+#define FIT_WAIT_NS (NSEC_PER_SEC / 20)
+static void take_fit(struct window *w, const struct window_view *v, unsigned asked,
+		     uint64_t now)
+{
+	uint64_t frames = 0, missed;
+
+	if (v->stats)
+		stats_totals(v->stats, &frames, &missed);
+	w->fit_waiting = w->fit_waiting || (asked & HTTP_FIT);
+	if (!w->fit_waiting || (w->fit_ns && frames == w->fit_frames &&
+				now - w->fit_ns < FIT_WAIT_NS))
+		return;
+	w->fit_waiting = false;
+	w->fit_taken = http_take_fit(w->http, w->fit);
+	if (!w->fit_taken)
+		return;
+	w->fit_frames = frames;
+	w->fit_ns = now;
+	w->fits_applied++;
+}
+
 /* Of sleep and wake, http_take() gives the one asked for last alone. */
 static const struct {
 	unsigned command;
@@ -381,7 +426,7 @@ bool window_pass(struct window *w, const struct window_view *v, uint64_t now, bo
 		calibrate_ask(v->calibrate, "the status page");
 		again = true;
 	}
-	w->fit_taken = (asked & HTTP_FIT) && http_take_fit(w->http, w->fit);
+	take_fit(w, v, asked, now);
 	if (asked & HTTP_RELOAD) {
 		log_info("http: reload asked for");
 		*reload = true;
@@ -404,6 +449,7 @@ bool window_pass(struct window *w, const struct window_view *v, uint64_t now, bo
 	}
 	offer_camera(w, v->camera);
 	gather(v, &f);
+	f.fit.applied = w->fits_applied;
 	http_publish(w->http, &f);
 	return again;
 }
@@ -422,12 +468,12 @@ void window_reloaded(struct window *w)
 		http_fit_reloaded(w->http);
 }
 
-void window_pattern(struct window *w, struct options *o, struct loop *loop, uint64_t now)
+static uint64_t pattern(struct window *w, struct options *o, struct loop *loop, uint64_t now)
 {
 	bool want = w && http_fit_pattern(w->http, now);
 
 	if (!w)
-		return;
+		return 0;
 	/* A reload while the page is open took the settings' value back. */
 	if (want && w->pattern_forced && !o->test_pattern) {
 		w->pattern_configured = false;
@@ -435,7 +481,7 @@ void window_pattern(struct window *w, struct options *o, struct loop *loop, uint
 		loop_redraw(loop);
 	}
 	if (want == w->pattern_forced)
-		return;
+		return want ? http_fit_pattern_until(w->http) : 0;
 	if (want) {
 		w->pattern_configured = o->test_pattern;
 		o->test_pattern = true;
@@ -445,4 +491,15 @@ void window_pattern(struct window *w, struct options *o, struct loop *loop, uint
 	w->pattern_forced = want;
 	log_info("http: the test pattern %s for the fitting page", want ? "on" : "off");
 	loop_redraw(loop);
+	return want ? http_fit_pattern_until(w->http) : 0;
+}
+
+uint64_t window_pattern(struct window *w, struct options *o, struct loop *loop, uint64_t now)
+{
+	uint64_t wake = pattern(w, o, loop, now);
+
+	/* A draft waiting for a frame: taken then, or after FIT_WAIT_NS. */
+	if (w && w->fit_waiting)
+		wake = clock_earliest(wake, w->fit_ns ? w->fit_ns + FIT_WAIT_NS : now);
+	return wake;
 }

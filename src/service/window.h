@@ -62,7 +62,9 @@ const struct fit *window_take_fit(struct window *w);
 void window_reloaded(struct window *w);
 /* The test pattern on while a fitting page is open (HTTP_FIT_PATTERN_S
  * after its last hello), back to what o said when it closes; the loop
- * draws again at a change. Accepts a NULL w. */
-void window_pattern(struct window *w, struct options *o, struct loop *loop, uint64_t now);
+ * draws again at a change. Returns when the loop should pass again for
+ * the page: the pattern's end unless a page says hello again, a draft
+ * waiting for the next frame (0: none). Accepts a NULL w. */
+uint64_t window_pattern(struct window *w, struct options *o, struct loop *loop, uint64_t now);
 
 #endif
