@@ -130,10 +130,14 @@ def corner_off(img, quad):
 
 class Fit(httpkiosk.Kiosk):
     def __init__(self):
-        super().__init__(extra=["--screen-mm", SCREEN_MM, "--layout",
-                                "A@%s:%dx%dpx B@%s:%dx%dpx" % (mm(A), PX[0], PX[1],
-                                                               mm(B), PX[0], PX[1])],
-                         size="%dx%d" % PX)
+        super().__init__(size="%dx%d" % PX)
+
+    def prepare(self):
+        # In the configuration file: the command line would win over the
+        # fitted settings (defaults, file, fitted file, command line).
+        with open(self.args[self.args.index("--config") + 1], "w") as f:
+            f.write('screen-mm = %s\nlayout = "A@%s:%dx%dpx B@%s:%dx%dpx"\n'
+                    % (SCREEN_MM, mm(A), PX[0], PX[1], mm(B), PX[0], PX[1]))
 
     def json(self, path):
         status, body, _ = self.curl(path)
