@@ -8,7 +8,6 @@ Skipped (77) in a build without libmicrohttpd, and without chromium outside
 CI."""
 
 import os
-import shutil
 import subprocess
 import sys
 import time
@@ -17,11 +16,7 @@ sys.dont_write_bytecode = True
 import httpkiosk  # noqa: E402
 from lib import checks, images, waits  # noqa: E402  (tests/lib)
 
-if not httpkiosk.have_server():
-    checks.skip("built without libmicrohttpd")
-browser = shutil.which("chromium") or shutil.which("chromium-browser")
-if not browser:
-    checks.skip_or_fail("chromium is missing (Debian: chromium)")
+browser = httpkiosk.chromium()
 
 W, H = 320, 240
 MAGENTA = (255, 0, 255)

@@ -13,7 +13,7 @@ import sys
 import tempfile
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-from lib import waits  # noqa: E402  (tests/lib)
+from lib import checks, waits  # noqa: E402  (tests/lib)
 
 builddir = os.environ.get("top_builddir", ".")
 srcdir = os.environ.get("top_srcdir", os.path.join(os.path.dirname(__file__), ".."))
@@ -26,6 +26,17 @@ STOP_S = 10
 def have_server():
     with open(os.path.join(builddir, "config.h")) as f:
         return re.search(r"^#define HAVE_MICROHTTPD 1", f.read(), re.M) is not None
+
+
+def chromium():
+    """The browser for the page tests: Debian's chromium. Skips (77) in a
+    build without libmicrohttpd, and without chromium outside CI."""
+    if not have_server():
+        checks.skip("built without libmicrohttpd")
+    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    if not browser:
+        checks.skip_or_fail("chromium is missing (Debian: chromium)")
+    return browser
 
 
 def tcp_queue(local_port, remote_port):

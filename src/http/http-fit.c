@@ -394,6 +394,13 @@ void http_fit_status(struct http *h, struct buf *b)
 
 /* ---- the page and its script, compiled in ---- */
 
+/* The fitting page runs its one script, from here, which asks only this
+ * server (fetch) and shows the camera's picture as a blob; its style is
+ * inline; no other page may frame it (a drag under someone else's page). */
+#define FIT_PAGE_CSP "default-src 'none'; script-src 'self'; connect-src 'self'; " \
+	"img-src 'self' blob: data:; style-src 'unsafe-inline'; base-uri 'none'; " \
+	"form-action 'none'; frame-ancestors 'none'"
+
 void http_fit_page(struct http *h, const char *path, struct http_reply *r)
 {
 	bool script = strcmp(path, "/fit.js") == 0;
@@ -410,6 +417,7 @@ void http_fit_page(struct http *h, const char *path, struct http_reply *r)
 	r->len = len;
 	r->status = HTTP_STATUS_OK;
 	r->type = script ? "text/javascript; charset=utf-8" : "text/html; charset=utf-8";
+	r->csp = FIT_PAGE_CSP;
 }
 
 /* ---- the actions ---- */

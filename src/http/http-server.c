@@ -234,8 +234,9 @@ static enum MHD_Result send_reply(struct MHD_Connection *c, struct http_reply *r
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, r->type ? r->type : HTTP_TEXT);
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
 	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
-	/* The page has no script, and nothing may run one in it. */
-	MHD_add_response_header(resp, "Content-Security-Policy",
+	/* The status page has no script, and nothing may run one in it; the
+	 * fitting page says what its own script may do. */
+	MHD_add_response_header(resp, "Content-Security-Policy", r->csp ? r->csp :
 				"default-src 'none'; img-src 'self'; style-src 'unsafe-inline'");
 	if (r->status == HTTP_STATUS_UNAUTHORIZED)
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer");

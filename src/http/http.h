@@ -222,6 +222,7 @@ struct http_reply {
 	const char *allow;         /* with 405: the methods the path takes */
 	unsigned retry_after_s;    /* with 429: when to ask again */
 	unsigned commands;
+	const char *csp;            /* the Content-Security-Policy; NULL: no script */
 };
 
 /* One request through the same checks and pages as the server's. */

@@ -313,6 +313,19 @@ def write_png(path, img):
         f.write(chunk(b"IEND", b""))
 
 
+def beside(left, right, gap=16, gap_rgb=b"\xff\xff\xff", pad_rgb=b"\0\0\0"):
+    """left and right side by side, tops aligned, gap px of gap_rgb between
+    them; the shorter one's rows below it pad_rgb (the documents' pictures
+    put together)."""
+    h = max(left.height, right.height)
+
+    def row(img, y):
+        n = img.width * 3
+        return img.data[y * n:(y + 1) * n] if y < img.height else pad_rgb * img.width
+    return Image(left.width + gap + right.width, h, b"".join(
+        row(left, y) + gap_rgb * gap + row(right, y) for y in range(h)))
+
+
 def read_image(path):
     """PNG or PPM, by content."""
     with open(path, "rb") as f:

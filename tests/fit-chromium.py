@@ -1,0 +1,310 @@
+#!/usr/bin/env python3
+"""The fitting page (/fit) in headless Chromium (Debian's chromium), driven
+by its DevTools protocol over a pipe (tests/lib/devtools.py), on a real-time
+headless kiosk of two projectors A and B with the test pattern off:
+
+- the page loads with no console error, and turns the test pattern on;
+- B's corner 1 dragged by the mouse into A's picture: the corner moves in
+  /fit.json and /status.json, and /screen.png (A's frame) shows B's edges
+  meeting within 2 px of where the test's own homography (A's corners in mm
+  to A's pixels, tests/lib/geometry.py) puts that corner;
+- the arrow keys nudge it by 1 mm (10 with Shift); undo takes back each
+  nudge and the drag; save, a move, revert: the saved corner again;
+- a corner dragged across another: the page says the kiosk's own words
+  (what it answers that move with) and the handle, /fit.json and the frame
+  keep the old corner;
+- closing the page turns the pattern off (/fit/bye);
+- without the token the page says it is read-only, a drag moves nothing and
+  it sends no POST.
+Skipped (77) in a build without libmicrohttpd, and without chromium outside
+CI."""
+
+import json
+import math
+import os
+import sys
+
+sys.dont_write_bytecode = True
+import httpkiosk  # noqa: E402
+from lib import checks, devtools, images, waits  # noqa: E402  (tests/lib)
+from lib.geometry import apply, corners, homography  # noqa: E402
+
+browser = httpkiosk.chromium()
+
+# Two projectors on a floor of 4000 x 1500 mm, overlapping by some 300 mm
+# (docs/projectors.md's); /screen.png is the first one's frame.
+SCREEN_MM = "4000x1500"
+A = [(0, 100), (2100, 0), (2000, 1500), (100, 1400)]
+B = [(1800, 0), (4000, 100), (3900, 1400), (1900, 1500)]
+PX = (640, 360)
+# B's corner 1 dragged here, well inside A's picture (a shown corner).
+DRAG_TO = (1700, 300)
+# ...and across B's corner 3: refused (a crossed quadrilateral).
+CROSS_TO = (3950, 1480)
+# B's colour in the test pattern (the second output's, src/wall/pattern.c)
+# and how near a pixel must be to it, per channel.
+B_COLOUR = (0x4a, 0xff, 0x5a)
+NEAR = 60
+# The corner found from B's two edges in A's frame: their pixels within
+# EDGE_BAND px of where each edge should run, from EDGE_FROM to EDGE_TO px
+# along it from the corner (B's number "1" is further in).
+EDGE_BAND = 6
+EDGE_FROM = 6
+EDGE_TO = 34
+EDGE_MIN_PIXELS = 40
+MAX_PX = 2.0
+# A drag's end in mm against where the mouse let go: the page rounds to
+# 0.1 mm and a CSS pixel is some 5 mm here.
+DRAG_MM = 10
+# How close a page's number must be to what was asked (mm; rounding).
+EXACT_MM = 0.05
+t = checks.Checks()
+
+
+def mm(xy):
+    return "[" + ";".join("%g,%g" % p for p in xy) + "]"
+
+
+def near_colour(p, colour):
+    return all(abs(p[c] - colour[c]) <= NEAR for c in range(3))
+
+
+def fit_line(points):
+    """The line through points by total least squares: (centre, unit
+    direction)."""
+    n = len(points)
+    cx = sum(p[0] for p in points) / n
+    cy = sum(p[1] for p in points) / n
+    sxx = sum((p[0] - cx) ** 2 for p in points)
+    syy = sum((p[1] - cy) ** 2 for p in points)
+    sxy = sum((p[0] - cx) * (p[1] - cy) for p in points)
+    angle = 0.5 * math.atan2(2 * sxy, sxx - syy)
+    return (cx, cy), (math.cos(angle), math.sin(angle))
+
+
+def intersect(l1, l2):
+    (p, d), (q, e) = l1, l2
+    den = d[0] * e[1] - d[1] * e[0]
+    s = ((q[0] - p[0]) * e[1] - (q[1] - p[1]) * e[0]) / den
+    return p[0] + s * d[0], p[1] + s * d[1]
+
+
+def find_corner(img, at, towards):
+    """Where B's two edges meet in img, near at (px): each edge's pixels of
+    B's colour near the line from at towards its other end (px), a line
+    fitted to each, and where they cross. None when an edge has too few."""
+    lines = []
+    for far in towards:
+        length = math.hypot(far[0] - at[0], far[1] - at[1])
+        d = ((far[0] - at[0]) / length, (far[1] - at[1]) / length)
+        pts = []
+        for y in range(max(0, int(at[1]) - EDGE_TO - EDGE_BAND),
+                       min(img.height, int(at[1]) + EDGE_TO + EDGE_BAND)):
+            for x in range(max(0, int(at[0]) - EDGE_TO - EDGE_BAND),
+                           min(img.width, int(at[0]) + EDGE_TO + EDGE_BAND)):
+                rx, ry = x + 0.5 - at[0], y + 0.5 - at[1]
+                along = rx * d[0] + ry * d[1]
+                across = abs(-rx * d[1] + ry * d[0])
+                if (EDGE_FROM <= along <= EDGE_TO and across <= EDGE_BAND and
+                        near_colour(img.pixel(x, y), B_COLOUR)):
+                    pts.append((x + 0.5, y + 0.5))
+        if len(pts) < EDGE_MIN_PIXELS:
+            return None
+        lines.append(fit_line(pts))
+    return intersect(*lines)
+
+
+# A's corners in mm to A's pixels: where a point of the floor is in A's frame.
+to_a = homography(A, corners(*PX))
+
+
+def corner_off(img, quad):
+    """How far (px) B's corner 1 is in A's frame from where the homography
+    puts quad's corner 1 (None: not found there)."""
+    at = apply(to_a, *quad[0])
+    found = find_corner(img, at, [apply(to_a, *quad[1]), apply(to_a, *quad[3])])
+    if found is None:
+        return None
+    return math.hypot(found[0] - at[0], found[1] - at[1])
+
+
+class Fit(httpkiosk.Kiosk):
+    def __init__(self):
+        super().__init__(size="%dx%d" % PX)
+
+    def prepare(self):
+        # In the configuration file: the command line would win over the
+        # fitted settings (defaults, file, fitted file, command line).
+        with open(self.args[self.args.index("--config") + 1], "w") as f:
+            f.write('screen-mm = %s\nlayout = "A@%s:%dx%dpx B@%s:%dx%dpx"\n'
+                    % (SCREEN_MM, mm(A), PX[0], PX[1], mm(B), PX[0], PX[1]))
+
+    def json(self, path):
+        status, body, _ = self.curl(path)
+        return json.loads(body) if status == 200 else None
+
+    def b_corners(self):
+        f = self.json("/fit.json")
+        return [tuple(p) for p in f["outputs"][1]["corners_mm"]] if f else None
+
+    def status_b(self):
+        s = self.json("/status.json")
+        for o in (s or {}).get("outputs", []):
+            if o.get("name") == "B":
+                return [tuple(p) for p in o["corners_mm"]]
+        return None
+
+    def screen(self):
+        """A's frame now (None while the allowance of pictures says wait)."""
+        status, body, _ = self.curl("/screen.png")
+        return images.decode_png(body) if status == 200 else None
+
+
+def same(a, b, tol=EXACT_MM):
+    return a is not None and b is not None and all(
+        abs(p[0] - q[0]) <= tol and abs(p[1] - q[1]) <= tol for p, q in zip(a, b))
+
+
+def shows(k, quad):
+    """Waits for A's frame to show B's corner 1 within MAX_PX of quad's;
+    the last distance found (None: never found)."""
+    last = [None]
+
+    def check():
+        img = k.screen()
+        if img is None:
+            return False
+        last[0] = corner_off(img, quad)
+        return last[0] is not None and last[0] <= MAX_PX
+    waits.wait_until(check)
+    return last[0]
+
+
+def handle(n):
+    return '#surface [data-output="B"][data-corner="%d"]' % n
+
+
+def client_xy(page, p):
+    """A point of the floor (mm) in the page's CSS pixels, through the SVG's
+    own transformation."""
+    return page.evaluate("(() => { const s = document.getElementById('surface'); "
+                         "const q = s.createSVGPoint(); q.x = %r; q.y = %r; "
+                         "const r = q.matrixTransform(s.getScreenCTM()); "
+                         "return [r.x, r.y]; })()" % (float(p[0]), float(p[1])))
+
+
+def text(page, id):
+    return page.evaluate("document.getElementById(%s).textContent" % json.dumps(id))
+
+
+k = Fit()
+b = None
+try:
+    b = devtools.Browser(browser, os.path.join(k.tmp, "chromium"))
+    t.check(not (k.json("/fit.json") or {}).get("pattern", True),
+            "no page yet: the test pattern is off")
+    page = b.open(k.base + "/fit#token=" + httpkiosk.TOKEN)
+    loaded = waits.wait_until(lambda: page.evaluate(
+        "document.querySelectorAll('#surface [data-output][data-corner]').length") == 8)
+    t.check(loaded, "the page shows both outputs' four handles")
+    t.check(not page.errors(), "no console error while it loads", "\n".join(page.errors()))
+    t.check(waits.wait_until(lambda: (k.json("/fit.json") or {}).get("pattern")),
+            "the page turned the test pattern on (/fit/hello)")
+    t.check(page.evaluate("location.hash") == "", "the token is gone from the address")
+
+    # The drag.
+    page.mouse_drag(page.centre(handle(1)), client_xy(page, DRAG_TO), steps=4)
+    moved = waits.wait_until(lambda: (lambda c: c if c and math.hypot(
+        c[0][0] - DRAG_TO[0], c[0][1] - DRAG_TO[1]) <= DRAG_MM else None)(k.b_corners()))
+    t.check(moved, "the drag moved B's corner 1 in /fit.json", moved)
+    dragged = moved or [DRAG_TO] + B[1:]
+    t.check(waits.wait_until(lambda: same(k.status_b(), dragged)),
+            "and in /status.json", k.status_b())
+    off = shows(k, dragged)
+    t.check(off is not None and off <= MAX_PX,
+            "A's frame shows B's corner %.1f px from the homography's (at most %g)"
+            % (off if off is not None else -1, MAX_PX))
+
+    # Nudges.
+    page.key("ArrowRight")
+    right = [(dragged[0][0] + 1, dragged[0][1])] + dragged[1:]
+    t.check(waits.wait_until(lambda: same(k.b_corners(), right)),
+            "ArrowRight: 1 mm to the right", k.b_corners())
+    page.key("ArrowDown", shift=True)
+    down = [(right[0][0], right[0][1] + 10)] + dragged[1:]
+    t.check(waits.wait_until(lambda: same(k.b_corners(), down)),
+            "Shift+ArrowDown: 10 mm down", k.b_corners())
+
+    # Undo, three times: the nudges, then the drag.
+    for what, want in (("the 10 mm", right), ("the 1 mm", dragged), ("the drag", B)):
+        page.click("#undo")
+        t.check(waits.wait_until(lambda: same(k.b_corners(), want)),
+                "undo takes back " + what, k.b_corners())
+
+    # Save, move, revert.
+    page.mouse_drag(page.centre(handle(1)), client_xy(page, DRAG_TO), steps=4)
+    saved = waits.wait_until(lambda: (lambda c: c if c and not same(c, B) else None)(
+        k.b_corners()))
+    page.click("#save")
+    t.check(waits.wait_until(lambda: (k.json("/fit.json") or {}).get("saved")),
+            "save: /fit.json says saved")
+    page.key("ArrowLeft", shift=True)
+    t.check(waits.wait_until(lambda: not (k.json("/fit.json") or {}).get("saved", True)),
+            "a nudge after it: not saved")
+    page.click("#revert")
+    t.check(waits.wait_until(lambda: same(k.b_corners(), saved)),
+            "revert: the saved corner again", k.b_corners())
+
+    # A corner dragged across another: refused in the kiosk's words.
+    before = k.b_corners()
+    frame_before = shows(k, before)
+    status, body, _ = k.curl("/fit/corner?output=B&corner=1&x=%g&y=%g" % CROSS_TO, "POST",
+                             headers=["Authorization: Bearer " + httpkiosk.TOKEN])
+    words = json.loads(body).get("error") if status == 422 else None
+    t.check(status == 422 and words, "the kiosk refuses the crossed corner (422)",
+            "%d %r" % (status, body))
+    t.check(not text(page, "message"), "the page says nothing wrong before the drag",
+            text(page, "message"))
+    page.mouse_drag(page.centre(handle(1)), client_xy(page, CROSS_TO))
+    waits.wait_until(lambda: text(page, "message") == words)
+    said = text(page, "message")
+    t.check(said == words, "the page says the kiosk's own words: " + str(said), words)
+    t.check(same(k.b_corners(), before), "/fit.json keeps the old corner", k.b_corners())
+    back = client_xy(page, before[0])
+    t.check(waits.wait_until(lambda: (lambda c: c and math.hypot(c[0] - back[0], c[1] - back[1])
+                                      <= 1)(page.centre(handle(1)))),
+            "the handle is back on the corner in force")
+    off = shows(k, before)
+    t.check(frame_before is not None and off is not None and off <= MAX_PX,
+            "the frame keeps the old corner (%.1f px)" % (off if off is not None else -1))
+    t.check(not page.errors(network=False), "no script error",
+            "\n".join(page.errors(network=False)))
+
+    # The page closed: the pattern off.
+    page.close()
+    t.check(waits.wait_until(lambda: not (k.json("/fit.json") or {}).get("pattern", True)),
+            "the page closed: the test pattern off (/fit/bye)")
+
+    # Without the token.
+    ro = b.open(k.base + "/fit")
+    waits.wait_until(lambda: ro.evaluate(
+        "document.querySelectorAll('#surface [data-output][data-corner]').length") == 8)
+    t.check("Read-only" in text(ro, "access"), "without the token: " + text(ro, "access"))
+    t.check(ro.evaluate("['undo','revert','save','curve'].every("
+                        "(id) => document.getElementById(id).disabled)"),
+            "its buttons and sliders are disabled")
+    now = k.b_corners()
+    ro.mouse_drag(ro.centre(handle(1)), client_xy(ro, DRAG_TO), steps=4)
+    ro.key("ArrowRight")
+    ro.click("#undo")
+    # Its next poll of /fit.json has been answered: all it did is done.
+    polls = len(ro.requests("GET"))
+    waits.wait_until(lambda: len(ro.requests("GET")) > polls + 1)
+    t.check(same(k.b_corners(), now), "a drag and a nudge move nothing", k.b_corners())
+    t.check(not ro.requests("POST"), "and it sent no POST", ro.requests("POST"))
+    t.check(not ro.errors(), "no console error there", "\n".join(ro.errors()))
+finally:
+    if b:
+        b.close()
+    k.stop()
+t.exit()
