@@ -4,20 +4,22 @@ fitted file is the old one or the new one, whole, and the kiosk starts
 with it.
 
 The state directory is a real ext4 filesystem (mkfs.ext4 on the host, a
-virtio disk, mounted by the guest's own ext4 driver; QEMU's default
-writeback cache, so what the guest had not yet written out is lost with
-it). In the guest: the kiosk on bochs-drm with --http, a token file, one
-projector pinned by the config file's layout and --state-dir on that disk.
-The host drives a loop over the command channel, one save a step: move P1's
-corner 2 to (2000, k) mm with POST /fit/corner, then POST /fit/save; k is
-acknowledged when both answered. QEMU is SIGKILLed CUTS times
+virtio disk, mounted by the guest's own ext4 driver with noauto_da_alloc,
+so that ext4's own flush of a file renamed over another does not stand
+in for the kiosk's fsync; QEMU's default writeback cache, so what the
+guest had not yet written out is lost with it). In the guest: the kiosk on
+bochs-drm with --http, a token file, one projector pinned by the config
+file's layout and --state-dir on that disk, and a loop (LOOP) moving P1's
+corner 2 to (2000, k) mm with POST /fit/corner and saving with POST
+/fit/save, k = 1, 2, ...; it says on the serial console when it asks for
+save k and when save k was answered. QEMU is SIGKILLed CUTS times
 (RK_FITCUT_CUTS, 5) at a moment drawn from a seeded generator
 (RK_FITCUT_SEED, 52; the plan is printed), 0 to CUT_WINDOW_S after the
-loop's first acknowledged save of that boot, and the same disk is booted
+loop's first answered save of that boot, and the same disk is booted
 again. After each cut:
   - --print-fitted exits 0 and prints P1's corners with k the last
-    acknowledged or the one being saved (acknowledged + 1), the other
-    corners as they were;
+    answered save, or the next one if it had been asked for; the other
+    corners as they were; fitted.conf is whole;
   - in the state directory only fitted.conf and the writer's own temporary
     names (.fitted.conf.XXXXXX, never read by the kiosk), counted: a cut
     that left one came while the file was being written;
