@@ -128,8 +128,59 @@ static void test_write_atomic(void)
 	CHECK_EQ(rmdir(dir), 0);
 }
 
+static void touch_file(const char *dir, const char *name)
+{
+	char path[PATH_MAX];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	CHECK(f != NULL);
+	if (f)
+		fclose(f);
+}
+
+/* What a cut left of the kiosk's saves goes; nothing else does. */
+static void test_remove_stale(void)
+{
+	static const char *const names[] = { "fitted.conf", "usage.csv" };
+	static const char *const kept[] = {
+		"fitted.conf", ".fitted.conf", ".fitted.conf.abc", ".fitted.conf.abcdefg",
+		".fitted.conf.ab-def", ".other.conf.Ab3dEf", "x.fitted.conf.Ab3dEf",
+	};
+	char dir[CHECK_DIR_MAX], path[PATH_MAX], victim[PATH_MAX];
+	struct stat st;
+
+	if (!check_tmpdir(dir, sizeof(dir), "rk-stale")) {
+		CHECK(!"mkdtemp");
+		return;
+	}
+	for (size_t i = 0; i < sizeof(kept) / sizeof(kept[0]); i++)
+		touch_file(dir, kept[i]);
+	touch_file(dir, ".fitted.conf.Ab3dEf");
+	touch_file(dir, ".usage.csv.000000");
+	/* A planted symlink of such a name goes; what it points at stays. */
+	snprintf(victim, sizeof(victim), "%s/victim", dir);
+	touch_file(dir, "victim");
+	snprintf(path, sizeof(path), "%s/.usage.csv.zzzzzz", dir);
+	CHECK_EQ(symlink(victim, path), 0);
+
+	CHECK_EQ(file_remove_stale(dir, names, 2), 3);
+	CHECK_EQ(count_entries(dir), (int)(sizeof(kept) / sizeof(kept[0])) + 1);
+	CHECK_EQ(stat(victim, &st), 0);
+	CHECK_EQ(file_remove_stale(dir, names, 2), 0);
+	for (size_t i = 0; i < sizeof(kept) / sizeof(kept[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, kept[i]);
+		CHECK_EQ(unlink(path), 0);
+	}
+	unlink(victim);
+	CHECK_EQ(rmdir(dir), 0);
+	CHECK_EQ(file_remove_stale(dir, names, 2), -ENOENT);
+}
+
 int main(void)
 {
 	RUN(test_write_atomic);
+	RUN(test_remove_stale);
 	return CHECK_EXIT();
 }

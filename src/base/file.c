@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -231,4 +232,44 @@ out:
 	if (!renamed)
 		unlink(tmp);
 	return ret;
+}
+
+/* ".NAME." and TMP_SUFFIX_LEN letters or digits: file_write_atomic()'s own. */
+static bool is_stale(const char *entry, const char *name)
+{
+	size_t len = strlen(name);
+
+	if (entry[0] != '.' || strncmp(entry + 1, name, len) != 0 || entry[len + 1] != '.')
+		return false;
+	entry += len + 2;
+	for (int i = 0; i < TMP_SUFFIX_LEN; i++) {
+		char c = entry[i];
+
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')))
+			return false;
+	}
+	return entry[TMP_SUFFIX_LEN] == '\0';
+}
+
+int file_remove_stale(const char *dir, const char *const *names, size_t n)
+{
+	struct dirent *e;
+	int removed = 0;
+	DIR *d;
+
+	d = opendir(dir);
+	if (!d)
+		return -errno;
+	while ((e = readdir(d))) {
+		for (size_t i = 0; i < n; i++) {
+			if (!is_stale(e->d_name, names[i]))
+				continue;
+			/* unlinkat() removes a symlink itself, never its target. */
+			if (unlinkat(dirfd(d), e->d_name, 0) == 0)
+				removed++;
+			break;
+		}
+	}
+	closedir(d);
+	return removed;
 }

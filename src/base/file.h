@@ -41,4 +41,14 @@ int file_read_own(const char *path, size_t max, char **out, size_t *len,
 int file_write_atomic(const char *path, unsigned flags, int (*fill)(FILE *f, void *ctx),
 		      void *ctx);
 
+/*
+ * Removes what a power cut left of file_write_atomic() in dir: the new files
+ * (".NAME.XXXXXX") of each of the n names, written but never renamed. Only
+ * for the one writer of dir, before it writes (another's save in flight
+ * would lose its file). Symbolic links of those names are removed, not
+ * followed. Returns how many were removed, or a negative errno (dir
+ * unreadable).
+ */
+int file_remove_stale(const char *dir, const char *const *names, size_t n);
+
 #endif

@@ -16,7 +16,6 @@
 #include "service/heatmap.h"
 
 #define GRID_NAME "touches-grid.csv"
-#define PICTURE_NAME "touches.png"
 /* A grid of 32-bit counts as text: comfortably under this. */
 #define GRID_MAX_BYTES (HEATMAP_COLS * HEATMAP_ROWS * 12 + HEATMAP_ROWS)
 #define PATH_LEN (PATH_MAX + 32)
@@ -362,7 +361,7 @@ int heatmap_write_png(const struct heatmap *h, const struct image *picture)
 
 	if (!h->dir || !picture)
 		return 0;
-	grid_path(h, PICTURE_NAME, path, sizeof(path));
+	grid_path(h, HEATMAP_FILE, path, sizeof(path));
 	stride = (size_t)image_width(picture) * sizeof(uint32_t);
 	pixels = malloc(stride * (size_t)image_height(picture));
 	if (!pixels) {

@@ -14,6 +14,8 @@ struct image;
 
 /* The grid: fine enough to tell the corners and the middle of a picture
  * apart, coarse enough to say nothing about a hand. */
+/* touches.png, in the state directory */
+#define HEATMAP_FILE "touches.png"
 #define HEATMAP_COLS 96
 #define HEATMAP_ROWS 54
 

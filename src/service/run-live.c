@@ -500,6 +500,7 @@ static int live_setup(struct live *l, struct touch_script *script)
 	display_fd = l->d->ops->get_fd(l->d);
 	if (display_fd >= 0)
 		live_add_source(l, display_fd, on_display);
+	state_dir_tidy(state_dir_resolve(l->o->state_dir, dir, sizeof(dir)));
 	/* Without the curator's numbers the water still shows. */
 	ret = usage_create(state_dir_resolve(l->o->state_dir, dir, sizeof(dir)), l->o->usage_days,
 			   time(NULL), &l->usage);
