@@ -65,6 +65,7 @@ struct window {
 	struct http *http;
 	struct fit *fit;           /* the page's draft, taken by the last pass */
 	bool fit_taken;
+	enum calibrate_state cal_state;  /* the camera calibration's, at the last pass */
 	bool fit_waiting;          /* a draft came; taken once a frame was drawn */
 	uint64_t fit_frames;       /* the frames drawn when the last one was taken */
 	uint64_t fit_ns;           /* and when */
@@ -415,6 +416,32 @@ static void take_fit(struct window *w, const struct window_view *v, unsigned ask
 	w->fits_applied++;
 }
 
+/*
+ * A calibration just found, where the fit names camera-corners: the found
+ * corners go into the draft, as a page's move would. Else the camera would
+ * follow the calibration while the page (and a save) kept the old fitted
+ * corners, and the next start would take those again.
+ */
+static void note_calibration(struct window *w, const struct window_view *v)
+{
+	struct calibrate_view cal;
+	char text[HTTP_CORNERS_TEXT], err[ERR_LEN];
+	size_t len = 0;
+
+	calibrate_get_view(v->calibrate, &cal);
+	if (cal.state != w->cal_state && cal.state == CALIBRATE_DONE && cal.has_corners &&
+	    v->o && v->o->camera_corners) {
+		text[0] = '\0';
+		for (int i = 0; i < HOMOGRAPHY_CORNERS && len < sizeof(text); i++)
+			len += (size_t)snprintf(text + len, sizeof(text) - len, "%s%.5f,%.5f",
+						i ? " " : "", cal.corners[2 * i],
+						cal.corners[2 * i + 1]);
+		if (http_fit_propose(w->http, "camera-corners", text, err, sizeof(err)) < 0)
+			log_warn("http: the calibration's corners are not a fit: %s", err);
+	}
+	w->cal_state = cal.state;
+}
+
 /* Of sleep and wake, http_take() gives the one asked for last alone. */
 static const struct {
 	unsigned command;
@@ -453,6 +480,7 @@ bool window_pass(struct window *w, const struct window_view *v, uint64_t now, bo
 	if (marks_take_result(v->marks, text, sizeof(text)) &&
 	    http_fit_propose(w->http, "touch-corners", text, err, sizeof(err)) == -EINVAL)
 		log_warn("http: the touch marks' corners are not a fit: %s", err);
+	note_calibration(w, v);
 	take_fit(w, v, asked, now);
 	if (asked & HTTP_RELOAD) {
 		log_info("http: reload asked for");
