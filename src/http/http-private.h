@@ -131,6 +131,7 @@ struct http {
 	struct fit *draft;         /* the fit in force and the moves not yet taken */
 	struct fit *saved;         /* the fitted file's */
 	bool saved_exists;
+	unsigned fit_fixed;        /* http_config's: the keys a page cannot fit */
 	bool fit_pending;          /* the draft changed since the loop took it */
 	uint64_t fit_generation;
 	char fit_seen[HTTP_FIT_TEXT * 2];  /* the loop's fit last seen: a change bumps it */
@@ -181,7 +182,7 @@ bool http_rate_ok(struct http *h, const char *client, uint64_t now, struct rate_
 void http_fit_page(struct http *h, const char *path, struct http_reply *r);
 void http_fit_json(struct http *h, struct http_reply *r);
 void http_fit_act(struct http *h, const char *path, const char *query, struct http_reply *r);
-int http_fit_create(struct http *h, const char *fitted_path);
+int http_fit_create(struct http *h, const char *fitted_path, unsigned fixed);
 void http_fit_destroy(struct http *h);
 /* For the loop's next pass (http.c). */
 void http_ask(struct http *h, unsigned command);

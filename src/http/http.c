@@ -685,7 +685,7 @@ int http_detached_create(const struct http_config *c, struct http **out)
 	if (c->state_dir && !(h->state_dir = strdup(c->state_dir)))
 		goto fail;
 	h->chart = c->chart;
-	ret = http_fit_create(h, c->fitted_path);
+	ret = http_fit_create(h, c->fitted_path, c->fit_fixed);
 	if (ret < 0)
 		goto fail;
 	if (c->token_file) {
