@@ -58,6 +58,10 @@ MAX_PX = 2.0
 DRAG_MM = 10
 # How close a page's number must be to what was asked (mm; rounding).
 EXACT_MM = 0.05
+# The gamma slider's steps taken by the arrow keys.
+GAMMA_STEPS = 4
+# /fit.json's generation read this far apart (s) to see it settled.
+SETTLED_S = 1.0
 t = checks.Checks()
 
 
@@ -180,6 +184,19 @@ def shows(k, quad):
     return last[0]
 
 
+def settled_generation(k):
+    """/fit.json's generation once the loop took the last page's moves:
+    the same in two readings a poll of the page's apart."""
+    last = [None]
+
+    def check():
+        g = (k.json("/fit.json") or {}).get("generation")
+        same_g, last[0] = g is not None and g == last[0], g
+        return same_g
+    waits.wait_until(check, interval=SETTLED_S)
+    return last[0]
+
+
 def handle(n):
     return '#surface [data-output="B"][data-corner="%d"]' % n
 
@@ -277,6 +294,18 @@ try:
     off = shows(k, before)
     t.check(frame_before is not None and off is not None and off <= MAX_PX,
             "the frame keeps the old corner (%.1f px)" % (off if off is not None else -1))
+    # The gamma slider moved by the keyboard (real input and change
+    # events, one step each): /fit.json's blend follows it.
+    gamma = (k.json("/fit.json") or {}).get("blend", {}).get("gamma")
+    page.evaluate("document.getElementById('gamma').focus()")
+    step = float(page.evaluate("document.getElementById('gamma').step"))
+    for _ in range(GAMMA_STEPS):
+        page.key("ArrowRight")
+    want = gamma + GAMMA_STEPS * step if gamma is not None else None
+    t.check(want is not None and waits.wait_until(lambda: abs(
+        (k.json("/fit.json") or {}).get("blend", {}).get("gamma", -1) - want) < step / 2),
+            "the gamma slider moved %d steps: /fit.json's blend gamma %s -> %s"
+            % (GAMMA_STEPS, gamma, (k.json("/fit.json") or {}).get("blend", {}).get("gamma")))
     t.check(not page.errors(network=False), "no script error",
             "\n".join(page.errors(network=False)))
 
@@ -294,14 +323,25 @@ try:
                         "(id) => document.getElementById(id).disabled)"),
             "its buttons and sliders are disabled")
     now = k.b_corners()
+    generation = settled_generation(k)
+    # Every request the tab makes is recorded (Network.requestWillBeSent):
+    # a drag, a click on the handle and a nudge, undo.
     ro.mouse_drag(ro.centre(handle(1)), client_xy(ro, DRAG_TO), steps=4)
+    ro.click(handle(2))
     ro.key("ArrowRight")
+    ro.key("ArrowDown", shift=True)
     ro.click("#undo")
-    # Its next poll of /fit.json has been answered: all it did is done.
+    # Its next two polls of /fit.json have been answered: all it did is done.
     polls = len(ro.requests("GET"))
     waits.wait_until(lambda: len(ro.requests("GET")) > polls + 1)
     t.check(same(k.b_corners(), now), "a drag and a nudge move nothing", k.b_corners())
-    t.check(not ro.requests("POST"), "and it sent no POST", ro.requests("POST"))
+    posts = [u for u in ro.requests("POST") if "/fit/" in u]
+    t.check(len(ro.requests("GET")) > polls + 1 and not posts,
+            "and it sent no POST to /fit/... (%d requests recorded)"
+            % len(ro.requests("GET")), posts)
+    after = (k.json("/fit.json") or {}).get("generation")
+    t.check(generation is not None and after == generation,
+            "the server's /fit.json generation stayed %s" % generation, after)
     t.check(not ro.errors(), "no console error there", "\n".join(ro.errors()))
 finally:
     if b:
