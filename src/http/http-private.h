@@ -62,6 +62,13 @@ struct rate_client {
 	struct rate_bucket bucket;
 };
 
+/* One kind of picture's allowance: per address, and for all together. */
+struct rate_allowance {
+	struct rate_client rate[HTTP_RATE_CLIENTS];
+	struct rate_bucket strangers;  /* addresses with no place of their own */
+	struct rate_bucket server;     /* every address's pictures together */
+};
+
 /* Why a picture was refused, and when to ask again. */
 struct rate_refusal {
 	enum http_refusal why;     /* HTTP_REFUSED_RATE or HTTP_REFUSED_RATE_SERVER */
@@ -122,9 +129,8 @@ struct http {
 	uint64_t fps_ns, fps_frames;
 	struct http_shot screen;   /* /screen.png */
 	struct http_shot camera;   /* /camera.png */
-	struct rate_client rate[HTTP_RATE_CLIENTS];
-	struct rate_bucket rate_strangers;  /* addresses with no place of their own */
-	struct rate_bucket rate_server;     /* every address's pictures together */
+	struct rate_allowance screen_rate;  /* /screen.png */
+	struct rate_allowance camera_rate;  /* /camera.png, the fitting page's live view */
 	/* The page's fit (http-fit.c), under fit_lock: */
 	pthread_mutex_t fit_lock;
 	char *fitted_path;         /* NULL: no fitting */
@@ -175,6 +181,9 @@ void http_page(struct http *h, struct http_reply *r);
  * true, and one taken from each; false, nothing taken, and why in *no (may
  * be NULL). */
 bool http_rate_ok(struct http *h, const char *client, uint64_t now, struct rate_refusal *no);
+/* The same for /camera.png, an allowance of its own. */
+bool http_camera_rate_ok(struct http *h, const char *client, uint64_t now,
+			 struct rate_refusal *no);
 
 /* The page's routes (http-fit.c): GET /fit, /fit.js, /fit.json; the
  * POSTs of /fit/... with the token checked already, query the URL's part
