@@ -62,6 +62,13 @@ EXACT_MM = 0.05
 GAMMA_STEPS = 4
 # /fit.json's generation read this far apart (s) to see it settled.
 SETTLED_S = 1.0
+# The camera's recording: plain grey numbered PGM frames (the panel needs
+# a picture, not a scene), its corners in the configuration file, and
+# corner 1 dragged to CAMERA_TO (0..1 of the picture), within CAMERA_NEAR.
+CAM_W, CAM_H, CAM_FRAMES, CAM_GREY = 160, 120, 30, 90
+CAMERA_CORNERS = "0.1,0.1 0.9,0.1 0.9,0.9 0.1,0.9"
+CAMERA_TO = (0.2, 0.25)
+CAMERA_NEAR = 0.02
 t = checks.Checks()
 
 
@@ -162,6 +169,29 @@ class Fit(httpkiosk.Kiosk):
         """A's frame now (None while the allowance of pictures says wait)."""
         status, body, _ = self.curl("/screen.png")
         return images.decode_png(body) if status == 200 else None
+
+
+class CameraFit(httpkiosk.Kiosk):
+    """A kiosk with a camera (a recording) and its corners in its
+    configuration file, where a fit overrides them."""
+
+    def __init__(self):
+        self.rec = None
+        super().__init__(size="%dx%d" % PX)
+
+    def prepare(self):
+        self.rec = os.path.join(self.tmp, "recording")
+        os.mkdir(self.rec)
+        for n in range(CAM_FRAMES):
+            images.write_pgm8(os.path.join(self.rec, "%06d.pgm" % n), CAM_W, CAM_H,
+                              bytes([CAM_GREY]) * (CAM_W * CAM_H))
+        with open(self.args[self.args.index("--config") + 1], "w") as f:
+            f.write('screen-mm = 2000x1500\ncamera = "%s"\ncamera-corners = "%s"\n'
+                    % (self.rec, CAMERA_CORNERS))
+
+    def corners(self):
+        cam = (Fit.json(self, "/fit.json") or {}).get("camera")
+        return cam and cam.get("corners")
 
 
 def same(a, b, tol=EXACT_MM):
@@ -343,6 +373,38 @@ try:
     t.check(generation is not None and after == generation,
             "the server's /fit.json generation stayed %s" % generation, after)
     t.check(not ro.errors(), "no console error there", "\n".join(ro.errors()))
+    ro.close()
+
+    # The camera's panel, on a kiosk with a camera: its corner 1 dragged on
+    # the camera's picture moves /fit.json's camera corners.
+    cam = CameraFit()
+    try:
+        cp = b.open(cam.base + "/fit#token=" + httpkiosk.TOKEN)
+        cam_handle = '[data-output="camera"][data-corner="1"]'
+        # (The page is loading: no panel yet is not a failure.) Its
+        # picture has its size once /camera.png came: before, the box is
+        # the alt text's line, the handles lie on one another and a drag
+        # takes the top one, corner 4.
+        t.check(waits.wait_until(lambda: cp.evaluate(
+            "(() => { const p = document.getElementById('camera-panel'); "
+            "return Boolean(p) && !p.hidden && document.querySelectorAll("
+            "'[data-output=\"camera\"][data-corner]').length === 4 && document."
+            "getElementById('camera-picture').naturalWidth > 0; })()")),
+            "with --camera: the camera's panel, its picture and its four handles")
+        cp.evaluate("document.getElementById('camera-panel').scrollIntoView()")
+        to = cp.evaluate("(() => { const r = document.getElementById('camera-picture')"
+                         ".getBoundingClientRect(); return [r.left + %r * r.width, "
+                         "r.top + %r * r.height]; })()" % CAMERA_TO)
+        cp.mouse_drag(cp.centre(cam_handle), to, steps=4)
+        t.check(waits.wait_until(lambda: (lambda c: c and abs(c[0][0] - CAMERA_TO[0]) <=
+                                          CAMERA_NEAR and abs(c[0][1] - CAMERA_TO[1]) <=
+                                          CAMERA_NEAR)(cam.corners())),
+                "the camera's corner 1 dragged to %s in /fit.json" % (CAMERA_TO,),
+                cam.corners())
+        t.check(not cp.errors(network=False), "no script error there",
+                "\n".join(cp.errors(network=False)))
+    finally:
+        cam.stop()
 finally:
     if b:
         b.close()
