@@ -35,6 +35,11 @@
 #   docs/camera.png     the floor's own camera: /camera.png (a recording of a
 #                       foot walking, as an IR camera sees it) beside the water
 #                       it drives at 640x480 on a floor of 2000 x 1500 mm
+#   docs/fit.png        the fitting page (/fit) in headless Chromium at 1280 px
+#                       wide, as tests/fit-chromium.py opens it, beside
+#                       /screen.png: the first of docs/projectors.png's two
+#                       projectors (at 960x540) showing the test pattern the
+#                       page turned on, the second's corner 1 dragged into it
 # Run from the source tree after a build: docs/make-pictures.sh [BUILD_DIR]
 set -eu
 src=$(cd "$(dirname "$0")/.." && pwd)
@@ -254,5 +259,106 @@ EOF
 kill "$kiosk"
 wait "$kiosk" || true
 mv "$src/docs/camera.png.tmp" "$src/docs/camera.png"
+# The fitting page beside the floor it fits: the page in headless Chromium
+# (driven through its DevTools pipe, tests/lib/devtools.py) with the second
+# projector's corner 1 dragged to 1700,300 mm (aimed through the drawing's
+# own transformation, from the handle's real place), and the first
+# projector's frame once it shows that: the pattern the page turned on, and
+# none of the second's edge left above its new corner.
+printf 'technician-token-for-the-picture\n' >"$tmp/token"
+chmod 600 "$tmp/token"
+# The layout in a configuration file: a page's fit overrides that, not the
+# command line.
+printf 'screen-mm = 4000x1500\nlayout = "A@[%s]:960x540px B@[%s]:960x540px"\n' \
+	"$proj_a" "$proj_b" >"$tmp/fit.conf"
+# The state directory by the name the page shows, as on a kiosk.
+mkdir -p "$tmp/var/lib/ripple-kiosk"
+(cd "$tmp" && exec "$prog" --config fit.conf --backend headless --frames 0 --size 960x540 \
+	--attract 0 --rain 0 --state-dir var/lib/ripple-kiosk --http 127.0.0.1:0 \
+	--http-token-file token >fit.log 2>&1) &
+kiosk=$!
+python3 - "$src/tests" "$tmp" "$src/docs/fit.png.tmp" <<'EOF'
+import base64, json, re, shutil, subprocess, sys
+sys.dont_write_bytecode = True
+sys.path.insert(0, sys.argv[1])
+from lib import devtools, images, waits
+tmp, out = sys.argv[2], sys.argv[3]
+# The window tests/fit-chromium.py uses (devtools.Browser's default).
+# Tall enough for the whole page to be drawn in the screenshot.
+WIDTH, HEIGHT, GAP = 1280, 1600, 16
+GREEN, GROUND = (0x4a, 0xff, 0x5a), (0x1c, 0x1c, 0x20)
+ABOVE = 75                      # rows of A's frame above B's new corner
+DRAG_TO = (1700, 300)
+DRAG_MM = 10                    # a CSS pixel is some 5 mm of this floor
+
+
+def get(base, path):
+    return subprocess.run(["curl", "-s", "--max-time", "20", base + path],
+                          capture_output=True).stdout
+
+
+def port():
+    m = re.search(r"status page on .*, port (\d+)", open(tmp + "/fit.log").read())
+    return m and m.group(1)
+
+
+def count(img, colour, rows):
+    return sum(1 for y in range(rows) for x in range(img.width)
+               if all(abs(a - b) <= 40 for a, b in zip(img.pixel(x, y), colour)))
+
+
+def moved(base):
+    corner = json.loads(get(base, "/fit.json"))["outputs"][1]["corners_mm"][0]
+    return all(abs(a - b) <= DRAG_MM for a, b in zip(corner, DRAG_TO))
+
+
+def shows_move(base):
+    png = get(base, "/screen.png")
+    if not png.startswith(b"\x89PNG"):
+        return None
+    img = images.decode_png(png)
+    return img if count(img, GROUND, ABOVE) and not count(img, GREEN, ABOVE) else None
+
+
+p = waits.wait_until(port, timeout=30, interval=0.1)
+if not p:
+    sys.exit("no status page in the live run:\n" + open(tmp + "/fit.log").read())
+base = "http://127.0.0.1:%s" % p
+b = devtools.Browser(shutil.which("chromium") or shutil.which("chromium-browser"),
+                     tmp + "/chromium", width=WIDTH, height=HEIGHT)
+try:
+    page = b.open(base + "/fit#token=" + open(tmp + "/token").read().strip())
+    handle = '#surface [data-output="B"][data-corner="1"]'
+    if not waits.wait_until(lambda: page.centre(handle)):
+        sys.exit("the page shows no handles")
+    # The page's lines settled (the pattern said on) before the drag's aim.
+    waits.wait_until(lambda: "pattern is on" in page.evaluate(
+        "document.getElementById('state').textContent"))
+    to = page.evaluate("(() => { const s = document.getElementById('surface'); "
+                       "const q = s.createSVGPoint(); q.x = %g; q.y = %g; "
+                       "const r = q.matrixTransform(s.getScreenCTM()); "
+                       "return [r.x, r.y]; })()" % DRAG_TO)
+    page.mouse_drag(page.centre(handle), to, steps=4)
+    scr = waits.wait_until(lambda: moved(base)) and waits.wait_until(lambda: shows_move(base))
+    if not scr:
+        sys.exit("the frame never showed the moved corner:\n" + json.dumps(
+            json.loads(get(base, "/fit.json"))["outputs"]))
+    # The page's own width (it is narrower than the window) down to its sliders.
+    right = page.evaluate("Math.max(...Array.from(document.body.children, "
+                          "(e) => e.getBoundingClientRect().right))")
+    bottom = page.evaluate("document.getElementById('blend').getBoundingClientRect().bottom")
+    shot = page.send("Page.captureScreenshot", {"clip": {
+        "x": 0, "y": 0, "width": min(WIDTH, right + GAP), "height": bottom + GAP,
+        "scale": 1}})
+    with open(tmp + "/page.png", "wb") as f:
+        f.write(base64.b64decode(shot["data"]))
+    pg = images.read_png(tmp + "/page.png")
+finally:
+    b.close()
+images.write_png(out, images.beside(pg, scr, GAP, pad_rgb=b"\xff\xff\xff"))
+EOF
+kill "$kiosk"
+wait "$kiosk" || true
+mv "$src/docs/fit.png.tmp" "$src/docs/fit.png"
 echo "wrote docs/ripple.png, docs/ripple-55.png, docs/wall.png, docs/projectors.png," \
-	"docs/camera.png, the pond's four pictures and the light's three"
+	"docs/camera.png, docs/fit.png, the pond's four pictures and the light's three"

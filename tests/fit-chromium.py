@@ -58,6 +58,17 @@ MAX_PX = 2.0
 DRAG_MM = 10
 # How close a page's number must be to what was asked (mm; rounding).
 EXACT_MM = 0.05
+# The gamma slider's steps taken by the arrow keys.
+GAMMA_STEPS = 4
+# /fit.json's generation read this far apart (s) to see it settled.
+SETTLED_S = 1.0
+# The camera's recording: plain grey numbered PGM frames (the panel needs
+# a picture, not a scene), its corners in the configuration file, and
+# corner 1 dragged to CAMERA_TO (0..1 of the picture), within CAMERA_NEAR.
+CAM_W, CAM_H, CAM_FRAMES, CAM_GREY = 160, 120, 30, 90
+CAMERA_CORNERS = "0.1,0.1 0.9,0.1 0.9,0.9 0.1,0.9"
+CAMERA_TO = (0.2, 0.25)
+CAMERA_NEAR = 0.02
 t = checks.Checks()
 
 
@@ -160,6 +171,29 @@ class Fit(httpkiosk.Kiosk):
         return images.decode_png(body) if status == 200 else None
 
 
+class CameraFit(httpkiosk.Kiosk):
+    """A kiosk with a camera (a recording) and its corners in its
+    configuration file, where a fit overrides them."""
+
+    def __init__(self):
+        self.rec = None
+        super().__init__(size="%dx%d" % PX)
+
+    def prepare(self):
+        self.rec = os.path.join(self.tmp, "recording")
+        os.mkdir(self.rec)
+        for n in range(CAM_FRAMES):
+            images.write_pgm8(os.path.join(self.rec, "%06d.pgm" % n), CAM_W, CAM_H,
+                              bytes([CAM_GREY]) * (CAM_W * CAM_H))
+        with open(self.args[self.args.index("--config") + 1], "w") as f:
+            f.write('screen-mm = 2000x1500\ncamera = "%s"\ncamera-corners = "%s"\n'
+                    % (self.rec, CAMERA_CORNERS))
+
+    def corners(self):
+        cam = (Fit.json(self, "/fit.json") or {}).get("camera")
+        return cam and cam.get("corners")
+
+
 def same(a, b, tol=EXACT_MM):
     return a is not None and b is not None and all(
         abs(p[0] - q[0]) <= tol and abs(p[1] - q[1]) <= tol for p, q in zip(a, b))
@@ -177,6 +211,19 @@ def shows(k, quad):
         last[0] = corner_off(img, quad)
         return last[0] is not None and last[0] <= MAX_PX
     waits.wait_until(check)
+    return last[0]
+
+
+def settled_generation(k):
+    """/fit.json's generation once the loop took the last page's moves:
+    the same in two readings a poll of the page's apart."""
+    last = [None]
+
+    def check():
+        g = (k.json("/fit.json") or {}).get("generation")
+        same_g, last[0] = g is not None and g == last[0], g
+        return same_g
+    waits.wait_until(check, interval=SETTLED_S)
     return last[0]
 
 
@@ -277,6 +324,18 @@ try:
     off = shows(k, before)
     t.check(frame_before is not None and off is not None and off <= MAX_PX,
             "the frame keeps the old corner (%.1f px)" % (off if off is not None else -1))
+    # The gamma slider moved by the keyboard (real input and change
+    # events, one step each): /fit.json's blend follows it.
+    gamma = (k.json("/fit.json") or {}).get("blend", {}).get("gamma")
+    page.evaluate("document.getElementById('gamma').focus()")
+    step = float(page.evaluate("document.getElementById('gamma').step"))
+    for _ in range(GAMMA_STEPS):
+        page.key("ArrowRight")
+    want = gamma + GAMMA_STEPS * step if gamma is not None else None
+    t.check(want is not None and waits.wait_until(lambda: abs(
+        (k.json("/fit.json") or {}).get("blend", {}).get("gamma", -1) - want) < step / 2),
+            "the gamma slider moved %d steps: /fit.json's blend gamma %s -> %s"
+            % (GAMMA_STEPS, gamma, (k.json("/fit.json") or {}).get("blend", {}).get("gamma")))
     t.check(not page.errors(network=False), "no script error",
             "\n".join(page.errors(network=False)))
 
@@ -294,15 +353,58 @@ try:
                         "(id) => document.getElementById(id).disabled)"),
             "its buttons and sliders are disabled")
     now = k.b_corners()
+    generation = settled_generation(k)
+    # Every request the tab makes is recorded (Network.requestWillBeSent):
+    # a drag, a click on the handle and a nudge, undo.
     ro.mouse_drag(ro.centre(handle(1)), client_xy(ro, DRAG_TO), steps=4)
+    ro.click(handle(2))
     ro.key("ArrowRight")
+    ro.key("ArrowDown", shift=True)
     ro.click("#undo")
-    # Its next poll of /fit.json has been answered: all it did is done.
+    # Its next two polls of /fit.json have been answered: all it did is done.
     polls = len(ro.requests("GET"))
     waits.wait_until(lambda: len(ro.requests("GET")) > polls + 1)
     t.check(same(k.b_corners(), now), "a drag and a nudge move nothing", k.b_corners())
-    t.check(not ro.requests("POST"), "and it sent no POST", ro.requests("POST"))
+    posts = [u for u in ro.requests("POST") if "/fit/" in u]
+    t.check(len(ro.requests("GET")) > polls + 1 and not posts,
+            "and it sent no POST to /fit/... (%d requests recorded)"
+            % len(ro.requests("GET")), posts)
+    after = (k.json("/fit.json") or {}).get("generation")
+    t.check(generation is not None and after == generation,
+            "the server's /fit.json generation stayed %s" % generation, after)
     t.check(not ro.errors(), "no console error there", "\n".join(ro.errors()))
+    ro.close()
+
+    # The camera's panel, on a kiosk with a camera: its corner 1 dragged on
+    # the camera's picture moves /fit.json's camera corners.
+    cam = CameraFit()
+    try:
+        cp = b.open(cam.base + "/fit#token=" + httpkiosk.TOKEN)
+        cam_handle = '[data-output="camera"][data-corner="1"]'
+        # (The page is loading: no panel yet is not a failure.) Its
+        # picture has its size once /camera.png came: before, the box is
+        # the alt text's line, the handles lie on one another and a drag
+        # takes the top one, corner 4.
+        t.check(waits.wait_until(lambda: cp.evaluate(
+            "(() => { const p = document.getElementById('camera-panel'); "
+            "return Boolean(p) && !p.hidden && document.querySelectorAll("
+            "'[data-output=\"camera\"][data-corner]').length === 4 && document."
+            "getElementById('camera-picture').naturalWidth > 0; })()")),
+            "with --camera: the camera's panel, its picture and its four handles")
+        cp.evaluate("document.getElementById('camera-panel').scrollIntoView()")
+        to = cp.evaluate("(() => { const r = document.getElementById('camera-picture')"
+                         ".getBoundingClientRect(); return [r.left + %r * r.width, "
+                         "r.top + %r * r.height]; })()" % CAMERA_TO)
+        cp.mouse_drag(cp.centre(cam_handle), to, steps=4)
+        t.check(waits.wait_until(lambda: (lambda c: c and abs(c[0][0] - CAMERA_TO[0]) <=
+                                          CAMERA_NEAR and abs(c[0][1] - CAMERA_TO[1]) <=
+                                          CAMERA_NEAR)(cam.corners())),
+                "the camera's corner 1 dragged to %s in /fit.json" % (CAMERA_TO,),
+                cam.corners())
+        t.check(not cp.errors(network=False), "no script error there",
+                "\n".join(cp.errors(network=False)))
+    finally:
+        cam.stop()
 finally:
     if b:
         b.close()

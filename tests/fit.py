@@ -21,7 +21,10 @@ real-time headless kiosk whose config file pins one projector, P1, to a
     the frame counter keeps its rate (fps during at least half of fps
     before), the loop takes at most one draft a frame, and the last move
     is the one in force;
-  - two clients: each sees the other's move in /fit.json within 1 s.
+  - two clients: each sees the other's move in /fit.json within 1 s;
+  - a layout or a gamma given on the command line (which comes after
+    the fitted file): a page's move of it is refused (422, one line), the
+    draft and the floor unchanged.
 
 Skipped (77) in a build without libmicrohttpd, and without curl outside CI."""
 
@@ -355,6 +358,26 @@ out = subprocess.run([httpkiosk.PROG, "--config", os.path.join(k3.tmp, "empty.co
 t.check(out.returncode == 1 and not out.stdout and len(out.stderr.splitlines()) == 1,
         "--print-fitted of a broken file: one line, status 1", out)
 t.check(k3.stop() == 0, "SIGTERM: exit 0")
+
+# ---- the layout and the gamma on the command line: it comes after the
+# fit, so a page's move of them would never reach the floor: refused ----
+k5 = FitKiosk(extra=["--layout", LAYOUT, "--blend-gamma", "2"])
+before = k5.json("/fit.json")
+t.check(before and before.get("fixed") == ["layout", "blend-gamma"],
+        "/fit.json names the keys the command line sets", before and before.get("fixed"))
+for what, path, key in (("a corner", "/fit/corner?output=P1&corner=2&x=%g&y=%g" % MOVED,
+                         "layout"),
+                        ("the gamma", "/fit/blend?gamma=2.5", "blend-gamma")):
+    status, body = k5.post(path)
+    want = "%s is set on the command line; the fit cannot override it" % key
+    t.check(status == 422 and isinstance(body, dict) and body.get("error") == want,
+            "%s set on the command line: 422, %r" % (what, want), (status, body))
+after = k5.json("/fit.json")
+t.check(after and after["generation"] == before["generation"] and
+        same(k5.corners("/fit.json"), CORNERS) and same(k5.corners(), CORNERS) and
+        after["blend"] == before["blend"],
+        "the draft, its generation and the floor unchanged", after)
+t.check(k5.stop() == 0, "SIGTERM: exit 0")
 
 # ---- control off: 403, nothing moves ----
 k4 = FitKiosk(token=False)

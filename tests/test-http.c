@@ -34,6 +34,8 @@
  * per address; for all of them together, a few at once, then 4 a second. */
 #define RATE_BURST 3
 #define RATE_PERIOD_NS (2 * NSEC_PER_SEC)
+/* /camera.png's: two a second (src/http/http-rate.c). */
+#define CAMERA_PERIOD_NS (NSEC_PER_SEC / 2)
 #define RATE_SERVER_BURST 8
 #define RATE_SERVER_PER_S 4
 /* More addresses than the server keeps a place for (HTTP_RATE_CLIENTS). */
@@ -127,6 +129,36 @@ static void test_rate_clock_order(void)
 	CHECK(!http_rate_ok(h, CLIENT, t + RATE_PERIOD_NS, NULL));
 	/* Another address has its own. */
 	CHECK(http_rate_ok(h, "192.0.2.8", t, NULL));
+	http_detached_destroy(h);
+}
+
+/* /camera.png has an allowance of its own (the fitting page's live view
+ * every 0.5 s): a client whose /screen.png allowance is spent still gets
+ * the camera's few at once, then one every CAMERA_PERIOD_NS, refused
+ * between, and using it spends none of the screen's. */
+static void test_rate_camera(void)
+{
+	struct http *h = server();
+	uint64_t t = clock_now_ns();
+	struct rate_refusal no;
+
+	for (int i = 0; i < RATE_BURST; i++)
+		CHECK(http_rate_ok(h, CLIENT, t, NULL));
+	CHECK(!http_rate_ok(h, CLIENT, t, NULL));
+	for (int i = 0; i < RATE_BURST; i++)
+		CHECK(http_camera_rate_ok(h, CLIENT, t, NULL));
+	CHECK(!http_camera_rate_ok(h, CLIENT, t, &no));
+	CHECK_EQ(no.why, HTTP_REFUSED_RATE);
+	CHECK_EQ(no.retry_s, 1);
+	CHECK(!http_camera_rate_ok(h, CLIENT, t + CAMERA_PERIOD_NS - 1, NULL));
+	CHECK(http_camera_rate_ok(h, CLIENT, t + CAMERA_PERIOD_NS, NULL));
+	CHECK(!http_rate_ok(h, CLIENT, t + CAMERA_PERIOD_NS, NULL));
+	http_detached_destroy(h);
+
+	h = server();
+	for (int i = 0; i < RATE_BURST; i++)
+		CHECK(http_camera_rate_ok(h, CLIENT, t, NULL));
+	CHECK(http_rate_ok(h, CLIENT, t, NULL));
 	http_detached_destroy(h);
 }
 
@@ -463,6 +495,7 @@ int main(void)
 	snprintf(token_path, sizeof(token_path), "%s/token", dir);
 	RUN(test_last_call_wins);
 	RUN(test_rate_clock_order);
+	RUN(test_rate_camera);
 	RUN(test_rate_not_forgotten);
 	RUN(test_rate_whole_server);
 	RUN(test_rate_reply);

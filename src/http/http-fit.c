@@ -33,13 +33,14 @@ static const char *const calibration_names[] = {
 	[HTTP_CALIBRATION_FAILED] = "failed",
 };
 
-int http_fit_create(struct http *h, const char *fitted_path)
+int http_fit_create(struct http *h, const char *fitted_path, unsigned fixed)
 {
 	char err[ERR_LEN];
 	int ret;
 
 	if (!fitted_path)
 		return 0;
+	h->fit_fixed = fixed;
 	h->fitted_path = strdup(fitted_path);
 	if (!h->fitted_path || fit_create(&h->draft) < 0 || fit_create(&h->saved) < 0)
 		return -ENOMEM;
@@ -300,6 +301,10 @@ static void fitted_json(const struct http *h, const struct fit_view *v, const ch
 	buf_printf(b, ",\"%s\":%s,\"overrides\":[", exists, v->exists ? "true" : "false");
 	for (int i = 0; i < v->n_overrides; i++)
 		buf_printf(b, "%s\"%s\"", i ? "," : "", v->override_keys[i]);
+	buf_printf(b, "],\"fixed\":[");
+	for (int k = 0, n = 0; k < FIT_KEYS; k++)
+		if (h->fit_fixed & 1u << k)
+			buf_printf(b, "%s\"%s\"", n++ ? "," : "", fit_key_name(k));
 	buf_printf(b, "]");
 }
 
@@ -492,6 +497,17 @@ static bool query_number(struct http *h, struct http_reply *r, const char *query
 	return true;
 }
 
+/* 0, or -EPERM when the command line sets key k: it comes after the
+ * fit, so the draft would change and the floor never would. */
+static int not_fixed(const struct http *h, int k, char *err, size_t len)
+{
+	if (!(h->fit_fixed & 1u << k))
+		return 0;
+	snprintf(err, len, "%s is set on the command line; the fit cannot override it",
+		 fit_key_name(k));
+	return -EPERM;
+}
+
 static int move_corner(struct http *h, const char *layout, const char *output, int corner,
 		       double x, double y, char *err, size_t len)
 {
@@ -499,6 +515,8 @@ static int move_corner(struct http *h, const char *layout, const char *output, i
 	struct wall_layout l;
 	int i;
 
+	if (not_fixed(h, FIT_LAYOUT, err, len) < 0)
+		return -EPERM;
 	if (!*layout) {
 		snprintf(err, len, "layout: none; a corner-pinned output is set in the "
 			 "configuration first (layout = NAME@[X,Y;X,Y;X,Y;X,Y])");
@@ -530,6 +548,8 @@ static int move_camera_corner(struct http *h, const struct http_fit_facts *ff,
 	double c[HTTP_CORNER_NUMBERS] = { 0, 0, 1, 0, 1, 1, 0, 1 };
 	char text[HTTP_CORNERS_TEXT];
 
+	if (not_fixed(h, FIT_CAMERA_CORNERS, err, len) < 0)
+		return -EPERM;
 	if (!*corners && ff->calibration_has_corners)
 		memcpy(c, ff->calibration_corners, sizeof(c));
 
@@ -565,7 +585,9 @@ static int set_blend(struct http *h, const char *query, char *err, size_t len)
 		if (!query_get(query, blend_keys[i][0], v, sizeof(v)))
 			continue;
 		given++;
-		ret = fit_set(next, blend_keys[i][1], v, err, len);
+		ret = not_fixed(h, fit_key_find(blend_keys[i][1]), err, len);
+		if (ret == 0)
+			ret = fit_set(next, blend_keys[i][1], v, err, len);
 	}
 	if (ret == 0 && !given) {
 		snprintf(err, len, "blend: nothing to set; expected curve=P, gamma=G or "
@@ -609,7 +631,9 @@ int http_fit_propose(struct http *h, const char *key, const char *value, char *e
 	if (!h->draft)
 		return -ENOTSUP;
 	pthread_mutex_lock(&h->fit_lock);
-	ret = fit_set(h->draft, key, value, err, len);
+	ret = fit_key_find(key) < 0 ? 0 : not_fixed(h, fit_key_find(key), err, len);
+	if (ret == 0)
+		ret = fit_set(h->draft, key, value, err, len);
 	if (ret == 0) {
 		h->fit_generation++;
 		h->fit_pending = true;

@@ -62,6 +62,13 @@ struct rate_client {
 	struct rate_bucket bucket;
 };
 
+/* One kind of picture's allowance: per address, and for all together. */
+struct rate_allowance {
+	struct rate_client rate[HTTP_RATE_CLIENTS];
+	struct rate_bucket strangers;  /* addresses with no place of their own */
+	struct rate_bucket server;     /* every address's pictures together */
+};
+
 /* Why a picture was refused, and when to ask again. */
 struct rate_refusal {
 	enum http_refusal why;     /* HTTP_REFUSED_RATE or HTTP_REFUSED_RATE_SERVER */
@@ -122,15 +129,15 @@ struct http {
 	uint64_t fps_ns, fps_frames;
 	struct http_shot screen;   /* /screen.png */
 	struct http_shot camera;   /* /camera.png */
-	struct rate_client rate[HTTP_RATE_CLIENTS];
-	struct rate_bucket rate_strangers;  /* addresses with no place of their own */
-	struct rate_bucket rate_server;     /* every address's pictures together */
+	struct rate_allowance screen_rate;  /* /screen.png */
+	struct rate_allowance camera_rate;  /* /camera.png, the fitting page's live view */
 	/* The page's fit (http-fit.c), under fit_lock: */
 	pthread_mutex_t fit_lock;
 	char *fitted_path;         /* NULL: no fitting */
 	struct fit *draft;         /* the fit in force and the moves not yet taken */
 	struct fit *saved;         /* the fitted file's */
 	bool saved_exists;
+	unsigned fit_fixed;        /* http_config's: the keys a page cannot fit */
 	bool fit_pending;          /* the draft changed since the loop took it */
 	uint64_t fit_generation;
 	char fit_seen[HTTP_FIT_TEXT * 2];  /* the loop's fit last seen: a change bumps it */
@@ -174,6 +181,9 @@ void http_page(struct http *h, struct http_reply *r);
  * true, and one taken from each; false, nothing taken, and why in *no (may
  * be NULL). */
 bool http_rate_ok(struct http *h, const char *client, uint64_t now, struct rate_refusal *no);
+/* The same for /camera.png, an allowance of its own. */
+bool http_camera_rate_ok(struct http *h, const char *client, uint64_t now,
+			 struct rate_refusal *no);
 
 /* The page's routes (http-fit.c): GET /fit, /fit.js, /fit.json; the
  * POSTs of /fit/... with the token checked already, query the URL's part
@@ -181,7 +191,7 @@ bool http_rate_ok(struct http *h, const char *client, uint64_t now, struct rate_
 void http_fit_page(struct http *h, const char *path, struct http_reply *r);
 void http_fit_json(struct http *h, struct http_reply *r);
 void http_fit_act(struct http *h, const char *path, const char *query, struct http_reply *r);
-int http_fit_create(struct http *h, const char *fitted_path);
+int http_fit_create(struct http *h, const char *fitted_path, unsigned fixed);
 void http_fit_destroy(struct http *h);
 /* For the loop's next pass (http.c). */
 void http_ask(struct http *h, unsigned command);

@@ -642,7 +642,9 @@ void http_handle(struct http *h, const char *method, const char *url, const char
 		reply_state_file(h, "usage.csv", "text/csv; charset=utf-8", r);
 	} else if (strcmp(url, "/touches.png") == 0) {
 		reply_state_file(h, "touches.png", "image/png", r);
-	} else if (!http_rate_ok(h, client, clock_now_ns(), &no)) {
+	} else if (!(strcmp(url, "/camera.png") == 0 ?
+		     http_camera_rate_ok(h, client, clock_now_ns(), &no) :
+		     http_rate_ok(h, client, clock_now_ns(), &no))) {
 		refuse(h, r, no.why, HTTP_STATUS_TOO_MANY, no.why == HTTP_REFUSED_RATE ?
 		       "too many pictures; wait" : "too many pictures from all clients; wait");
 		r->retry_after_s = no.retry_s;
@@ -685,7 +687,7 @@ int http_detached_create(const struct http_config *c, struct http **out)
 	if (c->state_dir && !(h->state_dir = strdup(c->state_dir)))
 		goto fail;
 	h->chart = c->chart;
-	ret = http_fit_create(h, c->fitted_path);
+	ret = http_fit_create(h, c->fitted_path, c->fit_fixed);
 	if (ret < 0)
 		goto fail;
 	if (c->token_file) {

@@ -44,6 +44,9 @@ struct http_config {
 	 * server's thread (NULL: no chart). 0 or a negative errno. */
 	int (*chart)(const char *state_dir, time_t now, uint32_t *hourly);
 	const char *fitted_path;   /* STATE_DIR/fitted.conf; NULL: no fitting */
+	/* The fitted keys the command line sets (1u << FIT_...): a page's
+	 * move of one is refused, the command line coming after the fit. */
+	unsigned fit_fixed;
 };
 
 struct http_screen {

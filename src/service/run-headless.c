@@ -33,6 +33,7 @@
 #include "service/usage.h"
 #include "service/window.h"
 #include "settings/options.h"
+#include "settings/settings.h"
 #include "tuio/tuio.h"
 
 /* What the signals since the last frame ask for: however many came, one
@@ -248,7 +249,7 @@ static int run_realtime(const struct options_source *src, struct options *o, str
 	ret = usage_create(dir, o->usage_days, time(NULL), &usage);
 	if (ret < 0)
 		log_warn("no usage numbers: %s", strerror(-ret));
-	if (window_create(o, dir, &window) < 0)
+	if (window_create(o, dir, settings_fit_fixed(src), &window) < 0)
 		log_warn("no status page; the water goes on without it");
 	tuio = trackers(o, l);
 	feeds = (struct feeds){ tuio, camera(o, l, false), NULL, marks_create(o) };

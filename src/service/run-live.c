@@ -511,7 +511,7 @@ static int live_setup(struct live *l, struct touch_script *script)
 		log_warn("SIGUSR1 will take no pictures: out of memory");
 	/* Without the status page (the port taken: said) the water still shows. */
 	if (window_create(l->o, state_dir_resolve(l->o->state_dir, dir, sizeof(dir)),
-			  &l->window) < 0)
+			  settings_fit_fixed(l->src), &l->window) < 0)
 		log_warn("no status page; the water goes on without it");
 	if (l->window)
 		live_add_source(l, window_fd(l->window), on_window);

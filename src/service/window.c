@@ -175,14 +175,16 @@ static int chart(const char *state_dir, time_t now, uint32_t *hourly)
 	return ret;
 }
 
-int window_create(const struct options *o, const char *state_dir, struct window **out)
+int window_create(const struct options *o, const char *state_dir, unsigned fit_fixed,
+		  struct window **out)
 {
 	char fitted[PATH_MAX];
 	struct http_config c = { .listen = o->http,
 				 .listen_fd = listen_fd_named(WINDOW_FD_NAME, SOCK_STREAM, true),
 				 .token_file = o->http_token_file, .state_dir = state_dir,
 				 .chart = chart,
-				 .fitted_path = fit_path(state_dir, fitted, sizeof(fitted)) };
+				 .fitted_path = fit_path(state_dir, fitted, sizeof(fitted)),
+				 .fit_fixed = fit_fixed };
 	struct window *w;
 	int ret;
 

@@ -23,9 +23,12 @@ struct window;
 
 /*
  * The server when asked for (else *out NULL and 0); state_dir: where the
- * usage files are (copied). 0 or a negative errno (said).
+ * usage files are (copied); fit_fixed: the fitted keys the command line
+ * sets (settings_fit_fixed()), which a page may not move. 0 or a negative
+ * errno (said).
  */
-int window_create(const struct options *o, const char *state_dir, struct window **out);
+int window_create(const struct options *o, const char *state_dir, unsigned fit_fixed,
+		  struct window **out);
 /* Accepts NULL. */
 void window_destroy(struct window *w);
 /* To poll (-1 without a server): readable when a pass has something to do. */

@@ -167,23 +167,37 @@ enum options_result options_parse(struct options *o, int argc, char **argv)
 	return options_parse_args(o, argc, argv);
 }
 
+/* A quiet scan of argv before the real pass, which reports what is wrong
+ * (opterr back to 1 after it). getopt_long may reorder argv, which a
+ * later scan reads the same way. */
+static void quiet_scan(struct getopt_table *t)
+{
+	getopt_table(t);
+	optind = 0;
+	opterr = 0;
+}
+
+/* The next option's row (NULL: one not known); false at the end. */
+static bool next_row(int argc, char **argv, const struct getopt_table *t,
+		     const struct option_row **row)
+{
+	int c = getopt_long(argc, argv, t->shorts, t->opts, NULL);
+
+	*row = c == -1 ? NULL : row_of(c);
+	return c != -1;
+}
+
 void options_find_config(int argc, char **argv, const char **config, bool *help,
 			 const char **check)
 {
 	struct getopt_table table;
 	const struct option_row *row;
-	int c;
 
-	getopt_table(&table);
 	*config = NULL;
 	*help = false;
 	*check = NULL;
-	/* getopt_long may reorder argv, which a later scan reads the same
-	 * way. Only these matter here; the real pass reports the rest. */
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, table.shorts, table.opts, NULL)) != -1) {
-		row = row_of(c);
+	quiet_scan(&table);
+	while (next_row(argc, argv, &table, &row)) {
 		if (!row)
 			continue;
 		if (row->type == OPTION_CONFIG)
@@ -200,6 +214,19 @@ void options_find_config(int argc, char **argv, const char **config, bool *help,
 			*check = "";
 	}
 	opterr = 1;
+}
+
+bool options_args_set(int argc, char **argv, const char *name)
+{
+	struct getopt_table table;
+	const struct option_row *row;
+	bool set = false;
+
+	quiet_scan(&table);
+	while (next_row(argc, argv, &table, &row))
+		set |= row && strcmp(row->name, name) == 0;
+	opterr = 1;
+	return set;
 }
 
 /* ---- the config file's keys, and what a reload changes ---- */

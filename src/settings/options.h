@@ -416,5 +416,8 @@ void options_print_help(FILE *f);
  * word about the rest. */
 void options_find_config(int argc, char **argv, const char **config, bool *help,
 			 const char **check);
+/* Whether the command line sets the option called name (--name, its
+ * --no- form or its short letter). */
+bool options_args_set(int argc, char **argv, const char *name);
 
 #endif

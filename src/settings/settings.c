@@ -162,6 +162,16 @@ int options_with_fit(const struct options_source *src, const struct fit *fit,
 	return 0;
 }
 
+unsigned settings_fit_fixed(const struct options_source *src)
+{
+	unsigned fixed = 0;
+
+	for (int k = 0; k < FIT_KEYS; k++)
+		if (options_args_set(src->argc, src->argv, fit_key_name(k)))
+			fixed |= 1u << k;
+	return fixed;
+}
+
 int settings_print_fitted(const struct options *o)
 {
 	char dir[PATH_MAX], path[PATH_MAX], err[ERR_LEN * 2];

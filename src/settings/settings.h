@@ -68,6 +68,11 @@ struct fit;
 int options_with_fit(const struct options_source *src, const struct fit *fit,
 		     struct options *out);
 /*
+ * The fitted keys the command line sets, a bit (1u << FIT_...) for each:
+ * it comes after the fitted file, so a fit of them would never show.
+ */
+unsigned settings_fit_fixed(const struct options_source *src);
+/*
  * Where the kiosk keeps what it writes: --state-dir when given, else the
  * first of $STATE_DIRECTORY (systemd's StateDirectory=; it may list
  * several, colon-separated), else OPTIONS_DEFAULT_STATE_DIR. Returns
