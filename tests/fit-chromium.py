@@ -59,6 +59,11 @@ DRAG_MM = 10
 # How close a page's number must be to what was asked (mm; rounding).
 EXACT_MM = 0.05
 # The gamma slider's steps taken by the arrow keys.
+# A phone's viewport (CSS px) and where a finger drags B's corner 1: a CSS
+# pixel is some 11 mm of this floor there.
+PHONE_W = 390
+PHONE_TO = (1600, 250)
+PHONE_MM = 30
 GAMMA_STEPS = 4
 # /fit.json's generation read this far apart (s) to see it settled.
 SETTLED_S = 1.0
@@ -290,8 +295,10 @@ try:
 
     # Save, move, revert.
     page.mouse_drag(page.centre(handle(1)), client_xy(page, DRAG_TO), steps=4)
-    saved = waits.wait_until(lambda: (lambda c: c if c and not same(c, B) else None)(
-        k.b_corners()))
+    # Its last move, not one on the way there: save takes the draft as the
+    # last move left it, and revert must come back to that.
+    saved = waits.wait_until(lambda: (lambda c: c if c and math.hypot(
+        c[0][0] - DRAG_TO[0], c[0][1] - DRAG_TO[1]) <= DRAG_MM else None)(k.b_corners()))
     page.click("#save")
     t.check(waits.wait_until(lambda: (k.json("/fit.json") or {}).get("saved")),
             "save: /fit.json says saved")
@@ -338,6 +345,24 @@ try:
             % (GAMMA_STEPS, gamma, (k.json("/fit.json") or {}).get("blend", {}).get("gamma")))
     t.check(not page.errors(network=False), "no script error",
             "\n".join(page.errors(network=False)))
+
+    # On a phone: a narrow mobile viewport, a finger instead of the mouse.
+    phone = b.open("about:blank")
+    phone.phone(PHONE_W)
+    phone.send("Page.navigate", {"url": k.base + "/fit#token=" + httpkiosk.TOKEN})
+    t.check(waits.wait_until(lambda: phone.evaluate(
+        "document.querySelectorAll('#surface [data-output][data-corner]').length") == 8),
+            "on a phone (%d px, touch): the page shows the handles" % PHONE_W)
+    t.check(phone.evaluate("document.documentElement.scrollWidth") <= PHONE_W,
+            "the page fits the phone's width: nothing to scroll sideways",
+            phone.evaluate("document.documentElement.scrollWidth"))
+    phone.touch_drag(phone.centre(handle(1)), client_xy(phone, PHONE_TO), steps=4)
+    t.check(waits.wait_until(lambda: (lambda c: c and math.hypot(
+        c[0][0] - PHONE_TO[0], c[0][1] - PHONE_TO[1]) <= PHONE_MM)(k.b_corners())),
+            "a finger's drag moved B's corner 1 to %s" % (PHONE_TO,), k.b_corners())
+    t.check(not phone.errors(network=False), "no script error on the phone",
+            "\n".join(phone.errors(network=False)))
+    phone.close()
 
     # The page closed: the pattern off.
     page.close()

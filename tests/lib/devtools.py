@@ -190,6 +190,26 @@ class Page:
                                       start[1] + (end[1] - start[1]) * t), buttons=1)
         self.mouse("mouseReleased", end)
 
+    def touch_drag(self, start, end, steps=1):
+        """One finger put down at start, moved to end in steps, lifted (the
+        page's touch emulation on: phone())."""
+        self.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [
+            {"x": start[0], "y": start[1]}]})
+        for i in range(1, steps + 1):
+            t = i / steps
+            self.send("Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [
+                {"x": start[0] + (end[0] - start[0]) * t,
+                 "y": start[1] + (end[1] - start[1]) * t}]})
+        self.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+
+    def phone(self, width=390, height=844, scale=3):
+        """The tab as a phone's browser shows it: a narrow mobile viewport
+        and touch instead of a mouse (reload the page after it)."""
+        self.send("Emulation.setDeviceMetricsOverride", {
+            "width": width, "height": height, "deviceScaleFactor": scale, "mobile": True})
+        self.send("Emulation.setTouchEmulationEnabled", {"enabled": True,
+                                                         "maxTouchPoints": 5})
+
     def click(self, selector):
         xy = self.centre(selector)
         if xy is None:
