@@ -350,9 +350,19 @@ finally:
 t.check(status == 0 and "SIGTERM" in k.text() or "Terminated" in k.text(),
         "SIGTERM stops the real-time run, status 0", "%s\n%s" % (status, k.text()[-500:]))
 
-# Without a token file control is off.
+# Without a token file control is off. (A screen without a layout is the
+# whole surface: its corners in /status.json are the water's mm, here the
+# default screen's, of the pixels' shape, 320 x 240, since neither
+# --screen-mm nor the headless connector says a size.)
 k = httpkiosk.Kiosk(token=False)
 try:
+    st, body, _ = k.curl("/status.json")
+    outs = json.loads(body).get("outputs") if st == 200 else None
+    c = outs[0].get("corners_mm") if outs else None
+    t.check(c and c[0] == [0, 0] and c[2][0] > 0 and c[2][1] > 0 and
+            c[1] == [c[2][0], 0] and c[3] == [0, c[2][1]] and
+            abs(c[2][0] / c[2][1] - 320 / 240) < 0.01,
+            "status.json: the screen's corners in mm, the water's", outs)
     st, body, _ = k.curl("/rain", "POST", ["Authorization: Bearer " + httpkiosk.TOKEN])
     t.check(st == 403, "no --http-token-file: control off (403)", body)
     t.check(refused(k, "control_off") == 1, "counted", refused(k, "control_off"))

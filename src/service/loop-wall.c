@@ -141,6 +141,24 @@ bool loop_wall_settled(const struct loop *l)
 	return !l->pins_build;
 }
 
+bool loop_wall_panel_mm(const struct loop *l, int i, double rect[4])
+{
+	const struct wall_plan *p = &l->plan;
+	const struct wall_window *w;
+
+	if (!l->wall || i < 0 || i >= WALL_MAX_PANELS || p->px_per_mm_x <= 0 ||
+	    p->px_per_mm_y <= 0)
+		return false;
+	w = &p->window[i];
+	if (!w->sized)
+		return false;
+	rect[0] = p->x0_mm + w->x / p->px_per_mm_x;
+	rect[1] = p->y0_mm + w->y / p->px_per_mm_y;
+	rect[2] = w->w / p->px_per_mm_x;
+	rect[3] = w->h / p->px_per_mm_y;
+	return true;
+}
+
 /* The panel's window on the wall, when it shows one. */
 bool loop_wall_window(const struct loop *l, const struct loop_output *out,
 			struct kiosk_window *win)

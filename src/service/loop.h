@@ -111,6 +111,10 @@ void loop_wall_reread(struct loop *l);
 /* No pinned outputs' pins are being made for new corners or soft edges:
  * a fitting page's next draft can be taken without dropping that build. */
 bool loop_wall_settled(const struct loop *l);
+/* Where panel i of the wall's layout lies on it in mm as planned (x, y,
+ * w, h): its size given, or its connector's once seen. False when the
+ * plan has no place for it (no wall, or its size never known). */
+bool loop_wall_panel_mm(const struct loop *l, int i, double rect[4]);
 /* Whether a wall's projectors have new weights on their way (a reload's,
  * made off the loop, then made ready a step a frame), not yet shown. */
 bool loop_wall_pending(const struct loop *l);

@@ -35,6 +35,7 @@
 #include "settings/options.h"
 #include "tuio/tuio.h"
 #include "wall/layout.h"
+#include "water/units.h"
 
 /* The socket ripple-kiosk-http.socket hands over (FileDescriptorName=). */
 #define WINDOW_FD_NAME "http"
@@ -318,11 +319,22 @@ static void gather_fit(const struct window_view *v, struct http_fit_facts *ff)
 			out->pinned = true;
 			memcpy(out->corners_mm, l.panel[p].pin, sizeof(out->corners_mm));
 		} else if (p >= 0) {
-			rectangle(l.panel[p].x_mm, l.panel[p].y_mm, l.panel[p].w_mm, l.panel[p].h_mm,
-				  out->corners_mm);
+			double r[4] = { l.panel[p].x_mm, l.panel[p].y_mm, l.panel[p].w_mm,
+					l.panel[p].h_mm };
+
+			/* A panel sized by its connector: as the plan placed it. */
+			if (r[2] <= 0 || r[3] <= 0)
+				(void)loop_wall_panel_mm(v->loop, p, r);
+			rectangle(r[0], r[1], r[2], r[3], out->corners_mm);
 		} else {
-			/* A screen without a layout shows the whole surface. */
-			rectangle(0, 0, o->screen_mm_width, o->screen_mm_height, out->corners_mm);
+			/* A screen without a layout shows the whole surface, in
+			 * the mm the water has (--screen-mm, the connector's or
+			 * the default). */
+			const struct water_units *u = loop_kiosk(v->loop) ?
+				kiosk_units(loop_kiosk(v->loop)) : NULL;
+
+			rectangle(0, 0, u ? u->mm_width : o->screen_mm_width,
+				  u ? u->mm_height : o->screen_mm_height, out->corners_mm);
 		}
 	}
 }
