@@ -83,8 +83,15 @@ static int take(struct loop *loop, const char *from, struct options *o, struct o
 		ret = loop_new_water(loop, next);
 	if (ret < 0) {
 		/* Half the new settings over the old water would be neither:
-		 * none are taken, as for a broken file. */
-		failed(fit, strerror(-ret));
+		 * none are taken, as for a broken file; the man page calls it
+		 * refused. */
+		if (fit) {
+			failed(fit, strerror(-ret));
+		} else {
+			log_warn("reload refused: %s; the water and the settings in force stay",
+				 strerror(-ret));
+			notify_status("reload failed; the settings in force stay");
+		}
 		options_free(next);
 		return ret;
 	}
