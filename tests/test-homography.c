@@ -197,6 +197,23 @@ static void fitted(void)
 	}
 }
 
+/* The corners written as the option reads them, and back. */
+static void formatted(void)
+{
+	static const double c[8] = { 0.1, 0.05, 0.987654, 0.0, 1.0, 1.0, -0.25, 0.75 };
+	double back[8];
+	char text[128];
+
+	homography_format_corners(c, 4, text, sizeof(text));
+	CHECK(strcmp(text, "0.1000,0.0500 0.9877,0.0000 1.0000,1.0000 -0.2500,0.7500") == 0);
+	CHECK_EQ(homography_parse_corners(text, back), 0);
+	for (int i = 0; i < 8; i++)
+		CHECK(fabs(back[i] - c[i]) <= 0.00005);
+	/* a short buffer: cut, and ended */
+	homography_format_corners(c, 4, text, 8);
+	CHECK(strcmp(text, "0.1000,") == 0);
+}
+
 int main(void)
 {
 	RUN(corners_to_corners);
@@ -206,5 +223,6 @@ int main(void)
 	RUN(checked);
 	RUN(onto);
 	RUN(fitted);
+	RUN(formatted);
 	return CHECK_EXIT();
 }

@@ -145,6 +145,14 @@ bool homography_onto(const struct homography *h, double x, double y, double marg
 	return a >= -margin && a <= 1 + margin && b >= -margin && b <= 1 + margin;
 }
 
+void homography_format_corners(const double corners[2 * HOMOGRAPHY_CORNERS], int digits,
+			       char *buf, size_t len)
+{
+	snprintf(buf, len, "%.*f,%.*f %.*f,%.*f %.*f,%.*f %.*f,%.*f", digits, corners[0], digits,
+		 corners[1], digits, corners[2], digits, corners[3], digits, corners[4], digits,
+		 corners[5], digits, corners[6], digits, corners[7]);
+}
+
 int homography_parse_corners(const char *text, double corners[2 * HOMOGRAPHY_CORNERS])
 {
 	const char *p = text;

@@ -57,6 +57,10 @@ bool homography_onto(const struct homography *h, double x, double y, double marg
 /* "X,Y X,Y X,Y X,Y" (commas or blanks between the eight numbers) into
  * corners. 0 or -EINVAL. */
 int homography_parse_corners(const char *text, double corners[2 * HOMOGRAPHY_CORNERS]);
+/* The reverse: corners as "X,Y X,Y X,Y X,Y", digits after the point each,
+ * into buf (truncated to len, always ended). */
+void homography_format_corners(const double corners[2 * HOMOGRAPHY_CORNERS], int digits,
+			       char *buf, size_t len);
 /* The same, and that they make a quadrilateral: 0, or -EINVAL with what
  * was wrong and what was expected in err (for an option's check). */
 int homography_check_corners(const char *text, char *err, size_t errlen);

@@ -26,6 +26,8 @@
 /* The saved file: four "X,Y" pairs on a line, and its largest size read. */
 #define FILE_MAX 512
 #define CORNER_DIGITS 6
+/* Its line: eight numbers of "-0." and CORNER_DIGITS, with room. */
+#define CORNERS_TEXT_LEN 128
 /* "marker 3 of 9 (the bottom right, 0.90,0.90)", with room */
 #define MARKER_NAME_LEN 96
 
@@ -302,12 +304,10 @@ const char *camera_calib_error(const struct camera_calib *c)
 
 static int fill_corners(FILE *f, void *ctx)
 {
-	const double *corners = ctx;
+	char text[CORNERS_TEXT_LEN];
 
-	for (int i = 0; i < HOMOGRAPHY_CORNERS; i++)
-		fprintf(f, "%s%.*f,%.*f", i ? " " : "", CORNER_DIGITS, corners[2 * i],
-			CORNER_DIGITS, corners[2 * i + 1]);
-	fputc('\n', f);
+	homography_format_corners(ctx, CORNER_DIGITS, text, sizeof(text));
+	fprintf(f, "%s\n", text);
 	return ferror(f) ? -EIO : 0;
 }
 

@@ -10,6 +10,8 @@
 
 #define NS_PER_MS 1000000ull
 #define NS_PER_S 1000000000ull
+/* A device's 0..1 to a ten-thousandth in the configuration line. */
+#define TOUCH_MARKS_DIGITS 4
 
 /* The picture's corners, in --touch-corners' order. */
 static const double unit_square[2 * HOMOGRAPHY_CORNERS] = { 0, 0, 1, 0, 1, 1, 0, 1 };
@@ -186,9 +188,7 @@ int touch_marks_solve(const double raw[2 * HOMOGRAPHY_CORNERS],
 		}
 	}
 	/* the option's own check, in its own words */
-	snprintf(text, sizeof(text), "%.4f,%.4f %.4f,%.4f %.4f,%.4f %.4f,%.4f", corners[0],
-		 corners[1], corners[2], corners[3], corners[4], corners[5], corners[6],
-		 corners[7]);
+	homography_format_corners(corners, TOUCH_MARKS_DIGITS, text, sizeof(text));
 	/* the corners as the configuration line has them */
 	if ((ret = homography_check_corners(text, err, len)) < 0)
 		return ret;
@@ -241,6 +241,5 @@ void touch_marks_result(const struct touch_marks *m, double corners[2 * HOMOGRAP
 {
 	for (int i = 0; i < 2 * HOMOGRAPHY_CORNERS; i++)
 		corners[i] = m->corners[i];
-	snprintf(text, len, "%.4f,%.4f %.4f,%.4f %.4f,%.4f %.4f,%.4f", corners[0], corners[1],
-		 corners[2], corners[3], corners[4], corners[5], corners[6], corners[7]);
+	homography_format_corners(corners, TOUCH_MARKS_DIGITS, text, len);
 }

@@ -405,6 +405,9 @@ static void offer_camera(struct window *w, struct camera *cam)
  * asleep) it is taken after FIT_WAIT_NS all the same.
  */
 #define FIT_WAIT_NS (NSEC_PER_SEC / 20)
+/* A calibration's corners put into the draft: 0..1 of the camera's
+ * picture to a hundred-thousandth. */
+#define CALIBRATION_DIGITS 5
 static void take_fit(struct window *w, const struct window_view *v, unsigned asked,
 		     uint64_t now)
 {
@@ -440,16 +443,11 @@ static void note_calibration(struct window *w, const struct window_view *v)
 {
 	struct calibrate_view cal;
 	char text[HTTP_CORNERS_TEXT], err[ERR_LEN];
-	size_t len = 0;
 
 	calibrate_get_view(v->calibrate, &cal);
 	if (cal.state != w->cal_state && cal.state == CALIBRATE_DONE && cal.has_corners &&
 	    v->o && v->o->camera_corners) {
-		text[0] = '\0';
-		for (int i = 0; i < HOMOGRAPHY_CORNERS && len < sizeof(text); i++)
-			len += (size_t)snprintf(text + len, sizeof(text) - len, "%s%.5f,%.5f",
-						i ? " " : "", cal.corners[2 * i],
-						cal.corners[2 * i + 1]);
+		homography_format_corners(cal.corners, CALIBRATION_DIGITS, text, sizeof(text));
 		if (http_fit_propose(w->http, "camera-corners", text, err, sizeof(err)) < 0)
 			log_warn("http: the calibration's corners are not a fit: %s", err);
 	}
